@@ -1,0 +1,208 @@
+"""A position-aware strict JSON scanner: the slow path of ``jsonvalue``.
+
+It runs only when the fast standard-library parse refused a text (to find and describe the
+first problem in text order) or when a caller needs the line and column of a value. It is
+iterative, so hostile nesting depth cannot exhaust the interpreter's stack.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from goldgate.jsonvalue import JsonSyntaxError
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
+_STRING_PROBLEM = re.compile(r'[\x00-\x1f"]|\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])?')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+_NOT_JSON_CONSTANTS = ("NaN", "Infinity", "-Infinity")
+MAX_DEPTH = 512
+"""Deeper nesting is refused: no gold needs it, and it would make the path index quadratic."""
+
+
+@dataclass
+class PositionIndex:
+    """Where each value starts (and each member's key), by path of string tokens."""
+
+    values: dict[tuple[str, ...], int]
+    keys: dict[tuple[str, ...], int]
+    line_starts: list[int]
+
+
+class _Frame:
+    __slots__ = ("count", "is_object", "keys", "path", "pending_key")
+
+    def __init__(self, is_object: bool, path: tuple[str, ...]) -> None:
+        self.is_object = is_object
+        self.path = path
+        self.keys: set[str] = set()
+        self.count = 0
+        self.pending_key: str | None = None
+
+
+class _Scanner:
+    def __init__(self, source: str, text: str) -> None:
+        self.source = source
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.values: dict[tuple[str, ...], int] = {}
+        self.keys: dict[tuple[str, ...], int] = {}
+
+    def fail(self, offset: int, message: str) -> JsonSyntaxError:
+        line, column = line_column(self.line_starts, offset)
+        return JsonSyntaxError(self.source, line, column, message)
+
+    def skip(self, offset: int) -> int:
+        match = _WHITESPACE.match(self.text, offset)
+        assert match is not None
+        return match.end()
+
+    def describe(self, offset: int) -> str:
+        if offset >= len(self.text):
+            return "the end of the file"
+        return f"{self.text[offset]!r}"
+
+    def string(self, offset: int) -> tuple[str, int]:
+        match = _STRING.match(self.text, offset)
+        if match:
+            return json.loads(match.group()), match.end()
+        position = offset + 1
+        while True:
+            problem = _STRING_PROBLEM.search(self.text, position)
+            if problem is None:
+                raise self.fail(offset, "unterminated string")
+            token = problem.group()
+            if token == '"':  # pragma: no cover - a clean string matches _STRING above
+                raise self.fail(offset, "unterminated string")
+            if token.startswith("\\") and len(token) > 1:
+                position = problem.end()
+                continue
+            if token == "\\":
+                raise self.fail(problem.start(), "invalid escape sequence in string")
+            if token == "\n":
+                raise self.fail(offset, "unterminated string")
+            raise self.fail(
+                problem.start(), f"control character U+{ord(token):04X} must be escaped in a string"
+            )
+
+    def scalar(self, offset: int) -> int:
+        """The end of the scalar at ``offset``; the scalar's value itself is not needed."""
+        text = self.text
+        char = text[offset] if offset < len(text) else ""
+        if char == '"':
+            return self.string(offset)[1]
+        for constant in _NOT_JSON_CONSTANTS:
+            if text.startswith(constant, offset):
+                raise self.fail(offset, f"{constant} is not a JSON value")
+        for literal in _LITERALS:
+            if text.startswith(literal, offset):
+                return offset + len(literal)
+        match = _NUMBER.match(text, offset)
+        if match and match.end() > offset and match.group() != "-":
+            if (match.group(1) or match.group(2)) and math.isinf(float(match.group())):
+                raise self.fail(offset, "number is out of range for a 64-bit float")
+            return match.end()
+        raise self.fail(offset, f"expected a JSON value, found {self.describe(offset)}")
+
+    def run(self) -> None:
+        text = self.text
+        offset = self.skip(0)
+        if offset >= len(text):
+            raise self.fail(offset, "expected a JSON value, found the end of the file")
+        stack: list[_Frame] = []
+        path: tuple[str, ...] = ()
+        while True:
+            # A value starts at `offset`, belonging at `path`.
+            self.values[path] = offset
+            char = text[offset] if offset < len(text) else ""
+            if char in "{[":
+                if len(stack) >= MAX_DEPTH:
+                    raise self.fail(offset, f"nested deeper than {MAX_DEPTH} levels")
+                frame = _Frame(char == "{", path)
+                stack.append(frame)
+                offset = self.skip(offset + 1)
+                closer = "}" if frame.is_object else "]"
+                if offset < len(text) and text[offset] == closer:
+                    offset += 1
+                    stack.pop()
+                else:
+                    path, offset = self.open_member(frame, offset)
+                    continue
+            else:
+                offset = self.scalar(offset)
+            # The value ended: close containers or move to the next member.
+            while True:
+                if not stack:
+                    end = self.skip(offset)
+                    if end < len(text):
+                        raise self.fail(end, "unexpected data after the JSON value")
+                    return
+                frame = stack[-1]
+                offset = self.skip(offset)
+                closer = "}" if frame.is_object else "]"
+                if offset < len(text) and text[offset] == ",":
+                    offset = self.skip(offset + 1)
+                    path, offset = self.open_member(frame, offset)
+                    break
+                if offset < len(text) and text[offset] == closer:
+                    offset += 1
+                    stack.pop()
+                    continue
+                raise self.fail(
+                    offset, f"expected ',' or '{closer}', found {self.describe(offset)}"
+                )
+
+    def open_member(self, frame: _Frame, offset: int) -> tuple[tuple[str, ...], int]:
+        """Start the next member of ``frame`` at ``offset``: its path and where its value
+        starts."""
+        if not frame.is_object:
+            path = (*frame.path, str(frame.count))
+            frame.count += 1
+            return path, offset
+        if offset >= len(self.text) or self.text[offset] != '"':
+            raise self.fail(
+                offset, f"expected a string key in double quotes, found {self.describe(offset)}"
+            )
+        key, end = self.string(offset)
+        if key in frame.keys:
+            raise self.fail(offset, f"duplicate key {key!r}")
+        frame.keys.add(key)
+        path = (*frame.path, key)
+        self.keys[path] = offset
+        end = self.skip(end)
+        if end >= len(self.text) or self.text[end] != ":":
+            raise self.fail(end, f"expected ':' after a key, found {self.describe(end)}")
+        return path, self.skip(end + 1)
+
+
+def line_column(line_starts: list[int], offset: int) -> tuple[int, int]:
+    """1-based line and column (in code points) of a character offset."""
+    line = bisect.bisect_right(line_starts, offset)
+    return line, offset - line_starts[line - 1] + 1
+
+
+def scan(source: str, text: str) -> PositionIndex:
+    """Validate ``text`` strictly, raising ``JsonSyntaxError`` at the first problem, and
+    index where every value and key starts."""
+    scanner = _Scanner(source, text)
+    scanner.run()
+    return PositionIndex(scanner.values, scanner.keys, scanner.line_starts)
+
+
+def locate(index: PositionIndex, text: str, path: Sequence[str | int]) -> tuple[int, int]:
+    """Line and column for ``path``: a member's key where the path names one, else the value;
+    the nearest existing ancestor when the path does not exist."""
+    tokens = tuple(str(token) for token in path)
+    for length in range(len(tokens), -1, -1):
+        prefix = tokens[:length]
+        if prefix in index.keys and length == len(tokens):
+            return line_column(index.line_starts, index.keys[prefix])
+        if prefix in index.values:
+            return line_column(index.line_starts, index.values[prefix])
+    return 1, 1

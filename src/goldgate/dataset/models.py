@@ -1,0 +1,139 @@
+"""The gold models: manifest, suites, cases, envelopes, expectations, metrics, thresholds.
+
+Every model refuses unknown keys (a typo must not silently disable a check) and is frozen.
+``Expectation`` also accepts the seed's positional form for the Python API.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Comparison = Literal["exact", "set", "source_span", "custom", "text"]
+COMPARISONS: tuple[str, ...] = ("exact", "set", "source_span", "custom", "text")
+MetricKind = Literal["classification", "multilabel"]
+Label = str | None
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+
+# The summary figures a suite can gate on. Counters such as text.chars are reported only.
+RUN_THRESHOLDS = ("pass_rate", "expect.satisfied", "json.parse", "schema.requiredCoverage")
+METRIC_THRESHOLDS = (
+    "accuracy",
+    "coverage",
+    "micro_precision",
+    "micro_recall",
+    "micro_f1",
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    "exact_set_accuracy",
+)
+_ID = re.compile(r"\S(?:.*\S)?", re.DOTALL)
+
+
+class _Gold(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Envelope(_Gold):
+    """A case's input: what the target receives."""
+
+    payload: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+class Expectation(_Gold):
+    """One reviewed claim: the value at ``path`` of the result compares to ``expected``."""
+
+    name: NonEmpty
+    path: str = Field(description="RFC 6901 pointer into the result document.")
+    expected: Any = Field(description="The reviewed value; required even when null.")
+    comparison: Comparison = "exact"
+    scorer: NonEmpty | None = Field(None, description="Registered scorer name, for custom.")
+
+    def __init__(
+        self,
+        name: str | None = None,
+        path: str | None = None,
+        expected: Any = None,
+        comparison: str = "exact",
+        scorer: str | None = None,
+        /,
+        **fields: Any,
+    ) -> None:
+        # The seed's Python API builds expectations positionally; files go through
+        # model_validate, which does not call __init__.
+        if name is not None:
+            fields = {
+                "name": name,
+                "path": path,
+                "expected": expected,
+                "comparison": comparison,
+                "scorer": scorer,
+                **fields,
+            }
+        super().__init__(**fields)
+
+
+class Case(_Gold):
+    id: NonEmpty
+    input: Envelope
+    expectations: list[Expectation] = Field(min_length=1)
+    family: NonEmpty | None = Field(None, description="The behaviour family the case belongs to.")
+    split: NonEmpty | None = Field(None, description="e.g. 'dev' or 'holdout'.")
+    source: NonEmpty | None = Field(None, description="Where the case came from.")
+    note: str | None = Field(None, description="For reviewers; never checked.")
+
+    @field_validator("id")
+    @classmethod
+    def _no_outer_space(cls, value: str) -> str:
+        if not _ID.fullmatch(value):
+            raise ValueError(f"case id {value!r} must not start or end with whitespace")
+        return value
+
+
+class Metric(_Gold):
+    name: NonEmpty
+    path: str
+    kind: MetricKind
+    labels: list[Label] = Field(min_length=1)
+    cases: list[NonEmpty] | None = Field(
+        None, description="Case ids the metric includes; all of the suite's cases by default."
+    )
+
+
+class TextOptions(_Gold):
+    """Suite-wide options for text comparisons."""
+
+    json_: bool = Field(False, alias="json", description="Answers must parse as JSON.")
+    requiredKeys: list[NonEmpty] = Field(  # noqa: N815 - the gold format's spelling
+        default_factory=list, description="Dot paths every parsed answer should have."
+    )
+
+
+class Suite(_Gold):
+    name: NonEmpty
+    workflow: NonEmpty
+    flow: NonEmpty | None = None
+    step: NonEmpty | None = None
+    cases: list[Any] | NonEmpty = Field(
+        description="A nonempty array of cases, or the relative path of a case file."
+    )
+    metrics: list[Metric] = Field(default_factory=list)
+    thresholds: dict[str, Fraction] = Field(default_factory=dict)
+    text: TextOptions | None = None
+    description: str | None = None
+
+
+class Manifest(_Gold):
+    schema_: str | None = Field(None, alias="$schema")
+    name: NonEmpty
+    revision: NonEmpty
+    suites: list[Suite] = Field(min_length=1)
+    description: str | None = None
+
+

@@ -1,0 +1,286 @@
+"""JSON values: strict loading with positions, RFC 6901 pointers (absent is not null), equality.
+
+Loading takes the fast path through the standard library and only falls back to the slower
+position-aware scanner (``_scanner``) when something is wrong or a caller needs the line and
+column of a value, so that clean gold loads at C speed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final, TypeAlias
+
+from goldgate.errors import InvalidInputError
+
+JsonValue: TypeAlias = Any
+"""A plain JSON value as ``json`` produces it: dict, list, str, int, float, bool or None."""
+
+FrozenJson: TypeAlias = (
+    None | bool | int | float | str | tuple["FrozenJson", ...] | Mapping[str, "FrozenJson"]
+)
+"""A JSON value that cannot be changed: arrays are tuples, objects are read-only mappings."""
+
+
+class _Missing:
+    """The outcome of a pointer that resolves to nothing. Distinct from JSON ``null``."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+
+
+def freeze(value: JsonValue) -> FrozenJson:
+    """A deep, read-only copy of a plain JSON value, safe to hand to user code."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(freeze(item) for item in value)
+    return value  # type: ignore[no-any-return]
+
+
+def thaw(value: FrozenJson | JsonValue) -> JsonValue:
+    """A plain, JSON-serialisable copy of a (possibly frozen) JSON value."""
+    if isinstance(value, Mapping):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(item) for item in value]
+    return value
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """JSON equality: ``true`` is not ``1``, ``1`` equals ``1.0``, key order is irrelevant,
+    array order matters, strings compare code point by code point."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    if isinstance(left, str) or isinstance(right, str):
+        return isinstance(left, str) and isinstance(right, str) and left == right
+    if left is None or right is None:
+        return left is None and right is None
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    if _is_array(left) and _is_array(right):
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    return False
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, list | tuple)
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON name of a value's type, for messages."""
+    if value is MISSING:
+        return "nothing"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if _is_array(value):
+        return "array"
+    return type(value).__name__
+
+
+def canonical_json(value: JsonValue) -> str:
+    """One text per JSON value: sorted keys, no whitespace, so hashes ignore formatting."""
+    return json.dumps(
+        thaw(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+# --- RFC 6901 pointers ------------------------------------------------------------------------
+
+_TOKEN_ESCAPE = re.compile(r"~(?![01])")
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+class PointerSyntaxError(ValueError):
+    """A string that is not an RFC 6901 JSON pointer."""
+
+
+def parse_pointer(pointer: str) -> tuple[str, ...]:
+    """The reference tokens of an RFC 6901 pointer, unescaped (``~1`` before ``~0``)."""
+    if not isinstance(pointer, str):
+        raise PointerSyntaxError("a JSON pointer must be a string")
+    if pointer == "":
+        return ()
+    if not pointer.startswith("/"):
+        raise PointerSyntaxError(f"JSON pointer {pointer!r} must be empty or start with '/'")
+    if _TOKEN_ESCAPE.search(pointer):
+        raise PointerSyntaxError(
+            f"JSON pointer {pointer!r} has a '~' that is not '~0' or '~1'"
+        )
+    return tuple(
+        token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")
+    )
+
+
+def format_pointer(tokens: Iterable[str | int]) -> str:
+    """The RFC 6901 pointer for a sequence of object keys and array indexes."""
+    return "".join(
+        "/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens
+    )
+
+
+def resolve(document: Any, tokens: Sequence[str]) -> Any:
+    """The value at ``tokens``, or ``MISSING`` when there is none (``-`` is always absent)."""
+    current = document
+    for token in tokens:
+        if isinstance(current, Mapping):
+            if token not in current:
+                return MISSING
+            current = current[token]
+        elif _is_array(current):
+            if not _ARRAY_INDEX.fullmatch(token):
+                return MISSING
+            index = int(token)
+            if index >= len(current):
+                return MISSING
+            current = current[index]
+        else:
+            return MISSING
+    return current
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """``resolve`` for a pointer string; a malformed pointer raises ``PointerSyntaxError``."""
+    return resolve(document, parse_pointer(pointer))
+
+
+# --- strict loading ---------------------------------------------------------------------------
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class JsonSyntaxError(InvalidInputError):
+    """Text that is not strict JSON, with the place it went wrong (1-based line and column)."""
+
+    def __init__(self, source: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{source}:{line}:{column}: {message}")
+        self.source = source
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+@dataclass(frozen=True)
+class JsonDocument:
+    """A strictly parsed JSON text, able to say where each of its values starts."""
+
+    source: str
+    text: str
+    value: JsonValue
+    _index: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+    def position(self, path: Sequence[str | int]) -> tuple[int, int]:
+        """Line and column of the value at ``path`` (or of the key, where ``path`` names an
+        object member); the nearest existing ancestor when the path does not exist."""
+        from goldgate._scanner import locate
+
+        if not self._index:
+            self._index.append(_scan_positions(self.source, self.text))
+        return locate(self._index[0], self.text, path)
+
+
+def _scan_positions(source: str, text: str) -> Any:
+    from goldgate._scanner import scan
+
+    return scan(source, text)
+
+
+class _Rejected(Exception):
+    """Raised from a json hook; the scanner then finds and describes the exact place."""
+
+
+def _reject_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Rejected
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Rejected
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise _Rejected
+    return number
+
+
+def decode_utf8(source: str, data: bytes) -> str:
+    """The text of ``data``, refusing a byte order mark and invalid UTF-8 with their place."""
+    if data.startswith(_UTF8_BOM):
+        raise JsonSyntaxError(source, 1, 1, "starts with a UTF-8 byte order mark; save it without")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = data[: error.start].decode("utf-8")
+        line = prefix.count("\n") + 1
+        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        raise JsonSyntaxError(
+            source, line, column, f"invalid UTF-8 (byte 0x{data[error.start]:02x})"
+        ) from None
+
+
+def parse_json_text(source: str, text: str) -> JsonDocument:
+    """Strict JSON: duplicate keys, NaN/Infinity, out-of-range numbers, trailing data and
+    control characters in strings are errors naming ``source``, line and column."""
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_reject_pairs,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
+    except (json.JSONDecodeError, _Rejected, RecursionError) as error:
+        from goldgate._scanner import scan
+
+        scan(source, text)  # raises JsonSyntaxError at the first problem in text order
+        if isinstance(error, RecursionError):
+            raise JsonSyntaxError(source, 1, 1, "nested too deeply to load") from None
+        if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
+            raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
+        raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
+    return JsonDocument(source, text, value)
+
+
+def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:
+    """Read and strictly parse one JSON file; unreadable files are input errors too."""
+    source = display or str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidInputError(f"{source}: file not found.") from None
+    except IsADirectoryError:
+        raise InvalidInputError(f"{source}: is a folder, not a JSON file.") from None
+    except OSError as error:
+        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
+    return parse_json_text(source, decode_utf8(source, data))

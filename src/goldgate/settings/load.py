@@ -1,0 +1,161 @@
+"""Reading settings.yaml (and the workflow files it references) into one frozen object."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from goldgate.errors import InvalidInputError
+from goldgate.jsonvalue import canonical_json
+from goldgate.problems import Violation, from_validation_error, sort_violations, violation_at
+from goldgate.settings.models import Settings, WorkflowSettings
+from goldgate.settings.yamlfile import YamlDocument, load_yaml_file
+
+DEFAULT_SETTINGS = Path("config/settings.yaml")
+
+
+class SettingsError(InvalidInputError):
+    """Settings that cannot be used; every violation found is listed."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        self.violations = sort_violations(violations)
+        count = len(self.violations)
+        summary = "\n".join(v.render() for v in self.violations)
+        super().__init__(f"{summary}\n{count} problem{'s' * (count != 1)} in the settings.")
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """Settings with every reference resolved, where they came from, and their digest."""
+
+    path: Path
+    settings: Settings
+    workflows: dict[str, WorkflowSettings]
+    workflow_files: dict[str, Path]
+    configuration_digest: str
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def project_root(self) -> Path:
+        """The folder holding config/: the default home of gold, reports and python code."""
+        return self.folder.parent
+
+    @property
+    def dataset_path(self) -> Path:
+        """The literal ``evaluation.dataset`` path, else evaluation/dataset.json beside config/."""
+        literal = self.settings.evaluation.dataset
+        if literal is not None:
+            return self.folder / literal
+        return self.project_root / "evaluation" / "dataset.json"
+
+    @property
+    def python_paths(self) -> list[Path]:
+        return [self.project_root, *(self.folder / entry for entry in self.settings.python_path)]
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+
+
+def load_settings(path: Path) -> LoadedSettings:
+    """Load and validate settings without importing or calling anything they name."""
+    document = load_yaml_file(path, _display(path))
+    if not isinstance(document.value, dict):
+        raise SettingsError([violation_at(document, (), "settings must be a YAML mapping")])
+    try:
+        settings = Settings.model_validate(document.value)
+    except ValidationError as error:
+        raise SettingsError(from_validation_error(document, error)) from None
+    workflows, files, violations = _resolve_workflows(path, settings, document)
+    violations.extend(_cross_check(document, settings, workflows))
+    if violations:
+        raise SettingsError(violations)
+    return LoadedSettings(
+        path=path,
+        settings=settings,
+        workflows=workflows,
+        workflow_files=files,
+        configuration_digest=configuration_digest(settings, workflows),
+    )
+
+
+def _resolve_workflows(
+    path: Path, settings: Settings, document: YamlDocument
+) -> tuple[dict[str, WorkflowSettings], dict[str, Path], list[Violation]]:
+    workflows: dict[str, WorkflowSettings] = {}
+    files: dict[str, Path] = {}
+    violations: list[Violation] = []
+    for name, entry in settings.workflows.items():
+        if isinstance(entry, WorkflowSettings):
+            workflows[name] = entry
+            continue
+        if Path(entry).is_absolute():
+            violations.append(
+                violation_at(document, ("workflows", name), "a workflow file must be relative")
+            )
+            continue
+        file = path.parent / entry
+        try:
+            included = load_yaml_file(file, _display(file))
+        except InvalidInputError as error:
+            line, column = document.position(("workflows", name))
+            violations.append(
+                Violation(document.source, line, column, str(error), f"/workflows/{name}")
+            )
+            continue
+        try:
+            workflows[name] = WorkflowSettings.model_validate(included.value)
+            files[name] = file
+        except ValidationError as error:
+            violations.extend(from_validation_error(included, error))
+    return workflows, files, violations
+
+
+def _cross_check(
+    document: YamlDocument, settings: Settings, workflows: dict[str, WorkflowSettings]
+) -> list[Violation]:
+    violations = []
+    for name, workflow in workflows.items():
+        if workflow.credentials and not workflow.live:
+            violations.append(
+                violation_at(
+                    document,
+                    ("workflows", name, "credentials"),
+                    "credentials are only resolved for live workflows; add 'live: true'",
+                )
+            )
+        for flow_name, flow in workflow.flows.items():
+            for step_name, step in flow.steps.items():
+                if step.collection is not None and len(set(step.collection)) != len(
+                    step.collection
+                ):
+                    violations.append(
+                        violation_at(
+                            document,
+                            ("workflows", name, "flows", flow_name, "steps", step_name),
+                            "a collection names each child step once",
+                        )
+                    )
+    return violations
+
+
+def configuration_digest(settings: Settings, workflows: dict[str, WorkflowSettings]) -> str:
+    """sha256 over the canonical settings with referenced workflow files inlined. The dataset
+    path is left out: where gold lives does not change the configuration."""
+    content: dict[str, Any] = settings.model_dump(mode="json", by_alias=True, exclude={"schema_"})
+    content.pop("evaluation", None)
+    content["workflows"] = {
+        name: workflow.model_dump(mode="json") for name, workflow in sorted(workflows.items())
+    }
+    return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()

@@ -1,0 +1,84 @@
+"""Safe YAML with positions: duplicate keys refused, every value's line and column known."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from goldgate.errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    source: str
+    value: Any
+    _values: dict[tuple[str, ...], tuple[int, int]]
+    _keys: dict[tuple[str, ...], tuple[int, int]]
+
+    def position(self, path: Sequence[str | int]) -> tuple[int, int]:
+        tokens = tuple(str(token) for token in path)
+        if tokens in self._keys:
+            return self._keys[tokens]
+        for length in range(len(tokens), -1, -1):
+            if tokens[:length] in self._values:
+                return self._values[tokens[:length]]
+        return 1, 1
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _index(
+    source: str,
+    node: yaml.Node,
+    path: tuple[str, ...],
+    values: dict[tuple[str, ...], tuple[int, int]],
+    keys: dict[tuple[str, ...], tuple[int, int]],
+) -> None:
+    values[path] = _mark(node)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            if key in seen:
+                line, column = _mark(key_node)
+                raise InvalidInputError(f"{source}:{line}:{column}: duplicate key {key!r}.")
+            seen.add(key)
+            keys[(*path, key)] = _mark(key_node)
+            _index(source, value_node, (*path, key), values, keys)
+    elif isinstance(node, yaml.SequenceNode):
+        for position, item in enumerate(node.value):
+            _index(source, item, (*path, str(position)), values, keys)
+
+
+def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
+    """Parse one YAML file with the safe loader; problems name the file, line and column."""
+    source = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInputError(f"{source}: file not found.") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{source}: is not UTF-8 text.") from None
+    except OSError as error:
+        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        value = yaml.safe_load(text) if node is not None else None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = (error.problem or error.context or "invalid YAML").strip()
+        raise InvalidInputError(f"{source}:{line}:{column}: {problem}.") from None
+    except yaml.YAMLError as error:
+        raise InvalidInputError(f"{source}: invalid YAML ({error}).") from None
+    values: dict[tuple[str, ...], tuple[int, int]] = {}
+    keys: dict[tuple[str, ...], tuple[int, int]] = {}
+    if node is not None:
+        _index(source, node, (), values, keys)
+    return YamlDocument(source, value, values, keys)
