@@ -22,7 +22,7 @@ JsonValue: TypeAlias = Any
 """A plain JSON value as ``json`` produces it: dict, list, str, int, float, bool or None."""
 
 FrozenJson: TypeAlias = (
-    None | bool | int | float | str | tuple["FrozenJson", ...] | Mapping[str, "FrozenJson"]
+    bool | int | float | str | tuple["FrozenJson", ...] | Mapping[str, "FrozenJson"] | None
 )
 """A JSON value that cannot be changed: arrays are tuples, objects are read-only mappings."""
 
@@ -132,19 +132,13 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     if not pointer.startswith("/"):
         raise PointerSyntaxError(f"JSON pointer {pointer!r} must be empty or start with '/'")
     if _TOKEN_ESCAPE.search(pointer):
-        raise PointerSyntaxError(
-            f"JSON pointer {pointer!r} has a '~' that is not '~0' or '~1'"
-        )
-    return tuple(
-        token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")
-    )
+        raise PointerSyntaxError(f"JSON pointer {pointer!r} has a '~' that is not '~0' or '~1'")
+    return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
 
 
 def format_pointer(tokens: Iterable[str | int]) -> str:
     """The RFC 6901 pointer for a sequence of object keys and array indexes."""
-    return "".join(
-        "/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens
-    )
+    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
 
 
 def resolve(document: Any, tokens: Sequence[str]) -> Any:

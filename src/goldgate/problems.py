@@ -18,7 +18,8 @@ from goldgate.jsonvalue import format_pointer, json_type_name
 class Located(Protocol):
     """A parsed file that can say where the value at a path starts."""
 
-    source: str
+    @property
+    def source(self) -> str: ...
 
     def position(self, path: Sequence[str | int]) -> tuple[int, int]: ...
 
@@ -68,9 +69,9 @@ def _clean_location(location: Iterable[Any]) -> list[str | int]:
     # Pydantic names union branches and validator steps in the location; they are not places.
     cleaned: list[str | int] = []
     for part in location:
-        if isinstance(part, int):
-            cleaned.append(part)
-        elif isinstance(part, str) and not any(mark in part for mark in "[]()"):
+        if isinstance(part, int) or (
+            isinstance(part, str) and not any(mark in part for mark in "[]()")
+        ):
             cleaned.append(part)
     return cleaned
 

@@ -110,7 +110,7 @@ class TextOptions(_Gold):
     """Suite-wide options for text comparisons."""
 
     json_: bool = Field(False, alias="json", description="Answers must parse as JSON.")
-    requiredKeys: list[NonEmpty] = Field(  # noqa: N815 - the gold format's spelling
+    requiredKeys: list[NonEmpty] = Field(
         default_factory=list, description="Dot paths every parsed answer should have."
     )
 
@@ -135,5 +135,3 @@ class Manifest(_Gold):
     revision: NonEmpty
     suites: list[Suite] = Field(min_length=1)
     description: str | None = None
-
-

@@ -154,7 +154,7 @@ class Settings(_Strict):
         default_factory=list,
         description="Folders, relative to this file, put on sys.path for python targets.",
     )
-    evaluation: EvaluationSettings = Field(default_factory=lambda: EvaluationSettings())
+    evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
 
     model_config = ConfigDict(populate_by_name=False)
 

@@ -1,0 +1,189 @@
+"""The goldgate command line: parse, call one function, map errors to exit codes.
+
+Heavy modules are imported inside the commands so that ``goldgate --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from goldgate import __version__
+from goldgate.errors import ExitCode, GoldgateError
+
+app = typer.Typer(
+    name="goldgate",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class SchemaName(str, Enum):
+    dataset = "dataset"
+    cases = "cases"
+    settings = "settings"
+    workflow = "workflow"
+    report = "report"
+
+
+ConfigOption = Annotated[
+    Path,
+    typer.Option(
+        "--config", help="Settings file.", show_default=True, dir_okay=False, resolve_path=False
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat, typer.Option("--format", help="text for people, json for machines.")
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"goldgate {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Gate pull requests of LLM applications on reviewed gold.
+
+    Exit codes: 0 passed, 1 gold disagreement, 2 invalid input or configuration,
+    3 missing optional dependency, 4 runtime failure, 130 interrupted.
+    """
+
+
+@app.command()
+def validate(
+    config: ConfigOption = Path("config/settings.yaml"),
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Check the settings (nothing is imported or called) and print the configuration digest."""
+    from goldgate.commands import validate_settings
+
+    _finish(validate_settings(config, json_output=output_format is OutputFormat.json))
+
+
+@app.command()
+def evaluate(
+    config: ConfigOption = Path("config/settings.yaml"),
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset",
+            help="Gold manifest; default: evaluation.dataset from the settings, else "
+            "evaluation/dataset.json beside config/.",
+            dir_okay=False,
+        ),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Check gold offline; import and run nothing.")
+    ] = False,
+    output_format: FormatOption = OutputFormat.text,
+    suite: Annotated[
+        list[str] | None,
+        typer.Option("--suite", help="Run only this suite (repeatable)."),
+    ] = None,
+    live: Annotated[
+        bool,
+        typer.Option("--live", help="Authorize live workflows (external, possibly paid calls)."),
+    ] = False,
+    max_concurrency: Annotated[
+        int,
+        typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite (1-64)."),
+    ] = 1,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout", help="Seconds per attempt, custom scoring included (positive)."
+        ),
+    ] = 300.0,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
+    ] = 1,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Report file to create (never overwritten); default: a new file under "
+            ".goldgate/evaluations/ beside the settings.",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Run gold against the application and write an immutable report (or --check it)."""
+    from goldgate import commands
+
+    json_output = output_format is OutputFormat.json
+    if check:
+        _finish(commands.check_gold_command(config, dataset, json_output=json_output))
+    if timeout <= 0 or timeout != timeout:
+        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _finish(
+        commands.run_evaluation(
+            commands.RunRequest(
+                config=config,
+                dataset=dataset,
+                suites=tuple(suite or ()),
+                live=live,
+                max_concurrency=max_concurrency,
+                timeout=timeout,
+                repeat=repeat,
+                output=output,
+                json_output=json_output,
+            )
+        )
+    )
+
+
+@app.command()
+def schema(
+    name: Annotated[SchemaName, typer.Argument(help="Which file format.")],
+) -> None:
+    """Print the JSON Schema of a file format, generated from the models goldgate uses."""
+    from goldgate.schemas import schema_text
+
+    typer.echo(schema_text(name.value), nl=False)
+
+
+def _finish(code: ExitCode) -> NoReturn:
+    raise typer.Exit(int(code))
+
+
+def main() -> None:
+    """The console script: every whole-run failure becomes one sentence and its exit code."""
+    try:
+        code = app(standalone_mode=False)
+    except GoldgateError as error:
+        print(f"goldgate: {error}", file=sys.stderr)
+        sys.exit(int(error.exit_code))
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except KeyboardInterrupt:
+        print("goldgate: interrupted.", file=sys.stderr)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as error:  # click's usage errors and aborts
+        import click
+
+        if isinstance(error, click.ClickException):
+            error.show()
+            sys.exit(int(ExitCode.INVALID_INPUT))
+        if isinstance(error, click.exceptions.Abort):
+            sys.exit(int(ExitCode.INTERRUPTED))
+        raise
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,104 @@
+"""What each CLI command does, as plain functions returning an exit code.
+
+The CLI parses and calls one of these; they print only safe text (counts, names, digests,
+paths) and raise ``GoldgateError`` for whole-run failures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from goldgate.errors import ExitCode
+from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
+
+
+def _emit(text: str) -> None:
+    typer.echo(text)
+
+
+def _emit_json(payload: dict[str, Any]) -> None:
+    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
+    """``goldgate validate``: the settings' problems, or their digest."""
+    try:
+        loaded = load_settings(config)
+    except SettingsError as error:
+        if not json_output:
+            raise
+        _emit_json({"ok": False, "violations": [v.as_json() for v in error.violations]})
+        return ExitCode.INVALID_INPUT
+    summary = {
+        "ok": True,
+        "settings": str(loaded.path),
+        "configuration_digest": loaded.configuration_digest,
+        "workflows": sorted(loaded.workflows),
+        "scorers": sorted(loaded.settings.scorers),
+        "dataset": str(loaded.dataset_path),
+    }
+    if json_output:
+        _emit_json(summary)
+    else:
+        workflows = ", ".join(summary["workflows"])
+        _emit(f"settings OK: {loaded.path} ({len(loaded.workflows)} workflows: {workflows})")
+        _emit(f"configuration digest: {loaded.configuration_digest}")
+    return ExitCode.PASSED
+
+
+def _settings_or_violations(config: Path, json_output: bool) -> LoadedSettings | ExitCode:
+    try:
+        return load_settings(config)
+    except SettingsError as error:
+        if not json_output:
+            raise
+        _emit_json({"ok": False, "violations": [v.as_json() for v in error.violations]})
+        return ExitCode.INVALID_INPUT
+
+
+def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool) -> ExitCode:
+    """``goldgate evaluate --check``: every violation in the gold, or its fingerprints."""
+    from goldgate.dataset.load import check_gold
+
+    loaded = _settings_or_violations(config, json_output)
+    if isinstance(loaded, ExitCode):
+        return loaded
+    result = check_gold(loaded, dataset)
+    files = sorted({v.source for v in result.violations})
+    if json_output:
+        payload: dict[str, Any] = {
+            "ok": result.ok,
+            "dataset": str(result.path),
+            "case_count": result.case_count,
+            "violations": [v.as_json() for v in result.violations],
+        }
+        if result.dataset is not None:
+            payload["name"] = result.dataset.name
+            payload["revision"] = result.dataset.revision
+            payload["fingerprint"] = result.dataset.fingerprint
+            payload["suites"] = [
+                {"name": s.name, "cases": len(s.cases), "fingerprint": s.fingerprint}
+                for s in result.dataset.suites
+            ]
+        _emit_json(payload)
+    elif result.dataset is None:
+        for violation in result.violations:
+            _emit(violation.render())
+        count = len(result.violations)
+        _emit(
+            f"{count} problem{'s' * (count != 1)} in {len(files)} file{'s' * (len(files) != 1)}."
+        )
+    else:
+        gold = result.dataset
+        _emit(
+            f"gold OK: {gold.name} @ {gold.revision}: {len(gold.suites)} suites, "
+            f"{result.case_count} cases"
+        )
+        for suite in gold.suites:
+            _emit(f"  {suite.name}: {len(suite.cases)} cases, {suite.fingerprint}")
+        _emit(f"dataset fingerprint: {gold.fingerprint}")
+    return ExitCode.PASSED if result.ok else ExitCode.INVALID_INPUT

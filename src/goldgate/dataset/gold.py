@@ -1,0 +1,69 @@
+"""Loaded gold: frozen suites with their cases, and content fingerprints."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goldgate.dataset.models import Case, Metric, Suite, TextOptions
+from goldgate.jsonvalue import canonical_json
+
+
+@dataclass(frozen=True)
+class GoldSuite:
+    name: str
+    workflow: str
+    flow: str | None
+    step: str | None
+    cases: tuple[Case, ...]
+    metrics: tuple[Metric, ...]
+    thresholds: dict[str, float]
+    text: TextOptions | None
+    cases_source: str
+    fingerprint: str
+
+    @classmethod
+    def build(cls, suite: Suite, cases: tuple[Case, ...], cases_source: str) -> GoldSuite:
+        return cls(
+            name=suite.name,
+            workflow=suite.workflow,
+            flow=suite.flow,
+            step=suite.step,
+            cases=cases,
+            metrics=tuple(suite.metrics),
+            thresholds=dict(suite.thresholds),
+            text=suite.text,
+            cases_source=cases_source,
+            fingerprint=suite_fingerprint(suite, cases),
+        )
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    revision: str
+    suites: tuple[GoldSuite, ...]
+    path: Path
+    fingerprint: str
+
+    def suite(self, name: str) -> GoldSuite:
+        return next(suite for suite in self.suites if suite.name == name)
+
+
+def _digest(content: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+
+
+def suite_fingerprint(suite: Suite, cases: tuple[Case, ...]) -> str:
+    """sha256 over the suite's ordered, canonical content: reordering cases changes it,
+    reformatting the JSON (or moving cases into a file) does not."""
+    content = suite.model_dump(mode="json", by_alias=True, exclude={"cases", "description"})
+    content["cases"] = [case.model_dump(mode="json", by_alias=True) for case in cases]
+    return _digest(content)
+
+
+def dataset_fingerprint(name: str, suite_fingerprints: list[str]) -> str:
+    """sha256 over the dataset's name and its suites' fingerprints, in order."""
+    return _digest({"name": name, "suites": suite_fingerprints})

@@ -1,0 +1,174 @@
+"""Finding and loading gold: the manifest, its case files, every violation in one pass."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from goldgate.dataset.gold import Dataset, GoldSuite, dataset_fingerprint
+from goldgate.dataset.models import Case, Manifest, Suite
+from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
+from goldgate.errors import GoldCheckError, InvalidInputError
+from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
+from goldgate.problems import Violation, from_validation_error, sort_violations, violation_at
+from goldgate.settings.load import LoadedSettings
+
+
+class _ManifestHead(Manifest):
+    """The manifest with its suites left raw, so each suite is checked on its own."""
+
+    suites: list[Any] = Field(min_length=1)  # type: ignore[assignment,unused-ignore]
+
+
+@dataclass(frozen=True)
+class GoldCheck:
+    """The outcome of checking gold: every violation, or the loaded dataset."""
+
+    path: Path
+    violations: tuple[Violation, ...]
+    dataset: Dataset | None
+    case_count: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def display_path(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+
+
+def _syntax_violation(error: JsonSyntaxError) -> Violation:
+    return Violation(error.source, error.line, error.column, error.message, "")
+
+
+def _is_absolute(reference: str) -> bool:
+    return PurePosixPath(reference).is_absolute() or PureWindowsPath(reference).is_absolute()
+
+
+def check_gold(
+    settings: LoadedSettings,
+    path: Path | None = None,
+    *,
+    extra_scorers: Collection[str] = (),
+) -> GoldCheck:
+    """Check gold offline against itself and ``settings``; nothing is imported or run."""
+    path = path or settings.dataset_path
+    violations: list[Violation] = []
+    try:
+        manifest_doc = load_json_file(path, display=display_path(path))
+    except JsonSyntaxError as error:
+        return GoldCheck(path, (_syntax_violation(error),), None, 0)
+    if not isinstance(manifest_doc.value, dict):
+        found = json_type_name(manifest_doc.value)
+        message = f"the manifest must be a JSON object, found {found}"
+        return GoldCheck(path, (violation_at(manifest_doc, (), message),), None, 0)
+    try:
+        head = _ManifestHead.model_validate(manifest_doc.value)
+    except ValidationError as error:
+        violations.extend(from_validation_error(manifest_doc, error))
+        head = None
+    raw_suites = manifest_doc.value.get("suites")
+    raw_suites = raw_suites if isinstance(raw_suites, list) else []
+    scorer_names = {*settings.settings.scorers, *extra_scorers}
+    suites: list[tuple[int, Suite]] = []
+    built: list[GoldSuite] = []
+    case_count = 0
+    for index, raw_suite in enumerate(raw_suites):
+        try:
+            suite = Suite.model_validate(raw_suite)
+        except ValidationError as error:
+            violations.extend(from_validation_error(manifest_doc, error, ("suites", index)))
+            continue
+        suites.append((index, suite))
+        placed, source, case_problems = _load_cases(manifest_doc, path, index, suite)
+        violations.extend(case_problems)
+        case_count += len(placed)
+        violations.extend(
+            suite_violations(
+                manifest_doc, ("suites", index), suite, placed, settings.workflows, scorer_names
+            )
+        )
+        if not case_problems:
+            cases = tuple(item.case for item in placed)
+            built.append(GoldSuite.build(suite, cases, source))
+    violations.extend(manifest_violations(manifest_doc, suites))
+    if violations or head is None:
+        return GoldCheck(path, tuple(sort_violations(violations)), None, case_count)
+    dataset = Dataset(
+        name=head.name,
+        revision=head.revision,
+        suites=tuple(built),
+        path=path,
+        fingerprint=dataset_fingerprint(head.name, [suite.fingerprint for suite in built]),
+    )
+    return GoldCheck(path, (), dataset, case_count)
+
+
+def _load_cases(
+    manifest_doc: JsonDocument, manifest_path: Path, index: int, suite: Suite
+) -> tuple[list[PlacedCase], str, list[Violation]]:
+    """The suite's cases that parsed, where they came from, and the problems of the rest."""
+    where = ("suites", index, "cases")
+    if isinstance(suite.cases, list):
+        if not suite.cases:
+            return [], manifest_doc.source, [violation_at(manifest_doc, where, "must not be empty")]
+        return _validate_cases(manifest_doc, suite.cases, where, inline=True)
+    reference = suite.cases
+    if _is_absolute(reference):
+        message = "a case file reference must be relative to the manifest"
+        return [], manifest_doc.source, [violation_at(manifest_doc, where, message)]
+    case_path = manifest_path.parent / reference
+    try:
+        case_doc = load_json_file(case_path, display=display_path(case_path))
+    except JsonSyntaxError as error:
+        return [], display_path(case_path), [_syntax_violation(error)]
+    except InvalidInputError as error:  # missing or unreadable: one more violation
+        message = str(error).removeprefix(f"{display_path(case_path)}: ").rstrip(".")
+        return [], display_path(case_path), [violation_at(manifest_doc, where, message)]
+    if not isinstance(case_doc.value, list):
+        message = f"a case file holds a JSON array of cases, found {json_type_name(case_doc.value)}"
+        return [], case_doc.source, [violation_at(case_doc, (), message)]
+    if not case_doc.value:
+        return [], case_doc.source, [violation_at(case_doc, (), "a case file must not be empty")]
+    return _validate_cases(case_doc, case_doc.value, (), inline=False)
+
+
+def _validate_cases(
+    document: JsonDocument, raw_cases: list[Any], prefix: tuple[str | int, ...], *, inline: bool
+) -> tuple[list[PlacedCase], str, list[Violation]]:
+    placed: list[PlacedCase] = []
+    problems: list[Violation] = []
+    for position, raw in enumerate(raw_cases):
+        path = (*prefix, position)
+        if isinstance(raw, str) and not inline:
+            message = "a case file holds cases only; file references are one level deep"
+            problems.append(violation_at(document, path, message))
+            continue
+        try:
+            placed.append(PlacedCase(Case.model_validate(raw), document, path))
+        except ValidationError as error:
+            problems.extend(from_validation_error(document, error, path))
+    return placed, document.source, problems
+
+
+def load_gold(
+    settings: LoadedSettings, path: Path | None = None, *, extra_scorers: Collection[str] = ()
+) -> Dataset:
+    """The checked dataset, or ``GoldCheckError`` listing every violation."""
+    result = check_gold(settings, path, extra_scorers=extra_scorers)
+    if result.dataset is None:
+        count = len(result.violations)
+        raise GoldCheckError(
+            result.violations,
+            f"{count} problem{'s' * (count != 1)} in the gold at {display_path(result.path)}",
+        )
+    return result.dataset

@@ -1,0 +1,369 @@
+"""The offline cross-checks of gold against itself and the settings. Nothing is imported or run.
+
+Each rule returns violations; structural (model) errors are found before these run, so the
+rules see only suites and cases that parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goldgate.dataset.models import (
+    METRIC_THRESHOLDS,
+    RUN_THRESHOLDS,
+    Case,
+    Expectation,
+    Metric,
+    Suite,
+)
+from goldgate.dataset.paths import result_path_problem
+from goldgate.jsonvalue import (
+    MISSING,
+    PointerSyntaxError,
+    json_equal,
+    json_type_name,
+    parse_pointer,
+    resolve,
+)
+from goldgate.problems import Located, Violation, violation_at
+from goldgate.settings.models import WorkflowSettings
+
+Path_ = tuple[str | int, ...]
+
+TEXT_ASSERTIONS = {
+    "contains": "strings",
+    "notContains": "strings",
+    "matches": "patterns",
+    "notMatches": "patterns",
+    "minChars": "count",
+    "maxChars": "count",
+    "maxLines": "count",
+    "requiredKeys": "strings",
+    "note": "note",
+}
+
+
+@dataclass(frozen=True)
+class PlacedCase:
+    """A case that parsed, with the file and path it came from."""
+
+    case: Case
+    document: Located
+    path: Path_
+
+    def at(self, suffix: Path_, message: str) -> Violation:
+        return violation_at(self.document, (*self.path, *suffix), message)
+
+
+def manifest_violations(
+    document: Located, suites: Sequence[tuple[int, Suite]]
+) -> Iterator[Violation]:
+    counts = Counter(suite.name for _, suite in suites)
+    for index, suite in suites:
+        if counts[suite.name] > 1:
+            yield violation_at(
+                document, ("suites", index, "name"), f"duplicate suite name {suite.name!r}"
+            )
+
+
+def suite_violations(
+    document: Located,
+    suite_path: Path_,
+    suite: Suite,
+    cases: Sequence[PlacedCase],
+    workflows: dict[str, WorkflowSettings],
+    scorer_names: Collection[str],
+) -> Iterator[Violation]:
+    workflow = workflows.get(suite.workflow)
+    yield from _target_violations(document, suite_path, suite, workflow)
+    ids = Counter(placed.case.id for placed in cases)
+    for placed in cases:
+        if ids[placed.case.id] > 1:
+            yield placed.at(("id",), f"duplicate case id {placed.case.id!r} in this suite")
+        yield from _case_violations(placed, workflow, scorer_names)
+    yield from _metric_violations(document, suite_path, suite, cases, workflow)
+    yield from _threshold_violations(document, suite_path, suite)
+
+
+def _target_violations(
+    document: Located, suite_path: Path_, suite: Suite, workflow: WorkflowSettings | None
+) -> Iterator[Violation]:
+    if workflow is None:
+        yield violation_at(
+            document,
+            (*suite_path, "workflow"),
+            f"workflow {suite.workflow!r} is not declared in the settings",
+        )
+        return
+    if suite.step is not None and suite.flow is None:
+        yield violation_at(document, (*suite_path, "step"), "a suite with a step needs its flow")
+        return
+    if suite.flow is None:
+        return
+    flow = workflow.flows.get(suite.flow)
+    if flow is None:
+        yield violation_at(
+            document,
+            (*suite_path, "flow"),
+            f"flow {suite.flow!r} is not declared in workflow {suite.workflow!r}",
+        )
+    elif suite.step is not None and suite.step not in flow.steps:
+        yield violation_at(
+            document,
+            (*suite_path, "step"),
+            f"step {suite.step!r} is not declared in flow {suite.flow!r}",
+        )
+
+
+def _case_violations(
+    placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str]
+) -> Iterator[Violation]:
+    case = placed.case
+    names = Counter(expectation.name for expectation in case.expectations)
+    envelope = case.input.model_dump()
+    for index, expectation in enumerate(case.expectations):
+        where: Path_ = ("expectations", index)
+        if names[expectation.name] > 1:
+            yield placed.at(
+                (*where, "name"), f"duplicate expectation name {expectation.name!r} in this case"
+            )
+        problem = result_path_problem(expectation.path, workflow)
+        if problem:
+            yield placed.at((*where, "path"), problem)
+        for suffix, message in _comparison_problems(expectation, envelope, scorer_names):
+            yield placed.at((*where, *suffix), message)
+
+
+def _comparison_problems(
+    expectation: Expectation, envelope: dict[str, Any], scorer_names: Collection[str]
+) -> Iterator[tuple[Path_, str]]:
+    kind = expectation.comparison
+    if kind == "custom":
+        if expectation.scorer is None:
+            yield ("comparison",), "a custom comparison names its registered 'scorer'"
+        elif expectation.scorer not in scorer_names:
+            yield ("scorer",), f"scorer {expectation.scorer!r} is not registered in the settings"
+        return
+    if expectation.scorer is not None:
+        yield ("scorer",), f"'scorer' is only used by the custom comparison, not {kind}"
+    expected = expectation.expected
+    if kind == "set" and not isinstance(expected, list):
+        yield ("expected",), f"a set comparison expects an array, found {json_type_name(expected)}"
+    elif kind == "source_span":
+        yield from _source_span_problems(expected, envelope)
+    elif kind == "text":
+        yield from _text_problems(expected)
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
+        return value[0], value[1]
+    return None
+
+
+def _source_span_problems(expected: Any, envelope: dict[str, Any]) -> Iterator[tuple[Path_, str]]:
+    if not isinstance(expected, dict):
+        yield (
+            ("expected",),
+            (
+                "a source_span expects {input_path, required, allowed}, "
+                f"found {json_type_name(expected)}"
+            ),
+        )
+        return
+    for key in expected.keys() - {"input_path", "required", "allowed"}:
+        yield ("expected", key), f"unknown key {key!r} in a source_span expectation"
+    for key in ("input_path", "required", "allowed"):
+        if key not in expected:
+            yield ("expected",), f"a source_span expectation needs {key!r}"
+    if not {"input_path", "required", "allowed"} <= expected.keys():
+        return
+    required, allowed = _span(expected["required"]), _span(expected["allowed"])
+    for key, span in (("required", required), ("allowed", allowed)):
+        if span is None:
+            yield ("expected", key), f"{key!r} is a [start, end] pair of nonnegative integers"
+        elif span[0] > span[1]:
+            yield ("expected", key), f"{key!r} starts after it ends"
+    source_pointer = expected["input_path"]
+    try:
+        source = resolve(envelope, parse_pointer(source_pointer))
+    except PointerSyntaxError as error:
+        yield ("expected", "input_path"), str(error)
+        return
+    if source is MISSING:
+        yield ("expected", "input_path"), f"nothing in this case's input at {source_pointer!r}"
+        return
+    if not isinstance(source, str):
+        yield (
+            ("expected", "input_path"),
+            (f"the case's input at {source_pointer!r} is {json_type_name(source)}, not a string"),
+        )
+        return
+    if required is None or allowed is None or required[0] > required[1] or allowed[0] > allowed[1]:
+        return
+    if required[0] == required[1]:
+        yield ("expected", "required"), "'required' must be a nonempty range"
+    if not (allowed[0] <= required[0] and required[1] <= allowed[1]):
+        yield ("expected", "required"), "'required' must lie inside 'allowed'"
+    if allowed[1] > len(source):
+        yield (
+            ("expected", "allowed"),
+            (f"'allowed' ends at {allowed[1]}, past the source's {len(source)} code points"),
+        )
+
+
+def _text_problems(expected: Any) -> Iterator[tuple[Path_, str]]:
+    if isinstance(expected, str):
+        return  # prose declares nothing: the attempt goes to human adjudication
+    if not isinstance(expected, dict):
+        yield (
+            ("expected",),
+            (f"a text comparison expects assertions or prose, found {json_type_name(expected)}"),
+        )
+        return
+    for key, value in expected.items():
+        shape = TEXT_ASSERTIONS.get(key)
+        where: Path_ = ("expected", key)
+        if shape is None:
+            yield where, f"unknown text assertion {key!r}"
+        elif shape == "count":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                yield where, f"{key!r} is a nonnegative integer"
+        elif shape == "note":
+            if not isinstance(value, str):
+                yield where, "'note' is a sentence for the adjudicator"
+        else:
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                yield where, f"{key!r} is a string or an array of strings"
+            elif shape == "patterns":
+                for position, pattern in enumerate(items):
+                    try:
+                        re.compile(pattern)
+                    except re.error as error:
+                        yield (
+                            where,
+                            f"pattern {position + 1} is not a valid regular expression: {error}",
+                        )
+
+
+def _metric_violations(
+    document: Located,
+    suite_path: Path_,
+    suite: Suite,
+    cases: Sequence[PlacedCase],
+    workflow: WorkflowSettings | None,
+) -> Iterator[Violation]:
+    names = Counter(metric.name for metric in suite.metrics)
+    by_id = {placed.case.id: placed for placed in cases}
+    for index, metric in enumerate(suite.metrics):
+        where: Path_ = (*suite_path, "metrics", index)
+        if names[metric.name] > 1:
+            yield violation_at(document, (*where, "name"), f"duplicate metric name {metric.name!r}")
+        problem = result_path_problem(metric.path, workflow)
+        if problem:
+            yield violation_at(document, (*where, "path"), problem)
+        yield from _catalog_violations(document, where, metric)
+        included = cases
+        if metric.cases is not None:
+            included = []
+            for position, case_id in enumerate(metric.cases):
+                if case_id in by_id:
+                    included.append(by_id[case_id])
+                else:
+                    yield violation_at(
+                        document,
+                        (*where, "cases", position),
+                        f"case {case_id!r} is not in this suite",
+                    )
+        for placed in included:
+            yield from _metric_gold_violations(placed, metric)
+
+
+def _catalog_violations(document: Located, where: Path_, metric: Metric) -> Iterator[Violation]:
+    seen: list[Any] = []
+    for position, label in enumerate(metric.labels):
+        if metric.kind == "multilabel" and label is None:
+            yield violation_at(
+                document, (*where, "labels", position), "a multilabel catalog holds strings only"
+            )
+        if any(json_equal(label, other) for other in seen):
+            yield violation_at(
+                document, (*where, "labels", position), f"duplicate label {label!r} in the catalog"
+            )
+        seen.append(label)
+
+
+def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Violation]:
+    at_path = [
+        index
+        for index, expectation in enumerate(placed.case.expectations)
+        if expectation.path == metric.path
+    ]
+    if len(at_path) != 1:
+        found = "none" if not at_path else f"{len(at_path)}"
+        yield placed.at(
+            ("expectations",),
+            f"metric {metric.name!r} needs exactly one expectation at {metric.path!r}, "
+            f"found {found}",
+        )
+        return
+    index = at_path[0]
+    gold = placed.case.expectations[index].expected
+    where: Path_ = ("expectations", index, "expected")
+    if metric.kind == "classification":
+        if gold not in metric.labels or (gold is None and None not in metric.labels):
+            yield placed.at(where, f"the gold label is not in metric {metric.name!r}'s catalog")
+        elif not (gold is None or isinstance(gold, str)):
+            yield placed.at(where, "a classification label is a string or null")
+    elif not isinstance(gold, list) or not all(isinstance(label, str) for label in gold):
+        yield placed.at(where, f"metric {metric.name!r} expects an array of string labels")
+    else:
+        unknown = [label for label in gold if label not in metric.labels]
+        if unknown:
+            yield placed.at(
+                where,
+                f"{len(unknown)} gold label(s) not in metric {metric.name!r}'s catalog",
+            )
+
+
+def _threshold_violations(
+    document: Located, suite_path: Path_, suite: Suite
+) -> Iterator[Violation]:
+    metrics = {metric.name: metric for metric in suite.metrics}
+    for key in suite.thresholds:
+        where = (*suite_path, "thresholds", key)
+        if key in RUN_THRESHOLDS:
+            if key == "json.parse" and not (suite.text and suite.text.json_):
+                yield violation_at(
+                    document, where, "'json.parse' needs the suite's text.json: true"
+                )
+            if key == "schema.requiredCoverage" and not (suite.text and suite.text.requiredKeys):
+                yield violation_at(
+                    document, where, "'schema.requiredCoverage' needs the suite's text.requiredKeys"
+                )
+            continue
+        if key.startswith("text."):
+            yield violation_at(
+                document, where, f"{key!r} is a counter: reported, never thresholded"
+            )
+            continue
+        name, _, figure = key.rpartition(".")
+        metric = metrics.get(name)
+        if metric is None or figure not in METRIC_THRESHOLDS:
+            yield violation_at(
+                document,
+                where,
+                f"unknown threshold {key!r}; use {', '.join(RUN_THRESHOLDS)} or "
+                "'{metric}.{figure}' such as 'queue_quality.accuracy'",
+            )
+        elif figure == "exact_set_accuracy" and metric.kind != "multilabel":
+            yield violation_at(document, where, "exact_set_accuracy is a multilabel figure")

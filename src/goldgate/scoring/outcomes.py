@@ -1,0 +1,65 @@
+"""What one check produced: its outcome, a safe one-sentence reason, and what it looked at.
+
+A reason is a gate message: it names types, lengths, counts, paths and pattern indexes, never
+the actual value, the expected value or the case input, so it is safe to print anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["ABSENT_REASON", "CheckOutcome", "Outcome", "not_run"]
+
+ABSENT_REASON = "nothing at the path (absent)"
+"""The reason of every comparison whose path resolves to nothing (absent is never null)."""
+
+
+class Outcome(StrEnum):
+    """How one check ended."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    """The check could not run: a scorer raised, the gold is malformed, a source is out of range."""
+    NOT_RUN = "not_run"
+    """The attempt failed or was skipped, or the check declares nothing to verify."""
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One expectation applied to one attempt.
+
+    ``actual`` is a plain (thawed) copy of the value found at the expectation's path, ``None``
+    when nothing was there (``actual_present`` tells absent from JSON ``null``). The text
+    fields are ``None`` for other comparisons.
+    """
+
+    outcome: Outcome
+    reason: str | None = None
+    actual_present: bool = False
+    actual: Any = None
+    assertions_declared: int | None = None
+    assertions_held: int | None = None
+    adjudication: bool = False
+    json_parsed: bool | None = None
+    required_keys_found: int | None = None
+    required_keys_declared: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcome, Outcome):
+            object.__setattr__(self, "outcome", Outcome(self.outcome))
+        if self.outcome is not Outcome.PASSED and not self.reason:
+            raise ValueError(f"a check outcome '{self.outcome}' needs a reason")
+        if not self.actual_present and self.actual is not None:
+            raise ValueError("an absent actual value must be recorded as None")
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome is Outcome.PASSED
+
+
+def not_run(reason: str) -> CheckOutcome:
+    """The outcome of a check whose attempt failed or was skipped: nothing was looked at."""
+    return CheckOutcome(Outcome.NOT_RUN, reason)
