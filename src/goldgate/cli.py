@@ -6,7 +6,7 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -24,12 +24,12 @@ app = typer.Typer(
 )
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     text = "text"
     json = "json"
 
 
-class SchemaName(str, Enum):
+class SchemaName(StrEnum):
     dataset = "dataset"
     cases = "cases"
     settings = "settings"
@@ -109,9 +109,7 @@ def evaluate(
     ] = 1,
     timeout: Annotated[
         float,
-        typer.Option(
-            "--timeout", help="Seconds per attempt, custom scoring included (positive)."
-        ),
+        typer.Option("--timeout", help="Seconds per attempt, custom scoring included (positive)."),
     ] = 300.0,
     repeat: Annotated[
         int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
@@ -132,7 +130,7 @@ def evaluate(
     json_output = output_format is OutputFormat.json
     if check:
         _finish(commands.check_gold_command(config, dataset, json_output=json_output))
-    if timeout <= 0 or timeout != timeout:
+    if not timeout > 0 or timeout == float("inf"):
         raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
     _finish(
         commands.run_evaluation(
@@ -174,16 +172,15 @@ def main() -> None:
         sys.exit(int(error.exit_code))
     except typer.Exit as done:
         sys.exit(done.exit_code)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, typer.Abort):
         print("goldgate: interrupted.", file=sys.stderr)
         sys.exit(int(ExitCode.INTERRUPTED))
-    except Exception as error:  # click's usage errors and aborts
-        import click
-
-        if isinstance(error, click.ClickException):
-            error.show()
+    except Exception as error:  # click's usage errors
+        # Recent typer versions vendor click (typer._click) and do not install it, so
+        # usage errors are recognised by their shape rather than by importing click.
+        show = getattr(error, "show", None)
+        if callable(show) and isinstance(getattr(error, "exit_code", None), int):
+            show()
             sys.exit(int(ExitCode.INVALID_INPUT))
-        if isinstance(error, click.exceptions.Abort):
-            sys.exit(int(ExitCode.INTERRUPTED))
         raise
     sys.exit(code if isinstance(code, int) else 0)

@@ -7,6 +7,10 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 from __future__ import annotations
 
 import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +48,7 @@ def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
     if json_output:
         _emit_json(summary)
     else:
-        workflows = ", ".join(summary["workflows"])
+        workflows = ", ".join(sorted(loaded.workflows))
         _emit(f"settings OK: {loaded.path} ({len(loaded.workflows)} workflows: {workflows})")
         _emit(f"configuration digest: {loaded.configuration_digest}")
     return ExitCode.PASSED
@@ -89,9 +93,7 @@ def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool)
         for violation in result.violations:
             _emit(violation.render())
         count = len(result.violations)
-        _emit(
-            f"{count} problem{'s' * (count != 1)} in {len(files)} file{'s' * (len(files) != 1)}."
-        )
+        _emit(f"{count} problem{'s' * (count != 1)} in {len(files)} file{'s' * (len(files) != 1)}.")
     else:
         gold = result.dataset
         _emit(
@@ -102,3 +104,42 @@ def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool)
             _emit(f"  {suite.name}: {len(suite.cases)} cases, {suite.fingerprint}")
         _emit(f"dataset fingerprint: {gold.fingerprint}")
     return ExitCode.PASSED if result.ok else ExitCode.INVALID_INPUT
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What ``goldgate evaluate`` was asked to do."""
+
+    config: Path
+    dataset: Path | None = None
+    suites: tuple[str, ...] = ()
+    live: bool = False
+    max_concurrency: int = 1
+    timeout: float = 300.0
+    repeat: int = 1
+    output: Path | None = None
+    json_output: bool = False
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+
+def run_evaluation(request: RunRequest) -> ExitCode:
+    """``goldgate evaluate``: check gold, prepare targets, run, write the report, summarize.
+
+    Everything that can be refused is refused before the first attempt starts (exit 2).
+    """
+    from goldgate.report.summary import render_summary, summary_json
+    from goldgate.session import prepare_session
+
+    session = prepare_session(request)
+    outcome = session.execute()
+    if request.json_output:
+        _emit_json(summary_json(outcome.report, outcome.report_path))
+    else:
+        _emit(render_summary(outcome.report, outcome.report_path))
+    if outcome.fallback_reason:
+        print(
+            f"goldgate: {outcome.fallback_reason}; the report was written to "
+            f"{outcome.report_path} instead.",
+            file=sys.stderr,
+        )
+    return ExitCode(outcome.report.verdict.exit_code)

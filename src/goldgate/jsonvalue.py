@@ -109,8 +109,20 @@ def json_type_name(value: Any) -> str:
 def canonical_json(value: JsonValue) -> str:
     """One text per JSON value: sorted keys, no whitespace, so hashes ignore formatting."""
     return json.dumps(
-        thaw(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=_plain_mapping,
     )
+
+
+def _plain_mapping(value: Any) -> Any:
+    # Frozen objects are read-only mappings, which json cannot write by itself; tuples it can.
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
 
 
 # --- RFC 6901 pointers ------------------------------------------------------------------------
@@ -263,7 +275,41 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
             raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
         raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
+    if _may_be_too_deep(text) and _depth(value) > _max_depth():
+        from goldgate._scanner import scan
+
+        scan(source, text)  # raises JsonSyntaxError where the nesting gets too deep
+        raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")  # pragma: no cover
     return JsonDocument(source, text, value)
+
+
+def _max_depth() -> int:
+    from goldgate._scanner import MAX_DEPTH
+
+    return MAX_DEPTH
+
+
+def _may_be_too_deep(text: str) -> bool:
+    # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit.
+    return text.count("[") + text.count("{") > _max_depth()
+
+
+def _depth(value: JsonValue) -> int:
+    """How deeply containers nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[JsonValue, int]] = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, dict):
+            children: Iterable[JsonValue] = current.values()
+        elif isinstance(current, list):
+            children = current
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children)
+    return deepest
 
 
 def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:

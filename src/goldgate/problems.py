@@ -6,8 +6,10 @@ same way: ``path:line:col: message (at /json/pointer)``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -20,6 +22,9 @@ class Located(Protocol):
 
     @property
     def source(self) -> str: ...
+
+    @property
+    def value(self) -> Any: ...
 
     def position(self, path: Sequence[str | int]) -> tuple[int, int]: ...
 
@@ -48,6 +53,15 @@ class Violation:
         }
 
 
+def display_path(path: Path) -> str:
+    """A path as messages show it: relative to the working folder when it lies inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
 def violation_at(document: Located, path: Sequence[str | int], message: str) -> Violation:
     """A violation at ``path`` of ``document``, positioned by the document itself."""
     line, column = document.position(path)
@@ -57,23 +71,70 @@ def violation_at(document: Located, path: Sequence[str | int], message: str) -> 
 def from_validation_error(
     document: Located, error: ValidationError, prefix: Sequence[str | int] = ()
 ) -> list[Violation]:
-    """Pydantic's errors as violations, each one sentence at its place in ``document``."""
-    violations = []
+    """Pydantic's errors as violations, each one sentence at its place in ``document``.
+
+    A union reports one error per branch, under the branch's name (``str``,
+    ``WorkflowSettings``, ``constrained-str``): those names are dropped from the place, and a
+    branch's type mismatch is dropped where another branch accepted the type and found a
+    deeper problem, so one mistake reads as one violation at its real place."""
+    root = _value_at(document.value, prefix)
+    placed: list[tuple[tuple[str | int, ...], Any]] = []
     for detail in error.errors(include_url=False):
-        path = [*prefix, *_clean_location(detail["loc"])]
-        violations.append(violation_at(document, path, _sentence(detail)))
+        path = (*prefix, *_place(root, detail["loc"], detail["type"]))
+        placed.append((path, detail))
+    mismatches: dict[tuple[str | int, ...], list[Any]] = {}
+    violations = []
+    for path, detail in placed:
+        if detail["type"] not in _TYPE_WORDS:
+            violations.append(violation_at(document, path, _sentence(detail)))
+            continue
+        shadowed = any(
+            other is not detail
+            and other_path[: len(path)] == path
+            and (other_path != path or other["type"] not in _TYPE_WORDS)
+            for other_path, other in placed
+        )
+        if not shadowed:
+            mismatches.setdefault(path, []).append(detail)
+    for path, details in mismatches.items():
+        words = list(dict.fromkeys(_TYPE_WORDS[detail["type"]] for detail in details))
+        found = json_type_name(details[0].get("input"))
+        violations.append(
+            violation_at(document, path, f"expected {' or '.join(words)}, found {found}")
+        )
     return violations
 
 
-def _clean_location(location: Iterable[Any]) -> list[str | int]:
-    # Pydantic names union branches and validator steps in the location; they are not places.
+def _value_at(value: Any, path: Sequence[str | int]) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _place(root: Any, location: Iterable[Any], kind: str) -> list[str | int]:
+    """The part of pydantic's location that names places in the document: keys and indexes
+    that exist (or the missing key itself), not union branches or validator steps."""
+    parts = list(location)
     cleaned: list[str | int] = []
-    for part in location:
-        if isinstance(part, int) or (
-            isinstance(part, str) and not any(mark in part for mark in "[]()")
-        ):
+    current = root
+    for position, part in enumerate(parts):
+        if _has(current, part):
+            cleaned.append(part)
+            current = current[part]
+        elif kind == "missing" and position == len(parts) - 1 and isinstance(current, dict):
             cleaned.append(part)
     return cleaned
+
+
+def _has(container: Any, part: Any) -> bool:
+    if isinstance(container, dict):
+        return part in container
+    if isinstance(container, list):
+        return isinstance(part, int) and not isinstance(part, bool) and 0 <= part < len(container)
+    return False
 
 
 _TYPE_WORDS = {

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from goldgate.dataset.models import Case, Metric, Suite, TextOptions
 from goldgate.jsonvalue import canonical_json
 
@@ -52,6 +54,9 @@ class Dataset:
         return next(suite for suite in self.suites if suite.name == name)
 
 
+_CASES = TypeAdapter(tuple[Case, ...])
+
+
 def _digest(content: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
@@ -60,7 +65,7 @@ def suite_fingerprint(suite: Suite, cases: tuple[Case, ...]) -> str:
     """sha256 over the suite's ordered, canonical content: reordering cases changes it,
     reformatting the JSON (or moving cases into a file) does not."""
     content = suite.model_dump(mode="json", by_alias=True, exclude={"cases", "description"})
-    content["cases"] = [case.model_dump(mode="json", by_alias=True) for case in cases]
+    content["cases"] = _CASES.dump_python(cases, mode="json", by_alias=True)
     return _digest(content)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -15,7 +14,13 @@ from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
 from goldgate.errors import GoldCheckError, InvalidInputError
 from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
-from goldgate.problems import Violation, from_validation_error, sort_violations, violation_at
+from goldgate.problems import (
+    Violation,
+    display_path,
+    from_validation_error,
+    sort_violations,
+    violation_at,
+)
 from goldgate.settings.load import LoadedSettings
 
 
@@ -37,13 +42,6 @@ class GoldCheck:
     @property
     def ok(self) -> bool:
         return not self.violations
-
-
-def display_path(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
 
 
 def _syntax_violation(error: JsonSyntaxError) -> Violation:
@@ -167,8 +165,10 @@ def load_gold(
     result = check_gold(settings, path, extra_scorers=extra_scorers)
     if result.dataset is None:
         count = len(result.violations)
+        listing = "".join(violation.render() + "\n" for violation in result.violations)
         raise GoldCheckError(
             result.violations,
-            f"{count} problem{'s' * (count != 1)} in the gold at {display_path(result.path)}",
+            f"{listing}{count} problem{'s' * (count != 1)} in the gold at "
+            f"{display_path(result.path)}; run 'goldgate evaluate --check' after every edit.",
         )
     return result.dataset

@@ -124,7 +124,7 @@ def _case_violations(
 ) -> Iterator[Violation]:
     case = placed.case
     names = Counter(expectation.name for expectation in case.expectations)
-    envelope = case.input.model_dump()
+    envelope = {"payload": case.input.payload, "metadata": case.input.metadata}
     for index, expectation in enumerate(case.expectations):
         where: Path_ = ("expectations", index)
         if names[expectation.name] > 1:

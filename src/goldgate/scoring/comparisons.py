@@ -103,12 +103,11 @@ def describe_difference(actual: Any, expected: Any) -> str:
                 f"the expected array {len(expected)}"
             )
         index = next(
-            i
-            for i, (a, e) in enumerate(zip(actual, expected, strict=True))
-            if not json_equal(a, e)
+            i for i, (a, e) in enumerate(zip(actual, expected, strict=True)) if not json_equal(a, e)
         )
-        inner_actual, inner_expected = json_type_name(actual[index]), json_type_name(
-            expected[index]
+        inner_actual, inner_expected = (
+            json_type_name(actual[index]),
+            json_type_name(expected[index]),
         )
         return (
             f"the array differs from the expected array at index {index} "
@@ -129,7 +128,10 @@ def describe_difference(actual: Any, expected: Any) -> str:
         if extra:
             parts.append(f"has {_plural(extra, 'unexpected key')}")
         if different:
-            parts.append(f"has {_plural(different, 'value')} that differ")
+            parts.append(
+                f"has {_plural(different, 'value')} that "
+                + ("differs" if different == 1 else "differ")
+            )
         return "the object " + ", ".join(parts)
     return f"the {actual_type} differs from the expected {expected_type}"
 
@@ -254,8 +256,7 @@ def compare_source_span(actual: Any, expected: Any, envelope: Any) -> Verdict:
         return _error(f"the source at input_path {input_path} is absent from the case input")
     if not isinstance(source, str):
         return _error(
-            f"the source at input_path {input_path} is {_a(json_type_name(source))}, "
-            "not a string"
+            f"the source at input_path {input_path} is {_a(json_type_name(source))}, not a string"
         )
     (required_start, required_end), (allowed_start, allowed_end) = (
         expected["required"],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,15 @@ from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError
 from goldgate.jsonvalue import canonical_json
-from goldgate.problems import Violation, from_validation_error, sort_violations, violation_at
+from goldgate.problems import (
+    Violation,
+    display_path,
+    from_validation_error,
+    sort_violations,
+    violation_at,
+)
 from goldgate.settings.models import Settings, WorkflowSettings
-from goldgate.settings.yamlfile import YamlDocument, load_yaml_file
+from goldgate.settings.yamlfile import YamlDocument, YamlSyntaxError, load_yaml_file
 
 DEFAULT_SETTINGS = Path("config/settings.yaml")
 
@@ -61,16 +66,12 @@ class LoadedSettings:
         return [self.project_root, *(self.folder / entry for entry in self.settings.python_path)]
 
 
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
-
-
 def load_settings(path: Path) -> LoadedSettings:
     """Load and validate settings without importing or calling anything they name."""
-    document = load_yaml_file(path, _display(path))
+    try:
+        document = load_yaml_file(path, display_path(path))
+    except YamlSyntaxError as error:
+        raise SettingsError([_syntax_violation(error)]) from None
     if not isinstance(document.value, dict):
         raise SettingsError([violation_at(document, (), "settings must be a YAML mapping")])
     try:
@@ -90,6 +91,10 @@ def load_settings(path: Path) -> LoadedSettings:
     )
 
 
+def _syntax_violation(error: YamlSyntaxError) -> Violation:
+    return Violation(error.source, error.line, error.column, error.message, "")
+
+
 def _resolve_workflows(
     path: Path, settings: Settings, document: YamlDocument
 ) -> tuple[dict[str, WorkflowSettings], dict[str, Path], list[Violation]]:
@@ -107,11 +112,16 @@ def _resolve_workflows(
             continue
         file = path.parent / entry
         try:
-            included = load_yaml_file(file, _display(file))
+            included = load_yaml_file(file, display_path(file))
+        except YamlSyntaxError as error:  # reported in the workflow file, where it is
+            violations.append(_syntax_violation(error))
+            continue
         except InvalidInputError as error:
             line, column = document.position(("workflows", name))
             violations.append(
-                Violation(document.source, line, column, str(error), f"/workflows/{name}")
+                Violation(
+                    document.source, line, column, str(error).rstrip("."), f"/workflows/{name}"
+                )
             )
             continue
         try:

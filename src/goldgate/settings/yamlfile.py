@@ -12,6 +12,17 @@ import yaml
 from goldgate.errors import InvalidInputError
 
 
+class YamlSyntaxError(InvalidInputError):
+    """Text that is not (safe, duplicate-free) YAML, with the place it went wrong."""
+
+    def __init__(self, source: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{source}:{line}:{column}: {message}.")
+        self.source = source
+        self.line = line
+        self.column = column
+        self.message = message
+
+
 @dataclass(frozen=True)
 class YamlDocument:
     source: str
@@ -47,7 +58,7 @@ def _index(
             key = str(key_node.value)
             if key in seen:
                 line, column = _mark(key_node)
-                raise InvalidInputError(f"{source}:{line}:{column}: duplicate key {key!r}.")
+                raise YamlSyntaxError(source, line, column, f"duplicate key {key!r}")
             seen.add(key)
             keys[(*path, key)] = _mark(key_node)
             _index(source, value_node, (*path, key), values, keys)
@@ -74,7 +85,7 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = (error.problem or error.context or "invalid YAML").strip()
-        raise InvalidInputError(f"{source}:{line}:{column}: {problem}.") from None
+        raise YamlSyntaxError(source, line, column, problem) from None
     except yaml.YAMLError as error:
         raise InvalidInputError(f"{source}: invalid YAML ({error}).") from None
     values: dict[tuple[str, ...], tuple[int, int]] = {}

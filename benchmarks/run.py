@@ -1,0 +1,204 @@
+"""goldgate benchmarks: synthetic workloads, figures printed, nothing asserted.
+
+    .venv/bin/python benchmarks/run.py [check] [runner] [scoring]
+
+- check: `goldgate evaluate --check` on 10,000 cases x 3 expectations + a metric
+  (targets: under 1.5 s and 250 MB).
+- runner: 1,000 cases against an async python target sleeping 20 ms at concurrency 64, with
+  and without --repeat 3; wall time against the ideal (rounds x 20 ms) plus start-up, where
+  start-up is the same run against a target that does not sleep.
+- scoring: a 10,000-case run against an instant target: checks scored per second.
+
+Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
+resident set size. The machines are shared and noisy: read ratios, not single digits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORK = HERE / ".work"
+GOLDGATE = [sys.executable, "-m", "goldgate"]
+
+LABELS = ["billing_dispute", "service_change", "cancellation"]
+
+
+def _case(index: int) -> dict[str, object]:
+    label = LABELS[index % 3]
+    message = f"Request {index}: please handle {label} for account C-{index}."
+    return {
+        "id": f"case-{index:05d}",
+        "family": "synthetic",
+        "split": "dev" if index % 5 else "holdout",
+        "input": {"payload": {"message": message}, "metadata": {"language": "en"}},
+        "expectations": [
+            {"name": "status", "path": "/execution/status", "expected": "completed"},
+            {
+                "name": "queue",
+                "path": "/flows/triage/steps/classify/result/answer/optionId",
+                "expected": label,
+            },
+            {
+                "name": "account",
+                "path": "/payload/account",
+                "expected": {"input_path": "/payload/message", "required": [0, 7],
+                             "allowed": [0, len(message)]},
+                "comparison": "source_span",
+            },
+        ],
+    }
+
+
+TARGET_SOURCE = '''
+import anyio
+
+SLEEP = {sleep}
+
+
+async def handle(request):
+    if SLEEP:
+        await anyio.sleep(SLEEP)
+    message = request["envelope"]["payload"]["message"]
+    label = message.split("handle ")[1].split(" ")[0]
+    return {{
+        "execution": {{"status": "completed"}},
+        "payload": {{"account": message}},
+        "flows": {{"triage": {{"steps": {{"classify": {{"result": {{"answer": {{"optionId": label}}}}}}}}}}}},
+    }}
+'''
+
+
+def make_project(name: str, cases: int, sleep: float) -> Path:
+    """A project folder: config/settings.yaml, an async python target, generated gold."""
+    root = WORK / name
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "config").mkdir(parents=True)
+    (root / "evaluation" / "cases").mkdir(parents=True)
+    module = f"bench_target_{name}"
+    (root / f"{module}.py").write_text(TARGET_SOURCE.format(sleep=sleep))
+    (root / "config" / "settings.yaml").write_text(
+        "workflows:\n"
+        "  triage_app:\n"
+        "    revision: bench\n"
+        f"    target: {{python: '{module}:handle'}}\n"
+        "    flows:\n"
+        "      triage:\n"
+        "        steps:\n"
+        "          classify: {}\n"
+    )
+    manifest = {
+        "name": f"bench_{name}",
+        "revision": "bench",
+        "suites": [
+            {
+                "name": "synthetic",
+                "workflow": "triage_app",
+                "cases": "cases/synthetic.json",
+                "metrics": [
+                    {
+                        "name": "queue_quality",
+                        "path": "/flows/triage/steps/classify/result/answer/optionId",
+                        "kind": "classification",
+                        "labels": LABELS,
+                    }
+                ],
+            }
+        ],
+    }
+    (root / "evaluation" / "dataset.json").write_text(json.dumps(manifest, indent=2))
+    (root / "evaluation" / "cases" / "synthetic.json").write_text(
+        json.dumps([_case(i) for i in range(cases)], indent=2)
+    )
+    return root
+
+
+_MEASURE = """
+import json, resource, subprocess, sys, time
+started = time.perf_counter()
+done = subprocess.run(sys.argv[2:], cwd=sys.argv[1], capture_output=True, text=True)
+wall = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"wall": wall, "peak_kb": peak, "code": done.returncode,
+                  "output": done.stdout + done.stderr}))
+"""
+
+
+def timed(arguments: list[str], cwd: Path) -> tuple[float, float, int, str]:
+    """Wall seconds, peak RSS in MB and exit code of one goldgate process, measured by a
+    fresh wrapper process so that the peak belongs to that goldgate process alone."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(cwd), *GOLDGATE, *arguments],
+        capture_output=True, text=True, check=True,
+    )
+    figures = json.loads(done.stdout)
+    return figures["wall"], figures["peak_kb"] / 1024, figures["code"], figures["output"]
+
+
+def bench_check() -> None:
+    root = make_project("check", 10_000, 0.0)
+    wall, peak, code, output = timed(["evaluate", "--check"], root)
+    print(f"check: 10,000 cases x 3 expectations + 1 metric: {wall:.2f} s wall, "
+          f"{peak:.0f} MB peak RSS, exit {code} (target < 1.5 s, < 250 MB): "
+          f"{wall / 1.5:.2f}x of the time budget, {peak / 250:.2f}x of the memory budget")
+    if code != 0:
+        print(output[-2000:])
+
+
+def bench_runner() -> None:
+    for repeat in (1, 3):
+        base = make_project("runner_base", 1000, 0.0)
+        slow = make_project("runner_slow", 1000, 0.02)
+        arguments = ["evaluate", "--max-concurrency", "64", "--repeat", str(repeat),
+                     "--output", "report.json"]
+        startup, _, _, _ = timed(arguments, base)
+        (base / "report.json").unlink()
+        wall, peak, code, output = timed(arguments, slow)
+        rounds = math.ceil(1000 * repeat / 64)
+        ideal = rounds * 0.02
+        ratio = (wall - startup) / ideal
+        print(f"runner: 1,000 cases x repeat {repeat}, 20 ms async target, concurrency 64: "
+              f"{wall:.2f} s wall; start-up (same run, no sleep) {startup:.2f} s; "
+              f"ideal {rounds} rounds x 20 ms = {ideal:.2f} s; "
+              f"(wall - start-up) / ideal = {ratio:.2f}x (target <= 1.15x); "
+              f"{peak:.0f} MB peak RSS; exit {code}")
+        if code != 0:
+            print(output[-2000:])
+
+
+def bench_scoring() -> None:
+    root = make_project("scoring", 10_000, 0.0)
+    wall, peak, code, output = timed(["evaluate", "--output", "report.json"], root)
+    report = json.loads((root / "report.json").read_text())
+    suite = report["suites"][0]
+    checks = sum(suite["counts"]["checks"].values())
+    run_seconds = report["duration_seconds"]
+    size = (root / "report.json").stat().st_size / 1e6
+    print(f"scoring: 10,000 cases, {checks} checks: run {run_seconds:.2f} s "
+          f"({checks / run_seconds:,.0f} checks/s including the target calls), "
+          f"{wall:.2f} s wall for the process, {peak:.0f} MB peak RSS, "
+          f"report {size:.1f} MB; exit {code}")
+    if code != 0:
+        print(output[-2000:])
+
+
+BENCHMARKS = {"check": bench_check, "runner": bench_runner, "scoring": bench_scoring}
+
+
+def main(names: list[str]) -> None:
+    WORK.mkdir(exist_ok=True)
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    for name in names or list(BENCHMARKS):
+        BENCHMARKS[name]()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,1 @@
+"""The example application goldgate's bundled gold is checked against."""

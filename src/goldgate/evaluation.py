@@ -1,0 +1,308 @@
+"""Running gold: the engine behind ``goldgate evaluate`` and the Python API.
+
+``evaluate`` runs one in-memory suite against a variant and returns an immutable report,
+writing nothing. ``open_application`` prepares the targets a settings file declares. The
+CLI uses ``run_jobs`` and ``assemble_report`` from here with targets built from settings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from goldgate import __version__
+from goldgate.dataset.gold import Dataset, GoldSuite
+from goldgate.dataset.models import Case, Expectation, Metric, Suite, TextOptions
+from goldgate.errors import InvalidInputError
+from goldgate.execution.runner import AttemptRun, ProgressCallback, RunOptions, run_suite
+from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
+from goldgate.jsonvalue import FrozenJson
+from goldgate.report.build import SuiteRun, build_suite_record, run_verdict
+from goldgate.report.models import (
+    DatasetRecord,
+    OptionsRecord,
+    Report,
+    ScorerRecord,
+    TargetRecord,
+    VariantRecord,
+)
+from goldgate.scoring import RegisteredScorer, ScorerRegistry
+from goldgate.settings.load import LoadedSettings, load_settings
+
+__all__ = [
+    "Application",
+    "EvaluationSuite",
+    "EvaluationVariant",
+    "Expectation",
+    "FrozenJson",
+    "RegisteredScorer",
+    "evaluate",
+    "open_application",
+]
+
+
+@dataclass(frozen=True)
+class EvaluationVariant:
+    """What is being evaluated: a named, revised way to run the application."""
+
+    name: str
+    revision: str
+    run: Callable[[Mapping[str, Any]], Awaitable[Any]]
+    configuration_revision: str | None = None
+    workflow: str = "python"
+    flow: str | None = None
+    step: str | None = None
+
+
+@dataclass(frozen=True)
+class EvaluationSuite:
+    """An in-memory suite for the Python API."""
+
+    name: str
+    cases: Sequence[Case]
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    text: TextOptions | None = None
+
+
+@dataclass(frozen=True)
+class SuiteJob:
+    """One suite to run (or to report as skipped) and how to reach its target."""
+
+    suite: GoldSuite
+    target: TargetRecord
+    run: AttemptRun | None
+    skip_reason: str | None = None
+
+
+async def run_jobs(
+    jobs: Sequence[SuiteJob],
+    registry: ScorerRegistry,
+    options: RunOptions,
+    *,
+    stop: anyio.Event | None = None,
+    progress: Callable[[GoldSuite, int], ProgressCallback | None] | None = None,
+) -> list[SuiteRun]:
+    """Suites in order. After ``stop`` is set nothing new starts; what finished is kept."""
+    runs = []
+    for job in jobs:
+        if job.skip_reason is not None or job.run is None:
+            runs.append(
+                SuiteRun(job.suite, job.target, (), options.repeat, skip_reason=job.skip_reason)
+            )
+            continue
+        if stop is not None and stop.is_set():
+            runs.append(SuiteRun(job.suite, job.target, (), options.repeat, started=False))
+            continue
+        callback = progress(job.suite, options.repeat) if progress is not None else None
+        slots = await run_suite(job.suite, job.run, registry, options, progress=callback, stop=stop)
+        runs.append(SuiteRun(job.suite, job.target, slots, options.repeat))
+    return runs
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def assemble_report(
+    runs: Sequence[SuiteRun],
+    *,
+    dataset: DatasetRecord,
+    variant: VariantRecord,
+    options: OptionsRecord,
+    registry: ScorerRegistry,
+    started: datetime,
+    duration: float,
+    interrupted: bool,
+) -> Report:
+    suites = tuple(build_suite_record(run, options.include_details) for run in runs)
+    return Report(
+        goldgate_version=__version__,
+        complete=not interrupted,
+        started_at=started.isoformat(),
+        finished_at=_now().isoformat(),
+        duration_seconds=round(duration, 6),
+        dataset=dataset,
+        variant=variant,
+        options=options,
+        scorers=tuple(
+            ScorerRecord(name=name, revision=revision)
+            for name, revision in sorted(registry.revisions().items())
+        ),
+        suites=suites,
+        verdict=run_verdict(suites, interrupted),
+    )
+
+
+def _require_scorers(cases: Sequence[Case], registry: ScorerRegistry) -> None:
+    for case in cases:
+        for expectation in case.expectations:
+            if expectation.comparison == "custom" and expectation.scorer not in registry:
+                raise InvalidInputError(
+                    f"case {case.id!r}, expectation {expectation.name!r}: scorer "
+                    f"{expectation.scorer!r} is not registered."
+                )
+
+
+def _gold_suite(suite: EvaluationSuite | GoldSuite, metrics: Sequence[Metric]) -> GoldSuite:
+    if isinstance(suite, GoldSuite):
+        if not metrics:
+            return suite
+        cases, name = suite.cases, suite.name
+        thresholds, text = suite.thresholds, suite.text
+        metrics = (*suite.metrics, *metrics)
+    else:
+        cases, name = tuple(suite.cases), suite.name
+        thresholds, text = dict(suite.thresholds), suite.text
+    model = Suite(
+        name=name,
+        workflow="python",
+        cases=[case.model_dump(mode="json") for case in cases],
+        metrics=list(metrics),
+        thresholds=dict(thresholds),
+        text=text,
+    )
+    for metric in metrics:
+        for case in cases:
+            if metric.cases is not None and case.id not in metric.cases:
+                continue
+            if sum(e.path == metric.path for e in case.expectations) != 1:
+                raise InvalidInputError(
+                    f"case {case.id!r} needs exactly one expectation at {metric.path!r} "
+                    f"for metric {metric.name!r}."
+                )
+    return GoldSuite.build(model, tuple(cases), "<python>")
+
+
+async def evaluate(
+    suite: EvaluationSuite | GoldSuite,
+    variant: EvaluationVariant,
+    *,
+    metrics: Sequence[Metric] = (),
+    scorers: Sequence[RegisteredScorer] = (),
+    include_details: bool = True,
+    max_concurrency: int = 1,
+    timeout: float = 300.0,
+) -> Report:
+    """Run every case of ``suite`` through ``variant.run`` and score it; write nothing.
+
+    A custom comparison whose scorer is not in ``scorers`` fails before anything runs.
+    """
+    options = RunOptions(max_concurrency=max_concurrency, timeout=timeout)
+    registry = ScorerRegistry(scorers)
+    gold = _gold_suite(suite, metrics)
+    _require_scorers(gold.cases, registry)
+    target = TargetRecord(
+        kind="python-api", workflow_revision=variant.revision, live=False, identity={}
+    )
+    started, clock = _now(), time.perf_counter()
+    runs = await run_jobs([SuiteJob(gold, target, variant.run)], registry, options)
+    return assemble_report(
+        runs,
+        dataset=DatasetRecord(
+            name=gold.name, revision=variant.revision, fingerprint=gold.fingerprint
+        ),
+        variant=VariantRecord(
+            name=variant.name,
+            revision=variant.revision,
+            configuration_revision=variant.configuration_revision,
+        ),
+        options=OptionsRecord(
+            max_concurrency=max_concurrency,
+            timeout=timeout,
+            repeat=1,
+            suites=(gold.name,),
+            live=False,
+            include_details=include_details,
+        ),
+        registry=registry,
+        started=started,
+        duration=time.perf_counter() - clock,
+        interrupted=False,
+    )
+
+
+@dataclass(frozen=True)
+class PreparedConfiguration:
+    """Settings ready to run: their digest identifies the configuration in reports."""
+
+    settings: LoadedSettings
+
+    @property
+    def configuration_digest(self) -> str:
+        return self.settings.configuration_digest
+
+
+class Application:
+    """The application a settings file declares, reachable per workflow, flow and step."""
+
+    def __init__(self, prepared: PreparedConfiguration, targets: Mapping[str, Target]) -> None:
+        self.prepared = prepared
+        self._targets = dict(targets)
+
+    @property
+    def configuration_digest(self) -> str:
+        return self.prepared.configuration_digest
+
+    def _target(self, workflow: str) -> Target:
+        try:
+            return self._targets[workflow]
+        except KeyError:
+            raise InvalidInputError(
+                f"workflow {workflow!r} is not declared in the settings."
+            ) from None
+
+    async def _call(
+        self, workflow: str, flow: str | None, step: str | None, envelope: Mapping[str, Any]
+    ) -> TargetResponse:
+        return await self._target(workflow)(TargetRequest(workflow, flow, step, envelope))
+
+    async def run(self, workflow: str, envelope: Mapping[str, Any]) -> TargetResponse:
+        return await self._call(workflow, None, None, envelope)
+
+    async def run_flow(
+        self, workflow: str, flow: str, envelope: Mapping[str, Any]
+    ) -> TargetResponse:
+        return await self._call(workflow, flow, None, envelope)
+
+    async def run_step(
+        self, workflow: str, flow: str, step: str, envelope: Mapping[str, Any]
+    ) -> TargetResponse:
+        return await self._call(workflow, flow, step, envelope)
+
+
+@asynccontextmanager
+async def open_application(
+    settings: LoadedSettings | Path | str, *, live: bool = False
+) -> AsyncIterator[Application]:
+    """Prepare every workflow's target (live ones only when ``live``) and close them after."""
+    loaded = settings if isinstance(settings, LoadedSettings) else load_settings(Path(settings))
+    targets: dict[str, Target] = {}
+    try:
+        for name, workflow in loaded.workflows.items():
+            if workflow.live and not live:
+                continue
+            target = build_target(
+                workflow.target, project_root=loaded.project_root, search_paths=loaded.python_paths
+            )
+            target.load()
+            targets[name] = target
+        yield Application(PreparedConfiguration(loaded), targets)
+    finally:
+        for target in targets.values():
+            await target.aclose()
+
+
+def dataset_record(dataset: Dataset, display_path: str | None) -> DatasetRecord:
+    return DatasetRecord(
+        name=dataset.name,
+        revision=dataset.revision,
+        fingerprint=dataset.fingerprint,
+        path=display_path,
+    )

@@ -1,0 +1,75 @@
+"""The safe summary printed to stdout: names, counts, verdicts and the report path only.
+
+No inputs, outputs, expected values, reasons or credentials: those stay in the report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goldgate.report.models import Report, SuiteRecord
+
+
+def _suite_line(suite: SuiteRecord, width: int) -> str:
+    name = suite.name.ljust(width)
+    if suite.status == "skipped":
+        return f"  {name}  skipped: {suite.skip_reason}"
+    if suite.status == "not_started":
+        return f"  {name}  not started (interrupted)"
+    attempts = suite.counts.attempts
+    checks = suite.counts.checks
+    parts = [
+        f"{suite.case_count} cases",
+        f"{suite.attempt_count} attempts",
+        f"checks {checks['passed']} passed, {checks['failed']} failed, {checks['error']} error",
+    ]
+    runtime = attempts["failed"] + attempts["timed_out"]
+    if runtime:
+        parts.append(f"{runtime} runtime failures")
+    if attempts["cancelled"]:
+        parts.append(f"{attempts['cancelled']} cancelled")
+    if suite.thresholds:
+        held = sum(threshold.held for threshold in suite.thresholds)
+        parts.append(f"thresholds {held}/{len(suite.thresholds)} held")
+    return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
+
+
+def render_summary(report: Report, report_path: Path | None) -> str:
+    """A few lines a CI log can show anyone."""
+    width = max((len(suite.name) for suite in report.suites), default=0)
+    lines = [
+        f"goldgate: {report.dataset.name} @ {report.dataset.revision} "
+        f"({len(report.suites)} suites, {report.duration_seconds:.2f} s)"
+    ]
+    lines.extend(_suite_line(suite, width) for suite in report.suites)
+    verdict = report.verdict
+    state = "" if report.complete else " (incomplete: interrupted)"
+    lines.append(f"verdict: {verdict.meaning} (exit {verdict.exit_code}){state}")
+    if report_path is not None:
+        lines.append(f"report: {report_path}")
+    return "\n".join(lines)
+
+
+def summary_json(report: Report, report_path: Path | None) -> dict[str, object]:
+    """The same safe summary for machines."""
+    return {
+        "dataset": report.dataset.name,
+        "revision": report.dataset.revision,
+        "fingerprint": report.dataset.fingerprint,
+        "complete": report.complete,
+        "verdict": report.verdict.model_dump(),
+        "suites": [
+            {
+                "name": suite.name,
+                "status": suite.status,
+                "verdict": suite.verdict,
+                "skip_reason": suite.skip_reason,
+                "case_count": suite.case_count,
+                "attempt_count": suite.attempt_count,
+                "counts": suite.counts.model_dump(),
+                "thresholds": [t.model_dump() for t in suite.thresholds],
+            }
+            for suite in report.suites
+        ],
+        "report": str(report_path) if report_path is not None else None,
+    }

@@ -1,0 +1,95 @@
+"""Scoring: comparisons, text assertions, the custom scorer registry and suite metrics.
+
+Everything here is a pure function over frozen data; only ``score_expectation`` is async,
+and only because custom scorers are.
+"""
+
+from goldgate.scoring.comparisons import (
+    Verdict,
+    compare_exact,
+    compare_set,
+    compare_source_span,
+    describe_difference,
+    set_key,
+    source_span_problem,
+)
+from goldgate.scoring.metrics import (
+    UNAVAILABLE_KINDS,
+    Averages,
+    ClassificationMetricResult,
+    Confusion,
+    LabelScores,
+    MetricResult,
+    MultilabelLabelScores,
+    MultilabelMetricResult,
+    Observation,
+    ObservationStatus,
+    UnavailableCounts,
+    classification_metric,
+    classify_prediction,
+    compute_metric,
+    multilabel_metric,
+    multilabel_prediction,
+)
+from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, not_run
+from goldgate.scoring.registry import (
+    RegisteredScorer,
+    ScorerFunction,
+    ScorerRegistry,
+    import_scorer,
+    is_async_callable,
+)
+from goldgate.scoring.score import envelope_document, score_expectation
+from goldgate.scoring.text import (
+    ADJUDICATION_REASON,
+    TEXT_ASSERTIONS,
+    compare_text,
+    count_lines,
+    count_text_assertions,
+    dot_path_exists,
+    text_expected_problem,
+)
+
+__all__ = [
+    "ABSENT_REASON",
+    "ADJUDICATION_REASON",
+    "TEXT_ASSERTIONS",
+    "UNAVAILABLE_KINDS",
+    "Averages",
+    "CheckOutcome",
+    "ClassificationMetricResult",
+    "Confusion",
+    "LabelScores",
+    "MetricResult",
+    "MultilabelLabelScores",
+    "MultilabelMetricResult",
+    "Observation",
+    "ObservationStatus",
+    "Outcome",
+    "RegisteredScorer",
+    "ScorerFunction",
+    "ScorerRegistry",
+    "UnavailableCounts",
+    "Verdict",
+    "classification_metric",
+    "classify_prediction",
+    "compare_exact",
+    "compare_set",
+    "compare_source_span",
+    "compare_text",
+    "compute_metric",
+    "count_lines",
+    "count_text_assertions",
+    "describe_difference",
+    "dot_path_exists",
+    "envelope_document",
+    "import_scorer",
+    "is_async_callable",
+    "multilabel_metric",
+    "multilabel_prediction",
+    "not_run",
+    "score_expectation",
+    "set_key",
+    "source_span_problem",
+    "text_expected_problem",
+]

@@ -1,0 +1,116 @@
+"""One expectation applied to one result document: resolve the path, then compare.
+
+Only ``custom`` awaits anything (the user's scorer); every other comparison is computed in
+place, so scoring a document without custom expectations never yields to the event loop for
+long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from goldgate.dataset.models import Envelope, Expectation, TextOptions
+from goldgate.errors import InvalidInputError
+from goldgate.jsonvalue import MISSING, PointerSyntaxError, freeze, resolve_pointer, thaw
+from goldgate.scoring.comparisons import (
+    Verdict,
+    compare_exact,
+    compare_set,
+    compare_source_span,
+)
+from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
+from goldgate.scoring.registry import RegisteredScorer
+from goldgate.scoring.text import compare_text
+
+__all__ = ["envelope_document", "score_expectation"]
+
+
+def envelope_document(envelope: Envelope | Mapping[str, Any]) -> Mapping[str, Any]:
+    """The case input as a JSON document ``{"payload": ..., "metadata": ...}``."""
+    if isinstance(envelope, Envelope):
+        return {"payload": envelope.payload, "metadata": envelope.metadata}
+    return envelope
+
+
+def _with_actual(verdict: Verdict, actual: Any) -> CheckOutcome:
+    present = actual is not MISSING
+    return CheckOutcome(
+        verdict.outcome,
+        verdict.reason,
+        actual_present=present,
+        actual=thaw(actual) if present else None,
+    )
+
+
+async def score_expectation(
+    expectation: Expectation,
+    document: Any,
+    envelope: Envelope | Mapping[str, Any],
+    registry: Mapping[str, RegisteredScorer],
+    text_options: TextOptions | None = None,
+) -> CheckOutcome:
+    """The outcome of ``expectation`` against one result ``document``.
+
+    ``envelope`` is the case input (for ``source_span``), ``registry`` the registered custom
+    scorers and ``text_options`` the suite's options for ``text``. A malformed pointer, a
+    malformed expected value or a scorer that raises or returns something other than a bool
+    is an ``error`` outcome; a custom expectation whose scorer is not registered raises
+    ``InvalidInputError`` (the runner checks registrations before anything runs).
+    """
+    try:
+        actual = resolve_pointer(document, expectation.path)
+    except PointerSyntaxError:
+        return CheckOutcome(Outcome.ERROR, "the expectation's path is not a valid JSON pointer")
+    comparison = expectation.comparison
+    expected = expectation.expected
+    if comparison == "exact":
+        return _with_actual(compare_exact(actual, expected), actual)
+    if comparison == "set":
+        return _with_actual(compare_set(actual, expected), actual)
+    if comparison == "source_span":
+        verdict = compare_source_span(actual, expected, envelope_document(envelope))
+        return _with_actual(verdict, actual)
+    if comparison == "text":
+        return compare_text(actual, expected, text_options)
+    if comparison == "custom":
+        return await _score_custom(expectation, actual, registry)
+    return CheckOutcome(Outcome.ERROR, f"unknown comparison {comparison!r}")
+
+
+async def _score_custom(
+    expectation: Expectation, actual: Any, registry: Mapping[str, RegisteredScorer]
+) -> CheckOutcome:
+    name = expectation.scorer
+    if name is None:
+        return CheckOutcome(Outcome.ERROR, "a custom comparison needs a scorer name")
+    scorer = registry.get(name)
+    if scorer is None:
+        raise InvalidInputError(
+            f"expectation '{expectation.name}' uses scorer '{name}', which is not registered."
+        )
+    if actual is MISSING:
+        return CheckOutcome(Outcome.FAILED, ABSENT_REASON)
+    recorded = thaw(actual)
+    try:
+        result = await scorer.function(freeze(actual), freeze(expectation.expected))
+    except Exception as error:
+        return CheckOutcome(
+            Outcome.ERROR,
+            f"scorer '{name}' raised {type(error).__name__}",
+            actual_present=True,
+            actual=recorded,
+        )
+    if not isinstance(result, bool):
+        return CheckOutcome(
+            Outcome.ERROR,
+            f"scorer '{name}' returned {type(result).__name__}, not a bool",
+            actual_present=True,
+            actual=recorded,
+        )
+    return CheckOutcome(
+        Outcome.PASSED if result else Outcome.FAILED,
+        None if result else f"scorer '{name}' returned false",
+        actual_present=True,
+        actual=recorded,
+    )

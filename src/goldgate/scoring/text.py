@@ -1,0 +1,343 @@
+"""The ``text`` comparison: an answer string checked against the assertions its case declares.
+
+``expected`` is either a plain string, which declares nothing (the attempt joins the
+adjudication queue for a human verdict), or an object of assertions:
+
+===============  ===========================================================================
+key              holds when
+===============  ===========================================================================
+contains         every string appears in the answer (one assertion per string)
+notContains      none of the strings appears (one assertion per string)
+matches          every regular expression matches somewhere (``re.search``), one per pattern
+notMatches       no regular expression matches anywhere, one per pattern
+minChars         the answer has at least that many code points
+maxChars         the answer has at most that many code points
+maxLines         the answer has at most that many lines (see ``count_lines``)
+requiredKeys     every dot path (a string or an array of them) exists in the answer parsed as
+                 JSON, one assertion per path
+note             never checked and not counted: the sentence a human adjudicator reads
+===============  ===========================================================================
+
+A check that could not run (a broken regular expression, ``requiredKeys`` against text that is
+not JSON) fails and never passes; its reason names why. A malformed assertion object (an
+unknown key, a value of the wrong type) is an ``error``: the gold check refuses it offline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from goldgate.dataset.models import TextOptions
+from goldgate.jsonvalue import (
+    MISSING,
+    JsonSyntaxError,
+    json_type_name,
+    parse_json_text,
+    thaw,
+)
+from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
+
+__all__ = [
+    "ADJUDICATION_REASON",
+    "TEXT_ASSERTIONS",
+    "compare_text",
+    "count_lines",
+    "count_text_assertions",
+    "dot_path_exists",
+    "text_expected_problem",
+]
+
+ADJUDICATION_REASON: Final = "declares no assertions; queued for human adjudication"
+
+TEXT_ASSERTIONS: Final = (
+    "contains",
+    "notContains",
+    "matches",
+    "notMatches",
+    "minChars",
+    "maxChars",
+    "maxLines",
+    "requiredKeys",
+    "note",
+)
+_PATTERNS = frozenset({"matches", "notMatches"})
+_BOUNDS = frozenset({"minChars", "maxChars", "maxLines"})
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+def _a(type_name: str) -> str:
+    if type_name == "null":
+        return type_name
+    return ("an " if type_name[0] in "aeiou" else "a ") + type_name
+
+
+# --- validation (shared with the offline gold check) -------------------------------------------
+
+
+def text_expected_problem(expected: Any) -> str | None:
+    """Why ``expected`` is not a valid text expectation, or ``None`` when it is.
+
+    A plain string is valid (it declares nothing). Regular expressions are not compiled here:
+    a broken one makes the check fail at scoring time.
+    """
+    if isinstance(expected, str):
+        return None
+    if not isinstance(expected, Mapping):
+        return (
+            "the expected value of a text comparison must be a string or an object of "
+            f"assertions, got {_a(json_type_name(expected))}"
+        )
+    for key, value in expected.items():
+        if key not in TEXT_ASSERTIONS:
+            return f"text comparison does not know the assertion {key!r}"
+        if key in _BOUNDS:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                return f"{key} must be a non-negative integer"
+        elif key == "note":
+            if not isinstance(value, str):
+                return "note must be a string"
+        elif not (isinstance(value, str) or _is_list_of(value, str)):
+            return f"{key} must be a string or an array of strings"
+    return None
+
+
+def _is_list_of(value: Any, kind: type) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(item, kind) for item in value)
+
+
+def _entries(value: Any) -> Sequence[Any]:
+    return [value] if isinstance(value, str | int) else list(value)
+
+
+def count_text_assertions(expected: Any) -> int:
+    """How many assertions a valid ``expected`` declares: each entry of a list counts once,
+    a bound counts once, ``note`` and a plain string declare nothing."""
+    if not isinstance(expected, Mapping):
+        return 0
+    return sum(len(_entries(value)) for key, value in expected.items() if key != "note")
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def count_lines(text: str) -> int:
+    """Lines of ``text`` as separated by ``\\n`` only.
+
+    The empty string has 0 lines; a final ``\\n`` ends the last line rather than starting a
+    new one, so ``"a"`` and ``"a\\n"`` have 1 line and ``"a\\n\\n"`` has 2. ``\\r`` and other
+    Unicode line separators are ordinary characters.
+    """
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def dot_path_exists(value: Any, path: str) -> bool:
+    """Whether the dot path (``a.b.0.c``) exists in a parsed JSON value.
+
+    Each segment names an object key; in an array a segment that is a decimal index
+    (``0``, ``12``, no sign or leading zero) selects an element. A ``null`` at the path exists.
+    """
+    current = value
+    for segment in path.split("."):
+        if isinstance(current, Mapping):
+            if segment not in current:
+                return False
+            current = current[segment]
+        elif isinstance(current, list | tuple):
+            if not _ARRAY_INDEX.fullmatch(segment) or int(segment) >= len(current):
+                return False
+            current = current[int(segment)]
+        else:
+            return False
+    return True
+
+
+# The messages of Python's regular expression parser, some of which quote a piece of the
+# pattern: only these fixed prefixes are repeated in a reason.
+_REGEX_MESSAGES: Final = (
+    "bad escape (end of pattern)",
+    "bad escape",
+    "incomplete escape",
+    "undefined character name",
+    "octal escape value",
+    "invalid group reference",
+    "cannot refer to an open group",
+    "cannot refer to group defined in the same lookbehind subpattern",
+    "unknown extension",
+    "bad character in group name",
+    "bad character range",
+    "redefinition of group name",
+    "unknown group name",
+    "unterminated character set",
+    "nothing to repeat",
+    "multiple repeat",
+    "unbalanced parenthesis",
+    "unexpected end of pattern",
+    "min repeat greater than max repeat",
+    "look-behind requires fixed-width pattern",
+    "looks too much behind",
+    "global flags not at the start of the expression",
+    "bad inline flags",
+    "unknown flag",
+    "bad group number",
+    "too many groups",
+    "conditional backref with more than two branches",
+)
+
+
+def _regex_error_summary(error: re.error) -> str:
+    message = error.msg
+    if message.startswith("missing "):  # "missing " + a fixed delimiter or word, never quoted
+        return message if error.pos is None else f"{message} at position {error.pos}"
+    known = [prefix for prefix in _REGEX_MESSAGES if message.startswith(prefix)]
+    summary = max(known, key=len) if known else "invalid syntax"
+    return summary if error.pos is None else f"{summary} at position {error.pos}"
+
+
+# --- scoring -----------------------------------------------------------------------------------
+
+
+class _Answer:
+    """The answer text, with its JSON parse done at most once, and only when needed."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._parsed: tuple[bool, Any] | None = None
+
+    @property
+    def parsed(self) -> tuple[bool, Any]:
+        """Whether the answer is strict JSON, and its value when it is."""
+        if self._parsed is None:
+            try:
+                self._parsed = (True, parse_json_text("answer", self.text).value)
+            except JsonSyntaxError:
+                self._parsed = (False, None)
+        return self._parsed
+
+
+def _item(noun: str, key: str, index: int, listed: bool) -> str:
+    return f"{noun} {index + 1} of {key}" if listed else f"the {key} {noun}"
+
+
+def _results(expected: Mapping[str, Any], answer: _Answer) -> Iterator[tuple[bool, str]]:
+    """Each declared assertion in declaration order: whether it held, and the reason if not."""
+    text = answer.text
+    for key, value in expected.items():
+        listed = not isinstance(value, str | int)
+        if key == "contains":
+            for index, needle in enumerate(_entries(value)):
+                yield needle in text, f"the answer lacks {_item('string', key, index, listed)}"
+        elif key == "notContains":
+            for index, needle in enumerate(_entries(value)):
+                yield (
+                    needle not in text,
+                    f"the answer includes {_item('string', key, index, listed)}",
+                )
+        elif key in _PATTERNS:
+            for index, pattern in enumerate(_entries(value)):
+                yield _pattern_result(key, _item("pattern", key, index, listed), pattern, text)
+        elif key == "minChars":
+            yield (
+                len(text) >= value,
+                f"the answer has {len(text)} code points, fewer than minChars {value}",
+            )
+        elif key == "maxChars":
+            yield (
+                len(text) <= value,
+                f"the answer has {len(text)} code points, more than maxChars {value}",
+            )
+        elif key == "maxLines":
+            lines = count_lines(text)
+            yield lines <= value, f"the answer has {lines} lines, more than maxLines {value}"
+        elif key == "requiredKeys":
+            parsed, document = answer.parsed
+            for index, path in enumerate(_entries(value)):
+                if not parsed:
+                    yield False, "requiredKeys need a JSON answer, but the answer is not JSON"
+                else:
+                    yield (
+                        dot_path_exists(document, path),
+                        f"{_item('key', key, index, listed)} is absent from the JSON answer",
+                    )
+
+
+def _pattern_result(key: str, what: str, pattern: str, text: str) -> tuple[bool, str]:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        return False, f"{what} is not a valid regular expression: {_regex_error_summary(error)}"
+    found = compiled.search(text) is not None
+    if key == "matches":
+        return found, f"{what} does not match the answer"
+    return not found, f"{what} matches the answer"
+
+
+def compare_text(actual: Any, expected: Any, options: TextOptions | None = None) -> CheckOutcome:
+    """Score one answer against its text expectation (and the suite's text options).
+
+    ``actual`` is the value at the expectation's path (``MISSING`` when absent) and must be a
+    string. The outcome records how many declared assertions held; with suite options it also
+    records whether the answer parsed as JSON (``json_parsed``, only when the suite sets
+    ``json``) and how many of the suite's ``requiredKeys`` it has. Suite options are recorded,
+    never asserted: the suite's thresholds gate on them.
+    """
+    present = actual is not MISSING
+    is_text = isinstance(actual, str)
+    answer = _Answer(actual if is_text else "")
+
+    suite: dict[str, Any] = {}
+    if options is not None and options.json_:
+        suite["json_parsed"] = is_text and answer.parsed[0]
+    if options is not None and options.requiredKeys:
+        parsed, value = answer.parsed if is_text else (False, None)
+        suite["required_keys_declared"] = len(options.requiredKeys)
+        suite["required_keys_found"] = (
+            sum(1 for path in options.requiredKeys if dot_path_exists(value, path)) if parsed else 0
+        )
+
+    def outcome(result: Outcome, reason: str | None, **fields: Any) -> CheckOutcome:
+        return CheckOutcome(
+            result,
+            reason,
+            actual_present=present,
+            actual=thaw(actual) if present else None,
+            **suite,
+            **fields,
+        )
+
+    problem = text_expected_problem(expected)
+    if problem is not None:
+        return outcome(Outcome.ERROR, problem)
+    declared = count_text_assertions(expected)
+    has_note = isinstance(expected, Mapping) and "note" in expected
+    counts = {"assertions_declared": declared, "assertions_held": 0}
+    if not present:
+        return outcome(Outcome.FAILED, ABSENT_REASON, adjudication=False, **counts)
+    if not is_text:
+        return outcome(
+            Outcome.FAILED,
+            f"the answer is {_a(json_type_name(actual))}, not a string",
+            adjudication=False,
+            **counts,
+        )
+    if declared == 0:
+        return outcome(Outcome.NOT_RUN, ADJUDICATION_REASON, adjudication=True, **counts)
+    held = 0
+    first_failure: str | None = None
+    for holds, reason in _results(expected, answer):
+        if holds:
+            held += 1
+        elif first_failure is None:
+            first_failure = reason
+    counts["assertions_held"] = held
+    if first_failure is None:
+        return outcome(Outcome.PASSED, None, adjudication=has_note, **counts)
+    return outcome(
+        Outcome.FAILED,
+        f"{first_failure} ({held} of {declared} assertions held)",
+        adjudication=has_note,
+        **counts,
+    )
