@@ -7,17 +7,14 @@ through gold. The revision is recorded in reports: change it when the scorer's m
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import inspect
-import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from goldgate.errors import InvalidInputError
+from goldgate.imports import import_attribute, is_async_callable
 from goldgate.jsonvalue import FrozenJson
 
 __all__ = [
@@ -30,15 +27,6 @@ __all__ = [
 
 ScorerFunction: TypeAlias = Callable[[FrozenJson, FrozenJson], Awaitable[bool]]
 """An async scorer: gets frozen copies of the actual and expected values, returns a bool."""
-
-
-def is_async_callable(function: object) -> bool:
-    """Whether calling ``function`` returns an awaitable coroutine: an ``async def`` function
-    or method, a ``functools.partial`` of one, or an object with an ``async def __call__``."""
-    if inspect.iscoroutinefunction(function):
-        return True
-    # Look __call__ up on the type: a class's own __call__ attribute is its instances'.
-    return callable(function) and inspect.iscoroutinefunction(type(function).__call__)
 
 
 @dataclass(frozen=True)
@@ -99,54 +87,16 @@ def import_scorer(
     import_path: str, name: str, revision: str, search_paths: Sequence[Path] = ()
 ) -> RegisteredScorer:
     """Import ``module:attribute`` (the attribute may be dotted) with ``search_paths`` first on
-    ``sys.path`` for the duration of the import, and register it as ``name`` at ``revision``.
+    ``sys.path``, and register it as ``name`` at ``revision``.
 
     Anything that goes wrong (a malformed path, an import that raises, a missing attribute, an
     attribute that is not an async callable) raises ``InvalidInputError`` with one sentence
     naming the import path, never a traceback.
     """
-    module_name, colon, attribute = import_path.partition(":")
-    if not colon or not module_name or not attribute or ":" in attribute:
-        raise InvalidInputError(
-            f"scorer '{name}': '{import_path}' is not an import path of the form "
-            "'package.module:attribute'."
-        )
-    module = _import_module(module_name, import_path, name, search_paths)
-    target: Any = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise InvalidInputError(
-                f"scorer '{name}': '{import_path}' names nothing ('{part}' is not there)."
-            ) from None
-    if not callable(target):
-        raise InvalidInputError(f"scorer '{name}': '{import_path}' is not callable.")
+    target = import_attribute(import_path, search_paths, f"scorer {name!r} ({import_path!r})")
     if not is_async_callable(target):
         raise InvalidInputError(
-            f"scorer '{name}': '{import_path}' is not an async function "
+            f"scorer {name!r} ({import_path!r}) is not an async function "
             "(scorers are 'async def (actual, expected) -> bool')."
         )
     return RegisteredScorer(name, revision, target)
-
-
-def _import_module(
-    module_name: str, import_path: str, name: str, search_paths: Sequence[Path]
-) -> Any:
-    added = [str(path) for path in search_paths]
-    sys.path[:0] = added
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        missing = f" (module '{error.name}' not found)" if error.name else ""
-        raise InvalidInputError(
-            f"scorer '{name}': cannot import '{import_path}'{missing}."
-        ) from None
-    except (Exception, SystemExit) as error:
-        raise InvalidInputError(
-            f"scorer '{name}': importing '{import_path}' raised {type(error).__name__}."
-        ) from None
-    finally:
-        for entry in added:
-            with contextlib.suppress(ValueError):  # the imported code removed it itself
-                sys.path.remove(entry)

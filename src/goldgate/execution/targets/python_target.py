@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,65 +10,20 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from goldgate.errors import InvalidInputError
 from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetRequest, TargetResponse
+from goldgate.imports import import_attribute, is_async_callable
 from goldgate.settings.models import DEFAULT_MAX_RESULT_BYTES
 
 _WHO = "python target"
 
 
-def _is_async(function: Callable[..., Any]) -> bool:
-    if inspect.iscoroutinefunction(function):
-        return True
-    # An instance whose class defines ``async def __call__``.
-    return inspect.iscoroutinefunction(type(function).__call__)
-
-
 def import_callable(import_path: str, search_paths: Sequence[Path] = ()) -> Callable[..., Any]:
-    """The callable at ``module:attribute`` (the attribute may be dotted), importing the module
-    with ``search_paths`` first on ``sys.path``. Problems are ``InvalidInputError`` naming the
-    import path and the kind of problem, never a traceback."""
-    module_name, _, attribute = import_path.partition(":")
-    if not module_name or not attribute:
-        raise InvalidInputError(
-            f"python target {import_path!r} is not of the form 'package.module:attribute'."
-        )
-    for folder in reversed(search_paths):
-        entry = str(folder)
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
-    importlib.invalidate_caches()
-    try:
-        value: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        missing = f"module {error.name!r}" if error.name else "a module"
-        raise InvalidInputError(
-            f"python target {import_path!r} could not be imported: {missing} was not found."
-        ) from error
-    except (Exception, SystemExit) as error:
-        raise InvalidInputError(
-            f"python target {import_path!r} could not be imported: importing "
-            f"{module_name!r} raised {type(error).__name__}."
-        ) from error
-    for part in attribute.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise InvalidInputError(
-                f"python target {import_path!r} could not be loaded: "
-                f"{module_name!r} has no attribute {attribute!r}."
-            ) from None
-        except Exception as error:
-            raise InvalidInputError(
-                f"python target {import_path!r} could not be loaded: reading "
-                f"{attribute!r} raised {type(error).__name__}."
-            ) from error
-    if not callable(value):
-        raise InvalidInputError(
-            f"python target {import_path!r} is not callable (its type is {type(value).__name__})."
-        )
-    return value  # type: ignore[no-any-return]
+    """The callable a python target names; ``InvalidInputError`` naming the path otherwise."""
+    function: Callable[..., Any] = import_attribute(
+        import_path, search_paths, f"python target {import_path!r}"
+    )
+    return function
 
 
 class PythonTarget:
@@ -99,7 +52,7 @@ class PythonTarget:
         """Import the callable now; ``InvalidInputError`` (exit 2) when that fails."""
         if self._function is None:
             function = import_callable(self.import_path, self.search_paths)
-            self._async = _is_async(function)
+            self._async = is_async_callable(function)
             self._function = function
 
     def describe(self) -> dict[str, Any]:
