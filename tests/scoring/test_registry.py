@@ -160,5 +160,7 @@ def test_import_failures_are_one_sentence(scorer_folder: Any, suffix: str, messa
 
 @pytest.mark.parametrize("path", ["module", ":attr", "module:", "a:b:c"])
 def test_malformed_import_paths(path: str) -> None:
-    with pytest.raises(InvalidInputError, match="is not of the form 'package.module:attribute'"):
+    with pytest.raises(
+        InvalidInputError, match=re.escape("is not of the form 'package.module:attribute'")
+    ):
         import_scorer(path, "s", "1", [])
