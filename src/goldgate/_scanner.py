@@ -11,6 +11,7 @@ import bisect
 import json
 import math
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
 _STRING_PROBLEM = re.compile(r'[\x00-\x1f"]|\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])?')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERALS = {"true": True, "false": False, "null": None}
 _NOT_JSON_CONSTANTS = ("NaN", "Infinity", "-Infinity")
 MAX_DEPTH = 512
@@ -71,7 +73,12 @@ class _Scanner:
     def string(self, offset: int) -> tuple[str, int]:
         match = _STRING.match(self.text, offset)
         if match:
-            return json.loads(match.group()), match.end()
+            value: str = json.loads(match.group())
+            if _SURROGATE.search(value):
+                raise self.fail(
+                    offset, "string holds a lone UTF-16 surrogate, which is not a character"
+                )
+            return value, match.end()
         position = offset + 1
         while True:
             problem = _STRING_PROBLEM.search(self.text, position)
@@ -107,6 +114,10 @@ class _Scanner:
         if match and match.end() > offset and match.group() != "-":
             if (match.group(1) or match.group(2)) and math.isinf(float(match.group())):
                 raise self.fail(offset, "number is out of range for a 64-bit float")
+            digits = len(match.group()) - match.group().startswith("-")
+            limit = sys.get_int_max_str_digits()
+            if not (match.group(1) or match.group(2)) and limit and digits > limit:
+                raise self.fail(offset, f"integer has more than {limit} digits")
             return match.end()
         raise self.fail(offset, f"expected a JSON value, found {self.describe(offset)}")
 

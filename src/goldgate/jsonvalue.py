@@ -256,9 +256,15 @@ def decode_utf8(source: str, data: bytes) -> str:
         ) from None
 
 
+# A lone UTF-16 surrogate (escaped, or a raw one in a str that did not come from UTF-8) is
+# not a Unicode character: it cannot be written back as UTF-8, hashed or printed.
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
 def parse_json_text(source: str, text: str) -> JsonDocument:
-    """Strict JSON: duplicate keys, NaN/Infinity, out-of-range numbers, trailing data and
-    control characters in strings are errors naming ``source``, line and column."""
+    """Strict JSON: duplicate keys, NaN/Infinity, out-of-range numbers, trailing data,
+    control characters and lone surrogates in strings are errors naming ``source``, line and
+    column."""
     try:
         value = json.loads(
             text,
@@ -266,7 +272,7 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
             parse_constant=_reject_constant,
             parse_float=_finite_float,
         )
-    except (json.JSONDecodeError, _Rejected, RecursionError) as error:
+    except (ValueError, _Rejected, RecursionError) as error:  # ValueError: too many digits
         from goldgate._scanner import scan
 
         scan(source, text)  # raises JsonSyntaxError at the first problem in text order
@@ -275,11 +281,13 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
             raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
         raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
-    if _may_be_too_deep(text) and _depth(value) > _max_depth():
+    if _MAYBE_SURROGATE.search(text) or (_may_be_too_deep(text) and _depth(value) > _max_depth()):
         from goldgate._scanner import scan
 
-        scan(source, text)  # raises JsonSyntaxError where the nesting gets too deep
-        raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")  # pragma: no cover
+        index = scan(source, text)  # raises JsonSyntaxError at a lone surrogate or too deep
+        if _depth(value) > _max_depth():  # pragma: no cover - the scanner refuses it first
+            raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")
+        return JsonDocument(source, text, value, [index])
     return JsonDocument(source, text, value)
 
 
@@ -323,4 +331,6 @@ def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:
         raise InvalidInputError(f"{source}: is a folder, not a JSON file.") from None
     except OSError as error:
         raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
+    except ValueError as error:  # a name no file can have, such as one with a NUL byte
+        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
     return parse_json_text(source, decode_utf8(source, data))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,31 @@ class YamlDocument:
         return 1, 1
 
 
+class _SafeLoader(yaml.SafeLoader):
+    """The safe loader, with a scalar it cannot build (a date such as 2020-13-01, an integer
+    too long to convert) reported at its place instead of escaping as a ValueError."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as error:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot load this value ({error})", node.start_mark
+            ) from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(source: str, node: yaml.Node) -> None:
+    # "\ud800" in a double-quoted scalar loads as a lone surrogate: not a character, so it
+    # could be neither hashed into the digest nor printed.
+    if isinstance(node, yaml.ScalarNode) and _SURROGATE.search(str(node.value)):
+        line, column = _mark(node)
+        message = "string holds a lone UTF-16 surrogate, which is not a character"
+        raise YamlSyntaxError(source, line, column, message)
+
+
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
@@ -52,9 +78,11 @@ def _index(
     keys: dict[tuple[str, ...], tuple[int, int]],
 ) -> None:
     values[path] = _mark(node)
+    _refuse_surrogates(source, node)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:
+            _refuse_surrogates(source, key_node)
             key = str(key_node.value)
             if key in seen:
                 line, column = _mark(key_node)
@@ -78,9 +106,13 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
         raise InvalidInputError(f"{source}: is not UTF-8 text.") from None
     except OSError as error:
         raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
+    except ValueError as error:  # a name no file can have, such as one with a NUL byte
+        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        value = yaml.safe_load(text) if node is not None else None
+        value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
+    except RecursionError:
+        raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -91,5 +123,8 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
     values: dict[tuple[str, ...], tuple[int, int]] = {}
     keys: dict[tuple[str, ...], tuple[int, int]] = {}
     if node is not None:
-        _index(source, node, (), values, keys)
+        try:
+            _index(source, node, (), values, keys)
+        except RecursionError:  # pragma: no cover - composing fails first
+            raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
     return YamlDocument(source, value, values, keys)

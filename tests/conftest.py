@@ -1,0 +1,222 @@
+"""Shared fixtures: where the repository and the shared oracles are, a way to run the real CLI
+in-process, and a small valid gold project to break one mutation at a time."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ORACLES = REPO_ROOT.parent / "shared" / "oracles"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def oracle() -> Callable[[str], Any]:
+    """Load one file of ``../shared/oracles`` (beside the repository), or skip visibly."""
+
+    def load(name: str) -> Any:
+        path = ORACLES / name
+        if not path.is_file():
+            pytest.skip(f"../shared/oracles not found at {path}: no oracle to compare against")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    return load
+
+
+# --- the real CLI, in-process -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+@pytest.fixture
+def run_cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., CliResult]:
+    """Run ``goldgate.cli.main`` (the console script's entry point) with ``args``, from
+    ``cwd`` when given, and return its exit code and output. Nothing escapes as a traceback:
+    an unexpected exception fails the test."""
+    from goldgate.cli import main
+
+    def run(*args: str, cwd: Path | None = None) -> CliResult:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "argv", ["goldgate", *args])
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exited:
+            main()
+        out, err = capsys.readouterr()
+        code = exited.value.code
+        return CliResult(code if isinstance(code, int) else (0 if code is None else 1), out, err)
+
+    return run
+
+
+# --- a small valid project ----------------------------------------------------------------------
+
+SETTINGS_YAML = """\
+workflows:
+  triage:
+    revision: r1
+    target:
+      python: app.main:handle
+    flows:
+      main:
+        steps:
+          classify: {}
+          units:
+            collection: [route]
+scorers:
+  casefold:
+    import: app.scorers:casefold
+    revision: "1"
+"""
+
+
+def _case(case_id: str, label: str) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "input": {
+            "payload": {"message": f"Case {case_id}: cancel renewal for account C-1."},
+            "metadata": {"language": "en"},
+        },
+        "expectations": [
+            {"name": "queue", "path": "/flows/main/steps/classify/result/label", "expected": label},
+            {"name": "status", "path": "/execution/status", "expected": "completed"},
+        ],
+    }
+
+
+MANIFEST: dict[str, Any] = {
+    "name": "gold",
+    "revision": "r1",
+    "suites": [
+        {
+            "name": "inline",
+            "workflow": "triage",
+            "flow": "main",
+            "step": "classify",
+            "cases": [_case("a", "billing"), _case("b", "other")],
+            "metrics": [
+                {
+                    "name": "queue_quality",
+                    "path": "/flows/main/steps/classify/result/label",
+                    "kind": "classification",
+                    "labels": ["billing", "other"],
+                }
+            ],
+            "thresholds": {"pass_rate": 0.9, "queue_quality.accuracy": 0.5},
+        },
+        {"name": "filed", "workflow": "triage", "cases": "cases/filed.json"},
+    ],
+}
+
+CASES: list[dict[str, Any]] = [
+    {
+        "id": "x",
+        "input": {
+            "payload": {"message": "😀😀 ok", "count": 3},
+            "metadata": {"language": "en"},
+        },
+        "expectations": [
+            {"name": "status", "path": "/execution/status", "expected": None},
+            {"name": "tags", "path": "/payload/tags", "expected": ["a", "b"], "comparison": "set"},
+            {
+                "name": "span",
+                "path": "/payload/action",
+                "expected": {
+                    "input_path": "/payload/message",
+                    "required": [3, 5],
+                    "allowed": [2, 5],
+                },
+                "comparison": "source_span",
+            },
+            {
+                "name": "custom",
+                "path": "/payload/category",
+                "expected": "Billing",
+                "comparison": "custom",
+                "scorer": "casefold",
+            },
+            {
+                "name": "reply",
+                "path": "/flows/main/steps/classify/result/text",
+                "expected": {"contains": "ok", "matches": "^T", "maxChars": 100},
+                "comparison": "text",
+            },
+            {
+                "name": "unit",
+                "path": "/flows/main/steps/units/result/items/0/steps/route/result/queue",
+                "expected": "q",
+            },
+        ],
+    },
+    {
+        "id": "y",
+        "input": {"payload": {"message": "hello"}, "metadata": {}},
+        "expectations": [{"name": "tags", "path": "/payload/tags", "expected": ["c"]}],
+    },
+]
+
+
+@dataclass
+class GoldProject:
+    """A project folder: config/settings.yaml, evaluation/dataset.json, evaluation/cases/.
+
+    ``settings`` (YAML text), ``manifest`` and ``cases`` start as fresh copies of a valid
+    baseline; change them, then ``write()``. A file given as text is written verbatim."""
+
+    root: Path
+    settings: str
+    manifest: Any
+    cases: Any
+
+    SETTINGS = "config/settings.yaml"
+    DATASET = "evaluation/dataset.json"
+    CASE_FILE = "evaluation/cases/filed.json"
+
+    def write(self) -> GoldProject:
+        self.put(self.SETTINGS, self.settings)
+        self.put(self.DATASET, self.manifest)
+        self.put(self.CASE_FILE, self.cases)
+        return self
+
+    def put(self, relative: str, content: Any) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_text(json.dumps(content, indent=2, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    def text(self, relative: str) -> str:
+        return (self.root / relative).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def gold_project(tmp_path: Path) -> GoldProject:
+    """A fresh, valid (but not yet written) project in ``tmp_path``."""
+    return GoldProject(tmp_path, SETTINGS_YAML, copy.deepcopy(MANIFEST), copy.deepcopy(CASES))
