@@ -278,18 +278,48 @@ def test_source_span_failures_and_errors() -> None:
 @pytest.mark.parametrize(
     ("expected", "problem"),
     [
-        ("text", "must be an object"),
-        ({"input_path": "/payload/m", "required": [0, 1]}, "needs the key 'allowed'"),
-        ({"input_path": "/p", "required": [0, 1], "allowed": [0, 1], "x": 1}, "key 'x'"),
-        ({"input_path": 3, "required": [0, 1], "allowed": [0, 1]}, "pointer string"),
-        ({"input_path": "a", "required": [0, 1], "allowed": [0, 1]}, "not a valid JSON pointer"),
-        ({"input_path": "/p", "required": [0, True], "allowed": [0, 1]}, "two integers"),
-        ({"input_path": "/p", "required": [0, 1.0], "allowed": [0, 1]}, "two integers"),
-        ({"input_path": "/p", "required": [0, 1, 2], "allowed": [0, 1]}, "two integers"),
-        ({"input_path": "/p", "required": [1, 1], "allowed": [0, 1]}, "nonempty"),
-        ({"input_path": "/p", "required": [0, 3], "allowed": [1, 3]}, "inside allowed"),
-        ({"input_path": "/p", "required": [0, 3], "allowed": [0, 2]}, "inside allowed"),
-        ({"input_path": "/p", "required": [0, 3], "allowed": [-1, 3]}, "before offset 0"),
+        ("text", "a source_span expects {input_path, required, allowed}, found string"),
+        (
+            {"input_path": "/payload/m", "required": [0, 1]},
+            "a source_span expectation needs 'allowed'",
+        ),
+        ({"input_path": "/p", "required": [0, 1], "allowed": [0, 1], "x": 1}, "unknown key 'x'"),
+        (
+            {"input_path": 3, "required": [0, 1], "allowed": [0, 1]},
+            "a JSON pointer must be a string",
+        ),
+        (
+            {"input_path": "a", "required": [0, 1], "allowed": [0, 1]},
+            "must be empty or start with '/'",
+        ),
+        (
+            {"input_path": "/p", "required": [0, True], "allowed": [0, 1]},
+            "'required' is a [start, end] pair",
+        ),
+        (
+            {"input_path": "/p", "required": [0, 1.0], "allowed": [0, 1]},
+            "'required' is a [start, end] pair",
+        ),
+        (
+            {"input_path": "/p", "required": [0, 1, 2], "allowed": [0, 1]},
+            "'required' is a [start, end] pair",
+        ),
+        (
+            {"input_path": "/p", "required": [1, 1], "allowed": [0, 1]},
+            "'required' must be a nonempty range",
+        ),
+        (
+            {"input_path": "/p", "required": [0, 3], "allowed": [1, 3]},
+            "'required' must lie inside 'allowed'",
+        ),
+        (
+            {"input_path": "/p", "required": [0, 3], "allowed": [0, 2]},
+            "'required' must lie inside 'allowed'",
+        ),
+        (
+            {"input_path": "/p", "required": [0, 3], "allowed": [-1, 3]},
+            "'allowed' is a [start, end] pair of nonnegative",
+        ),
     ],
 )
 def test_malformed_source_span_expectations_are_errors(expected: Any, problem: str) -> None:

@@ -215,16 +215,16 @@ def test_absent_answer_fails() -> None:
 @pytest.mark.parametrize(
     ("expected", "problem"),
     [
-        ({"contain": "x"}, "text comparison does not know the assertion 'contain'"),
-        ({"contains": 3}, "contains must be a string or an array of strings"),
-        ({"matches": ["a", None]}, "matches must be a string or an array of strings"),
-        ({"maxChars": -1}, "maxChars must be a non-negative integer"),
-        ({"maxLines": True}, "maxLines must be a non-negative integer"),
-        ({"minChars": 1.5}, "minChars must be a non-negative integer"),
-        ({"requiredKeys": [1]}, "requiredKeys must be a string or an array of strings"),
-        ({"requiredKeys": {"a": 1}}, "requiredKeys must be a string or an array of strings"),
-        ({"note": 1}, "note must be a string"),
-        (["contains"], "must be a string or an object of assertions, got an array"),
+        ({"contain": "x"}, "unknown text assertion 'contain'"),
+        ({"contains": 3}, "'contains' is a string or an array of strings"),
+        ({"matches": ["a", None]}, "'matches' is a string or an array of strings"),
+        ({"maxChars": -1}, "'maxChars' is a nonnegative integer"),
+        ({"maxLines": True}, "'maxLines' is a nonnegative integer"),
+        ({"minChars": 1.5}, "'minChars' is a nonnegative integer"),
+        ({"requiredKeys": [1]}, "'requiredKeys' is a string or an array of strings"),
+        ({"requiredKeys": {"a": 1}}, "'requiredKeys' is a string or an array of strings"),
+        ({"note": 1}, "'note' is a sentence for the adjudicator"),
+        (["contains"], "a text comparison expects assertions or prose, found array"),
     ],
 )
 def test_malformed_expected_is_an_error(expected: Any, problem: str) -> None:

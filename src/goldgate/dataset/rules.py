@@ -6,7 +6,6 @@ rules see only suites and cases that parsed.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,30 +20,15 @@ from goldgate.dataset.models import (
     Suite,
 )
 from goldgate.dataset.paths import result_path_problem
+from goldgate.dataset.shapes import source_span_problems, text_problems
 from goldgate.jsonvalue import (
-    MISSING,
-    PointerSyntaxError,
     json_equal,
     json_type_name,
-    parse_pointer,
-    resolve,
 )
 from goldgate.problems import Located, Violation, violation_at
 from goldgate.settings.models import WorkflowSettings
 
 Path_ = tuple[str | int, ...]
-
-TEXT_ASSERTIONS = {
-    "contains": "strings",
-    "notContains": "strings",
-    "matches": "patterns",
-    "notMatches": "patterns",
-    "minChars": "count",
-    "maxChars": "count",
-    "maxLines": "count",
-    "requiredKeys": "strings",
-    "note": "note",
-}
 
 
 @dataclass(frozen=True)
@@ -154,105 +138,9 @@ def _comparison_problems(
     if kind == "set" and not isinstance(expected, list):
         yield ("expected",), f"a set comparison expects an array, found {json_type_name(expected)}"
     elif kind == "source_span":
-        yield from _source_span_problems(expected, envelope)
+        yield from source_span_problems(expected, envelope)
     elif kind == "text":
-        yield from _text_problems(expected)
-
-
-def _span(value: Any) -> tuple[int, int] | None:
-    if (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
-    ):
-        return value[0], value[1]
-    return None
-
-
-def _source_span_problems(expected: Any, envelope: dict[str, Any]) -> Iterator[tuple[Path_, str]]:
-    if not isinstance(expected, dict):
-        yield (
-            ("expected",),
-            (
-                "a source_span expects {input_path, required, allowed}, "
-                f"found {json_type_name(expected)}"
-            ),
-        )
-        return
-    for key in expected.keys() - {"input_path", "required", "allowed"}:
-        yield ("expected", key), f"unknown key {key!r} in a source_span expectation"
-    for key in ("input_path", "required", "allowed"):
-        if key not in expected:
-            yield ("expected",), f"a source_span expectation needs {key!r}"
-    if not {"input_path", "required", "allowed"} <= expected.keys():
-        return
-    required, allowed = _span(expected["required"]), _span(expected["allowed"])
-    for key, span in (("required", required), ("allowed", allowed)):
-        if span is None:
-            yield ("expected", key), f"{key!r} is a [start, end] pair of nonnegative integers"
-        elif span[0] > span[1]:
-            yield ("expected", key), f"{key!r} starts after it ends"
-    source_pointer = expected["input_path"]
-    try:
-        source = resolve(envelope, parse_pointer(source_pointer))
-    except PointerSyntaxError as error:
-        yield ("expected", "input_path"), str(error)
-        return
-    if source is MISSING:
-        yield ("expected", "input_path"), f"nothing in this case's input at {source_pointer!r}"
-        return
-    if not isinstance(source, str):
-        yield (
-            ("expected", "input_path"),
-            (f"the case's input at {source_pointer!r} is {json_type_name(source)}, not a string"),
-        )
-        return
-    if required is None or allowed is None or required[0] > required[1] or allowed[0] > allowed[1]:
-        return
-    if required[0] == required[1]:
-        yield ("expected", "required"), "'required' must be a nonempty range"
-    if not (allowed[0] <= required[0] and required[1] <= allowed[1]):
-        yield ("expected", "required"), "'required' must lie inside 'allowed'"
-    if allowed[1] > len(source):
-        yield (
-            ("expected", "allowed"),
-            (f"'allowed' ends at {allowed[1]}, past the source's {len(source)} code points"),
-        )
-
-
-def _text_problems(expected: Any) -> Iterator[tuple[Path_, str]]:
-    if isinstance(expected, str):
-        return  # prose declares nothing: the attempt goes to human adjudication
-    if not isinstance(expected, dict):
-        yield (
-            ("expected",),
-            (f"a text comparison expects assertions or prose, found {json_type_name(expected)}"),
-        )
-        return
-    for key, value in expected.items():
-        shape = TEXT_ASSERTIONS.get(key)
-        where: Path_ = ("expected", key)
-        if shape is None:
-            yield where, f"unknown text assertion {key!r}"
-        elif shape == "count":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                yield where, f"{key!r} is a nonnegative integer"
-        elif shape == "note":
-            if not isinstance(value, str):
-                yield where, "'note' is a sentence for the adjudicator"
-        else:
-            items = [value] if isinstance(value, str) else value
-            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-                yield where, f"{key!r} is a string or an array of strings"
-            elif shape == "patterns":
-                for position, pattern in enumerate(items):
-                    try:
-                        re.compile(pattern)
-                    except re.error as error:
-                        yield (
-                            where,
-                            f"pattern {position + 1} is not a valid regular expression: {error}",
-                        )
+        yield from text_problems(expected, compile_patterns=True)
 
 
 def _metric_violations(

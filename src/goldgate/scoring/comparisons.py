@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_equal, json_type_name, resolve
+from goldgate.dataset.shapes import first_problem, source_span_problems
+from goldgate.jsonvalue import MISSING, json_equal, json_type_name, resolve
 from goldgate.jsonvalue import parse_pointer as _parse_pointer
 from goldgate.scoring.outcomes import ABSENT_REASON, Outcome
 
@@ -201,43 +202,9 @@ def _is_range(value: Any) -> bool:
 
 
 def source_span_problem(expected: Any) -> str | None:
-    """Why ``expected`` is not a well-formed source_span expectation, or ``None``.
-
-    Checks the shape only (keys, a valid pointer, integer ranges, required nonempty and inside
-    allowed); whether the ranges fit the source needs the case input.
-    """
-    if not isinstance(expected, Mapping):
-        return (
-            "the expected value of a source_span comparison must be an object, "
-            f"got {_a(json_type_name(expected))}"
-        )
-    unknown = sorted(set(expected) - _SPAN_KEYS)
-    if unknown:
-        return f"source_span does not know the key {unknown[0]!r}"
-    lacking = sorted(_SPAN_KEYS - set(expected))
-    if lacking:
-        return f"source_span needs the key {lacking[0]!r}"
-    input_path = expected["input_path"]
-    if not isinstance(input_path, str):
-        return "source_span input_path must be a JSON pointer string"
-    try:
-        _parse_pointer(input_path)
-    except PointerSyntaxError:
-        return "source_span input_path is not a valid JSON pointer"
-    for key in ("required", "allowed"):
-        if not _is_range(expected[key]):
-            return f"source_span {key} must be an array of two integers [start, end]"
-    (required_start, required_end), (allowed_start, allowed_end) = (
-        expected["required"],
-        expected["allowed"],
-    )
-    if not required_start < required_end:
-        return "source_span required must be a nonempty range [start, end)"
-    if not allowed_start <= required_start or not required_end <= allowed_end:
-        return "source_span required must lie inside allowed"
-    if allowed_start < 0:
-        return "source_span allowed must not start before offset 0"
-    return None
+    """Why ``expected`` is not a well-formed source_span expectation, or ``None``: the shape
+    only (the offline check's rules); whether the ranges fit the source needs the input."""
+    return first_problem(source_span_problems(expected, None))
 
 
 def compare_source_span(actual: Any, expected: Any, envelope: Any) -> Verdict:

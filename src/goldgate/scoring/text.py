@@ -30,6 +30,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from goldgate.dataset.models import TextOptions
+from goldgate.dataset.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
+from goldgate.dataset.shapes import first_problem, text_problems
 from goldgate.jsonvalue import (
     MISSING,
     JsonSyntaxError,
@@ -51,19 +53,8 @@ __all__ = [
 
 ADJUDICATION_REASON: Final = "declares no assertions; queued for human adjudication"
 
-TEXT_ASSERTIONS: Final = (
-    "contains",
-    "notContains",
-    "matches",
-    "notMatches",
-    "minChars",
-    "maxChars",
-    "maxLines",
-    "requiredKeys",
-    "note",
-)
-_PATTERNS = frozenset({"matches", "notMatches"})
-_BOUNDS = frozenset({"minChars", "maxChars", "maxLines"})
+TEXT_ASSERTIONS: Final = tuple(ASSERTION_SHAPES)
+_PATTERNS = frozenset(key for key, shape in ASSERTION_SHAPES.items() if shape == "patterns")
 _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
@@ -77,34 +68,10 @@ def _a(type_name: str) -> str:
 
 
 def text_expected_problem(expected: Any) -> str | None:
-    """Why ``expected`` is not a valid text expectation, or ``None`` when it is.
-
-    A plain string is valid (it declares nothing). Regular expressions are not compiled here:
-    a broken one makes the check fail at scoring time.
-    """
-    if isinstance(expected, str):
-        return None
-    if not isinstance(expected, Mapping):
-        return (
-            "the expected value of a text comparison must be a string or an object of "
-            f"assertions, got {_a(json_type_name(expected))}"
-        )
-    for key, value in expected.items():
-        if key not in TEXT_ASSERTIONS:
-            return f"text comparison does not know the assertion {key!r}"
-        if key in _BOUNDS:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                return f"{key} must be a non-negative integer"
-        elif key == "note":
-            if not isinstance(value, str):
-                return "note must be a string"
-        elif not (isinstance(value, str) or _is_list_of(value, str)):
-            return f"{key} must be a string or an array of strings"
-    return None
-
-
-def _is_list_of(value: Any, kind: type) -> bool:
-    return isinstance(value, list | tuple) and all(isinstance(item, kind) for item in value)
+    """Why ``expected`` is not a valid text expectation, or ``None`` when it is (the offline
+    check's rules). A plain string is valid: it declares nothing. Regular expressions are not
+    compiled here: a broken one makes the check fail at scoring time with its reason."""
+    return first_problem(text_problems(expected, compile_patterns=False))
 
 
 def _entries(value: Any) -> Sequence[Any]:

@@ -1,0 +1,137 @@
+"""The shape of ``expected`` for source_span and text comparisons: one set of rules for the
+offline check (every problem, each at its place) and for scoring (the first problem, as the
+reason of an ``error`` check when gold reaches scoring unchecked, e.g. from the Python API).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_type_name, parse_pointer, resolve
+
+Suffix = tuple[str | int, ...]
+Problem = tuple[Suffix, str]
+
+SPAN_KEYS = ("input_path", "required", "allowed")
+TEXT_ASSERTIONS = {
+    "contains": "strings",
+    "notContains": "strings",
+    "matches": "patterns",
+    "notMatches": "patterns",
+    "minChars": "count",
+    "maxChars": "count",
+    "maxLines": "count",
+    "requiredKeys": "strings",
+    "note": "note",
+}
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
+        return value[0], value[1]
+    return None
+
+
+def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> Iterator[Problem]:
+    """Every problem of a source_span ``expected``; with ``envelope`` also whether its
+    input_path holds a string that the ranges fit (Unicode code points, end exclusive)."""
+    if not isinstance(expected, Mapping):
+        yield (
+            ("expected",),
+            "a source_span expects {input_path, required, allowed}, "
+            f"found {json_type_name(expected)}",
+        )
+        return
+    for key in sorted(expected.keys() - set(SPAN_KEYS)):
+        yield ("expected", key), f"unknown key {key!r} in a source_span expectation"
+    for key in SPAN_KEYS:
+        if key not in expected:
+            yield ("expected",), f"a source_span expectation needs {key!r}"
+    if not set(SPAN_KEYS) <= expected.keys():
+        return
+    required, allowed = _span(expected["required"]), _span(expected["allowed"])
+    for key, span in (("required", required), ("allowed", allowed)):
+        if span is None:
+            yield ("expected", key), f"{key!r} is a [start, end] pair of nonnegative integers"
+        elif span[0] > span[1]:
+            yield ("expected", key), f"{key!r} starts after it ends"
+    source_pointer = expected["input_path"]
+    try:
+        tokens = parse_pointer(source_pointer)
+    except PointerSyntaxError as error:
+        yield ("expected", "input_path"), str(error)
+        return
+    if (
+        required is not None
+        and allowed is not None
+        and required[0] <= required[1]
+        and allowed[0] <= allowed[1]
+    ):
+        if required[0] == required[1]:
+            yield ("expected", "required"), "'required' must be a nonempty range"
+        if not (allowed[0] <= required[0] and required[1] <= allowed[1]):
+            yield ("expected", "required"), "'required' must lie inside 'allowed'"
+    if envelope is None:
+        return
+    source = resolve(envelope, tokens)
+    if source is MISSING:
+        yield ("expected", "input_path"), f"nothing in this case's input at {source_pointer!r}"
+    elif not isinstance(source, str):
+        yield (
+            ("expected", "input_path"),
+            f"the case's input at {source_pointer!r} is {json_type_name(source)}, not a string",
+        )
+    elif allowed is not None and allowed[1] > len(source):
+        yield (
+            ("expected", "allowed"),
+            f"'allowed' ends at {allowed[1]}, past the source's {len(source)} code points",
+        )
+
+
+def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]:
+    """Every problem of a text ``expected``: prose (a string) or an object of assertions.
+    The offline check compiles the patterns too; scoring leaves a broken one to fail the
+    check with its reason."""
+    if isinstance(expected, str):
+        return  # prose declares nothing: the attempt goes to human adjudication
+    if not isinstance(expected, Mapping):
+        yield (
+            ("expected",),
+            f"a text comparison expects assertions or prose, found {json_type_name(expected)}",
+        )
+        return
+    for key, value in expected.items():
+        shape = TEXT_ASSERTIONS.get(key)
+        where: Suffix = ("expected", key)
+        if shape is None:
+            yield where, f"unknown text assertion {key!r}"
+        elif shape == "count":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                yield where, f"{key!r} is a nonnegative integer"
+        elif shape == "note":
+            if not isinstance(value, str):
+                yield where, "'note' is a sentence for the adjudicator"
+        else:
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+                yield where, f"{key!r} is a string or an array of strings"
+            elif shape == "patterns" and compile_patterns:
+                for position, pattern in enumerate(items):
+                    try:
+                        re.compile(pattern)
+                    except re.error as error:
+                        yield (
+                            where,
+                            f"pattern {position + 1} is not a valid regular expression: {error}",
+                        )
+
+
+def first_problem(problems: Iterator[Problem]) -> str | None:
+    """The first problem's sentence, or None."""
+    return next((message for _, message in problems), None)
