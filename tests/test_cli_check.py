@@ -240,7 +240,8 @@ def test_console_script_settings_error_and_usage_error(gold_project: Any) -> Non
     usage = _run([script, "evaluate", "--max-concurrency", "0"], gold_project.root)
 
     assert settings.returncode == 2
-    assert settings.stderr.startswith("goldgate: config/settings.yaml:5:7: 'app/main.py' is not")
+    assert settings.stdout.startswith("config/settings.yaml:5:7: 'app/main.py' is not")
+    assert settings.stdout.endswith("\n1 problem in 1 file.\n")
     assert usage.returncode == 2
     assert "Traceback" not in settings.stderr + usage.stderr
 

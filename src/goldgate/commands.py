@@ -9,14 +9,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from goldgate.errors import ExitCode
+from goldgate.errors import ExitCode, InvalidInputError
+from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 
 
@@ -28,25 +29,48 @@ def _emit_json(payload: dict[str, Any]) -> None:
     typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
 
 
-def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
-    """``goldgate validate``: the settings' problems, or their digest."""
+def _violations_listing(violations: Sequence[Violation], json_output: bool) -> ExitCode:
+    """Every violation, then the count: the output of a check that found problems."""
+    if json_output:
+        _emit_json({"ok": False, "violations": [v.as_json() for v in violations]})
+        return ExitCode.INVALID_INPUT
+    for violation in violations:
+        _emit(violation.render())
+    count, files = len(violations), len({v.source for v in violations})
+    _emit(f"{count} problem{'s' * (count != 1)} in {files} file{'s' * (files != 1)}.")
+    return ExitCode.INVALID_INPUT
+
+
+def _load_for_check(config: Path, json_output: bool) -> LoadedSettings | ExitCode:
+    """The settings, or their problems listed as a check's output (exit 2). A file that
+    cannot be read at all is an error like any other, in JSON when JSON was asked for."""
     try:
-        loaded = load_settings(config)
+        return load_settings(config)
     except SettingsError as error:
+        return _violations_listing(error.violations, json_output)
+    except InvalidInputError as error:
         if not json_output:
             raise
-        _emit_json({"ok": False, "violations": [v.as_json() for v in error.violations]})
+        _emit_json({"ok": False, "error": str(error), "violations": []})
         return ExitCode.INVALID_INPUT
-    summary = {
-        "ok": True,
-        "settings": str(loaded.path),
-        "configuration_digest": loaded.configuration_digest,
-        "workflows": sorted(loaded.workflows),
-        "scorers": sorted(loaded.settings.scorers),
-        "dataset": str(loaded.dataset_path),
-    }
+
+
+def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
+    """``goldgate validate``: the settings' problems, or their digest."""
+    loaded = _load_for_check(config, json_output)
+    if isinstance(loaded, ExitCode):
+        return loaded
     if json_output:
-        _emit_json(summary)
+        _emit_json(
+            {
+                "ok": True,
+                "settings": str(loaded.path),
+                "configuration_digest": loaded.configuration_digest,
+                "workflows": sorted(loaded.workflows),
+                "scorers": sorted(loaded.settings.scorers),
+                "dataset": str(loaded.dataset_path),
+            }
+        )
     else:
         workflows = ", ".join(sorted(loaded.workflows))
         _emit(f"settings OK: {loaded.path} ({len(loaded.workflows)} workflows: {workflows})")
@@ -54,48 +78,34 @@ def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
     return ExitCode.PASSED
 
 
-def _settings_or_violations(config: Path, json_output: bool) -> LoadedSettings | ExitCode:
-    try:
-        return load_settings(config)
-    except SettingsError as error:
-        if not json_output:
-            raise
-        _emit_json({"ok": False, "violations": [v.as_json() for v in error.violations]})
-        return ExitCode.INVALID_INPUT
-
-
 def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool) -> ExitCode:
     """``goldgate evaluate --check``: every violation in the gold, or its fingerprints."""
     from goldgate.dataset.load import check_gold
 
-    loaded = _settings_or_violations(config, json_output)
+    loaded = _load_for_check(config, json_output)
     if isinstance(loaded, ExitCode):
         return loaded
     result = check_gold(loaded, dataset)
-    files = sorted({v.source for v in result.violations})
+    gold = result.dataset
+    if gold is None:
+        return _violations_listing(result.violations, json_output)
     if json_output:
-        payload: dict[str, Any] = {
-            "ok": result.ok,
-            "dataset": str(result.path),
-            "case_count": result.case_count,
-            "violations": [v.as_json() for v in result.violations],
-        }
-        if result.dataset is not None:
-            payload["name"] = result.dataset.name
-            payload["revision"] = result.dataset.revision
-            payload["fingerprint"] = result.dataset.fingerprint
-            payload["suites"] = [
-                {"name": s.name, "cases": len(s.cases), "fingerprint": s.fingerprint}
-                for s in result.dataset.suites
-            ]
-        _emit_json(payload)
-    elif result.dataset is None:
-        for violation in result.violations:
-            _emit(violation.render())
-        count = len(result.violations)
-        _emit(f"{count} problem{'s' * (count != 1)} in {len(files)} file{'s' * (len(files) != 1)}.")
+        _emit_json(
+            {
+                "ok": True,
+                "dataset": str(result.path),
+                "case_count": result.case_count,
+                "violations": [],
+                "name": gold.name,
+                "revision": gold.revision,
+                "fingerprint": gold.fingerprint,
+                "suites": [
+                    {"name": s.name, "cases": len(s.cases), "fingerprint": s.fingerprint}
+                    for s in gold.suites
+                ],
+            }
+        )
     else:
-        gold = result.dataset
         _emit(
             f"gold OK: {gold.name} @ {gold.revision}: {len(gold.suites)} suites, "
             f"{result.case_count} cases"
@@ -103,7 +113,7 @@ def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool)
         for suite in gold.suites:
             _emit(f"  {suite.name}: {len(suite.cases)} cases, {suite.fingerprint}")
         _emit(f"dataset fingerprint: {gold.fingerprint}")
-    return ExitCode.PASSED if result.ok else ExitCode.INVALID_INPUT
+    return ExitCode.PASSED
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,13 @@ def _sentence(detail: Any) -> str:
     if kind == "literal_error":
         expected = detail.get("ctx", {}).get("expected", "")
         return f"must be one of {expected}, found {detail.get('input')!r}"
+    bounds = detail.get("ctx", {})
+    if kind == "less_than_equal":
+        return f"must be at most {bounds.get('le')}, found {detail.get('input')!r}"
+    if kind == "greater_than_equal":
+        return f"must be at least {bounds.get('ge')}, found {detail.get('input')!r}"
+    if kind == "greater_than":
+        return f"must be greater than {bounds.get('gt')}, found {detail.get('input')!r}"
     if kind in ("too_short", "string_too_short"):
         return "must not be empty"
     if kind == "value_error":

@@ -1030,7 +1030,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"expected": "nope"'),
-                "the gold label is not in metric 'queue_quality''s catalog",
+                "the gold label is not in the catalog of metric 'queue_quality'",
                 "/suites/0/cases/1/expectations/0/expected",
             )
         ],
@@ -1055,7 +1055,7 @@ MALFORMED = [
             Want(
                 C,
                 last_before('"expected"', '"zzz"'),
-                "1 gold label(s) not in metric 't''s catalog",
+                "1 gold label(s) not in the catalog of metric 't'",
                 "/1/expectations/0/expected",
             )
         ],
@@ -1082,7 +1082,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"pass_rate"'),
-                "Input should be less than or equal to 1",
+                "must be at most 1.0, found 1.5",
                 "/suites/0/thresholds/pass_rate",
             )
         ],
@@ -1094,7 +1094,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"pass_rate"'),
-                "Input should be greater than or equal to 0",
+                "must be at least 0.0, found -0.1",
                 "/suites/0/thresholds/pass_rate",
             )
         ],
@@ -1163,12 +1163,26 @@ MALFORMED = [
     ),
     pytest.param(
         put(suite1, cases="cases/nope.json"),
-        [Want(D, at('"cases": "cases/nope.json"'), "file not found", "/suites/1/cases")],
+        [
+            Want(
+                D,
+                at('"cases": "cases/nope.json"'),
+                "evaluation/cases/nope.json: file not found",
+                "/suites/1/cases",
+            )
+        ],
         id="case-file-missing",
     ),
     pytest.param(
         put(suite1, cases="cases"),
-        [Want(D, at('"cases": "cases"'), "is a folder, not a JSON file", "/suites/1/cases")],
+        [
+            Want(
+                D,
+                at('"cases": "cases"'),
+                "evaluation/cases: is a folder, not a JSON file",
+                "/suites/1/cases",
+            )
+        ],
         id="case-file-is-a-folder",
     ),
     pytest.param(
@@ -1177,7 +1191,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"cases": "cases/\\u0000.json"'),
-                "cannot be read (embedded null byte)",
+                "a case file reference must not contain control characters",
                 "/suites/1/cases",
             )
         ],
@@ -1438,8 +1452,6 @@ def _count_line(wants: list[Want]) -> str:
     count = len(wants)
     noun = f"{count} problem{'s' * (count != 1)}"
     files = {want.file for want in wants}
-    if files <= {S, W}:
-        return f"{noun} in the settings."
     return f"{noun} in {len(files)} file{'s' * (len(files) != 1)}."
 
 

@@ -63,7 +63,7 @@ def test_null_label_without_null_in_the_catalog(gold_project: Any) -> None:
     assert messages(check(gold_project)) == [
         (
             "/suites/0/cases/1/expectations/0/expected",
-            "the gold label is not in metric 'queue_quality''s catalog",
+            "the gold label is not in the catalog of metric 'queue_quality'",
         )
     ]
 

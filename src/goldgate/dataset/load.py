@@ -121,6 +121,9 @@ def _load_cases(
             return [], manifest_doc.source, [violation_at(manifest_doc, where, "must not be empty")]
         return _validate_cases(manifest_doc, suite.cases, where, inline=True)
     reference = suite.cases
+    if any(ord(character) < 32 for character in reference):
+        message = "a case file reference must not contain control characters"
+        return [], manifest_doc.source, [violation_at(manifest_doc, where, message)]
     if _is_absolute(reference):
         message = "a case file reference must be relative to the manifest"
         return [], manifest_doc.source, [violation_at(manifest_doc, where, message)]
@@ -130,7 +133,7 @@ def _load_cases(
     except JsonSyntaxError as error:
         return [], display_path(case_path), [_syntax_violation(error)]
     except InvalidInputError as error:  # missing or unreadable: one more violation
-        message = str(error).removeprefix(f"{display_path(case_path)}: ").rstrip(".")
+        message = str(error).rstrip(".")
         return [], display_path(case_path), [violation_at(manifest_doc, where, message)]
     if not isinstance(case_doc.value, list):
         message = f"a case file holds a JSON array of cases, found {json_type_name(case_doc.value)}"

@@ -208,10 +208,12 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
     gold = placed.case.expectations[index].expected
     where: Path_ = ("expectations", index, "expected")
     if metric.kind == "classification":
-        if gold not in metric.labels or (gold is None and None not in metric.labels):
-            yield placed.at(where, f"the gold label is not in metric {metric.name!r}'s catalog")
-        elif not (gold is None or isinstance(gold, str)):
+        if not (gold is None or isinstance(gold, str)):
             yield placed.at(where, "a classification label is a string or null")
+        elif gold not in metric.labels:
+            yield placed.at(
+                where, f"the gold label is not in the catalog of metric {metric.name!r}"
+            )
     elif not isinstance(gold, list) or not all(isinstance(label, str) for label in gold):
         yield placed.at(where, f"metric {metric.name!r} expects an array of string labels")
     else:
@@ -219,7 +221,7 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
         if unknown:
             yield placed.at(
                 where,
-                f"{len(unknown)} gold label(s) not in metric {metric.name!r}'s catalog",
+                f"{len(unknown)} gold label(s) not in the catalog of metric {metric.name!r}",
             )
 
 

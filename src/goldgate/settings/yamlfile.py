@@ -76,8 +76,12 @@ def _index(
     path: tuple[str, ...],
     values: dict[tuple[str, ...], tuple[int, int]],
     keys: dict[tuple[str, ...], tuple[int, int]],
+    visited: set[int],
 ) -> None:
     values[path] = _mark(node)
+    if id(node) in visited:
+        return  # an alias: indexed where its anchor is, and never expanded (no alias bombs)
+    visited.add(id(node))
     _refuse_surrogates(source, node)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
@@ -89,10 +93,10 @@ def _index(
                 raise YamlSyntaxError(source, line, column, f"duplicate key {key!r}")
             seen.add(key)
             keys[(*path, key)] = _mark(key_node)
-            _index(source, value_node, (*path, key), values, keys)
+            _index(source, value_node, (*path, key), values, keys, visited)
     elif isinstance(node, yaml.SequenceNode):
         for position, item in enumerate(node.value):
-            _index(source, item, (*path, str(position)), values, keys)
+            _index(source, item, (*path, str(position)), values, keys, visited)
 
 
 def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
@@ -124,7 +128,7 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
     keys: dict[tuple[str, ...], tuple[int, int]] = {}
     if node is not None:
         try:
-            _index(source, node, (), values, keys)
+            _index(source, node, (), values, keys, set())
         except RecursionError:  # pragma: no cover - composing fails first
             raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
     return YamlDocument(source, value, values, keys)
