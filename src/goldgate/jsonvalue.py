@@ -12,6 +12,8 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
@@ -139,6 +141,11 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
     """The reference tokens of an RFC 6901 pointer, unescaped (``~1`` before ``~0``)."""
     if not isinstance(pointer, str):
         raise PointerSyntaxError("a JSON pointer must be a string")
+    return _parse_pointer_text(pointer)
+
+
+@lru_cache(maxsize=4096)  # gold repeats the same few paths across thousands of cases
+def _parse_pointer_text(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
@@ -281,11 +288,11 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
             raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
         raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
-    if _MAYBE_SURROGATE.search(text) or (_may_be_too_deep(text) and _depth(value) > _max_depth()):
+    if _MAYBE_SURROGATE.search(text) or (_may_be_too_deep(text) and _depth(text) > _max_depth()):
         from goldgate._scanner import scan
 
         index = scan(source, text)  # raises JsonSyntaxError at a lone surrogate or too deep
-        if _depth(value) > _max_depth():  # pragma: no cover - the scanner refuses it first
+        if _depth(text) > _max_depth():  # pragma: no cover - the scanner refuses it first
             raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")
         return JsonDocument(source, text, value, [index])
     return JsonDocument(source, text, value)
@@ -302,22 +309,16 @@ def _may_be_too_deep(text: str) -> bool:
     return text.count("[") + text.count("{") > _max_depth()
 
 
-def _depth(value: JsonValue) -> int:
-    """How deeply containers nest in ``value`` (a scalar is 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[JsonValue, int]] = [(value, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, dict):
-            children: Iterable[JsonValue] = current.values()
-        elif isinstance(current, list):
-            children = current
-        else:
-            continue
-        depth += 1
-        deepest = max(deepest, depth)
-        stack.extend((child, depth) for child in children)
-    return deepest
+_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _depth(text: str) -> int:
+    """How deeply containers nest in a valid JSON ``text`` (a scalar is 0). Regular
+    expressions drop the strings and everything but brackets at C speed, so only the
+    brackets themselves are walked."""
+    brackets = _NOT_BRACKET.sub("", _STRING_LITERAL.sub("", text))
+    return max(accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
 
 
 def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:

@@ -45,6 +45,11 @@ class Envelope(_Gold):
     payload: dict[str, Any]
     metadata: dict[str, Any]
 
+    def as_json(self) -> dict[str, Any]:
+        """The envelope as the JSON object targets receive and input paths point into (the
+        loaded values themselves, not copies: treat them as read-only)."""
+        return {"payload": self.payload, "metadata": self.metadata}
+
 
 class Expectation(_Gold):
     """One reviewed claim: the value at ``path`` of the result compares to ``expected``."""

@@ -108,7 +108,7 @@ def _case_violations(
 ) -> Iterator[Violation]:
     case = placed.case
     names = Counter(expectation.name for expectation in case.expectations)
-    envelope = {"payload": case.input.payload, "metadata": case.input.metadata}
+    envelope = case.input.as_json()
     for index, expectation in enumerate(case.expectations):
         where: Path_ = ("expectations", index)
         if names[expectation.name] > 1:

@@ -18,6 +18,7 @@ import anyio.to_thread
 
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case
+from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_expectation
 
@@ -25,6 +26,8 @@ AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[st
 """Runs one attempt: the case's envelope in, a result document (or TargetResponse) out."""
 
 ProgressCallback = Callable[[int], None]
+
+_NO_LIMIT = 2**63  # in-process results are not bounded: the caller's own code made them
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ async def run_attempt(
     timeout: float,
 ) -> AttemptOutcome:
     """One attempt: the target call and every check, together under one deadline."""
-    envelope = case.input.model_dump(mode="json")
+    envelope = case.input.as_json()
     started = time.perf_counter()
     latency_ms: float | None = None
     stderr: str | None = None
@@ -94,10 +97,8 @@ async def run_attempt(
             document: Mapping[str, Any]
             if isinstance(response, TargetResponse):
                 document, stderr = response.document, response.stderr
-            else:
-                document = response
-            if not isinstance(document, Mapping):
-                raise TargetFailure(f"the target returned {type(document).__name__}, not an object")
+            else:  # a Python API run callable: check and copy what it returned
+                document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
             checks = tuple(
                 [
                     await score_expectation(expectation, document, envelope, registry, suite.text)

@@ -14,7 +14,7 @@ from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome, attempt_identities, unfinished
-from goldgate.jsonvalue import MISSING, resolve_pointer, thaw
+from goldgate.jsonvalue import MISSING, resolve_pointer
 from goldgate.report.models import (
     AttemptRecord,
     CheckRecord,
@@ -56,7 +56,7 @@ def _check_record(
         outcome=outcome.outcome.value,
         reason=outcome.reason,
         actual_present=outcome.actual_present,
-        actual=thaw(outcome.actual) if include_details else None,
+        actual=outcome.actual if include_details else None,
         expected=expectation.expected if include_details else None,
         assertions_declared=outcome.assertions_declared,
         assertions_held=outcome.assertions_held,
@@ -79,9 +79,9 @@ def _attempt_record(outcome: AttemptOutcome, include_details: bool) -> AttemptRe
         status=outcome.status,
         reason=outcome.reason,
         latency_ms=outcome.latency_ms,
-        usage=thaw(usage) if usage is not None else None,
-        input=case.input.model_dump(mode="json") if include_details else None,
-        result=thaw(document) if include_details and document is not None else None,
+        usage=usage,
+        input=case.input.as_json() if include_details else None,
+        result=dict(document) if include_details and document is not None else None,
         stderr=outcome.stderr if include_details else None,
         checks=tuple(
             _check_record(case, index, check, include_details)
