@@ -184,7 +184,9 @@ def prepare_session(request: RunRequest) -> Session:
                 project_root=settings.project_root,
                 search_paths=settings.python_paths,
                 environ=request.environ,
-                http_timeout=request.timeout,
+                # A margin past the attempt's deadline, so that the deadline decides and an
+                # unanswered request is always 'timed_out'.
+                http_timeout=request.timeout + 5.0,
             )
         if skip_reason is None and suite.workflow not in targets:
             target.load()

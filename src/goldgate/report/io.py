@@ -31,13 +31,25 @@ def default_report_path(settings_folder: Path, dataset_name: str, now: datetime)
     return settings_folder / REPORTS_FOLDER / f"{stamp}-{safe_name}-{secrets.token_hex(3)}.json"
 
 
+def _make_folders(folder: Path) -> None:
+    """Create ``folder`` and every missing parent with mode 0700 (``mkdir(parents=True)``
+    would give the parents the default mode, e.g. 0755 for ``.goldgate/``)."""
+    missing: list[Path] = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another run made it meanwhile
+            each.mkdir(mode=0o700)
+
+
 def ensure_writable(path: Path) -> None:
     """Refuse, before anything runs, a report path that exists or a folder we cannot write."""
     if path.exists() or path.is_symlink():
         raise InvalidInputError(f"{path}: already exists; reports are never overwritten.")
     folder = path.parent
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _make_folders(folder)
         probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".goldgate-probe-", delete=True)  # noqa: SIM115
         probe.close()
     except OSError as error:
@@ -50,7 +62,7 @@ def write_report(report: Report, path: Path) -> Path:
     """Create ``path`` holding ``report`` with mode 0600; ``FileExistsError`` is refused."""
     data = (report.model_dump_json(indent=2) + "\n").encode("utf-8")
     folder = path.parent
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _make_folders(folder)
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".goldgate-", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as handle:

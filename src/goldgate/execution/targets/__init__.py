@@ -15,7 +15,7 @@ and returns the result document, a JSON object such as::
 
 - ``python: package.module:attribute`` — the callable gets the request as a plain ``dict``
   (a fresh copy on every call) and returns the result document as a ``dict`` with string
-  keys and JSON values (no NaN or infinity). Sync callables run in a worker thread; coroutine
+  keys and JSON values (no NaN or infinity). Sync callables run in a daemon thread; coroutine
   functions, and callables returning an awaitable, are awaited.
 - ``command: [argv...]`` — run in the project folder, in a process group of its own, with
   the request as UTF-8 JSON on stdin (then closed). It prints the result document as strict

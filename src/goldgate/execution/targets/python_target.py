@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 
 from goldgate.execution.targets._documents import plain_document
@@ -26,14 +31,41 @@ def import_callable(import_path: str, search_paths: Sequence[Path] = ()) -> Call
     return function
 
 
+async def _call_in_daemon_thread(function: Callable[..., Any], argument: Any) -> Any:
+    """``function(argument)`` in a daemon thread of its own, in a copy of the caller's context.
+
+    A deadline abandons the thread (Python cannot stop it). Unlike a worker thread from the
+    pool, a daemon thread does not keep the process alive at exit, so a hung sync target
+    cannot hold ``goldgate evaluate`` open after its report is written."""
+    token = anyio.lowlevel.current_token()
+    done = anyio.Event()
+    outcome: list[tuple[bool, Any]] = []
+    context = contextvars.copy_context()
+
+    def body() -> None:
+        try:
+            outcome.append((True, context.run(function, argument)))
+        except BaseException as error:  # raised again in the caller
+            outcome.append((False, error))
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=body, name=f"goldgate {_WHO}", daemon=True).start()
+    await done.wait()
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    return value
+
+
 class PythonTarget:
     """Calls ``module:attribute`` with the request as a fresh plain dict per call.
 
-    Sync callables run in a worker thread that a deadline abandons (the thread runs on in the
-    background until the callable returns; Python cannot stop it). Coroutine functions, and
-    sync callables that return an awaitable, are awaited. What comes back must be a JSON
-    object of at most ``max_result_bytes`` (compact UTF-8 JSON text); the response holds a
-    plain JSON copy of it.
+    Sync callables run in a daemon thread that a deadline abandons (the thread runs on in the
+    background until the callable returns, Python cannot stop it, but it never keeps the
+    process alive). Coroutine functions, and sync callables that return an awaitable, are
+    awaited. What comes back must be a JSON object of at most ``max_result_bytes`` (compact
+    UTF-8 JSON text); the response holds a plain JSON copy of it.
     """
 
     def __init__(
@@ -70,7 +102,7 @@ class PythonTarget:
             if self._async:
                 result = await function(payload)
             else:
-                result = await anyio.to_thread.run_sync(function, payload, abandon_on_cancel=True)
+                result = await _call_in_daemon_thread(function, payload)
                 if inspect.isawaitable(result):
                     result = await result
         except Exception as error:

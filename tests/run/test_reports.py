@@ -1,0 +1,252 @@
+"""Report files written by ``goldgate evaluate``: where, with which modes, never the same
+file twice, their first field, their schema, what they record, and reading them back."""
+
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import pytest
+
+import goldgate
+from goldgate.errors import InvalidInputError
+from goldgate.report.io import read_report
+from goldgate.report.models import Report
+
+from .support import (
+    STATUS_OK,
+    CliRun,
+    Project,
+    attempt_of,
+    case,
+    expect,
+    new_project,
+    run_cli,
+    suite_of,
+)
+
+
+@dataclass(frozen=True)
+class RichRun:
+    project: Project
+    result: CliRun
+    path: Path
+    report: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def rich(tmp_path_factory: pytest.TempPathFactory) -> RichRun:
+    """One run over a python suite (with a metric and a failed check) and a command suite."""
+    project = new_project(tmp_path_factory.mktemp("reports") / "project")
+    metric = {
+        "name": "queue",
+        "path": "/payload/category",
+        "kind": "classification",
+        "labels": ["billing", "refund"],
+    }
+    wrong = expect("category", "/payload/category", "refund")
+    project.suite("python", "py", [case("a"), case("b", "ok", STATUS_OK, wrong)], metrics=[metric])
+    project.suite("command", "cmd", [case("c", echo="hello")]).write()
+    result, report = project.evaluate("--max-concurrency", "2", "--timeout", "30")
+    assert result.code == 1, result.stderr
+    assert report is not None
+    return RichRun(project, result, project.output(), report)
+
+
+def test_report_path_is_printed_and_holds_the_report(rich: RichRun) -> None:
+    # The summary shows the path as given, relative to the working folder.
+    assert rich.result.report_path() == Path("out/report.json")
+    assert rich.project.root / "out" / "report.json" == rich.path
+    assert stat.S_IMODE(rich.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(rich.path.parent.stat().st_mode) == 0o700
+    assert sorted(p.name for p in rich.path.parent.iterdir()) == ["report.json"]
+
+
+def test_format_is_the_first_field(rich: RichRun) -> None:
+    text = rich.path.read_text("utf-8")
+    pairs = json.loads(text, object_pairs_hook=lambda items: items)
+    assert pairs[0] == ("format", "goldgate.report/1")
+    assert text.startswith('{\n  "format": "goldgate.report/1",\n')
+
+
+def test_report_validates_against_the_published_schema(rich: RichRun) -> None:
+    printed = run_cli("schema", "report", cwd=rich.project.root)
+    assert printed.code == 0
+    schema = json.loads(printed.stdout)
+    assert schema["title"] == "goldgate report"
+    assert schema["properties"]["format"]["const"] == "goldgate.report/1"
+    try:
+        import jsonschema  # type: ignore[import-untyped]
+    except ImportError:  # not installed here: validate with the model the schema comes from
+        Report.model_validate(rich.report)
+        assert set(rich.report) == set(schema["properties"])
+        assert set(schema["required"]) <= set(rich.report)
+        defs = schema["$defs"]
+        for suite in rich.report["suites"]:
+            assert set(suite) <= set(defs["SuiteRecord"]["properties"])
+            for attempt in suite["attempts"]:
+                assert set(attempt) <= set(defs["AttemptRecord"]["properties"])
+                for check in attempt["checks"]:
+                    assert set(check) <= set(defs["CheckRecord"]["properties"])
+    else:
+        jsonschema.validate(rich.report, schema)
+
+
+def test_report_records_dataset_configuration_and_options(rich: RichRun) -> None:
+    root = rich.project.root
+    config = str(rich.project.settings_path)
+    gold = json.loads(
+        run_cli("evaluate", "--check", "--format", "json", "--config", config, cwd=root).stdout
+    )
+    settings = json.loads(
+        run_cli("validate", "--format", "json", "--config", config, cwd=root).stdout
+    )
+    report = rich.report
+    assert report["goldgate_version"] == goldgate.__version__
+    assert report["complete"] is True
+    assert report["duration_seconds"] >= 0
+    assert report["started_at"] <= report["finished_at"]
+    assert report["dataset"]["name"] == "fixture_gold"
+    assert report["dataset"]["revision"] == "gold-r1"
+    assert report["dataset"]["fingerprint"] == gold["fingerprint"]
+    assert report["dataset"]["fingerprint"].startswith("sha256:")
+    assert report["dataset"]["path"] == "evaluation/dataset.json"
+    assert report["variant"] == {
+        "name": "settings",
+        "revision": settings["configuration_digest"],
+        "configuration_revision": settings["configuration_digest"],
+    }
+    assert report["options"] == {
+        "max_concurrency": 2,
+        "timeout": 30.0,
+        "repeat": 1,
+        "suites": [],
+        "live": False,
+        "include_details": True,
+    }
+    assert report["scorers"] == []
+    fingerprints = {s["name"]: s["fingerprint"] for s in gold["suites"]}
+    assert {s["name"]: s["fingerprint"] for s in report["suites"]} == fingerprints
+
+
+def test_report_records_suites_attempts_and_checks(rich: RichRun) -> None:
+    report = rich.report
+    python = suite_of(report, "python")
+    assert python["counts"] == {
+        "attempts": {"completed": 2, "failed": 0, "timed_out": 0, "skipped": 0, "cancelled": 0},
+        "checks": {"passed": 3, "failed": 1, "error": 0, "not_run": 0},
+    }
+    assert (python["case_count"], python["attempt_count"]) == (2, 2)
+    assert python["summary"]["pass_rate"] == pytest.approx(0.75)
+    assert python["verdict"] == "failed"
+    assert python["target"] == {
+        "kind": "python",
+        "workflow_revision": "py-1",
+        "live": False,
+        "identity": {"kind": "python", "python": "fixture_app:handle"},
+    }
+    [queue] = python["metrics"]
+    assert queue["kind"] == "classification"
+    assert (queue["support"], queue["correct"], queue["accuracy"]) == (2, 1, 0.5)
+
+    b = attempt_of(report, "python", "b")
+    assert b["latency_ms"] > 0
+    assert b["input"] == {"payload": {"mode": "ok", "tag": "b"}, "metadata": {}}
+    assert b["result"]["payload"]["category"] == "billing"
+    assert b["checks"][0] == {
+        "name": "status",
+        "path": "/execution/status",
+        "comparison": "exact",
+        "scorer": None,
+        "outcome": "passed",
+        "reason": None,
+        "actual_present": True,
+        "actual": "completed",
+        "expected": "completed",
+        "assertions_declared": None,
+        "assertions_held": None,
+        "adjudication": False,
+        "json_parsed": None,
+        "required_keys_found": None,
+        "required_keys_declared": None,
+    }
+    category = b["checks"][1]
+    assert (category["outcome"], category["actual"], category["expected"]) == (
+        "failed",
+        "billing",
+        "refund",
+    )
+    assert category["reason"]
+
+    command = suite_of(report, "command")
+    assert command["target"]["kind"] == "command"
+    assert command["target"]["identity"]["command"][-1].endswith("cmd_app.py")
+    c = attempt_of(report, "command", "c")
+    assert c["status"] == "completed"
+    assert c["latency_ms"] > 0
+    assert c["stderr"] == "cmd: working\n"
+    assert c["result"]["payload"]["echo"] == "hello"
+    assert command["verdict"] == "passed"
+    assert report["verdict"] == {
+        "passed": False,
+        "exit_code": 1,
+        "meaning": "gold disagreement",
+        "suites": {"failed": 1, "passed": 1},
+    }
+
+
+def test_read_report_round_trips_into_a_frozen_report(rich: RichRun) -> None:
+    report = read_report(rich.path)
+    assert report == Report.model_validate(rich.report)
+    assert report.model_dump(mode="json") == rich.report
+    with pytest.raises(pydantic.ValidationError):
+        report.complete = False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            {"format": "goldgate.report/2", "anything": "new"},
+            "report format 'goldgate.report/2' is newer than this goldgate reads "
+            "(goldgate.report/1); upgrade goldgate.",
+        ),
+        ({"suites": []}, "not a goldgate report (no 'format' field)."),
+        ([1, 2], "not a goldgate report (no 'format' field)."),
+        ({"format": "junit/1"}, "unknown report format 'junit/1'."),
+        ({"format": "goldgate.report/1"}, "not a valid report at /goldgate_version"),
+    ],
+)
+def test_read_report_refuses_what_it_cannot_read(
+    tmp_path: Path, content: Any, message: str
+) -> None:
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(content), "utf-8")
+    with pytest.raises(InvalidInputError) as refused:
+        read_report(path)
+    assert str(refused.value).startswith(f"{path}: {message}")
+
+
+def test_default_location_is_private_and_never_reused(project: Project) -> None:
+    project.suite("main", "py", [case("a")]).write()
+    first = project.run()
+    second = project.run()
+    assert (first.code, second.code) == (0, 0), first.stderr + second.stderr
+    folder = project.root / "config" / ".goldgate" / "evaluations"
+    paths = [first.report_path(), second.report_path()]
+    assert all(path is not None for path in paths)
+    resolved = [project.root / path for path in paths if path is not None]
+    assert resolved[0] != resolved[1]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in resolved)
+    for path in resolved:
+        assert path.parent == folder
+        assert path.name.endswith("-fixture_gold-" + path.name.rsplit("-", 1)[1])
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert json.loads(path.read_text("utf-8"))["format"] == "goldgate.report/1"
+    # Every folder goldgate made is private, not only the last one.
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
