@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import accumulate
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
@@ -265,7 +264,15 @@ def decode_utf8(source: str, data: bytes) -> str:
 
 # A lone UTF-16 surrogate (escaped, or a raw one in a str that did not come from UTF-8) is
 # not a Unicode character: it cannot be written back as UTF-8, hashed or printed.
-_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_RAW_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    # Two simple searches: one alternation of both was four times slower on large gold.
+    return ("\\u" in text and bool(_ESCAPED_SURROGATE.search(text))) or bool(
+        _RAW_SURROGATE.search(text)
+    )
 
 
 def parse_json_text(source: str, text: str) -> JsonDocument:
@@ -288,11 +295,11 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
             raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
         raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
-    if _MAYBE_SURROGATE.search(text) or (_may_be_too_deep(text) and _depth(text) > _max_depth()):
+    if _may_hold_surrogates(text) or (_may_be_too_deep(text) and _depth(value) > _max_depth()):
         from goldgate._scanner import scan
 
         index = scan(source, text)  # raises JsonSyntaxError at a lone surrogate or too deep
-        if _depth(text) > _max_depth():  # pragma: no cover - the scanner refuses it first
+        if _depth(value) > _max_depth():  # pragma: no cover - the scanner refuses it first
             raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")
         return JsonDocument(source, text, value, [index])
     return JsonDocument(source, text, value)
@@ -309,16 +316,19 @@ def _may_be_too_deep(text: str) -> bool:
     return text.count("[") + text.count("{") > _max_depth()
 
 
-_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def _depth(text: str) -> int:
-    """How deeply containers nest in a valid JSON ``text`` (a scalar is 0). Regular
-    expressions drop the strings and everything but brackets at C speed, so only the
-    brackets themselves are walked."""
-    brackets = _NOT_BRACKET.sub("", _STRING_LITERAL.sub("", text))
-    return max(accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
+def _depth(value: JsonValue) -> int:
+    """How deeply containers nest in ``value`` (a scalar is 0), level by level, looking only
+    at containers; it stops counting once past the limit."""
+    level = [value] if type(value) in (dict, list) else []
+    depth = 0
+    while level and depth <= _max_depth():
+        depth += 1
+        deeper: list[JsonValue] = []
+        for container in level:
+            items = container.values() if type(container) is dict else container
+            deeper.extend([item for item in items if type(item) in (dict, list)])
+        level = deeper
+    return depth
 
 
 def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:
