@@ -27,7 +27,14 @@ class GoldSuite:
     fingerprint: str
 
     @classmethod
-    def build(cls, suite: Suite, cases: tuple[Case, ...], cases_source: str) -> GoldSuite:
+    def build(
+        cls,
+        suite: Suite,
+        cases: tuple[Case, ...],
+        cases_source: str,
+        raw_cases: list[Any] | None = None,
+    ) -> GoldSuite:
+        """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash)."""
         return cls(
             name=suite.name,
             workflow=suite.workflow,
@@ -38,7 +45,10 @@ class GoldSuite:
             thresholds=dict(suite.thresholds),
             text=suite.text,
             cases_source=cases_source,
-            fingerprint=suite_fingerprint(suite, cases),
+            fingerprint=suite_fingerprint(
+                suite,
+                raw_cases if raw_cases is not None else _CASES.dump_python(cases, mode="json"),
+            ),
         )
 
 
@@ -61,11 +71,11 @@ def _digest(content: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
 
-def suite_fingerprint(suite: Suite, cases: tuple[Case, ...]) -> str:
-    """sha256 over the suite's ordered, canonical content: reordering cases changes it,
-    reformatting the JSON (or moving cases into a file) does not."""
+def suite_fingerprint(suite: Suite, cases: list[Any]) -> str:
+    """sha256 over the suite's ordered, canonical content (its cases as JSON): reordering
+    cases changes it, reformatting the JSON (or moving cases into a file) does not."""
     content = suite.model_dump(mode="json", by_alias=True, exclude={"cases", "description"})
-    content["cases"] = _CASES.dump_python(cases, mode="json", by_alias=True)
+    content["cases"] = cases
     return _digest(content)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
@@ -87,7 +87,7 @@ def check_gold(
             violations.extend(from_validation_error(manifest_doc, error, ("suites", index)))
             continue
         suites.append((index, suite))
-        placed, source, case_problems = _load_cases(manifest_doc, path, index, suite)
+        placed, source, case_problems, raw_cases = _load_cases(manifest_doc, path, index, suite)
         violations.extend(case_problems)
         case_count += len(placed)
         violations.extend(
@@ -97,7 +97,7 @@ def check_gold(
         )
         if not case_problems:
             cases = tuple(item.case for item in placed)
-            built.append(GoldSuite.build(suite, cases, source))
+            built.append(GoldSuite.build(suite, cases, source, raw_cases))
     violations.extend(manifest_violations(manifest_doc, suites))
     if violations or head is None:
         return GoldCheck(path, tuple(sort_violations(violations)), None, case_count)
@@ -111,41 +111,66 @@ def check_gold(
     return GoldCheck(path, (), dataset, case_count)
 
 
+class _LoadedCases(NamedTuple):
+    placed: list[PlacedCase]
+    source: str
+    problems: list[Violation]
+    raw: list[Any]
+    """The cases as loaded: what the suite's fingerprint is taken over."""
+
+
+def _refused(source: str, violation: Violation) -> _LoadedCases:
+    return _LoadedCases([], source, [violation], [])
+
+
 def _load_cases(
     manifest_doc: JsonDocument, manifest_path: Path, index: int, suite: Suite
-) -> tuple[list[PlacedCase], str, list[Violation]]:
+) -> _LoadedCases:
     """The suite's cases that parsed, where they came from, and the problems of the rest."""
     where = ("suites", index, "cases")
     if isinstance(suite.cases, list):
         if not suite.cases:
-            return [], manifest_doc.source, [violation_at(manifest_doc, where, "must not be empty")]
+            return _LoadedCases(
+                [],
+                manifest_doc.source,
+                [violation_at(manifest_doc, where, "must not be empty")],
+                [],
+            )
         return _validate_cases(manifest_doc, suite.cases, where, inline=True)
     reference = suite.cases
     if any(ord(character) < 32 for character in reference):
         message = "a case file reference must not contain control characters"
-        return [], manifest_doc.source, [violation_at(manifest_doc, where, message)]
+        return _LoadedCases(
+            [], manifest_doc.source, [violation_at(manifest_doc, where, message)], []
+        )
     if _is_absolute(reference):
         message = "a case file reference must be relative to the manifest"
-        return [], manifest_doc.source, [violation_at(manifest_doc, where, message)]
+        return _LoadedCases(
+            [], manifest_doc.source, [violation_at(manifest_doc, where, message)], []
+        )
     case_path = manifest_path.parent / reference
     try:
         case_doc = load_json_file(case_path, display=display_path(case_path))
     except JsonSyntaxError as error:
-        return [], display_path(case_path), [_syntax_violation(error)]
+        return _refused(display_path(case_path), _syntax_violation(error))
     except InvalidInputError as error:  # missing or unreadable: one more violation
         message = str(error).rstrip(".")
-        return [], display_path(case_path), [violation_at(manifest_doc, where, message)]
+        return _LoadedCases(
+            [], display_path(case_path), [violation_at(manifest_doc, where, message)], []
+        )
     if not isinstance(case_doc.value, list):
         message = f"a case file holds a JSON array of cases, found {json_type_name(case_doc.value)}"
-        return [], case_doc.source, [violation_at(case_doc, (), message)]
+        return _refused(case_doc.source, violation_at(case_doc, (), message))
     if not case_doc.value:
-        return [], case_doc.source, [violation_at(case_doc, (), "a case file must not be empty")]
+        return _LoadedCases(
+            [], case_doc.source, [violation_at(case_doc, (), "a case file must not be empty")], []
+        )
     return _validate_cases(case_doc, case_doc.value, (), inline=False)
 
 
 def _validate_cases(
     document: JsonDocument, raw_cases: list[Any], prefix: tuple[str | int, ...], *, inline: bool
-) -> tuple[list[PlacedCase], str, list[Violation]]:
+) -> _LoadedCases:
     placed: list[PlacedCase] = []
     problems: list[Violation] = []
     for position, raw in enumerate(raw_cases):
@@ -158,7 +183,7 @@ def _validate_cases(
             placed.append(PlacedCase(Case.model_validate(raw), document, path))
         except ValidationError as error:
             problems.extend(from_validation_error(document, error, path))
-    return placed, document.source, problems
+    return _LoadedCases(placed, document.source, problems, raw_cases)
 
 
 def load_gold(
