@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-NAMES = ("dataset", "cases", "settings", "workflow")
+NAMES = ("dataset", "cases", "settings", "workflow", "report")
 REGENERATE = (
-    "for n in dataset cases settings workflow; do goldgate schema $n > schemas/$n.schema.json; done"
+    "for n in dataset cases settings workflow report; "
+    "do goldgate schema $n > schemas/$n.schema.json; done"
 )
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

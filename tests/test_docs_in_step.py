@@ -1,0 +1,96 @@
+"""The README, --help and the code say the same thing: options, exit codes, schema names, and
+the two commands a fresh machine starts with."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.errors import EXIT_CODE_MEANINGS
+from goldgate.schemas import SCHEMA_NAMES
+
+
+@pytest.fixture(scope="module")
+def readme(repo_root: Path) -> str:
+    return (repo_root / "README.md").read_text(encoding="utf-8")
+
+
+def _options(run_cli: Any, *command: str) -> set[str]:
+    result = run_cli(*command, "--help")
+    assert result.code == 0, result.output
+    return set(re.findall(r"(--[a-z][a-z-]+)", result.stdout)) - {"--help"}
+
+
+@pytest.mark.parametrize("command", [("evaluate",), ("validate",)])
+def test_every_option_in_help_is_in_the_readme(
+    run_cli: Any, readme: str, command: tuple[str]
+) -> None:
+    options = _options(run_cli, *command)
+
+    assert options, "no options found in --help"
+    missing = sorted(option for option in options if option not in readme)
+    assert missing == [], f"README does not mention {missing} of goldgate {command[0]}"
+
+
+def test_every_option_the_readme_names_exists(run_cli: Any, readme: str) -> None:
+    known = _options(run_cli, "evaluate") | _options(run_cli, "validate") | {"--version"}
+    named = set(re.findall(r"`goldgate [^`]*`", readme))
+    options = {option for text in named for option in re.findall(r"(--[a-z][a-z-]+)", text)}
+
+    assert options
+    assert sorted(options - known) == []
+
+
+def test_exit_codes_in_readme_and_help_match_the_code(run_cli: Any, readme: str) -> None:
+    table = dict(re.findall(r"^\| (\d+) \| ([^|]+?)(?::| —|\|)", readme, flags=re.MULTILINE))
+    help_text = " ".join(run_cli("--help").stdout.split())
+
+    assert {int(code) for code in table} == {int(code) for code in EXIT_CODE_MEANINGS}
+    for code, meaning in EXIT_CODE_MEANINGS.items():
+        assert table[str(int(code))].strip().startswith(meaning), (code, table[str(int(code))])
+        assert f"{int(code)} {meaning}" in help_text
+
+
+def test_schema_names_agree(run_cli: Any, readme: str) -> None:
+    usage = run_cli("schema", "--help").stdout
+    listed = re.search(r"`goldgate schema ([a-z|\\]+)`", readme)
+
+    assert listed is not None
+    assert listed.group(1).replace("\\", "").split("|") == list(SCHEMA_NAMES)
+    assert all(name in usage for name in SCHEMA_NAMES)
+
+
+def test_readme_starts_with_the_example_command_and_the_test_command(
+    repo_root: Path, readme: str
+) -> None:
+    blocks = re.findall(r"```sh\n(.+?)\n```", readme, flags=re.DOTALL)
+    ci_run = (repo_root / ".ci" / "run").read_text(encoding="utf-8")
+    workflow = (repo_root / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+
+    assert "goldgate evaluate --config examples/support_triage/config/settings.yaml" in blocks[0]
+    test_steps = blocks[1].split(" && ")[2:]
+    assert test_steps == [
+        ".venv/bin/ruff check src tests",
+        ".venv/bin/mypy",
+        ".venv/bin/python -m pytest -q",
+    ]
+    for step in test_steps:
+        assert step in ci_run, f".ci/run does not run the README's {step!r}"
+        assert step in workflow, f"the CI workflow does not run the README's {step!r}"
+
+
+def test_help_imports_nothing_heavy() -> None:
+    # --help must start fast: the models, YAML, anyio and (later) jinja2 or PyGithub load
+    # only inside the commands that use them. Import-based, so it does not depend on timing.
+    heavy = ("pydantic", "anyio", "yaml", "jinja2", "github", "goldgate.dataset")
+    code = f"import sys; import goldgate.cli; print([m for m in {heavy!r} if m in sys.modules])"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+
+    assert result.stdout.strip() == "[]"
