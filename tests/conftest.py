@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,3 +220,12 @@ class GoldProject:
 def gold_project(tmp_path: Path) -> GoldProject:
     """A fresh, valid (but not yet written) project in ``tmp_path``."""
     return GoldProject(tmp_path, SETTINGS_YAML, copy.deepcopy(MANIFEST), copy.deepcopy(CASES))
+
+
+@pytest.fixture
+def reaper() -> Iterator[bool]:
+    """This test process adopts orphans while the test runs (see helpers.processes)."""
+    from helpers.processes import subreaper
+
+    with subreaper() as enabled:
+        yield enabled

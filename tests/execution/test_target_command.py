@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
 from goldgate.execution.targets import CommandTarget, Target, TargetFailure, TargetRequest
+from helpers.processes import assert_gone
 
 pytestmark = pytest.mark.anyio
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SECRET = "s3cr3t-PAYLOAD-value-7731"  # what conftest.request_ carries
-
-_PR_SET_CHILD_SUBREAPER = 36
 
 
 def script(name: str, *args: str) -> list[str]:
@@ -36,56 +31,6 @@ def command(argv: list[str], cwd: Path, max_result_bytes: int = 1 << 20, **kw: o
 def assert_safe(failure: TargetFailure) -> None:
     for text in (failure.reason, str(failure), repr(failure)):
         assert SECRET not in text
-
-
-@pytest.fixture
-def reaper() -> Iterator[bool]:
-    """Make this process the subreaper of orphans (Linux), so that a killed grandchild can be
-    reaped here and then vanish: some sandboxes' PID 1 never reaps orphans, which would leave
-    them as zombies. Yields whether that worked."""
-    libc = None
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            libc = ctypes.CDLL(None, use_errno=True)
-    enabled = libc is not None and libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    try:
-        yield enabled
-    finally:
-        if enabled and libc is not None:
-            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] == "Z"
-
-
-def assert_gone(pids: list[int], *, strict: bool, within: float = 3.0) -> None:
-    """Every pid no longer exists (``os.kill(pid, 0)`` raises ProcessLookupError). Without a
-    subreaper, a dead but unreaped orphan (a zombie) counts as gone. Survivors are killed
-    before the test fails."""
-    deadline = time.monotonic() + within
-    alive = list(pids)
-    while alive:
-        for pid in list(alive):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                alive.remove(pid)
-                continue
-            if not strict and _is_zombie(pid):
-                alive.remove(pid)
-        if alive and time.monotonic() > deadline:
-            for pid in alive:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            pytest.fail(f"processes {alive} survived the target")
-        time.sleep(0.02)
 
 
 def read_pids(path: Path) -> list[int]:

@@ -3,10 +3,7 @@ application, a port nobody listens on, and a subreaper. Helpers live in ``suppor
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from .support import HttpApp, HttpServer, Project, new_project
-
-_PR_SET_CHILD_SUBREAPER = 36
 
 
 @pytest.fixture
@@ -51,20 +46,3 @@ def closed_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def reaper() -> Iterator[bool]:
-    """Make this process the subreaper of orphans (Linux), so that a killed grandchild is
-    reparented here, reaped by ``assert_gone`` and then really gone: the sandbox's PID 1 may
-    never reap orphans. Yields whether that worked."""
-    libc = None
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            libc = ctypes.CDLL(None, use_errno=True)
-    enabled = libc is not None and libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    try:
-        yield enabled
-    finally:
-        if enabled and libc is not None:
-            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)

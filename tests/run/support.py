@@ -345,35 +345,3 @@ class HttpApp:
 
 
 # --- processes ----------------------------------------------------------------------------------
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] == "Z"
-
-
-def assert_gone(pids: list[int], *, strict: bool, within: float = 3.0) -> None:
-    """``os.kill(pid, 0)`` raises ProcessLookupError for every pid. Without a subreaper a dead
-    but unreaped orphan (a zombie) counts as gone. Survivors are killed before failing."""
-    deadline = time.monotonic() + within
-    alive = list(pids)
-    while alive:
-        for pid in list(alive):
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                alive.remove(pid)
-                continue
-            if not strict and _is_zombie(pid):
-                alive.remove(pid)
-        if alive and time.monotonic() > deadline:
-            for pid in alive:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            pytest.fail(f"processes {alive} outlived the run")
-        time.sleep(0.02)

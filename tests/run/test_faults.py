@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from helpers.processes import assert_gone
+
 from .support import (
     STATUS_OK,
     HttpApp,
     Project,
-    assert_gone,
     assert_not_scored,
     assert_scored_ok,
     attempt_of,

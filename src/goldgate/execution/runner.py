@@ -77,6 +77,13 @@ def unfinished(case: Case, attempt: int, status: str, reason: str) -> AttemptOut
     )
 
 
+def _failed(
+    case: Case, attempt: int, reason: str, latency_ms: float | None, stderr: str | None = None
+) -> AttemptOutcome:
+    checks = _not_run_all(case, f"the attempt failed: {reason}")
+    return AttemptOutcome(case, attempt, "failed", reason, latency_ms, None, stderr, checks)
+
+
 async def run_attempt(
     suite: GoldSuite,
     case: Case,
@@ -111,29 +118,9 @@ async def run_attempt(
             case, attempt, "timed_out", reason, latency_ms, None, stderr, _not_run_all(case, reason)
         )
     except TargetFailure as failure:
-        reason = failure.reason
-        return AttemptOutcome(
-            case,
-            attempt,
-            "failed",
-            reason,
-            latency_ms,
-            None,
-            failure.stderr,
-            _not_run_all(case, f"the attempt failed: {reason}"),
-        )
+        return _failed(case, attempt, failure.reason, latency_ms, failure.stderr)
     except Exception as error:
-        reason = f"the target raised {type(error).__name__}"
-        return AttemptOutcome(
-            case,
-            attempt,
-            "failed",
-            reason,
-            latency_ms,
-            None,
-            None,
-            _not_run_all(case, f"the attempt failed: {reason}"),
-        )
+        return _failed(case, attempt, f"the target raised {type(error).__name__}", latency_ms)
     return AttemptOutcome(case, attempt, "completed", None, latency_ms, document, stderr, checks)
 
 

@@ -217,6 +217,18 @@ def _catalog_index(metric: Metric) -> dict[str | None, int]:
 # --- classification ----------------------------------------------------------------------------
 
 
+def _unavailable(observation: Observation) -> Unavailable | None:
+    """Why an observation predicts nothing before its value is looked at: the attempt was
+    skipped or failed (whatever it holds), or nothing was at the path."""
+    if observation.status == "skipped":
+        return "skipped"
+    if observation.status == "error":
+        return "error"
+    if observation.predicted is MISSING:
+        return "missing"
+    return None
+
+
 def classify_prediction(
     observation: Observation, catalog: Mapping[str | None, int]
 ) -> int | Unavailable:
@@ -226,13 +238,10 @@ def classify_prediction(
     value is ``missing``; ``null`` is a label when the catalog lists it and ``abstained``
     otherwise; anything else that is not a catalog string is ``invalid``.
     """
-    if observation.status == "skipped":
-        return "skipped"
-    if observation.status == "error":
-        return "error"
+    unavailable = _unavailable(observation)
+    if unavailable is not None:
+        return unavailable
     predicted = observation.predicted
-    if predicted is MISSING:
-        return "missing"
     if predicted is None:
         return catalog.get(None, "abstained")
     if isinstance(predicted, str) and predicted in catalog:
@@ -325,13 +334,10 @@ def multilabel_prediction(
     ``null`` is ``abstained``; anything but an array of catalog strings is ``invalid``.
     Duplicates are ignored; an empty array is a valid prediction of no labels.
     """
-    if observation.status == "skipped":
-        return "skipped"
-    if observation.status == "error":
-        return "error"
+    unavailable = _unavailable(observation)
+    if unavailable is not None:
+        return unavailable
     predicted = observation.predicted
-    if predicted is MISSING:
-        return "missing"
     if predicted is None:
         return "abstained"
     labels = _label_set(predicted, catalog)

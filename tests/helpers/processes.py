@@ -1,0 +1,66 @@
+"""Proving that processes are gone, on machines whose PID 1 may never reap orphans."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+@contextlib.contextmanager
+def subreaper() -> Iterator[bool]:
+    """Make this process the subreaper of orphans (Linux), so that a killed grandchild is
+    reparented here, reaped by ``assert_gone`` and then really gone. Yields whether that
+    worked."""
+    libc = None
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            libc = ctypes.CDLL(None, use_errno=True)
+    enabled = libc is not None and libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        yield enabled
+    finally:
+        if enabled and libc is not None:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] == "Z"
+
+
+def assert_gone(pids: list[int], *, strict: bool, within: float = 3.0) -> None:
+    """Every pid no longer exists (``os.kill(pid, 0)`` raises ProcessLookupError). Without a
+    subreaper (``strict`` False), a dead but unreaped orphan (a zombie) counts as gone.
+    Survivors are killed before the test fails."""
+    deadline = time.monotonic() + within
+    alive = list(pids)
+    while alive:
+        for pid in list(alive):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                alive.remove(pid)
+                continue
+            if not strict and _is_zombie(pid):
+                alive.remove(pid)
+        if alive and time.monotonic() > deadline:
+            for pid in alive:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"processes {alive} outlived what should have killed them")
+        time.sleep(0.02)
