@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,7 +136,8 @@ class Session:
             duration=time.perf_counter() - clock,
             interrupted=interrupted,
         )
-        path, fallback_reason = write_report_safely(report, self.output)
+        with _signals_held():
+            path, fallback_reason = write_report_safely(report, self.output)
         return SessionOutcome(report, Path(display_path(path)), fallback_reason)
 
     async def _run(self) -> tuple[list[Any], bool]:
@@ -153,6 +155,20 @@ class Session:
                 for target in self.targets:
                     await target.aclose()
         return runs, stop.is_set()
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """A Ctrl-C while the report is written would lose the run. Everything has finished by
+    then, so the signal is ignored until the file is there."""
+    previous = {
+        number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 async def _stop_on_signal(stop: anyio.Event) -> None:
