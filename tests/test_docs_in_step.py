@@ -94,3 +94,18 @@ def test_help_imports_nothing_heavy() -> None:
     )
 
     assert result.stdout.strip() == "[]"
+
+
+def test_the_readme_python_example_runs(
+    repo_root: Path, readme: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    import anyio
+
+    code = re.search(r"## Python API.*?```python\n(.*?)```", readme, flags=re.DOTALL)
+    assert code is not None
+    monkeypatch.chdir(repo_root)
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), "README.md", "exec"), namespace)
+    anyio.run(namespace["main"])
+
+    assert capsys.readouterr().out == "passed\n"
