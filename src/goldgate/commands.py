@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from goldgate.errors import ExitCode, InvalidInputError
+from goldgate.errors import ExitCode, InvalidInputError, most_severe
 from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 
@@ -146,10 +146,13 @@ def run_evaluation(request: RunRequest) -> ExitCode:
         _emit_json(summary_json(outcome.report, outcome.report_path))
     else:
         _emit(render_summary(outcome.report, outcome.report_path))
+    code = ExitCode(outcome.report.verdict.exit_code)
     if outcome.fallback_reason:
+        # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
         print(
             f"goldgate: {outcome.fallback_reason}; the report was written to "
             f"{outcome.report_path} instead.",
             file=sys.stderr,
         )
-    return ExitCode(outcome.report.verdict.exit_code)
+        code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+    return code

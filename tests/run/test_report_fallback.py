@@ -1,0 +1,102 @@
+"""A report that cannot be written where asked is written elsewhere, never lost; the run says
+where and exits 4."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.errors import RuntimeFailureError
+from goldgate.report import io as report_io
+from goldgate.report.io import read_report, write_report, write_report_safely
+from goldgate.report.models import Report
+
+from .support import Project, case
+
+MINIMAL_REPORT = {
+    "format": "goldgate.report/1",
+    "goldgate_version": "0",
+    "complete": True,
+    "started_at": "2026-11-30T00:00:00+00:00",
+    "finished_at": "2026-11-30T00:00:01+00:00",
+    "duration_seconds": 1.0,
+    "dataset": {"name": "d", "revision": "r", "fingerprint": "sha256:0"},
+    "variant": {"name": "v", "revision": "r", "configuration_revision": None},
+    "options": {
+        "max_concurrency": 1,
+        "timeout": 1.0,
+        "repeat": 1,
+        "suites": [],
+        "live": False,
+        "include_details": True,
+    },
+    "suites": [],
+    "verdict": {"passed": True, "exit_code": 0, "meaning": "passed", "suites": {}},
+}
+
+
+@pytest.fixture
+def report() -> Report:
+    return Report.model_validate(MINIMAL_REPORT)
+
+
+def test_an_unwritable_folder_falls_back_to_a_fresh_temporary_folder(
+    tmp_path: Path, report: Report
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+
+    written, why = write_report_safely(report, blocked / "report.json")
+
+    assert why is not None
+    assert "cannot be written" in why
+    assert written.name == "report.json"
+    assert written.parent != blocked
+    assert read_report(written) == report
+    assert (written.stat().st_mode & 0o777) == 0o600
+
+
+def test_a_name_taken_meanwhile_is_not_overwritten(tmp_path: Path, report: Report) -> None:
+    taken = tmp_path / "report.json"
+    taken.write_text("someone else's")
+
+    with pytest.raises(RuntimeFailureError, match="the report was not overwritten"):
+        write_report(report, taken)
+    written, why = write_report_safely(report, taken)
+
+    assert taken.read_text() == "someone else's"
+    assert why is not None
+    assert "not overwritten" in why
+    assert read_report(written) == report
+
+
+def test_the_cli_says_where_the_report_went_and_exits_4(
+    project: Project, run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    project.suite("s", "py", [case("one")]).write()
+    # In-process: the python target's module and folder must not outlive this test.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    wanted = tmp_path / "reports" / "run.json"
+    real_write = report_io.write_report
+
+    def refusing_write(report: Report, path: Path) -> Path:
+        if path == wanted:
+            raise PermissionError(13, "Permission denied")
+        return real_write(report, path)
+
+    monkeypatch.setattr(report_io, "write_report", refusing_write)
+
+    result = run_cli(
+        "evaluate", "--config", str(project.settings_path), "--output", str(wanted),
+        cwd=project.root,
+    )  # fmt: skip
+
+    assert result.code == 4, result.output
+    assert "cannot be written (Permission denied)" in result.stderr
+    assert not wanted.exists()
+    fallback = Path(result.stdout.strip().splitlines()[-1].removeprefix("report: "))
+    assert read_report(fallback).verdict.passed
