@@ -79,7 +79,8 @@ def test_the_cli_says_where_the_report_went_and_exits_4(
     project.suite("s", "py", [case("one")]).write()
     # In-process: the python target's module and folder must not outlive this test.
     monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.setattr(sys, "modules", dict(sys.modules))
+    for name in ("fixture_app",):
+        monkeypatch.delitem(sys.modules, name, raising=False)
     wanted = tmp_path / "reports" / "run.json"
     real_write = report_io.write_report
 
@@ -90,10 +91,13 @@ def test_the_cli_says_where_the_report_went_and_exits_4(
 
     monkeypatch.setattr(report_io, "write_report", refusing_write)
 
-    result = run_cli(
-        "evaluate", "--config", str(project.settings_path), "--output", str(wanted),
-        cwd=project.root,
-    )  # fmt: skip
+    try:
+        result = run_cli(
+            "evaluate", "--config", str(project.settings_path), "--output", str(wanted),
+            cwd=project.root,
+        )  # fmt: skip
+    finally:
+        sys.modules.pop("fixture_app", None)
 
     assert result.code == 4, result.output
     assert "cannot be written (Permission denied)" in result.stderr
