@@ -140,7 +140,20 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     from goldgate.report.summary import render_summary, summary_json
     from goldgate.session import prepare_session
 
-    session = prepare_session(request)
+    try:
+        session = prepare_session(request)
+    except InvalidInputError as error:
+        if not request.json_output:
+            raise  # one message on stderr, as for every refused run
+        violations = getattr(error, "violations", ())
+        _emit_json(
+            {
+                "ok": False,
+                "error": str(error).splitlines()[-1],
+                "violations": [violation.as_json() for violation in violations],
+            }
+        )
+        return ExitCode.INVALID_INPUT
     outcome = session.execute()
     if request.json_output:
         _emit_json(summary_json(outcome.report, outcome.report_path))

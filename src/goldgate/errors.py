@@ -7,6 +7,10 @@ run is a ``GoldgateError``; the CLI maps it to an exit code here and nowhere els
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goldgate.problems import Violation
 
 
 class ExitCode(IntEnum):
@@ -59,7 +63,7 @@ class InvalidInputError(GoldgateError):
 class GoldCheckError(InvalidInputError):
     """The gold check found violations; they travel with the error for rendering."""
 
-    def __init__(self, violations: tuple[object, ...], message: str) -> None:
+    def __init__(self, violations: tuple[Violation, ...], message: str) -> None:
         super().__init__(message)
         self.violations = violations
 

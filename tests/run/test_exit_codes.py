@@ -372,3 +372,20 @@ def test_ctrl_c_exits_130_and_keeps_what_finished(project: Project) -> None:
     assert (after["status"], after["verdict"]) == ("not_started", "incomplete")
     assert [a["status"] for a in after["attempts"]] == ["cancelled"]
     assert [c["tag"] for c in project.calls()] == ["first", "second"]
+
+
+def test_a_refused_run_in_json_lists_its_violations_as_json(project: Project) -> None:
+    typo = {"name": "status", "path": "/execution/status", "expectd": "completed"}
+    project.suite("main", "py", [case("a", "ok", typo)]).write()
+
+    result = project.run("--format", "json")
+
+    assert result.code == 2
+    payload = json.loads(result.stdout)
+    assert payload["ok"] is False
+    assert payload["error"].startswith("2 problems in the gold")
+    assert {v["message"] for v in payload["violations"]} == {
+        "missing required key 'expected'",
+        "unknown key 'expectd'; check its spelling against the schema",
+    }
+    assert project.calls() == []
