@@ -97,7 +97,7 @@ def evaluate(
     output_format: FormatOption = OutputFormat.text,
     suite: Annotated[
         list[str] | None,
-        typer.Option("--suite", help="Run only this suite (repeatable)."),
+        typer.Option("--suite", metavar="NAME", help="Run only this suite (repeatable)."),
     ] = None,
     live: Annotated[
         bool,
