@@ -82,9 +82,3 @@ class RuntimeFailureError(GoldgateError):
     """The run itself could not go on: a report that cannot be written, for instance (exit 4)."""
 
     exit_code = ExitCode.RUNTIME_FAILURE
-
-
-class InterruptedRunError(GoldgateError):
-    """The run was interrupted (exit 130); what finished has been kept."""
-
-    exit_code = ExitCode.INTERRUPTED

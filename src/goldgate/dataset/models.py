@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Comparison = Literal["exact", "set", "source_span", "custom", "text"]
-COMPARISONS: tuple[str, ...] = ("exact", "set", "source_span", "custom", "text")
 MetricKind = Literal["classification", "multilabel"]
 Label = str | None
 

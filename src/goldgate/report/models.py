@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
 
-REPORT_FORMAT = "goldgate.report/1"
 REPORT_FORMAT_VERSION = 1
 
 CheckOutcomeName = Literal["passed", "failed", "error", "not_run"]

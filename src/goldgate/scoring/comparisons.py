@@ -190,16 +190,6 @@ def compare_set(actual: Any, expected: Any) -> Verdict:
 
 # --- source_span -------------------------------------------------------------------------------
 
-_SPAN_KEYS = frozenset({"input_path", "required", "allowed"})
-
-
-def _is_range(value: Any) -> bool:
-    return (
-        _is_array(value)
-        and len(value) == 2
-        and all(isinstance(bound, int) and not isinstance(bound, bool) for bound in value)
-    )
-
 
 def source_span_problem(expected: Any) -> str | None:
     """Why ``expected`` is not a well-formed source_span expectation, or ``None``: the shape
