@@ -109,3 +109,15 @@ def test_the_readme_python_example_runs(
     anyio.run(namespace["main"])
 
     assert capsys.readouterr().out == "passed\n"
+
+
+def test_the_report_format_page_names_every_field(repo_root: Path) -> None:
+    from goldgate.report import models
+
+    page = (repo_root / "docs" / "report-format.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-z_.]+)`", page))
+    records = (models.Report, models.SuiteRecord, models.AttemptRecord, models.CheckRecord)
+    fields = {name for record in records for name in record.model_fields}
+
+    assert sorted(fields - documented) == []
+    assert "goldgate.report/1" in page

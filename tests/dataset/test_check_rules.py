@@ -362,3 +362,29 @@ def test_paths_of_an_undeclared_workflow_are_checked_for_shape_only() -> None:
     assert result_path_problem("/flows/anything/steps/any/result", None) is None
     assert result_path_problem("/flows/anything/output", None) is not None
     assert result_path_problem("/steps/x/result", None) is not None
+
+
+@pytest.mark.parametrize(
+    ("figure", "message"),
+    [
+        ("accuracy", "a multilabel metric has exact_set_accuracy, not accuracy"),
+        ("exact_set_accuracy", None),
+        ("macro_f1", None),
+    ],
+)
+def test_multilabel_thresholds_name_figures_it_has(
+    gold_project: Any, figure: str, message: str | None
+) -> None:
+    # A threshold on a figure the metric never reports could never hold: refuse it offline.
+    suite = gold_project.manifest["suites"][0]
+    suite["metrics"][0]["kind"] = "multilabel"
+    for case in suite["cases"]:
+        case["expectations"][0]["expected"] = [case["expectations"][0]["expected"]]
+    suite["thresholds"] = {f"queue_quality.{figure}": 0.5}
+
+    result = check(gold_project)
+
+    expected = (
+        [] if message is None else [(f"/suites/0/thresholds/queue_quality.{figure}", message)]
+    )
+    assert messages(result) == expected

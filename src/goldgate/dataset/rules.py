@@ -257,3 +257,6 @@ def _threshold_violations(
             )
         elif figure == "exact_set_accuracy" and metric.kind != "multilabel":
             yield violation_at(document, where, "exact_set_accuracy is a multilabel figure")
+        elif figure == "accuracy" and metric.kind == "multilabel":
+            message = "a multilabel metric has exact_set_accuracy, not accuracy"
+            yield violation_at(document, where, message)
