@@ -102,8 +102,28 @@ def test_text_thresholds_that_have_what_they_need(gold_project: Any) -> None:
     suite["thresholds"].update(
         {"json.parse": 0.95, "schema.requiredCoverage": 1, "expect.satisfied": 0}
     )
+    reply = {"name": "reply", "path": "/payload/reply", "expected": "prose", "comparison": "text"}
+    suite["cases"][0]["expectations"].append(reply)
 
     assert check(gold_project).ok
+
+
+def test_text_thresholds_need_text_comparisons(gold_project: Any) -> None:
+    # Nothing would measure them, so they could never hold.
+    suite = gold_project.manifest["suites"][0]
+    suite["text"] = {"json": True}
+    suite["thresholds"].update({"json.parse": 0.95, "expect.satisfied": 0.5})
+
+    assert messages(check(gold_project)) == [
+        (
+            "/suites/0/thresholds/json.parse",
+            "'json.parse' is measured on text comparisons, and this suite has none",
+        ),
+        (
+            "/suites/0/thresholds/expect.satisfied",
+            "'expect.satisfied' is measured on text comparisons, and this suite has none",
+        ),
+    ]
 
 
 def test_required_coverage_needs_required_keys(gold_project: Any) -> None:

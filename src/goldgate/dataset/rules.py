@@ -70,7 +70,12 @@ def suite_violations(
             yield placed.at(("id",), f"duplicate case id {placed.case.id!r} in this suite")
         yield from _case_violations(placed, workflow, scorer_names)
     yield from _metric_violations(document, suite_path, suite, cases, workflow)
-    yield from _threshold_violations(document, suite_path, suite)
+    has_text = any(
+        expectation.comparison == "text"
+        for placed in cases
+        for expectation in placed.case.expectations
+    )
+    yield from _threshold_violations(document, suite_path, suite, has_text)
 
 
 def _target_violations(
@@ -226,20 +231,22 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
 
 
 def _threshold_violations(
-    document: Located, suite_path: Path_, suite: Suite
+    document: Located, suite_path: Path_, suite: Suite, has_text: bool
 ) -> Iterator[Violation]:
     metrics = {metric.name: metric for metric in suite.metrics}
     for key in suite.thresholds:
         where = (*suite_path, "thresholds", key)
         if key in RUN_THRESHOLDS:
             if key == "json.parse" and not (suite.text and suite.text.json_):
-                yield violation_at(
-                    document, where, "'json.parse' needs the suite's text.json: true"
-                )
-            if key == "schema.requiredCoverage" and not (suite.text and suite.text.requiredKeys):
-                yield violation_at(
-                    document, where, "'schema.requiredCoverage' needs the suite's text.requiredKeys"
-                )
+                message = "'json.parse' needs the suite's text.json: true"
+            elif key == "schema.requiredCoverage" and not (suite.text and suite.text.requiredKeys):
+                message = "'schema.requiredCoverage' needs the suite's text.requiredKeys"
+            elif key != "pass_rate" and not has_text:
+                # Only text comparisons measure these: the threshold could never hold.
+                message = f"{key!r} is measured on text comparisons, and this suite has none"
+            else:
+                continue
+            yield violation_at(document, where, message)
             continue
         if key.startswith("text."):
             yield violation_at(
