@@ -140,8 +140,8 @@ def assemble_report(
     )
 
 
-def _require_scorers(cases: Sequence[Case], registry: ScorerRegistry) -> None:
-    for case in cases:
+def _require_scorers(suite: GoldSuite, registry: ScorerRegistry) -> None:
+    for case in suite.cases:
         for expectation in case.expectations:
             if expectation.comparison == "custom" and expectation.scorer not in registry:
                 raise InvalidInputError(
@@ -150,19 +150,26 @@ def _require_scorers(cases: Sequence[Case], registry: ScorerRegistry) -> None:
                 )
 
 
-def _gold_suite(suite: EvaluationSuite | GoldSuite, metrics: Sequence[Metric]) -> GoldSuite:
+def _gold_suite(
+    suite: EvaluationSuite | GoldSuite, variant: EvaluationVariant, metrics: Sequence[Metric]
+) -> GoldSuite:
+    """The suite to run; an in-memory suite targets the variant's workflow, flow and step."""
     if isinstance(suite, GoldSuite):
         if not metrics:
             return suite
         cases, name = suite.cases, suite.name
         thresholds, text = suite.thresholds, suite.text
         metrics = (*suite.metrics, *metrics)
+        workflow, flow, step = suite.workflow, suite.flow, suite.step
     else:
         cases, name = tuple(suite.cases), suite.name
         thresholds, text = dict(suite.thresholds), suite.text
+        workflow, flow, step = variant.workflow, variant.flow, variant.step
     model = Suite(
         name=name,
-        workflow="python",
+        workflow=workflow,
+        flow=flow,
+        step=step,
         cases=[case.model_dump(mode="json") for case in cases],
         metrics=list(metrics),
         thresholds=dict(thresholds),
@@ -196,8 +203,8 @@ async def evaluate(
     """
     options = RunOptions(max_concurrency=max_concurrency, timeout=timeout)
     registry = ScorerRegistry(scorers)
-    gold = _gold_suite(suite, metrics)
-    _require_scorers(gold.cases, registry)
+    gold = _gold_suite(suite, variant, metrics)
+    _require_scorers(gold, registry)
     target = TargetRecord(
         kind="python-api", workflow_revision=variant.revision, live=False, identity={}
     )

@@ -57,15 +57,7 @@ def _select_suites(dataset: Dataset, names: tuple[str, ...]) -> list[GoldSuite]:
 
 
 def _registry(settings: LoadedSettings, suites: list[GoldSuite]) -> ScorerRegistry:
-    needed = sorted(
-        {
-            expectation.scorer
-            for suite in suites
-            for case in suite.cases
-            for expectation in case.expectations
-            if expectation.comparison == "custom" and expectation.scorer is not None
-        }
-    )
+    needed = sorted(set().union(*(suite.scorer_names() for suite in suites)))
     scorers = []
     for name in needed:
         registered = settings.settings.scorers.get(name)

@@ -330,3 +330,25 @@ async def test_seed_step_and_workflow_variants_over_the_example(
     assert custom
     assert all(c.outcome == "passed" for c in custom)
     assert list(quiet_cwd.iterdir()) == []
+
+
+async def test_an_in_memory_suite_records_the_variant_target() -> None:
+    case = Case.model_validate(
+        {
+            "id": "c",
+            "input": {"payload": {}, "metadata": {}},
+            "expectations": [{"name": "s", "path": "/execution/status", "expected": "ok"}],
+        }
+    )
+
+    async def run(envelope: Mapping[str, Any]) -> dict[str, Any]:
+        return {"execution": {"status": "ok"}}
+
+    variant = EvaluationVariant(
+        name="v", revision="r", run=run, workflow="triage", flow="main", step="classify"
+    )
+    report = await evaluate(EvaluationSuite("s", [case]), variant)
+
+    [suite] = report.suites
+    assert (suite.workflow, suite.flow, suite.step) == ("triage", "main", "classify")
+    assert suite.verdict == "passed"

@@ -27,6 +27,15 @@ class GoldSuite:
     cases_source: str
     fingerprint: str
 
+    def scorer_names(self) -> set[str]:
+        """The custom scorers this suite's expectations name."""
+        return {
+            expectation.scorer
+            for case in self.cases
+            for expectation in case.expectations
+            if expectation.comparison == "custom" and expectation.scorer is not None
+        }
+
     @classmethod
     def build(
         cls,
