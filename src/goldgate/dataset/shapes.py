@@ -5,10 +5,10 @@ reason of an ``error`` check when gold reaches scoring unchecked, e.g. from the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from goldgate.dataset.patterns import PatternProblem, compile_pattern
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_type_name, parse_pointer, resolve
 
 Suffix = tuple[str | int, ...]
@@ -124,8 +124,8 @@ def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]
             elif shape == "patterns" and compile_patterns:
                 for position, pattern in enumerate(items):
                     try:
-                        re.compile(pattern)
-                    except re.error as error:
+                        compile_pattern(pattern)
+                    except PatternProblem as error:
                         yield (
                             where,
                             f"pattern {position + 1} is not a valid regular expression: {error}",

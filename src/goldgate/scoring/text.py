@@ -30,6 +30,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from goldgate.dataset.models import TextOptions
+from goldgate.dataset.patterns import (
+    PATTERN_DEADLINE,
+    PatternProblem,
+    PatternTimeout,
+    compile_pattern,
+    search_with_deadline,
+)
 from goldgate.dataset.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.dataset.shapes import first_problem, text_problems
 from goldgate.jsonvalue import (
@@ -122,48 +129,6 @@ def dot_path_exists(value: Any, path: str) -> bool:
     return True
 
 
-# The messages of Python's regular expression parser, some of which quote a piece of the
-# pattern: only these fixed prefixes are repeated in a reason.
-_REGEX_MESSAGES: Final = (
-    "bad escape (end of pattern)",
-    "bad escape",
-    "incomplete escape",
-    "undefined character name",
-    "octal escape value",
-    "invalid group reference",
-    "cannot refer to an open group",
-    "cannot refer to group defined in the same lookbehind subpattern",
-    "unknown extension",
-    "bad character in group name",
-    "bad character range",
-    "redefinition of group name",
-    "unknown group name",
-    "unterminated character set",
-    "nothing to repeat",
-    "multiple repeat",
-    "unbalanced parenthesis",
-    "unexpected end of pattern",
-    "min repeat greater than max repeat",
-    "look-behind requires fixed-width pattern",
-    "looks too much behind",
-    "global flags not at the start of the expression",
-    "bad inline flags",
-    "unknown flag",
-    "bad group number",
-    "too many groups",
-    "conditional backref with more than two branches",
-)
-
-
-def _regex_error_summary(error: re.error) -> str:
-    message = error.msg
-    if message.startswith("missing "):  # "missing " + a fixed delimiter or word, never quoted
-        return message if error.pos is None else f"{message} at position {error.pos}"
-    known = [prefix for prefix in _REGEX_MESSAGES if message.startswith(prefix)]
-    summary = max(known, key=len) if known else "invalid syntax"
-    return summary if error.pos is None else f"{summary} at position {error.pos}"
-
-
 # --- scoring -----------------------------------------------------------------------------------
 
 
@@ -233,10 +198,11 @@ def _results(expected: Mapping[str, Any], answer: _Answer) -> Iterator[tuple[boo
 
 def _pattern_result(key: str, what: str, pattern: str, text: str) -> tuple[bool, str]:
     try:
-        compiled = re.compile(pattern)
-    except re.error as error:
-        return False, f"{what} is not a valid regular expression: {_regex_error_summary(error)}"
-    found = compiled.search(text) is not None
+        found = search_with_deadline(compile_pattern(pattern), text)
+    except PatternProblem as problem:
+        return False, f"{what} is not a valid regular expression: {problem}"
+    except PatternTimeout:
+        return False, f"{what} ran out of time ({PATTERN_DEADLINE:g} s) on the answer"
     if key == "matches":
         return found, f"{what} does not match the answer"
     return not found, f"{what} matches the answer"
