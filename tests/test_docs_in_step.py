@@ -116,8 +116,15 @@ def test_the_report_format_page_names_every_field(repo_root: Path) -> None:
 
     page = (repo_root / "docs" / "report-format.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"`([a-z_.]+)`", page))
-    records = (models.Report, models.SuiteRecord, models.AttemptRecord, models.CheckRecord)
+    records = (
+        models.Report,
+        models.SuiteRecord,
+        models.CaseRecord,
+        models.ExpectationRecord,
+        models.AttemptRecord,
+        models.CheckRecord,
+    )
     fields = {name for record in records for name in record.model_fields}
 
     assert sorted(fields - documented) == []
-    assert "goldgate.report/1" in page
+    assert f"goldgate.report/{models.REPORT_FORMAT_VERSION}" in page

@@ -24,15 +24,18 @@ from goldgate.errors import InvalidInputError
 from goldgate.execution.runner import AttemptRun, ProgressCallback, RunOptions, run_suite
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.jsonvalue import FrozenJson
-from goldgate.report.build import SuiteRun, build_suite_record, run_verdict
+from goldgate.report.build import SuiteCollector, run_verdict, suite_tail
+from goldgate.report.io import parse_report
 from goldgate.report.models import (
+    REPORT_FORMAT,
     DatasetRecord,
     OptionsRecord,
     Report,
-    ScorerRecord,
+    SuiteRecord,
     TargetRecord,
     VariantRecord,
 )
+from goldgate.report.stream import ReportWriter
 from goldgate.scoring import RegisteredScorer, ScorerRegistry
 from goldgate.settings.load import LoadedSettings, load_settings
 
@@ -81,62 +84,112 @@ class SuiteJob:
     skip_reason: str | None = None
 
 
+INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """What a report says before its first suite."""
+
+    dataset: DatasetRecord
+    variant: VariantRecord
+    options: OptionsRecord
+    registry: ScorerRegistry
+    started: datetime
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "format": REPORT_FORMAT,
+            "goldgate_version": __version__,
+            "started_at": self.started.isoformat(),
+            "dataset": self.dataset.model_dump(mode="json"),
+            "variant": self.variant.model_dump(mode="json"),
+            "options": self.options.model_dump(mode="json"),
+            "scorers": [
+                {"name": name, "revision": revision}
+                for name, revision in sorted(self.registry.revisions().items())
+            ],
+        }
+
+
+def _suite_head(job: SuiteJob, status: str, repeat: int) -> dict[str, Any]:
+    suite = job.suite
+    return {
+        "name": suite.name,
+        "fingerprint": suite.fingerprint,
+        "workflow": suite.workflow,
+        "flow": suite.flow,
+        "step": suite.step,
+        "target": job.target.model_dump(mode="json"),
+        "cases_source": suite.cases_source,
+        "status": status,
+        "skip_reason": job.skip_reason,
+        "repeat": repeat,
+        "case_count": len(suite.cases),
+    }
+
+
 async def run_jobs(
     jobs: Sequence[SuiteJob],
     registry: ScorerRegistry,
     options: RunOptions,
+    writer: ReportWriter,
     *,
+    include_details: bool = True,
     stop: anyio.Event | None = None,
     progress: Callable[[GoldSuite, int], ProgressCallback | None] | None = None,
-) -> list[SuiteRun]:
-    """Suites in order. After ``stop`` is set nothing new starts; what finished is kept."""
-    runs = []
+) -> list[SuiteRecord]:
+    """Suites in order, each streamed through ``writer`` as its cases finish; returns each
+    suite's record without its cases. After ``stop`` is set nothing new starts, and every
+    attempt that did not finish is written as cancelled."""
+    records = []
     for job in jobs:
-        if job.skip_reason is not None or job.run is None:
-            runs.append(
-                SuiteRun(job.suite, job.target, (), options.repeat, skip_reason=job.skip_reason)
+        stopped = stop is not None and stop.is_set()
+        skipped = job.skip_reason is not None or job.run is None
+        status = "skipped" if skipped else "not_started" if stopped else "ran"
+        writer.begin_suite(_suite_head(job, status, options.repeat))
+        collector = SuiteCollector(job.suite, options.repeat, include_details, writer.case)
+        if skipped:
+            collector.fill("skipped", job.skip_reason or "the suite was not run")
+        elif not stopped:
+            assert job.run is not None
+            callback = progress(job.suite, options.repeat) if progress is not None else None
+            await run_suite(
+                job.suite, job.run, registry, options, collector.add, progress=callback, stop=stop
             )
-            continue
-        if stop is not None and stop.is_set():
-            runs.append(SuiteRun(job.suite, job.target, (), options.repeat, started=False))
-            continue
-        callback = progress(job.suite, options.repeat) if progress is not None else None
-        slots = await run_suite(job.suite, job.run, registry, options, progress=callback, stop=stop)
-        runs.append(SuiteRun(job.suite, job.target, slots, options.repeat))
-    return runs
+        collector.fill("cancelled", INTERRUPTED_REASON)
+        record = collector.record(job.target, skip_reason=job.skip_reason, started=not stopped)
+        writer.end_suite(suite_tail(record))
+        records.append(record)
+    return records
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def assemble_report(
-    runs: Sequence[SuiteRun],
+def finish_report(
+    writer: ReportWriter,
+    header: RunHeader,
+    suites: Sequence[SuiteRecord],
     *,
-    dataset: DatasetRecord,
-    variant: VariantRecord,
-    options: OptionsRecord,
-    registry: ScorerRegistry,
-    started: datetime,
     duration: float,
-    interrupted: bool,
+    interruption: str | None,
 ) -> Report:
-    suites = tuple(build_suite_record(run, options.include_details) for run in runs)
-    return Report(
-        goldgate_version=__version__,
-        complete=not interrupted,
-        started_at=started.isoformat(),
-        finished_at=_now().isoformat(),
-        duration_seconds=round(duration, 6),
-        dataset=dataset,
-        variant=variant,
-        options=options,
-        scorers=tuple(
-            ScorerRecord(name=name, revision=revision)
-            for name, revision in sorted(registry.revisions().items())
-        ),
-        suites=suites,
-        verdict=run_verdict(suites, interrupted),
+    """Write the report's last members; return the report without its cases (for the
+    summary: the cases are in the file)."""
+    adjudication = sum(suite.adjudication for suite in suites)
+    verdict = run_verdict(suites, interruption is not None, adjudication)
+    tail = {
+        "complete": interruption is None,
+        "interruption": interruption,
+        "finished_at": _now().isoformat(),
+        "duration_seconds": round(duration, 6),
+        "verdict": verdict.model_dump(mode="json"),
+    }
+    writer.tail(tail)
+    return Report.model_validate({**header.as_json(), "suites": [], **tail}).model_copy(
+        update={"suites": tuple(suites)}
     )
 
 
@@ -208,10 +261,7 @@ async def evaluate(
     target = TargetRecord(
         kind="python-api", workflow_revision=variant.revision, live=False, identity={}
     )
-    started, clock = _now(), time.perf_counter()
-    runs = await run_jobs([SuiteJob(gold, target, variant.run)], registry, options)
-    return assemble_report(
-        runs,
+    header = RunHeader(
         dataset=DatasetRecord(
             name=gold.name, revision=variant.revision, fingerprint=gold.fingerprint
         ),
@@ -229,10 +279,21 @@ async def evaluate(
             include_details=include_details,
         ),
         registry=registry,
-        started=started,
-        duration=time.perf_counter() - clock,
-        interrupted=False,
+        started=_now(),
     )
+    chunks: list[bytes] = []
+    writer = ReportWriter(chunks.append)
+    writer.head(header.as_json())
+    clock = time.perf_counter()
+    records = await run_jobs(
+        [SuiteJob(gold, target, variant.run)],
+        registry,
+        options,
+        writer,
+        include_details=include_details,
+    )
+    finish_report(writer, header, records, duration=time.perf_counter() - clock, interruption=None)
+    return parse_report(b"".join(chunks), "<memory>")
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,13 +21,21 @@ import anyio
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
 from goldgate.errors import InvalidInputError
-from goldgate.evaluation import SuiteJob, _now, assemble_report, dataset_record, run_jobs
+from goldgate.evaluation import (
+    RunHeader,
+    SuiteJob,
+    _now,
+    dataset_record,
+    finish_report,
+    run_jobs,
+)
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.problems import display_path
 from goldgate.progress import Progress
-from goldgate.report.io import default_report_path, ensure_writable, write_report_safely
+from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantRecord
+from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry, import_scorer
 from goldgate.settings.load import LoadedSettings, load_settings
 
@@ -105,10 +112,9 @@ class Session:
     output: Path
 
     def execute(self) -> SessionOutcome:
-        started, clock = _now(), time.perf_counter()
-        runs, interrupted = anyio.run(self._run)
-        report = assemble_report(
-            runs,
+        """Run every job, streaming the report into its file; link it into place at the end
+        (or, interrupted, as soon as what finished is written)."""
+        header = RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=VariantRecord(
                 name="settings",
@@ -124,48 +130,55 @@ class Session:
                 include_details=True,
             ),
             registry=self.registry,
-            started=started,
-            duration=time.perf_counter() - clock,
-            interrupted=interrupted,
+            started=_now(),
         )
-        with _signals_held():
-            path, fallback_reason = write_report_safely(report, self.output)
+        report_file = ReportFile(self.output)
+        try:
+            outcome = anyio.run(self._run, header, report_file)
+        except BaseException:
+            report_file.discard()
+            raise
+        return outcome
+
+    async def _run(self, header: RunHeader, report_file: ReportFile) -> SessionOutcome:
+        """The run and the report's last bytes happen while goldgate's own signal handler
+        is installed: from the first SIGINT or SIGTERM until the report is on disk, further
+        signals are only noted, never fatal."""
+        clock = time.perf_counter()
+        writer = ReportWriter(report_file.write)
+        writer.head(header.as_json())
+        stop = anyio.Event()
+        received: list[str] = []
+        progress = Progress()
+        async with anyio.create_task_group() as group:
+            group.start_soon(_stop_on_signal, stop, received)
+            try:
+                records = await run_jobs(
+                    self.jobs, self.registry, self.options, writer,
+                    stop=stop, progress=progress.suite,
+                )  # fmt: skip
+            finally:
+                with anyio.CancelScope(shield=True):
+                    for target in self.targets:
+                        await target.aclose()
+            interruption = received[0] if received else None
+            report = finish_report(
+                writer,
+                header,
+                records,
+                duration=time.perf_counter() - clock,
+                interruption=interruption,
+            )
+            path, fallback_reason = report_file.publish()
+            group.cancel_scope.cancel()
         return SessionOutcome(report, Path(display_path(path)), fallback_reason)
 
-    async def _run(self) -> tuple[list[Any], bool]:
-        stop = anyio.Event()
-        progress = Progress()
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(_stop_on_signal, stop)
-                runs = await run_jobs(
-                    self.jobs, self.registry, self.options, stop=stop, progress=progress.suite
-                )
-                group.cancel_scope.cancel()
-        finally:
-            with anyio.CancelScope(shield=True):
-                for target in self.targets:
-                    await target.aclose()
-        return runs, stop.is_set()
 
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """A Ctrl-C while the report is written would lose the run. Everything has finished by
-    then, so the signal is ignored until the file is there."""
-    previous = {
-        number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)
-    }
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-async def _stop_on_signal(stop: anyio.Event) -> None:
+async def _stop_on_signal(stop: anyio.Event, received: list[str]) -> None:
+    """The first SIGINT or SIGTERM stops the run; it and every later one are noted."""
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
+        async for number in signals:
+            received.append(signal.Signals(number).name)
             stop.set()
 
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -222,7 +222,7 @@ class Project:
         path = self.output(name)
         assert not path.exists()
         result = self.run("--output", str(path), *args, env=env)
-        return result, (json.loads(path.read_text("utf-8")) if path.exists() else None)
+        return result, (read_report_json(path) if path.exists() else None)
 
     def calls(self) -> list[dict[str, Any]]:
         """Every call the python and command targets received, in order."""
@@ -241,6 +241,18 @@ def new_project(root: Path) -> Project:
 
 
 # --- report helpers -----------------------------------------------------------------------------
+
+
+def read_report_json(path: Path) -> dict[str, Any]:
+    """A report file as plain JSON, each suite also given ``attempts``: the flat attempt and
+    check views (case id, input, gold, actual values) that goldgate joins from its cases."""
+    from goldgate.report.io import read_report
+
+    raw: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    report = read_report(path)
+    for suite_json, suite in zip(raw["suites"], report.suites, strict=True):
+        suite_json["attempts"] = [asdict(attempt) for attempt in suite.iter_attempts()]
+    return raw
 
 
 def suite_of(report: Mapping[str, Any], name: str) -> dict[str, Any]:

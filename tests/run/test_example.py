@@ -4,7 +4,6 @@ kinds show up with the numbers the example's gold was reviewed for."""
 
 from __future__ import annotations
 
-import json
 import stat
 from collections import Counter
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .support import EXAMPLE, run_cli, suite_of
+from .support import EXAMPLE, read_report_json, run_cli, suite_of
 
 REPO = EXAMPLE.parent.parent
 
@@ -24,7 +23,7 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str
     result = run_cli(
         "evaluate", "--config", str(config.relative_to(REPO)), "--output", str(output), cwd=REPO
     )
-    report = json.loads(output.read_text("utf-8")) if output.exists() else {}
+    report = read_report_json(output) if output.exists() else {}
     return result, report, output
 
 

@@ -24,6 +24,7 @@ from .support import (
     attempt_of,
     case,
     expect,
+    read_report_json,
     start_cli,
     suite_of,
 )
@@ -40,6 +41,8 @@ def test_exit_0_when_every_check_passes(project: Project) -> None:
         "exit_code": 0,
         "meaning": "passed",
         "suites": {"passed": 1},
+        "evaluated": True,
+        "adjudication": 0,
     }
     main = suite_of(report, "main")
     assert main["counts"]["checks"] == {"passed": 4, "failed": 0, "error": 0, "not_run": 0}
@@ -280,7 +283,7 @@ def _suite_record(verdict: str) -> SuiteRecord:
         counts=CountsRecord(attempts={}, checks={}),
         summary={},
         verdict=verdict,  # type: ignore[arg-type]
-        attempts=(),
+        cases=(),
     )
 
 
@@ -349,7 +352,7 @@ def test_ctrl_c_exits_130_and_keeps_what_finished(project: Project) -> None:
     assert time.monotonic() - started < 10  # the 30 s sleep was cancelled, not awaited
     assert "(incomplete: interrupted)" in stdout
     assert "verdict: interrupted (exit 130)" in stdout
-    report = json.loads(output.read_text("utf-8"))
+    report = read_report_json(output)
     assert report["complete"] is False
     assert report["verdict"]["exit_code"] == 130
     slow = suite_of(report, "slow")

@@ -3,6 +3,7 @@ where and exits 4."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from goldgate.report.models import Report
 from .support import Project, case
 
 MINIMAL_REPORT = {
-    "format": "goldgate.report/1",
+    "format": "goldgate.report/2",
     "goldgate_version": "0",
     "complete": True,
     "started_at": "2026-11-30T00:00:00+00:00",
@@ -82,14 +83,14 @@ def test_the_cli_says_where_the_report_went_and_exits_4(
     for name in ("fixture_app",):
         monkeypatch.delitem(sys.modules, name, raising=False)
     wanted = tmp_path / "reports" / "run.json"
-    real_write = report_io.write_report
+    real_link = os.link
 
-    def refusing_write(report: Report, path: Path) -> Path:
-        if path == wanted:
+    def refusing_link(source: Any, destination: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(destination) == wanted:
             raise PermissionError(13, "Permission denied")
-        return real_write(report, path)
+        real_link(source, destination, *args, **kwargs)
 
-    monkeypatch.setattr(report_io, "write_report", refusing_write)
+    monkeypatch.setattr(report_io.os, "link", refusing_link)
 
     try:
         result = run_cli(

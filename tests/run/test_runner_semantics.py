@@ -131,6 +131,8 @@ def test_live_suite_without_live_is_skipped_and_the_run_passes(project: Project)
         "exit_code": 0,
         "meaning": "passed",
         "suites": {"passed": 1, "skipped": 1},
+        "evaluated": True,
+        "adjudication": 0,
     }
     assert report["options"]["live"] is False
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case, Metric, Suite, TextOptions
 from goldgate.jsonvalue import canonical_json
 
@@ -26,6 +27,8 @@ class GoldSuite:
     text: TextOptions | None
     cases_source: str
     fingerprint: str
+    compiled: tuple[tuple[CompiledExpectation, ...], ...] = ()
+    """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
@@ -43,8 +46,10 @@ class GoldSuite:
         cases: tuple[Case, ...],
         cases_source: str,
         raw_cases: list[Any] | None = None,
+        compiled: tuple[tuple[CompiledExpectation, ...], ...] | None = None,
     ) -> GoldSuite:
-        """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash)."""
+        """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash);
+        ``compiled``: their expectations compiled by the loader (compiled here otherwise)."""
         return cls(
             name=suite.name,
             workflow=suite.workflow,
@@ -55,6 +60,9 @@ class GoldSuite:
             thresholds=dict(suite.thresholds),
             text=suite.text,
             cases_source=cases_source,
+            compiled=compiled
+            if compiled is not None
+            else tuple(compile_expectations(case.expectations) for case in cases),
             fingerprint=suite_fingerprint(
                 suite,
                 raw_cases

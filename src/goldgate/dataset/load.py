@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
+from goldgate.dataset.compiled import compile_expectations
 from goldgate.dataset.gold import Dataset, GoldSuite, dataset_fingerprint
 from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
@@ -97,7 +98,8 @@ def check_gold(
         )
         if not case_problems:
             cases = tuple(item.case for item in placed)
-            built.append(GoldSuite.build(suite, cases, source, raw_cases))
+            compiled = tuple(item.compiled for item in placed)
+            built.append(GoldSuite.build(suite, cases, source, raw_cases, compiled))
     violations.extend(manifest_violations(manifest_doc, suites))
     if violations or head is None:
         return GoldCheck(path, tuple(sort_violations(violations)), None, case_count)
@@ -180,7 +182,8 @@ def _validate_cases(
             problems.append(violation_at(document, path, message))
             continue
         try:
-            placed.append(PlacedCase(Case.model_validate(raw), document, path))
+            case = Case.model_validate(raw)
+            placed.append(PlacedCase(case, document, path, compile_expectations(case.expectations)))
         except ValidationError as error:
             problems.extend(from_validation_error(document, error, path))
     return _LoadedCases(placed, document.source, problems, raw_cases)

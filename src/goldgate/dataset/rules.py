@@ -11,11 +11,11 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.models import (
     METRIC_THRESHOLDS,
     RUN_THRESHOLDS,
     Case,
-    Expectation,
     Metric,
     Suite,
 )
@@ -38,6 +38,7 @@ class PlacedCase:
     case: Case
     document: Located
     path: Path_
+    compiled: tuple[CompiledExpectation, ...]
 
     def at(self, suffix: Path_, message: str) -> Violation:
         return violation_at(self.document, (*self.path, *suffix), message)
@@ -123,12 +124,13 @@ def _case_violations(
         problem = result_path_problem(expectation.path, workflow)
         if problem:
             yield placed.at((*where, "path"), problem)
-        for suffix, message in _comparison_problems(expectation, envelope, scorer_names):
+        compiled = placed.compiled[index]
+        for suffix, message in _comparison_problems(compiled, envelope, scorer_names):
             yield placed.at((*where, *suffix), message)
 
 
 def _comparison_problems(
-    expectation: Expectation, envelope: dict[str, Any], scorer_names: Collection[str]
+    expectation: CompiledExpectation, envelope: dict[str, Any], scorer_names: Collection[str]
 ) -> Iterator[tuple[Path_, str]]:
     kind = expectation.comparison
     if kind == "custom":
@@ -145,7 +147,9 @@ def _comparison_problems(
     elif kind == "source_span":
         yield from source_span_problems(expected, envelope)
     elif kind == "text":
-        yield from text_problems(expected, compile_patterns=True)
+        yield from text_problems(expected, compile_patterns=False)
+        if expectation.text is not None:  # compiled once, while loading
+            yield from expectation.text.pattern_problems()
 
 
 def _metric_violations(

@@ -1,8 +1,10 @@
 """The runner: one suite's cases on a bounded pool of workers, each attempt under a deadline.
 
-Attempts are started in case-major order and recorded in that order whatever order they
-finish in. A target's failure is data for that attempt; the run goes on. Cancellation of the
-surrounding scope (Ctrl-C) stops scheduling and leaves unfinished slots empty.
+Attempts are started in case-major order and handed on in that order whatever order they
+finish in, each as soon as it and every attempt before it are done, so a report can be
+written while the run goes on and memory holds only what is in flight. A target's failure is
+data for that attempt; the run goes on. Cancellation of the surrounding scope (Ctrl-C) stops
+scheduling; what was handed on is kept.
 """
 
 from __future__ import annotations
@@ -16,18 +18,23 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case
 from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
-from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_expectation
+from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compiled
+from goldgate.scoring.score import score_custom
 
 AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
 """Runs one attempt: the case's envelope in, a result document (or TargetResponse) out."""
 
 ProgressCallback = Callable[[int], None]
+AttemptSink = Callable[["AttemptOutcome"], None]
 
 _NO_LIMIT = 2**63  # in-process results are not bounded: the caller's own code made them
+MAX_REPEAT = 10_000
+MAX_TIMEOUT = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -39,16 +46,20 @@ class RunOptions:
     def __post_init__(self) -> None:
         if not 1 <= self.max_concurrency <= 64:
             raise ValueError("max_concurrency must be between 1 and 64")
-        if not (self.timeout > 0 and math.isfinite(self.timeout)):
-            raise ValueError("timeout must be a positive number of seconds")
-        if self.repeat < 1:
-            raise ValueError("repeat must be at least 1")
+        if not (0 < self.timeout <= MAX_TIMEOUT and math.isfinite(self.timeout)):
+            raise ValueError(
+                f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}"
+            )
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise ValueError(f"repeat must be between 1 and {MAX_REPEAT}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AttemptOutcome:
-    """What one attempt produced, before it becomes a report record."""
+    """What one attempt produced, before it is written into the report."""
 
+    index: int
+    """The case's position in its suite."""
     case: Case
     attempt: int
     status: str
@@ -59,69 +70,140 @@ class AttemptOutcome:
     checks: tuple[CheckOutcome, ...]
 
 
-def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[Case, int]]:
-    """(case, 1-based attempt) in case-major order."""
-    for case in suite.cases:
+def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int]]:
+    """(case index, 1-based attempt) in case-major order, produced lazily."""
+    for index in range(len(suite.cases)):
         for attempt in range(1, repeat + 1):
-            yield case, attempt
+            yield index, attempt
 
 
 def _not_run_all(case: Case, reason: str) -> tuple[CheckOutcome, ...]:
-    return tuple(not_run(reason) for _ in case.expectations)
+    return (not_run(reason),) * len(case.expectations)
 
 
-def unfinished(case: Case, attempt: int, status: str, reason: str) -> AttemptOutcome:
+def unfinished(
+    suite: GoldSuite, index: int, attempt: int, status: str, reason: str
+) -> AttemptOutcome:
     """An attempt that never produced a result (skipped, cancelled)."""
+    case = suite.cases[index]
     return AttemptOutcome(
-        case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
+        index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
     )
 
 
 def _failed(
-    case: Case, attempt: int, reason: str, latency_ms: float | None, stderr: str | None = None
+    index: int,
+    case: Case,
+    attempt: int,
+    reason: str,
+    latency_ms: float | None,
+    stderr: str | None = None,
 ) -> AttemptOutcome:
     checks = _not_run_all(case, f"the attempt failed: {reason}")
-    return AttemptOutcome(case, attempt, "failed", reason, latency_ms, None, stderr, checks)
+    return AttemptOutcome(index, case, attempt, "failed", reason, latency_ms, None, stderr, checks)
+
+
+def _timed_out(
+    index: int, case: Case, attempt: int, timeout: float, latency_ms: float | None
+) -> AttemptOutcome:
+    if latency_ms is None:
+        reason = f"no result within the {timeout:g} s deadline"
+    else:  # the target answered; its custom scoring did not finish in time
+        reason = f"scoring ran out of time: the {timeout:g} s deadline passed while scoring"
+    return AttemptOutcome(
+        index, case, attempt, "timed_out", reason, latency_ms, None, None,
+        _not_run_all(case, reason),
+    )  # fmt: skip
+
+
+class _Attempt:
+    """The attempt a worker is on, so that its deadline can be recorded against it."""
+
+    __slots__ = ("attempt", "index", "latency_ms")
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.attempt = 0
+        self.latency_ms: float | None = None
+
+
+async def _score(
+    compiled: tuple[CompiledExpectation, ...],
+    document: Mapping[str, Any],
+    envelope: Mapping[str, Any],
+    registry: ScorerRegistry,
+    suite: GoldSuite,
+) -> tuple[CheckOutcome, ...]:
+    checks = []
+    for expectation in compiled:
+        if expectation.comparison == "custom":
+            checks.append(await score_custom(expectation, document, registry))
+        else:
+            checks.append(score_compiled(expectation, document, envelope, suite.text))
+    return tuple(checks)
 
 
 async def run_attempt(
     suite: GoldSuite,
-    case: Case,
+    index: int,
     attempt: int,
     run: AttemptRun,
     registry: ScorerRegistry,
-    timeout: float,
+    current: _Attempt,
 ) -> AttemptOutcome:
-    """One attempt: the target call and every check, together under one deadline."""
+    """One attempt: the target call and every check. The caller's scope holds the deadline."""
+    case = suite.cases[index]
     envelope = case.input.as_json()
+    current.index, current.attempt, current.latency_ms = index, attempt, None
     started = time.perf_counter()
-    latency_ms: float | None = None
     stderr: str | None = None
     try:
-        with anyio.fail_after(timeout):
-            response = await run(envelope)
-            latency_ms = (time.perf_counter() - started) * 1000
-            document: Mapping[str, Any]
-            if isinstance(response, TargetResponse):
-                document, stderr = response.document, response.stderr
-            else:  # a Python API run callable: check and copy what it returned
-                document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
-            checks = tuple(
-                [
-                    await score_expectation(expectation, document, envelope, registry, suite.text)
-                    for expectation in case.expectations
-                ]
-            )
-    except TimeoutError:
-        reason = f"no result within the {timeout:g} s deadline"
-        return AttemptOutcome(
-            case, attempt, "timed_out", reason, latency_ms, None, stderr, _not_run_all(case, reason)
-        )
+        response = await run(envelope)
     except TargetFailure as failure:
-        return _failed(case, attempt, failure.reason, latency_ms, failure.stderr)
-    except Exception as error:
-        return _failed(case, attempt, f"the target raised {type(error).__name__}", latency_ms)
-    return AttemptOutcome(case, attempt, "completed", None, latency_ms, document, stderr, checks)
+        latency = (time.perf_counter() - started) * 1000
+        return _failed(index, case, attempt, failure.reason, latency, failure.stderr)
+    except anyio.get_cancelled_exc_class():
+        raise
+    except BaseException as error:  # SystemExit, KeyboardInterrupt ... from the target
+        latency = (time.perf_counter() - started) * 1000
+        return _failed(index, case, attempt, f"the target raised {type(error).__name__}", latency)
+    latency_ms = current.latency_ms = (time.perf_counter() - started) * 1000
+    document: Mapping[str, Any]
+    if isinstance(response, TargetResponse):
+        document, stderr = response.document, response.stderr
+    else:  # a Python API run callable: check and copy what it returned
+        try:
+            document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
+        except TargetFailure as failure:
+            return _failed(index, case, attempt, failure.reason, latency_ms)
+    checks = await _score(suite.compiled[index], document, envelope, registry, suite)
+    return AttemptOutcome(
+        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
+    )
+
+
+class _InOrder:
+    """Hands outcomes to ``sink`` in identity order, holding those that finished early."""
+
+    def __init__(self, sink: AttemptSink, progress: ProgressCallback | None) -> None:
+        self.sink = sink
+        self.progress = progress
+        self.held: dict[int, AttemptOutcome] = {}
+        self.next = 0
+        self.done = 0
+
+    def deliver(self, position: int, outcome: AttemptOutcome) -> None:
+        self.done += 1
+        if position != self.next:
+            self.held[position] = outcome
+        else:
+            self.sink(outcome)
+            self.next += 1
+            while self.next in self.held:
+                self.sink(self.held.pop(self.next))
+                self.next += 1
+        if self.progress is not None:
+            self.progress(self.done)
 
 
 async def run_suite(
@@ -129,43 +211,55 @@ async def run_suite(
     run: AttemptRun,
     registry: ScorerRegistry,
     options: RunOptions,
+    sink: AttemptSink,
     *,
     progress: ProgressCallback | None = None,
     stop: anyio.Event | None = None,
-) -> list[AttemptOutcome | None]:
-    """Every attempt of ``suite``, in case-major order; ``None`` where ``stop`` came first.
+) -> int:
+    """Run every attempt of ``suite``, handing each to ``sink`` in case-major order; returns
+    how many were handed on (fewer than all when ``stop`` came first).
 
     Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
-    the earliest cases start first. Setting ``stop`` stops scheduling and cancels what is in
-    flight; what finished is returned.
+    the earliest cases start first. Each worker keeps one cancel scope whose deadline moves
+    per attempt. Setting ``stop`` stops scheduling and cancels what is in flight.
     """
-    identities = list(attempt_identities(suite, options.repeat))
-    slots: list[AttemptOutcome | None] = [None] * len(identities)
+    identities = enumerate(attempt_identities(suite, options.repeat))
+    total = len(suite.cases) * options.repeat
+    ordered = _InOrder(sink, progress)
     # Sync python and http targets run in worker threads: let every worker have one.
     threads = anyio.to_thread.current_default_thread_limiter()
     threads.total_tokens = max(threads.total_tokens, options.max_concurrency)
-    pending = iter(range(len(identities)))
-    done = 0
+    timeout = options.timeout
 
     async def worker() -> None:
-        nonlocal done
-        for index in pending:
-            case, attempt = identities[index]
-            slots[index] = await run_attempt(suite, case, attempt, run, registry, options.timeout)
-            done += 1
-            if progress is not None:
-                progress(done)
+        current = _Attempt()
+        item = next(identities, None)
+        while item is not None:
+            with anyio.CancelScope() as scope:
+                while item is not None:
+                    position, (index, attempt) = item
+                    scope.deadline = anyio.current_time() + timeout
+                    outcome = await run_attempt(suite, index, attempt, run, registry, current)
+                    ordered.deliver(position, outcome)
+                    item = next(identities, None)
+            if scope.cancelled_caught and item is not None:
+                position, (index, attempt) = item
+                case = suite.cases[index]
+                ordered.deliver(
+                    position, _timed_out(index, case, attempt, timeout, current.latency_ms)
+                )
+                item = next(identities, None)
 
     async def cancel_when_stopped(event: anyio.Event, scope: anyio.CancelScope) -> None:
         await event.wait()
         scope.cancel()
 
-    with anyio.CancelScope() as scope:
+    with anyio.CancelScope() as outer_scope:
         async with anyio.create_task_group() as outer:
             if stop is not None:
-                outer.start_soon(cancel_when_stopped, stop, scope)
+                outer.start_soon(cancel_when_stopped, stop, outer_scope)
             async with anyio.create_task_group() as workers:
-                for _ in range(min(options.max_concurrency, len(identities))):
+                for _ in range(min(options.max_concurrency, total)):
                     workers.start_soon(worker)
-            scope.cancel()  # the workers are done: end the watcher too
-    return slots
+            outer_scope.cancel()  # the workers are done: end the watcher too
+    return ordered.next

@@ -1,23 +1,22 @@
-"""From attempt outcomes to report records: summary figures, metrics, thresholds, verdicts.
+"""From attempt outcomes to report records, one case at a time: the case record as plain JSON
+data, and per suite the counters, summary figures, metric observations, thresholds and
+verdict that are kept while the records themselves go to the file.
 
-Pure functions: nothing here runs a target or touches a file.
+Pure: nothing here runs a target or touches a file.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.models import Case, Metric
+from goldgate.dataset.models import Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
-from goldgate.execution.runner import AttemptOutcome, attempt_identities, unfinished
+from goldgate.execution.runner import AttemptOutcome, unfinished
 from goldgate.jsonvalue import MISSING, resolve_pointer
 from goldgate.report.models import (
-    AttemptRecord,
-    CheckRecord,
     CountsRecord,
     MetricResult,
     SuiteRecord,
@@ -30,119 +29,282 @@ from goldgate.scoring import CheckOutcome, Observation, ObservationStatus, compu
 ATTEMPT_STATUSES = ("completed", "failed", "timed_out", "skipped", "cancelled")
 CHECK_OUTCOMES = ("passed", "failed", "error", "not_run")
 _RUNTIME_FAILURES = ("failed", "timed_out")
+_CHECK_FIELDS = (
+    "assertions_declared",
+    "assertions_held",
+    "json_parsed",
+    "required_keys_found",
+    "required_keys_declared",
+)
 
 
-@dataclass(frozen=True)
-class SuiteRun:
-    """How one suite ended: its attempts (``None`` where the run was interrupted first)."""
-
-    suite: GoldSuite
-    target: TargetRecord
-    attempts: Sequence[AttemptOutcome | None]
-    repeat: int
-    skip_reason: str | None = None
-    started: bool = True
-
-
-def _check_record(
-    case: Case, index: int, outcome: CheckOutcome, include_details: bool
-) -> CheckRecord:
-    expectation = case.expectations[index]
-    return CheckRecord(
-        name=expectation.name,
-        path=expectation.path,
-        comparison=expectation.comparison,
-        scorer=expectation.scorer,
-        outcome=outcome.outcome.value,
-        reason=outcome.reason,
-        actual_present=outcome.actual_present,
-        actual=outcome.actual if include_details else None,
-        expected=expectation.expected if include_details else None,
-        assertions_declared=outcome.assertions_declared,
-        assertions_held=outcome.assertions_held,
-        adjudication=outcome.adjudication,
-        json_parsed=outcome.json_parsed,
-        required_keys_found=outcome.required_keys_found,
-        required_keys_declared=outcome.required_keys_declared,
-    )
+def check_json(check: CheckOutcome) -> dict[str, Any]:
+    """A check as stored: its outcome and only the fields that say something."""
+    record: dict[str, Any] = {"outcome": check.outcome.value}
+    if check.reason is not None:
+        record["reason"] = check.reason
+    for name in _CHECK_FIELDS:
+        value = getattr(check, name)
+        if value is not None:
+            record[name] = value
+    if check.adjudication:
+        record["adjudication"] = True
+    return record
 
 
-def _attempt_record(outcome: AttemptOutcome, include_details: bool) -> AttemptRecord:
-    case = outcome.case
+def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, Any]:
+    """An attempt as stored. Checks only for a completed attempt: every check of any other
+    is not_run for the attempt's own reason, which the reader derives."""
+    record: dict[str, Any] = {"attempt": outcome.attempt, "status": outcome.status}
+    if outcome.reason is not None:
+        record["reason"] = outcome.reason
+    if outcome.latency_ms is not None:
+        record["latency_ms"] = round(outcome.latency_ms, 3)
     document = outcome.document
-    usage = document.get("usage") if document is not None else None
-    return AttemptRecord(
-        case_id=case.id,
-        attempt=outcome.attempt,
-        family=case.family,
-        split=case.split,
-        status=outcome.status,
-        reason=outcome.reason,
-        latency_ms=outcome.latency_ms,
-        usage=usage,
-        input=case.input.as_json() if include_details else None,
-        result=dict(document) if include_details and document is not None else None,
-        stderr=outcome.stderr if include_details else None,
-        checks=tuple(
-            _check_record(case, index, check, include_details)
-            for index, check in enumerate(outcome.checks)
-        ),
+    if document is not None:
+        usage = document.get("usage")
+        if usage is not None:
+            record["usage"] = usage
+        if include_details:
+            record["result"] = document
+    if include_details and outcome.stderr:
+        record["stderr"] = outcome.stderr
+    if outcome.status == "completed":
+        record["checks"] = [check_json(check) for check in outcome.checks]
+    return record
+
+
+def case_json(
+    suite: GoldSuite, index: int, attempts: list[dict[str, Any]], include_details: bool
+) -> dict[str, Any]:
+    """A case as stored: identity, input and gold once, then its attempts."""
+    case = suite.cases[index]
+    record: dict[str, Any] = {"id": case.id}
+    if case.family is not None:
+        record["family"] = case.family
+    if case.split is not None:
+        record["split"] = case.split
+    if include_details:
+        record["input"] = case.input.as_json()
+    expectations = []
+    for expectation in suite.compiled[index]:
+        item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
+        if expectation.comparison != "exact":
+            item["comparison"] = expectation.comparison
+        if expectation.scorer is not None:
+            item["scorer"] = expectation.scorer
+        if include_details:
+            item["expected"] = expectation.expected
+        expectations.append(item)
+    record["expectations"] = expectations
+    record["attempts"] = attempts
+    return record
+
+
+class _Figures:
+    """The suite-wide figures thresholds can gate on, summed as attempts arrive.
+
+    pass_rate is passed / (passed + failed + error) over checks that ran; the text figures are
+    taken over the checks that declared them, so absent is never zero.
+    """
+
+    def __init__(self) -> None:
+        self.ran = self.passed = self.declared = self.held = 0
+        self.parsed = self.parse_seen = self.keys = self.keys_declared = 0
+        self.chars = self.texts = 0
+        self.adjudication = 0
+
+    def add(self, checks: Sequence[CheckOutcome]) -> None:
+        for check in checks:
+            if check.outcome.value != "not_run":
+                self.ran += 1
+                self.passed += check.passed
+            if check.adjudication:
+                self.adjudication += 1
+            if check.assertions_declared is not None:
+                self.declared += check.assertions_declared
+                self.held += check.assertions_held or 0
+                if isinstance(check.actual, str):
+                    self.chars += len(check.actual)
+                    self.texts += 1
+            if check.json_parsed is not None:
+                self.parse_seen += 1
+                self.parsed += check.json_parsed
+            if check.required_keys_declared:
+                self.keys_declared += check.required_keys_declared
+                self.keys += check.required_keys_found or 0
+
+    def summary(self) -> dict[str, float | None]:
+        def ratio(numerator: int, denominator: int) -> float | None:
+            return numerator / denominator if denominator else None
+
+        return {
+            "pass_rate": ratio(self.passed, self.ran),
+            "expect.satisfied": ratio(self.held, self.declared),
+            "json.parse": ratio(self.parsed, self.parse_seen),
+            "schema.requiredCoverage": ratio(self.keys, self.keys_declared),
+            "text.chars": ratio(self.chars, self.texts),
+        }
+
+
+class SuiteCollector:
+    """One suite's attempts, taken in case-major order. Each case's record goes to
+    ``write_case`` as soon as its last attempt arrives; only counters, summary sums and the
+    observations metrics need are kept."""
+
+    def __init__(
+        self,
+        suite: GoldSuite,
+        repeat: int,
+        include_details: bool,
+        write_case: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self.suite = suite
+        self.repeat = repeat
+        self.include_details = include_details
+        self.write_case = write_case
+        self.attempts: Counter[str] = Counter()
+        self.checks: Counter[str] = Counter()
+        self.figures = _Figures()
+        self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
+        self._metric_gold = [_gold_index(suite, metric) for metric in suite.metrics]
+        self._pending: list[dict[str, Any]] = []
+        self.count = 0
+
+    @property
+    def expected_count(self) -> int:
+        return len(self.suite.cases) * self.repeat
+
+    def add(self, outcome: AttemptOutcome) -> None:
+        self.attempts[outcome.status] += 1
+        for check in outcome.checks:
+            self.checks[check.outcome.value] += 1
+        self.figures.add(outcome.checks)
+        for metric, gold, observations in zip(
+            self.suite.metrics, self._metric_gold, self.observations, strict=True
+        ):
+            observation = _observation(metric, gold, outcome)
+            if observation is not None:
+                observations.append(observation)
+        self._pending.append(attempt_json(outcome, self.include_details))
+        self.count += 1
+        if outcome.attempt == self.repeat:
+            self.write_case(
+                case_json(self.suite, outcome.index, self._pending, self.include_details)
+            )
+            self._pending = []
+
+    def fill(self, status: str, reason: str) -> None:
+        """Every attempt not handed in yet, as ``status`` (skipped or cancelled)."""
+        while self.count < self.expected_count:
+            index, attempt = divmod(self.count, self.repeat)
+            self.add(unfinished(self.suite, index, attempt + 1, status, reason))
+
+    def record(
+        self, target: TargetRecord, *, skip_reason: str | None = None, started: bool = True
+    ) -> SuiteRecord:
+        """The suite's record without its cases (they are in the file already)."""
+        suite = self.suite
+        summary = self.figures.summary()
+        skipped = skip_reason is not None
+        metrics: tuple[MetricResult, ...] = (
+            ()
+            if skipped
+            else tuple(
+                compute_metric(metric, observations)
+                for metric, observations in zip(suite.metrics, self.observations, strict=True)
+            )
+        )
+        thresholds = _thresholds(suite.thresholds, summary, metrics)
+        counts = CountsRecord(
+            attempts={status: self.attempts[status] for status in ATTEMPT_STATUSES},
+            checks={outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
+        )
+        if skipped:
+            verdict, status = "skipped", "skipped"
+        elif not started:
+            verdict, status = "incomplete", "not_started"
+        else:
+            status = "ran"
+            verdict = _verdict(counts, thresholds, bool(suite.thresholds))
+        return SuiteRecord(
+            name=suite.name,
+            fingerprint=suite.fingerprint,
+            workflow=suite.workflow,
+            flow=suite.flow,
+            step=suite.step,
+            target=target,
+            cases_source=suite.cases_source,
+            status=status,
+            skip_reason=skip_reason,
+            repeat=self.repeat,
+            case_count=len(suite.cases),
+            attempt_count=self.count,
+            cases=(),
+            counts=counts,
+            summary=summary,
+            adjudication=self.figures.adjudication,
+            metrics=metrics,
+            thresholds=thresholds,
+            verdict=verdict,
+        )
+
+
+def suite_head(record: SuiteRecord) -> dict[str, Any]:
+    """What a suite's record says before its cases."""
+    return record.model_dump(
+        mode="json",
+        include={
+            "name", "fingerprint", "workflow", "flow", "step", "target", "cases_source",
+            "status", "skip_reason", "repeat", "case_count",
+        },
+    )  # fmt: skip
+
+
+def suite_tail(record: SuiteRecord) -> dict[str, Any]:
+    """What a suite's record says after its cases."""
+    return record.model_dump(
+        mode="json",
+        include={
+            "attempt_count",
+            "counts",
+            "summary",
+            "adjudication",
+            "metrics",
+            "thresholds",
+            "verdict",
+        },
     )
 
 
-def summary_figures(attempts: Sequence[AttemptOutcome]) -> dict[str, float | None]:
-    """The suite-wide figures thresholds can gate on (``text.chars`` is a counter only).
-
-    pass_rate is passed / (passed + failed + error) over checks that ran; the text figures
-    are taken over the checks that declared them, so absent is never zero.
-    """
-    ran = passed = declared = held = parsed = parse_seen = keys = keys_declared = 0
-    chars: list[int] = []
-    for attempt in attempts:
-        for check in attempt.checks:
-            if check.outcome.value != "not_run":
-                ran += 1
-                passed += check.passed
-            if check.assertions_declared:
-                declared += check.assertions_declared
-                held += check.assertions_held or 0
-            if check.json_parsed is not None:
-                parse_seen += 1
-                parsed += check.json_parsed
-            if check.required_keys_declared:
-                keys_declared += check.required_keys_declared
-                keys += check.required_keys_found or 0
-            if check.assertions_declared is not None and isinstance(check.actual, str):
-                chars.append(len(check.actual))
-    return {
-        "pass_rate": passed / ran if ran else None,
-        "expect.satisfied": held / declared if declared else None,
-        "json.parse": parsed / parse_seen if parse_seen else None,
-        "schema.requiredCoverage": keys / keys_declared if keys_declared else None,
-        "text.chars": sum(chars) / len(chars) if chars else None,
-    }
-
-
-def _observations(metric: Metric, attempts: Sequence[AttemptOutcome]) -> list[Observation]:
+def _gold_index(suite: GoldSuite, metric: Metric) -> list[Any]:
+    """Each case's gold for ``metric`` (its expectation at the metric's path), or MISSING
+    for cases the metric does not include."""
     included = set(metric.cases) if metric.cases is not None else None
-    observations = []
-    for attempt in attempts:
-        case = attempt.case
+    gold: list[Any] = []
+    for case, compiled in zip(suite.cases, suite.compiled, strict=True):
         if included is not None and case.id not in included:
-            continue
-        gold = next(e.expected for e in case.expectations if e.path == metric.path)
-        if attempt.status == "completed" and attempt.document is not None:
-            predicted: Any = resolve_pointer(attempt.document, metric.path)
-            status: ObservationStatus = "observed"
+            gold.append(MISSING)
         else:
-            predicted = MISSING
-            status = "error" if attempt.status in _RUNTIME_FAILURES else "skipped"
-        observations.append(Observation(case.id, attempt.attempt, gold, status, predicted))
-    return observations
+            gold.append(next(e.expected for e in compiled if e.path == metric.path))
+    return gold
+
+
+def _observation(metric: Metric, gold: list[Any], outcome: AttemptOutcome) -> Observation | None:
+    expected = gold[outcome.index]
+    if expected is MISSING:
+        return None
+    if outcome.status == "completed" and outcome.document is not None:
+        predicted: Any = resolve_pointer(outcome.document, metric.path)
+        status: ObservationStatus = "observed"
+    else:
+        predicted = MISSING
+        status = "error" if outcome.status in _RUNTIME_FAILURES else "skipped"
+    return Observation(outcome.case.id, outcome.attempt, expected, status, predicted)
 
 
 def _thresholds(
-    thresholds: dict[str, float], summary: dict[str, float | None], metrics: Sequence[Any]
+    thresholds: Mapping[str, float], summary: Mapping[str, float | None], metrics: Sequence[Any]
 ) -> tuple[ThresholdRecord, ...]:
     by_name = {metric.name: metric for metric in metrics}
     records = []
@@ -173,64 +335,6 @@ def _metric_figure(metric: Any, figure: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _counts(attempts: Sequence[AttemptOutcome]) -> CountsRecord:
-    attempt_counts = Counter(attempt.status for attempt in attempts)
-    check_counts = Counter(check.outcome.value for a in attempts for check in a.checks)
-    return CountsRecord(
-        attempts={status: attempt_counts[status] for status in ATTEMPT_STATUSES},
-        checks={outcome: check_counts[outcome] for outcome in CHECK_OUTCOMES},
-    )
-
-
-def build_suite_record(run: SuiteRun, include_details: bool) -> SuiteRecord:
-    suite = run.suite
-    attempts = _complete_slots(run)
-    summary = summary_figures(attempts)
-    metrics: tuple[MetricResult, ...] = tuple(
-        compute_metric(metric, _observations(metric, attempts)) for metric in suite.metrics
-    )
-    thresholds = _thresholds(suite.thresholds, summary, metrics)
-    counts = _counts(attempts)
-    if run.skip_reason is not None:
-        verdict, status = "skipped", "skipped"
-    elif not run.started:
-        verdict, status = "incomplete", "not_started"
-    else:
-        status = "ran"
-        verdict = _verdict(counts, thresholds, bool(suite.thresholds))
-    return SuiteRecord(
-        name=suite.name,
-        fingerprint=suite.fingerprint,
-        workflow=suite.workflow,
-        flow=suite.flow,
-        step=suite.step,
-        target=run.target,
-        status=status,
-        skip_reason=run.skip_reason,
-        case_count=len(suite.cases),
-        attempt_count=len(attempts),
-        counts=counts,
-        summary=summary,
-        metrics=metrics,
-        thresholds=thresholds,
-        verdict=verdict,
-        attempts=tuple(_attempt_record(attempt, include_details) for attempt in attempts),
-    )
-
-
-def _complete_slots(run: SuiteRun) -> list[AttemptOutcome]:
-    """Every attempt identity, with skipped or cancelled records where nothing ran."""
-    identities = list(attempt_identities(run.suite, run.repeat))
-    if run.skip_reason is not None:
-        return [unfinished(case, n, "skipped", run.skip_reason) for case, n in identities]
-    slots = list(run.attempts) if run.started else [None] * len(identities)
-    reason = "the run was interrupted before this attempt finished"
-    return [
-        slot if slot is not None else unfinished(case, n, "cancelled", reason)
-        for slot, (case, n) in zip(slots, identities, strict=True)
-    ]
-
-
 def _verdict(counts: CountsRecord, thresholds: Sequence[ThresholdRecord], gated: bool) -> str:
     if counts.attempts["cancelled"]:
         return "incomplete"
@@ -249,16 +353,29 @@ _SUITE_EXIT = {
     "incomplete": ExitCode.INTERRUPTED,
 }
 
+NOTHING_EVALUATED = "nothing was evaluated"
 
-def run_verdict(suites: Sequence[SuiteRecord], interrupted: bool) -> VerdictRecord:
-    """The run's verdict: the most severe of its suites' (130 > 4 > 1 > 0)."""
+
+def run_verdict(
+    suites: Sequence[SuiteRecord], interrupted: bool, adjudication: int = 0
+) -> VerdictRecord:
+    """The run's verdict: the most severe of its suites' (130 > 4 > 1 > 0). A run in which no
+    check ran and nothing failed says so: 'nothing was evaluated' (exit 0)."""
     code = most_severe(
         *(_SUITE_EXIT[suite.verdict] for suite in suites),
         ExitCode.INTERRUPTED if interrupted else ExitCode.PASSED,
     )
+    evaluated = any(
+        suite.counts.checks.get(outcome, 0) for suite in suites for outcome in CHECK_OUTCOMES[:3]
+    )
+    meaning = EXIT_CODE_MEANINGS[code]
+    if code is ExitCode.PASSED and not evaluated:
+        meaning = NOTHING_EVALUATED
     return VerdictRecord(
         passed=code is ExitCode.PASSED,
         exit_code=int(code),
-        meaning=EXIT_CODE_MEANINGS[code],
+        meaning=meaning,
         suites=dict(Counter(suite.verdict for suite in suites)),
+        evaluated=evaluated,
+        adjudication=adjudication,
     )

@@ -10,15 +10,18 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
-from goldgate.jsonvalue import load_json_file
+from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.models import REPORT_FORMAT_VERSION, Report
+from goldgate.report.stream import dumps
 
 REPORTS_FOLDER = Path(".goldgate/evaluations")
 _FORMAT_PREFIX = "goldgate.report/"
@@ -58,50 +61,163 @@ def ensure_writable(path: Path) -> None:
         ) from None
 
 
-def write_report(report: Report, path: Path) -> Path:
-    """Create ``path`` holding ``report`` with mode 0600; ``FileExistsError`` is refused."""
-    data = (report.model_dump_json(indent=2) + "\n").encode("utf-8")
-    folder = path.parent
-    _make_folders(folder)
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".goldgate-", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+class ReportFile:
+    """A report streaming into a temporary file in its folder (mode 0600), linked into place
+    by ``publish``: a report is never overwritten and never seen half-written.
+
+    Writes are gathered into chunks of about a megabyte. A write that fails (a full disk, a
+    file-size limit) does not lose the run: from then on the report is held in memory and
+    ``publish`` puts it, with what was already on disk, into a fresh temporary folder."""
+
+    _CHUNK = 1 << 20
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._descriptor: int | None = None
+        self._temporary: Path | None = None
+        self._chunks: list[bytes] = []
+        self._pending = 0
+        self._written = 0
+        self._error: OSError | None = None
         try:
-            os.link(temporary, path)
-        except FileExistsError:
+            _make_folders(path.parent)
+            descriptor, temporary = tempfile.mkstemp(
+                dir=path.parent, prefix=".goldgate-", suffix=".tmp"
+            )
+        except OSError as error:  # held in memory; publish falls back
+            self._error = error
+            return
+        os.fchmod(descriptor, 0o600)
+        self._descriptor, self._temporary = descriptor, Path(temporary)
+
+    def write(self, data: bytes) -> None:
+        self._chunks.append(data)
+        self._pending += len(data)
+        if self._pending >= self._CHUNK:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._error is not None or not self._chunks or self._descriptor is None:
+            return
+        view = memoryview(b"".join(self._chunks))
+        try:
+            while view:
+                count = os.write(self._descriptor, view)
+                self._written += count
+                view = view[count:]
+        except OSError as error:
+            self._error = error
+            self._chunks = [bytes(view)]  # what did not reach the disk stays in memory
+            self._pending = len(view)
+            return
+        self._chunks, self._pending = [], 0
+
+    def _close(self) -> None:
+        if self._descriptor is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._descriptor)
+            self._descriptor = None
+
+    def publish(self) -> tuple[Path, str | None]:
+        """Link the finished report into place; where that fails, write it to a new temporary
+        folder instead. Returns where it is and, on fallback, why. ``RuntimeFailureError``
+        when it cannot be written anywhere."""
+        self._flush()
+        try:
+            if self._error is None and self._descriptor is not None:
+                try:
+                    os.fsync(self._descriptor)
+                    self._close()
+                    assert self._temporary is not None
+                    os.link(self._temporary, self.path)
+                    return self.path, None
+                except FileExistsError:
+                    why = (
+                        f"{self.path}: appeared while the run went on; the report was not "
+                        "overwritten"
+                    )
+                except OSError as error:
+                    why = f"{self.path}: cannot be written ({error.strerror or error})"
+            else:
+                failure = self._error or OSError("the file was closed")
+                why = f"{self.path}: cannot be written ({failure.strerror or failure})"
+            return self._fallback(), why
+        finally:
+            self.discard()
+
+    def _fallback(self) -> Path:
+        folder = None
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="goldgate-report-"))
+            target = folder / self.path.name
+            descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as out:
+                if self._temporary is not None and self._written:
+                    with open(self._temporary, "rb") as written:
+                        out.write(written.read(self._written))
+                for chunk in self._chunks:
+                    out.write(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+            return target
+        except OSError as error:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
             raise RuntimeFailureError(
-                f"{path}: appeared while the run went on; the report was not overwritten."
+                f"the report could not be written to {self.path} nor to a temporary folder "
+                f"({error.strerror or error})."
             ) from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-    return path
+
+    def discard(self) -> None:
+        """Drop the temporary file (published, or a run that stopped before anything ran)."""
+        self._close()
+        if self._temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._temporary)
+
+
+def write_report(report: Report, path: Path) -> Path:
+    """Create ``path`` holding ``report`` (mode 0600); ``RuntimeFailureError`` if it exists."""
+    written, why = write_report_safely(report, path)
+    if why is not None:
+        with contextlib.suppress(OSError):
+            written.unlink()
+            written.parent.rmdir()
+        raise RuntimeFailureError(f"{why}.")
+    return written
 
 
 def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
-    """Write to ``path``, or, when that fails, to a fresh temporary folder so that nothing a
-    run finished is lost. Returns where it went and, on fallback, why."""
-    try:
-        return write_report(report, path), None
-    except (OSError, RuntimeFailureError) as error:
-        fallback = Path(tempfile.mkdtemp(prefix="goldgate-report-")) / path.name
-        write_report(report, fallback)
-        why = (
-            str(error)
-            if isinstance(error, RuntimeFailureError)
-            else (f"{path}: cannot be written ({error.strerror or error})")
-        )
-        return fallback, why
+    """Write a whole report at once (one built in memory, e.g. by replay), as ``ReportFile``
+    does for a streamed one: where ``path`` fails, to a fresh temporary folder."""
+    target = ReportFile(path)
+    target.write(report_bytes(report))
+    return target.publish()
 
 
-def read_report(path: Path) -> Report:
+def report_bytes(report: Report) -> bytes:
+    """The file text of a report: compact JSON, ``format`` first."""
+    return dumps(report.model_dump(mode="json")) + b"\n"
+
+
+def read_report(path: Path | str) -> Report:
     """A report file, migrated to the current format; a newer format is refused."""
-    document = load_json_file(path)
-    value = document.value
+    path = Path(path)
+    try:
+        if not path.is_file():
+            raise InvalidInputError(f"{path}: not a report file (missing or not a regular file).")
+        data = path.read_bytes()
+    except OSError as error:
+        raise InvalidInputError(f"{path}: cannot be read ({error.strerror or error}).") from None
+    return parse_report(data, str(path))
+
+
+def parse_report(data: bytes, path: str) -> Report:
+    """Report file text, migrated to the current format; a newer format is refused."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise InvalidInputError(f"{path}: not a JSON report ({error.msg}).") from None
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
         raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
@@ -113,8 +229,8 @@ def read_report(path: Path) -> Report:
             f"{path}: report format {name!r} is newer than this goldgate reads "
             f"({_FORMAT_PREFIX}{REPORT_FORMAT_VERSION}); upgrade goldgate."
         )
-    # Version 1 is the first format: there is nothing older to migrate yet. A migration
-    # for version N goes here as a function from N to N + 1 applied in order.
+    for migrate in _MIGRATIONS[version - 1 :]:
+        value = migrate(value)
     try:
         return Report.model_validate(value)
     except ValidationError as error:

@@ -3,17 +3,26 @@
 ``format`` is the first field of every report file. A newer format is refused with a clear
 message and older ones are migrated on load (``report.io``). Field names are the file format:
 change them only with a new format version and a migration.
+
+Format 2 is compact: each case's input and gold are stored once, beside its attempts; a check
+stores only what gold and the result document do not already say. ``SuiteRecord.attempts``
+joins them back into flat attempt and check views (with ``actual`` and ``expected``) for code
+that reads reports.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
 from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
 
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
+REPORT_FORMAT = f"goldgate.report/{REPORT_FORMAT_VERSION}"
 
 CheckOutcomeName = Literal["passed", "failed", "error", "not_run"]
 AttemptStatus = Literal["completed", "failed", "timed_out", "skipped", "cancelled"]
@@ -29,17 +38,10 @@ class _Record(BaseModel):
 
 
 class CheckRecord(_Record):
-    """One expectation applied to one attempt."""
+    """What one check of a completed attempt found, beyond its gold and the result."""
 
-    name: str
-    path: str
-    comparison: str
-    scorer: str | None = None
     outcome: CheckOutcomeName
     reason: str | None = Field(None, description="One safe sentence for anything but passed.")
-    actual_present: bool = Field(description="False when nothing was at the path (absent).")
-    actual: Any = Field(None, description="Private: the value found; only with details.")
-    expected: Any = Field(None, description="Private: the gold value; only with details.")
     assertions_declared: int | None = None
     assertions_held: int | None = None
     adjudication: bool = False
@@ -49,20 +51,39 @@ class CheckRecord(_Record):
 
 
 class AttemptRecord(_Record):
-    """One execution of one case. Identity: (suite, case_id, attempt)."""
+    """One execution of one case. Identity: (suite, case id, attempt)."""
 
-    case_id: str
     attempt: int = Field(ge=1, description="1-based attempt number within the case.")
-    family: str | None = None
-    split: str | None = None
     status: AttemptStatus
     reason: str | None = Field(None, description="One safe sentence when not completed.")
     latency_ms: float | None = None
     usage: Any = Field(None, description="The result document's /usage, when it has one.")
-    input: dict[str, Any] | None = Field(None, description="Private: the case envelope.")
     result: dict[str, Any] | None = Field(None, description="Private: the result document.")
     stderr: str | None = Field(None, description="Private: a command target's stderr tail.")
-    checks: tuple[CheckRecord, ...]
+    checks: tuple[CheckRecord, ...] = Field(
+        (),
+        description="One per expectation for a completed attempt; empty otherwise (every "
+        "check of an attempt that did not complete is not_run for the attempt's reason).",
+    )
+
+
+class ExpectationRecord(_Record):
+    name: str
+    path: str
+    comparison: str = "exact"
+    scorer: str | None = None
+    expected: Any = Field(None, description="Private: the gold value; only with details.")
+
+
+class CaseRecord(_Record):
+    """A case, its gold (stored once) and its attempts in order."""
+
+    id: str
+    family: str | None = None
+    split: str | None = None
+    input: dict[str, Any] | None = Field(None, description="Private: the case envelope.")
+    expectations: tuple[ExpectationRecord, ...]
+    attempts: tuple[AttemptRecord, ...]
 
 
 class TargetRecord(_Record):
@@ -91,6 +112,96 @@ MetricResult = Annotated[
 ]
 
 
+@dataclass(frozen=True)
+class CheckView:
+    """One check as code reads it: its expectation, outcome and (with details) values."""
+
+    name: str
+    path: str
+    comparison: str
+    scorer: str | None
+    outcome: CheckOutcomeName
+    reason: str | None
+    actual_present: bool
+    actual: Any
+    expected: Any
+    assertions_declared: int | None = None
+    assertions_held: int | None = None
+    adjudication: bool = False
+    json_parsed: bool | None = None
+    required_keys_found: int | None = None
+    required_keys_declared: int | None = None
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    """One attempt with its case's identity and input, and every check."""
+
+    case_id: str
+    attempt: int
+    family: str | None
+    split: str | None
+    status: AttemptStatus
+    reason: str | None
+    latency_ms: float | None
+    usage: Any
+    input: dict[str, Any] | None
+    result: dict[str, Any] | None
+    stderr: str | None
+    checks: tuple[CheckView, ...]
+
+
+def not_run_reason(status: str, reason: str | None) -> str:
+    """The reason every check of an attempt that did not complete carries."""
+    if status == "failed":
+        return f"the attempt failed: {reason}"
+    return reason or f"the attempt is {status}"
+
+
+def _actual(result: dict[str, Any] | None, path: str) -> tuple[bool, Any]:
+    if result is None:
+        return False, None
+    try:
+        value = resolve_pointer(result, path)
+    except PointerSyntaxError:
+        return False, None
+    return (False, None) if value is MISSING else (True, value)
+
+
+def _check_views(case: CaseRecord, attempt: AttemptRecord) -> tuple[CheckView, ...]:
+    if not attempt.checks:
+        why = not_run_reason(attempt.status, attempt.reason)
+        return tuple(
+            CheckView(
+                e.name, e.path, e.comparison, e.scorer, "not_run", why, False, None, e.expected
+            )
+            for e in case.expectations
+        )
+    views = []
+    for expectation, check in zip(case.expectations, attempt.checks, strict=True):
+        present, actual = _actual(attempt.result, expectation.path)
+        views.append(
+            CheckView(
+                expectation.name,
+                expectation.path,
+                expectation.comparison,
+                expectation.scorer,
+                check.outcome,
+                check.reason,
+                present,
+                actual,
+                expectation.expected,
+                check.assertions_declared,
+                check.assertions_held,
+                check.adjudication,
+                check.json_parsed,
+                check.required_keys_found,
+                check.required_keys_declared,
+            )
+        )
+    return tuple(views)
+
+
 class SuiteRecord(_Record):
     name: str
     fingerprint: str
@@ -98,19 +209,47 @@ class SuiteRecord(_Record):
     flow: str | None
     step: str | None
     target: TargetRecord
+    cases_source: str | None = Field(None, description="The file the cases came from.")
     status: Literal["ran", "skipped", "not_started"]
     skip_reason: str | None = None
+    repeat: int = Field(1, ge=1, description="Attempts per case.")
     case_count: int
     attempt_count: int
+    cases: tuple[CaseRecord, ...] = Field(description="Every case in order, with its attempts.")
     counts: CountsRecord
     summary: dict[str, float | None] = Field(
         description="pass_rate, expect.satisfied, json.parse, schema.requiredCoverage, "
         "text.chars; None where nothing was measured."
     )
-    metrics: tuple[MetricResult, ...] = ()
+    adjudication: int = Field(0, description="Checks waiting for a human verdict.")
+    metrics: tuple[MetricResult, ...] = Field(
+        (), description="Empty for a skipped suite: nothing was measured, not zero."
+    )
     thresholds: tuple[ThresholdRecord, ...] = ()
     verdict: SuiteVerdict
-    attempts: tuple[AttemptRecord, ...]
+
+    def iter_attempts(self) -> Iterator[AttemptView]:
+        """Every attempt in case-major order, joined with its case's gold."""
+        for case in self.cases:
+            for attempt in case.attempts:
+                yield AttemptView(
+                    case.id,
+                    attempt.attempt,
+                    case.family,
+                    case.split,
+                    attempt.status,
+                    attempt.reason,
+                    attempt.latency_ms,
+                    attempt.usage,
+                    case.input,
+                    attempt.result,
+                    attempt.stderr,
+                    _check_views(case, attempt),
+                )
+
+    @property
+    def attempts(self) -> tuple[AttemptView, ...]:
+        return tuple(self.iter_attempts())
 
 
 class DatasetRecord(_Record):
@@ -145,18 +284,23 @@ class VerdictRecord(_Record):
     exit_code: int
     meaning: str
     suites: dict[str, int] = Field(description="How many suites ended with each verdict.")
+    evaluated: bool = Field(True, description="False when no check ran at all.")
+    adjudication: int = Field(0, description="Checks waiting for a human verdict.")
 
 
 class Report(_Record):
-    format: Literal["goldgate.report/1"] = "goldgate.report/1"
+    format: Literal["goldgate.report/2"] = "goldgate.report/2"
     goldgate_version: str
-    complete: bool = Field(description="False when the run was interrupted.")
     started_at: str
-    finished_at: str
-    duration_seconds: float
     dataset: DatasetRecord
     variant: VariantRecord
     options: OptionsRecord
     scorers: tuple[ScorerRecord, ...] = ()
     suites: tuple[SuiteRecord, ...]
+    complete: bool = Field(description="False when the run was interrupted.")
+    interruption: str | None = Field(
+        None, description="What stopped an incomplete run: SIGINT or SIGTERM."
+    )
+    finished_at: str
+    duration_seconds: float
     verdict: VerdictRecord

@@ -39,7 +39,7 @@ from goldgate.scoring.registry import (
     import_scorer,
     is_async_callable,
 )
-from goldgate.scoring.score import envelope_document, score_expectation
+from goldgate.scoring.score import envelope_document, score_compiled, score_expectation
 from goldgate.scoring.text import (
     ADJUDICATION_REASON,
     TEXT_ASSERTIONS,
@@ -88,6 +88,7 @@ __all__ = [
     "multilabel_metric",
     "multilabel_prediction",
     "not_run",
+    "score_compiled",
     "score_expectation",
     "set_key",
     "source_span_problem",

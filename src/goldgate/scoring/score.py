@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import anyio
+
+from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
 from goldgate.dataset.models import Envelope, Expectation, TextOptions
 from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import MISSING, PointerSyntaxError, freeze, resolve_pointer, thaw
+from goldgate.jsonvalue import MISSING, freeze, resolve, thaw
 from goldgate.scoring.comparisons import (
     Verdict,
     compare_exact,
@@ -21,9 +24,9 @@ from goldgate.scoring.comparisons import (
 )
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
 from goldgate.scoring.registry import RegisteredScorer
-from goldgate.scoring.text import compare_text
+from goldgate.scoring.text import score_text
 
-__all__ = ["envelope_document", "score_expectation"]
+__all__ = ["envelope_document", "score_compiled", "score_custom", "score_expectation"]
 
 
 def envelope_document(envelope: Envelope | Mapping[str, Any]) -> Mapping[str, Any]:
@@ -44,7 +47,7 @@ def _with_actual(verdict: Verdict, actual: Any) -> CheckOutcome:
 
 
 async def score_expectation(
-    expectation: Expectation,
+    expectation: Expectation | CompiledExpectation,
     document: Any,
     envelope: Envelope | Mapping[str, Any],
     registry: Mapping[str, RegisteredScorer],
@@ -56,31 +59,46 @@ async def score_expectation(
     scorers and ``text_options`` the suite's options for ``text``. A malformed pointer, a
     malformed expected value or a scorer that raises or returns something other than a bool
     is an ``error`` outcome; a custom expectation whose scorer is not registered raises
-    ``InvalidInputError`` (the runner checks registrations before anything runs).
+    ``InvalidInputError`` (the runner checks registrations before anything runs). Gold loaded
+    from files arrives compiled; an ``Expectation`` is compiled here first.
     """
-    try:
-        actual = resolve_pointer(document, expectation.path)
-    except PointerSyntaxError:
+    if isinstance(expectation, Expectation):
+        expectation = compile_expectation(expectation)
+    if expectation.comparison == "custom":
+        return await score_custom(expectation, document, registry)
+    return score_compiled(expectation, document, envelope, text_options)
+
+
+def score_compiled(
+    expectation: CompiledExpectation,
+    document: Any,
+    envelope: Envelope | Mapping[str, Any],
+    text_options: TextOptions | None = None,
+) -> CheckOutcome:
+    """Every comparison but ``custom``, computed in place (no await, nothing re-validated)."""
+    if expectation.tokens is None:
         return CheckOutcome(Outcome.ERROR, "the expectation's path is not a valid JSON pointer")
+    actual = resolve(document, expectation.tokens)
     comparison = expectation.comparison
     expected = expectation.expected
     if comparison == "exact":
         return _with_actual(compare_exact(actual, expected), actual)
+    if comparison == "text" and expectation.text is not None:
+        return score_text(actual, expectation.text, text_options)
     if comparison == "set":
         return _with_actual(compare_set(actual, expected), actual)
     if comparison == "source_span":
         verdict = compare_source_span(actual, expected, envelope_document(envelope))
         return _with_actual(verdict, actual)
-    if comparison == "text":
-        return compare_text(actual, expected, text_options)
-    if comparison == "custom":
-        return await _score_custom(expectation, actual, registry)
     return CheckOutcome(Outcome.ERROR, f"unknown comparison {comparison!r}")
 
 
-async def _score_custom(
-    expectation: Expectation, actual: Any, registry: Mapping[str, RegisteredScorer]
+async def score_custom(
+    expectation: CompiledExpectation, document: Any, registry: Mapping[str, RegisteredScorer]
 ) -> CheckOutcome:
+    if expectation.tokens is None:
+        return CheckOutcome(Outcome.ERROR, "the expectation's path is not a valid JSON pointer")
+    actual = resolve(document, expectation.tokens)
     name = expectation.scorer
     if name is None:
         return CheckOutcome(Outcome.ERROR, "a custom comparison needs a scorer name")
@@ -94,7 +112,9 @@ async def _score_custom(
     recorded = thaw(actual)
     try:
         result = await scorer.function(freeze(actual), freeze(expectation.expected))
-    except Exception as error:
+    except anyio.get_cancelled_exc_class():
+        raise  # the attempt's deadline or an interruption: not the scorer's outcome
+    except BaseException as error:  # SystemExit, KeyboardInterrupt ... are the scorer's too
         return CheckOutcome(
             Outcome.ERROR,
             f"scorer '{name}' raised {type(error).__name__}",

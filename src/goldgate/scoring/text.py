@@ -29,14 +29,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from goldgate.dataset.compiled import TextAssertion, TextGold, compile_text
 from goldgate.dataset.models import TextOptions
-from goldgate.dataset.patterns import (
-    PATTERN_DEADLINE,
-    PatternProblem,
-    PatternTimeout,
-    compile_pattern,
-    search_with_deadline,
-)
+from goldgate.dataset.patterns import PATTERN_DEADLINE, PatternTimeout, search_with_deadline
 from goldgate.dataset.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.dataset.shapes import first_problem, text_problems
 from goldgate.jsonvalue import (
@@ -55,6 +50,7 @@ __all__ = [
     "count_lines",
     "count_text_assertions",
     "dot_path_exists",
+    "score_text",
     "text_expected_problem",
 ]
 
@@ -154,61 +150,63 @@ def _item(noun: str, key: str, index: int, listed: bool) -> str:
     return f"{noun} {index + 1} of {key}" if listed else f"the {key} {noun}"
 
 
-def _results(expected: Mapping[str, Any], answer: _Answer) -> Iterator[tuple[bool, str]]:
+def _results(gold: TextGold, answer: _Answer) -> Iterator[tuple[bool, str]]:
     """Each declared assertion in declaration order: whether it held, and the reason if not."""
     text = answer.text
-    for key, value in expected.items():
-        listed = not isinstance(value, str | int)
+    for assertion in gold.assertions:
+        key, operand = assertion.key, assertion.operand
         if key == "contains":
-            for index, needle in enumerate(_entries(value)):
-                yield needle in text, f"the answer lacks {_item('string', key, index, listed)}"
+            what = _item("string", key, assertion.index, assertion.listed)
+            yield operand in text, f"the answer lacks {what}"  # type: ignore[operator]
         elif key == "notContains":
-            for index, needle in enumerate(_entries(value)):
-                yield (
-                    needle not in text,
-                    f"the answer includes {_item('string', key, index, listed)}",
-                )
+            what = _item("string", key, assertion.index, assertion.listed)
+            yield operand not in text, f"the answer includes {what}"  # type: ignore[operator]
         elif key in _PATTERNS:
-            for index, pattern in enumerate(_entries(value)):
-                yield _pattern_result(key, _item("pattern", key, index, listed), pattern, text)
+            yield _pattern_result(assertion, text)
         elif key == "minChars":
             yield (
-                len(text) >= value,
-                f"the answer has {len(text)} code points, fewer than minChars {value}",
+                len(text) >= operand,  # type: ignore[operator]
+                f"the answer has {len(text)} code points, fewer than minChars {operand}",
             )
         elif key == "maxChars":
             yield (
-                len(text) <= value,
-                f"the answer has {len(text)} code points, more than maxChars {value}",
+                len(text) <= operand,  # type: ignore[operator]
+                f"the answer has {len(text)} code points, more than maxChars {operand}",
             )
         elif key == "maxLines":
             lines = count_lines(text)
-            yield lines <= value, f"the answer has {lines} lines, more than maxLines {value}"
+            yield lines <= operand, f"the answer has {lines} lines, more than maxLines {operand}"  # type: ignore[operator]
         elif key == "requiredKeys":
             parsed, document = answer.parsed
-            for index, path in enumerate(_entries(value)):
-                if not parsed:
-                    yield False, "requiredKeys need a JSON answer, but the answer is not JSON"
-                else:
-                    yield (
-                        dot_path_exists(document, path),
-                        f"{_item('key', key, index, listed)} is absent from the JSON answer",
-                    )
+            if not parsed:
+                yield False, "requiredKeys need a JSON answer, but the answer is not JSON"
+            else:
+                what = _item("key", key, assertion.index, assertion.listed)
+                yield (
+                    dot_path_exists(document, operand),  # type: ignore[arg-type]
+                    f"{what} is absent from the JSON answer",
+                )
 
 
-def _pattern_result(key: str, what: str, pattern: str, text: str) -> tuple[bool, str]:
+def _pattern_result(assertion: TextAssertion, text: str) -> tuple[bool, str]:
+    what = _item("pattern", assertion.key, assertion.index, assertion.listed)
+    if assertion.pattern is None:
+        return False, f"{what} is not a valid regular expression: {assertion.problem}"
     try:
-        found = search_with_deadline(compile_pattern(pattern), text)
-    except PatternProblem as problem:
-        return False, f"{what} is not a valid regular expression: {problem}"
+        found = search_with_deadline(assertion.pattern, text)
     except PatternTimeout:
         return False, f"{what} ran out of time ({PATTERN_DEADLINE:g} s) on the answer"
-    if key == "matches":
+    if assertion.key == "matches":
         return found, f"{what} does not match the answer"
     return not found, f"{what} matches the answer"
 
 
 def compare_text(actual: Any, expected: Any, options: TextOptions | None = None) -> CheckOutcome:
+    """``score_text`` for an expectation not compiled yet (tests, one-off use)."""
+    return score_text(actual, compile_text(expected), options)
+
+
+def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) -> CheckOutcome:
     """Score one answer against its text expectation (and the suite's text options).
 
     ``actual`` is the value at the expectation's path (``MISSING`` when absent) and must be a
@@ -241,11 +239,10 @@ def compare_text(actual: Any, expected: Any, options: TextOptions | None = None)
             **fields,
         )
 
-    problem = text_expected_problem(expected)
-    if problem is not None:
-        return outcome(Outcome.ERROR, problem)
-    declared = count_text_assertions(expected)
-    has_note = isinstance(expected, Mapping) and "note" in expected
+    if gold.problem is not None:
+        return outcome(Outcome.ERROR, gold.problem)
+    declared = gold.declared
+    has_note = gold.has_note
     counts = {"assertions_declared": declared, "assertions_held": 0}
     if not present:
         return outcome(Outcome.FAILED, ABSENT_REASON, adjudication=False, **counts)
@@ -260,7 +257,7 @@ def compare_text(actual: Any, expected: Any, options: TextOptions | None = None)
         return outcome(Outcome.NOT_RUN, ADJUDICATION_REASON, adjudication=True, **counts)
     held = 0
     first_failure: str | None = None
-    for holds, reason in _results(expected, answer):
+    for holds, reason in _results(gold, answer):
         if holds:
             held += 1
         elif first_failure is None:

@@ -1,0 +1,135 @@
+"""Gold compiled once: each expectation's parsed pointer, comparison and, for text, its
+assertions with their patterns compiled.
+
+Loading (and ``--check``) builds these while it validates, so scoring never re-validates gold
+or re-compiles a pattern: every attempt of every repeat uses the same compiled objects. The
+offline check reads the pattern problems from here too, so a pattern is compiled exactly once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goldgate.dataset.models import Expectation
+from goldgate.dataset.patterns import PatternProblem, compile_pattern
+from goldgate.dataset.shapes import TEXT_ASSERTIONS, Suffix, first_problem, text_problems
+from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
+
+__all__ = [
+    "CompiledExpectation",
+    "TextAssertion",
+    "TextGold",
+    "compile_expectation",
+    "compile_expectations",
+    "compile_text",
+]
+
+_PATTERN_KEYS = frozenset(key for key, shape in TEXT_ASSERTIONS.items() if shape == "patterns")
+
+
+@dataclass(frozen=True, slots=True)
+class TextAssertion:
+    """One declared assertion: ``key`` (e.g. ``contains``), its operand, where it sits in a
+    list (``index``, ``listed``) and, for patterns, the compiled pattern or why it is not one."""
+
+    key: str
+    operand: str | int
+    index: int
+    listed: bool
+    pattern: re.Pattern[str] | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextGold:
+    """A text expectation compiled: ``problem`` when ``expected`` is malformed (the check
+    refuses it; scoring makes the check ``error``), else its assertions in declaration order.
+    No assertions (prose, or only a ``note``) sends the attempt to adjudication."""
+
+    assertions: tuple[TextAssertion, ...]
+    has_note: bool
+    problem: str | None = None
+
+    @property
+    def declared(self) -> int:
+        return len(self.assertions)
+
+    def pattern_problems(self) -> list[tuple[Suffix, str]]:
+        """Patterns that do not compile, each at its place in ``expected`` (for the check)."""
+        problems: list[tuple[Suffix, str]] = []
+        for assertion in self.assertions:
+            if assertion.problem is not None:
+                problems.append(
+                    (
+                        ("expected", assertion.key),
+                        f"pattern {assertion.index + 1} is not a valid regular expression: "
+                        f"{assertion.problem}",
+                    )
+                )
+        return problems
+
+
+def _entries(value: Any) -> Sequence[Any]:
+    return [value] if isinstance(value, str | int) else list(value)
+
+
+def compile_text(expected: Any) -> TextGold:
+    """``expected`` of a text comparison, compiled; never raises."""
+    problem = first_problem(text_problems(expected, compile_patterns=False))
+    if problem is not None:
+        return TextGold((), False, problem)
+    if not isinstance(expected, Mapping):  # prose: declares nothing
+        return TextGold((), False)
+    assertions: list[TextAssertion] = []
+    for key, value in expected.items():
+        if key == "note":
+            continue
+        listed = not isinstance(value, str | int)
+        for index, operand in enumerate(_entries(value)):
+            if key in _PATTERN_KEYS:
+                try:
+                    compiled, why = compile_pattern(operand), None
+                except PatternProblem as error:
+                    compiled, why = None, str(error)
+                assertions.append(TextAssertion(key, operand, index, listed, compiled, why))
+            else:
+                assertions.append(TextAssertion(key, operand, index, listed))
+    return TextGold(tuple(assertions), "note" in expected)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledExpectation:
+    """An expectation ready to score. ``tokens`` is ``None`` when ``path`` is not a valid
+    pointer (the check refuses that; scoring makes the check ``error``)."""
+
+    name: str
+    path: str
+    comparison: str
+    scorer: str | None
+    expected: Any
+    tokens: tuple[str, ...] | None
+    text: TextGold | None = None
+
+
+def compile_expectation(expectation: Expectation) -> CompiledExpectation:
+    try:
+        tokens: tuple[str, ...] | None = parse_pointer(expectation.path)
+    except PointerSyntaxError:
+        tokens = None
+    text = compile_text(expectation.expected) if expectation.comparison == "text" else None
+    return CompiledExpectation(
+        expectation.name,
+        expectation.path,
+        expectation.comparison,
+        expectation.scorer,
+        expectation.expected,
+        tokens,
+        text,
+    )
+
+
+def compile_expectations(expectations: Sequence[Expectation]) -> tuple[CompiledExpectation, ...]:
+    return tuple(compile_expectation(expectation) for expectation in expectations)

@@ -1,0 +1,64 @@
+"""Writing a report as the run goes: the header first, each case as soon as its attempts are
+done, each suite's figures after its cases, the verdict last.
+
+The writer only concatenates JSON text; what goes into it is plain data (dicts, lists and
+JSON scalars). ``dumps`` is orjson where it can be (several times faster than ``json`` on
+result documents) and falls back to ``json`` for what orjson refuses (integers beyond 64
+bits), so every value that ``json`` can write is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+__all__ = ["ReportWriter", "dumps"]
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON text of a plain JSON value."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
+            "utf-8"
+        )
+
+
+def _members(fields: Mapping[str, Any]) -> bytes:
+    """``"a":1,"b":2``: the members of a JSON object, to splice into a larger one."""
+    return dumps(dict(fields))[1:-1]
+
+
+class ReportWriter:
+    """Writes one report through ``write`` in order: ``head``, then per suite
+    ``begin_suite``, ``case``..., ``end_suite``, then ``tail``. ``format`` must be the first
+    member of ``head``."""
+
+    def __init__(self, write: Callable[[bytes], object]) -> None:
+        self._write = write
+        self._suites = 0
+        self._cases = 0
+
+    def head(self, fields: Mapping[str, Any]) -> None:
+        if next(iter(fields), None) != "format":
+            raise ValueError("a report starts with its format")
+        self._write(b"{" + _members(fields) + b',"suites":[')
+
+    def begin_suite(self, fields: Mapping[str, Any]) -> None:
+        self._write((b"," if self._suites else b"") + b"{" + _members(fields) + b',"cases":[')
+        self._suites += 1
+        self._cases = 0
+
+    def case(self, record: Mapping[str, Any]) -> None:
+        self._write((b"," if self._cases else b"") + dumps(record))
+        self._cases += 1
+
+    def end_suite(self, fields: Mapping[str, Any]) -> None:
+        self._write(b"]," + _members(fields) + b"}")
+
+    def tail(self, fields: Mapping[str, Any]) -> None:
+        self._write(b"]," + _members(fields) + b"}\n")
