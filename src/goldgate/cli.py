@@ -5,6 +5,7 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 
 from __future__ import annotations
 
+import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -163,8 +164,21 @@ def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
 
+_STOPPED: list[int] = []
+
+
+def _stop(signum: int, frame: object) -> None:
+    _STOPPED.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """The console script: every whole-run failure becomes one sentence and its exit code."""
+    # SIGINT and SIGTERM stop goldgate while it prepares (importing a slow target, say): typer
+    # turns the KeyboardInterrupt into exit 130, and the note below says why. A run installs
+    # its own handlers, which keep what finished.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _stop)
     try:
         code = app(standalone_mode=False)
     except GoldgateError as error:
@@ -183,4 +197,6 @@ def main() -> None:
             show()
             sys.exit(int(ExitCode.INVALID_INPUT))
         raise
+    if _STOPPED and code == ExitCode.INTERRUPTED:
+        print("goldgate: interrupted.", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)

@@ -138,7 +138,7 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     Everything that can be refused is refused before the first attempt starts (exit 2).
     """
     from goldgate.report.summary import render_summary, summary_json
-    from goldgate.session import prepare_session
+    from goldgate.session import SessionOutcome, prepare_session
 
     try:
         session = prepare_session(request)
@@ -154,18 +154,33 @@ def run_evaluation(request: RunRequest) -> ExitCode:
             }
         )
         return ExitCode.INVALID_INPUT
-    outcome = session.execute()
-    if request.json_output:
-        _emit_json(summary_json(outcome.report, outcome.report_path))
-    else:
-        _emit(render_summary(outcome.report, outcome.report_path))
-    code = ExitCode(outcome.report.verdict.exit_code)
-    if outcome.fallback_reason:
-        # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
+
+    def conclude(outcome: SessionOutcome) -> ExitCode:
+        if request.json_output:
+            _emit_json(summary_json(outcome.report, outcome.report_path))
+        else:
+            _emit(render_summary(outcome.report, outcome.report_path))
+        code = ExitCode(outcome.report.verdict.exit_code)
+        if outcome.fallback_reason:
+            # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
+            print(
+                f"goldgate: {outcome.fallback_reason}; the report was written to "
+                f"{outcome.report_path} instead.",
+                file=sys.stderr,
+            )
+            code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+        return code
+
+    def emergency_exit(outcome: SessionOutcome) -> None:
+        # From the watchdog's thread: the main thread is stuck in a target for good.
+        code = conclude(outcome)
         print(
-            f"goldgate: {outcome.fallback_reason}; the report was written to "
-            f"{outcome.report_path} instead.",
+            "goldgate: a target kept the event loop blocked and could not be stopped; "
+            "what finished is in the report.",
             file=sys.stderr,
         )
-        code = most_severe(code, ExitCode.RUNTIME_FAILURE)
-    return code
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(int(code))
+
+    return conclude(session.execute(emergency_exit))

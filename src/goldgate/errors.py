@@ -82,3 +82,13 @@ class RuntimeFailureError(GoldgateError):
     """The run itself could not go on: a report that cannot be written, for instance (exit 4)."""
 
     exit_code = ExitCode.RUNTIME_FAILURE
+
+
+class LoopBlocked(BaseException):
+    """Raised inside code that kept the event loop blocked past an attempt's deadline or a
+    stop request (see ``execution.watchdog``). A BaseException, so that the target's own
+    ``except Exception`` cannot swallow it. ``why`` is ``deadline`` or ``stop``."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why

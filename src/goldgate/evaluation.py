@@ -11,33 +11,27 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from goldgate import __version__
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.models import Case, Expectation, Metric, Suite, TextOptions
 from goldgate.errors import InvalidInputError
-from goldgate.execution.runner import AttemptRun, ProgressCallback, RunOptions, run_suite
+from goldgate.execution.runner import RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.jsonvalue import FrozenJson
-from goldgate.report.build import SuiteCollector, run_verdict, suite_tail
 from goldgate.report.io import parse_report
 from goldgate.report.models import (
-    REPORT_FORMAT,
     DatasetRecord,
     OptionsRecord,
     Report,
-    SuiteRecord,
     TargetRecord,
     VariantRecord,
 )
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import RegisteredScorer, ScorerRegistry
 from goldgate.settings.load import LoadedSettings, load_settings
+from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
 
 __all__ = [
     "Application",
@@ -72,125 +66,6 @@ class EvaluationSuite:
     cases: Sequence[Case]
     thresholds: Mapping[str, float] = field(default_factory=dict)
     text: TextOptions | None = None
-
-
-@dataclass(frozen=True)
-class SuiteJob:
-    """One suite to run (or to report as skipped) and how to reach its target."""
-
-    suite: GoldSuite
-    target: TargetRecord
-    run: AttemptRun | None
-    skip_reason: str | None = None
-
-
-INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
-
-
-@dataclass(frozen=True)
-class RunHeader:
-    """What a report says before its first suite."""
-
-    dataset: DatasetRecord
-    variant: VariantRecord
-    options: OptionsRecord
-    registry: ScorerRegistry
-    started: datetime
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "format": REPORT_FORMAT,
-            "goldgate_version": __version__,
-            "started_at": self.started.isoformat(),
-            "dataset": self.dataset.model_dump(mode="json"),
-            "variant": self.variant.model_dump(mode="json"),
-            "options": self.options.model_dump(mode="json"),
-            "scorers": [
-                {"name": name, "revision": revision}
-                for name, revision in sorted(self.registry.revisions().items())
-            ],
-        }
-
-
-def _suite_head(job: SuiteJob, status: str, repeat: int) -> dict[str, Any]:
-    suite = job.suite
-    return {
-        "name": suite.name,
-        "fingerprint": suite.fingerprint,
-        "workflow": suite.workflow,
-        "flow": suite.flow,
-        "step": suite.step,
-        "target": job.target.model_dump(mode="json"),
-        "cases_source": suite.cases_source,
-        "status": status,
-        "skip_reason": job.skip_reason,
-        "repeat": repeat,
-        "case_count": len(suite.cases),
-    }
-
-
-async def run_jobs(
-    jobs: Sequence[SuiteJob],
-    registry: ScorerRegistry,
-    options: RunOptions,
-    writer: ReportWriter,
-    *,
-    include_details: bool = True,
-    stop: anyio.Event | None = None,
-    progress: Callable[[GoldSuite, int], ProgressCallback | None] | None = None,
-) -> list[SuiteRecord]:
-    """Suites in order, each streamed through ``writer`` as its cases finish; returns each
-    suite's record without its cases. After ``stop`` is set nothing new starts, and every
-    attempt that did not finish is written as cancelled."""
-    records = []
-    for job in jobs:
-        stopped = stop is not None and stop.is_set()
-        skipped = job.skip_reason is not None or job.run is None
-        status = "skipped" if skipped else "not_started" if stopped else "ran"
-        writer.begin_suite(_suite_head(job, status, options.repeat))
-        collector = SuiteCollector(job.suite, options.repeat, include_details, writer.case)
-        if skipped:
-            collector.fill("skipped", job.skip_reason or "the suite was not run")
-        elif not stopped:
-            assert job.run is not None
-            callback = progress(job.suite, options.repeat) if progress is not None else None
-            await run_suite(
-                job.suite, job.run, registry, options, collector.add, progress=callback, stop=stop
-            )
-        collector.fill("cancelled", INTERRUPTED_REASON)
-        record = collector.record(job.target, skip_reason=job.skip_reason, started=not stopped)
-        writer.end_suite(suite_tail(record))
-        records.append(record)
-    return records
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def finish_report(
-    writer: ReportWriter,
-    header: RunHeader,
-    suites: Sequence[SuiteRecord],
-    *,
-    duration: float,
-    interruption: str | None,
-) -> Report:
-    """Write the report's last members; return the report without its cases (for the
-    summary: the cases are in the file)."""
-    adjudication = sum(suite.adjudication for suite in suites)
-    verdict = run_verdict(suites, interruption is not None, adjudication)
-    tail = {
-        "complete": interruption is None,
-        "interruption": interruption,
-        "finished_at": _now().isoformat(),
-        "duration_seconds": round(duration, 6),
-        "verdict": verdict.model_dump(mode="json"),
-    }
-    writer.tail(tail)
-    return Report.model_validate({**header.as_json(), "suites": [], **tail}).model_copy(
-        update={"suites": tuple(suites)}
-    )
 
 
 def _require_scorers(suite: GoldSuite, registry: ScorerRegistry) -> None:
@@ -279,20 +154,19 @@ async def evaluate(
             include_details=include_details,
         ),
         registry=registry,
-        started=_now(),
+        started=now(),
     )
     chunks: list[bytes] = []
-    writer = ReportWriter(chunks.append)
-    writer.head(header.as_json())
-    clock = time.perf_counter()
-    records = await run_jobs(
+    run = ReportRun(
+        header,
         [SuiteJob(gold, target, variant.run)],
-        registry,
         options,
-        writer,
+        ReportWriter(chunks.append),
         include_details=include_details,
     )
-    finish_report(writer, header, records, duration=time.perf_counter() - clock, interruption=None)
+    clock = time.perf_counter()
+    await run.run(registry)
+    run.finish(duration=time.perf_counter() - clock, interruption=None)
     return parse_report(b"".join(chunks), "<memory>")
 
 

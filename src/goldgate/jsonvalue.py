@@ -57,8 +57,13 @@ def freeze(value: JsonValue) -> FrozenJson:
     return value  # type: ignore[no-any-return]
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def thaw(value: FrozenJson | JsonValue) -> JsonValue:
     """A plain, JSON-serialisable copy of a (possibly frozen) JSON value."""
+    if type(value) in _SCALARS:  # the common case, without the abstract-class checks below
+        return value
     if isinstance(value, Mapping):
         return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

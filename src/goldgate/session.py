@@ -9,9 +9,11 @@ finished is written as an incomplete report.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,16 +23,10 @@ import anyio
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
 from goldgate.errors import InvalidInputError
-from goldgate.evaluation import (
-    RunHeader,
-    SuiteJob,
-    _now,
-    dataset_record,
-    finish_report,
-    run_jobs,
-)
+from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
+from goldgate.execution.watchdog import Watchdog
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
@@ -38,6 +34,7 @@ from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantR
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry, import_scorer
 from goldgate.settings.load import LoadedSettings, load_settings
+from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
 
 if TYPE_CHECKING:
     from goldgate.commands import RunRequest
@@ -100,6 +97,42 @@ def _attempt_run(target: Target, suite: GoldSuite) -> AttemptRun:
     return run
 
 
+class _StopSignals:
+    """SIGINT and SIGTERM as stop requests, from the start of the run until the report is on
+    disk. The handlers run in the main thread even while a target blocks the event loop:
+    they only note the signal and ask the loop (and the watchdog) to stop, so a second or
+    third signal is held, never fatal."""
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received: list[str] = []
+        self._stop: Callable[[], object] | None = None
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def first(self) -> str | None:
+        return self.received[0] if self.received else None
+
+    def connect(self, stop: Callable[[], object]) -> None:
+        self._stop = stop
+        if self.received:
+            stop()
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.received.append(signal.Signals(signum).name)
+        if len(self.received) == 1 and self._stop is not None:
+            self._stop()
+
+    def __enter__(self) -> _StopSignals:
+        self._previous = {number: signal.signal(number, self._handle) for number in self._SIGNALS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+
+
 @dataclass(frozen=True)
 class Session:
     request: RunRequest
@@ -111,10 +144,8 @@ class Session:
     options: RunOptions
     output: Path
 
-    def execute(self) -> SessionOutcome:
-        """Run every job, streaming the report into its file; link it into place at the end
-        (or, interrupted, as soon as what finished is written)."""
-        header = RunHeader(
+    def _header(self) -> RunHeader:
+        return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=VariantRecord(
                 name="settings",
@@ -130,56 +161,63 @@ class Session:
                 include_details=True,
             ),
             registry=self.registry,
-            started=_now(),
+            started=now(),
         )
-        report_file = ReportFile(self.output)
-        try:
-            outcome = anyio.run(self._run, header, report_file)
-        except BaseException:
-            report_file.discard()
-            raise
-        return outcome
 
-    async def _run(self, header: RunHeader, report_file: ReportFile) -> SessionOutcome:
-        """The run and the report's last bytes happen while goldgate's own signal handler
-        is installed: from the first SIGINT or SIGTERM until the report is on disk, further
-        signals are only noted, never fatal."""
+    def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
+        """Run every job, streaming the report into its file, and link it into place.
+
+        ``emergency_exit`` ends the process when a target keeps the event loop blocked past
+        every attempt to break in: it gets the outcome written from the watchdog's thread."""
+        gc.freeze()  # the loaded gold lives as long as the run: keep it out of collections
+        report_file = ReportFile(self.output)
+        run = ReportRun(self._header(), self.jobs, self.options, ReportWriter(report_file.write))
         clock = time.perf_counter()
-        writer = ReportWriter(report_file.write)
-        writer.head(header.as_json())
+        stops = _StopSignals()
+
+        def finish(interruption: str | None) -> SessionOutcome:
+            with run.lock:
+                report = run.finish(
+                    duration=time.perf_counter() - clock, interruption=interruption
+                )
+                path, fallback_reason = report_file.publish()
+            return SessionOutcome(report, Path(display_path(path)), fallback_reason)
+
+        def stuck() -> None:
+            with run.lock:
+                if run.finished:
+                    return  # the main thread got there first
+                emergency_exit(finish(stops.first or "watchdog"))
+
+        try:
+            with stops, Watchdog(stuck) as watchdog:
+                stops.connect(watchdog.request_stop)
+                anyio.run(self._run, run, stops, watchdog)
+                return finish(stops.first)
+        except BaseException:
+            if not run.finished:
+                report_file.discard()
+            raise
+
+    async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
         stop = anyio.Event()
-        received: list[str] = []
+        loop = asyncio.get_running_loop()
+
+        def request_stop() -> None:
+            watchdog.request_stop()
+            loop.call_soon_threadsafe(stop.set)
+
+        stops.connect(request_stop)
         progress = Progress()
         async with anyio.create_task_group() as group:
-            group.start_soon(_stop_on_signal, stop, received)
+            group.start_soon(watchdog.heartbeat)
             try:
-                records = await run_jobs(
-                    self.jobs, self.registry, self.options, writer,
-                    stop=stop, progress=progress.suite,
-                )  # fmt: skip
+                await run.run(self.registry, stop=stop, progress=progress.suite, watchdog=watchdog)
             finally:
                 with anyio.CancelScope(shield=True):
                     for target in self.targets:
                         await target.aclose()
-            interruption = received[0] if received else None
-            report = finish_report(
-                writer,
-                header,
-                records,
-                duration=time.perf_counter() - clock,
-                interruption=interruption,
-            )
-            path, fallback_reason = report_file.publish()
             group.cancel_scope.cancel()
-        return SessionOutcome(report, Path(display_path(path)), fallback_reason)
-
-
-async def _stop_on_signal(stop: anyio.Event, received: list[str]) -> None:
-    """The first SIGINT or SIGTERM stops the run; it and every later one are noted."""
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for number in signals:
-            received.append(signal.Signals(number).name)
-            stop.set()
 
 
 def prepare_session(request: RunRequest) -> Session:
@@ -190,7 +228,7 @@ def prepare_session(request: RunRequest) -> Session:
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
     suites = _select_suites(dataset, request.suites)
-    output = request.output or default_report_path(settings.folder, dataset.name, _now())
+    output = request.output or default_report_path(settings.folder, dataset.name, now())
     ensure_writable(output)
     registry = _registry(settings, suites)
     targets: dict[str, Target] = {}

@@ -350,7 +350,7 @@ def test_ctrl_c_exits_130_and_keeps_what_finished(project: Project) -> None:
         raise
     assert process.returncode == 130, stderr
     assert time.monotonic() - started < 10  # the 30 s sleep was cancelled, not awaited
-    assert "(incomplete: interrupted)" in stdout
+    assert "(incomplete: SIGINT)" in stdout
     assert "verdict: interrupted (exit 130)" in stdout
     report = read_report_json(output)
     assert report["complete"] is False

@@ -13,7 +13,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -21,10 +21,14 @@ import anyio.to_thread
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case
+from goldgate.errors import LoopBlocked
 from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.score import score_custom
+
+if TYPE_CHECKING:
+    from goldgate.execution.watchdog import Watchdog
 
 AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
 """Runs one attempt: the case's envelope in, a result document (or TargetResponse) out."""
@@ -116,6 +120,25 @@ def _timed_out(
     )  # fmt: skip
 
 
+INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
+
+
+def _blocked(
+    index: int, case: Case, attempt: int, blocked: LoopBlocked, latency_ms: float | None
+) -> AttemptOutcome:
+    """An attempt whose target (or custom scorer) kept the event loop blocked until the
+    watchdog broke in: past its deadline (timed out) or past a stop request (cancelled)."""
+    if blocked.why == "stop":
+        status, reason = "cancelled", INTERRUPTED_REASON
+    else:
+        status = "timed_out"
+        who = "the target" if latency_ms is None else "a custom scorer"
+        reason = f"{who} blocked the event loop past the attempt's deadline"
+    return AttemptOutcome(
+        index, case, attempt, status, reason, latency_ms, None, None, _not_run_all(case, reason)
+    )
+
+
 class _Attempt:
     """The attempt a worker is on, so that its deadline can be recorded against it."""
 
@@ -159,6 +182,8 @@ async def run_attempt(
     stderr: str | None = None
     try:
         response = await run(envelope)
+    except LoopBlocked as blocked:
+        return _blocked(index, case, attempt, blocked, None)
     except TargetFailure as failure:
         latency = (time.perf_counter() - started) * 1000
         return _failed(index, case, attempt, failure.reason, latency, failure.stderr)
@@ -176,18 +201,22 @@ async def run_attempt(
             document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
         except TargetFailure as failure:
             return _failed(index, case, attempt, failure.reason, latency_ms)
-    checks = await _score(suite.compiled[index], document, envelope, registry, suite)
+    try:
+        checks = await _score(suite.compiled[index], document, envelope, registry, suite)
+    except LoopBlocked as blocked:
+        return _blocked(index, case, attempt, blocked, latency_ms)
     return AttemptOutcome(
         index, case, attempt, "completed", None, latency_ms, document, stderr, checks
     )
 
 
-class _InOrder:
-    """Hands outcomes to ``sink`` in identity order, holding those that finished early."""
+class InOrder:
+    """Hands outcomes to ``sink`` in identity order (0 .. ``total`` - 1), holding those that
+    finished early until every one before them is in."""
 
-    def __init__(self, sink: AttemptSink, progress: ProgressCallback | None) -> None:
+    def __init__(self, sink: AttemptSink, total: int) -> None:
         self.sink = sink
-        self.progress = progress
+        self.total = total
         self.held: dict[int, AttemptOutcome] = {}
         self.next = 0
         self.done = 0
@@ -196,14 +225,20 @@ class _InOrder:
         self.done += 1
         if position != self.next:
             self.held[position] = outcome
-        else:
-            self.sink(outcome)
+            return
+        self.sink(outcome)
+        self.next += 1
+        while self.next in self.held:
+            self.sink(self.held.pop(self.next))
             self.next += 1
-            while self.next in self.held:
-                self.sink(self.held.pop(self.next))
-                self.next += 1
-        if self.progress is not None:
-            self.progress(self.done)
+
+    def drain(self, missing: Callable[[int], AttemptOutcome]) -> None:
+        """Hand on everything left: what finished early as it is, the rest as ``missing``
+        makes it (a run that stopped: cancelled)."""
+        while self.next < self.total:
+            outcome = self.held.pop(self.next, None)
+            self.sink(outcome if outcome is not None else missing(self.next))
+            self.next += 1
 
 
 async def run_suite(
@@ -211,13 +246,14 @@ async def run_suite(
     run: AttemptRun,
     registry: ScorerRegistry,
     options: RunOptions,
-    sink: AttemptSink,
+    ordered: InOrder,
     *,
     progress: ProgressCallback | None = None,
     stop: anyio.Event | None = None,
-) -> int:
-    """Run every attempt of ``suite``, handing each to ``sink`` in case-major order; returns
-    how many were handed on (fewer than all when ``stop`` came first).
+    watchdog: Watchdog | None = None,
+) -> None:
+    """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
+    whatever order they finish in). After ``stop`` fewer than all may have been handed on.
 
     Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
     the earliest cases start first. Each worker keeps one cancel scope whose deadline moves
@@ -225,7 +261,11 @@ async def run_suite(
     """
     identities = enumerate(attempt_identities(suite, options.repeat))
     total = len(suite.cases) * options.repeat
-    ordered = _InOrder(sink, progress)
+
+    def deliver(position: int, outcome: AttemptOutcome) -> None:
+        ordered.deliver(position, outcome)
+        if progress is not None:
+            progress(ordered.done)
     # Sync python and http targets run in worker threads: let every worker have one.
     threads = anyio.to_thread.current_default_thread_limiter()
     threads.total_tokens = max(threads.total_tokens, options.max_concurrency)
@@ -239,15 +279,19 @@ async def run_suite(
                 while item is not None:
                     position, (index, attempt) = item
                     scope.deadline = anyio.current_time() + timeout
+                    if watchdog is not None:
+                        watchdog.begin(current, timeout)
                     outcome = await run_attempt(suite, index, attempt, run, registry, current)
-                    ordered.deliver(position, outcome)
+                    if watchdog is not None:
+                        watchdog.end(current)
+                    deliver(position, outcome)
                     item = next(identities, None)
+            if watchdog is not None:
+                watchdog.end(current)
             if scope.cancelled_caught and item is not None:
                 position, (index, attempt) = item
                 case = suite.cases[index]
-                ordered.deliver(
-                    position, _timed_out(index, case, attempt, timeout, current.latency_ms)
-                )
+                deliver(position, _timed_out(index, case, attempt, timeout, current.latency_ms))
                 item = next(identities, None)
 
     async def cancel_when_stopped(event: anyio.Event, scope: anyio.CancelScope) -> None:
@@ -262,4 +306,3 @@ async def run_suite(
                 for _ in range(min(options.max_concurrency, total)):
                     workers.start_soon(worker)
             outer_scope.cancel()  # the workers are done: end the watcher too
-    return ordered.next

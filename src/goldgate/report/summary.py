@@ -43,7 +43,10 @@ def render_summary(report: Report, report_path: Path | None) -> str:
     ]
     lines.extend(_suite_line(suite, width) for suite in report.suites)
     verdict = report.verdict
-    state = "" if report.complete else " (incomplete: interrupted)"
+    if verdict.adjudication:
+        count = verdict.adjudication
+        lines.append(f"{count} check{'s' * (count != 1)} await{'s' * (count == 1)} a human verdict")
+    state = "" if report.complete else f" (incomplete: {report.interruption or 'interrupted'})"
     lines.append(f"verdict: {verdict.meaning} (exit {verdict.exit_code}){state}")
     if report_path is not None:
         lines.append(f"report: {report_path}")

@@ -14,7 +14,7 @@ import anyio
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
 from goldgate.dataset.models import Envelope, Expectation, TextOptions
-from goldgate.errors import InvalidInputError
+from goldgate.errors import InvalidInputError, LoopBlocked
 from goldgate.jsonvalue import MISSING, freeze, resolve, thaw
 from goldgate.scoring.comparisons import (
     Verdict,
@@ -112,7 +112,7 @@ async def score_custom(
     recorded = thaw(actual)
     try:
         result = await scorer.function(freeze(actual), freeze(expectation.expected))
-    except anyio.get_cancelled_exc_class():
+    except (anyio.get_cancelled_exc_class(), LoopBlocked):
         raise  # the attempt's deadline or an interruption: not the scorer's outcome
     except BaseException as error:  # SystemExit, KeyboardInterrupt ... are the scorer's too
         return CheckOutcome(

@@ -15,6 +15,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
+from goldgate.errors import LoopBlocked
 from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetRequest, TargetResponse
 from goldgate.imports import import_attribute, is_async_callable
@@ -105,8 +106,14 @@ class PythonTarget:
                 result = await _call_in_daemon_thread(function, payload)
                 if inspect.isawaitable(result):
                     result = await result
-        except Exception as error:
-            # The cause stays attached for a private traceback; str() is the safe reason.
+        except anyio.get_cancelled_exc_class():
+            raise  # the deadline or an interruption, not the target's outcome
+        except LoopBlocked:
+            raise  # the watchdog broke into a target that blocked the event loop
+        except BaseException as error:
+            # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the target are its
+            # failure, never goldgate's exit. The cause stays attached for a private
+            # traceback; str() is the safe reason.
             raise TargetFailure(f"{_WHO} raised {type(error).__name__}") from error
         # Checked and copied on the event loop: a thread hop per attempt cost more than the
         # copy itself, and the value already sits in this process's memory.

@@ -1,0 +1,140 @@
+"""Deadlines and stop requests that win even when a target blocks the event loop.
+
+An ``async def`` target that calls ``time.sleep`` or spins the CPU never yields, so neither
+its cancel scope's deadline nor a Ctrl-C handled on the loop can take effect. A watchdog
+thread watches a heartbeat the loop keeps: when the loop has been silent past an attempt's
+deadline (or past a stop request), it signals the main thread, whose handler raises
+``LoopBlocked`` inside the blocking code, so the runner records that attempt and the loop
+goes on. If even that does not free the loop (code that never returns to Python), the
+watchdog gives up on it and calls ``on_stuck``, which writes the report from this thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import anyio
+
+from goldgate.errors import LoopBlocked
+
+__all__ = ["Watchdog"]
+
+_HEARTBEAT = 0.05
+_POLL = 0.05
+_KICK_AGAIN = 0.25
+
+
+def _package_dir(module: Any) -> str:
+    return str(Path(module.__file__).resolve().parent)
+
+
+def _own_code_dirs() -> tuple[str, ...]:
+    import asyncio
+
+    import goldgate
+
+    return (_package_dir(goldgate), _package_dir(anyio), _package_dir(asyncio))
+
+
+class Watchdog:
+    """Start with ``with watchdog:`` in the main thread and run ``heartbeat`` on the loop.
+    The runner registers each attempt's deadline with ``begin`` and ``end``."""
+
+    def __init__(
+        self,
+        on_stuck: Callable[[], None],
+        *,
+        grace: float = 0.5,
+        give_up: float = 2.5,
+    ) -> None:
+        self.on_stuck = on_stuck
+        self.grace = grace
+        self.give_up = give_up
+        self.last_tick = time.monotonic()
+        self.deadlines: dict[object, float] = {}
+        self.stop_at: float | None = None
+        self._why = "deadline"
+        self._closed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._main = threading.main_thread().ident
+        self._own = _own_code_dirs()
+        self._previous: Any = None
+
+    # --- the loop's side ---------------------------------------------------------------------
+
+    async def heartbeat(self) -> None:
+        while True:
+            self.last_tick = time.monotonic()
+            await anyio.sleep(_HEARTBEAT)
+
+    def begin(self, token: object, seconds: float) -> None:
+        self.deadlines[token] = time.monotonic() + seconds
+
+    def end(self, token: object) -> None:
+        self.deadlines.pop(token, None)
+
+    def request_stop(self) -> None:
+        if self.stop_at is None:
+            self.stop_at = time.monotonic()
+
+    # --- the main thread's side --------------------------------------------------------------
+
+    def _in_own_code(self, frame: FrameType | None) -> bool:
+        return frame is not None and frame.f_code.co_filename.startswith(self._own)
+
+    def _raise_in_blocker(self, signum: int, frame: FrameType | None) -> None:
+        if self._in_own_code(frame):
+            return  # not the blocker: the next kick lands in it
+        raise LoopBlocked(self._why)
+
+    def __enter__(self) -> Watchdog:
+        self._previous = signal.signal(signal.SIGUSR1, self._raise_in_blocker)
+        self._thread = threading.Thread(target=self._watch, name="goldgate watchdog", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._closed.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1)
+        with contextlib.suppress(ValueError, TypeError):
+            signal.signal(signal.SIGUSR1, self._previous)
+
+    # --- the watchdog thread -----------------------------------------------------------------
+
+    def _due(self, now: float) -> str | None:
+        if self.stop_at is not None and now - self.stop_at >= self.grace:
+            return "stop"
+        if any(deadline + self.grace <= now for deadline in list(self.deadlines.values())):
+            return "deadline"
+        return None
+
+    def _watch(self) -> None:
+        kicked_at: float | None = None
+        last_kick = 0.0
+        while not self._closed.wait(_POLL):
+            now = time.monotonic()
+            if now - self.last_tick < self.grace:
+                kicked_at = None  # the loop is alive
+                continue
+            why = self._due(now)
+            if why is None or self._in_own_code(sys._current_frames().get(self._main or 0)):
+                kicked_at = None  # goldgate's own work (writing what finished): let it end
+                continue
+            if kicked_at is None:
+                kicked_at = now
+            if now - kicked_at >= self.give_up:
+                self.on_stuck()
+                return
+            if now - last_kick >= _KICK_AGAIN and self._main is not None:
+                self._why = why
+                last_kick = now
+                signal.pthread_kill(self._main, signal.SIGUSR1)
