@@ -41,3 +41,11 @@ def gh(fake: FakeGitHub) -> Github:
 @pytest.fixture
 def repo(gh: Github, fake: FakeGitHub) -> Repository:
     return repository(gh, fake.repository)
+
+
+@pytest.fixture
+def enterprise() -> Iterator[tuple[FakeGitHub, Github, Repository]]:
+    """A fake Enterprise Server: the API under /api/v3, as GITHUB_API_URL says there."""
+    with FakeGitHub(prefix="/api/v3") as server:
+        gh = connect(TOKEN, base_url=server.base_url, policy=FAST, paced=False)
+        yield server, gh, repository(gh, server.repository)

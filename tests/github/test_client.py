@@ -91,16 +91,15 @@ def test_a_repository_costs_no_request_until_read(repo: Repository, fake: FakeGi
     assert [r.path for r in fake.requests] == ["/repos/octo-org/octo-repo"]
 
 
-def test_enterprise_server_paths() -> None:
-    with FakeGitHub(prefix="/api/v3") as enterprise:
-        gh = connect(TOKEN, base_url=enterprise.base_url, policy=FAST, paced=False)
-        enterprise.add_comments(3, 150)
+def test_enterprise_server_paths(enterprise: tuple[FakeGitHub, Github, Repository]) -> None:
+    server, _, repo = enterprise
+    server.add_comments(3, 150)
 
-        comments = list(repository(gh, enterprise.repository).get_issue(3).get_comments())
+    comments = list(repo.get_issue(3).get_comments())
 
-        assert len(comments) == 150
-        assert len(enterprise.requests) == 2  # two pages of 100
-        assert all(r.path.startswith("/api/v3/repos/") for r in enterprise.requests)
+    assert len(comments) == 150
+    assert len(server.requests) == 2  # two pages of 100
+    assert all(r.path.startswith("/api/v3/repos/") for r in server.requests)
 
 
 # --- retries ------------------------------------------------------------------------------

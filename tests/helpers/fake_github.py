@@ -146,6 +146,10 @@ class FakeGitHub:
         self.repository = repository
         self.default_branch = default_branch
         self.comment_limit = comment_limit
+        # When set, the storage host refuses every signed address, as once they lapse.
+        self.download_links_expire = False
+        # When set, the storage host sends no Content-Length: only the bytes tell the size.
+        self.unsized_downloads = False
         self.repository_id = 300029405
         self.fork_repository_id = 700000001
         self._lock = threading.Lock()
@@ -469,9 +473,12 @@ class FakeGitHub:
         with self._lock:
             ident = self._signatures.get(query.get("sig", ""))
             artifact = self._artifacts.get(ident) if ident is not None else None
-        if artifact is None or path != f"/_blob/{artifact.id}.zip":
-            return 403, {"message": "Signature not valid"}, {}
-        return 200, artifact.zip_bytes, {"Content-Type": "application/zip"}
+        if artifact is None or path != f"/_blob/{artifact.id}.zip" or self.download_links_expire:
+            return 403, {"message": "Signature not valid or expired"}, {}
+        headers = {"Content-Type": "application/zip"}
+        if self.unsized_downloads:
+            headers["X-Fake-Unsized"] = "1"
+        return 200, artifact.zip_bytes, headers
 
     def _list_runs(self, path: str, query: dict[str, str], body: str) -> Any:
         runs = [self._run_json(a) for a in self._artifacts.values()]
@@ -720,9 +727,14 @@ class _Handler(BaseHTTPRequestHandler):
         extra.setdefault("X-RateLimit-Limit", "1000")
         extra.setdefault("X-RateLimit-Remaining", "999")
         extra.setdefault("X-RateLimit-Reset", str(int(EPOCH.timestamp()) + 3600))
+        unsized = extra.pop("X-Fake-Unsized", None) is not None
         for name, value in extra.items():
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(payload)))
+        if unsized:  # the length is told by closing the connection, as HTTP/1.0 did
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         if payload and self.command != "HEAD":
             self.wfile.write(payload)
