@@ -47,7 +47,7 @@ def test_merge_base_comes_from_the_compare_api(repo: Repository, fake: FakeGitHu
     fake.set_merge_base(BASE, HEAD, MERGE_BASE)
 
     assert merge_base(repo, BASE, HEAD) == MERGE_BASE
-    [request] = fake.requests
+    [request] = fake.work
     assert request.path == f"/repos/octo-org/octo-repo/compare/{BASE}...{HEAD}"
 
 
@@ -72,7 +72,7 @@ def test_the_newest_artifact_of_the_merge_base_is_chosen(
     assert (choice.artifact_id, choice.exact, choice.note) == (newest, True, None)
     assert choice.repository == "octo-org/octo-repo"
     assert choice.head_sha == MERGE_BASE
-    [listing] = fake.requests
+    [listing] = fake.work
     assert listing.query == {"name": NAME, "per_page": "100"}
 
 

@@ -167,7 +167,7 @@ def test_mode_off_touches_nothing(repo: Repository, fake: FakeGitHub) -> None:
     result = upsert_comment(repo, 7, "x", instance_id="main", mode="off")
 
     assert result.action == "skipped"
-    assert fake.requests == []
+    assert fake.work == []
 
 
 def test_never_asks_get_user(repo: Repository, fake: FakeGitHub) -> None:

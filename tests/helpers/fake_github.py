@@ -294,6 +294,16 @@ class FakeGitHub:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def work(self) -> list[Recorded]:
+        """The requests that do the work: all but the reads of the repository and the issue
+        that PyGithub before 2.9 makes as soon as it builds those objects."""
+        repo = re.escape(self.repository)
+        completion = re.compile(rf"{re.escape(self.prefix)}/repos/{repo}(/issues/\d+)?")
+        return [
+            r for r in self.requests if not (r.method == "GET" and completion.fullmatch(r.path))
+        ]
+
     def requests_to(self, method: str, pattern: str) -> list[Recorded]:
         compiled = re.compile(pattern)
         return [r for r in self.requests if r.method == method and compiled.search(r.path)]

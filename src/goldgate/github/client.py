@@ -116,10 +116,12 @@ def connect(
 
 
 def repository(github: Github, full_name: str) -> Repository:
-    """The repository ``owner/name``, as a lazy object: no request is made here."""
+    """The repository ``owner/name``, as a lazy object: from PyGithub 2.9 on, no request is
+    made here (older versions fetch it at once, hence the error handling)."""
     if full_name.count("/") != 1 or not all(full_name.split("/")):
         raise GitHubUnavailable(f"{full_name!r} is not a repository name of the form owner/name.")
-    return github.get_repo(full_name)
+    with reaching_github(f"open the repository {full_name}"):
+        return github.get_repo(full_name)
 
 
 def bounded_retry(policy: RetryPolicy) -> GithubRetry:
