@@ -260,6 +260,15 @@ def test_the_token_never_appears_in_an_error(repo: Repository, fake: FakeGitHub)
     assert "\n" not in str(raised.value)
 
 
+def test_an_answer_that_is_not_json_is_unavailable(repo: Repository, fake: FakeGitHub) -> None:
+    fake.fail("GET", r"/comments$", 200, message="", raw=b'{"truncated": ')
+
+    with pytest.raises(GitHubUnavailable) as raised:
+        _comments(repo)
+
+    assert raised.value.reason == "could not list comments: GitHub's answer was not JSON."
+
+
 def test_never_asks_who_it_is(repo: Repository, fake: FakeGitHub) -> None:
     fake.add_comment(1, "hello")
     _comments(repo)

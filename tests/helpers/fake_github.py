@@ -97,7 +97,7 @@ class Fault:
     method: str
     pattern: re.Pattern[str]
     status: int
-    body: dict[str, Any]
+    body: Any
     headers: dict[str, str] = field(default_factory=dict)
     times: int | None = 1
     after: bool = False
@@ -263,11 +263,15 @@ class FakeGitHub:
         times: int | None = 1,
         after: bool = False,
         errors: list[dict[str, Any]] | None = None,
+        raw: bytes | None = None,
     ) -> None:
-        body: dict[str, Any] = {"message": message, "documentation_url": DOCS}
+        """Script a fault; ``raw`` replaces the JSON error body with these bytes."""
+        body: Any = {"message": message, "documentation_url": DOCS}
         if errors is not None:
             body["errors"] = errors
         body["status"] = str(status)
+        if raw is not None:
+            body = raw
         with self._lock:
             self._faults.append(
                 Fault(method, re.compile(pattern), status, body, headers or {}, times, after)

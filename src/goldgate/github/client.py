@@ -12,6 +12,7 @@ do not load it (and requests and urllib3 with it).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import urllib.parse
@@ -243,6 +244,8 @@ def reaching_github(action: str) -> Iterator[None]:
         raise unavailable(error, action) from None
     except OSError as error:  # requests' errors are OSErrors: DNS, refused, reset, timeout
         raise unavailable(error, action) from None
+    except json.JSONDecodeError:  # a proxy or a broken server answering half a JSON body
+        raise GitHubUnavailable(f"could not {action}: GitHub's answer was not JSON.") from None
 
 
 def _server_message(data: Any) -> str:
