@@ -1,0 +1,184 @@
+"""The sticky pull-request comment: one per pull request and per instance, updated in place.
+
+Each run finds its earlier comment by a hidden marker at the start of the body and by its
+author, never by asking GitHub who the token belongs to: the workflow's ``GITHUB_TOKEN`` is
+an installation token and ``GET /user`` answers it 403. The author check matters as much as
+the marker: anyone can paste the marker into a comment of their own, and goldgate must not
+try to edit (or be fooled by) it. A busy pull request has more than one page of comments,
+so every page is read.
+
+Nothing here raises because GitHub said no: a read-only token (a pull request from a fork),
+a missing permission or a refused body come back as a result that says it fell back and
+why, and the caller writes the body to a file instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from goldgate.github.client import GitHubUnavailable, reaching_github
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from github.Issue import Issue
+    from github.IssueComment import IssueComment
+    from github.Repository import Repository
+
+# GitHub refuses a comment body over 65,536 characters with 422.
+COMMENT_LIMIT = 65_536
+DEFAULT_AUTHORS = ("github-actions[bot]",)
+
+Mode = Literal["update", "new", "off"]
+MODES: tuple[Mode, ...] = ("update", "new", "off")
+Action = Literal["updated", "created", "skipped", "fell_back"]
+
+_ID_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+~")
+
+
+class CommentTooLong(ValueError):
+    """The body (with its marker) is over GitHub's limit; the caller must budget it."""
+
+
+@dataclass(frozen=True)
+class CommentResult:
+    """What became of the comment: ``updated`` or ``created`` (with its id and address),
+    ``skipped`` (mode off) or ``fell_back`` (GitHub said no; ``reason`` says why, in one
+    sentence, and the caller should write the body elsewhere)."""
+
+    action: Action
+    comment_id: int | None = None
+    url: str | None = None
+    reason: str | None = None
+
+    @property
+    def fell_back(self) -> bool:
+        return self.action == "fell_back"
+
+
+def marker(instance_id: str) -> str:
+    """The hidden HTML comment that starts every goldgate comment of ``instance_id``.
+
+    Characters outside a small safe set are percent-encoded (``%`` itself included), so an
+    id can neither close the HTML comment (``-->``) nor the attribute (``"``), and two
+    different ids never give the same marker."""
+    if not instance_id:
+        raise ValueError("the comment instance id must not be empty.")
+    encoded = "".join(
+        char if char in _ID_SAFE else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        for char in instance_id
+    )
+    return f'<!-- goldgate:comment id="{encoded}" -->'
+
+
+def with_marker(body: str, instance_id: str) -> str:
+    """``body`` as it is sent: the marker, a line break, then the body."""
+    tag = marker(instance_id)
+    return body if body.startswith(tag) else f"{tag}\n{body}"
+
+
+def comment_length(text: str) -> int:
+    """The length GitHub's limit is checked against here, in UTF-16 code units: a
+    character outside the Basic Multilingual Plane (most emoji) counts twice. That is never
+    less than the number of characters, so a body that passes here is not refused there."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def comment_budget(instance_id: str) -> int:
+    """How long (``comment_length``) the Markdown may be once the marker is added."""
+    return COMMENT_LIMIT - comment_length(marker(instance_id)) - 1
+
+
+def upsert_comment(
+    repo: Repository,
+    pr_number: int,
+    body: str,
+    *,
+    instance_id: str,
+    mode: Mode = "update",
+    authors: Collection[str] = DEFAULT_AUTHORS,
+) -> CommentResult:
+    """Post ``body`` (Markdown) on pull request ``pr_number`` under the marker of
+    ``instance_id``.
+
+    ``update`` edits the earliest comment that starts with the marker and was written by one
+    of ``authors`` (found on any page), or creates one; ``new`` always creates one; ``off``
+    does nothing. Raises ``CommentTooLong`` before sending a body GitHub would refuse;
+    anything GitHub refuses or fails comes back as ``fell_back`` with the reason."""
+    if mode not in MODES:
+        raise ValueError(f"comment mode {mode!r} is not one of update, new, off.")
+    if mode == "off":
+        return CommentResult("skipped", reason="pull-request comments are turned off.")
+    full = with_marker(body, instance_id)
+    length = comment_length(full)
+    if length > COMMENT_LIMIT:
+        budget = comment_budget(instance_id)
+        raise CommentTooLong(
+            f"the comment is {length:,} characters long with its marker; GitHub accepts at "
+            f"most {COMMENT_LIMIT:,}, so the Markdown must be cut to {budget:,}."
+        )
+    tag = marker(instance_id)
+    try:
+        issue = _issue(repo, pr_number)
+        if mode == "update":
+            existing = _find(issue, tag, authors, pr_number)
+            if existing is not None:
+                return _edit(existing, full, pr_number)
+        return _create(issue, full, pr_number, tag, authors, look_first=mode == "update")
+    except GitHubUnavailable as error:
+        return CommentResult("fell_back", reason=error.reason)
+
+
+def _find(issue: Issue, tag: str, authors: Collection[str], pr_number: int) -> IssueComment | None:
+    """The earliest comment on ``issue`` whose body starts with ``tag`` and whose author's
+    login is one of ``authors``, reading every page (100 comments each)."""
+    with reaching_github(f"list the comments of pull request #{pr_number}"):
+        for comment in issue.get_comments():
+            user = comment.user
+            if user is not None and user.login in authors and (comment.body or "").startswith(tag):
+                return comment
+    return None
+
+
+def _issue(repo: Repository, pr_number: int) -> Issue:
+    if isinstance(pr_number, bool) or not isinstance(pr_number, int) or pr_number < 1:
+        raise ValueError(f"pull request number {pr_number!r} is not a positive integer.")
+    with reaching_github(f"open pull request #{pr_number}"):
+        return repo.get_issue(pr_number)
+
+
+def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
+    with reaching_github(f"update the goldgate comment on pull request #{pr_number}"):
+        comment.edit(full)
+        return CommentResult("updated", comment.id, comment.html_url)
+
+
+def _create(
+    issue: Issue,
+    full: str,
+    pr_number: int,
+    tag: str,
+    authors: Collection[str],
+    *,
+    look_first: bool,
+) -> CommentResult:
+    """Create the comment. A POST that failed with 5xx is not retried by the client (see
+    ``client._retry_class``), because GitHub may have stored the comment before failing: in
+    ``update`` mode, look for it and edit it if it is there, else post once more. ``new``
+    mode cannot tell its comment from earlier ones, so it posts once more."""
+    from github import GithubException
+
+    with reaching_github(f"comment on pull request #{pr_number}"):
+        try:
+            created = issue.create_comment(full)
+        except GithubException as error:
+            if error.status < 500:
+                raise
+            stored = _find(issue, tag, authors, pr_number) if look_first else None
+            if stored is not None:
+                if stored.body != full:
+                    stored.edit(full)
+                return CommentResult("created", stored.id, stored.html_url)
+            created = issue.create_comment(full)
+        return CommentResult("created", created.id, created.html_url)

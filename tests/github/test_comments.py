@@ -1,0 +1,316 @@
+"""The sticky comment against the fake GitHub: found on any page, by marker and author,
+updated in place; every refusal a fallback with a reason, never a traceback."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from goldgate.github.comments import (
+    COMMENT_LIMIT,
+    CommentResult,
+    CommentTooLong,
+    comment_budget,
+    comment_length,
+    marker,
+    upsert_comment,
+    with_marker,
+)
+from helpers.fake_github import BOT, READ_ONLY_MESSAGE, FakeGitHub
+
+if TYPE_CHECKING:
+    from github.Repository import Repository
+
+COMMENTS = r"/issues/\d+/comments$"
+ONE_COMMENT = r"/issues/comments/\d+$"
+
+# --- the marker ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("instance_id", "expected"),
+    [
+        ("main", '<!-- goldgate:comment id="main" -->'),
+        ("suite/a:b@c", '<!-- goldgate:comment id="suite/a:b@c" -->'),
+        ("a-b", '<!-- goldgate:comment id="a%2Db" -->'),
+        ("x-->y", '<!-- goldgate:comment id="x%2D%2D%3Ey" -->'),
+        ('q"uote', '<!-- goldgate:comment id="q%22uote" -->'),
+        ("50%", '<!-- goldgate:comment id="50%25" -->'),
+        ("two words\n", '<!-- goldgate:comment id="two%20words%0A" -->'),
+        ("é", '<!-- goldgate:comment id="%C3%A9" -->'),
+    ],
+)
+def test_marker_escapes_the_id(instance_id: str, expected: str) -> None:
+    assert marker(instance_id) == expected
+
+
+@pytest.mark.parametrize("instance_id", ["-->", "--", "a--!>b", "<!--", '" -->', "\x00"])
+def test_no_id_can_close_the_marker_early(instance_id: str) -> None:
+    tag = marker(instance_id)
+    inside = tag.removeprefix("<!-- ").removesuffix(" -->")
+
+    assert "--" not in inside
+    assert ">" not in inside
+    assert inside.count('"') == 2
+
+
+def test_different_ids_never_share_a_marker_or_a_prefix() -> None:
+    ids = ["a", "ab", "a%", "a%25", "a-", "a%2D", "A"]
+    tags = [marker(i) for i in ids]
+
+    assert len(set(tags)) == len(ids)
+    assert not any(s.startswith(t) for s in tags for t in tags if s != t)
+
+
+def test_an_empty_id_is_refused() -> None:
+    with pytest.raises(ValueError, match="must not be empty"):
+        marker("")
+
+
+def test_with_marker_puts_it_first_once() -> None:
+    body = with_marker("## goldgate", "main")
+
+    assert body == '<!-- goldgate:comment id="main" -->\n## goldgate'
+    assert with_marker(body, "main") == body
+
+
+def test_budget_and_length_count_utf16_units() -> None:
+    assert comment_length("abc") == 3
+    assert comment_length("😀") == 2
+    assert comment_budget("main") == COMMENT_LIMIT - len(marker("main")) - 1
+
+
+# --- creating and updating ----------------------------------------------------------------
+
+
+def test_first_run_creates_the_comment(repo: Repository, fake: FakeGitHub) -> None:
+    result = upsert_comment(repo, 7, "## passed", instance_id="main")
+
+    [(ident, login, body)] = fake.comments(7)
+    assert result == CommentResult(
+        "created", ident, f"https://github.com/octo-org/octo-repo/pull/7#issuecomment-{ident}"
+    )
+    assert login == BOT
+    assert body == with_marker("## passed", "main")
+
+
+def test_next_run_updates_it_in_place(repo: Repository, fake: FakeGitHub) -> None:
+    first = upsert_comment(repo, 7, "## run 1", instance_id="main")
+
+    second = upsert_comment(repo, 7, "## run 2", instance_id="main")
+
+    assert second.action == "updated"
+    assert second.comment_id == first.comment_id
+    assert fake.comments(7) == [(first.comment_id, BOT, with_marker("## run 2", "main"))]
+
+
+def test_the_sticky_comment_on_the_second_page_is_found(repo: Repository, fake: FakeGitHub) -> None:
+    fake.add_comments(7, 120)
+    sticky = fake.add_comment(7, with_marker("old", "main"), login=BOT)
+    fake.add_comments(7, 15)
+
+    result = upsert_comment(repo, 7, "new", instance_id="main")
+
+    assert result.action == "updated"
+    assert result.comment_id == sticky
+    pages = fake.requests_to("GET", COMMENTS)
+    assert [r.query for r in pages] == [{"per_page": "100"}, {"per_page": "100", "page": "2"}]
+    assert fake.requests_to("POST", COMMENTS) == []
+    assert len(fake.comments(7)) == 136
+
+
+def test_instances_keep_their_own_comments(repo: Repository, fake: FakeGitHub) -> None:
+    upsert_comment(repo, 7, "one", instance_id="suite-a")
+    upsert_comment(repo, 7, "two", instance_id="suite-ab")
+    upsert_comment(repo, 7, "one again", instance_id="suite-a")
+
+    bodies = [body for _, _, body in fake.comments(7)]
+    assert bodies == [with_marker("one again", "suite-a"), with_marker("two", "suite-ab")]
+
+
+def test_a_marker_in_someone_elses_comment_is_left_alone(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    planted = fake.add_comment(7, with_marker("fake verdict: passed", "main"), login="mallory")
+    quoted = fake.add_comment(7, "> " + with_marker("quoted", "main"), login=BOT)
+
+    result = upsert_comment(repo, 7, "real", instance_id="main")
+
+    assert result.action == "created"
+    assert result.comment_id not in (planted, quoted)
+    assert fake.requests_to("PATCH", ONE_COMMENT) == []
+
+
+def test_a_personal_token_finds_comments_by_its_configured_login(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    mine = fake.add_comment(7, with_marker("old", "main"), login="release-bot")
+
+    result = upsert_comment(repo, 7, "new", instance_id="main", authors=("release-bot",))
+
+    assert (result.action, result.comment_id) == ("updated", mine)
+
+
+def test_mode_new_always_adds_a_comment(repo: Repository, fake: FakeGitHub) -> None:
+    upsert_comment(repo, 7, "run 1", instance_id="main")
+
+    result = upsert_comment(repo, 7, "run 2", instance_id="main", mode="new")
+
+    assert result.action == "created"
+    assert len(fake.comments(7)) == 2
+    assert len(fake.requests_to("GET", COMMENTS)) == 1  # only the first run looked
+
+
+def test_mode_off_touches_nothing(repo: Repository, fake: FakeGitHub) -> None:
+    result = upsert_comment(repo, 7, "x", instance_id="main", mode="off")
+
+    assert result.action == "skipped"
+    assert fake.work == []
+
+
+def test_never_asks_get_user(repo: Repository, fake: FakeGitHub) -> None:
+    upsert_comment(repo, 7, "a", instance_id="main")
+    upsert_comment(repo, 7, "b", instance_id="main")
+    fake.read_only_token()
+    upsert_comment(repo, 7, "c", instance_id="main")
+
+    assert [r for r in fake.requests if r.path.endswith("/user")] == []
+
+
+@pytest.mark.parametrize(("mode", "number"), [("sometimes", 7), ("update", 0), ("update", True)])
+def test_bad_arguments_are_programming_errors(repo: Repository, mode: str, number: int) -> None:
+    with pytest.raises(ValueError, match=r"comment mode|pull request number"):
+        upsert_comment(repo, number, "x", instance_id="main", mode=mode)  # type: ignore[arg-type]
+
+
+# --- refusals become fallbacks -------------------------------------------------------------
+
+
+def test_a_fork_token_falls_back_with_the_reason(repo: Repository, fake: FakeGitHub) -> None:
+    fake.read_only_token()
+
+    result = upsert_comment(repo, 7, "x", instance_id="main")
+
+    assert result.fell_back
+    assert result.reason == (
+        "could not comment on pull request #7: GitHub answered 403 "
+        f"({READ_ONLY_MESSAGE}); the token may be read-only (a pull request from a fork) "
+        "or lack a permission."
+    )
+    assert fake.comments(7) == []
+    assert len(fake.requests_to("POST", COMMENTS)) == 1  # a plain 403 is not retried
+
+
+def test_a_fork_token_cannot_update_either(repo: Repository, fake: FakeGitHub) -> None:
+    fake.add_comment(7, with_marker("old", "main"), login=BOT)
+    fake.read_only_token()
+
+    result = upsert_comment(repo, 7, "new", instance_id="main")
+
+    assert result.fell_back
+    assert result.reason is not None
+    assert result.reason.startswith("could not update the goldgate comment on pull request #7")
+
+
+def test_a_missing_pull_request_falls_back(repo: Repository, fake: FakeGitHub) -> None:
+    fake.fail("GET", COMMENTS, 404, message="Not Found")
+
+    result = upsert_comment(repo, 404, "x", instance_id="main")
+
+    assert result.fell_back
+    assert result.reason is not None
+    assert "404" in result.reason
+
+
+def test_a_body_too_long_is_refused_before_sending(repo: Repository, fake: FakeGitHub) -> None:
+    body = "x" * comment_budget("main")
+    assert upsert_comment(repo, 7, body, instance_id="main").action == "created"
+
+    with pytest.raises(CommentTooLong, match="65,536") as raised:
+        upsert_comment(repo, 7, body + "x", instance_id="main")
+
+    assert "\n" not in str(raised.value)
+    assert len(fake.requests_to("POST", COMMENTS)) == 1
+    assert fake.requests_to("PATCH", ONE_COMMENT) == []
+
+
+def test_emoji_count_double_against_the_limit(repo: Repository) -> None:
+    body = "😀" * (comment_budget("main") // 2 + 1)
+
+    with pytest.raises(CommentTooLong):
+        upsert_comment(repo, 7, body, instance_id="main")
+
+
+def test_a_422_from_github_falls_back(repo: Repository, fake: FakeGitHub) -> None:
+    fake.comment_limit = 100  # GitHub counting differently than goldgate does
+
+    result = upsert_comment(repo, 7, "x" * 200, instance_id="main")
+
+    assert result.fell_back
+    assert result.reason == (
+        "could not comment on pull request #7: GitHub answered 422 (Validation Failed: "
+        "Body is too long (maximum is 100 characters)); GitHub refused the content."
+    )
+
+
+# --- retries ------------------------------------------------------------------------------
+
+
+def test_a_502_then_success_creates_exactly_one_comment(repo: Repository, fake: FakeGitHub) -> None:
+    fake.fail("POST", COMMENTS, 502, message="Server Error")
+
+    result = upsert_comment(repo, 7, "x", instance_id="main")
+
+    assert result.action == "created"
+    assert len(fake.comments(7)) == 1
+    assert len(fake.requests_to("POST", COMMENTS)) == 2
+
+
+def test_a_502_after_github_stored_the_comment_still_leaves_one(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    fake.fail("POST", COMMENTS, 502, message="Server Error", after=True)
+
+    result = upsert_comment(repo, 7, "x", instance_id="main")
+
+    [(ident, _, body)] = fake.comments(7)
+    assert (result.action, result.comment_id) == ("created", ident)
+    assert body == with_marker("x", "main")
+    assert len(fake.requests_to("POST", COMMENTS)) == 1
+
+
+def test_a_502_on_update_is_retried(repo: Repository, fake: FakeGitHub) -> None:
+    sticky = fake.add_comment(7, with_marker("old", "main"), login=BOT)
+    fake.fail("PATCH", ONE_COMMENT, 502, message="Server Error")
+
+    result = upsert_comment(repo, 7, "new", instance_id="main")
+
+    assert (result.action, result.comment_id) == ("updated", sticky)
+    assert len(fake.requests_to("PATCH", ONE_COMMENT)) == 2
+
+
+def test_5xx_that_does_not_stop_falls_back(repo: Repository, fake: FakeGitHub) -> None:
+    fake.fail("POST", COMMENTS, 500, message="Server Error", times=None)
+
+    result = upsert_comment(repo, 7, "x", instance_id="main")
+
+    assert result.fell_back
+    assert result.reason is not None
+    assert "500" in result.reason
+    assert fake.comments(7) == []
+
+
+def test_a_secondary_rate_limit_on_create_waits_and_posts_once(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    fake.secondary_rate_limit("POST", COMMENTS, retry_after=1)
+
+    started = time.monotonic()
+    result = upsert_comment(repo, 7, "x", instance_id="main")
+
+    assert time.monotonic() - started >= 0.9
+    assert result.action == "created"
+    assert len(fake.comments(7)) == 1
+    assert len(fake.requests_to("POST", COMMENTS)) == 2
