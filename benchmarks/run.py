@@ -1,6 +1,6 @@
 """goldgate benchmarks: synthetic workloads, figures printed, nothing asserted.
 
-    .venv/bin/python benchmarks/run.py [check] [runner] [scoring]
+    .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [lean] [interrupt] [overhead]
 
 - check: `goldgate evaluate --check` on 10,000 cases x 3 expectations + a metric
   (targets: under 1.5 s and 250 MB).
@@ -8,6 +8,10 @@
   and without --repeat 3; wall time against the ideal (rounds x 20 ms) plus start-up, where
   start-up is the same run against a target that does not sleep.
 - scoring: a 10,000-case run against an instant target: checks scored per second.
+- lean: issue 6's workload (3 checks per case, a pattern per case, half failing) at 1,000,
+  10,000 and 100,000 cases: wall time, peak RSS, report bytes per attempt, --check.
+- interrupt: SIGINT to the incomplete report on disk with 100,000 attempts pending.
+- overhead: the runner's own cost per attempt, in-process.
 
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
@@ -19,6 +23,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -211,7 +216,169 @@ def bench_scoring() -> None:
         print(output[-2000:])
 
 
-BENCHMARKS = {"check": bench_check, "runner": bench_runner, "scoring": bench_scoring}
+LEAN_TARGET = """
+async def handle(request):
+    payload = request["envelope"]["payload"]
+    return {"execution": {"status": "completed"},
+            "payload": {"label": payload["label"], "answer": payload["answer"]}}
+"""
+
+
+def make_lean_project(cases: int) -> Path:
+    """Issue 6's workload: model-free cases with 3 checks each (an exact label, a contains
+    and a matches assertion with a pattern of its own), half the cases failing one; a python
+    target that answers from the input."""
+    root = WORK / f"lean_{cases}"
+    if (root / "evaluation" / "cases" / "lean.json").exists():
+        return root
+    (root / "config").mkdir(parents=True, exist_ok=True)
+    (root / "evaluation" / "cases").mkdir(parents=True, exist_ok=True)
+    (root / "lean_target.py").write_text(LEAN_TARGET)
+    (root / "config" / "settings.yaml").write_text(
+        "workflows:\n  app:\n    revision: r1\n    target: {python: 'lean_target:handle'}\n"
+    )
+    gold = []
+    for index in range(cases):
+        label = LABELS[index % 3]
+        mentioned = label if index % 2 == 0 else "refund"  # half the cases fail this check
+        answer = f"Ticket T-{index} routed to the {label} queue."
+        gold.append({
+            "id": f"case-{index:06d}",
+            "input": {"payload": {"label": label, "answer": answer}, "metadata": {}},
+            "expectations": [
+                {"name": "label", "path": "/payload/label", "expected": label},
+                {"name": "mentions", "path": "/payload/answer", "comparison": "text",
+                 "expected": {"contains": [mentioned]}},
+                {"name": "ticket", "path": "/payload/answer", "comparison": "text",
+                 "expected": {"matches": [f"T-{index}\\b"]}},
+            ],
+        })
+    manifest = {"name": "lean", "revision": "r1",
+                "suites": [{"name": "lean", "workflow": "app", "cases": "cases/lean.json"}]}
+    (root / "evaluation" / "dataset.json").write_text(json.dumps(manifest))
+    (root / "evaluation" / "cases" / "lean.json").write_text(json.dumps(gold))
+    return root
+
+
+def bench_lean() -> None:
+    """Issue 6's figures: end to end, --check, report size, time linear and memory flat."""
+    runs: dict[int, float] = {}
+    for cases in (1_000, 10_000, 100_000):
+        root = make_lean_project(cases)
+        check_wall, check_peak, code, text = timed(["evaluate", "--check"], root)
+        if code != 0:
+            raise SystemExit(text[-2000:])
+        output = root / "report.json"
+        output.unlink(missing_ok=True)
+        wall, peak, code, text = timed(["evaluate", "--output", str(output)], root)
+        if code not in (0, 1):
+            raise SystemExit(text[-2000:])
+        size = output.stat().st_size
+        duration = json.loads(output.read_text())["duration_seconds"]
+        output.unlink()
+        runs[cases] = wall
+        print(
+            f"lean: {cases:>7,} cases x 3 checks: evaluate {wall:.2f} s wall ({duration:.2f} s "
+            f"in the run), {peak:.0f} MB peak RSS, report {size / cases:.0f} bytes per attempt; "
+            f"--check {check_wall:.2f} s, {check_peak:.0f} MB"
+        )
+    print(
+        f"lean: targets 10,000 <= 1.2 s and <= 100 MiB; 100,000 <= 12 s and <= 150 MiB; "
+        f"--check 100,000 <= 4 s, 10,000 <= 0.6 s; <= 1 KB per attempt. 100,000 / 10,000 "
+        f"wall = {runs[100_000] / runs[10_000]:.1f}x (linear: <= 10.5x)"
+    )
+
+
+def bench_interrupt() -> None:
+    """Time from the first SIGINT to the incomplete report on disk, 100,000 attempts pending
+    behind a slow one (and a SIGTERM 1 s later, as GitHub Actions sends)."""
+    root = make_lean_project(100_000)
+    slow = root / "slow_target.py"
+    slow.write_text(
+        "import anyio\n" + LEAN_TARGET.replace(
+            "async def handle(request):\n",
+            "async def handle(request):\n    await anyio.sleep(60)\n",
+        )
+    )
+    settings = root / "config" / "slow.yaml"
+    settings.write_text(
+        "workflows:\n  app:\n    revision: r1\n    target: {python: 'slow_target:handle'}\n"
+        "evaluation:\n  dataset: ../evaluation/dataset.json\n"
+    )
+    output = root / "interrupted.json"
+    output.unlink(missing_ok=True)
+    process = subprocess.Popen(
+        [*GOLDGATE, "evaluate", "--config", str(settings), "--output", str(output)],
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # the run has started once the progress line is out
+        if "running" in line:
+            break
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    started = time.perf_counter()
+    while not output.exists() and process.poll() is None:
+        time.sleep(0.005)
+    on_disk = time.perf_counter() - started
+    time.sleep(max(0.0, 1.0 - on_disk))
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    process.wait(timeout=60)
+    report = json.loads(output.read_text())
+    cancelled = report["suites"][0]["counts"]["attempts"]["cancelled"]
+    print(
+        f"interrupt: 100,000 attempts, SIGINT to the incomplete report on disk "
+        f"{on_disk:.2f} s (target <= 5 s), exit {process.returncode}, "
+        f"{cancelled:,} attempts written as cancelled"
+    )
+    output.unlink()
+
+
+def bench_overhead() -> None:
+    """The runner's own cost per attempt: an instant in-process target and one exact check,
+    in-process (no start-up), report streamed into memory."""
+    sys.path.insert(0, str(HERE.parent / "src"))
+    import anyio
+
+    from goldgate.dataset.models import Case
+    from goldgate.evaluation import EvaluationSuite, EvaluationVariant, Expectation, evaluate
+
+    document = {"execution": {"status": "completed"}}
+
+    async def run(envelope: object) -> dict[str, object]:
+        return document
+
+    count = 50_000
+    cases = [
+        Case(id=f"c{index}", input={"payload": {}, "metadata": {}},
+             expectations=[Expectation("s", "/execution/status", "completed")])
+        for index in range(count)
+    ]
+    variant = EvaluationVariant(name="bench", revision="r", run=run)
+
+    async def main() -> float:
+        started = time.perf_counter()
+        await evaluate(EvaluationSuite("overhead", cases), variant, include_details=False)
+        return time.perf_counter() - started
+
+    seconds = anyio.run(main)
+    print(
+        f"overhead: {count:,} attempts with an instant target and one exact check: "
+        f"{seconds / count * 1e6:.1f} us per attempt, report parsing included "
+        f"(target <= 40 us for the runner itself)"
+    )
+
+
+BENCHMARKS = {
+    "check": bench_check,
+    "runner": bench_runner,
+    "scoring": bench_scoring,
+    "lean": bench_lean,
+    "interrupt": bench_interrupt,
+    "overhead": bench_overhead,
+}
 
 
 def main(names: list[str]) -> None:

@@ -129,6 +129,8 @@ class _StopSignals:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.received:
+            return  # stopping: further signals stay held until the process has exited
         for number, handler in self._previous.items():
             signal.signal(number, handler)
 

@@ -13,6 +13,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -81,8 +82,15 @@ def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int
             yield index, attempt
 
 
+@lru_cache(maxsize=256)
+def _not_run(reason: str, count: int) -> tuple[CheckOutcome, ...]:
+    return (not_run(reason),) * count
+
+
 def _not_run_all(case: Case, reason: str) -> tuple[CheckOutcome, ...]:
-    return (not_run(reason),) * len(case.expectations)
+    """Every check of an attempt that did not complete (shared: outcomes are frozen, and an
+    interrupted run makes many of them with one reason)."""
+    return _not_run(reason, len(case.expectations))
 
 
 def unfinished(

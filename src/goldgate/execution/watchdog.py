@@ -44,6 +44,21 @@ def _own_code_dirs() -> tuple[str, ...]:
     return (_package_dir(goldgate), _package_dir(anyio), _package_dir(asyncio))
 
 
+def _neutral_code_dirs() -> tuple[str, ...]:
+    """Code that both goldgate and a target may be running: the standard library and the
+    libraries goldgate itself uses. Whose work it is depends on who called it."""
+    import sysconfig
+
+    import pydantic
+    import pydantic_core
+
+    return (
+        sysconfig.get_paths()["stdlib"],
+        _package_dir(pydantic),
+        _package_dir(pydantic_core),
+    )
+
+
 class Watchdog:
     """Start with ``with watchdog:`` in the main thread and run ``heartbeat`` on the loop.
     The runner registers each attempt's deadline with ``begin`` and ``end``."""
@@ -66,6 +81,7 @@ class Watchdog:
         self._thread: threading.Thread | None = None
         self._main = threading.main_thread().ident
         self._own = _own_code_dirs()
+        self._neutral = _neutral_code_dirs()
         self._previous: Any = None
 
     # --- the loop's side ---------------------------------------------------------------------
@@ -88,7 +104,17 @@ class Watchdog:
     # --- the main thread's side --------------------------------------------------------------
 
     def _in_own_code(self, frame: FrameType | None) -> bool:
-        return frame is not None and frame.f_code.co_filename.startswith(self._own)
+        """Whether the main thread is doing goldgate's work rather than a target's: the
+        innermost frame that is neither generated code (``<string>``: dataclass and pydantic
+        methods) nor shared library code decides."""
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if filename.startswith(self._own):
+                return True
+            if not (filename.startswith("<") or filename.startswith(self._neutral)):
+                return False
+            frame = frame.f_back
+        return True  # nothing but library code: not a target's
 
     def _raise_in_blocker(self, signum: int, frame: FrameType | None) -> None:
         if self._in_own_code(frame):

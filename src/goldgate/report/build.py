@@ -14,7 +14,7 @@ from typing import Any
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
-from goldgate.execution.runner import AttemptOutcome, unfinished
+from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, resolve_pointer
 from goldgate.report.models import (
     CountsRecord,
@@ -177,9 +177,12 @@ class SuiteCollector:
 
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
-        for check in outcome.checks:
-            self.checks[check.outcome.value] += 1
-        self.figures.add(outcome.checks)
+        if outcome.status == "completed":
+            for check in outcome.checks:
+                self.checks[check.outcome.value] += 1
+            self.figures.add(outcome.checks)
+        else:  # every check is not_run and measures nothing (an interrupted run: many)
+            self.checks["not_run"] += len(outcome.checks)
         for metric, gold, observations in zip(
             self.suite.metrics, self._metric_gold, self.observations, strict=True
         ):
@@ -193,12 +196,6 @@ class SuiteCollector:
                 case_json(self.suite, outcome.index, self._pending, self.include_details)
             )
             self._pending = []
-
-    def fill(self, status: str, reason: str) -> None:
-        """Every attempt not handed in yet, as ``status`` (skipped or cancelled)."""
-        while self.count < self.expected_count:
-            index, attempt = divmod(self.count, self.repeat)
-            self.add(unfinished(self.suite, index, attempt + 1, status, reason))
 
     def record(
         self, target: TargetRecord, *, skip_reason: str | None = None, started: bool = True
