@@ -68,6 +68,26 @@ class EvaluationSuite:
     text: TextOptions | None = None
 
 
+def _expect(value: object, kind: type | tuple[type, ...], what: str, hint: str) -> None:
+    if not isinstance(value, kind):
+        raise TypeError(f"{what} must be {hint}, not {type(value).__name__}.")
+
+
+def _require_types(
+    suite: object, variant: object, metrics: Sequence[object], scorers: Sequence[object]
+) -> None:
+    """Plain dicts where models belong fail here with a sentence, not deep in the run."""
+    _expect(suite, (EvaluationSuite, GoldSuite), "suite", "an EvaluationSuite")
+    _expect(variant, EvaluationVariant, "variant", "an EvaluationVariant")
+    if isinstance(suite, EvaluationSuite):
+        for index, case in enumerate(suite.cases):
+            _expect(case, Case, f"suite.cases[{index}]", "a Case (Case.model_validate(dict))")
+    for index, metric in enumerate(metrics):
+        _expect(metric, Metric, f"metrics[{index}]", "a Metric (Metric.model_validate(dict))")
+    for index, scorer in enumerate(scorers):
+        _expect(scorer, RegisteredScorer, f"scorers[{index}]", "a RegisteredScorer")
+
+
 def _require_scorers(suite: GoldSuite, registry: ScorerRegistry) -> None:
     for case in suite.cases:
         for expectation in case.expectations:
@@ -129,6 +149,7 @@ async def evaluate(
 
     A custom comparison whose scorer is not in ``scorers`` fails before anything runs.
     """
+    _require_types(suite, variant, metrics, scorers)
     options = RunOptions(max_concurrency=max_concurrency, timeout=timeout)
     registry = ScorerRegistry(scorers)
     gold = _gold_suite(suite, variant, metrics)

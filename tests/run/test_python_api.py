@@ -4,6 +4,7 @@ application lifecycle over the bundled example."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 from collections.abc import Iterator, Mapping
@@ -353,3 +354,56 @@ async def test_an_in_memory_suite_records_the_variant_target() -> None:
     [suite] = report.suites
     assert (suite.workflow, suite.flow, suite.step) == ("triage", "main", "classify")
     assert suite.verdict == "passed"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"suite": {"name": "s", "cases": []}}, "suite must be an EvaluationSuite, not dict."),
+        ({"variant": {"name": "v"}}, "variant must be an EvaluationVariant, not dict."),
+        (
+            {"cases": [{"id": "a"}]},
+            "suite.cases[0] must be a Case (Case.model_validate(dict)), not dict.",
+        ),
+        (
+            {"metrics": [{"name": "m"}]},
+            "metrics[0] must be a Metric (Metric.model_validate(dict)), not dict.",
+        ),
+        ({"scorers": [{"name": "x"}]}, "scorers[0] must be a RegisteredScorer, not dict."),
+    ],
+)
+def test_plain_dicts_where_models_belong_are_a_clear_type_error(
+    change: dict[str, Any], message: str
+) -> None:
+    from goldgate.dataset.models import Case
+    from goldgate.evaluation import EvaluationSuite, EvaluationVariant, evaluate
+
+    async def run(envelope: Any) -> dict[str, Any]:
+        return {"execution": {"status": "completed"}}
+
+    case = Case.model_validate(
+        {
+            "id": "a",
+            "input": {"payload": {}, "metadata": {}},
+            "expectations": [{"name": "s", "path": "/execution/status", "expected": "completed"}],
+        }
+    )
+    suite: Any = change.get("suite", EvaluationSuite("s", change.get("cases", [case])))
+    variant: Any = change.get("variant", EvaluationVariant(name="v", revision="r", run=run))
+    with pytest.raises(TypeError) as refused:
+        asyncio.run(
+            evaluate(
+                suite,
+                variant,
+                metrics=change.get("metrics", ()),
+                scorers=change.get("scorers", ()),
+            )
+        )
+    assert str(refused.value) == message
+
+
+def test_paths_may_be_strings(tmp_path: Path) -> None:
+    from goldgate.report.io import read_report
+
+    fixture = Path(__file__).parents[1] / "report" / "fixtures" / "report_v1_example.json"
+    assert read_report(str(fixture)).format == "goldgate.report/2"
