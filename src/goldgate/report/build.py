@@ -40,7 +40,7 @@ _CHECK_FIELDS = (
 
 def check_json(check: CheckOutcome) -> dict[str, Any]:
     """A check as stored: its outcome and only the fields that say something."""
-    record: dict[str, Any] = {"outcome": check.outcome.value}
+    record: dict[str, Any] = {"outcome": check.outcome}  # a str enum: written as its value
     if check.reason is not None:
         record["reason"] = check.reason
     for name in _CHECK_FIELDS:
@@ -116,7 +116,7 @@ class _Figures:
 
     def add(self, checks: Sequence[CheckOutcome]) -> None:
         for check in checks:
-            if check.outcome.value != "not_run":
+            if check.outcome != "not_run":
                 self.ran += 1
                 self.passed += check.passed
             if check.adjudication:
@@ -179,7 +179,7 @@ class SuiteCollector:
         self.attempts[outcome.status] += 1
         if outcome.status == "completed":
             for check in outcome.checks:
-                self.checks[check.outcome.value] += 1
+                self.checks[check.outcome] += 1
             self.figures.add(outcome.checks)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
