@@ -1,6 +1,6 @@
 """goldgate benchmarks: synthetic workloads, figures printed, nothing asserted.
 
-    .venv/bin/python benchmarks/run.py [check] [runner] [scoring]
+    .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [pathological]
 
 - check: `goldgate evaluate --check` on 10,000 cases x 3 expectations + a metric
   (targets: under 1.5 s and 250 MB).
@@ -8,6 +8,9 @@
   and without --repeat 3; wall time against the ideal (rounds x 20 ms) plus start-up, where
   start-up is the same run against a target that does not sleep.
 - scoring: a 10,000-case run against an instant target: checks scored per second.
+- pathological: `goldgate evaluate --check` on a 20 MB manifest holding one long string and a
+  trailing garbage byte, which takes the strict scanner's slow path to place the error
+  (targets: under 2 s and 200 MB).
 
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
@@ -211,7 +214,28 @@ def bench_scoring() -> None:
         print(output[-2000:])
 
 
-BENCHMARKS = {"check": bench_check, "runner": bench_runner, "scoring": bench_scoring}
+def bench_pathological() -> None:
+    root = make_project("pathological", 1, 0.0)
+    size = 20_000_000
+    manifest = root / "evaluation" / "dataset.json"
+    head = '{"name": "'
+    manifest.write_text(head + "x" * (size - len(head) - 3) + '"}x')
+    wall, peak, code, output = timed(["evaluate", "--check"], root)
+    if code != 2 or ":1:20000000: unexpected data after the JSON value" not in output:
+        raise SystemExit(f"goldgate exited {code}:\n{output[-2000:]}")
+    print(
+        f"pathological: --check on a {size / 1e6:.0f} MB manifest of one string and a trailing "
+        f"byte: {wall:.2f} s wall, {peak:.0f} MB peak RSS (targets < 2 s, < 200 MB): "
+        f"{wall / 2:.2f}x of the time budget, {peak / 200:.2f}x of the memory budget"
+    )
+
+
+BENCHMARKS = {
+    "check": bench_check,
+    "runner": bench_runner,
+    "scoring": bench_scoring,
+    "pathological": bench_pathological,
+}
 
 
 def main(names: list[str]) -> None:

@@ -287,9 +287,9 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
             parse_float=_finite_float,
         )
     except (ValueError, _Rejected, RecursionError) as error:  # ValueError: too many digits
-        from goldgate._scanner import scan
+        from goldgate._scanner import find_problem
 
-        scan(source, text)  # raises JsonSyntaxError at the first problem in text order
+        find_problem(source, text)  # raises JsonSyntaxError at the first problem
         if isinstance(error, RecursionError):
             raise JsonSyntaxError(source, 1, 1, "nested too deeply to load") from None
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
