@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
 from goldgate.errors import InvalidInputError
+from goldgate.files import read_regular_file
 
 JsonValue: TypeAlias = Any
 """A plain JSON value as ``json`` produces it: dict, list, str, int, float, bool or None."""
@@ -332,16 +333,8 @@ def _depth(value: JsonValue) -> int:
 
 
 def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:
-    """Read and strictly parse one JSON file; unreadable files are input errors too."""
+    """Read and strictly parse one JSON file; unreadable files are input errors too (only a
+    regular file within the size cap is read, see ``goldgate.files``)."""
     source = display or str(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found.") from None
-    except IsADirectoryError:
-        raise InvalidInputError(f"{source}: is a folder, not a JSON file.") from None
-    except OSError as error:
-        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
-    except ValueError as error:  # a name no file can have, such as one with a NUL byte
-        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
+    data = read_regular_file(path, source, what="a JSON file")
     return parse_json_text(source, decode_utf8(source, data))

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from goldgate.errors import InvalidInputError
+from goldgate.files import read_regular_file
 
 
 class YamlSyntaxError(InvalidInputError):
@@ -100,18 +101,14 @@ def _index(
 
 
 def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
-    """Parse one YAML file with the safe loader; problems name the file, line and column."""
+    """Parse one YAML file with the safe loader; problems name the file, line and column.
+    Only a regular file within the size cap is read (see ``goldgate.files``)."""
     source = display or str(path)
+    data = read_regular_file(path, source, what="a YAML file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found.") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInputError(f"{source}: is not UTF-8 text.") from None
-    except OSError as error:
-        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
-    except ValueError as error:  # a name no file can have, such as one with a NUL byte
-        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
