@@ -58,7 +58,7 @@ def test_every_violation_is_listed_sorted_by_file_then_place(
     assert {(m["file"], m["pointer"]) for m in found if m} == EXPECTED_FIVE
     messages = {m["pointer"]: m["message"] for m in found if m}
     assert messages["/revision"] == "expected a string, found number"
-    assert messages["/1/id"] == "case id ' y' must not start or end with whitespace"
+    assert messages["/1/id"] == 'case id " y" must not start or end with whitespace'
     assert messages["/0/expectations/1/expected"] == (
         "a set comparison expects an array, found string"
     )
@@ -240,7 +240,7 @@ def test_console_script_settings_error_and_usage_error(gold_project: Any) -> Non
     usage = _run([script, "evaluate", "--max-concurrency", "0"], gold_project.root)
 
     assert settings.returncode == 2
-    assert settings.stdout.startswith("config/settings.yaml:5:7: 'app/main.py' is not")
+    assert settings.stdout.startswith('config/settings.yaml:5:7: "app/main.py" is not')
     assert settings.stdout.endswith("\n1 problem in 1 file.\n")
     assert usage.returncode == 2
     assert "Traceback" not in settings.stderr + usage.stderr

@@ -34,8 +34,8 @@ from goldgate.jsonvalue import (
 @pytest.mark.parametrize(
     ("text", "line", "column", "message"),
     [
-        pytest.param('{"a": 1, "a": 2}', 1, 10, "duplicate key 'a'", id="duplicate-key"),
-        pytest.param('{"a": {"b": 1,\n  "b": 2}}', 2, 3, "duplicate key 'b'", id="nested-dup"),
+        pytest.param('{"a": 1, "a": 2}', 1, 10, 'duplicate key "a"', id="duplicate-key"),
+        pytest.param('{"a": {"b": 1,\n  "b": 2}}', 2, 3, 'duplicate key "b"', id="nested-dup"),
         pytest.param("[NaN]", 1, 2, "NaN is not a JSON value", id="nan"),
         pytest.param("Infinity", 1, 1, "Infinity is not a JSON value", id="infinity"),
         pytest.param("[-Infinity]", 1, 2, "-Infinity is not a JSON value", id="minus-infinity"),

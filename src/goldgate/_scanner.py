@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from goldgate.jsonvalue import JsonSyntaxError
+from goldgate.textsafe import quote
 
 # The standard library's C string reader (typeshed does not declare it): linear, strict about
 # control characters, and it reports where it stopped.
@@ -201,7 +202,7 @@ class _Scanner:
             )
         key, end = self.string(offset)
         if key in frame.keys:
-            raise self.fail(offset, f"duplicate key {key!r}")
+            raise self.fail(offset, f"duplicate key {quote(key)}")
         frame.keys.add(key)
         path = (*frame.path, key)
         if self.record:

@@ -8,7 +8,6 @@ memory, and a file over the cap is refused without reading it.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Mapping
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from goldgate.errors import InvalidInputError
+from goldgate.textsafe import escape_control, quote
 
 MAX_FILE_BYTES_VARIABLE: Final = "GOLDGATE_MAX_FILE_BYTES"
 DEFAULT_MAX_FILE_BYTES: Final = 256 * 1024 * 1024
@@ -34,7 +34,7 @@ def max_file_bytes(environ: Mapping[str, str] = os.environ) -> int:
     if not text.strip().isdecimal() or int(text) <= 0:
         raise InvalidInputError(
             f"{MAX_FILE_BYTES_VARIABLE} must be a positive whole number of bytes, "
-            f"found {json.dumps(text.strip()[:40])}."
+            f"found {quote(text.strip())}."
         )
     return int(text)
 
@@ -74,6 +74,7 @@ def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes
     says what it should be, e.g. "a JSON file"). Anything else, or a file over the cap, is an
     ``InvalidInputError`` naming ``source``; nothing is read from it."""
     cap = max_file_bytes()
+    source = escape_control(source)  # a file name is data too: it must not break a line
     try:
         _refuse_unless_regular(source, os.stat(path), what, cap)
         # Non-blocking, so that a file swapped for a named pipe since the stat cannot block

@@ -19,6 +19,7 @@ from typing import Any, Final, TypeAlias
 
 from goldgate.errors import InvalidInputError
 from goldgate.files import read_regular_file
+from goldgate.textsafe import quote
 
 JsonValue: TypeAlias = Any
 """A plain JSON value as ``json`` produces it: dict, list, str, int, float, bool or None."""
@@ -149,9 +150,11 @@ def _parse_pointer_text(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
-        raise PointerSyntaxError(f"JSON pointer {pointer!r} must be empty or start with '/'")
+        raise PointerSyntaxError(f"JSON pointer {quote(pointer)} must be empty or start with '/'")
     if _TOKEN_ESCAPE.search(pointer):
-        raise PointerSyntaxError(f"JSON pointer {pointer!r} has a '~' that is not '~0' or '~1'")
+        raise PointerSyntaxError(
+            f"JSON pointer {quote(pointer)} has a '~' that is not '~0' or '~1'"
+        )
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
 
 

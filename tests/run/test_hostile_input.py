@@ -3,6 +3,7 @@ the file and the place, never a traceback, and quick."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -179,3 +180,139 @@ def test_the_size_cap_is_one_place_for_every_reader(tmp_path: Path) -> None:
     for load in (load_json_file, load_yaml_file):
         with pytest.raises(InvalidInputError, match="named pipe"):
             load(fifo)
+
+
+# --- 8. data from gold cannot forge output lines ----------------------------------------------
+
+FORGED = "x\n::error::forged\nverdict: passed"
+"""A case id that, printed raw, would be a workflow command and a fake verdict line."""
+
+
+def _no_forged_lines(result: Any) -> None:
+    lines = result.output.splitlines()
+    assert not any(line.startswith(("::error::", "verdict:")) for line in lines), result.output
+    assert "\x1b" not in result.output
+    assert "\x85" not in result.output
+
+
+def test_a_case_id_with_newlines_is_refused_at_its_place(gold_project: Any, run_cli: Any) -> None:
+    gold_project.cases[1]["id"] = FORGED
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        f"{C}:",
+        "names, ids and revisions must not hold control characters, found "
+        '"x\\n::error::forged\\nverdict: passed" (at /1/id)',
+    )
+    _no_forged_lines(result)
+
+
+@pytest.mark.parametrize(
+    ("place", "pointer"),
+    [
+        pytest.param(("name",), "/name", id="dataset-name"),
+        pytest.param(("revision",), "/revision", id="revision"),
+        pytest.param(("suites", 0, "name"), "/suites/0/name", id="suite-name"),
+        pytest.param(("suites", 0, "cases", 0, "id"), "/suites/0/cases/0/id", id="case-id"),
+        pytest.param(
+            ("suites", 0, "cases", 0, "expectations", 1, "name"),
+            "/suites/0/cases/0/expectations/1/name",
+            id="expectation-name",
+        ),
+        pytest.param(("suites", 0, "metrics", 0, "name"), "/suites/0/metrics/0/name", id="metric"),
+        pytest.param(("suites", 0, "cases", 1, "family"), "/suites/0/cases/1/family", id="family"),
+        pytest.param(("suites", 0, "cases", 1, "split"), "/suites/0/cases/1/split", id="split"),
+        pytest.param(("suites", 0, "cases", 1, "source"), "/suites/0/cases/1/source", id="source"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("control", "shown"),
+    [("\x1b[31m", "\\u001b[31m"), ("\r", "\\r"), ("\x85", "\\u0085"), ("\x00", "\\u0000")],
+    ids=["esc", "cr", "nel", "nul"],
+)
+def test_every_name_id_and_revision_refuses_control_characters(
+    gold_project: Any,
+    run_cli: Any,
+    place: tuple[Any, ...],
+    pointer: str,
+    control: str,
+    shown: str,
+) -> None:
+    *parents, last = place
+    holder = gold_project.manifest
+    for key in parents:
+        holder = holder[key]
+    holder[last] = f"a{control}b"
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        f'must not hold control characters, found "a{shown}b" (at {pointer})',
+        "1 problem in 1 file.",
+    )
+    _no_forged_lines(result)
+
+
+def test_a_run_refuses_the_same_gold_before_anything_runs(project: Any) -> None:
+    from .support import case
+
+    project.suite("main", "py", [case(FORGED)]).write()
+
+    result = project.run()
+
+    assert_refused(result, '"x\\n::error::forged\\nverdict: passed" (at /suites/0/cases/0/id)')
+    _no_forged_lines(result)
+    assert not (project.root / "calls.log").exists()
+
+
+def test_settings_revisions_and_flow_names_refuse_control_characters(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.settings = gold_project.settings.replace(
+        "revision: r1", 'revision: "r1\\e[2K"'
+    ).replace("      main:", '      "ma\\nin":')
+    gold_project.write()
+
+    result = run_cli("validate", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        f"{S}:3:5: names, ids and revisions must not hold control characters, found "
+        '"r1\\u001b[2K" (at /workflows/triage/revision)',
+        'found "ma\\nin" (at /workflows/triage/flows/ma\\nin)',
+    )
+    _no_forged_lines(result)
+
+
+def test_settings_errors_quote_data_escaped(gold_project: Any, run_cli: Any) -> None:
+    gold_project.settings += '"col\\eour\\nverdict: passed": 1\n'
+    gold_project.write()
+
+    text = run_cli("validate", cwd=gold_project.root)
+    as_json = run_cli("validate", "--format", "json", cwd=gold_project.root)
+
+    message = 'unknown key "col\\u001bour\\nverdict: passed"; check its spelling against the schema'
+    assert_refused(text, f"{S}:16:1: {message} (at /col\\x1bour\\nverdict: passed)")
+    _no_forged_lines(text)
+    assert_refused(as_json)
+    assert json.loads(as_json.stdout)["violations"][0]["message"] == message
+
+
+def test_a_file_name_with_a_newline_is_shown_escaped(gold_project: Any, run_cli: Any) -> None:
+    gold_project.manifest["suites"][1]["cases"] = "cases/a\nverdict: passed.json"
+    gold_project.write()
+
+    reference = run_cli("evaluate", "--check", cwd=gold_project.root)
+    missing = run_cli(
+        "evaluate", "--check", "--dataset", "gold\nverdict: passed.json", cwd=gold_project.root
+    )
+
+    assert_refused(reference, "a case file reference must not contain control characters")
+    _no_forged_lines(reference)
+    assert_refused(missing, "gold\\nverdict: passed.json: file not found.")
+    _no_forged_lines(missing)

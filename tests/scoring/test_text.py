@@ -215,7 +215,7 @@ def test_absent_answer_fails() -> None:
 @pytest.mark.parametrize(
     ("expected", "problem"),
     [
-        ({"contain": "x"}, "unknown text assertion 'contain'"),
+        ({"contain": "x"}, 'unknown text assertion "contain"'),
         ({"contains": 3}, "'contains' is a string or an array of strings"),
         ({"matches": ["a", None]}, "'matches' is a string or an array of strings"),
         ({"maxChars": -1}, "'maxChars' is a nonnegative integer"),

@@ -10,6 +10,7 @@ from typing import Any
 
 from goldgate.dataset.patterns import PatternProblem, compile_pattern
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_type_name, parse_pointer, resolve
+from goldgate.textsafe import quote
 
 Suffix = tuple[str | int, ...]
 Problem = tuple[Suffix, str]
@@ -49,7 +50,7 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
         )
         return
     for key in sorted(expected.keys() - set(SPAN_KEYS)):
-        yield ("expected", key), f"unknown key {key!r} in a source_span expectation"
+        yield ("expected", key), f"unknown key {quote(key)} in a source_span expectation"
     for key in SPAN_KEYS:
         if key not in expected:
             yield ("expected",), f"a source_span expectation needs {key!r}"
@@ -81,11 +82,12 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
         return
     source = resolve(envelope, tokens)
     if source is MISSING:
-        yield ("expected", "input_path"), f"nothing in this case's input at {source_pointer!r}"
+        yield ("expected", "input_path"), f"nothing in this case's input at {quote(source_pointer)}"
     elif not isinstance(source, str):
         yield (
             ("expected", "input_path"),
-            f"the case's input at {source_pointer!r} is {json_type_name(source)}, not a string",
+            f"the case's input at {quote(source_pointer)} is {json_type_name(source)}, "
+            "not a string",
         )
     elif allowed is not None and allowed[1] > len(source):
         yield (
@@ -110,7 +112,7 @@ def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]
         shape = TEXT_ASSERTIONS.get(key)
         where: Suffix = ("expected", key)
         if shape is None:
-            yield where, f"unknown text assertion {key!r}"
+            yield where, f"unknown text assertion {quote(key)}"
         elif shape == "count":
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 yield where, f"{key!r} is a nonnegative integer"

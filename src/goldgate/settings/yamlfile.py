@@ -12,6 +12,7 @@ import yaml
 
 from goldgate.errors import InvalidInputError
 from goldgate.files import read_regular_file
+from goldgate.textsafe import quote
 
 
 class YamlSyntaxError(InvalidInputError):
@@ -91,7 +92,7 @@ def _index(
             key = str(key_node.value)
             if key in seen:
                 line, column = _mark(key_node)
-                raise YamlSyntaxError(source, line, column, f"duplicate key {key!r}")
+                raise YamlSyntaxError(source, line, column, f"duplicate key {quote(key)}")
             seen.add(key)
             keys[(*path, key)] = _mark(key_node)
             _index(source, value_node, (*path, key), values, keys, visited)
