@@ -72,3 +72,27 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "items"):
         return dict(value.items())
     raise TypeError(type(value).__name__)
+
+
+_URL_PARTS: Final = re.compile(
+    r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)?(?P<authority>[^/?#]*)(?P<path>[^?#]*)"
+    r"(?:\?(?P<query>[^#]*))?(?P<fragment>#.*)?",
+    re.DOTALL,
+)
+
+
+def redact_url(url: str) -> str:
+    """``url`` as messages and reports show it: user information (``user:pass@``) dropped,
+    query values and any fragment replaced by ``…`` (query keys kept). Query strings carry
+    API keys and signatures; neither belongs in a log or a report. Plain text work, so a
+    malformed URL is redacted too; ``quote`` the result to escape control characters."""
+    parts = _URL_PARTS.fullmatch(url)
+    assert parts is not None  # every group is optional: any text matches
+    host = parts["authority"].rpartition("@")[2]
+    shown = f"{parts['scheme'] or ''}{host}{parts['path']}"
+    if parts["query"] is not None:
+        keys = [field.partition("=") for field in parts["query"].split("&")]
+        shown += "?" + "&".join(key + ("=…" if equals else "") for key, equals, _ in keys)
+    if parts["fragment"] is not None:
+        shown += "#…"
+    return shown

@@ -1342,7 +1342,7 @@ MALFORMED = [
             Want(
                 S,
                 at("url"),
-                "'ftp://x' is not an http:// or https:// URL",
+                '"ftp://x" is not an http:// or https:// URL',
                 "/workflows/triage/target/http/url",
             )
         ],

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from goldgate.textsafe import quote, refuse_control
+from goldgate.textsafe import quote, redact_url, refuse_control
 
 _IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -56,7 +56,7 @@ class HttpEndpoint(_Strict):
     @classmethod
     def _http_url(cls, value: str) -> str:
         if not re.match(r"https?://[^/\s]+", value):
-            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+            raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
         return value
 
 
