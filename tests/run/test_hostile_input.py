@@ -316,3 +316,187 @@ def test_a_file_name_with_a_newline_is_shown_escaped(gold_project: Any, run_cli:
     _no_forged_lines(reference)
     assert_refused(missing, "gold\\nverdict: passed.json: file not found.")
     _no_forged_lines(missing)
+
+
+# --- 9. limits, regular expressions, JSON values and URLs in messages ------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        pytest.param(
+            ("--repeat", "10001"),
+            "Invalid value for '--repeat': Input should be less than or equal to 10000",
+            id="repeat",
+        ),
+        pytest.param(
+            ("--timeout", "86401"),
+            "Invalid value for --timeout: must be a positive number of seconds, at most 86400 "
+            "(one day)",
+            id="timeout",
+        ),
+        pytest.param(("--timeout", "inf"), "at most 86400 (one day)", id="timeout-infinite"),
+        pytest.param(("--timeout", "nan"), "at most 86400 (one day)", id="timeout-nan"),
+        pytest.param(("--timeout", "0"), "must be a positive number of seconds", id="timeout-0"),
+    ],
+)
+def test_run_limits_are_refused_before_anything_runs(
+    project: Any, args: tuple[str, ...], complaint: str
+) -> None:
+    from .support import case
+
+    project.suite("main", "py", [case("a")]).write()
+
+    result = project.run(*args)
+
+    assert_refused(result, complaint)
+    assert not (project.root / "calls.log").exists()
+    assert not (project.root / ".goldgate").exists()
+
+
+def test_the_largest_allowed_limits_are_accepted(project: Any) -> None:
+    from .support import case
+
+    project.suite("main", "py", [case("a")]).write()
+
+    result, report = project.evaluate("--timeout", "86400", "--repeat", "3")
+
+    assert result.code == 0, result.output
+    assert report is not None
+    assert report["options"]["timeout"] == 86400
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        pytest.param(
+            "a{99999999999}", "it is too large or nested too deeply (OverflowError)", id="repeat"
+        ),
+        pytest.param(
+            "(" * 10_000 + "a" + ")" * 10_000,
+            "it is too large or nested too deeply (RecursionError)",
+            id="nested-10000",
+        ),
+        pytest.param("\\q", "bad escape at position 0", id="bad-escape"),
+        pytest.param("a{5,2}", "min repeat greater than max repeat at position 2", id="min-max"),
+        pytest.param("(?P<n>a)(?P<n>b)", "redefinition of group name at position 12", id="group"),
+    ],
+)
+@pytest.mark.parametrize("key", ["matches", "notMatches"])
+def test_every_regex_compile_failure_is_a_violation_at_its_place(
+    gold_project: Any, run_cli: Any, pattern: str, problem: str, key: str
+) -> None:
+    gold_project.cases[0]["expectations"][4]["expected"] = {key: ["ok", pattern]}
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        f"{C}:",
+        f"pattern 2 is not a valid regular expression: {problem} "
+        f"(at /0/expectations/4/expected/{key})",
+        "1 problem in 1 file.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message", "pointer"),
+    [
+        pytest.param(
+            {"comparison": True},
+            'must be one of "exact", "set", "source_span", "custom" or "text", found true',
+            "/0/expectations/1/comparison",
+            id="literal-true",
+        ),
+        pytest.param(
+            {"comparison": None},
+            'must be one of "exact", "set", "source_span", "custom" or "text", found null',
+            "/0/expectations/1/comparison",
+            id="literal-null",
+        ),
+    ],
+)
+def test_messages_write_json_values_as_json(
+    gold_project: Any, run_cli: Any, change: dict[str, Any], message: str, pointer: str
+) -> None:
+    gold_project.cases[0]["expectations"][1].update(change)
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(result, f"{message} (at {pointer})")
+    assert "None" not in result.output
+    assert "True" not in result.output
+
+
+def test_a_null_label_is_written_as_json(gold_project: Any, run_cli: Any) -> None:
+    gold_project.manifest["suites"][0]["metrics"][0]["labels"] = ["billing", None, "other", None]
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(result, "duplicate label null in the catalog (at /suites/0/metrics/0/labels/3)")
+    assert "None" not in result.output
+
+
+def test_url_secrets_never_appear_in_settings_errors(gold_project: Any, run_cli: Any) -> None:
+    gold_project.settings = gold_project.settings.replace(
+        "      python: app.main:handle\n",
+        "      http: {url: 'ftp://alice:pw-SECRET@files.example/p?key=KEY-SECRET&v=2#t-SECRET'}\n",
+    )
+    gold_project.write()
+
+    result = run_cli("validate", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        '"ftp://files.example/p?key=…&v=…#…" is not an http:// or https:// URL '
+        "(at /workflows/triage/target/http/url)",
+    )
+    assert "SECRET" not in result.output
+    assert "alice" not in result.output
+
+
+def test_url_secrets_never_reach_the_report_identity(project: Any, http_app: Any) -> None:
+    from .support import case
+
+    url = http_app.url.replace("http://", "http://alice:pw-SECRET@") + "?key=KEY-SECRET&flag"
+    project.workflows["web"] = {"revision": "web-1", "target": {"http": {"url": url}}}
+    project.suite("main", "web", [case("a")]).write()
+
+    result, report = project.evaluate()
+
+    assert result.code == 0, result.output
+    assert report is not None
+    assert report["suites"][0]["target"]["identity"]["url"] == (http_app.url + "?key=…&flag")
+    assert "SECRET" not in json.dumps(report)
+    assert "alice" not in json.dumps(report)
+    assert "SECRET" not in result.output
+
+
+# --- 11. --check refuses the options of a run -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--repeat", "3"), "--repeat only applies"),
+        (("--suite", "inline"), "--suite only applies"),
+        (("--output", "out.json"), "--output only applies"),
+        (("--live",), "--live only applies"),
+        (("--max-concurrency", "4"), "--max-concurrency only applies"),
+        (("--timeout", "5"), "--timeout only applies"),
+        (("--timeout", "5", "--live"), "--live, --timeout only apply to a run"),
+    ],
+)
+def test_check_refuses_run_only_options(
+    gold_project: Any, run_cli: Any, args: tuple[str, ...], named: str
+) -> None:
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", *args, cwd=gold_project.root)
+
+    assert_refused(result, named, "--check runs nothing")
+    assert result.stdout == ""
+    assert not (gold_project.root / "out.json").exists()
