@@ -475,7 +475,95 @@ def test_url_secrets_never_reach_the_report_identity(project: Any, http_app: Any
     assert "SECRET" not in result.output
 
 
-# --- 11. --check refuses the options of a run -------------------------------------------------
+# --- 11. gold that can never mean anything is refused offline --------------------------------
+
+REPLY = "/0/expectations/4/expected"
+
+
+@pytest.mark.parametrize(
+    ("expected", "message", "pointer"),
+    [
+        pytest.param(
+            {"minChars": 10, "maxChars": 3},
+            "'minChars' 10 is above 'maxChars' 3: no answer can hold both",
+            f"{REPLY}/minChars",
+            id="min-above-max",
+        ),
+        pytest.param(
+            {},
+            "an empty assertion object declares nothing; write at least one assertion, "
+            "or prose for a person to judge",
+            REPLY,
+            id="empty-object",
+        ),
+        *(
+            pytest.param(
+                {key: []},
+                f"an empty '{key}' array declares nothing; remove it or add an entry",
+                f"{REPLY}/{key}",
+                id=f"empty-{key}",
+            )
+            for key in ("contains", "notContains", "matches", "notMatches", "requiredKeys")
+        ),
+        *(
+            pytest.param(
+                {"requiredKeys": ["ok", path]},
+                f'path 2 "{path}" has an empty segment; write dot paths such as "answer.items.0"',
+                f"{REPLY}/requiredKeys",
+                id=f"dot-path-{path or 'empty'}",
+            )
+            for path in ("a..b", ".a", "a.", "")
+        ),
+        pytest.param(
+            {"notContains": ""},
+            "string 1 is empty, so it never holds",
+            f"{REPLY}/notContains",
+            id="empty-not-contains",
+        ),
+    ],
+)
+def test_text_assertions_that_mean_nothing_are_refused(
+    gold_project: Any, run_cli: Any, expected: dict[str, Any], message: str, pointer: str
+) -> None:
+    gold_project.cases[0]["expectations"][4]["expected"] = expected
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(result, f"{C}:", f"{message} (at {pointer})", "1 problem in 1 file.")
+
+
+def test_prose_and_a_note_alone_still_go_to_a_person(gold_project: Any, run_cli: Any) -> None:
+    gold_project.cases[0]["expectations"][4]["expected"] = {"note": "judge the tone"}
+    gold_project.cases[0]["expectations"].append(
+        {
+            "name": "prose",
+            "path": "/payload/reply",
+            "expected": "A polite refusal.",
+            "comparison": "text",
+        }
+    )
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert result.code == 0, result.output
+
+
+def test_suite_text_options_refuse_malformed_dot_paths(gold_project: Any, run_cli: Any) -> None:
+    gold_project.manifest["suites"][1]["text"] = {"requiredKeys": ["verdict", "evidence..0"]}
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        'path "evidence..0" has an empty segment; write dot paths such as "answer.items.0" '
+        "(at /suites/1/text/requiredKeys/1)",
+    )
+
+
+# --- 11. --check refuses the options of a run ------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from goldgate.dataset.shapes import dot_path_problem
 from goldgate.textsafe import quote, refuse_control
 
 Comparison = Literal["exact", "set", "source_span", "custom", "text"]
@@ -20,6 +21,17 @@ Label = str | None
 NonEmpty = Annotated[str, Field(min_length=1)]
 Name = Annotated[str, Field(min_length=1), AfterValidator(refuse_control)]
 """A nonempty name, id or revision without control characters."""
+
+
+def _dot_path(value: str) -> str:
+    problem = dot_path_problem(value)
+    if problem is not None:
+        raise ValueError(f"path {problem}")
+    return value
+
+
+DotPath = Annotated[str, Field(min_length=1), AfterValidator(_dot_path)]
+"""A dot path into an answer parsed as JSON (``answer.items.0``): no empty segment."""
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 
 # The summary figures a suite can gate on. Counters such as text.chars are reported only.
@@ -118,7 +130,7 @@ class TextOptions(_Gold):
     """Suite-wide options for text comparisons."""
 
     json_: bool = Field(False, alias="json", description="Answers must parse as JSON.")
-    requiredKeys: list[NonEmpty] = Field(
+    requiredKeys: list[DotPath] = Field(
         default_factory=list, description="Dot paths every parsed answer should have."
     )
 
