@@ -127,7 +127,11 @@ def test_the_dataset_option_and_the_settings_path(gold_project: Any, run_cli: An
     found = run_cli("evaluate", "--check", "--dataset", "elsewhere/gold.json")
 
     assert missing.code == 2
-    assert "evaluation/dataset.json: file not found." in missing.stderr
+    assert missing.stderr == (
+        "goldgate: evaluation/dataset.json: gold manifest not found; set evaluation.dataset in "
+        "the settings or pass --dataset (the default is evaluation/dataset.json beside "
+        "config/).\n"
+    )
     assert found.code == 0, found.output
 
 
@@ -146,7 +150,10 @@ def test_missing_settings_file(tmp_path: Path, run_cli: Any) -> None:
     result = run_cli("evaluate", "--check", "--config", "nowhere.yaml", cwd=tmp_path)
 
     assert result.code == 2
-    assert result.stderr == "goldgate: nowhere.yaml: file not found.\n"
+    assert result.stderr == (
+        "goldgate: nowhere.yaml: settings file not found; goldgate reads config/settings.yaml "
+        "from the working folder unless --config names another.\n"
+    )
 
 
 def test_the_example_passes_the_check(repo_root: Path, run_cli: Any) -> None:

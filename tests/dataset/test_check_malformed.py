@@ -1068,9 +1068,11 @@ MALFORMED = [
             Want(
                 D,
                 at('"speed"'),
-                'unknown threshold "speed"; use pass_rate, expect.satisfied, json.parse, '
-                "schema.requiredCoverage or '{metric}.{figure}' such as "
-                "'queue_quality.accuracy'",
+                'unknown threshold "speed"; this suite can gate on pass_rate, '
+                "queue_quality.accuracy, queue_quality.coverage, queue_quality.micro_precision, "
+                "queue_quality.micro_recall, queue_quality.micro_f1, "
+                "queue_quality.macro_precision, queue_quality.macro_recall, "
+                "queue_quality.macro_f1",
                 "/suites/0/thresholds/speed",
             )
         ],

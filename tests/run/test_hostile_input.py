@@ -314,7 +314,7 @@ def test_a_file_name_with_a_newline_is_shown_escaped(gold_project: Any, run_cli:
 
     assert_refused(reference, "a case file reference must not contain control characters")
     _no_forged_lines(reference)
-    assert_refused(missing, "gold\\nverdict: passed.json: file not found.")
+    assert_refused(missing, "gold\\nverdict: passed.json: gold manifest not found;")
     _no_forged_lines(missing)
 
 
@@ -588,3 +588,118 @@ def test_check_refuses_run_only_options(
     assert_refused(result, named, "--check runs nothing")
     assert result.stdout == ""
     assert not (gold_project.root / "out.json").exists()
+
+
+# --- 13. errors point at the fix; a refused run leaves nothing behind -------------------------
+
+
+def test_a_missing_settings_file_mentions_config(tmp_path: Path, run_cli: Any) -> None:
+    for command in (("validate",), ("evaluate", "--check"), ("evaluate",)):
+        result = run_cli(*command, cwd=tmp_path)
+
+        assert_refused(
+            result,
+            "config/settings.yaml: settings file not found; goldgate reads config/settings.yaml "
+            "from the working folder unless --config names another.",
+        )
+
+
+def test_a_missing_dataset_mentions_evaluation_dataset_and_the_option(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.settings += "evaluation:\n  dataset: ../gold/main.json\n"
+    gold_project.write()
+
+    for command in (("evaluate", "--check"), ("evaluate",)):
+        result = run_cli(*command, cwd=gold_project.root)
+
+        assert_refused(
+            result,
+            "gold/main.json: gold manifest not found; set evaluation.dataset in the settings or "
+            "pass --dataset (the default is evaluation/dataset.json beside config/).",
+        )
+    assert not list(gold_project.root.rglob(".goldgate"))
+
+
+@pytest.mark.parametrize(
+    ("metric_kind", "text", "valid"),
+    [
+        pytest.param(
+            "classification",
+            False,
+            "pass_rate, q.accuracy, q.coverage, q.micro_precision, q.micro_recall, q.micro_f1, "
+            "q.macro_precision, q.macro_recall, q.macro_f1",
+            id="classification",
+        ),
+        pytest.param(
+            "multilabel",
+            True,
+            "pass_rate, expect.satisfied, json.parse, q.coverage, q.micro_precision, "
+            "q.micro_recall, q.micro_f1, q.macro_precision, q.macro_recall, q.macro_f1, "
+            "q.exact_set_accuracy",
+            id="multilabel-with-text",
+        ),
+    ],
+)
+def test_an_unknown_threshold_lists_what_this_suite_can_gate_on(
+    gold_project: Any, run_cli: Any, metric_kind: str, text: bool, valid: str
+) -> None:
+    suite = gold_project.manifest["suites"][1]  # the case file: one text comparison
+    if not text:
+        for item in gold_project.cases:
+            item["expectations"] = [e for e in item["expectations"] if e["name"] != "reply"]
+    else:
+        suite["text"] = {"json": True}
+    suite["metrics"] = [
+        {"name": "q", "path": "/payload/tags", "kind": metric_kind, "labels": ["a", "b", "c"]}
+    ]
+    if metric_kind == "classification":
+        suite["metrics"][0]["path"] = "/execution/status"
+        suite["metrics"][0]["labels"] = [None, "done"]
+        gold_project.cases[1]["expectations"].append(
+            {"name": "status", "path": "/execution/status", "expected": "done"}
+        )
+    else:
+        gold_project.cases[1]["expectations"][0]["path"] = "/payload/tags"
+    suite["thresholds"] = {"q.acuracy": 0.9}
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert_refused(
+        result,
+        f'unknown threshold "q.acuracy"; this suite can gate on {valid} '
+        "(at /suites/1/thresholds/q.acuracy)",
+        "1 problem in 1 file.",
+    )
+
+
+@pytest.mark.parametrize("refusal", ["target-import", "credential", "scorer-import", "suite"])
+def test_a_run_refused_in_preparation_leaves_no_folder(project: Any, refusal: str) -> None:
+    from .support import STATUS_OK, case, expect
+
+    args: tuple[str, ...] = ()
+    if refusal == "target-import":
+        project.workflows["py"]["target"] = {"python": "no_such_module_4f2:handle"}
+        project.suite("main", "py", [case("a")])
+        message = "could not be"
+    elif refusal == "credential":
+        project.suite("main", "live", [case("a")])
+        args = ("--live",)
+        message = "needs the environment variable GG_LIVE_TOKEN"
+    elif refusal == "scorer-import":
+        project.scorers["casefold"]["import"] = "no_such_module_4f2:casefold"
+        custom = expect("c", "/payload/category", "Billing", "custom", "casefold")
+        project.suite("main", "py", [case("a", "ok", STATUS_OK, custom)])
+        message = "could not be"
+    else:
+        project.suite("main", "py", [case("a")])
+        args = ("--suite", "nope")
+        message = "is not a suite of"
+    project.write()
+
+    result = project.run(*args)
+
+    assert_refused(result, message)
+    assert project.calls() == []
+    assert not list(project.root.rglob(".goldgate")), "a refused run left a folder behind"

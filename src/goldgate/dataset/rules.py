@@ -257,14 +257,29 @@ def _threshold_violations(
         name, _, figure = key.rpartition(".")
         metric = metrics.get(name)
         if metric is None or figure not in METRIC_THRESHOLDS:
-            yield violation_at(
-                document,
-                where,
-                f"unknown threshold {quote(key)}; use {', '.join(RUN_THRESHOLDS)} or "
-                "'{metric}.{figure}' such as 'queue_quality.accuracy'",
-            )
+            valid = ", ".join(valid_thresholds(suite, has_text))
+            message = f"unknown threshold {quote(key)}; this suite can gate on {valid}"
+            yield violation_at(document, where, message)
         elif figure == "exact_set_accuracy" and metric.kind != "multilabel":
             yield violation_at(document, where, "exact_set_accuracy is a multilabel figure")
         elif figure == "accuracy" and metric.kind == "multilabel":
             message = "a multilabel metric has exact_set_accuracy, not accuracy"
             yield violation_at(document, where, message)
+
+
+def valid_thresholds(suite: Suite, has_text: bool) -> list[str]:
+    """Every threshold ``suite`` can gate on, so that a typo's message lists the right names:
+    the run figures its comparisons and text options measure, then each metric's figures
+    for its kind."""
+    text = suite.text
+    run = {
+        "pass_rate": True,
+        "expect.satisfied": has_text,
+        "json.parse": has_text and text is not None and text.json_,
+        "schema.requiredCoverage": has_text and text is not None and bool(text.requiredKeys),
+    }
+    names = [key for key in RUN_THRESHOLDS if run[key]]
+    for metric in suite.metrics:
+        wrong = "accuracy" if metric.kind == "multilabel" else "exact_set_accuracy"
+        names.extend(f"{metric.name}.{figure}" for figure in METRIC_THRESHOLDS if figure != wrong)
+    return names
