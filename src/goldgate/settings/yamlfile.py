@@ -12,7 +12,7 @@ import yaml
 
 from goldgate.errors import InvalidInputError
 from goldgate.files import read_regular_file
-from goldgate.textsafe import quote
+from goldgate.textsafe import escape_control, quote
 
 
 class YamlSyntaxError(InvalidInputError):
@@ -109,7 +109,7 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InvalidInputError(f"{source}: is not UTF-8 text.") from None
+        raise InvalidInputError(f"{escape_control(source)}: is not UTF-8 text.") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
@@ -121,7 +121,7 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
         problem = (error.problem or error.context or "invalid YAML").strip()
         raise YamlSyntaxError(source, line, column, problem) from None
     except yaml.YAMLError as error:
-        raise InvalidInputError(f"{source}: invalid YAML ({error}).") from None
+        raise InvalidInputError(escape_control(f"{source}: invalid YAML ({error}).")) from None
     values: dict[tuple[str, ...], tuple[int, int]] = {}
     keys: dict[tuple[str, ...], tuple[int, int]] = {}
     if node is not None:
