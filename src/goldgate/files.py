@@ -62,9 +62,9 @@ def _refuse_unless_regular(source: str, status: os.stat_result, what: str, cap: 
 
 
 def _too_large(source: str, size: int | None, cap: int) -> InvalidInputError:
-    found = "more" if size is None else f"{size:,} bytes"
+    found = "" if size is None else f"{size:,} bytes, "
     return InvalidInputError(
-        f"{source}: is {found}, over the limit of {cap:,} bytes "
+        f"{source}: is {found}over the limit of {cap:,} bytes "
         f"(set {MAX_FILE_BYTES_VARIABLE} to change it)."
     )
 
