@@ -1,6 +1,7 @@
 """goldgate benchmarks: synthetic workloads, figures printed, nothing asserted.
 
     .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [lean] [interrupt] [overhead]
+        [pathological]
 
 - check: `goldgate evaluate --check` on 10,000 cases x 3 expectations + a metric
   (targets: under 1.5 s and 250 MB).
@@ -12,6 +13,9 @@
   10,000 and 100,000 cases: wall time, peak RSS, report bytes per attempt, --check.
 - interrupt: SIGINT to the incomplete report on disk with 100,000 attempts pending.
 - overhead: the runner's own cost per attempt, in-process.
+- pathological: `goldgate evaluate --check` on a 20 MB manifest holding one long string and a
+  trailing garbage byte, which takes the strict scanner's slow path to place the error
+  (targets: under 2 s and 200 MB).
 
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
@@ -368,6 +372,19 @@ def bench_overhead() -> None:
         f"overhead: {count:,} attempts with an instant target and one exact check: "
         f"{seconds / count * 1e6:.1f} us per attempt, report parsing included "
         f"(target <= 40 us for the runner itself)"
+def bench_pathological() -> None:
+    root = make_project("pathological", 1, 0.0)
+    size = 20_000_000
+    manifest = root / "evaluation" / "dataset.json"
+    head = '{"name": "'
+    manifest.write_text(head + "x" * (size - len(head) - 3) + '"}x')
+    wall, peak, code, output = timed(["evaluate", "--check"], root)
+    if code != 2 or ":1:20000000: unexpected data after the JSON value" not in output:
+        raise SystemExit(f"goldgate exited {code}:\n{output[-2000:]}")
+    print(
+        f"pathological: --check on a {size / 1e6:.0f} MB manifest of one string and a trailing "
+        f"byte: {wall:.2f} s wall, {peak:.0f} MB peak RSS (targets < 2 s, < 200 MB): "
+        f"{wall / 2:.2f}x of the time budget, {peak / 200:.2f}x of the memory budget"
     )
 
 
@@ -378,6 +395,7 @@ BENCHMARKS = {
     "lean": bench_lean,
     "interrupt": bench_interrupt,
     "overhead": bench_overhead,
+    "pathological": bench_pathological,
 }
 
 

@@ -9,12 +9,17 @@ import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from goldgate import __version__
-from goldgate.errors import ExitCode, GoldgateError
+from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+
+MAX_REPEAT = 10_000
+"""More attempts per case than any gate needs; a typo such as --repeat 1000000 is refused."""
+MAX_TIMEOUT = 86_400.0
+"""One day per attempt: a longer deadline is a typo, and a deadline must end."""
 
 app = typer.Typer(
     name="goldgate",
@@ -105,16 +110,28 @@ def evaluate(
         typer.Option("--live", help="Authorize live workflows (external, possibly paid calls)."),
     ] = False,
     max_concurrency: Annotated[
-        int,
-        typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite (1-64)."),
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--max-concurrency", min=1, max=64, help="Case workers per suite (1-64; default 1)."
+        ),
+    ] = None,
     timeout: Annotated[
-        float,
-        typer.Option("--timeout", help="Seconds per attempt, custom scoring included (positive)."),
-    ] = 300.0,
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Seconds per attempt, custom scoring included (positive, at most "
+            f"{MAX_TIMEOUT:g}; default 300).",
+        ),
+    ] = None,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--repeat",
+            min=1,
+            max=MAX_REPEAT,
+            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}; default 1).",
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -129,10 +146,31 @@ def evaluate(
     from goldgate import commands
 
     json_output = output_format is OutputFormat.json
+    # Run options default to None so that one given explicitly is known: --check runs
+    # nothing, and silently ignoring an option would let a user believe it took effect.
+    run_options: dict[str, Any] = {
+        "max_concurrency": max_concurrency,
+        "timeout": timeout,
+        "repeat": repeat,
+    }
     if check:
+        _refuse_run_options(
+            {
+                "--suite": suite,
+                "--live": live or None,
+                "--max-concurrency": max_concurrency,
+                "--timeout": timeout,
+                "--repeat": repeat,
+                "--output": output,
+            }
+        )
         _finish(commands.check_gold_command(config, dataset, json_output=json_output))
-    if not timeout > 0 or timeout == float("inf"):
-        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(
+            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
+            param_hint="--timeout",
+        )
+    given = {name: value for name, value in run_options.items() if value is not None}
     _finish(
         commands.run_evaluation(
             commands.RunRequest(
@@ -140,13 +178,23 @@ def evaluate(
                 dataset=dataset,
                 suites=tuple(suite or ()),
                 live=live,
-                max_concurrency=max_concurrency,
-                timeout=timeout,
-                repeat=repeat,
                 output=output,
                 json_output=json_output,
+                **given,
             )
         )
+    )
+
+
+def _refuse_run_options(options: dict[str, object]) -> None:
+    """Refuse the run-only options given with --check (exit 2), naming them."""
+    given = [name for name, value in options.items() if value is not None]
+    if not given:
+        return
+    several = len(given) > 1
+    raise InvalidInputError(
+        f"{', '.join(given)} only {'apply' if several else 'applies'} to a run, and --check "
+        f"runs nothing; drop {'them' if several else 'it'} or drop --check."
     )
 
 

@@ -15,6 +15,7 @@ from goldgate.dataset.gold import Dataset, GoldSuite, dataset_fingerprint
 from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
 from goldgate.errors import GoldCheckError, InvalidInputError
+from goldgate.files import MissingFileError
 from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
 from goldgate.problems import (
     Violation,
@@ -24,6 +25,7 @@ from goldgate.problems import (
     violation_at,
 )
 from goldgate.settings.load import LoadedSettings
+from goldgate.textsafe import escape_control
 
 
 class _ManifestHead(Manifest):
@@ -81,6 +83,12 @@ def _check_gold(
         manifest_doc = load_json_file(path, display=display_path(path))
     except JsonSyntaxError as error:
         return GoldCheck(path, (_syntax_violation(error),), None, 0)
+    except MissingFileError:
+        raise MissingFileError(
+            f"{escape_control(display_path(path))}: gold manifest not found; set "
+            "evaluation.dataset in the settings or pass --dataset (the default is "
+            "evaluation/dataset.json beside config/)."
+        ) from None
     if not isinstance(manifest_doc.value, dict):
         found = json_type_name(manifest_doc.value)
         message = f"the manifest must be a JSON object, found {found}"
