@@ -1,0 +1,114 @@
+"""Goldgate's standard streams through the real console script.
+
+Stdout is goldgate's: what targets and scorers (and the modules defining them) write there
+goes to stderr, and ``--format json`` prints exactly one JSON document whatever happens.
+A closed, full or dead stream is not a failure of the run: the exit code stays the run's
+and the report is never lost to it; a report that cannot be written anywhere is one sentence
+and exit 4. A process that is done exits, whatever threads a target left running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .support import (
+    CliRun,
+    Project,
+    attempt_of,
+    case,
+    start_cli,
+)
+
+SECRET = "SECRET-5tr3am"
+PLANTED = {"GG_PLANTED": SECRET}
+
+
+def _clean(stderr: str) -> None:
+    """Nothing on stderr that a person would read as goldgate crashing."""
+    assert "Traceback" not in stderr
+    assert "Exception ignored" not in stderr
+
+
+def _wait_for(path: Path, process: subprocess.Popen[str], within: float = 20) -> None:
+    deadline = time.monotonic() + within
+    while not path.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.02)
+
+
+def _interrupt(process: subprocess.Popen[str]) -> CliRun:
+    try:
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=20)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise
+    return CliRun(process.returncode, stdout, stderr)
+
+
+@contextlib.contextmanager
+def _orphan_killed(pid_file: Path) -> Iterator[None]:
+    """Kill the grandchild a command left behind (its pid in ``pid_file``) after the test."""
+    try:
+        yield
+    finally:
+        if pid_file.exists():
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("workflow", ["py", "cmd"])
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_an_interrupted_run_is_one_json_document_and_no_noise(
+    project: Project, output_format: str, workflow: str
+) -> None:
+    marker = project.root / "started"
+    if workflow == "py":
+        slow = case("slow", "marker", marker="started", seconds=30)
+    else:  # a command that hangs, and a grandchild of its holding its pipes open
+        slow = case("slow", "orphan", pids="started", hang=True, seconds=10)
+    project.suite("main", workflow, [case("first"), slow, case("third")]).write()
+    with _orphan_killed(marker if workflow == "cmd" else project.root / "none"):
+        process = start_cli(
+            "evaluate", "--config", str(project.settings_path), "--output", str(project.output()),
+            "--format", output_format, "--timeout", "60",
+            cwd=project.root,
+        )  # fmt: skip
+        _wait_for(marker, process)
+        result = _interrupt(process)
+
+    assert result.code == 130, result.stderr
+    assert project.output().exists()
+    if output_format == "json":
+        summary = json.loads(result.stdout)
+        assert summary["complete"] is False
+        assert summary["verdict"]["exit_code"] == 130
+    else:
+        assert "verdict: interrupted (exit 130) (incomplete: interrupted)" in result.stdout
+    _clean(result.stderr)
+
+
+# --- 10. a process that is done exits -----------------------------------------------------------
+
+
+def test_a_grandchild_that_outlives_its_command_leaves_no_noise(project: Project) -> None:
+    # The grandchild left the command's process group and holds its pipes open for 3 s.
+    project.suite("main", "cmd", [case("a"), case("orphan", "orphan", pids="orphan.pid")])
+    project.write()
+    with _orphan_killed(project.root / "orphan.pid"):
+        result, report = project.evaluate()
+    assert result.code == 0, result.stderr
+    assert report is not None
+    assert attempt_of(report, "main", "orphan")["status"] == "completed"
+    _clean(result.stderr)
