@@ -19,6 +19,7 @@ import typer
 from goldgate.errors import ExitCode, InvalidInputError, most_severe
 from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
+from goldgate.stdio import user_output_to_stderr
 
 
 def _emit(text: str) -> None:
@@ -141,7 +142,8 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     from goldgate.session import prepare_session
 
     try:
-        session = prepare_session(request)
+        with user_output_to_stderr():  # importing targets and scorers may print
+            session = prepare_session(request)
     except InvalidInputError as error:
         if not request.json_output:
             raise  # one message on stderr, as for every refused run

@@ -31,6 +31,7 @@ from goldgate.report.io import default_report_path, ensure_writable, write_repor
 from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantRecord
 from goldgate.scoring import ScorerRegistry, import_scorer
 from goldgate.settings.load import LoadedSettings, load_settings
+from goldgate.stdio import user_output_to_stderr
 
 if TYPE_CHECKING:
     from goldgate.commands import RunRequest
@@ -106,7 +107,8 @@ class Session:
 
     def execute(self) -> SessionOutcome:
         started, clock = _now(), time.perf_counter()
-        runs, interrupted = anyio.run(self._run)
+        with user_output_to_stderr():  # targets and scorers may print; stdout is goldgate's
+            runs, interrupted = anyio.run(self._run)
         report = assemble_report(
             runs,
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),

@@ -21,10 +21,12 @@ from pathlib import Path
 import pytest
 
 from .support import (
+    STATUS_OK,
     CliRun,
     Project,
     attempt_of,
     case,
+    expect,
     start_cli,
 )
 
@@ -36,6 +38,69 @@ def _clean(stderr: str) -> None:
     """Nothing on stderr that a person would read as goldgate crashing."""
     assert "Traceback" not in stderr
     assert "Exception ignored" not in stderr
+
+
+# --- 4. stdout is goldgate's --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+@pytest.mark.parametrize("workflow", ["py", "py_sync"])
+def test_what_a_target_prints_goes_to_stderr(
+    project: Project, output_format: str, workflow: str
+) -> None:
+    project.suite("main", workflow, [case("talks", "print"), case("quiet")]).write()
+
+    result, report = project.evaluate("--format", output_format, env=PLANTED)
+
+    assert result.code == 0, result.stderr
+    assert report is not None
+    assert SECRET not in result.stdout
+    # Both the Python-level print and the write to file descriptor 1 reached stderr.
+    assert f"print from the target {SECRET}" in result.stderr
+    assert f"fd 1 from the target {SECRET}" in result.stderr
+    if output_format == "json":
+        assert json.loads(result.stdout)["verdict"]["exit_code"] == 0
+    else:
+        assert result.stdout.splitlines()[-2:] == [
+            "verdict: passed (exit 0)",
+            "report: out/report.json",
+        ]
+    _clean(result.stderr)
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_what_a_scorer_prints_goes_to_stderr(project: Project, output_format: str) -> None:
+    project.scorers["chatty"] = {"import": "fixture_app:printing_scorer", "revision": "1"}
+    chatty = expect("chatty", "/payload/category", "billing", "custom", "chatty")
+    project.suite("main", "py", [case("a", "ok", STATUS_OK, chatty)]).write()
+
+    result, report = project.evaluate("--format", output_format, env=PLANTED)
+
+    assert result.code == 0, result.stderr
+    assert report is not None
+    assert SECRET not in result.stdout
+    assert f"print from the scorer {SECRET}" in result.stderr
+    assert f"fd 1 from the scorer {SECRET}" in result.stderr
+    if output_format == "json":
+        json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_what_a_module_prints_when_imported_goes_to_stderr(
+    project: Project, output_format: str
+) -> None:
+    project.workflows["noisy"] = {"revision": "n-1", "target": {"python": "noisy_app:handle"}}
+    project.suite("main", "noisy", [case("a")]).write()
+
+    result, report = project.evaluate("--format", output_format, env=PLANTED)
+
+    assert result.code == 0, result.stderr
+    assert report is not None
+    assert SECRET not in result.stdout
+    assert f"print at import {SECRET}" in result.stderr
+    assert f"fd 1 at import {SECRET}" in result.stderr
+    if output_format == "json":
+        json.loads(result.stdout)
 
 
 def _wait_for(path: Path, process: subprocess.Popen[str], within: float = 20) -> None:
