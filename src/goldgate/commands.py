@@ -157,10 +157,6 @@ def run_evaluation(request: RunRequest) -> ExitCode:
         )
         return ExitCode.INVALID_INPUT
     outcome = session.execute()
-    if request.json_output:
-        _emit_json(summary_json(outcome.report, outcome.report_path))
-    else:
-        _emit(render_summary(outcome.report, outcome.report_path))
     code = ExitCode(outcome.report.verdict.exit_code)
     if outcome.fallback_reason:
         # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
@@ -170,4 +166,8 @@ def run_evaluation(request: RunRequest) -> ExitCode:
             file=sys.stderr,
         )
         code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+    if request.json_output:
+        _emit_json(summary_json(outcome.report, outcome.report_path, code))
+    else:
+        _emit(render_summary(outcome.report, outcome.report_path, code))
     return code

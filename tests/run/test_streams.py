@@ -28,6 +28,7 @@ from .support import (
     case,
     expect,
     start_cli,
+    suite_of,
 )
 
 SECRET = "SECRET-5tr3am"
@@ -162,6 +163,40 @@ def test_an_interrupted_run_is_one_json_document_and_no_noise(
     else:
         assert "verdict: interrupted (exit 130) (incomplete: interrupted)" in result.stdout
     _clean(result.stderr)
+
+
+# --- 5. broken streams are not failures of the run ----------------------------------------------
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_the_verdict_states_the_exit_code_of_a_report_written_elsewhere(
+    project: Project, output_format: str
+) -> None:
+    # The target creates --output while the run goes on: the report cannot go there.
+    taker = case("taker", "marker", marker="out/report.json", seconds=0)
+    project.suite("main", "py", [taker, case("b")]).write()
+
+    result = project.run("--output", str(project.output()), "--format", output_format)
+
+    assert result.code == 4, result.stderr
+    assert project.output().read_text("utf-8") == "1"
+    if output_format == "json":
+        summary = json.loads(result.stdout)
+        assert summary["verdict"]["exit_code"] == 4
+        assert summary["verdict"]["meaning"] == "runtime failure"
+        assert summary["verdict"]["passed"] is False
+        elsewhere = Path(summary["report"])
+    else:
+        assert result.stdout.splitlines()[-2] == "verdict: runtime failure (exit 4)"
+        report_path = result.report_path()
+        assert report_path is not None
+        elsewhere = report_path
+    assert "appeared while the run went on" in result.stderr
+    assert str(elsewhere) in result.stderr
+    # The report itself is unchanged: its gold verdict passed.
+    report = json.loads(elsewhere.read_text("utf-8"))
+    assert report["verdict"]["exit_code"] == 0
+    assert suite_of(report, "main")["verdict"] == "passed"
 
 
 # --- 10. a process that is done exits -----------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.report.models import Report, SuiteRecord
 
 
@@ -34,30 +35,37 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
 
 
-def render_summary(report: Report, report_path: Path | None) -> str:
-    """A few lines a CI log can show anyone."""
+def render_summary(report: Report, report_path: Path | None, exit_code: ExitCode) -> str:
+    """A few lines a CI log can show anyone. ``exit_code`` is the one the process returns,
+    which can be more severe than the report's (a report written elsewhere is exit 4)."""
     width = max((len(suite.name) for suite in report.suites), default=0)
     lines = [
         f"goldgate: {report.dataset.name} @ {report.dataset.revision} "
         f"({len(report.suites)} suites, {report.duration_seconds:.2f} s)"
     ]
     lines.extend(_suite_line(suite, width) for suite in report.suites)
-    verdict = report.verdict
     state = "" if report.complete else " (incomplete: interrupted)"
-    lines.append(f"verdict: {verdict.meaning} (exit {verdict.exit_code}){state}")
+    lines.append(f"verdict: {EXIT_CODE_MEANINGS[exit_code]} (exit {int(exit_code)}){state}")
     if report_path is not None:
         lines.append(f"report: {report_path}")
     return "\n".join(lines)
 
 
-def summary_json(report: Report, report_path: Path | None) -> dict[str, object]:
-    """The same safe summary for machines."""
+def summary_json(
+    report: Report, report_path: Path | None, exit_code: ExitCode
+) -> dict[str, object]:
+    """The same safe summary for machines, its verdict stating ``exit_code`` as well."""
     return {
         "dataset": report.dataset.name,
         "revision": report.dataset.revision,
         "fingerprint": report.dataset.fingerprint,
         "complete": report.complete,
-        "verdict": report.verdict.model_dump(),
+        "verdict": {
+            **report.verdict.model_dump(),
+            "passed": exit_code == ExitCode.PASSED,
+            "exit_code": int(exit_code),
+            "meaning": EXIT_CODE_MEANINGS[exit_code],
+        },
         "suites": [
             {
                 "name": suite.name,
