@@ -5,6 +5,7 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -14,6 +15,7 @@ import typer
 
 from goldgate import __version__
 from goldgate.errors import ExitCode, GoldgateError
+from goldgate.stdio import claim_standard_streams, settle_streams, warn
 
 app = typer.Typer(
     name="goldgate",
@@ -163,24 +165,35 @@ def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
 
-def main() -> None:
-    """The console script: every whole-run failure becomes one sentence and its exit code."""
+def _main() -> NoReturn:
+    """Every whole-run failure becomes one sentence and its exit code."""
     try:
         code = app(standalone_mode=False)
     except GoldgateError as error:
-        print(f"goldgate: {error}", file=sys.stderr)
+        warn(f"goldgate: {error}")
         sys.exit(int(error.exit_code))
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        print("goldgate: interrupted.", file=sys.stderr)
+        warn("goldgate: interrupted.")
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as error:  # click's usage errors
         # Recent typer versions vendor click (typer._click) and do not install it, so
         # usage errors are recognised by their shape rather than by importing click.
         show = getattr(error, "show", None)
         if callable(show) and isinstance(getattr(error, "exit_code", None), int):
-            show()
+            with contextlib.suppress(OSError, ValueError):  # stderr is best effort
+                show()
             sys.exit(int(ExitCode.INVALID_INPUT))
         raise
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def main() -> None:
+    """The console script. Once the command is done, stdout and stderr are flushed; what
+    they refuse is dropped, so that exiting neither fails nor adds noise."""
+    claim_standard_streams()
+    try:
+        _main()
+    finally:
+        settle_streams()

@@ -8,26 +8,24 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import typer
-
-from goldgate.errors import ExitCode, InvalidInputError, most_severe
+from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, InvalidInputError, most_severe
 from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
-from goldgate.stdio import user_output_to_stderr
+from goldgate.stdio import user_output_to_stderr, warn, write_stdout
 
 
-def _emit(text: str) -> None:
-    typer.echo(text)
+def _emit(text: str) -> bool:
+    """``text`` on stdout; False when stdout cannot take it (never raised: see stdio)."""
+    return write_stdout(text)
 
 
-def _emit_json(payload: dict[str, Any]) -> None:
-    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+def _emit_json(payload: dict[str, Any]) -> bool:
+    return write_stdout(json.dumps(payload, indent=2, ensure_ascii=False))
 
 
 def _violations_listing(violations: Sequence[Violation], json_output: bool) -> ExitCode:
@@ -160,14 +158,18 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     code = ExitCode(outcome.report.verdict.exit_code)
     if outcome.fallback_reason:
         # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
-        print(
+        warn(
             f"goldgate: {outcome.fallback_reason}; the report was written to "
-            f"{outcome.report_path} instead.",
-            file=sys.stderr,
+            f"{outcome.report_path} instead."
         )
         code = most_severe(code, ExitCode.RUNTIME_FAILURE)
     if request.json_output:
-        _emit_json(summary_json(outcome.report, outcome.report_path, code))
+        shown = _emit_json(summary_json(outcome.report, outcome.report_path, code))
     else:
-        _emit(render_summary(outcome.report, outcome.report_path, code))
+        shown = _emit(render_summary(outcome.report, outcome.report_path, code))
+    if not shown:  # the outcome must not be lost with stdout
+        warn(
+            f"goldgate: stdout cannot be written; the run ends with exit {int(code)} "
+            f"({EXIT_CODE_MEANINGS[code]}) and its report is {outcome.report_path}."
+        )
     return code

@@ -15,17 +15,20 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .support import (
+    GOLDGATE,
     STATUS_OK,
     CliRun,
     Project,
     attempt_of,
     case,
+    cli_env,
     expect,
     start_cli,
     suite_of,
@@ -166,6 +169,95 @@ def test_an_interrupted_run_is_one_json_document_and_no_noise(
 
 
 # --- 5. broken streams are not failures of the run ----------------------------------------------
+
+
+@contextlib.contextmanager
+def _broken(how: str) -> Iterator[tuple[Any, Callable[[int], None] | None]]:
+    """What to give a child as one of its standard streams, and what to run in the child
+    before it starts goldgate: ``full`` (/dev/full), ``dead`` (a pipe nobody reads) or
+    ``closed`` (the descriptor really closed, not /dev/null)."""
+    if how == "full":
+        with open("/dev/full", "wb") as full:
+            yield full, None
+    elif how == "dead":
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            yield write, None
+        finally:
+            os.close(write)
+    else:
+        yield subprocess.DEVNULL, os.close
+
+
+def _run_with_broken(
+    project: Project,
+    stream: str,
+    how: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+) -> CliRun:
+    """``goldgate evaluate --output out/report.json <args>`` with its stdout or stderr
+    broken as ``how`` says; the other one is read."""
+    fd = 1 if stream == "stdout" else 2
+    with _broken(how) as (target, close):
+        streams: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+        streams[stream] = target
+        process = subprocess.Popen(
+            [*GOLDGATE, "evaluate", "--config", str(project.settings_path),
+             "--output", str(project.output()), *args],
+            cwd=project.root, env=cli_env(env), stdin=subprocess.DEVNULL, text=True,
+            # The test process starts no threads here, which makes preexec_fn safe.
+            preexec_fn=None if close is None else (lambda: close(fd)),  # noqa: PLW1509
+            **streams,
+        )  # fmt: skip
+        stdout, stderr = process.communicate(timeout=60)
+    return CliRun(process.returncode, stdout or "", stderr or "")
+
+
+OUTCOMES = {
+    # name: (cases, exit code, verdict line)
+    "passed": ([case("a"), case("talks", "print", python_only=True)], 0, "passed (exit 0)"),
+    "runtime failure": ([case("a"), case("b", "raise")], 4, "runtime failure (exit 4)"),
+}
+
+
+@pytest.mark.parametrize("how", ["closed", "full", "dead"])
+@pytest.mark.parametrize("outcome", sorted(OUTCOMES))
+def test_a_broken_stderr_changes_nothing(project: Project, how: str, outcome: str) -> None:
+    cases, code, verdict = OUTCOMES[outcome]
+    project.suite("main", "py", cases).write()
+
+    result = _run_with_broken(project, "stderr", how)
+
+    assert result.code == code
+    assert result.stdout.splitlines()[-2:] == [f"verdict: {verdict}", "report: out/report.json"]
+    report = json.loads(project.output().read_text("utf-8"))
+    assert report["verdict"]["exit_code"] == code
+    # A target that prints is not broken by it either.
+    assert attempt_of(report, "main", "a")["status"] == "completed"
+    assert sorted(p.name for p in project.output().parent.iterdir()) == ["report.json"]
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+@pytest.mark.parametrize("how", ["closed", "full", "dead"])
+@pytest.mark.parametrize("outcome", sorted(OUTCOMES))
+def test_a_broken_stdout_does_not_hide_the_outcome(
+    project: Project, how: str, outcome: str, output_format: str
+) -> None:
+    cases, code, verdict = OUTCOMES[outcome]
+    project.suite("main", "py", cases).write()
+
+    result = _run_with_broken(project, "stdout", how, "--format", output_format, env=PLANTED)
+
+    assert result.code == code, result.stderr
+    assert json.loads(project.output().read_text("utf-8"))["verdict"]["exit_code"] == code
+    meaning = verdict.partition(" (")[0]
+    assert result.stderr.splitlines()[-1] == (
+        f"goldgate: stdout cannot be written; the run ends with exit {code} ({meaning}) "
+        "and its report is out/report.json."
+    )
+    _clean(result.stderr)
 
 
 @pytest.mark.parametrize("output_format", ["text", "json"])
