@@ -165,6 +165,15 @@ def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
 
+def _json_requested(argv: list[str]) -> bool:
+    """Whether the command line asks for ``--format json``, for errors click raises before
+    the command runs (the option may not have been parsed yet)."""
+    return any(
+        word == "--format=json" or (word == "--format" and following == "json")
+        for word, following in zip(argv, [*argv[1:], ""], strict=True)
+    )
+
+
 def _main() -> NoReturn:
     """Every whole-run failure becomes one sentence and its exit code."""
     try:
@@ -184,6 +193,12 @@ def _main() -> NoReturn:
         if callable(show) and isinstance(getattr(error, "exit_code", None), int):
             with contextlib.suppress(OSError, ValueError):  # stderr is best effort
                 show()
+            if _json_requested(sys.argv[1:]):
+                from goldgate.commands import emit_json_refusal
+
+                describe = getattr(error, "format_message", None)
+                message = describe() if callable(describe) else str(error)
+                emit_json_refusal(f"{message.rstrip('.')}.")
             sys.exit(int(ExitCode.INVALID_INPUT))
         raise
     sys.exit(code if isinstance(code, int) else 0)

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, InvalidInputError, most_severe
+from goldgate.errors import (
+    EXIT_CODE_MEANINGS,
+    ExitCode,
+    GoldgateError,
+    InvalidInputError,
+    most_severe,
+)
 from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import user_output_to_stderr, warn, write_stdout
@@ -26,6 +32,23 @@ def _emit(text: str) -> bool:
 
 def _emit_json(payload: dict[str, Any]) -> bool:
     return write_stdout(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+_INTERRUPTED = "interrupted before the report was written."
+
+
+def emit_json_refusal(message: str, violations: Sequence[Violation] = ()) -> None:
+    """A command refused, or ended without a report: the one JSON document that
+    ``--format json`` prints, whatever the outcome."""
+    _emit_json({"ok": False, "error": message, "violations": [v.as_json() for v in violations]})
+
+
+def _refusal_json(error: GoldgateError | KeyboardInterrupt) -> ExitCode:
+    if isinstance(error, KeyboardInterrupt):
+        emit_json_refusal(_INTERRUPTED)
+        return ExitCode.INTERRUPTED
+    emit_json_refusal(str(error).splitlines()[-1], getattr(error, "violations", ()))
+    return error.exit_code
 
 
 def _violations_listing(violations: Sequence[Violation], json_output: bool) -> ExitCode:
@@ -50,8 +73,7 @@ def _load_for_check(config: Path, json_output: bool) -> LoadedSettings | ExitCod
     except InvalidInputError as error:
         if not json_output:
             raise
-        _emit_json({"ok": False, "error": str(error), "violations": []})
-        return ExitCode.INVALID_INPUT
+        return _refusal_json(error)
 
 
 def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
@@ -84,7 +106,12 @@ def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool)
     loaded = _load_for_check(config, json_output)
     if isinstance(loaded, ExitCode):
         return loaded
-    result = check_gold(loaded, dataset)
+    try:
+        result = check_gold(loaded, dataset)
+    except InvalidInputError as error:  # a dataset file that cannot be read at all
+        if not json_output:
+            raise
+        return _refusal_json(error)
     gold = result.dataset
     if gold is None:
         return _violations_listing(result.violations, json_output)
@@ -142,19 +169,14 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     try:
         with user_output_to_stderr():  # importing targets and scorers may print
             session = prepare_session(request)
-    except InvalidInputError as error:
-        if not request.json_output:
-            raise  # one message on stderr, as for every refused run
-        violations = getattr(error, "violations", ())
-        _emit_json(
-            {
-                "ok": False,
-                "error": str(error).splitlines()[-1],
-                "violations": [violation.as_json() for violation in violations],
-            }
-        )
-        return ExitCode.INVALID_INPUT
-    outcome = session.execute()
+        outcome = session.execute()
+    except (GoldgateError, KeyboardInterrupt) as error:
+        if request.json_output:
+            return _refusal_json(error)
+        if isinstance(error, KeyboardInterrupt):  # typer would exit 130 without a word
+            warn(f"goldgate: {_INTERRUPTED}")
+            return ExitCode.INTERRUPTED
+        raise  # one message on stderr, as for every refused run
     code = ExitCode(outcome.report.verdict.exit_code)
     if outcome.fallback_reason:
         # Nothing is lost, but the report is not where CI looks for it: a runtime failure.

@@ -107,6 +107,102 @@ def test_what_a_module_prints_when_imported_goes_to_stderr(
         json.loads(result.stdout)
 
 
+def _refused_gold(project: Project) -> list[str]:
+    typo = {"name": "status", "path": "/execution/status", "expectd": "completed"}
+    project.suite("main", "py", [case("a", "ok", typo)]).write()
+    return []
+
+
+def _ok_gold(project: Project) -> None:
+    project.suite("main", "py", [case("a")]).write()
+
+
+def _missing_config(project: Project) -> list[str]:
+    _ok_gold(project)
+    project.settings_path.unlink()
+    return []
+
+
+def _missing_dataset(project: Project) -> list[str]:
+    _ok_gold(project)
+    return ["--dataset", str(project.root / "evaluation" / "nope.json")]
+
+
+def _dataset_is_a_folder(project: Project) -> list[str]:
+    _ok_gold(project)
+    return ["--dataset", str(project.root / "evaluation")]
+
+
+def _missing_case_file(project: Project) -> list[str]:
+    project.suite("main", "py", "cases/nope.json").write()
+    return []
+
+
+def _unknown_suite(project: Project) -> list[str]:
+    _ok_gold(project)
+    return ["--suite", "nope"]
+
+
+def _existing_output(project: Project) -> list[str]:
+    _ok_gold(project)
+    project.output().parent.mkdir(parents=True)
+    project.output().write_text("an earlier report\n", "utf-8")
+    return []
+
+
+def _target_does_not_import(project: Project) -> list[str]:
+    project.workflows["py"]["target"]["python"] = "missing_app:handle"
+    _ok_gold(project)
+    return []
+
+
+def _missing_credential(project: Project) -> list[str]:
+    project.suite("online", "live", [case("b")]).write()
+    return ["--live"]
+
+
+def _bad_timeout(project: Project) -> list[str]:
+    _ok_gold(project)
+    return ["--timeout", "-1"]
+
+
+REFUSALS: dict[str, tuple[Callable[[Project], list[str]], bool]] = {
+    # name: (set the project up and return extra arguments, refused by --check as well)
+    "bad gold": (_refused_gold, True),
+    "config that does not exist": (_missing_config, True),
+    "dataset that does not exist": (_missing_dataset, True),
+    "dataset that is a folder": (_dataset_is_a_folder, True),
+    "case file that does not exist": (_missing_case_file, True),
+    "unknown suite": (_unknown_suite, False),
+    "existing --output": (_existing_output, False),
+    "target that does not import": (_target_does_not_import, False),
+    "missing live credential": (_missing_credential, False),
+    "timeout that is not positive": (_bad_timeout, False),
+}
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["run", "check"])
+@pytest.mark.parametrize("refusal", sorted(REFUSALS))
+def test_json_refusals_are_one_json_document(project: Project, refusal: str, check: bool) -> None:
+    setup, check_refuses = REFUSALS[refusal]
+    args = setup(project)
+    if check:
+        args.append("--check")
+
+    result = project.run("--output", str(project.output()), "--format", "json", *args)
+
+    document = json.loads(result.stdout)  # one document, nothing before or after it
+    if check and not check_refuses:
+        assert result.code == 0, result.stderr
+        assert document["ok"] is True
+    else:
+        assert result.code == 2, result.stderr
+        assert document["ok"] is False
+        assert document.get("error") or document["violations"]
+    assert project.calls() == []
+    assert "Traceback" not in result.stderr
+
+
 def _wait_for(path: Path, process: subprocess.Popen[str], within: float = 20) -> None:
     deadline = time.monotonic() + within
     while not path.exists():
@@ -165,6 +261,38 @@ def test_an_interrupted_run_is_one_json_document_and_no_noise(
         assert summary["verdict"]["exit_code"] == 130
     else:
         assert "verdict: interrupted (exit 130) (incomplete: interrupted)" in result.stdout
+    _clean(result.stderr)
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_an_interrupt_while_preparing_is_one_json_document(
+    project: Project, output_format: str
+) -> None:
+    project.workflows["noisy"] = {"revision": "n-1", "target": {"python": "noisy_app:handle"}}
+    project.suite("main", "noisy", [case("a")]).write()
+    process = start_cli(
+        "evaluate", "--config", str(project.settings_path), "--output", str(project.output()),
+        "--format", output_format,
+        cwd=project.root, env={"GG_IMPORT_SLEEP": "30", **PLANTED},
+    )  # fmt: skip
+    _wait_for(project.root / "importing", process)
+
+    result = _interrupt(process)
+
+    assert result.code == 130, result.stderr
+    assert not project.output().exists()
+    assert SECRET not in result.stdout
+    if output_format == "json":
+        assert json.loads(result.stdout) == {
+            "ok": False,
+            "error": "interrupted before the report was written.",
+            "violations": [],
+        }
+    else:
+        assert result.stdout == ""
+        assert result.stderr.splitlines()[-1] == (
+            "goldgate: interrupted before the report was written."
+        )
     _clean(result.stderr)
 
 
