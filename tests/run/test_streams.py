@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -417,6 +418,49 @@ def test_the_verdict_states_the_exit_code_of_a_report_written_elsewhere(
     report = json.loads(elsewhere.read_text("utf-8"))
     assert report["verdict"]["exit_code"] == 0
     assert suite_of(report, "main")["verdict"] == "passed"
+
+
+def _file_size_limit(limit: int) -> Callable[[], None]:
+    # Python ignores SIGXFSZ, so a write past the limit fails with EFBIG instead of killing.
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_a_report_that_cannot_be_written_anywhere_is_one_sentence_and_exit_4(
+    project: Project, tmp_path: Path, output_format: str
+) -> None:
+    project.suite("main", "py", [case("a"), case("b")]).write()
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = subprocess.Popen(
+        [*GOLDGATE, "evaluate", "--config", str(project.settings_path),
+         "--output", str(project.output()), "--format", output_format],
+        cwd=project.root, env=cli_env({"TMPDIR": str(temporary)}), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Enough for the targets' call log, far too little for the report.
+        preexec_fn=_file_size_limit(1024),  # noqa: PLW1509 - no threads here
+    )  # fmt: skip
+    stdout, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 4, stderr
+    sentence = (
+        f"goldgate: {project.output()}: cannot be written (File too large), and a temporary "
+        "folder could not take it either (File too large); the report is lost."
+    )
+    if output_format == "json":
+        assert json.loads(stdout) == {
+            "ok": False,
+            "error": sentence.removeprefix("goldgate: "),
+            "violations": [],
+        }
+    else:
+        assert stdout == ""
+        assert stderr.splitlines()[-1] == sentence
+        assert sentence not in stderr.splitlines()[:-1]
+    _clean(stderr)
+    assert [c["tag"] for c in project.calls()] == ["a", "b"]  # the run itself went fine
+    assert list(temporary.iterdir()) == []  # the fallback folder was removed again
+    assert list(project.output().parent.iterdir()) == []  # no temporary file either
 
 
 # --- 10. a process that is done exits -----------------------------------------------------------

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
 from goldgate.jsonvalue import load_json_file
+from goldgate.report.fallback import write_in_fresh_folder
 from goldgate.report.models import REPORT_FORMAT_VERSION, Report
 
 REPORTS_FOLDER = Path(".goldgate/evaluations")
@@ -84,18 +85,17 @@ def write_report(report: Report, path: Path) -> Path:
 
 def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
     """Write to ``path``, or, when that fails, to a fresh temporary folder so that nothing a
-    run finished is lost. Returns where it went and, on fallback, why."""
+    run finished is lost. Returns where it went and, on fallback, why; when the fallback
+    fails too, ``RuntimeFailureError`` (report/fallback.py)."""
     try:
         return write_report(report, path), None
     except (OSError, RuntimeFailureError) as error:
-        fallback = Path(tempfile.mkdtemp(prefix="goldgate-report-")) / path.name
-        write_report(report, fallback)
         why = (
             str(error)
             if isinstance(error, RuntimeFailureError)
             else (f"{path}: cannot be written ({error.strerror or error})")
         )
-        return fallback, why
+        return write_in_fresh_folder(write_report, report, path.name, why), why
 
 
 def read_report(path: Path) -> Report:
