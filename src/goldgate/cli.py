@@ -6,7 +6,9 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import threading
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -15,6 +17,7 @@ import typer
 
 from goldgate import __version__
 from goldgate.errors import ExitCode, GoldgateError
+from goldgate.leftovers import threads_left_running
 from goldgate.stdio import claim_standard_streams, settle_streams, warn
 
 app = typer.Typer(
@@ -205,10 +208,19 @@ def _main() -> NoReturn:
 
 
 def main() -> None:
-    """The console script. Once the command is done, stdout and stderr are flushed; what
-    they refuse is dropped, so that exiting neither fails nor adds noise."""
+    """The console script. Once the command is done the process exits with its code: stdout
+    and stderr are flushed, and threads a target left running do not hold it open."""
     claim_standard_streams()
+    present = frozenset(threading.enumerate())
     try:
         _main()
-    finally:
+    except SystemExit as done:
         settle_streams()
+        left = threads_left_running(present)
+        if left and isinstance(done.code, int | None):
+            warn(
+                f"goldgate: the target left {left} thread{'s' * (left > 1)} running; exiting anyway"
+            )
+            settle_streams()
+            os._exit(done.code or 0)  # skips joining them at interpreter exit
+        raise

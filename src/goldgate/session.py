@@ -25,6 +25,7 @@ from goldgate.errors import InvalidInputError
 from goldgate.evaluation import SuiteJob, _now, assemble_report, dataset_record, run_jobs
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
+from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import default_report_path, ensure_writable, write_report_safely
@@ -135,6 +136,7 @@ class Session:
         return SessionOutcome(report, Path(display_path(path)), fallback_reason)
 
     async def _run(self) -> tuple[list[Any], bool]:
+        abandon_executor_work()  # closing the loop must not wait for what a target left there
         stop = anyio.Event()
         progress = Progress()
         try:

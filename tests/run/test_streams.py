@@ -26,6 +26,7 @@ from .support import (
     GOLDGATE,
     STATUS_OK,
     CliRun,
+    HttpApp,
     Project,
     attempt_of,
     case,
@@ -464,6 +465,50 @@ def test_a_report_that_cannot_be_written_anywhere_is_one_sentence_and_exit_4(
 
 
 # --- 10. a process that is done exits -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["thread", "executor"])
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_threads_a_target_leaves_running_do_not_keep_goldgate_alive(
+    project: Project, mode: str, output_format: str
+) -> None:
+    # Each leaves a thread sleeping for 60 s: a non-daemon thread of its own, or a call it
+    # abandoned in the event loop's default executor.
+    project.suite("main", "py", [case("a"), case("leaves", mode), case("c")]).write()
+    started = time.monotonic()
+
+    result, report = project.evaluate("--format", output_format)
+
+    assert time.monotonic() - started < 10  # not the 60 s the thread sleeps
+    assert result.code == 0, result.stderr
+    assert report is not None
+    assert report["duration_seconds"] < 5  # closing the loop did not wait either
+    assert result.stderr.splitlines()[-1] == (
+        "goldgate: the target left 1 thread running; exiting anyway"
+    )
+    if output_format == "json":
+        assert json.loads(result.stdout)["verdict"]["exit_code"] == 0
+    else:
+        assert result.stdout.splitlines()[-2:] == [
+            "verdict: passed (exit 0)",
+            "report: out/report.json",
+        ]
+    _clean(result.stderr)
+
+
+def test_a_run_without_leftovers_says_nothing_about_threads(
+    project: Project, http_app: HttpApp
+) -> None:
+    # Sync python targets run in daemon threads, http requests in the event loop's worker
+    # threads, which end as the loop closes.
+    project.workflows["web"] = {"revision": "w-1", "target": {"http": {"url": http_app.url}}}
+    project.suite("sync", "py_sync", [case("a")]).suite("command", "cmd", [case("b")])
+    project.suite("web", "web", [case("c")]).write()
+    result, report = project.evaluate()
+    assert result.code == 0, result.stderr
+    assert report is not None
+    assert "thread" not in result.stderr
+    _clean(result.stderr)
 
 
 def test_a_grandchild_that_outlives_its_command_leaves_no_noise(project: Project) -> None:

@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -41,6 +42,12 @@ async def handle(request):
         return [1, 2, 3]
     if mode == "print":
         _print_everywhere(payload)
+    if mode == "thread":
+        # A non-daemon thread that outlives the run by far.
+        threading.Thread(target=time.sleep, args=(60,)).start()
+    if mode == "executor":
+        # A blocking call in the event loop's default executor, abandoned unawaited.
+        asyncio.get_running_loop().run_in_executor(None, time.sleep, 60)
     if mode == "marker":
         (ROOT / payload["marker"]).write_text(str(call), encoding="utf-8")
     if mode in ("sleep", "slow_ok", "marker"):
