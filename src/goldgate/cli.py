@@ -5,8 +5,11 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
+import threading
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -15,6 +18,8 @@ import typer
 
 from goldgate import __version__
 from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.leftovers import threads_left_running
+from goldgate.stdio import claim_standard_streams, settle_streams, warn
 
 MAX_REPEAT = 10_000
 """More attempts per case than any gate needs; a typo such as --repeat 1000000 is refused."""
@@ -212,39 +217,72 @@ def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
 
-_STOPPED: list[int] = []
-
-
 def _stop(signum: int, frame: object) -> None:
-    _STOPPED.append(signum)
     raise KeyboardInterrupt
 
 
-def main() -> None:
-    """The console script: every whole-run failure becomes one sentence and its exit code."""
-    # SIGINT and SIGTERM stop goldgate while it prepares (importing a slow target, say): typer
-    # turns the KeyboardInterrupt into exit 130, and the note below says why. A run installs
-    # its own handlers, which keep what finished.
+def _json_requested(argv: list[str]) -> bool:
+    """Whether the command line asks for ``--format json``, for errors click raises before
+    the command runs (the option may not have been parsed yet)."""
+    return any(
+        word == "--format=json" or (word == "--format" and following == "json")
+        for word, following in zip(argv, [*argv[1:], ""], strict=True)
+    )
+
+
+def _main() -> NoReturn:
+    """Every whole-run failure becomes one sentence and its exit code."""
+    # SIGINT and SIGTERM stop goldgate while it prepares (importing a slow target, say), as a
+    # KeyboardInterrupt that run_evaluation turns into 'interrupted' and exit 130. A run
+    # installs its own handlers, which keep what finished.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
     try:
         code = app(standalone_mode=False)
     except GoldgateError as error:
-        print(f"goldgate: {error}", file=sys.stderr)
+        warn(f"goldgate: {error}")
+        if _json_requested(sys.argv[1:]):  # e.g. run options refused with --check
+            from goldgate.commands import emit_json_refusal
+
+            emit_json_refusal(str(error))
         sys.exit(int(error.exit_code))
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        print("goldgate: interrupted.", file=sys.stderr)
+        warn("goldgate: interrupted.")
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as error:  # click's usage errors
         # Recent typer versions vendor click (typer._click) and do not install it, so
         # usage errors are recognised by their shape rather than by importing click.
         show = getattr(error, "show", None)
         if callable(show) and isinstance(getattr(error, "exit_code", None), int):
-            show()
+            with contextlib.suppress(OSError, ValueError):  # stderr is best effort
+                show()
+            if _json_requested(sys.argv[1:]):
+                from goldgate.commands import emit_json_refusal
+
+                describe = getattr(error, "format_message", None)
+                message = describe() if callable(describe) else str(error)
+                emit_json_refusal(f"{message.rstrip('.')}.")
             sys.exit(int(ExitCode.INVALID_INPUT))
         raise
-    if _STOPPED and code == ExitCode.INTERRUPTED:
-        print("goldgate: interrupted.", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def main() -> None:
+    """The console script. Once the command is done the process exits with its code: stdout
+    and stderr are flushed, and threads a target left running do not hold it open."""
+    claim_standard_streams()
+    present = frozenset(threading.enumerate())
+    try:
+        _main()
+    except SystemExit as done:
+        settle_streams()
+        left = threads_left_running(present)
+        if left and isinstance(done.code, int | None):
+            warn(
+                f"goldgate: the target left {left} thread{'s' * (left > 1)} running; exiting anyway"
+            )
+            settle_streams()
+            os._exit(done.code or 0)  # skips joining them at interpreter exit
+        raise

@@ -8,25 +8,53 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import typer
-
-from goldgate.errors import ExitCode, InvalidInputError, most_severe
+from goldgate.errors import (
+    EXIT_CODE_MEANINGS,
+    ExitCode,
+    GoldgateError,
+    InvalidInputError,
+    most_severe,
+)
 from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
+from goldgate.stdio import (
+    end_user_output,
+    settle_streams,
+    user_output_to_stderr,
+    warn,
+    write_stdout,
+)
 
 
-def _emit(text: str) -> None:
-    typer.echo(text)
+def _emit(text: str) -> bool:
+    """``text`` on stdout; False when stdout cannot take it (never raised: see stdio)."""
+    return write_stdout(text)
 
 
-def _emit_json(payload: dict[str, Any]) -> None:
-    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+def _emit_json(payload: dict[str, Any]) -> bool:
+    return write_stdout(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+_INTERRUPTED = "interrupted before the report was written."
+
+
+def emit_json_refusal(message: str, violations: Sequence[Violation] = ()) -> None:
+    """A command refused, or ended without a report: the one JSON document that
+    ``--format json`` prints, whatever the outcome."""
+    _emit_json({"ok": False, "error": message, "violations": [v.as_json() for v in violations]})
+
+
+def _refusal_json(error: GoldgateError | KeyboardInterrupt) -> ExitCode:
+    if isinstance(error, KeyboardInterrupt):
+        emit_json_refusal(_INTERRUPTED)
+        return ExitCode.INTERRUPTED
+    emit_json_refusal(str(error).splitlines()[-1], getattr(error, "violations", ()))
+    return error.exit_code
 
 
 def _violations_listing(violations: Sequence[Violation], json_output: bool) -> ExitCode:
@@ -51,8 +79,7 @@ def _load_for_check(config: Path, json_output: bool) -> LoadedSettings | ExitCod
     except InvalidInputError as error:
         if not json_output:
             raise
-        _emit_json({"ok": False, "error": str(error), "violations": []})
-        return ExitCode.INVALID_INPUT
+        return _refusal_json(error)
 
 
 def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
@@ -85,7 +112,12 @@ def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool)
     loaded = _load_for_check(config, json_output)
     if isinstance(loaded, ExitCode):
         return loaded
-    result = check_gold(loaded, dataset)
+    try:
+        result = check_gold(loaded, dataset)
+    except InvalidInputError as error:  # a dataset file that cannot be read at all
+        if not json_output:
+            raise
+        return _refusal_json(error)
     gold = result.dataset
     if gold is None:
         return _violations_listing(result.violations, json_output)
@@ -140,47 +172,46 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     from goldgate.report.summary import render_summary, summary_json
     from goldgate.session import SessionOutcome, prepare_session
 
-    try:
-        session = prepare_session(request)
-    except InvalidInputError as error:
-        if not request.json_output:
-            raise  # one message on stderr, as for every refused run
-        violations = getattr(error, "violations", ())
-        _emit_json(
-            {
-                "ok": False,
-                "error": str(error).splitlines()[-1],
-                "violations": [violation.as_json() for violation in violations],
-            }
-        )
-        return ExitCode.INVALID_INPUT
-
     def conclude(outcome: SessionOutcome) -> ExitCode:
-        if request.json_output:
-            _emit_json(summary_json(outcome.report, outcome.report_path))
-        else:
-            _emit(render_summary(outcome.report, outcome.report_path))
         code = ExitCode(outcome.report.verdict.exit_code)
         if outcome.fallback_reason:
             # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
-            print(
+            warn(
                 f"goldgate: {outcome.fallback_reason}; the report was written to "
-                f"{outcome.report_path} instead.",
-                file=sys.stderr,
+                f"{outcome.report_path} instead."
             )
             code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+        if request.json_output:
+            shown = _emit_json(summary_json(outcome.report, outcome.report_path, code))
+        else:
+            shown = _emit(render_summary(outcome.report, outcome.report_path, code))
+        if not shown:  # the outcome must not be lost with stdout
+            warn(
+                f"goldgate: stdout cannot be written; the run ends with exit {int(code)} "
+                f"({EXIT_CODE_MEANINGS[code]}) and its report is {outcome.report_path}."
+            )
         return code
 
     def emergency_exit(outcome: SessionOutcome) -> None:
         # From the watchdog's thread: the main thread is stuck in a target for good.
+        end_user_output()
         code = conclude(outcome)
-        print(
+        warn(
             "goldgate: a target kept the event loop blocked and could not be stopped; "
-            "what finished is in the report.",
-            file=sys.stderr,
+            "what finished is in the report."
         )
-        sys.stdout.flush()
-        sys.stderr.flush()
+        settle_streams()
         os._exit(int(code))
 
-    return conclude(session.execute(emergency_exit))
+    try:
+        with user_output_to_stderr():  # importing targets and scorers may print
+            session = prepare_session(request)
+        outcome = session.execute(emergency_exit)
+    except (GoldgateError, KeyboardInterrupt) as error:
+        if request.json_output:
+            return _refusal_json(error)
+        if isinstance(error, KeyboardInterrupt):  # typer would exit 130 without a word
+            warn(f"goldgate: {_INTERRUPTED}")
+            return ExitCode.INTERRUPTED
+        raise  # one message on stderr, as for every refused run
+    return conclude(outcome)

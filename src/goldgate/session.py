@@ -27,6 +27,7 @@ from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.execution.watchdog import Watchdog
+from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
@@ -34,6 +35,7 @@ from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantR
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry, import_scorer
 from goldgate.settings.load import LoadedSettings, load_settings
+from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
 
 if TYPE_CHECKING:
@@ -194,7 +196,8 @@ class Session:
         try:
             with stops, Watchdog(stuck) as watchdog:
                 stops.connect(watchdog.request_stop)
-                anyio.run(self._run, run, stops, watchdog)
+                with user_output_to_stderr():  # targets and scorers may print: not to stdout
+                    anyio.run(self._run, run, stops, watchdog)
                 return finish(stops.first)
         except BaseException:
             if not run.finished:
@@ -202,6 +205,7 @@ class Session:
             raise
 
     async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
+        abandon_executor_work()  # closing the loop must not wait for what a target left there
         stop = anyio.Event()
         loop = asyncio.get_running_loop()
 

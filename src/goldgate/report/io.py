@@ -158,11 +158,11 @@ class ReportFile:
             else:
                 failure = self._error or OSError("the file was closed")
                 why = f"{self.path}: cannot be written ({failure.strerror or failure})"
-            return self._fallback(), why
+            return self._fallback(why), why
         finally:
             self.discard()
 
-    def _fallback(self) -> Path:
+    def _fallback(self, why: str) -> Path:
         folder = None
         try:
             folder = Path(tempfile.mkdtemp(prefix="goldgate-report-"))
@@ -181,8 +181,8 @@ class ReportFile:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
             raise RuntimeFailureError(
-                f"the report could not be written to {self.path} nor to a temporary folder "
-                f"({error.strerror or error})."
+                f"{why}, and a temporary folder could not take it either "
+                f"({error.strerror or error}); the report is lost."
             ) from None
 
     def discard(self) -> None:
