@@ -146,6 +146,15 @@ def evaluate(
             dir_okay=False,
         ),
     ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="K/N",
+            help="Run shard K of N: the cases whose id hashes there, the same on every "
+            "machine; join the reports with 'goldgate report merge'.",
+        ),
+    ] = None,
 ) -> None:
     """Run gold against the application and write an immutable report (or --check it)."""
     from goldgate import commands
@@ -167,6 +176,7 @@ def evaluate(
                 "--timeout": timeout,
                 "--repeat": repeat,
                 "--output": output,
+                "--shard": shard,
             }
         )
         _finish(commands.check_gold_command(config, dataset, json_output=json_output))
@@ -185,10 +195,22 @@ def evaluate(
                 live=live,
                 output=output,
                 json_output=json_output,
+                shard=_shard(shard),
                 **given,
             )
         )
     )
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    from goldgate.report.merge import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--shard") from None
 
 
 def _refuse_run_options(options: dict[str, object]) -> None:
@@ -201,6 +223,27 @@ def _refuse_run_options(options: dict[str, object]) -> None:
         f"{', '.join(given)} only {'apply' if several else 'applies'} to a run, and --check "
         f"runs nothing; drop {'them' if several else 'it'} or drop --check."
     )
+
+
+report_app = typer.Typer(
+    name="report", help="Work with report files.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(report_app)
+
+
+@report_app.command("merge")
+def report_merge(
+    reports: Annotated[
+        list[Path], typer.Argument(help="The report of every shard (evaluate --shard K/N).")
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Report file to create (never overwritten).")
+    ],
+) -> None:
+    """Join the reports of all shards of one run into the report of the whole run."""
+    from goldgate.commands import merge_shard_reports
+
+    _finish(merge_shard_reports(reports, output))
 
 
 @app.command()

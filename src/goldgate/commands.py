@@ -162,6 +162,7 @@ class RunRequest:
     output: Path | None = None
     json_output: bool = False
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    shard: tuple[int, int] | None = None
 
 
 def run_evaluation(request: RunRequest) -> ExitCode:
@@ -215,3 +216,18 @@ def run_evaluation(request: RunRequest) -> ExitCode:
             return ExitCode.INTERRUPTED
         raise  # one message on stderr, as for every refused run
     return conclude(outcome)
+
+
+def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
+    """``goldgate report merge``: the shards' reports joined into one; its exit code is the
+    verdict of the whole run."""
+    from goldgate.report.io import ensure_writable, read_report, write_report
+    from goldgate.report.merge import ShardReport, merge_reports
+    from goldgate.report.summary import render_summary
+
+    ensure_writable(output)
+    merged = merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    written = write_report(merged, output)
+    code = ExitCode(merged.verdict.exit_code)
+    _emit(render_summary(merged, written, code))
+    return code

@@ -163,6 +163,9 @@ class Session:
                 suites=self.request.suites,
                 live=self.request.live,
                 include_details=True,
+                shard=f"{self.request.shard[0]}/{self.request.shard[1]}"
+                if self.request.shard
+                else None,
             ),
             registry=self.registry,
             started=now(),
@@ -234,6 +237,8 @@ def prepare_session(request: RunRequest) -> Session:
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
     suites = _select_suites(dataset, request.suites)
+    if request.shard is not None:
+        suites = [suite.shard(*request.shard) for suite in suites]
     output = request.output or default_report_path(settings.folder, dataset.name, now())
     ensure_writable(output)
     registry = _registry(settings, suites)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,27 @@ class GoldSuite:
     fingerprint: str
     compiled: tuple[tuple[CompiledExpectation, ...], ...] = ()
     """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
+    positions: tuple[int, ...] | None = None
+    """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
+    whole_case_count: int | None = None
+    """For a shard: how many cases the whole suite has."""
+
+    def shard(self, index: int, count: int) -> GoldSuite:
+        """The cases of shard ``index`` of ``count`` (1-based): those whose id hashes there,
+        the same on every machine and for every order of shards. Identity (name,
+        fingerprint) stays the whole suite's, so shard reports can be merged back."""
+        chosen = [
+            position
+            for position, case in enumerate(self.cases)
+            if shard_of(self.name, case.id, count) == index
+        ]
+        return replace(
+            self,
+            cases=tuple(self.cases[p] for p in chosen),
+            compiled=tuple(self.compiled[p] for p in chosen),
+            positions=tuple(chosen),
+            whole_case_count=len(self.cases),
+        )
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
@@ -70,6 +91,13 @@ class GoldSuite:
                 else _cases_adapter().dump_python(cases, mode="json"),
             ),
         )
+
+
+def shard_of(suite: str, case_id: str, count: int) -> int:
+    """The 1-based shard of ``count`` a case belongs to: a hash of its suite and id, so a
+    case keeps its shard when others are added, removed or reordered."""
+    digest = hashlib.sha256(f"{suite}\0{case_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
 
 
 @dataclass(frozen=True)
