@@ -29,6 +29,9 @@ class GoldSuite:
     fingerprint: str
     compiled: tuple[tuple[CompiledExpectation, ...], ...] = ()
     """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
+    lines: tuple[int, ...] = ()
+    """Each case's 1-based line in ``cases_source``, in case order; empty for suites made in
+    Python."""
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
@@ -47,9 +50,11 @@ class GoldSuite:
         cases_source: str,
         raw_cases: list[Any] | None = None,
         compiled: tuple[tuple[CompiledExpectation, ...], ...] | None = None,
+        lines: tuple[int, ...] = (),
     ) -> GoldSuite:
         """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash);
-        ``compiled``: their expectations compiled by the loader (compiled here otherwise)."""
+        ``compiled``: their expectations compiled by the loader (compiled here otherwise);
+        ``lines``: where each case starts in ``cases_source``."""
         return cls(
             name=suite.name,
             workflow=suite.workflow,
@@ -63,6 +68,7 @@ class GoldSuite:
             compiled=compiled
             if compiled is not None
             else tuple(compile_expectations(case.expectations) for case in cases),
+            lines=lines,
             fingerprint=suite_fingerprint(
                 suite,
                 raw_cases

@@ -80,6 +80,8 @@ def case_json(
     """A case as stored: identity, input and gold once, then its attempts."""
     case = suite.cases[index]
     record: dict[str, Any] = {"id": case.id}
+    if suite.lines:
+        record["line"] = suite.lines[index]
     if case.family is not None:
         record["family"] = case.family
     if case.split is not None:

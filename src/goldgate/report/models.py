@@ -79,6 +79,9 @@ class CaseRecord(_Record):
     """A case, its gold (stored once) and its attempts in order."""
 
     id: str
+    line: int | None = Field(
+        None, ge=1, description="1-based line of the case's opening brace in cases_source."
+    )
     family: str | None = None
     split: str | None = None
     input: dict[str, Any] | None = Field(None, description="Private: the case envelope.")
