@@ -18,8 +18,9 @@ from goldgate.settings.load import load_settings
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
 _VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
