@@ -38,6 +38,17 @@ app = typer.Typer(
 class OutputFormat(StrEnum):
     text = "text"
     json = "json"
+    github = "github"
+
+
+class Budget(StrEnum):
+    comment = "comment"
+    summary = "summary"
+
+
+class Details(StrEnum):
+    safe = "safe"
+    values = "values"
 
 
 class SchemaName(StrEnum):
@@ -55,7 +66,12 @@ ConfigOption = Annotated[
     ),
 ]
 FormatOption = Annotated[
-    OutputFormat, typer.Option("--format", help="text for people, json for machines.")
+    OutputFormat,
+    typer.Option(
+        "--format",
+        help="text for people, json for machines, github for workflow-command annotations "
+        "of the problems found (checks only).",
+    ),
 ]
 
 
@@ -87,7 +103,13 @@ def validate(
     """Check the settings (nothing is imported or called) and print the configuration digest."""
     from goldgate.commands import validate_settings
 
-    _finish(validate_settings(config, json_output=output_format is OutputFormat.json))
+    _finish(
+        validate_settings(
+            config,
+            json_output=output_format is OutputFormat.json,
+            github=output_format is OutputFormat.github,
+        )
+    )
 
 
 @app.command()
@@ -160,6 +182,7 @@ def evaluate(
     from goldgate import commands
 
     json_output = output_format is OutputFormat.json
+    github = output_format is OutputFormat.github
     # Run options default to None so that one given explicitly is known: --check runs
     # nothing, and silently ignoring an option would let a user believe it took effect.
     run_options: dict[str, Any] = {
@@ -179,7 +202,14 @@ def evaluate(
                 "--shard": shard,
             }
         )
-        _finish(commands.check_gold_command(config, dataset, json_output=json_output))
+        _finish(
+            commands.check_gold_command(config, dataset, json_output=json_output, github=github)
+        )
+    if github:
+        raise typer.BadParameter(
+            "github annotations are for --check; after a run use 'goldgate report annotations'",
+            param_hint="--format",
+        )
     if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
         raise typer.BadParameter(
             f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
@@ -225,10 +255,140 @@ def _refuse_run_options(options: dict[str, object]) -> None:
     )
 
 
+@app.command()
+def schema(
+    name: Annotated[SchemaName, typer.Argument(help="Which file format.")],
+) -> None:
+    """Print the JSON Schema of a file format, generated from the models goldgate uses."""
+    from goldgate.schemas import schema_text
+
+    typer.echo(schema_text(name.value), nl=False)
+
+
 report_app = typer.Typer(
-    name="report", help="Work with report files.", no_args_is_help=True, rich_markup_mode=None
+    name="report",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Render a report for CI or a person (JUnit XML, Markdown, annotations, a terminal "
+    "view), or merge the reports of shards.",
 )
 app.add_typer(report_app)
+
+ReportArgument = Annotated[
+    Path,
+    typer.Argument(help="A report file written by goldgate evaluate.", dir_okay=False),
+]
+OutputFile = Annotated[
+    Path | None,
+    typer.Option(
+        "-o", "--output", metavar="FILE", help="Write here instead of stdout.", dir_okay=False
+    ),
+]
+
+
+@report_app.command("junit")
+def report_junit(
+    report: ReportArgument,
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o", "--output", metavar="FILE", help="JUnit XML file to write.", dir_okay=False
+        ),
+    ],
+) -> None:
+    """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
+    from goldgate.commands import render_report
+
+    _finish(render_report("junit", report, output))
+
+
+def _link_base(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from goldgate.render.escape import check_link_base
+
+    try:
+        return check_link_base(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+@report_app.command("markdown")
+def report_markdown(
+    report: ReportArgument,
+    budget: Annotated[
+        Budget,
+        typer.Option("--budget", help="comment: 65,536 characters; summary: 1 MiB (job summary)."),
+    ] = Budget.comment,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="safe: names, ids, statuses and numbers; values: also expected and actual "
+            "values of failing checks (never for held-out cases).",
+        ),
+    ] = Details.safe,
+    link_base: Annotated[
+        str | None,
+        typer.Option(
+            "--link-base",
+            metavar="URL",
+            callback=_link_base,
+            help="Link each case to its gold line: the repository's blob URL at a commit, "
+            "e.g. https://github.com/OWNER/REPO/blob/SHA.",
+        ),
+    ] = None,
+    output: OutputFile = None,
+) -> None:
+    """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
+    from goldgate.commands import render_report
+
+    _finish(
+        render_report(
+            "markdown",
+            report,
+            output,
+            budget=budget.value,
+            details=details.value,
+            link_base=link_base,
+        )
+    )
+
+
+@report_app.command("annotations")
+def report_annotations(
+    report: ReportArgument,
+    maximum: Annotated[
+        int,
+        typer.Option("--max", min=0, help="Error annotations to print (GitHub shows 10 per step)."),
+    ] = 10,
+) -> None:
+    """GitHub workflow commands: an error at the gold line of each failing case."""
+    from goldgate.commands import render_report
+
+    _finish(render_report("annotations", report, maximum=maximum))
+
+
+@report_app.command("show")
+def report_show(report: ReportArgument) -> None:
+    """The report for a person: tables and colour on a terminal, plain text otherwise."""
+    import os
+    import shutil
+
+    from goldgate.commands import render_report
+
+    terminal = sys.stdout.isatty()
+    _finish(
+        render_report(
+            "show",
+            report,
+            rich=terminal,
+            color=terminal and "NO_COLOR" not in os.environ,
+            width=shutil.get_terminal_size().columns,
+        )
+    )
 
 
 @report_app.command("merge")
@@ -244,16 +404,6 @@ def report_merge(
     from goldgate.commands import merge_shard_reports
 
     _finish(merge_shard_reports(reports, output))
-
-
-@app.command()
-def schema(
-    name: Annotated[SchemaName, typer.Argument(help="Which file format.")],
-) -> None:
-    """Print the JSON Schema of a file format, generated from the models goldgate uses."""
-    from goldgate.schemas import schema_text
-
-    typer.echo(schema_text(name.value), nl=False)
 
 
 def _finish(code: ExitCode) -> NoReturn:

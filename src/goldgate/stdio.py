@@ -172,14 +172,14 @@ def end_user_output() -> None:
         os.close(saved)
 
 
-def write_stdout(text: str) -> bool:
-    """``text`` and a newline on stdout; False when stdout refuses it (closed, full, no
+def write_stdout(text: str, end: str = "\n") -> bool:
+    """``text`` and ``end`` on stdout; False when stdout refuses it (closed, full, no
     reader), then and for every later call: the caller says on stderr what was lost."""
     global _stdout_failed  # noqa: PLW0603 - one process, one stdout
     if _stdout_failed:
         return False
     try:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(text + end)
         sys.stdout.flush()
     except _REFUSED:
         _stdout_failed = True

@@ -47,9 +47,13 @@ class GoldSuite:
             self,
             cases=tuple(self.cases[p] for p in chosen),
             compiled=tuple(self.compiled[p] for p in chosen),
+            lines=tuple(self.lines[p] for p in chosen) if self.lines else (),
             positions=tuple(chosen),
             whole_case_count=len(self.cases),
         )
+    lines: tuple[int, ...] = ()
+    """Each case's 1-based line in ``cases_source``, in case order; empty for suites made in
+    Python."""
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
@@ -68,9 +72,11 @@ class GoldSuite:
         cases_source: str,
         raw_cases: list[Any] | None = None,
         compiled: tuple[tuple[CompiledExpectation, ...], ...] | None = None,
+        lines: tuple[int, ...] = (),
     ) -> GoldSuite:
         """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash);
-        ``compiled``: their expectations compiled by the loader (compiled here otherwise)."""
+        ``compiled``: their expectations compiled by the loader (compiled here otherwise);
+        ``lines``: where each case starts in ``cases_source``."""
         return cls(
             name=suite.name,
             workflow=suite.workflow,
@@ -84,6 +90,7 @@ class GoldSuite:
             compiled=compiled
             if compiled is not None
             else tuple(compile_expectations(case.expectations) for case in cases),
+            lines=lines,
             fingerprint=suite_fingerprint(
                 suite,
                 raw_cases

@@ -85,6 +85,8 @@ def case_json(
     record: dict[str, Any] = {"id": case.id}
     if suite.positions is not None:
         record["position"] = suite.positions[index]
+    if suite.lines:
+        record["line"] = suite.lines[index]
     if case.family is not None:
         record["family"] = case.family
     if case.split is not None:

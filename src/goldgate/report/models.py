@@ -83,6 +83,9 @@ class CaseRecord(_Record):
     position: int | None = Field(
         None, description="In a shard's report: the case's position in the whole suite."
     )
+    line: int | None = Field(
+        None, ge=1, description="1-based line of the case's opening brace in cases_source."
+    )
     family: str | None = None
     split: str | None = None
     input: dict[str, Any] | None = Field(None, description="Private: the case envelope.")
