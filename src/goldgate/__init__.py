@@ -27,6 +27,7 @@ _EXPORTS = {
     "RegisteredScorer": "goldgate.scoring.registry",
     "Report": "goldgate.report.models",
     "read_report": "goldgate.report.io",
+    "replay": "goldgate.replay",
     "load_settings": "goldgate.settings.load",
     "check_gold": "goldgate.dataset.load",
     "load_gold": "goldgate.dataset.load",
@@ -58,6 +59,7 @@ __all__ = [
     "load_settings",
     "open_application",
     "read_report",
+    "replay",
 ]
 
 if TYPE_CHECKING:
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
         open_application,
     )
     from goldgate.jsonvalue import MISSING, FrozenJson
+    from goldgate.replay import replay
     from goldgate.report.io import read_report
     from goldgate.report.models import Report
     from goldgate.scoring.registry import RegisteredScorer

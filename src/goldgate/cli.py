@@ -119,17 +119,62 @@ def evaluate(
         typer.Option(
             "--output",
             help="Report file to create (never overwritten); default: a new file under "
-            ".goldgate/evaluations/ beside the settings.",
+            ".goldgate/evaluations/ in the project folder (the one holding config/).",
+            dir_okay=False,
+        ),
+    ] = None,
+    variant: Annotated[
+        str | None,
+        typer.Option("--variant", metavar="NAME", help="Name what runs; default: settings."),
+    ] = None,
+    variant_revision: Annotated[
+        str | None,
+        typer.Option(
+            "--variant-revision",
+            metavar="REV",
+            help="Revision of what runs; default: the commit (GITHUB_SHA in GitHub Actions, "
+            "else git HEAD), else the configuration digest.",
+        ),
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            "--replay",
+            metavar="REPORT",
+            help="Apply the current gold to a complete report's saved results; run nothing.",
             dir_okay=False,
         ),
     ] = None,
 ) -> None:
-    """Run gold against the application and write an immutable report (or --check it)."""
+    """Run gold against the application and write an immutable report (or --check it,
+    or --replay a report)."""
     from goldgate import commands
 
     json_output = output_format is OutputFormat.json
     if check:
         _finish(commands.check_gold_command(config, dataset, json_output=json_output))
+    if replay is not None:
+        unused = {
+            "--suite": bool(suite), "--live": live, "--repeat": repeat != 1,
+            "--variant": variant is not None, "--variant-revision": variant_revision is not None,
+        }  # fmt: skip
+        for flag, given in unused.items():
+            if given:
+                raise typer.BadParameter(
+                    "not used with --replay: a replay re-scores what the report ran",
+                    param_hint=flag,
+                )
+        _finish(
+            commands.replay_evaluation(
+                commands.ReplayRequest(
+                    report=replay,
+                    config=config,
+                    dataset=dataset,
+                    output=output,
+                    json_output=json_output,
+                )
+            )
+        )
     if not timeout > 0 or timeout == float("inf"):
         raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
     _finish(
@@ -144,6 +189,8 @@ def evaluate(
                 repeat=repeat,
                 output=output,
                 json_output=json_output,
+                variant=variant,
+                variant_revision=variant_revision,
             )
         )
     )

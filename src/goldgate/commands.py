@@ -130,6 +130,8 @@ class RunRequest:
     output: Path | None = None
     json_output: bool = False
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    variant: str | None = None
+    variant_revision: str | None = None
 
 
 def run_evaluation(request: RunRequest) -> ExitCode:
@@ -145,27 +147,73 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     except InvalidInputError as error:
         if not request.json_output:
             raise  # one message on stderr, as for every refused run
-        violations = getattr(error, "violations", ())
-        _emit_json(
-            {
-                "ok": False,
-                "error": str(error).splitlines()[-1],
-                "violations": [violation.as_json() for violation in violations],
-            }
-        )
-        return ExitCode.INVALID_INPUT
+        return _refused_as_json(error)
     outcome = session.execute()
     if request.json_output:
         _emit_json(summary_json(outcome.report, outcome.report_path))
     else:
         _emit(render_summary(outcome.report, outcome.report_path))
-    code = ExitCode(outcome.report.verdict.exit_code)
+    return _published(ExitCode(outcome.report.verdict.exit_code), outcome)
+
+
+def _refused_as_json(error: InvalidInputError) -> ExitCode:
+    violations = getattr(error, "violations", ())
+    _emit_json(
+        {
+            "ok": False,
+            "error": str(error).splitlines()[-1],
+            "violations": [violation.as_json() for violation in violations],
+        }
+    )
+    return ExitCode.INVALID_INPUT
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    """What ``goldgate evaluate --replay`` was asked to do."""
+
+    report: Path
+    config: Path
+    dataset: Path | None = None
+    output: Path | None = None
+    json_output: bool = False
+
+
+def replay_evaluation(request: ReplayRequest) -> ExitCode:
+    """``goldgate evaluate --replay``: the current gold over a saved report's results, into
+    a new report; the exit code is the replayed report's verdict."""
+    from goldgate.replay import prepare_replay
+    from goldgate.report.summary import render_summary, summary_json
+
+    try:
+        prepared = prepare_replay(request.report, request.config, request.dataset, request.output)
+    except InvalidInputError as error:
+        if not request.json_output:
+            raise
+        return _refused_as_json(error)
+    outcome = prepared.execute()
+    source = outcome.source
+    if request.json_output:
+        summary = summary_json(outcome.report, outcome.report_path)
+        summary["replay_of"] = {"path": source.path, "digest": source.digest}
+        _emit_json(summary)
+    else:
+        _emit(render_summary(outcome.report, outcome.report_path))
+        _emit(
+            f"replay of: {source.path} ({source.digest}); latency and usage are that run's "
+            "measurements"
+        )
+    return _published(ExitCode(outcome.report.verdict.exit_code), outcome)
+
+
+def _published(code: ExitCode, outcome: Any) -> ExitCode:
+    """A file written elsewhere because its folder failed loses nothing, but it is not where
+    CI looks for it: a runtime failure."""
     if outcome.fallback_reason:
-        # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
         print(
             f"goldgate: {outcome.fallback_reason}; the report was written to "
             f"{outcome.report_path} instead.",
             file=sys.stderr,
         )
-        code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+        return most_severe(code, ExitCode.RUNTIME_FAILURE)
     return code

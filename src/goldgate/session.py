@@ -31,6 +31,7 @@ from goldgate.evaluation import (
 )
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
+from goldgate.identity import DEFAULT_VARIANT, project_folder, variant_revision
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
@@ -110,17 +111,14 @@ class Session:
     registry: ScorerRegistry
     options: RunOptions
     output: Path
+    variant: VariantRecord
 
     def execute(self) -> SessionOutcome:
         """Run every job, streaming the report into its file; link it into place at the end
         (or, interrupted, as soon as what finished is written)."""
         header = RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
-            variant=VariantRecord(
-                name="settings",
-                revision=self.settings.configuration_digest,
-                configuration_revision=self.settings.configuration_digest,
-            ),
+            variant=self.variant,
             options=OptionsRecord(
                 max_concurrency=self.options.max_concurrency,
                 timeout=self.options.timeout,
@@ -190,8 +188,10 @@ def prepare_session(request: RunRequest) -> Session:
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
     suites = _select_suites(dataset, request.suites)
-    output = request.output or default_report_path(settings.folder, dataset.name, _now())
+    project = project_folder(settings.path)
+    output = request.output or default_report_path(project, dataset.name, _now())
     ensure_writable(output)
+    variant = run_variant(request, settings, project)
     registry = _registry(settings, suites)
     targets: dict[str, Target] = {}
     jobs = []
@@ -229,4 +229,16 @@ def prepare_session(request: RunRequest) -> Session:
         registry=registry,
         options=options,
         output=output,
+        variant=variant,
+    )
+
+
+def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) -> VariantRecord:
+    """What ran: ``--variant`` (default ``settings``) at ``--variant-revision`` (default the
+    commit, else the configuration digest), under this configuration."""
+    digest = settings.configuration_digest
+    return VariantRecord(
+        name=request.variant or DEFAULT_VARIANT,
+        revision=variant_revision(request.variant_revision, project, request.environ, digest),
+        configuration_revision=digest,
     )

@@ -16,6 +16,13 @@ from goldgate.jsonvalue import canonical_json
 
 
 @dataclass(frozen=True)
+class DatasetIdentity:
+    name: str
+    revision: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
 class GoldSuite:
     name: str
     workflow: str
@@ -29,6 +36,9 @@ class GoldSuite:
     fingerprint: str
     compiled: tuple[tuple[CompiledExpectation, ...], ...] = ()
     """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
+    dataset: DatasetIdentity | None = None
+    """The dataset the suite was loaded from (None for a suite made in Python), so that a
+    report of this suite alone still names the dataset's own name and revision."""
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
