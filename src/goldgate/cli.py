@@ -35,6 +35,7 @@ class SchemaName(StrEnum):
     settings = "settings"
     workflow = "workflow"
     report = "report"
+    comparison = "comparison"
 
 
 ConfigOption = Annotated[
@@ -145,14 +146,68 @@ def evaluate(
             dir_okay=False,
         ),
     ] = None,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            metavar="CANDIDATE",
+            help="Compare this report with --baseline; load no settings, run nothing.",
+            dir_okay=False,
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="BASELINE",
+            help="The report --compare compares with.",
+            dir_okay=False,
+        ),
+    ] = None,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial",
+            help="With --compare: compare the attempts whose identity and input match and "
+            "list the rest (for pull requests that edit gold).",
+        ),
+    ] = False,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="With --compare: exit 1 when any attempt regressed or is mixed.",
+        ),
+    ] = False,
 ) -> None:
     """Run gold against the application and write an immutable report (or --check it,
-    or --replay a report)."""
+    --replay a report, or --compare two)."""
     from goldgate import commands
 
     json_output = output_format is OutputFormat.json
     if check:
         _finish(commands.check_gold_command(config, dataset, json_output=json_output))
+    if compare is not None or baseline is not None:
+        if compare is None or baseline is None:
+            missing = "--baseline" if baseline is None else "--compare"
+            raise typer.BadParameter("--compare and --baseline go together", param_hint=missing)
+        if replay is not None:
+            raise typer.BadParameter("replay or compare, not both", param_hint="--replay")
+        _finish(
+            commands.compare_reports(
+                commands.CompareRequest(
+                    candidate=compare,
+                    baseline=baseline,
+                    output=output,
+                    partial=partial,
+                    fail_on_regression=fail_on_regression,
+                    json_output=json_output,
+                )
+            )
+        )
+    for flag, given in (("--partial", partial), ("--fail-on-regression", fail_on_regression)):
+        if given:
+            raise typer.BadParameter("only with --compare", param_hint=flag)
     if replay is not None:
         unused = {
             "--suite": bool(suite), "--live": live, "--repeat": repeat != 1,

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from goldgate.errors import ExitCode, InvalidInputError, most_severe
-from goldgate.problems import Violation
+from goldgate.problems import Violation, display_path
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 
 
@@ -182,7 +182,7 @@ class ReplayRequest:
 def replay_evaluation(request: ReplayRequest) -> ExitCode:
     """``goldgate evaluate --replay``: the current gold over a saved report's results, into
     a new report; the exit code is the replayed report's verdict."""
-    from goldgate.replay import prepare_replay
+    from goldgate.replays import prepare_replay
     from goldgate.report.summary import render_summary, summary_json
 
     try:
@@ -216,4 +216,53 @@ def _published(code: ExitCode, outcome: Any) -> ExitCode:
             file=sys.stderr,
         )
         return most_severe(code, ExitCode.RUNTIME_FAILURE)
+    return code
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What ``goldgate evaluate --compare`` was asked to do."""
+
+    candidate: Path
+    baseline: Path
+    output: Path | None = None
+    partial: bool = False
+    fail_on_regression: bool = False
+    json_output: bool = False
+
+
+def compare_reports(request: CompareRequest) -> ExitCode:
+    """``goldgate evaluate --compare``: no settings, no targets; a new comparison file and a
+    safe summary. 0 when compared, 2 when incomparable; with ``--fail-on-regression``, 1
+    when any attempt regressed or is mixed."""
+    from datetime import UTC, datetime
+
+    from goldgate.comparison import compare, default_comparison_path, write_comparison
+    from goldgate.comparison.summary import comparison_json, render_comparison
+    from goldgate.report.io import ensure_writable
+
+    now = datetime.now(UTC)
+    try:
+        output = request.output or default_comparison_path(request.candidate, now)
+        ensure_writable(output)
+        comparison = compare(request.candidate, request.baseline, partial=request.partial, now=now)
+    except InvalidInputError as error:
+        if not request.json_output:
+            raise
+        return _refused_as_json(error)
+    written, fallback_reason = write_comparison(comparison, output)
+    path = Path(display_path(written))
+    if request.json_output:
+        _emit_json(comparison_json(comparison, path))
+    else:
+        _emit(render_comparison(comparison, path))
+    code = ExitCode.PASSED
+    if request.fail_on_regression and comparison.regressions:
+        code = ExitCode.GOLD_DISAGREEMENT
+    if fallback_reason:
+        print(
+            f"goldgate: {fallback_reason}; the comparison was written to {path} instead.",
+            file=sys.stderr,
+        )
+        code = most_severe(code, ExitCode.RUNTIME_FAILURE)
     return code

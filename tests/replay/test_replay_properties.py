@@ -15,7 +15,7 @@ from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Suite
 from goldgate.errors import InvalidInputError
 from goldgate.evaluation import EvaluationVariant, evaluate
-from goldgate.replay import replay
+from goldgate.replays import replay
 from goldgate.report.models import Report
 
 LABELS = ["a", "b", "c"]
