@@ -187,7 +187,12 @@ def evaluate(
     json_output = output_format is OutputFormat.json
     if check:
         _finish(commands.check_gold_command(config, dataset, json_output=json_output))
+    run_only = {
+        "--suite": bool(suite), "--live": live, "--repeat": repeat != 1,
+        "--variant": variant is not None, "--variant-revision": variant_revision is not None,
+    }  # fmt: skip
     if compare is not None or baseline is not None:
+        _refuse_run_options(run_only, "--compare", "a comparison reads two reports")
         if compare is None or baseline is None:
             missing = "--baseline" if baseline is None else "--compare"
             raise typer.BadParameter("--compare and --baseline go together", param_hint=missing)
@@ -209,16 +214,7 @@ def evaluate(
         if given:
             raise typer.BadParameter("only with --compare", param_hint=flag)
     if replay is not None:
-        unused = {
-            "--suite": bool(suite), "--live": live, "--repeat": repeat != 1,
-            "--variant": variant is not None, "--variant-revision": variant_revision is not None,
-        }  # fmt: skip
-        for flag, given in unused.items():
-            if given:
-                raise typer.BadParameter(
-                    "not used with --replay: a replay re-scores what the report ran",
-                    param_hint=flag,
-                )
+        _refuse_run_options(run_only, "--replay", "a replay re-scores what the report ran")
         _finish(
             commands.replay_evaluation(
                 commands.ReplayRequest(
@@ -259,6 +255,14 @@ def schema(
     from goldgate.schemas import schema_text
 
     typer.echo(schema_text(name.value), nl=False)
+
+
+def _refuse_run_options(given: dict[str, bool], mode: str, why: str) -> None:
+    """Options that shape a run mean nothing to a replay or a comparison: refuse them rather
+    than ignore them."""
+    for flag, used in given.items():
+        if used:
+            raise typer.BadParameter(f"not used with {mode}: {why}", param_hint=flag)
 
 
 def _finish(code: ExitCode) -> NoReturn:

@@ -339,3 +339,10 @@ def test_each_incompatibility_is_refused_naming_its_field(
     assert len(result.stderr.strip().splitlines()) == 1
     assert not any(value in result.output for value in PRIVATE)
     assert not (example_reports.folder / "out" / f"{field}.json").exists()
+
+
+def test_options_of_a_run_are_refused_with_compare(example_reports: ExampleReports) -> None:
+    result = _compare(example_reports, example_reports.baseline, "--repeat", "3")
+    assert result.code == 2
+    assert "--repeat" in result.stderr
+    assert "not used with --compare" in result.stderr
