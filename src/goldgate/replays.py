@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import orjson
 
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import Dataset, GoldSuite
@@ -41,6 +42,7 @@ from goldgate.report.io import (
     ReportFile,
     default_report_path,
     ensure_writable,
+    gc_paused,
     parse_report,
     read_report_bytes,
     report_bytes,
@@ -256,6 +258,13 @@ def _scored(
     return tuple(score_compiled(e, document, envelope, text) for e in compiled)
 
 
+def _text(result: Mapping[str, Any]) -> bytes | None:
+    try:
+        return orjson.dumps(result)
+    except (orjson.JSONEncodeError, TypeError):  # integers beyond 64 bits: score each
+        return None
+
+
 async def replay_checks(
     compiled: Sequence[CompiledExpectation],
     status: str,
@@ -295,10 +304,19 @@ async def _replay_suite(
     for index, (saved_case, case) in enumerate(zip(saved.cases, gold.cases, strict=True)):
         compiled = gold.compiled[index]
         envelope = case.input.as_json()
+        # Scoring is a pure function of gold, input and result (custom scorers aside, which
+        # are the user's code and may not be): repeats that saved the same result are
+        # scored once. Keyed by the result's JSON text, so only equal documents share.
+        scored: dict[bytes, tuple[CheckOutcome, ...]] = {}
         for attempt in saved_case.attempts:
             result = attempt.result
             if attempt.status == "completed" and result is not None and not custom[index]:
-                checks = _scored(compiled, result, envelope, gold.text)  # no await: faster
+                key = _text(result)
+                checks = scored.get(key) if key is not None else None
+                if checks is None:
+                    checks = _scored(compiled, result, envelope, gold.text)  # no await
+                    if key is not None:
+                        scored[key] = checks
             else:
                 checks = await replay_checks(
                     compiled, attempt.status, attempt.reason, result, envelope, registry, gold.text
@@ -341,10 +359,13 @@ async def _replay(
     clock = time.perf_counter()
     writer = ReportWriter(write)
     writer.head(header.as_json())
-    records = [
-        await _replay_suite(record, gold, registry, writer)
-        for record, gold in zip(saved.suites, suites, strict=True)
-    ]
+    # The saved report is millions of live objects: collections triggered by the records
+    # made here would scan them all, again and again, for cycles there are none of.
+    with gc_paused():
+        records = [
+            await _replay_suite(record, gold, registry, writer)
+            for record, gold in zip(saved.suites, suites, strict=True)
+        ]
     return finish_report(
         writer, header, records, duration=time.perf_counter() - clock, interruption=None
     )

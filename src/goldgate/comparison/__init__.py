@@ -15,7 +15,7 @@ from goldgate.comparison.compute import classify, compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value
-from goldgate.report.io import ReportFile, read_report_bytes, unique_path
+from goldgate.report.io import ReportFile, gc_paused, read_report_bytes, unique_path
 from goldgate.report.models import Report
 from goldgate.report.stream import dumps
 
@@ -51,16 +51,17 @@ def compare(
     thing that makes them incomparable. ``partial`` compares the attempts whose identity and
     input match, re-scoring the baseline under the candidate's gold where the gold differs,
     and lists the rest."""
-    mine = _side(candidate, "candidate")
-    wanted: ResultsWanted | None = None
-    if partial:
-        gold = {(s.name, c.id): c.gold_key for s in mine.suites for c in s.cases}
+    with gc_paused():  # millions of short-lived objects and no cycles: see gc_paused
+        mine = _side(candidate, "candidate")
+        wanted: ResultsWanted | None = None
+        if partial:
+            gold = {(s.name, c.id): c.gold_key for s in mine.suites for c in s.cases}
 
-        def wanted(suite: str, case_id: str, gold_key: bytes) -> bool:
-            return gold.get((suite, case_id), gold_key) != gold_key
+            def wanted(suite: str, case_id: str, gold_key: bytes) -> bool:
+                return gold.get((suite, case_id), gold_key) != gold_key
 
-    theirs = _side(baseline, "baseline", wanted)
-    return compare_sides(mine, theirs, partial=partial, now=now or datetime.now(UTC))
+        theirs = _side(baseline, "baseline", wanted)
+        return compare_sides(mine, theirs, partial=partial, now=now or datetime.now(UTC))
 
 
 def comparison_bytes(comparison: Comparison) -> bytes:

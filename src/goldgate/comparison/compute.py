@@ -216,28 +216,38 @@ class _Side:
     usage: dict[str, float] = field(default_factory=dict)
     by_name: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, attempt: AttemptSide, codes: str, names: Sequence[str]) -> None:
-        if attempt.status == "skipped":
-            return
-        self.attempts += 1
-        passed = codes.count("P")
-        self.passing += passed == len(codes)
-        self.checks += len(codes)
-        self.passed += passed
-        self.runtime_failures += attempt.status in _RUNTIME_FAILURES
-        if attempt.latency_ms is not None:
-            self.latencies.append(float(attempt.latency_ms))
-        if attempt.usage is not None:
-            for key, value in _numbers(attempt.usage, ""):
-                self.usage[key] = self.usage.get(key, 0.0) + value
-        for name, code in zip(names, codes, strict=False):
-            if code == NOT_RESCORED:
+    def add_case(self, attempts: Sequence[AttemptSide], names: Sequence[str]) -> None:
+        """A case's attempts (skipped ones left out). Attempts are tallied by their check
+        codes first: a case's repeats mostly share one, so per-name sums run once."""
+        tally: Counter[str] = Counter()
+        for attempt in attempts:
+            status = attempt.status
+            if status == "skipped":
                 continue
-            tally = self.by_name.get(name)
-            if tally is None:
-                tally = self.by_name[name] = [0, 0]
-            tally[0] += 1
-            tally[1] += code == "P"
+            tally[attempt.codes] += 1
+            if status in _RUNTIME_FAILURES:
+                self.runtime_failures += 1
+            if attempt.latency_ms is not None:
+                self.latencies.append(float(attempt.latency_ms))
+            if attempt.usage is not None:
+                for key, value in _numbers(attempt.usage, ""):
+                    self.usage[key] = self.usage.get(key, 0.0) + value
+        by_name = self.by_name
+        for codes, count in tally.items():
+            passed = codes.count("P")
+            self.attempts += count
+            self.passing += count if passed == len(codes) else 0
+            self.checks += count * len(codes)
+            self.passed += count * passed
+            for name, code in zip(names, codes, strict=False):
+                if code == NOT_RESCORED:
+                    continue
+                entry = by_name.get(name)
+                if entry is None:
+                    entry = by_name[name] = [0, 0]
+                entry[0] += count
+                if code == "P":
+                    entry[1] += count
 
     def merge(self, other: _Side) -> None:
         self.attempts += other.attempts
@@ -578,10 +588,8 @@ def _compare_suite(
             before_attempts = rescore_case(case, before_case, candidate.name, baseline_path)
             for old, new in zip(before_case.attempts, before_attempts, strict=True):
                 effect.add(before_case, old, new, names)
-        for attempt in case.attempts:
-            tally.candidate.add(attempt, attempt.codes, names)
-        for attempt in before_attempts:
-            tally.baseline.add(attempt, attempt.codes, names)
+        tally.candidate.add_case(case.attempts, names)
+        tally.baseline.add_case(before_attempts, names)
         changes.extend(_pairs(case, before_attempts, tally.classes, rescored))
         if repeated:
             views.append(_case_view(case.id, case.attempts, before_attempts))

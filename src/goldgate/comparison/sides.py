@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from pydantic import ValidationError
@@ -36,6 +37,8 @@ __all__ = ["CODES", "AttemptSide", "CaseSide", "ReportSide", "SuiteSide", "load_
 
 CODES = {"passed": "P", "failed": "F", "error": "E", "not_run": "N"}
 OUTCOMES = {code: outcome for outcome, code in CODES.items()}
+_CODE = CODES.__getitem__
+_OUTCOME = itemgetter("outcome")
 _STATUSES = frozenset({"completed", "failed", "timed_out", "skipped", "cancelled"})
 
 ResultsWanted = Callable[[str, str, bytes], bool]
@@ -63,8 +66,9 @@ class Expectation:
         return canonical([self.name, self.path, self.comparison, self.scorer, self.expected])
 
 
-@dataclass(frozen=True, slots=True)
-class AttemptSide:
+class AttemptSide(NamedTuple):
+    """One attempt as compared (a tuple: 100,000 of them are made per report)."""
+
     attempt: int
     status: str
     latency_ms: float | None
@@ -81,11 +85,8 @@ class CaseSide:
     input_key: bytes
     gold_key: bytes
     expectations: tuple[Expectation, ...]
+    names: tuple[str, ...]
     attempts: tuple[AttemptSide, ...]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(e.name for e in self.expectations)
 
 
 @dataclass(frozen=True)
@@ -137,24 +138,31 @@ def _expectations(raw: Any) -> tuple[Expectation, ...]:
     return tuple(found)
 
 
-def _attempt(raw: Any, size: int, keep: bool) -> AttemptSide:
-    number, status = raw["attempt"], raw["status"]
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        raise TypeError("attempt must be a positive integer")
-    if status not in _STATUSES:
-        raise ValueError(f"unknown attempt status {status!r}")
-    latency = raw.get("latency_ms")
-    if latency is not None and (not isinstance(latency, int | float) or isinstance(latency, bool)):
-        raise TypeError("latency_ms must be a number")
-    checks = raw.get("checks") or ()
-    if status == "completed":
-        codes = "".join(CODES[check["outcome"]] for check in checks)
-        if len(codes) != size:
-            raise ValueError(f"{len(codes)} checks for {size} expectations")
-    else:
-        codes = "N" * size
-    result = raw.get("result") if keep else None
-    return AttemptSide(number, status, latency, raw.get("usage"), codes, result)
+def _attempts(raws: Any, size: int, keep: bool) -> tuple[AttemptSide, ...]:
+    """A case's attempts, checked as they are reduced (this loop runs once per attempt of
+    both reports: it is kept lean)."""
+    not_run = "N" * size
+    reduced = []
+    new = tuple.__new__  # AttemptSide(...) would go through a Python-level __new__
+    for raw in raws:
+        status = raw["status"]
+        if status == "completed":
+            codes = "".join(map(_CODE, map(_OUTCOME, raw["checks"])))
+            if len(codes) != size:
+                raise ValueError(f"{len(codes)} checks for {size} expectations")
+        elif status in _STATUSES:
+            codes = not_run
+        else:
+            raise ValueError(f"unknown attempt status {status!r}")
+        number = raw["attempt"]
+        if type(number) is not int or number < 1:
+            raise TypeError("attempt must be a positive integer")
+        latency = raw.get("latency_ms")
+        if latency is not None and type(latency) is not float and type(latency) is not int:
+            raise TypeError("latency_ms must be a number")
+        result = raw.get("result") if keep else None
+        reduced.append(new(AttemptSide, (number, status, latency, raw.get("usage"), codes, result)))
+    return tuple(reduced)
 
 
 def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
@@ -167,9 +175,10 @@ def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
     )
     raw_input = raw.get("input")
     keep = wanted is not None and wanted(suite, case_id, gold_key)
-    attempts = tuple(_attempt(a, len(expectations), keep) for a in raw["attempts"])
+    attempts = _attempts(raw["attempts"], len(expectations), keep)
     input_key = b"" if raw_input is None else canonical(raw_input)
-    return CaseSide(case_id, input_key, gold_key, expectations, attempts)
+    names = tuple(e.name for e in expectations)
+    return CaseSide(case_id, input_key, gold_key, expectations, names, attempts)
 
 
 def _reduce(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 
 __all__ = ["mcnemar_p_value", "nearest_rank"]
 
@@ -18,8 +17,15 @@ def mcnemar_p_value(improved: int, regressed: int) -> float:
     total = improved + regressed
     if total == 0:
         return 1.0
-    tail = sum(math.comb(total, i) for i in range(min(improved, regressed) + 1))
-    return float(min(Fraction(1), Fraction(2 * tail, 2**total)))
+    # C(n, i + 1) = C(n, i) * (n - i) / (i + 1): one multiplication and one exact division a
+    # term, where math.comb would start every term afresh (seconds for n = 10,000).
+    term = tail = 1
+    for i in range(min(improved, regressed)):
+        term = term * (total - i) // (i + 1)
+        tail += term
+    doubled = 2 * tail
+    denominator = 1 << total
+    return 1.0 if doubled >= denominator else doubled / denominator  # correctly rounded
 
 
 def nearest_rank(sorted_values: Sequence[float], percent: float) -> float | None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome, unfinished
-from goldgate.jsonvalue import MISSING, resolve_pointer
+from goldgate.jsonvalue import MISSING, parse_pointer, resolve
 from goldgate.report.models import (
     CountsRecord,
     MetricResult,
@@ -24,9 +25,11 @@ from goldgate.report.models import (
     ThresholdRecord,
     VerdictRecord,
 )
-from goldgate.scoring import CheckOutcome, Observation, ObservationStatus, compute_metric
+from goldgate.scoring import CheckOutcome, Observation, ObservationStatus, Outcome, compute_metric
 
 ATTEMPT_STATUSES = ("completed", "failed", "timed_out", "skipped", "cancelled")
+# An enum member's .value goes through a descriptor; these run once per check of a run.
+_OUTCOME_NAMES = {outcome: outcome.value for outcome in Outcome}
 CHECK_OUTCOMES = ("passed", "failed", "error", "not_run")
 _RUNTIME_FAILURES = ("failed", "timed_out")
 _CHECK_FIELDS = (
@@ -40,7 +43,7 @@ _CHECK_FIELDS = (
 
 def check_json(check: CheckOutcome) -> dict[str, Any]:
     """A check as stored: its outcome and only the fields that say something."""
-    record: dict[str, Any] = {"outcome": check.outcome.value}
+    record: dict[str, Any] = {"outcome": _OUTCOME_NAMES[check.outcome]}
     if check.reason is not None:
         record["reason"] = check.reason
     for name in _CHECK_FIELDS:
@@ -116,9 +119,10 @@ class _Figures:
 
     def add(self, checks: Sequence[CheckOutcome]) -> None:
         for check in checks:
-            if check.outcome.value != "not_run":
+            outcome = check.outcome
+            if outcome is not Outcome.NOT_RUN:
                 self.ran += 1
-                self.passed += check.passed
+                self.passed += outcome is Outcome.PASSED
             if check.adjudication:
                 self.adjudication += 1
             if check.assertions_declared is not None:
@@ -178,7 +182,7 @@ class SuiteCollector:
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
         for check in outcome.checks:
-            self.checks[check.outcome.value] += 1
+            self.checks[_OUTCOME_NAMES[check.outcome]] += 1
         self.figures.add(outcome.checks)
         for metric, gold, observations in zip(
             self.suite.metrics, self._metric_gold, self.observations, strict=True
@@ -290,12 +294,18 @@ def _gold_index(suite: GoldSuite, metric: Metric) -> list[Any]:
     return gold
 
 
+@cache
+def _tokens(path: str) -> tuple[str, ...]:
+    """A metric's path parsed once (gold paths are checked pointers)."""
+    return parse_pointer(path)
+
+
 def _observation(metric: Metric, gold: list[Any], outcome: AttemptOutcome) -> Observation | None:
     expected = gold[outcome.index]
     if expected is MISSING:
         return None
     if outcome.status == "completed" and outcome.document is not None:
-        predicted: Any = resolve_pointer(outcome.document, metric.path)
+        predicted: Any = resolve(outcome.document, _tokens(metric.path))
         status: ObservationStatus = "observed"
     else:
         predicted = MISSING
