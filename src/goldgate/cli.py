@@ -119,8 +119,10 @@ def evaluate(
         Path | None,
         typer.Option(
             "--output",
-            help="Report file to create (never overwritten); default: a new file under "
-            ".goldgate/evaluations/ in the project folder (the one holding config/).",
+            help="Report (or comparison) file to create, never overwritten; default: a new "
+            "file under .goldgate/evaluations/ in the project folder (the one holding "
+            "config/); a comparison goes to .goldgate/comparisons/ there, or beside the "
+            "candidate.",
             dir_okay=False,
         ),
     ] = None,

@@ -192,16 +192,16 @@ def replay_evaluation(request: ReplayRequest) -> ExitCode:
             raise
         return _refused_as_json(error)
     outcome = prepared.execute()
-    source = outcome.source
+    measured = outcome.source.record()  # the run whose latency and usage were copied
     if request.json_output:
         summary = summary_json(outcome.report, outcome.report_path)
-        summary["replay_of"] = {"path": source.path, "digest": source.digest}
+        summary["replay_of"] = {"path": measured.path, "digest": measured.digest}
         _emit_json(summary)
     else:
         _emit(render_summary(outcome.report, outcome.report_path))
         _emit(
-            f"replay of: {source.path} ({source.digest}); latency and usage are that run's "
-            "measurements"
+            f"replay of: {measured.path} ({measured.digest}); latency and usage are that "
+            "run's measurements"
         )
     return _published(ExitCode(outcome.report.verdict.exit_code), outcome)
 

@@ -91,6 +91,10 @@ class ReplaySource:
         return cls(report, path, bytes_digest(report_bytes(report)))
 
     def record(self) -> ReplayRecord:
+        """The run that measured the latency and usage: a replay of a replay names the
+        original run, not the intermediate replay."""
+        if self.report.replay_of is not None:
+            return self.report.replay_of
         return ReplayRecord(path=self.path, digest=self.digest, started_at=self.report.started_at)
 
 

@@ -287,3 +287,38 @@ def test_read_report_reads_a_replay(project: Project) -> None:
     report = read_report(project.output("r.json"))
     assert report.replay_of is not None
     assert report.replay_of.measured_by_original_run is True
+
+
+def test_a_replay_of_a_replay_names_the_run_that_measured(project: Project) -> None:
+    saved, original = _baseline(project)
+    first, second = project.output("r1.json"), project.output("r2.json")
+    project.run("--replay", str(saved), "--output", str(first))
+
+    result = project.run("--replay", str(first), "--output", str(second))
+
+    assert result.code == 4, result.output
+    once, twice = read_report_json(first), read_report_json(second)
+    assert twice["replay_of"] == once["replay_of"]
+    assert twice["replay_of"]["started_at"] == original["started_at"]
+
+
+def test_the_python_api_replays_like_the_cli(project: Project) -> None:
+    import anyio
+
+    from goldgate import replay
+
+    saved, original = _baseline(project)
+    cli = project.output("cli.json")
+    project.run("--replay", str(saved), "--output", str(cli))
+
+    report = anyio.run(lambda: replay(saved, project.settings_path))
+
+    assert report.replay_of is not None
+    assert report.replay_of.path == str(saved)
+    flat = [
+        (s.name, a.case_id, a.attempt, a.status, [c.outcome for c in a.checks])
+        for s in report.suites
+        for a in s.iter_attempts()
+    ]
+    assert flat == [tuple(row) for row in _outcomes(read_report_json(cli))]
+    assert report.verdict.exit_code == original["verdict"]["exit_code"]
