@@ -22,7 +22,7 @@ from goldgate.errors import (
     InvalidInputError,
     most_severe,
 )
-from goldgate.problems import Violation
+from goldgate.problems import Violation, display_path
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import (
     end_user_output,
@@ -178,6 +178,8 @@ class RunRequest:
     json_output: bool = False
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     shard: tuple[int, int] | None = None
+    variant: str | None = None
+    variant_revision: str | None = None
 
 
 def run_evaluation(request: RunRequest) -> ExitCode:
@@ -245,6 +247,103 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     written = write_report(merged, output)
     code = ExitCode(merged.verdict.exit_code)
     _emit(render_summary(merged, written, code))
+    return code
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    """What ``goldgate evaluate --replay`` was asked to do."""
+
+    report: Path
+    config: Path
+    dataset: Path | None = None
+    output: Path | None = None
+    json_output: bool = False
+
+
+def replay_evaluation(request: ReplayRequest) -> ExitCode:
+    """``goldgate evaluate --replay``: the current gold over a saved report's results, into
+    a new report; the exit code is the replayed report's verdict."""
+    from goldgate.replays import prepare_replay
+    from goldgate.report.summary import render_summary, summary_json
+
+    try:
+        prepared = prepare_replay(request.report, request.config, request.dataset, request.output)
+        outcome = prepared.execute()
+    except GoldgateError as error:
+        if not request.json_output:
+            raise
+        return _refusal_json(error)
+    measured = outcome.source.record()  # the run whose latency and usage were copied
+    code = _published(ExitCode(outcome.report.verdict.exit_code), outcome)
+    if request.json_output:
+        summary = summary_json(outcome.report, outcome.report_path, code)
+        summary["replay_of"] = {"path": measured.path, "digest": measured.digest}
+        _emit_json(summary)
+    else:
+        _emit(render_summary(outcome.report, outcome.report_path, code))
+        _emit(
+            f"replay of: {measured.path} ({measured.digest}); latency and usage are that "
+            "run's measurements"
+        )
+    return code
+
+
+def _published(code: ExitCode, outcome: Any) -> ExitCode:
+    """A file written elsewhere because its folder failed loses nothing, but it is not where
+    CI looks for it: a runtime failure."""
+    if outcome.fallback_reason:
+        warn(
+            f"goldgate: {outcome.fallback_reason}; the report was written to "
+            f"{outcome.report_path} instead."
+        )
+        return most_severe(code, ExitCode.RUNTIME_FAILURE)
+    return code
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What ``goldgate evaluate --compare`` was asked to do."""
+
+    candidate: Path
+    baseline: Path
+    output: Path | None = None
+    partial: bool = False
+    fail_on_regression: bool = False
+    json_output: bool = False
+
+
+def compare_reports(request: CompareRequest) -> ExitCode:
+    """``goldgate evaluate --compare``: no settings, no targets; a new comparison file and a
+    safe summary. 0 when compared, 2 when incomparable; with ``--fail-on-regression``, 1
+    when any attempt regressed or is mixed."""
+    from datetime import UTC, datetime
+
+    from goldgate.comparison import compare, default_comparison_path, write_comparison
+    from goldgate.comparison.summary import comparison_json, render_comparison
+    from goldgate.report.io import ensure_writable
+
+    now = datetime.now(UTC)
+    try:
+        output = request.output or default_comparison_path(request.candidate, now)
+        ensure_writable(output)
+        comparison = compare(request.candidate, request.baseline, partial=request.partial, now=now)
+    except GoldgateError as error:
+        if not request.json_output:
+            raise
+        return _refusal_json(error)
+    written, fallback_reason = write_comparison(comparison, output)
+    path = Path(display_path(written))
+    if request.json_output:
+        _emit_json(comparison_json(comparison, path))
+    else:
+        _emit(render_comparison(comparison, path))
+    code = ExitCode.PASSED
+    if request.fail_on_regression and comparison.regressions:
+        code = ExitCode.GOLD_DISAGREEMENT
+    if fallback_reason:
+        warn(f"goldgate: {fallback_reason}; the comparison was written to {path} instead.")
+        code = most_severe(code, ExitCode.RUNTIME_FAILURE)
     return code
 
 

@@ -33,6 +33,7 @@ from goldgate.report.models import (
     REPORT_FORMAT,
     DatasetRecord,
     OptionsRecord,
+    ReplayRecord,
     Report,
     SuiteRecord,
     TargetRecord,
@@ -44,7 +45,7 @@ from goldgate.scoring import ScorerRegistry
 if TYPE_CHECKING:
     from goldgate.execution.watchdog import Watchdog
 
-__all__ = ["INTERRUPTED_REASON", "ReportRun", "RunHeader", "SuiteJob", "now"]
+__all__ = ["INTERRUPTED_REASON", "ReportRun", "RunHeader", "SuiteJob", "finish_report", "now"]
 
 
 def now() -> datetime:
@@ -70,8 +71,10 @@ class RunHeader:
     options: OptionsRecord
     registry: ScorerRegistry
     started: datetime
+    replay_of: ReplayRecord | None = None
 
     def as_json(self) -> dict[str, Any]:
+        replay = {} if self.replay_of is None else {"replay_of": self.replay_of.model_dump()}
         return {
             "format": REPORT_FORMAT,
             "goldgate_version": __version__,
@@ -83,6 +86,7 @@ class RunHeader:
                 {"name": name, "revision": revision}
                 for name, revision in sorted(self.registry.revisions().items())
             ],
+            **replay,
         }
 
 
@@ -220,17 +224,36 @@ class ReportRun:
                 raise RuntimeError("the report is finished already")
             self.finish_remaining()
             self._finished = True
-            suites = tuple(self.records)
-            verdict = run_verdict(
-                suites, interruption is not None, sum(suite.adjudication for suite in suites)
+            return finish_report(
+                self.writer,
+                self.header,
+                self.records,
+                duration=duration,
+                interruption=interruption,
             )
-            tail = {
-                "complete": interruption is None,
-                "interruption": interruption,
-                "finished_at": now().isoformat(),
-                "duration_seconds": round(duration, 6),
-                "verdict": verdict.model_dump(mode="json"),
-            }
-            self.writer.tail(tail)
-        head = {**self.header.as_json(), "suites": [], **tail}
-        return Report.model_validate(head).model_copy(update={"suites": suites})
+
+
+def finish_report(
+    writer: ReportWriter,
+    header: RunHeader,
+    records: Sequence[SuiteRecord],
+    *,
+    duration: float,
+    interruption: str | None,
+) -> Report:
+    """Write a report's last members after its suites; return the report without its cases
+    (they are in the file) for the summary."""
+    suites = tuple(records)
+    verdict = run_verdict(
+        suites, interruption is not None, sum(suite.adjudication for suite in suites)
+    )
+    tail = {
+        "complete": interruption is None,
+        "interruption": interruption,
+        "finished_at": now().isoformat(),
+        "duration_seconds": round(duration, 6),
+        "verdict": verdict.model_dump(mode="json"),
+    }
+    writer.tail(tail)
+    head = {**header.as_json(), "suites": [], **tail}
+    return Report.model_validate(head).model_copy(update={"suites": suites})

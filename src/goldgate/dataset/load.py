@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
 from goldgate.dataset.compiled import compile_expectations
-from goldgate.dataset.gold import Dataset, GoldSuite, dataset_fingerprint
+from goldgate.dataset.gold import Dataset, DatasetIdentity, GoldSuite, dataset_fingerprint
 from goldgate.dataset.lines import element_lines
 from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
@@ -129,12 +129,14 @@ def _check_gold(
     violations.extend(manifest_violations(manifest_doc, suites))
     if violations or head is None:
         return GoldCheck(path, tuple(sort_violations(violations)), None, case_count)
+    fingerprint = dataset_fingerprint(head.name, [suite.fingerprint for suite in built])
+    identity = DatasetIdentity(head.name, head.revision, fingerprint)
     dataset = Dataset(
         name=head.name,
         revision=head.revision,
-        suites=tuple(built),
+        suites=tuple(replace(suite, dataset=identity) for suite in built),
         path=path,
-        fingerprint=dataset_fingerprint(head.name, [suite.fingerprint for suite in built]),
+        fingerprint=fingerprint,
     )
     return GoldCheck(path, (), dataset, case_count)
 
