@@ -35,6 +35,7 @@ from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.execution.targets import build_target
 from goldgate.identity import project_folder
+from goldgate.memory import collections_paused
 from goldgate.problems import display_path
 from goldgate.report.build import SuiteCollector, suite_head, suite_tail
 from goldgate.report.digests import bytes_digest, value_digest
@@ -42,7 +43,6 @@ from goldgate.report.io import (
     ReportFile,
     default_report_path,
     ensure_writable,
-    gc_paused,
     parse_report,
     read_report_bytes,
     report_bytes,
@@ -370,7 +370,7 @@ async def _replay(
     writer.head(header.as_json())
     # The saved report is millions of live objects: collections triggered by the records
     # made here would scan them all, again and again, for cycles there are none of.
-    with gc_paused():
+    with collections_paused():
         records = [
             await _replay_suite(record, gold, registry, writer)
             for record, gold in zip(saved.suites, suites, strict=True)

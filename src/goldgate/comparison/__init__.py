@@ -15,7 +15,8 @@ from goldgate.comparison.compute import classify, compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value
-from goldgate.report.io import ReportFile, gc_paused, read_report_bytes, unique_path
+from goldgate.memory import collections_paused
+from goldgate.report.io import ReportFile, read_report_bytes, unique_path
 from goldgate.report.models import Report
 from goldgate.report.stream import dumps
 
@@ -51,7 +52,7 @@ def compare(
     thing that makes them incomparable. ``partial`` compares the attempts whose identity and
     input match, re-scoring the baseline under the candidate's gold where the gold differs,
     and lists the rest."""
-    with gc_paused():  # millions of short-lived objects and no cycles: see gc_paused
+    with collections_paused():  # millions of short-lived objects and no cycles
         mine = _side(candidate, "candidate")
         wanted: ResultsWanted | None = None
         if partial:

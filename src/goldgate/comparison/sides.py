@@ -23,9 +23,9 @@ from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError
 from goldgate.jsonvalue import canonical_json
+from goldgate.memory import collections_paused
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
-    gc_paused,
     read_report_bytes,
     report_bytes,
     report_value,
@@ -188,14 +188,14 @@ def _reduce(
     if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
         raise _invalid(path, "/suites", "suites must be an array of objects")
     try:
-        with gc_paused():
+        with collections_paused():
             header = Report.model_validate(
                 {**value, "suites": [{**suite, "cases": []} for suite in raw_suites]}
             )
     except ValidationError as error:
         raise validation_problem(path, error) from None
     suites = []
-    with gc_paused():
+    with collections_paused():
         for index, (raw, record) in enumerate(zip(raw_suites, header.suites, strict=True)):
             cases = raw.get("cases")
             if not isinstance(cases, list):

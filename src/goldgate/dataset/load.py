@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -18,6 +17,7 @@ from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violat
 from goldgate.errors import GoldCheckError, InvalidInputError
 from goldgate.files import MissingFileError
 from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
+from goldgate.memory import collections_paused
 from goldgate.problems import (
     Violation,
     display_path,
@@ -64,15 +64,8 @@ def check_gold(
     extra_scorers: Collection[str] = (),
 ) -> GoldCheck:
     """Check gold offline against itself and ``settings``; nothing is imported or run."""
-    # Loading builds millions of objects that all live on and form no cycles: collections
-    # would only rescan a growing heap (quadratic in the gold's size), so none run meanwhile.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collections_paused():  # loading builds millions of live objects and no cycles
         return _check_gold(settings, path, extra_scorers)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _check_gold(
