@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from .engine import REPO_ROOT
 
@@ -94,3 +95,19 @@ def test_both_linters_catch_a_broken_workflow(tmp_path: Path) -> None:
     assert zizmor.returncode != 0, zizmor.stdout + zizmor.stderr
     for audit in ("dangerous-triggers", "template-injection", "unpinned-uses"):
         assert audit in zizmor.stdout, audit
+
+
+def test_uploads_of_goldgate_files_include_hidden_files() -> None:
+    """goldgate writes reports under .goldgate/, and upload-artifact leaves out hidden files
+    and folders unless told otherwise: it would upload nothing."""
+    uploads = 0
+    for path in WORKFLOWS:
+        workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for job in workflow["jobs"].values():
+            for step in job.get("steps", []):
+                uses, given = step.get("uses", ""), step.get("with", {})
+                if uses.startswith("actions/upload-artifact@") and "outputs." in given["path"]:
+                    uploads += 1
+                    assert given.get("include-hidden-files") is True, (path.name, step)
+
+    assert uploads >= 3
