@@ -121,6 +121,7 @@ def test_the_image_is_lean_and_runs_goldgate_under_tini_as_the_runner_uid(
     probe = engine.run(
         "run", "--rm", "--entrypoint", "sh", image, "-c",
         "command -v pip pip3 gcc cc make || true; ls /opt/goldgate/bin; id -u;"
+        "ls -d /opt/tools /build /run/secrets/* 2>/dev/null || true;"
         "python3 -c 'import goldgate, sys; print(sys.prefix)'",
     ).stdout.split()  # fmt: skip
 
@@ -128,6 +129,8 @@ def test_the_image_is_lean_and_runs_goldgate_under_tini_as_the_runner_uid(
     assert config["Cmd"] == ["--help"]
     assert config["User"] == "1001:1001"
     assert config["WorkingDir"] == "/github/workspace"
+    # The build's tools and pip's secrets stayed in the build stage.
+    assert not [item for item in config["Env"] if item.startswith("PIP_")]
     assert probe[-2:] == [str(RUNNER_UID), "/opt/goldgate"]
     assert not [word for word in probe if word.startswith("/") and word != "/opt/goldgate"], probe
     assert "pip" not in probe  # no pip in the venv, no compiler on the path
