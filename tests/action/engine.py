@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from .support import REPO_ROOT
+
 RUNNER_UID = 1001  # the `runner` user of GitHub-hosted runners, who owns the workspace
 
 # The local base: Debian's Python 3.11 and tini, documentation left out to keep it small.

@@ -6,13 +6,14 @@ their own, so a hand edit on either side, or a generator bug, shows up here."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from .support import load_script
 
 INPUTS = (
     "mode", "config", "suites", "live", "max_concurrency", "timeout", "repeat", "variant",
@@ -143,7 +144,7 @@ def test_readme_outputs_table_matches_action_yml(action: dict[str, Any], readme:
 
 
 def test_the_readme_generator_agrees(repo_root: Path, action: dict[str, Any], readme: str) -> None:
-    module = _load_script(repo_root / "scripts" / "action_docs.py")
+    module = load_script("action_docs")
 
     assert module.render(readme, action) == readme, "run scripts/action_docs.py"
 
@@ -166,12 +167,3 @@ def test_goldgate_action_help_names_every_input(action: dict[str, Any], run_cli:
     for name, (words, _default) in CHOICES.items():
         for word in words:
             assert word in help_text, (name, word)
-
-
-def _load_script(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -30,7 +30,8 @@ import yaml
 
 from run.support import attempt_of, read_report_json
 
-from .engine import REPO_ROOT, RUNNER_UID, Engine, Runner, build_image, private_engine
+from .engine import RUNNER_UID, Engine, Runner, build_image, private_engine
+from .support import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -4,14 +4,14 @@ runner's uid, and docker/requirements.lock pins exactly goldgate's runtime depen
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from .support import load_script
 
 
 def test_dockerfile_pins_its_base_and_runs_goldgate_under_tini(repo_root: Path) -> None:
@@ -40,7 +40,7 @@ def test_the_image_lock_pins_every_runtime_dependency(repo_root: Path) -> None:
         assert version, f"{line!r} is not pinned with =="
         locked[canonicalize_name(name)] = version
     project = tomllib.loads((repo_root / "pyproject.toml").read_text("utf-8"))["project"]
-    module = _load_script(repo_root / "scripts" / "lock_requirements.py")
+    module = load_script("lock_requirements")
 
     closure = module.runtime_closure(list(project["dependencies"]))
     assert sorted(locked) == sorted(closure), "regenerate: scripts/lock_requirements.py"
@@ -48,12 +48,3 @@ def test_the_image_lock_pins_every_runtime_dependency(repo_root: Path) -> None:
         requirement = Requirement(text)
         version = locked[canonicalize_name(requirement.name)]
         assert requirement.specifier.contains(version, prereleases=True), (text, version)
-
-
-def _load_script(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .engine import REPO_ROOT
+from .support import REPO_ROOT
 
 SCRIPTS = REPO_ROOT / "scripts"
 WORKFLOWS = sorted((REPO_ROOT / "examples" / "workflows").glob("*.yml")) + sorted(
