@@ -388,6 +388,16 @@ OutputFile = Annotated[
         "-o", "--output", metavar="FILE", help="Write here instead of stdout.", dir_okay=False
     ),
 ]
+ComparisonFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--comparison",
+        metavar="FILE",
+        help="A comparison of this report with a baseline (goldgate evaluate --compare): "
+        "show regressions, improvements, flaky cases and McNemar's test.",
+        dir_okay=False,
+    ),
+]
 
 
 @report_app.command("junit")
@@ -399,11 +409,12 @@ def report_junit(
             "-o", "--output", metavar="FILE", help="JUnit XML file to write.", dir_okay=False
         ),
     ],
+    comparison: ComparisonFile = None,
 ) -> None:
     """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
     from goldgate.commands import render_report
 
-    _finish(render_report("junit", report, output))
+    _finish(render_report("junit", report, output, comparison))
 
 
 def _link_base(value: str | None) -> str | None:
@@ -443,6 +454,7 @@ def report_markdown(
         ),
     ] = None,
     output: OutputFile = None,
+    comparison: ComparisonFile = None,
 ) -> None:
     """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
     from goldgate.commands import render_report
@@ -452,6 +464,7 @@ def report_markdown(
             "markdown",
             report,
             output,
+            comparison,
             budget=budget.value,
             details=details.value,
             link_base=link_base,
@@ -466,15 +479,16 @@ def report_annotations(
         int,
         typer.Option("--max", min=0, help="Error annotations to print (GitHub shows 10 per step)."),
     ] = 10,
+    comparison: ComparisonFile = None,
 ) -> None:
     """GitHub workflow commands: an error at the gold line of each failing case."""
     from goldgate.commands import render_report
 
-    _finish(render_report("annotations", report, maximum=maximum))
+    _finish(render_report("annotations", report, None, comparison, maximum=maximum))
 
 
 @report_app.command("show")
-def report_show(report: ReportArgument) -> None:
+def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> None:
     """The report for a person: tables and colour on a terminal, plain text otherwise."""
     import os
     import shutil
@@ -486,6 +500,8 @@ def report_show(report: ReportArgument) -> None:
         render_report(
             "show",
             report,
+            None,
+            comparison,
             rich=terminal,
             color=terminal and "NO_COLOR" not in os.environ,
             width=shutil.get_terminal_size().columns,
