@@ -524,6 +524,16 @@ def report_merge(
     _finish(merge_shard_reports(reports, output))
 
 
+@app.command()
+def action() -> None:
+    """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate,
+    compare with the baseline, and report (JUnit, sticky comment, job summary, annotations,
+    step outputs)."""
+    from goldgate.github.action import run_action
+
+    _finish(ExitCode(run_action()))
+
+
 def _refuse_for_mode(given: dict[str, bool], mode: str, why: str) -> None:
     """Options that shape a run mean nothing to a replay or a comparison: refuse them rather
     than ignore them."""
