@@ -7,6 +7,7 @@ the exit rule per ``fail_on`` and the environment targets see."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -282,3 +283,43 @@ def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
     result = runner.run(comment="off")
     assert result.code == 1
     assert sorted(name for name in runner.outputs() if f"`{name}`" not in row) == []
+
+
+def test_a_baseline_path_is_compared_partially(runner: Runner, baseline_zip: bytes) -> None:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
+
+    result = runner.run(baseline="baseline.json", partial="true", fail_on="regression")
+
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["mode"] == "partial"
+    assert outputs["regressed"] == "3"
+    assert not runner.fake.requests_to("GET", r"/artifacts")
+
+
+def test_a_missing_baseline_path_is_said_plainly(runner: Runner) -> None:
+    result = runner.run(baseline="nowhere.json")
+
+    assert result.code == 1, result.stderr
+    assert runner.outputs()["comparison"] == ""
+    assert "> No baseline: nowhere.json is not a file" in runner.summary.read_text("utf-8")
+
+
+def test_mode_check_checks_the_gold_offline(runner: Runner) -> None:
+    result = runner.run(mode="check")
+
+    assert result.code == 0, result.stderr
+    assert runner.outputs() == {"exit_code": "0"}
+    assert "gold OK" in result.stdout
+
+
+def test_an_unsupported_mode_is_refused(runner: Runner) -> None:
+    result = runner.run(mode="replay")
+
+    assert result.code == 2
+    assert "mode replay is not run by this version" in result.stdout

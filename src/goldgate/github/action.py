@@ -420,6 +420,7 @@ def _report(
     rule: str,
 ) -> None:
     from goldgate.github.comments import comment_budget, comment_length
+    from goldgate.render import escape
     from goldgate.render.annotations import render_annotations
     from goldgate.render.compared import comparison_view
     from goldgate.render.junit import render_junit
@@ -431,7 +432,9 @@ def _report(
     inputs.junit.write_text(render_junit(report, view), encoding="utf-8")
     link_base = _link_base(run, event) if inputs.link_gold else None
     shown = str(report_path)
-    preface = f"**goldgate: {rule}**\n\n" + "".join(f"> {note}\n\n" for note in run.notes)
+    preface = f"**goldgate: {rule}**\n\n" + "".join(
+        f"> {escape.markdown(note, 1_000)}\n\n" for note in run.notes
+    )
     options: dict[str, Any] = {
         "details": inputs.details,
         "link_base": link_base,
