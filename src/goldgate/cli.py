@@ -388,6 +388,16 @@ OutputFile = Annotated[
         "-o", "--output", metavar="FILE", help="Write here instead of stdout.", dir_okay=False
     ),
 ]
+ComparisonFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--comparison",
+        metavar="FILE",
+        help="A comparison of this report with a baseline (goldgate evaluate --compare): "
+        "show regressions, improvements, flaky cases and McNemar's test.",
+        dir_okay=False,
+    ),
+]
 
 
 @report_app.command("junit")
@@ -399,11 +409,12 @@ def report_junit(
             "-o", "--output", metavar="FILE", help="JUnit XML file to write.", dir_okay=False
         ),
     ],
+    comparison: ComparisonFile = None,
 ) -> None:
     """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
     from goldgate.commands import render_report
 
-    _finish(render_report("junit", report, output))
+    _finish(render_report("junit", report, output, comparison))
 
 
 def _link_base(value: str | None) -> str | None:
@@ -443,6 +454,7 @@ def report_markdown(
         ),
     ] = None,
     output: OutputFile = None,
+    comparison: ComparisonFile = None,
 ) -> None:
     """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
     from goldgate.commands import render_report
@@ -452,6 +464,7 @@ def report_markdown(
             "markdown",
             report,
             output,
+            comparison,
             budget=budget.value,
             details=details.value,
             link_base=link_base,
@@ -466,15 +479,16 @@ def report_annotations(
         int,
         typer.Option("--max", min=0, help="Error annotations to print (GitHub shows 10 per step)."),
     ] = 10,
+    comparison: ComparisonFile = None,
 ) -> None:
     """GitHub workflow commands: an error at the gold line of each failing case."""
     from goldgate.commands import render_report
 
-    _finish(render_report("annotations", report, maximum=maximum))
+    _finish(render_report("annotations", report, None, comparison, maximum=maximum))
 
 
 @report_app.command("show")
-def report_show(report: ReportArgument) -> None:
+def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> None:
     """The report for a person: tables and colour on a terminal, plain text otherwise."""
     import os
     import shutil
@@ -486,6 +500,8 @@ def report_show(report: ReportArgument) -> None:
         render_report(
             "show",
             report,
+            None,
+            comparison,
             rich=terminal,
             color=terminal and "NO_COLOR" not in os.environ,
             width=shutil.get_terminal_size().columns,
@@ -506,6 +522,38 @@ def report_merge(
     from goldgate.commands import merge_shard_reports
 
     _finish(merge_shard_reports(reports, output))
+
+
+_ACTION_INPUTS = """Inputs, as the runner passes them (action.yml documents each):
+
+INPUT_MODE: check | evaluate | replay | compare | report (default evaluate).
+INPUT_CONFIG: the settings file (default config/settings.yaml).
+INPUT_SUITES: suites to run, comma- or newline-separated (default: all).
+INPUT_LIVE: true authorizes live workflows (default false).
+INPUT_MAX_CONCURRENCY, INPUT_TIMEOUT, INPUT_REPEAT: as evaluate's options.
+INPUT_VARIANT: the name of what runs (default settings).
+INPUT_BASELINE: artifact:NAME (the artifact NAME-<merge-base commit>) or a report path.
+INPUT_REPORT: an existing report: the candidate (compare), the saved run (replay) or the
+report to render (report).
+INPUT_PARTIAL: true | false: compare what matches when gold changed (default true).
+INPUT_JUNIT: where to write JUnit XML (default: none).
+INPUT_COMMENT: update | new | off (default update).
+INPUT_COMMENT_ID: tells this step's sticky comment apart (default goldgate).
+INPUT_DETAILS: safe | values (default safe).
+INPUT_LINK_GOLD: true links cases to their gold lines (default true).
+INPUT_FAIL_ON: disagreement | regression | never (default disagreement).
+INPUT_GITHUB_TOKEN: the token that comments and downloads the baseline.
+"""
+
+
+@app.command(epilog=_ACTION_INPUTS)
+def action() -> None:
+    """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate,
+    compare with the baseline, and report (JUnit, sticky comment, job summary, annotations,
+    step outputs)."""
+    from goldgate.github.action import run_action
+
+    _finish(ExitCode(run_action()))
 
 
 def _refuse_for_mode(given: dict[str, bool], mode: str, why: str) -> None:

@@ -365,36 +365,65 @@ def render_report(
     kind: str,
     report_path: Path,
     output: Path | None = None,
+    comparison_path: Path | None = None,
     **options: Any,
 ) -> ExitCode:
-    """``goldgate report junit|markdown|annotations|show``: read a report, render it, write
-    it to ``output`` or stdout. Nothing is sent anywhere."""
+    """``goldgate report junit|markdown|annotations|show``: read a report (and a comparison
+    whose candidate it is), render it, write it to ``output`` or stdout. Nothing is sent
+    anywhere."""
     with collections_paused():  # a big report is millions of objects and no cycles
-        text = _rendered(kind, report_path, **options)
+        text = _rendered(kind, report_path, comparison_path, **options)
     _write_or_print(text, output)
     return ExitCode.PASSED
 
 
-def _rendered(kind: str, report_path: Path, **options: Any) -> str:
-    from goldgate.problems import display_path
-    from goldgate.report.io import read_report
+def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any) -> Any:
+    """The renderers' view of the comparison file at ``comparison_path``; refused
+    (``InvalidInputError``) unless its candidate is the report whose bytes are given."""
+    from pydantic import ValidationError
 
-    report = read_report(report_path)
+    from goldgate.comparison import read_comparison
+    from goldgate.problems import display_path
+    from goldgate.render.compared import comparison_view
+    from goldgate.report.digests import bytes_digest
+
+    shown = display_path(comparison_path)
+    try:
+        comparison = read_comparison(comparison_path)
+    except ValidationError:
+        raise InvalidInputError(f"{shown} is not a goldgate comparison file") from None
+    digest = bytes_digest(report_bytes)
+    if comparison.candidate.digest != digest:
+        raise InvalidInputError(
+            f"{shown} compares the report {comparison.candidate.digest}, not this report ({digest})"
+        )
+    return comparison_view(comparison, report)
+
+
+def _rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
+    from goldgate.problems import display_path
+    from goldgate.report.io import parse_report, read_report_bytes
+
+    data = read_report_bytes(report_path)
+    report = parse_report(data, str(report_path))
+    comparison = None
+    if comparison_path is not None:
+        comparison = load_comparison_view(comparison_path, data, report)
     shown_path = display_path(report_path)
     if kind == "junit":
         from goldgate.render.junit import render_junit
 
-        text = render_junit(report)
+        text = render_junit(report, comparison)
     elif kind == "markdown":
         from goldgate.render.markdown import render_markdown
 
-        text = render_markdown(report, full_report=shown_path, **options)
+        text = render_markdown(report, comparison, full_report=shown_path, **options)
     elif kind == "annotations":
         from goldgate.render.annotations import render_annotations
 
-        text = render_annotations(report, full_report=shown_path, **options)
+        text = render_annotations(report, comparison, full_report=shown_path, **options)
     else:
         from goldgate.render.terminal import render_terminal
 
-        text = render_terminal(report, **options)
+        text = render_terminal(report, comparison, **options)
     return text

@@ -17,7 +17,7 @@ from itertools import chain, islice
 
 from goldgate.problems import Violation
 from goldgate.render import text
-from goldgate.render.view import AttemptItem, ComparisonView, ReportView, build_view
+from goldgate.render.view import AttemptItem, ChangeItem, ComparisonView, ReportView, build_view
 from goldgate.report.models import Report
 
 GITHUB_LIMIT = 10
@@ -53,18 +53,23 @@ def _file(source: str | None) -> str | None:
     return source.replace("\\", "/")
 
 
-def _annotation(item: AttemptItem) -> str:
+def _annotation(item: AttemptItem, regressions: dict[tuple[str, str, int], ChangeItem]) -> str:
     kinds = {
         "runtime": "runtime failure",
         "check_error": "check error",
         "failure": "gold disagreement",
     }
     kind = kinds.get(item.problem or "", "problem")
+    message = item.reason
+    regression = regressions.get((item.suite, item.case_id, item.attempt))
+    if regression is not None:
+        kind = "regression"
+        message = f"{regression.change} against the baseline: {regression.detail}; {message}"
     location = item.location
     file = _file(location.source)
     return command(
         "error",
-        item.reason,
+        message,
         file=file,
         line=location.line if file is not None else None,
         title=f"goldgate {kind}: {text.name(item.suite)} / {text.name(item.label)}",
@@ -103,7 +108,13 @@ def annotations_from_view(
         f"more failing attempt{'s' * (total - maximum != 1)} not annotated "
         f"(GitHub shows {GITHUB_LIMIT} errors per step){where}"
     )
-    lines = _limited(map(_annotation, items), total, maximum, rest)
+    comparison = view.comparison
+    regressions = (
+        {}
+        if comparison is None
+        else {(c.suite, c.case_id, c.attempt): c for c in comparison.regressions}
+    )
+    lines = _limited((_annotation(item, regressions) for item in items), total, maximum, rest)
     return "".join(line + "\n" for line in lines)
 
 

@@ -7,7 +7,9 @@ Exactly one outcome per testcase, most severe first:
 - ``error``: a runtime failure (the attempt failed or timed out) or a check that could not
   run (outcome ``error``);
 - ``failure``: gold disagreement: the first failing check's name and reason as the message,
-  the case's gold file and line and every failing check in the text;
+  the case's gold file and line and every failing check in the text; with a comparison, an
+  attempt that regressed against the baseline is a failure of type ``regression`` whose
+  message says which checks went from pass to fail;
 - ``skipped``: every attempt of a live suite that was not authorized (with the reason) and
   every attempt an interrupted run cancelled;
 - nothing: the attempt passed (checks waiting for a person do not fail it).
@@ -30,6 +32,7 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[
 from goldgate.render import text
 from goldgate.render.view import (
     AttemptItem,
+    ChangeItem,
     ComparisonView,
     Location,
     ReportView,
@@ -76,11 +79,28 @@ def _testcase(name: str, classname: str, latency_ms: float | None) -> TestCase:
     return TestCase(name=name, classname=classname, elapsed_sec=text.seconds(latency_ms))
 
 
-def _problem_testcase(item: AttemptItem, classname: str, skip_reason: str | None) -> TestCase:
+Regressions = dict[tuple[str, str, int], ChangeItem]
+
+
+def _regressions(view: ReportView) -> Regressions:
+    if view.comparison is None:
+        return {}
+    return {(c.suite, c.case_id, c.attempt): c for c in view.comparison.regressions}
+
+
+def _problem_testcase(
+    item: AttemptItem,
+    classname: str,
+    skip_reason: str | None,
+    regression: ChangeItem | None = None,
+) -> TestCase:
     case = _testcase(_xml(item.label, text.NAME_LIMIT), classname, item.record.latency_ms)
     problem = item.problem
+    regressed = ""
+    if regression is not None:
+        regressed = f"{regression.change} against the baseline: {regression.detail}"
     if problem == "runtime":
-        reason = _xml(item.reason)
+        reason = _xml(f"{regressed}: {item.reason}" if regressed else item.reason)
         case.add_error_info(
             message=reason, output=_xml(f"{_where(item)}: {item.reason}"), error_type=item.status
         )
@@ -93,7 +113,13 @@ def _problem_testcase(item: AttemptItem, classname: str, skip_reason: str | None
         ]
         message = _xml(item.reason or problem)
         if problem == "check_error":
+            if regressed:
+                message = _xml(f"{regressed}; {item.reason or problem}")
             case.add_error_info(message=message, output="\n".join(lines), error_type="check error")
+        elif regressed:
+            case.add_failure_info(
+                message=_xml(regressed), output="\n".join(lines), failure_type="regression"
+            )
         else:
             case.add_failure_info(
                 message=message, output="\n".join(lines), failure_type="gold disagreement"
@@ -105,7 +131,7 @@ def _problem_testcase(item: AttemptItem, classname: str, skip_reason: str | None
     return case
 
 
-def _testcases(suite: SuiteView) -> list[TestCase]:
+def _testcases(suite: SuiteView, regressions: Regressions) -> list[TestCase]:
     """One testcase per attempt, in case-major order. Passing attempts (most of them) are
     read straight from the records; only an attempt with a problem becomes a view item."""
     record = suite.record
@@ -122,7 +148,8 @@ def _testcases(suite: SuiteView) -> list[TestCase]:
                 cases.append(_testcase(label, classname, attempt.latency_ms))
             else:
                 item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
-                cases.append(_problem_testcase(item, classname, record.skip_reason))
+                regression = regressions.get((record.name, case.id, attempt.attempt))
+                cases.append(_problem_testcase(item, classname, record.skip_reason, regression))
     return cases
 
 
@@ -165,11 +192,11 @@ def _properties(suite: SuiteView) -> dict[str, str]:
     return {_xml(key, text.NAME_LIMIT): _xml(value) for key, value in properties.items()}
 
 
-def _testsuite(suite: SuiteView, timestamp: str) -> TestSuite:
+def _testsuite(suite: SuiteView, timestamp: str, regressions: Regressions) -> TestSuite:
     record = suite.record
     return TestSuite(
         name=_xml(record.name, text.NAME_LIMIT),
-        test_cases=_testcases(suite),
+        test_cases=_testcases(suite, regressions),
         timestamp=_xml(timestamp),
         file=_xml(record.cases_source) if record.cases_source else None,
         properties=_properties(suite),
@@ -192,14 +219,15 @@ def check_times(xml: str) -> None:
 
 
 def render_junit(report: Report, comparison: ComparisonView | None = None) -> str:
-    """The JUnit XML document for ``report``. ``comparison`` is accepted for symmetry with
-    the other renderers; JUnit describes the candidate run alone."""
+    """The JUnit XML document for ``report``; with ``comparison``, a regressed attempt's
+    failure says which checks went from pass to fail."""
     return junit_from_view(build_view(report, comparison))
 
 
 def junit_from_view(view: ReportView) -> str:
     """The JUnit XML document for a view already built."""
-    suites = [_testsuite(suite, view.report.started_at) for suite in view.suites]
+    regressions = _regressions(view)
+    suites = [_testsuite(suite, view.report.started_at, regressions) for suite in view.suites]
     body = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
     body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', body))
     check_times(body)

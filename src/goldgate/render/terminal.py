@@ -18,6 +18,7 @@ from itertools import islice
 from goldgate.render import text
 from goldgate.render.view import (
     AttemptItem,
+    ChangeItem,
     ComparisonView,
     ReportView,
     build_view,
@@ -92,6 +93,50 @@ def _failure_rows(item: AttemptItem) -> Iterable[tuple[str, ...]]:
         yield item.suite, item.label, check.name, check.reason or check.outcome, _where(item)
 
 
+def _changes(title: str, items: Sequence[ChangeItem]) -> _Table:
+    table = _Table(f"{title} ({len(items):,})", ("suite", "case", "change", "detail", "gold"))
+    for item in items[:LIST_CAP]:
+        label = item.case_id if item.attempt <= 1 else f"{item.case_id}#{item.attempt}"
+        location = item.location
+        where = "" if location.source is None else location.source
+        if where and location.line is not None:
+            where += f":{location.line}"
+        table.rows.append((item.suite, label, item.change, item.detail, where))
+    return _Table(table.title, table.columns, table.rows, max(len(items) - LIST_CAP, 0))
+
+
+def _comparison_blocks(comparison: ComparisonView) -> list[_Block]:
+    blocks: list[_Block] = [_Line(f"Compared with {_cell(comparison.baseline)}.")]
+    for title, items in (
+        ("Regressions", comparison.regressions),
+        ("Improvements", comparison.improvements),
+        ("Flaky cases", comparison.flaky),
+    ):
+        if items:
+            blocks.append(_changes(title, items))
+    if comparison.mcnemar:
+        table = _Table("McNemar's test", ("suite", "baseline only", "candidate only", "p-value"))
+        for test in comparison.mcnemar:
+            table.rows.append(
+                (
+                    test.suite,
+                    f"{test.baseline_only:,}",
+                    f"{test.candidate_only:,}",
+                    text.ratio(test.p_value),
+                )
+            )
+        blocks.append(table)
+    if comparison.partial:
+        for label, ids in (
+            ("added", comparison.added),
+            ("removed", comparison.removed),
+            ("changed", comparison.changed),
+        ):
+            if ids:
+                blocks.append(_Line(f"- not compared, {label}: {_cell(', '.join(ids))}"))
+    return blocks
+
+
 def _blocks(view: ReportView) -> list[_Block]:
     report = view.report
     verdict = report.verdict
@@ -128,6 +173,8 @@ def _blocks(view: ReportView) -> list[_Block]:
             f"errors, {counts['skipped']:,} skipped, {counts['cancelled']:,} cancelled)."
         )
     )
+    if view.comparison is not None:
+        blocks.extend(_comparison_blocks(view.comparison))
     runtime = counts["runtime"] + counts["check_error"]
     if runtime:
         blocks.append(

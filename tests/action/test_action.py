@@ -1,0 +1,367 @@
+"""``goldgate action`` end to end, as the runner starts it: a subprocess in a workspace
+holding the example (a candidate with known regressions, see tests/compare/conftest), the
+real pull_request payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a fake GitHub on
+loopback serving the merge-base commit's baseline artifact. Plus the pure middle: inputs,
+the exit rule per ``fail_on`` and the environment targets see."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.github.action import decide_exit, read_inputs, target_environ
+from goldgate.github.comments import marker
+from helpers.fake_github import TOKEN, FakeGitHub
+from run.support import CliRun
+
+from .conftest import SECRET, Runner, make_runner
+
+COMMENT_ID = "goldgate/gate"
+
+
+def everything_written(runner: Runner, result: CliRun) -> dict[str, str]:
+    """Every text the action produced or sent, by where it went."""
+    texts = {
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "GITHUB_OUTPUT": runner.output.read_text("utf-8"),
+        "GITHUB_STEP_SUMMARY": runner.summary.read_text("utf-8"),
+    }
+    for path in runner.workspace.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".xml", ".md"):
+            texts[str(path.relative_to(runner.workspace))] = path.read_text("utf-8", "replace")
+    for index, request in enumerate(runner.fake.requests):
+        texts[f"request {index} {request.method} {request.path}"] = request.body
+    return texts
+
+
+def assert_no_secret(runner: Runner, result: CliRun) -> None:
+    for where, text in everything_written(runner, result).items():
+        for secret in (SECRET, TOKEN):
+            lines = [line for line in text.splitlines() if secret in line]
+            if where == "stdout":  # the one place: the mask itself, before anything runs
+                assert lines == [f"::add-mask::{secret}"], (where, lines)
+            else:
+                assert lines == [], (where, lines)
+
+
+def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -> None:
+    first = runner.run()
+
+    assert first.code == 1, first.stderr
+    assert "Traceback" not in first.stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "1"
+    assert (outputs["passed"], outputs["failed"], outputs["errors"]) == ("20", "3", "0")
+    assert (outputs["improved"], outputs["regressed"], outputs["flaky"]) == ("4", "3", "0")
+    assert outputs["comment_file"] == ""
+    for name in ("report", "comparison", "junit", "markdown"):
+        assert (runner.workspace / outputs[name]).is_file(), name
+    junit = (runner.workspace / outputs["junit"]).read_text("utf-8")
+    assert junit.count('type="regression"') == 3
+    assert outputs["junit"] == "goldgate-junit.xml"
+
+    summary = runner.summary.read_text("utf-8")
+    assert summary.splitlines()[0] == (
+        "**goldgate: fail_on disagreement: exit 1, the run's own exit code.**"
+    )
+    assert "### Regressions" in summary
+    assert "compared with the baseline settings at revision base" in summary
+
+    annotations = [line for line in first.stdout.splitlines() if line.startswith("::error ")]
+    assert len(annotations) == 3
+    assert all("goldgate regression" in line for line in annotations)
+
+    comments = runner.fake.comments(runner.pr_number)
+    assert len(comments) == 1
+    ident, author, body = comments[0]
+    assert author == "github-actions[bot]"
+    assert body.startswith(marker(COMMENT_ID) + "\n**goldgate: fail_on disagreement")
+    assert "(https://github.com/Codertocat/Hello-World/blob/ec26c3e" in body  # link_gold
+    assert_no_secret(runner, first)
+
+    second = runner.run(fail_on="never")
+
+    assert second.code == 0, second.stderr
+    comments = runner.fake.comments(runner.pr_number)
+    assert len(comments) == 1, "the sticky comment was duplicated"
+    assert comments[0][0] == ident
+    assert comments[0][2].startswith(marker(COMMENT_ID) + "\n**goldgate: fail_on never: exit 0")
+    assert runner.fake.requests_to("PATCH", r"/issues/comments/\d+")
+    assert_no_secret(runner, second)
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code", "rule"),
+    [
+        ("disagreement", 1, "fail_on disagreement: exit 1"),
+        ("regression", 1, "fail_on regression: exit 1, since an attempt regressed"),
+        ("never", 0, "fail_on never: exit 0"),
+    ],
+)
+def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, rule: str) -> None:
+    result = runner.run(fail_on=fail_on, comment="off")
+
+    assert result.code == code, result.stderr
+    assert runner.outputs()["exit_code"] == str(code)
+    assert runner.summary.read_text("utf-8").startswith(f"**goldgate: {rule}")
+    assert runner.fake.comments(runner.pr_number) == []
+
+
+def test_a_fork_pull_request_falls_back_to_a_comment_file(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    forked = copy.deepcopy(payload)
+    head_repo = forked["pull_request"]["head"]["repo"]
+    head_repo["full_name"] = "someone/Hello-World"
+    head_repo["id"] = fake.fork_repository_id
+    head_repo["fork"] = True
+    fake.read_only_token()
+    runner = make_runner(tmp_path, fake, forked, baseline_zip)
+
+    result = runner.run(live="true")
+
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    outputs = runner.outputs()
+    assert outputs["comment_file"] == "goldgate-comment.md"
+    body = (runner.workspace / "goldgate-comment.md").read_text("utf-8")
+    assert body.startswith("**goldgate: fail_on disagreement")
+    assert "### Regressions" in body
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any("fork has no secrets" in line for line in warnings)
+    assert any("goldgate-comment.md" in line for line in warnings)
+    assert runner.fake.comments(runner.pr_number) == []
+    assert "live\\_answer: live workflow" in runner.summary.read_text("utf-8")
+    assert_no_secret(runner, result)
+
+
+def test_no_baseline_is_said_plainly_and_the_candidate_still_reported(
+    tmp_path: Path, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    with FakeGitHub(repository=payload["repository"]["full_name"]) as empty:
+        runner = make_runner(tmp_path, empty, payload, baseline_zip)
+        with empty._lock:
+            empty._artifacts.clear()
+        result = runner.run(fail_on="regression")
+
+        assert result.code == 0, result.stderr
+        outputs = runner.outputs()
+        assert outputs["comparison"] == ""
+        assert outputs["regressed"] == "0"
+        summary = runner.summary.read_text("utf-8")
+        assert summary.startswith("**goldgate: fail_on regression: exit 0, since there is no")
+        assert "> No baseline: no artifact 'goldgate-baseline' was found" in summary
+        assert "### Failing cases" in summary
+        (comment,) = empty.comments(runner.pr_number)
+        assert "No baseline: no artifact" in comment[2]
+
+
+def test_github_failing_is_a_warning_not_a_crash(runner: Runner) -> None:
+    runner.fake.fail("GET", r"/compare/", 404, message="Not Found", times=None)
+    runner.fake.fail("POST", r"/issues/.*comments", 500, message="boom", times=None)
+
+    result = runner.run()
+
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 2, warnings
+    assert runner.outputs()["comment_file"] == "goldgate-comment.md"
+
+
+def test_invalid_input_is_exit_2_with_one_error(runner: Runner) -> None:
+    result = runner.run(fail_on="sometimes")
+
+    assert result.code == 2
+    assert re.search(r"^::error title=goldgate::input fail_on must be one of", result.stdout, re.M)
+    assert runner.outputs() == {"exit_code": "2"}
+    assert "Traceback" not in result.stderr
+
+
+# --- the pure middle ----------------------------------------------------------------------------
+
+
+def test_inputs_and_their_defaults() -> None:
+    inputs = read_inputs({"GITHUB_WORKFLOW": "ci", "GITHUB_JOB": "gate", "GITHUB_TOKEN": "t"})
+    assert (inputs.mode, inputs.fail_on, inputs.comment, inputs.details) == (
+        "evaluate",
+        "disagreement",
+        "update",
+        "safe",
+    )
+    assert inputs.comment_id == "ci/gate"
+    assert inputs.junit is None  # action.yml's default: no JUnit unless a path is given
+    assert inputs.partial is True
+    assert inputs.report is None
+    assert inputs.github_token == "t"
+    assert "github_token" not in repr(inputs)  # never printed by accident
+
+    given = read_inputs(
+        {
+            "INPUT_SUITES": "a, b\nc,,",
+            "INPUT_LIVE": "true",
+            "INPUT_REPEAT": "3",
+            "INPUT_TIMEOUT": "2.5",
+            "INPUT_BASELINE": "artifact:base",
+            "INPUT_COMMENT_ID": "mine",
+            "INPUT_LINK_GOLD": "false",
+        }
+    )
+    assert given.suites == ("a", "b", "c")
+    assert (given.live, given.repeat, given.timeout, given.link_gold) == (True, 3, 2.5, False)
+    assert (given.baseline, given.comment_id) == ("artifact:base", "mine")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("mode", "deploy"), ("live", "maybe"), ("repeat", "0"), ("timeout", "soon")],
+)
+def test_bad_inputs_are_refused_by_name(name: str, value: str) -> None:
+    from goldgate.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match=f"input {name} must"):
+        read_inputs({f"INPUT_{name.upper()}": value})
+
+
+def test_targets_never_see_a_token() -> None:
+    env = {
+        "GITHUB_TOKEN": "a",
+        "INPUT_GITHUB_TOKEN": "b",
+        "ACTIONS_RUNTIME_TOKEN": "c",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "d",
+        "OPENAI_API_KEY": "kept",
+    }
+    assert target_environ(env) == {"OPENAI_API_KEY": "kept"}
+
+
+class _Shown:
+    def __init__(self, regressions: bool) -> None:
+        self.regressions = regressions
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "run_code", "regressions", "expected"),
+    [
+        ("disagreement", 1, False, 1),
+        ("disagreement", 0, True, 0),
+        ("regression", 1, False, 0),
+        ("regression", 0, True, 1),
+        ("regression", 4, False, 4),
+        ("regression", 130, True, 130),
+        ("regression", 1, None, 0),
+        ("never", 1, True, 0),
+        ("never", 4, True, 0),
+        ("never", 2, None, 2),
+        ("never", 130, None, 130),
+    ],
+)
+def test_the_exit_rule(
+    fail_on: str, run_code: int, regressions: bool | None, expected: int
+) -> None:
+    comparison: Any = None if regressions is None else _Shown(regressions)
+    code, rule = decide_exit(fail_on, run_code, comparison)
+
+    assert code == expected
+    assert rule.startswith(f"fail_on {fail_on}: exit {expected}")
+
+
+def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
+    import inspect
+
+    from goldgate.github import action
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| `goldgate action`"))
+    source = inspect.getsource(action.read_inputs)
+    names = set(re.findall(r'_(?:input|bool|number|choice)\(env, "([a-z_]+)"', source))
+    assert len(names) >= 16
+    assert sorted(name for name in names if f"`{name}`" not in row) == []
+    result = runner.run(comment="off")
+    assert result.code == 1
+    assert sorted(name for name in runner.outputs() if f"`{name}`" not in row) == []
+
+
+def test_a_baseline_path_is_compared_partially(runner: Runner, baseline_zip: bytes) -> None:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
+
+    result = runner.run(baseline="baseline.json", partial="true", fail_on="regression")
+
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["mode"] == "partial"
+    assert outputs["regressed"] == "3"
+    assert not runner.fake.requests_to("GET", r"/artifacts")
+
+
+def test_a_missing_baseline_path_is_said_plainly(runner: Runner) -> None:
+    result = runner.run(baseline="nowhere.json")
+
+    assert result.code == 1, result.stderr
+    assert runner.outputs()["comparison"] == ""
+    assert "> No baseline: nowhere.json is not a file" in runner.summary.read_text("utf-8")
+
+
+def test_mode_check_checks_the_gold_offline(runner: Runner) -> None:
+    result = runner.run(mode="check")
+
+    assert result.code == 0, result.stderr
+    assert runner.outputs() == {"exit_code": "0"}
+    assert "gold OK" in result.stdout
+
+
+@pytest.mark.parametrize("mode", ["replay", "compare", "report"])
+def test_a_mode_without_its_report_is_refused(runner: Runner, mode: str) -> None:
+    result = runner.run(mode=mode)
+
+    assert result.code == 2
+    assert f"mode {mode} needs the input report" in result.stdout
+
+
+def test_modes_report_compare_and_replay_work_from_an_existing_report(
+    runner: Runner, baseline_zip: bytes
+) -> None:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
+    first = runner.run(baseline="", comment="off")
+    saved = runner.outputs()["report"]
+    assert (runner.workspace / saved).is_file(), first.stderr
+
+    # report: render the given report; no comparison without a baseline
+    result = runner.run(mode="report", report=saved, baseline="", comment="off")
+    assert result.code == first.code, result.stderr
+    outputs = runner.outputs()
+    assert outputs["report"] == saved
+    assert outputs["comparison"] == ""
+    assert (runner.workspace / "goldgate-junit.xml").is_file()
+
+    # compare: the given report is the candidate; the rule that decided is said first
+    result = runner.run(
+        mode="compare", report=saved, baseline="baseline.json", comment="off",
+        fail_on="regression",
+    )  # fmt: skip
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    assert outputs["regressed"] == "3"
+    assert runner.summary.read_text("utf-8").startswith("**goldgate: fail_on regression")
+
+    # replay: the current gold over the saved results, into a new report
+    result = runner.run(mode="replay", report=saved, baseline="", comment="off")
+    assert result.code == first.code, result.stderr
+    replayed = runner.outputs()["report"]
+    assert replayed != saved
+    report = json.loads((runner.workspace / replayed).read_text("utf-8"))
+    assert report["replay_of"]["path"].endswith(Path(saved).name)

@@ -1,0 +1,261 @@
+"""Renderings with a comparison: the example's baseline and candidate (tests/compare/conftest:
+account cases improved, a German and an upgrade case regressed, one mixed) compared and
+shown by every renderer, golden files beside the others; the adapter's flaky and partial
+parts on edited comparisons; ``--comparison`` through the real CLI, refused for another
+report.
+
+    GOLDGATE_REGENERATE=1 .venv/bin/python -m pytest tests/render/test_comparison.py
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import junitparser
+import pytest
+
+from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from goldgate.comparison import compare, write_comparison
+from goldgate.comparison.models import CaseView, Comparison, Unmatched
+from goldgate.render.annotations import render_annotations
+from goldgate.render.compared import comparison_view
+from goldgate.render.junit import render_junit
+from goldgate.render.markdown import render_markdown
+from goldgate.render.terminal import render_terminal
+from goldgate.render.view import ComparisonView
+from goldgate.report.io import read_report, report_bytes
+from goldgate.report.models import Report
+
+from .builders import normalized
+from .test_junit import validate
+
+LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
+
+
+@dataclass(frozen=True)
+class Compared:
+    folder: Path
+    candidate_path: Path
+    baseline_path: Path
+    comparison_path: Path
+    candidate: Report
+    comparison: Comparison
+
+
+@pytest.fixture(scope="session")
+def compared(tmp_path_factory: pytest.TempPathFactory) -> Compared:
+    folder = tmp_path_factory.mktemp("render-compared")
+    base = example_copy(folder / "baseline", BASELINE_EDITS)
+    cand = example_copy(folder / "candidate", CANDIDATE_EDITS)
+    paths = {}
+    for name, root, revision in (("baseline", base, "base"), ("candidate", cand, "cand")):
+        raw = evaluate(root, folder / f"{name}-raw.json", "--variant-revision", revision)
+        path = folder / f"{name}.json"
+        path.write_bytes(report_bytes(normalized(read_report(raw))))
+        paths[name] = path
+    comparison = compare(paths["candidate"], paths["baseline"])
+    written, _ = write_comparison(comparison, folder / "comparison.json")
+    return Compared(
+        folder,
+        paths["candidate"],
+        paths["baseline"],
+        written,
+        read_report(paths["candidate"]),
+        comparison,
+    )
+
+
+@pytest.fixture(scope="session")
+def view(compared: Compared) -> ComparisonView:
+    return comparison_view(compared.comparison, compared.candidate)
+
+
+RENDERINGS: dict[str, Callable[[Report, ComparisonView], str]] = {
+    "junit.xml": render_junit,
+    "comment.md": lambda r, c: render_markdown(r, c, full_report="out/report.json"),
+    "values.md": lambda r, c: render_markdown(
+        r, c, details="values", link_base=LINK_BASE, full_report="out/report.json"
+    ),
+    "annotations.txt": render_annotations,
+    "terminal.txt": render_terminal,
+}
+
+
+@pytest.mark.parametrize("rendering", sorted(RENDERINGS))
+def test_golden(
+    compared: Compared,
+    view: ComparisonView,
+    golden: Callable[[str, str], None],
+    rendering: str,
+) -> None:
+    golden(f"compared/{rendering}", RENDERINGS[rendering](compared.candidate, view))
+
+
+def test_the_adapter_finds_the_example_changes(view: ComparisonView) -> None:
+    regressions = {(c.suite, c.case_id): c for c in view.regressions}
+    assert set(regressions) == {
+        ("pipeline", "positive_cancellation_de"),
+        ("pipeline", "thread_withdrawn_en"),
+        ("classify_step", "service_change_en"),
+    }
+    assert regressions["pipeline", "positive_cancellation_de"].change == "mixed"
+    assert regressions["pipeline", "thread_withdrawn_en"].detail == (
+        "pass to fail: completed, queue, tags"
+    )
+    mixed = regressions["pipeline", "positive_cancellation_de"].detail
+    assert mixed == "pass to fail: completed, queue, requested_action; fail to pass: account"
+    assert regressions["pipeline", "thread_withdrawn_en"].location.line is not None
+    assert {(c.suite, c.case_id) for c in view.improvements} == {
+        ("pipeline", "positive_cancellation_en"),
+        ("pipeline", "positive_billing_en"),
+        ("pipeline", "thread_reference_en"),
+        ("reply_text", "reply_cancellation_en"),
+    }
+    assert view.flaky == ()
+    mcnemar = {item.suite: item for item in view.mcnemar}
+    assert "live_answer" not in mcnemar  # skipped: nothing paired
+    assert (mcnemar["pipeline"].baseline_only, mcnemar["pipeline"].candidate_only) == (1, 3)
+    assert mcnemar["pipeline"].p_value == pytest.approx(0.625)
+    assert not view.partial
+    assert view.baseline == "the baseline settings at revision base"
+
+
+def test_flaky_cases_are_not_regressions(compared: Compared) -> None:
+    comparison = compared.comparison
+    pipeline = comparison.suites[0]
+    flaky = CaseView(
+        case_id="thread_withdrawn_en",
+        candidate_passes=1,
+        candidate_attempts=3,
+        baseline_passes=3,
+        baseline_attempts=3,
+        candidate_flaky=True,
+        baseline_flaky=False,
+        change="flaky",
+    )
+    edited = comparison.model_copy(
+        update={"suites": (pipeline.model_copy(update={"cases": (flaky,)}), *comparison.suites[1:])}
+    )
+    view = comparison_view(edited, compared.candidate)
+
+    assert ("pipeline", "thread_withdrawn_en") not in {
+        (c.suite, c.case_id) for c in view.regressions
+    }
+    assert [(c.case_id, c.change, c.detail) for c in view.flaky] == [
+        ("thread_withdrawn_en", "flaky", "passed 1 of 3 (baseline 3 of 3)")
+    ]
+    assert "Flaky attempts" in render_markdown(compared.candidate, view)
+
+
+def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None:
+    comparison = compared.comparison
+    pipeline = comparison.suites[0]
+    unmatched = Unmatched(
+        added=("new_case",), removed=("old_case",), input_changed=("edited_case",)
+    )
+    edited = comparison.model_copy(
+        update={
+            "mode": "partial",
+            "suites": (
+                pipeline.model_copy(update={"unmatched": unmatched}),
+                *comparison.suites[1:],
+            ),
+        }
+    )
+    view = comparison_view(edited, compared.candidate)
+
+    assert view.partial
+    assert (view.added, view.removed, view.changed) == (
+        ("pipeline: new_case",),
+        ("pipeline: old_case",),
+        ("pipeline: edited_case",),
+    )
+    markdown = render_markdown(compared.candidate, view)
+    assert "### Partial comparison" in markdown
+    assert "- added: pipeline: new\\_case\n" in markdown
+    assert "- removed: pipeline: old\\_case\n" in markdown
+    assert "- changed: pipeline: edited\\_case\n" in markdown
+
+
+def test_junit_regressions_are_failures_naming_checks(
+    compared: Compared, view: ComparisonView, junit_schema: Any
+) -> None:
+    xml = render_junit(compared.candidate, view)
+    root = validate(xml, junit_schema)
+    failures = {
+        (element.getparent().get("classname"), element.getparent().get("name")): element
+        for element in root.iter("failure")
+    }
+    regression = failures["pipeline", "thread_withdrawn_en"]
+    assert regression.get("type") == "regression"
+    assert regression.get("message") == (
+        "regressed against the baseline: pass to fail: completed, queue, tags"
+    )
+    assert failures["classify_step", "service_change_en"].get("type") == "regression"
+    # the counts are those of the report alone: a regression is one more failure, not two
+    parsed = junitparser.JUnitXml.fromstring(xml.encode("utf-8"))
+    plain = junitparser.JUnitXml.fromstring(render_junit(compared.candidate).encode("utf-8"))
+    assert [(s.tests, s.failures, s.errors) for s in parsed] == [
+        (s.tests, s.failures, s.errors) for s in plain
+    ]
+
+
+def test_annotations_say_regressed(compared: Compared, view: ComparisonView) -> None:
+    lines = render_annotations(compared.candidate, view).splitlines()
+    regression = [line for line in lines if "thread_withdrawn_en" in line]
+    assert regression
+    assert "goldgate regression" in regression[0]
+    assert "pass to fail" in regression[0]
+
+
+def test_cli_renders_with_a_comparison(run_cli: Any, compared: Compared) -> None:
+    args = ("--comparison", str(compared.comparison_path))
+    junit = compared.folder / "junit.xml"
+    junit.unlink(missing_ok=True)
+    result = run_cli("report", "junit", str(compared.candidate_path), "-o", str(junit), *args)
+    assert result.code == 0, result.output
+    assert 'type="regression"' in junit.read_text("utf-8")
+
+    markdown = run_cli("report", "markdown", str(compared.candidate_path), *args)
+    assert markdown.code == 0, markdown.output
+    assert "### Regressions" in markdown.stdout
+    assert "compared with the baseline" in markdown.stdout
+
+    annotations = run_cli("report", "annotations", str(compared.candidate_path), *args)
+    assert annotations.code == 0
+    assert "goldgate regression" in annotations.stdout
+
+    shown = run_cli("report", "show", str(compared.candidate_path), *args)
+    assert shown.code == 0, shown.output
+
+
+def test_cli_refuses_a_comparison_of_another_report(run_cli: Any, compared: Compared) -> None:
+    result = run_cli(
+        "report",
+        "markdown",
+        str(compared.baseline_path),
+        "--comparison",
+        str(compared.comparison_path),
+    )
+
+    assert result.code == 2
+    assert compared.comparison.candidate.digest in result.output
+    assert "sha256:" in result.output.replace(compared.comparison.candidate.digest, "")
+    assert "Traceback" not in result.output
+
+
+def test_cli_refuses_a_file_that_is_no_comparison(run_cli: Any, compared: Compared) -> None:
+    result = run_cli(
+        "report",
+        "markdown",
+        str(compared.candidate_path),
+        "--comparison",
+        str(compared.candidate_path),
+    )
+
+    assert result.code == 2
+    assert "not a goldgate comparison file" in result.output
+    assert "Traceback" not in result.output
