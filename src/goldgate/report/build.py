@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from goldgate.adjudication.verdicts import note_of, output_digest
+from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
@@ -49,6 +51,8 @@ def check_json(check: CheckOutcome) -> dict[str, Any]:
             record[name] = value
     if check.adjudication:
         record["adjudication"] = True
+    if check.adjudicated:
+        record["adjudicated"] = True
     return record
 
 
@@ -75,9 +79,14 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
 
 
 def case_json(
-    suite: GoldSuite, index: int, attempts: list[dict[str, Any]], include_details: bool
+    suite: GoldSuite,
+    index: int,
+    attempts: list[dict[str, Any]],
+    include_details: bool,
+    compiled: Sequence[CompiledExpectation] | None = None,
 ) -> dict[str, Any]:
-    """A case as stored: identity, input and gold once, then its attempts."""
+    """A case as stored: identity, input and gold once, then its attempts. ``compiled``:
+    the case's expectations when they are not the suite's (a Python eval's score keys)."""
     case = suite.cases[index]
     record: dict[str, Any] = {"id": case.id}
     if case.family is not None:
@@ -87,7 +96,7 @@ def case_json(
     if include_details:
         record["input"] = case.input.as_json()
     expectations = []
-    for expectation in suite.compiled[index]:
+    for expectation in suite.compiled[index] if compiled is None else compiled:
         item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
         if expectation.comparison != "exact":
             item["comparison"] = expectation.comparison
@@ -169,11 +178,35 @@ class SuiteCollector:
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
         self._metric_gold = [_gold_index(suite, metric) for metric in suite.metrics]
         self._pending: list[dict[str, Any]] = []
+        self.queue: list[dict[str, Any]] = []
         self.count = 0
 
     @property
     def expected_count(self) -> int:
         return len(self.suite.cases) * self.repeat
+
+    def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
+        """The expectations of case ``index``, in check order (a subclass may decide them
+        per case, as Python evals do for their score keys)."""
+        return self.suite.compiled[index]
+
+    def summary(self) -> dict[str, float | None]:
+        """The suite's summary figures, which thresholds gate on."""
+        return self.figures.summary()
+
+    def _queue(self, outcome: AttemptOutcome) -> None:
+        expectations = self.case_expectations(outcome.index)
+        for expectation, check in zip(expectations, outcome.checks, strict=True):
+            if check.adjudication and isinstance(check.actual, str):
+                entry: dict[str, Any] = {
+                    "case": outcome.case.id,
+                    "attempt": outcome.attempt,
+                    "check": expectation.name,
+                    "digest": output_digest(check.actual),
+                }
+                if self.include_details:
+                    entry["note"] = note_of(expectation.expected)
+                self.queue.append(entry)
 
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
@@ -181,6 +214,8 @@ class SuiteCollector:
             for check in outcome.checks:
                 self.checks[check.outcome.value] += 1
             self.figures.add(outcome.checks)
+            if any(check.adjudication for check in outcome.checks):
+                self._queue(outcome)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
         for metric, gold, observations in zip(
@@ -193,7 +228,13 @@ class SuiteCollector:
         self.count += 1
         if outcome.attempt == self.repeat:
             self.write_case(
-                case_json(self.suite, outcome.index, self._pending, self.include_details)
+                case_json(
+                    self.suite,
+                    outcome.index,
+                    self._pending,
+                    self.include_details,
+                    self.case_expectations(outcome.index),
+                )
             )
             self._pending = []
 
@@ -202,7 +243,7 @@ class SuiteCollector:
     ) -> SuiteRecord:
         """The suite's record without its cases (they are in the file already)."""
         suite = self.suite
-        summary = self.figures.summary()
+        summary = self.summary()
         skipped = skip_reason is not None
         metrics: tuple[MetricResult, ...] = (
             ()
@@ -241,6 +282,7 @@ class SuiteCollector:
             counts=counts,
             summary=summary,
             adjudication=self.figures.adjudication,
+            adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=thresholds,
             verdict=verdict,
@@ -267,6 +309,7 @@ def suite_tail(record: SuiteRecord) -> dict[str, Any]:
             "counts",
             "summary",
             "adjudication",
+            "adjudication_queue",
             "metrics",
             "thresholds",
             "verdict",
