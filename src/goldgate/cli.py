@@ -160,6 +160,113 @@ def schema(
     typer.echo(schema_text(name.value), nl=False)
 
 
+evals_app = typer.Typer(
+    name="evals",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Python evals: functions marked @eval, run into the same report as gold.",
+)
+app.add_typer(evals_app)
+
+
+@evals_app.command("run")
+def evals_run(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATH",
+            help="Eval files, and folders searched for eval_*.py and *_eval.py.",
+        ),
+    ],
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option("--dataset", metavar="NAME", help="Run only this dataset (repeatable)."),
+    ] = None,
+    live: Annotated[
+        bool, typer.Option("--live", help="Authorize live evals (external, possibly paid calls).")
+    ] = False,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite.")
+    ] = 1,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds per attempt, evaluators included.")
+    ] = 300.0,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
+    ] = 1,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Report file to create (never overwritten); default: a new file under "
+            ".goldgate/evaluations/ in the project folder.",
+            dir_okay=False,
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Run eval functions and write an immutable report (a suite per dataset)."""
+    from goldgate.evals.commands import run_command
+    from goldgate.evals.session import EvalsRequest
+
+    if not timeout > 0 or timeout == float("inf"):
+        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _finish(
+        run_command(
+            EvalsRequest(
+                paths=tuple(paths),
+                datasets=tuple(dataset or ()),
+                live=live,
+                max_concurrency=max_concurrency,
+                timeout=timeout,
+                repeat=repeat,
+                output=output,
+                json_output=output_format is OutputFormat.json,
+            )
+        )
+    )
+
+
+@evals_app.command("regrade")
+def evals_regrade(
+    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report of evals run.")],
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Where the eval files are now; default: the files the report names.",
+        ),
+    ] = None,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, max=64, help="Attempts regraded at once.")
+    ] = 1,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds for one attempt's evaluators.")
+    ] = 300.0,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", help="Report file to create (never overwritten).", dir_okay=False),
+    ] = None,
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Run the evaluators again on a report's saved outputs (no eval is called)."""
+    from goldgate.evals.commands import regrade_command
+    from goldgate.evals.regrade import RegradeRequest
+
+    if not timeout > 0 or timeout == float("inf"):
+        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    request = RegradeRequest(
+        report=report,
+        paths=tuple(paths or ()),
+        output=output,
+        max_concurrency=max_concurrency,
+        timeout=timeout,
+    )
+    _finish(regrade_command(request, json_output=output_format is OutputFormat.json))
+
+
 def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
