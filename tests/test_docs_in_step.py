@@ -26,19 +26,29 @@ def _options(run_cli: Any, *command: str) -> set[str]:
     return set(re.findall(r"(--[a-z][a-z-]+)", result.stdout)) - {"--help"}
 
 
-@pytest.mark.parametrize("command", [("evaluate",), ("validate",)])
+COMMANDS = [
+    ("evaluate",),
+    ("validate",),
+    ("evals", "run"),
+    ("evals", "regrade"),
+    ("adjudication", "export"),
+    ("adjudication", "apply"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_every_option_in_help_is_in_the_readme(
-    run_cli: Any, readme: str, command: tuple[str]
+    run_cli: Any, readme: str, command: tuple[str, ...]
 ) -> None:
     options = _options(run_cli, *command)
 
     assert options, "no options found in --help"
     missing = sorted(option for option in options if option not in readme)
-    assert missing == [], f"README does not mention {missing} of goldgate {command[0]}"
+    assert missing == [], f"README does not mention {missing} of goldgate {' '.join(command)}"
 
 
 def test_every_option_the_readme_names_exists(run_cli: Any, readme: str) -> None:
-    known = _options(run_cli, "evaluate") | _options(run_cli, "validate") | {"--version"}
+    known = set().union(*(_options(run_cli, *command) for command in COMMANDS)) | {"--version"}
     named = set(re.findall(r"`goldgate [^`]*`", readme))
     options = {option for text in named for option in re.findall(r"(--[a-z][a-z-]+)", text)}
 

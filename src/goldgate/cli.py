@@ -267,6 +267,53 @@ def evals_regrade(
     _finish(regrade_command(request, json_output=output_format is OutputFormat.json))
 
 
+adjudication_app = typer.Typer(
+    name="adjudication",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Answers waiting for a person: export them, record the verdicts.",
+)
+app.add_typer(adjudication_app)
+
+
+@adjudication_app.command("export")
+def adjudication_export(
+    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report with details.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="JSON Lines file to create for reviewers.", dir_okay=False
+        ),
+    ],
+) -> None:
+    """Write every answer awaiting a human verdict (id, note, input, output) for reviewers."""
+    from goldgate.adjudication.commands import export_command
+
+    _finish(export_command(report, output))
+
+
+@adjudication_app.command("apply")
+def adjudication_apply(
+    verdicts: Annotated[
+        Path, typer.Argument(metavar="VERDICTS", help="The reviewed export (JSON Lines).")
+    ],
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="Verdict store; default: evaluation/verdicts.jsonl in the project folder.",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Record reviewers' verdicts in the project's verdict store."""
+    from goldgate.adjudication.commands import apply_command
+
+    _finish(apply_command(verdicts, store))
+
+
 def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
