@@ -117,8 +117,8 @@ def test_an_eval_file_that_does_not_import_is_exit_2_naming_file_and_line(
 def test_folders_hold_eval_files_by_name_and_any_file_named_runs(
     run_cli: Any, project: Path
 ) -> None:
-    put(project, "evals/helpers.py", "def helper():\n    return 'helped'\n")
-    put(project, "evals/eval_a.py", "from helpers import helper\n@eval(dataset='d')\n"
+    put(project, "evals/xyz_support_helpers.py", "def helper():\n    return 'helped'\n")
+    put(project, "evals/eval_a.py", "from xyz_support_helpers import helper\n@eval(dataset='d')\n"
         "def a(ctx):\n    ctx.output = helper()\n")  # fmt: skip
     put(project, "evals/sub/b_eval.py", "@eval(dataset='d')\ndef b(ctx): pass\n")
     put(project, "evals/.hidden/eval_c.py", "@eval(dataset='d')\ndef c(ctx): pass\n")

@@ -124,7 +124,7 @@ class EvalContext:
     ) -> None:
         self.input = input
         self.reference = reference
-        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.metadata: dict[str, Any] = metadata if type(metadata) is dict else dict(metadata or {})
         self.output = output
         self.function_name = function_name
         self.scores: list[dict[str, Any]] = []

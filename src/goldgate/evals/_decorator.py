@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar, overload
 
 from goldgate.errors import InvalidInputError
+from goldgate.imports import is_async_callable
 
 __all__ = ["EvalDefinitionError", "EvalFunction", "EvalOptions", "eval"]
 
@@ -139,10 +140,13 @@ class EvalFunction:
         self.function = function
         self.options = options
         self.takes_context = _parameters(function) == 1
+        self.is_async = is_async_callable(function)
         code = getattr(function, "__code__", None)
         self.file = Path(code.co_filename) if code is not None else None
         self.line = code.co_firstlineno if code is not None else 0
         self.name: str = getattr(function, "__name__", "eval")
+        self.who = f"eval {self.name!r}"
+        """How messages name this eval."""
         functools.update_wrapper(self, function)
 
     @property
@@ -208,7 +212,7 @@ def eval(  # the seed's name: `from goldgate.evals import eval` shadows the buil
     options = EvalOptions(
         input=input,
         reference=reference,
-        metadata=metadata if metadata is not None else {},
+        metadata=dict(metadata) if isinstance(metadata, Mapping) else (metadata or {}),
         dataset=dataset,
         cases=cases,
         evaluators=tuple(evaluators),

@@ -84,21 +84,36 @@ class EvalCollector(SuiteCollector):
             figures[2] += 1
 
     def add(self, outcome: AttemptOutcome) -> None:
-        self._held.append(outcome)
-        if outcome.attempt < self.repeat:
-            return
-        held, self._held = self._held, []
+        held: Sequence[AttemptOutcome]
+        if self.repeat == 1:
+            held = (outcome,)
+        else:
+            self._held.append(outcome)
+            if outcome.attempt < self.repeat:
+                return
+            held, self._held = self._held, []
         fixed = self.suite.compiled[outcome.index]
-        taken = {expectation.name for expectation in fixed}
         keys: list[str] = []
+        taken: set[str] | None = None
+        valued = False
         for attempt in held:
             for entry in _scores(attempt):
-                if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+                if type(entry) is not dict:
                     continue
-                key = entry["key"]
-                if key not in taken and ("passed" in entry or "error" in entry):
-                    taken.add(key)
-                    keys.append(key)
+                valued = valued or "value" in entry
+                key = entry.get("key")
+                if key == "pass" or type(key) is not str:
+                    continue
+                if "passed" in entry or "error" in entry:
+                    if taken is None:
+                        taken = {expectation.name for expectation in fixed}
+                    if key not in taken:
+                        taken.add(key)
+                        keys.append(key)
+        if not keys and not valued:  # the common case: nothing to add
+            for attempt in held:
+                super().add(attempt)
+            return
         extra = tuple(score_expectation(key) for key in keys)
         self._case = (outcome.index, (*fixed, *extra))
         try:

@@ -12,21 +12,23 @@ other evals, thresholds that disagree, an unknown ``--dataset``.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
+
 from goldgate.dataset.compiled import CompiledExpectation, compile_text
 from goldgate.dataset.gold import GoldSuite, dataset_fingerprint
-from goldgate.dataset.models import Case, Envelope, Expectation, Suite
+from goldgate.dataset.models import Case, Envelope, Expectation
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
 from goldgate.evals.collector import EvalCollector, score_expectation
 from goldgate.evals.runtime import SuiteRuntime
+from goldgate.jsonvalue import canonical_json
 from goldgate.problems import display_path
 from goldgate.report.models import DatasetRecord, TargetRecord
 from goldgate.streaming import SuiteJob
@@ -96,16 +98,30 @@ def relative_to(path: Path | None, root: Path) -> str:
         return display_path(path)
 
 
+PASS_ONLY: Final = (score_expectation("pass"),)
+"""The checks of a case without ``expect``, shared by every such case."""
+
+
 def _fixed(case: EvalCase) -> tuple[CompiledExpectation, ...]:
-    checks = [score_expectation("pass")]
-    if case.has_expect:
-        checks.append(
-            CompiledExpectation(
-                EXPECT_CHECK, "/output", "text", None, case.expect, ("output",),
-                compile_text(case.expect),
-            )
-        )  # fmt: skip
-    return tuple(checks)
+    if not case.has_expect:
+        return PASS_ONLY
+    expect = CompiledExpectation(
+        EXPECT_CHECK, "/output", "text", None, case.expect, ("output",), compile_text(case.expect)
+    )
+    return (*PASS_ONLY, expect)
+
+
+def _expectation(compiled: CompiledExpectation) -> Expectation:
+    return Expectation.model_construct(
+        name=compiled.name,
+        path=compiled.path,
+        expected=compiled.expected,
+        comparison=compiled.comparison,  # type: ignore[arg-type]
+        scorer=None,
+    )
+
+
+_PASS_ONLY_MODELS: Final = [_expectation(PASS_ONLY[0])]
 
 
 def case_model(
@@ -116,17 +132,12 @@ def case_model(
     split: str | None = None,
 ) -> Case:
     """An eval case as the engine's ``Case``. Built without validation: the envelope is plain
-    JSON already, and the score comparison is an eval's own (gold files cannot name it)."""
-    expectations = [
-        Expectation.model_construct(
-            name=e.name,
-            path=e.path,
-            expected=e.expected,
-            comparison=e.comparison,  # type: ignore[arg-type]
-            scorer=None,
-        )
-        for e in compiled
-    ]
+    JSON already, and the score comparison is an eval's own (gold files cannot name it). The
+    runner reads only how many expectations a case has; their compiled form is the suite's."""
+    if compiled is PASS_ONLY:
+        expectations = _PASS_ONLY_MODELS
+    else:
+        expectations = [_expectation(e) for e in compiled]
     model = Envelope.model_construct(
         payload=envelope.get("payload", {}), metadata=envelope.get("metadata", {})
     )
@@ -181,28 +192,22 @@ def _suite(
         case_model(case.case_id, case.envelope, checks)
         for case, checks in zip(cases, compiled, strict=True)
     )
-    raw_cases: list[Any] = [
-        {
-            "id": case.case_id,
-            "input": case.envelope,
-            "expectations": [
-                {"name": e.name, "path": e.path, "comparison": e.comparison, "expected": e.expected}
-                for e in checks
-            ],
-            "evaluators": [
-                getattr(e, "__qualname__", type(e).__name__)
-                for e in case.function.options.evaluators
-            ],
-        }
-        for case, checks in zip(cases, compiled, strict=True)
-    ]
     thresholds = _thresholds(functions, dataset, root)
-    model = Suite.model_validate(
-        {"name": dataset, "workflow": EVALS_WORKFLOW, "cases": [], "thresholds": thresholds}
-    )
     files = sorted({relative_to(f.file, root) for f in functions})
-    gold = GoldSuite.build(model, models, ", ".join(files), raw_cases, compiled)
-    gold = dataclasses.replace(gold, verdicts=verdicts)
+    gold = GoldSuite(
+        name=dataset,
+        workflow=EVALS_WORKFLOW,
+        flow=None,
+        step=None,
+        cases=models,
+        metrics=(),
+        thresholds=thresholds,
+        text=None,
+        cases_source=", ".join(files),
+        fingerprint=suite_fingerprint(dataset, thresholds, cases, compiled),
+        compiled=compiled,
+        verdicts=verdicts,
+    )
     target = TargetRecord(
         kind=TARGET_KIND,
         workflow_revision=None,
@@ -215,6 +220,42 @@ def _suite(
     skip = LIVE_REASON if live_evals and not live else None
     runtime = SuiteRuntime({case.case_id: case for case in cases}, root)
     return EvalSuite(gold, runtime, target, skip)
+
+
+def _canonical(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # integers beyond 64 bits
+        return canonical_json(value).encode("utf-8")
+
+
+def suite_fingerprint(
+    dataset: str,
+    thresholds: Mapping[str, float],
+    cases: Sequence[EvalCase],
+    compiled: Sequence[Sequence[CompiledExpectation]],
+) -> str:
+    """sha256 over the suite's canonical content, case by case in order: each case's id,
+    input (with reference and metadata), declared checks and the names of its eval's
+    evaluators. Code is not part of it (the report's variant revision says which code ran)."""
+    digest = hashlib.sha256(
+        _canonical({"name": dataset, "workflow": EVALS_WORKFLOW, "thresholds": thresholds})
+    )
+    evaluators: dict[int, list[str]] = {}
+    for case, checks in zip(cases, compiled, strict=True):
+        function = case.function
+        names = evaluators.get(id(function))
+        if names is None:
+            names = [getattr(e, "__qualname__", repr(e)) for e in function.options.evaluators]
+            evaluators[id(function)] = names
+        item = {
+            "id": case.case_id,
+            "input": case.envelope,
+            "checks": [[e.name, e.path, e.comparison, e.expected] for e in checks],
+            "evaluators": names,
+        }
+        digest.update(_canonical(item) + b"\n")
+    return "sha256:" + digest.hexdigest()
 
 
 def _revision(functions: Sequence[EvalFunction], root: Path) -> str:

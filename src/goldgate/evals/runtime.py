@@ -67,10 +67,10 @@ async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
     return value
 
 
-async def _call(function: Callable[..., Any], *args: Any) -> Any:
+async def _call(function: Callable[..., Any], *args: Any, is_async: bool | None = None) -> Any:
     """Await an async callable; run a sync one in a thread (and await what it returns, if
     that is awaitable)."""
-    if is_async_callable(function):
+    if is_async_callable(function) if is_async is None else is_async:
         return await function(*args)
     result = await _in_thread(function, *args)
     if inspect.isawaitable(result):
@@ -92,7 +92,8 @@ def json_output(value: Any) -> Any:
     """An output as a report can hold it: JSON values as they are (tuples as arrays, NaN and
     infinities as null), pydantic models dumped, dataclasses as objects, anything else as its
     ``str``. An output is what the application answered: it is recorded, never refused."""
-    if value is None or isinstance(value, str | bool):
+    kind = type(value)
+    if kind is str or kind is bool or kind is int or value is None:
         return value
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -136,10 +137,10 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
     context = EvalContext(input_value, reference, metadata, function_name=name)
     args = (context,) if function.takes_context else ()
     assertion: AssertionError | None = None
-    limit = timeout if timeout is not None else math.inf
-    with anyio.move_on_after(limit) as scope:
+    scope = anyio.move_on_after(timeout) if timeout is not None else contextlib.nullcontext()
+    with scope:
         try:
-            returned = await _call(function.function, *args)
+            returned = await _call(function.function, *args, is_async=function.is_async)
         except AssertionError as error:
             assertion, returned = error, None
         except (anyio.get_cancelled_exc_class(), LoopBlocked):
@@ -148,8 +149,8 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
             where = _place(error, root)
             at = f" at {where}" if where else ""
             raise TargetFailure(f"eval '{name}' raised {type(error).__name__}{at}") from error
-    if scope.cancelled_caught:
-        raise TargetFailure(f"eval '{name}' gave no result within its {limit:g} s timeout")
+    if isinstance(scope, anyio.CancelScope) and scope.cancelled_caught:
+        raise TargetFailure(f"eval '{name}' gave no result within its {timeout:g} s timeout")
     if inspect.iscoroutine(context.output):
         context.output.close()
         raise TargetFailure(f"eval '{name}' left a coroutine in ctx.output: await it")

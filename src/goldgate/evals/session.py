@@ -6,8 +6,10 @@ what finished, the watchdog breaking into an eval that blocks the event loop), e
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,6 +141,7 @@ class EvalsSession:
 
     def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
         """Run every suite, streaming the report into its file; link it into place."""
+        gc.freeze()  # the plan lives as long as the run: keep it out of collections
         report_file = ReportFile(self.output)
         header = _header(self.plan, self.options, self.request.datasets, self.request.live)
         run = ReportRun(header, self.plan.jobs(), self.options, ReportWriter(report_file.write))
@@ -185,6 +188,17 @@ class EvalsSession:
             group.cancel_scope.cancel()
 
 
+@contextlib.contextmanager
+def _no_collections() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def prepare(request: EvalsRequest) -> EvalsSession:
     """Discover, import and check every eval, and the report's place: ``InvalidInputError``
     (exit 2) before anything runs."""
@@ -194,7 +208,8 @@ def prepare(request: EvalsRequest) -> EvalsSession:
     project = _project(request.paths)
     functions = load_evals(request.paths, search_paths=[project])
     shown = [display_path(path) for path in request.paths]
-    plan = _plan(functions, project, request.datasets, request.live, shown)
+    with _no_collections():  # thousands of cases, no cycles among them: collecting is waste
+        plan = _plan(functions, project, request.datasets, request.live, shown)
     output = request.output or default_report_path(project, "evals", now())
     ensure_writable(output)
     return EvalsSession(request, plan, options, output)

@@ -57,7 +57,9 @@ def score_check(scores: Any, expected: Any) -> CheckOutcome:
         return CheckOutcome(Outcome.ERROR, "the attempt's result holds no list of scores")
     judged: list[Mapping[str, Any]] = []
     for entry in scores:
-        if not isinstance(entry, Mapping) or entry.get("key") != key:
+        if type(entry) is not dict and not isinstance(entry, Mapping):
+            continue
+        if entry.get("key") != key:
             continue
         error = entry.get("error")
         if error is not None:
