@@ -1,7 +1,8 @@
 """goldgate benchmarks: synthetic workloads, figures printed, nothing asserted.
 
     .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [lean] [interrupt] [overhead]
-                                       [evals]
+        [pathological]
+    .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [render] [evals]
 
 - check: `goldgate evaluate --check` on 10,000 cases x 3 expectations + a metric
   (targets: under 1.5 s and 250 MB).
@@ -13,6 +14,12 @@
   10,000 and 100,000 cases: wall time, peak RSS, report bytes per attempt, --check.
 - interrupt: SIGINT to the incomplete report on disk with 100,000 attempts pending.
 - overhead: the runner's own cost per attempt, in-process.
+- pathological: `goldgate evaluate --check` on a 20 MB manifest holding one long string and a
+  trailing garbage byte, which takes the strict scanner's slow path to place the error
+  (targets: under 2 s and 200 MB).
+- render: a report of 100,000 attempts (10% failing, 1% runtime failures) rendered in-process
+  to JUnit (target <= 3 s) and to Markdown (comment and job summary; target <= 1 s: only the
+  top items are rendered), medians of 3; and `goldgate report junit` as a fresh process.
 - evals: issue 11's workload, 10,000 Python eval cases with 3 assertions each at concurrency 16:
   wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
   workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
@@ -364,16 +371,150 @@ def bench_overhead() -> None:
     ]
     variant = EvaluationVariant(name="bench", revision="r", run=run)
 
-    async def main() -> float:
+    from goldgate.evaluation import _gold_suite
+    from goldgate.execution.runner import InOrder, RunOptions, run_suite
+    from goldgate.scoring import ScorerRegistry
+
+    gold = _gold_suite(EvaluationSuite("overhead", cases), variant, ())
+
+    async def runner_alone() -> float:
+        started = time.perf_counter()
+        ordered = InOrder(lambda outcome: None, count)
+        await run_suite(gold, run, ScorerRegistry(()), RunOptions(), ordered)
+        return time.perf_counter() - started
+
+    async def whole_api() -> float:
         started = time.perf_counter()
         await evaluate(EvaluationSuite("overhead", cases), variant, include_details=False)
         return time.perf_counter() - started
 
-    seconds = anyio.run(main)
+    alone = min(anyio.run(runner_alone) for _ in range(3))
+    api = anyio.run(whole_api)
     print(
-        f"overhead: {count:,} attempts with an instant target and one exact check: "
-        f"{seconds / count * 1e6:.1f} us per attempt, report parsing included "
-        f"(target <= 40 us for the runner itself)"
+        f"overhead: {count:,} attempts, an instant target and one exact check: the runner "
+        f"{alone / count * 1e6:.1f} us per attempt (target <= 40 us; best of 3); the Python "
+        f"API end to end (report streamed, then read back as models) {api / count * 1e6:.1f} us"
+    )
+
+
+def bench_pathological() -> None:
+    root = make_project("pathological", 1, 0.0)
+    size = 20_000_000
+    manifest = root / "evaluation" / "dataset.json"
+    head = '{"name": "'
+    manifest.write_text(head + "x" * (size - len(head) - 3) + '"}x')
+    wall, peak, code, output = timed(["evaluate", "--check"], root)
+    if code != 2 or ":1:20000000: unexpected data after the JSON value" not in output:
+        raise SystemExit(f"goldgate exited {code}:\n{output[-2000:]}")
+    print(
+        f"pathological: --check on a {size / 1e6:.0f} MB manifest of one string and a trailing "
+        f"byte: {wall:.2f} s wall, {peak:.0f} MB peak RSS (targets < 2 s, < 200 MB): "
+        f"{wall / 2:.2f}x of the time budget, {peak / 200:.2f}x of the memory budget"
+    )
+
+
+def _render_report(attempts: int) -> dict[str, object]:
+    """A report (as JSON) of ``attempts`` single-attempt cases in two suites: every tenth
+    fails its category check, every hundredth is a runtime failure."""
+    suites = []
+    per_suite = attempts // 2
+    for suite_index in range(2):
+        cases = []
+        failed = runtime = 0
+        for index in range(per_suite):
+            attempt: dict[str, object] = {"attempt": 1, "status": "completed",
+                                          "latency_ms": 3.141 + index % 7}
+            if index % 100 == 99:
+                attempt = {"attempt": 1, "status": "failed", "latency_ms": 2.5,
+                           "reason": "python target raised ValueError"}
+                runtime += 1
+            elif index % 10 == 9:
+                attempt["checks"] = [{"outcome": "passed"}, {
+                    "outcome": "failed", "reason": "the string has 7 code points, the expected "
+                    "string 6"}]
+                failed += 1
+            else:
+                attempt["checks"] = [{"outcome": "passed"}, {"outcome": "passed"}]
+            cases.append({
+                "id": f"case-{index:06d}", "line": 2 + 14 * index,
+                "expectations": [{"name": "status", "path": "/execution/status"},
+                                 {"name": "queue", "path": "/payload/queue"}],
+                "attempts": [attempt],
+            })
+        done = per_suite - runtime
+        suites.append({
+            "name": f"suite_{suite_index}", "fingerprint": "sha256:" + "0" * 64,
+            "workflow": "triage_app", "flow": None, "step": None,
+            "target": {"kind": "python", "workflow_revision": "bench", "live": False},
+            "cases_source": f"evaluation/cases/suite_{suite_index}.json", "status": "ran",
+            "repeat": 1, "case_count": per_suite, "attempt_count": per_suite, "cases": cases,
+            "counts": {
+                "attempts": {"completed": done, "failed": runtime, "timed_out": 0,
+                             "skipped": 0, "cancelled": 0},
+                "checks": {"passed": 2 * done - failed, "failed": failed, "error": 0,
+                           "not_run": 2 * runtime},
+            },
+            "summary": {"pass_rate": (2 * done - failed) / (2 * done), "expect.satisfied": None,
+                        "json.parse": None, "schema.requiredCoverage": None, "text.chars": None},
+            "thresholds": [{"key": "pass_rate", "minimum": 0.9, "actual": 0.95, "held": True}],
+            "verdict": "error",
+        })
+    return {
+        "format": "goldgate.report/2", "goldgate_version": "bench",
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "dataset": {"name": "bench_render", "revision": "bench",
+                    "fingerprint": "sha256:" + "1" * 64},
+        "variant": {"name": "candidate", "revision": "bench", "configuration_revision": None},
+        "options": {"max_concurrency": 1, "timeout": 300, "repeat": 1, "suites": [], "live": False,
+                    "include_details": False},
+        "suites": suites, "complete": True, "finished_at": "2026-01-01T00:00:00+00:00",
+        "duration_seconds": 1.0,
+        "verdict": {"passed": False, "exit_code": 4, "meaning": "runtime failure",
+                    "suites": {"error": 2}},
+    }
+
+
+def bench_render() -> None:
+    from goldgate.commands import collector_paused
+    from goldgate.render.junit import render_junit
+    from goldgate.render.markdown import render_markdown
+    from goldgate.report.io import read_report
+
+    attempts = 100_000
+    path = WORK / "render-report.json"
+    path.write_text(json.dumps(_render_report(attempts)))
+    started = time.perf_counter()
+    with collector_paused():  # as `goldgate report` reads and renders
+        report = read_report(path)
+    reading = time.perf_counter() - started
+
+    def median(render: object) -> tuple[float, int]:
+        walls, size = [], 0
+        for _ in range(3):
+            with collector_paused():
+                started = time.perf_counter()
+                size = len(render())  # type: ignore[operator]
+                walls.append(time.perf_counter() - started)
+        return statistics.median(walls), size
+
+    junit, junit_size = median(lambda: render_junit(report))
+    comment, comment_size = median(lambda: render_markdown(report))
+    summary, summary_size = median(lambda: render_markdown(report, budget="summary"))
+    output = WORK / "render-junit.xml"
+    wall, peak, code, text = timed(["report", "junit", str(path), "-o", str(output)], WORK)
+    if code != 0:
+        raise SystemExit(text[-2000:])
+    markdown_wall, _, code, text = timed(["report", "markdown", str(path)], WORK)
+    if code != 0:
+        raise SystemExit(text[-2000:])
+    print(
+        f"render: {attempts:,} attempts (medians of 3, in-process; reading the report "
+        f"{reading:.2f} s): JUnit {junit:.2f} s, {junit_size / 1e6:.1f} MB (target <= 3 s: "
+        f"{junit / 3:.2f}x); Markdown comment {comment:.2f} s, {comment_size:,} characters; "
+        f"job summary {summary:.2f} s, {summary_size:,} characters (target <= 1 s: "
+        f"{max(comment, summary):.2f}x); as fresh processes, reading included: "
+        f"`goldgate report junit` {wall:.2f} s wall, {peak:.0f} MB peak RSS; "
+        f"`goldgate report markdown` {markdown_wall:.2f} s wall"
     )
 
 
@@ -570,6 +711,8 @@ BENCHMARKS = {
     "lean": bench_lean,
     "interrupt": bench_interrupt,
     "overhead": bench_overhead,
+    "pathological": bench_pathological,
+    "render": bench_render,
     "evals": bench_evals,
 }
 

@@ -58,7 +58,7 @@ def test_every_violation_is_listed_sorted_by_file_then_place(
     assert {(m["file"], m["pointer"]) for m in found if m} == EXPECTED_FIVE
     messages = {m["pointer"]: m["message"] for m in found if m}
     assert messages["/revision"] == "expected a string, found number"
-    assert messages["/1/id"] == "case id ' y' must not start or end with whitespace"
+    assert messages["/1/id"] == 'case id " y" must not start or end with whitespace'
     assert messages["/0/expectations/1/expected"] == (
         "a set comparison expects an array, found string"
     )
@@ -127,7 +127,11 @@ def test_the_dataset_option_and_the_settings_path(gold_project: Any, run_cli: An
     found = run_cli("evaluate", "--check", "--dataset", "elsewhere/gold.json")
 
     assert missing.code == 2
-    assert "evaluation/dataset.json: file not found." in missing.stderr
+    assert missing.stderr == (
+        "goldgate: evaluation/dataset.json: gold manifest not found; set evaluation.dataset in "
+        "the settings or pass --dataset (the default is evaluation/dataset.json beside "
+        "config/).\n"
+    )
     assert found.code == 0, found.output
 
 
@@ -146,7 +150,10 @@ def test_missing_settings_file(tmp_path: Path, run_cli: Any) -> None:
     result = run_cli("evaluate", "--check", "--config", "nowhere.yaml", cwd=tmp_path)
 
     assert result.code == 2
-    assert result.stderr == "goldgate: nowhere.yaml: file not found.\n"
+    assert result.stderr == (
+        "goldgate: nowhere.yaml: settings file not found; goldgate reads config/settings.yaml "
+        "from the working folder unless --config names another.\n"
+    )
 
 
 def test_the_example_passes_the_check(repo_root: Path, run_cli: Any) -> None:
@@ -240,7 +247,7 @@ def test_console_script_settings_error_and_usage_error(gold_project: Any) -> Non
     usage = _run([script, "evaluate", "--max-concurrency", "0"], gold_project.root)
 
     assert settings.returncode == 2
-    assert settings.stdout.startswith("config/settings.yaml:5:7: 'app/main.py' is not")
+    assert settings.stdout.startswith('config/settings.yaml:5:7: "app/main.py" is not')
     assert settings.stdout.endswith("\n1 problem in 1 file.\n")
     assert usage.returncode == 2
     assert "Traceback" not in settings.stderr + usage.stderr

@@ -34,8 +34,8 @@ from goldgate.jsonvalue import (
 @pytest.mark.parametrize(
     ("text", "line", "column", "message"),
     [
-        pytest.param('{"a": 1, "a": 2}', 1, 10, "duplicate key 'a'", id="duplicate-key"),
-        pytest.param('{"a": {"b": 1,\n  "b": 2}}', 2, 3, "duplicate key 'b'", id="nested-dup"),
+        pytest.param('{"a": 1, "a": 2}', 1, 10, 'duplicate key "a"', id="duplicate-key"),
+        pytest.param('{"a": {"b": 1,\n  "b": 2}}', 2, 3, 'duplicate key "b"', id="nested-dup"),
         pytest.param("[NaN]", 1, 2, "NaN is not a JSON value", id="nan"),
         pytest.param("Infinity", 1, 1, "Infinity is not a JSON value", id="infinity"),
         pytest.param("[-Infinity]", 1, 2, "-Infinity is not a JSON value", id="minus-infinity"),
@@ -104,6 +104,62 @@ def test_strict_syntax_errors(text: str, line: int, column: int, message: str) -
     assert str(error) == f"gold.json:{line}:{column}: {message}"
     assert isinstance(error, InvalidInputError)
     assert error.exit_code is ExitCode.INVALID_INPUT
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "message"),
+    [
+        pytest.param('["a\\', 1, 4, "invalid escape sequence in string", id="lone-backslash-end"),
+        pytest.param('["a\\\\', 1, 2, "unterminated string", id="escaped-backslash-at-end"),
+        pytest.param('["a\\\\\\', 1, 6, "invalid escape sequence in string", id="odd-run-at-end"),
+        pytest.param('["a\\u12"]', 1, 4, "invalid escape sequence in string", id="short-unicode"),
+        pytest.param(
+            '["\\ud83d\\uzzzz"]', 1, 9, "invalid escape sequence in string", id="bad-low-half"
+        ),
+        pytest.param('["\\n\\t\n"]', 1, 2, "unterminated string", id="newline-after-escapes"),
+        pytest.param(
+            '{"k\x1b": 1}', 1, 4, "control character U+001B must be escaped in a string", id="key"
+        ),
+    ],
+)
+def test_string_problems_are_placed_exactly(
+    text: str, line: int, column: int, message: str
+) -> None:
+    with pytest.raises(JsonSyntaxError) as raised:
+        parse_json_text("gold.json", text)
+
+    assert (raised.value.line, raised.value.column, raised.value.message) == (line, column, message)
+
+
+@pytest.mark.parametrize(
+    ("body", "suffix", "at", "message"),
+    [
+        pytest.param("x" * 300_000, '"}x', 2, "unexpected data after the JSON value", id="garbage"),
+        pytest.param(
+            "\\n" * 150_000,
+            '\x01"}',
+            0,
+            "control character U+0001 must be escaped in a string",
+            id="escapes-then-control",
+        ),
+        pytest.param(
+            "\\u00e9" * 50_000, '\\q"}', 0, "invalid escape sequence in string", id="bad-escape"
+        ),
+    ],
+)
+def test_a_long_string_is_scanned_in_one_pass_to_its_problem(
+    body: str, suffix: str, at: int, message: str
+) -> None:
+    # The slow path once kept backtracking state per character of a string (2.5 GB for a
+    # 20 MB one); here only where the problem is placed is checked, not how fast.
+    line_two = ' "long": "' + body + suffix
+    text = '{"a": 1,\n' + line_two
+
+    with pytest.raises(JsonSyntaxError) as raised:
+        parse_json_text("gold.json", text)
+
+    column = len(line_two) - len(suffix) + at + 1
+    assert (raised.value.line, raised.value.column, raised.value.message) == (2, column, message)
 
 
 def test_valid_surrogate_pairs_and_escaped_backslashes_are_fine() -> None:

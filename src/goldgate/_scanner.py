@@ -12,15 +12,18 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from goldgate.jsonvalue import JsonSyntaxError
+from goldgate.textsafe import quote
 
+# The standard library's C string reader (typeshed does not declare it): linear, strict about
+# control characters, and it reports where it stopped.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
-_STRING_PROBLEM = re.compile(r'[\x00-\x1f"]|\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])?')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_NUMBER_START = frozenset("-0123456789")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERALS = {"true": True, "false": False, "null": None}
 _NOT_JSON_CONSTANTS = ("NaN", "Infinity", "-Infinity")
@@ -49,15 +52,19 @@ class _Frame:
 
 
 class _Scanner:
-    def __init__(self, source: str, text: str) -> None:
+    def __init__(self, source: str, text: str, *, record: bool) -> None:
         self.source = source
         self.text = text
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # Finding the first problem needs no index: recording every value's place would cost
+        # memory per value on exactly the (hostile) texts that are refused anyway.
+        self.record = record
         self.values: dict[tuple[str, ...], int] = {}
         self.keys: dict[tuple[str, ...], int] = {}
 
     def fail(self, offset: int, message: str) -> JsonSyntaxError:
-        line, column = line_column(self.line_starts, offset)
+        # One problem, one position: counted directly, without a table of line starts.
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
         return JsonSyntaxError(self.source, line, column, message)
 
     def skip(self, offset: int) -> int:
@@ -71,55 +78,67 @@ class _Scanner:
         return f"{self.text[offset]!r}"
 
     def string(self, offset: int) -> tuple[str, int]:
-        match = _STRING.match(self.text, offset)
-        if match:
-            value: str = json.loads(match.group())
-            if _SURROGATE.search(value):
-                raise self.fail(
-                    offset, "string holds a lone UTF-16 surrogate, which is not a character"
-                )
-            return value, match.end()
-        position = offset + 1
-        while True:
-            problem = _STRING_PROBLEM.search(self.text, position)
-            if problem is None:
-                raise self.fail(offset, "unterminated string")
-            token = problem.group()
-            if token == '"':  # pragma: no cover - a clean string matches _STRING above
-                raise self.fail(offset, "unterminated string")
-            if token.startswith("\\") and len(token) > 1:
-                position = problem.end()
-                continue
-            if token == "\\":
-                raise self.fail(problem.start(), "invalid escape sequence in string")
-            if token == "\n":
-                raise self.fail(offset, "unterminated string")
+        """The string starting at ``offset`` (its opening quote) and where it ends.
+
+        The standard library's C ``scanstring`` reads it in one linear pass. A regular
+        expression with one alternation per character would keep backtracking state for
+        every character (gigabytes for a 20 MB string)."""
+        try:
+            value, end = _scanstring(self.text, offset + 1, True)
+        except json.JSONDecodeError as error:
+            raise self.string_problem(offset, error.pos) from None
+        if _SURROGATE.search(value):
             raise self.fail(
-                problem.start(), f"control character U+{ord(token):04X} must be escaped in a string"
+                offset, "string holds a lone UTF-16 surrogate, which is not a character"
             )
+        return value, end
+
+    def string_problem(self, offset: int, position: int) -> JsonSyntaxError:
+        """Why the string starting at ``offset`` is not strict JSON, from the place where
+        ``scanstring`` stopped (read from the text, not from the wording of its message)."""
+        text = self.text
+        char = text[position] if offset < position < len(text) else ""
+        if char == "\\":
+            return self.fail(position, "invalid escape sequence in string")
+        if char == "u" and text[position - 1] == "\\":  # a \u without four hex digits
+            return self.fail(position - 1, "invalid escape sequence in string")
+        if char and char != "\n" and ord(char) < 0x20:
+            return self.fail(
+                position, f"control character U+{ord(char):04X} must be escaped in a string"
+            )
+        if char == "" and _ends_with_lone_backslash(text, offset):
+            return self.fail(len(text) - 1, "invalid escape sequence in string")
+        return self.fail(offset, "unterminated string")
 
     def scalar(self, offset: int) -> int:
-        """The end of the scalar at ``offset``; the scalar's value itself is not needed."""
+        """The end of the scalar at ``offset``; the scalar's value itself is not needed.
+        Dispatched on the first character: this runs once per value of a hostile text."""
         text = self.text
         char = text[offset] if offset < len(text) else ""
         if char == '"':
             return self.string(offset)[1]
+        match = _NUMBER.match(text, offset) if char in _NUMBER_START else None
+        if match is not None:
+            return self.number(offset, match)
         for constant in _NOT_JSON_CONSTANTS:
             if text.startswith(constant, offset):
                 raise self.fail(offset, f"{constant} is not a JSON value")
         for literal in _LITERALS:
             if text.startswith(literal, offset):
                 return offset + len(literal)
-        match = _NUMBER.match(text, offset)
-        if match and match.end() > offset and match.group() != "-":
-            if (match.group(1) or match.group(2)) and math.isinf(float(match.group())):
-                raise self.fail(offset, "number is out of range for a 64-bit float")
-            digits = len(match.group()) - match.group().startswith("-")
-            limit = sys.get_int_max_str_digits()
-            if not (match.group(1) or match.group(2)) and limit and digits > limit:
-                raise self.fail(offset, f"integer has more than {limit} digits")
-            return match.end()
         raise self.fail(offset, f"expected a JSON value, found {self.describe(offset)}")
+
+    def number(self, offset: int, match: re.Match[str]) -> int:
+        """The end of the number ``match`` found at ``offset``, refusing what Python cannot
+        hold: a float out of range, an integer past the interpreter's digit limit."""
+        number = match.group()
+        if match.lastindex is None:  # no fraction and no exponent: an integer
+            limit = sys.get_int_max_str_digits()
+            if limit and len(number) - number.startswith("-") > limit:
+                raise self.fail(offset, f"integer has more than {limit} digits")
+        elif math.isinf(float(number)):
+            raise self.fail(offset, "number is out of range for a 64-bit float")
+        return match.end()
 
     def run(self) -> None:
         text = self.text
@@ -130,7 +149,8 @@ class _Scanner:
         path: tuple[str, ...] = ()
         while True:
             # A value starts at `offset`, belonging at `path`.
-            self.values[path] = offset
+            if self.record:
+                self.values[path] = offset
             char = text[offset] if offset < len(text) else ""
             if char in "{[":
                 if len(stack) >= MAX_DEPTH:
@@ -182,14 +202,24 @@ class _Scanner:
             )
         key, end = self.string(offset)
         if key in frame.keys:
-            raise self.fail(offset, f"duplicate key {key!r}")
+            raise self.fail(offset, f"duplicate key {quote(key)}")
         frame.keys.add(key)
         path = (*frame.path, key)
-        self.keys[path] = offset
+        if self.record:
+            self.keys[path] = offset
         end = self.skip(end)
         if end >= len(self.text) or self.text[end] != ":":
             raise self.fail(end, f"expected ':' after a key, found {self.describe(end)}")
         return path, self.skip(end + 1)
+
+
+def _ends_with_lone_backslash(text: str, offset: int) -> bool:
+    """Whether ``text`` ends in an odd run of backslashes after ``offset``: the last one
+    escapes nothing (an even run is escaped backslashes, and the string is unterminated)."""
+    start = len(text)
+    while start > offset + 1 and text[start - 1] == "\\":
+        start -= 1
+    return (len(text) - start) % 2 == 1
 
 
 def line_column(line_starts: list[int], offset: int) -> tuple[int, int]:
@@ -201,9 +231,16 @@ def line_column(line_starts: list[int], offset: int) -> tuple[int, int]:
 def scan(source: str, text: str) -> PositionIndex:
     """Validate ``text`` strictly, raising ``JsonSyntaxError`` at the first problem, and
     index where every value and key starts."""
-    scanner = _Scanner(source, text)
+    scanner = _Scanner(source, text, record=True)
     scanner.run()
-    return PositionIndex(scanner.values, scanner.keys, scanner.line_starts)
+    line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
+    return PositionIndex(scanner.values, scanner.keys, line_starts)
+
+
+def find_problem(source: str, text: str) -> None:
+    """Raise ``JsonSyntaxError`` at the first problem of ``text`` in text order (nothing is
+    indexed: time and memory stay linear in the text)."""
+    _Scanner(source, text, record=False).run()
 
 
 def locate(index: PositionIndex, text: str, path: Sequence[str | int]) -> tuple[int, int]:

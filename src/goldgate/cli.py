@@ -5,16 +5,26 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
+import threading
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from goldgate import __version__
-from goldgate.errors import ExitCode, GoldgateError
+from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.leftovers import threads_left_running
+from goldgate.stdio import claim_standard_streams, settle_streams, warn
+
+MAX_REPEAT = 10_000
+"""More attempts per case than any gate needs; a typo such as --repeat 1000000 is refused."""
+MAX_TIMEOUT = 86_400.0
+"""One day per attempt: a longer deadline is a typo, and a deadline must end."""
 
 app = typer.Typer(
     name="goldgate",
@@ -28,6 +38,17 @@ app = typer.Typer(
 class OutputFormat(StrEnum):
     text = "text"
     json = "json"
+    github = "github"
+
+
+class Budget(StrEnum):
+    comment = "comment"
+    summary = "summary"
+
+
+class Details(StrEnum):
+    safe = "safe"
+    values = "values"
 
 
 class SchemaName(StrEnum):
@@ -45,7 +66,12 @@ ConfigOption = Annotated[
     ),
 ]
 FormatOption = Annotated[
-    OutputFormat, typer.Option("--format", help="text for people, json for machines.")
+    OutputFormat,
+    typer.Option(
+        "--format",
+        help="text for people, json for machines, github for workflow-command annotations "
+        "of the problems found (checks only).",
+    ),
 ]
 
 
@@ -77,7 +103,13 @@ def validate(
     """Check the settings (nothing is imported or called) and print the configuration digest."""
     from goldgate.commands import validate_settings
 
-    _finish(validate_settings(config, json_output=output_format is OutputFormat.json))
+    _finish(
+        validate_settings(
+            config,
+            json_output=output_format is OutputFormat.json,
+            github=output_format is OutputFormat.github,
+        )
+    )
 
 
 @app.command()
@@ -105,16 +137,28 @@ def evaluate(
         typer.Option("--live", help="Authorize live workflows (external, possibly paid calls)."),
     ] = False,
     max_concurrency: Annotated[
-        int,
-        typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite (1-64)."),
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--max-concurrency", min=1, max=64, help="Case workers per suite (1-64; default 1)."
+        ),
+    ] = None,
     timeout: Annotated[
-        float,
-        typer.Option("--timeout", help="Seconds per attempt, custom scoring included (positive)."),
-    ] = 300.0,
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Seconds per attempt, custom scoring included (positive, at most "
+            f"{MAX_TIMEOUT:g}; default 300).",
+        ),
+    ] = None,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--repeat",
+            min=1,
+            max=MAX_REPEAT,
+            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}; default 1).",
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -124,15 +168,54 @@ def evaluate(
             dir_okay=False,
         ),
     ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="K/N",
+            help="Run shard K of N: the cases whose id hashes there, the same on every "
+            "machine; join the reports with 'goldgate report merge'.",
+        ),
+    ] = None,
 ) -> None:
     """Run gold against the application and write an immutable report (or --check it)."""
     from goldgate import commands
 
     json_output = output_format is OutputFormat.json
+    github = output_format is OutputFormat.github
+    # Run options default to None so that one given explicitly is known: --check runs
+    # nothing, and silently ignoring an option would let a user believe it took effect.
+    run_options: dict[str, Any] = {
+        "max_concurrency": max_concurrency,
+        "timeout": timeout,
+        "repeat": repeat,
+    }
     if check:
-        _finish(commands.check_gold_command(config, dataset, json_output=json_output))
-    if not timeout > 0 or timeout == float("inf"):
-        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+        _refuse_run_options(
+            {
+                "--suite": suite,
+                "--live": live or None,
+                "--max-concurrency": max_concurrency,
+                "--timeout": timeout,
+                "--repeat": repeat,
+                "--output": output,
+                "--shard": shard,
+            }
+        )
+        _finish(
+            commands.check_gold_command(config, dataset, json_output=json_output, github=github)
+        )
+    if github:
+        raise typer.BadParameter(
+            "github annotations are for --check; after a run use 'goldgate report annotations'",
+            param_hint="--format",
+        )
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(
+            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
+            param_hint="--timeout",
+        )
+    given = {name: value for name, value in run_options.items() if value is not None}
     _finish(
         commands.run_evaluation(
             commands.RunRequest(
@@ -140,13 +223,35 @@ def evaluate(
                 dataset=dataset,
                 suites=tuple(suite or ()),
                 live=live,
-                max_concurrency=max_concurrency,
-                timeout=timeout,
-                repeat=repeat,
                 output=output,
                 json_output=json_output,
+                shard=_shard(shard),
+                **given,
             )
         )
+    )
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    from goldgate.report.merge import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--shard") from None
+
+
+def _refuse_run_options(options: dict[str, object]) -> None:
+    """Refuse the run-only options given with --check (exit 2), naming them."""
+    given = [name for name, value in options.items() if value is not None]
+    if not given:
+        return
+    several = len(given) > 1
+    raise InvalidInputError(
+        f"{', '.join(given)} only {'apply' if several else 'applies'} to a run, and --check "
+        f"runs nothing; drop {'them' if several else 'it'} or drop --check."
     )
 
 
@@ -158,6 +263,147 @@ def schema(
     from goldgate.schemas import schema_text
 
     typer.echo(schema_text(name.value), nl=False)
+
+
+report_app = typer.Typer(
+    name="report",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Render a report for CI or a person (JUnit XML, Markdown, annotations, a terminal "
+    "view), or merge the reports of shards.",
+)
+app.add_typer(report_app)
+
+ReportArgument = Annotated[
+    Path,
+    typer.Argument(help="A report file written by goldgate evaluate.", dir_okay=False),
+]
+OutputFile = Annotated[
+    Path | None,
+    typer.Option(
+        "-o", "--output", metavar="FILE", help="Write here instead of stdout.", dir_okay=False
+    ),
+]
+
+
+@report_app.command("junit")
+def report_junit(
+    report: ReportArgument,
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o", "--output", metavar="FILE", help="JUnit XML file to write.", dir_okay=False
+        ),
+    ],
+) -> None:
+    """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
+    from goldgate.commands import render_report
+
+    _finish(render_report("junit", report, output))
+
+
+def _link_base(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from goldgate.render.escape import check_link_base
+
+    try:
+        return check_link_base(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+@report_app.command("markdown")
+def report_markdown(
+    report: ReportArgument,
+    budget: Annotated[
+        Budget,
+        typer.Option("--budget", help="comment: 65,536 characters; summary: 1 MiB (job summary)."),
+    ] = Budget.comment,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="safe: names, ids, statuses and numbers; values: also expected and actual "
+            "values of failing checks (never for held-out cases).",
+        ),
+    ] = Details.safe,
+    link_base: Annotated[
+        str | None,
+        typer.Option(
+            "--link-base",
+            metavar="URL",
+            callback=_link_base,
+            help="Link each case to its gold line: the repository's blob URL at a commit, "
+            "e.g. https://github.com/OWNER/REPO/blob/SHA.",
+        ),
+    ] = None,
+    output: OutputFile = None,
+) -> None:
+    """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
+    from goldgate.commands import render_report
+
+    _finish(
+        render_report(
+            "markdown",
+            report,
+            output,
+            budget=budget.value,
+            details=details.value,
+            link_base=link_base,
+        )
+    )
+
+
+@report_app.command("annotations")
+def report_annotations(
+    report: ReportArgument,
+    maximum: Annotated[
+        int,
+        typer.Option("--max", min=0, help="Error annotations to print (GitHub shows 10 per step)."),
+    ] = 10,
+) -> None:
+    """GitHub workflow commands: an error at the gold line of each failing case."""
+    from goldgate.commands import render_report
+
+    _finish(render_report("annotations", report, maximum=maximum))
+
+
+@report_app.command("show")
+def report_show(report: ReportArgument) -> None:
+    """The report for a person: tables and colour on a terminal, plain text otherwise."""
+    import os
+    import shutil
+
+    from goldgate.commands import render_report
+
+    terminal = sys.stdout.isatty()
+    _finish(
+        render_report(
+            "show",
+            report,
+            rich=terminal,
+            color=terminal and "NO_COLOR" not in os.environ,
+            width=shutil.get_terminal_size().columns,
+        )
+    )
+
+
+@report_app.command("merge")
+def report_merge(
+    reports: Annotated[
+        list[Path], typer.Argument(help="The report of every shard (evaluate --shard K/N).")
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Report file to create (never overwritten).")
+    ],
+) -> None:
+    """Join the reports of all shards of one run into the report of the whole run."""
+    from goldgate.commands import merge_shard_reports
+
+    _finish(merge_shard_reports(reports, output))
 
 
 evals_app = typer.Typer(
@@ -318,39 +564,72 @@ def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 
 
-_STOPPED: list[int] = []
-
-
 def _stop(signum: int, frame: object) -> None:
-    _STOPPED.append(signum)
     raise KeyboardInterrupt
 
 
-def main() -> None:
-    """The console script: every whole-run failure becomes one sentence and its exit code."""
-    # SIGINT and SIGTERM stop goldgate while it prepares (importing a slow target, say): typer
-    # turns the KeyboardInterrupt into exit 130, and the note below says why. A run installs
-    # its own handlers, which keep what finished.
+def _json_requested(argv: list[str]) -> bool:
+    """Whether the command line asks for ``--format json``, for errors click raises before
+    the command runs (the option may not have been parsed yet)."""
+    return any(
+        word == "--format=json" or (word == "--format" and following == "json")
+        for word, following in zip(argv, [*argv[1:], ""], strict=True)
+    )
+
+
+def _main() -> NoReturn:
+    """Every whole-run failure becomes one sentence and its exit code."""
+    # SIGINT and SIGTERM stop goldgate while it prepares (importing a slow target, say), as a
+    # KeyboardInterrupt that run_evaluation turns into 'interrupted' and exit 130. A run
+    # installs its own handlers, which keep what finished.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
     try:
         code = app(standalone_mode=False)
     except GoldgateError as error:
-        print(f"goldgate: {error}", file=sys.stderr)
+        warn(f"goldgate: {error}")
+        if _json_requested(sys.argv[1:]):  # e.g. run options refused with --check
+            from goldgate.commands import emit_json_refusal
+
+            emit_json_refusal(str(error))
         sys.exit(int(error.exit_code))
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        print("goldgate: interrupted.", file=sys.stderr)
+        warn("goldgate: interrupted.")
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as error:  # click's usage errors
         # Recent typer versions vendor click (typer._click) and do not install it, so
         # usage errors are recognised by their shape rather than by importing click.
         show = getattr(error, "show", None)
         if callable(show) and isinstance(getattr(error, "exit_code", None), int):
-            show()
+            with contextlib.suppress(OSError, ValueError):  # stderr is best effort
+                show()
+            if _json_requested(sys.argv[1:]):
+                from goldgate.commands import emit_json_refusal
+
+                describe = getattr(error, "format_message", None)
+                message = describe() if callable(describe) else str(error)
+                emit_json_refusal(f"{message.rstrip('.')}.")
             sys.exit(int(ExitCode.INVALID_INPUT))
         raise
-    if _STOPPED and code == ExitCode.INTERRUPTED:
-        print("goldgate: interrupted.", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def main() -> None:
+    """The console script. Once the command is done the process exits with its code: stdout
+    and stderr are flushed, and threads a target left running do not hold it open."""
+    claim_standard_streams()
+    present = frozenset(threading.enumerate())
+    try:
+        _main()
+    except SystemExit as done:
+        settle_streams()
+        left = threads_left_running(present)
+        if left and isinstance(done.code, int | None):
+            warn(
+                f"goldgate: the target left {left} thread{'s' * (left > 1)} running; exiting anyway"
+            )
+            settle_streams()
+            os._exit(done.code or 0)  # skips joining them at interpreter exit
+        raise

@@ -6,58 +6,98 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import typer
-
-from goldgate.errors import ExitCode, InvalidInputError, most_severe
+from goldgate.errors import (
+    EXIT_CODE_MEANINGS,
+    ExitCode,
+    GoldgateError,
+    InvalidInputError,
+    most_severe,
+)
 from goldgate.problems import Violation
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
+from goldgate.stdio import (
+    end_user_output,
+    settle_streams,
+    user_output_to_stderr,
+    warn,
+    write_stdout,
+)
 
 
-def _emit(text: str) -> None:
-    typer.echo(text)
+def _emit(text: str) -> bool:
+    """``text`` on stdout; False when stdout cannot take it (never raised: see stdio)."""
+    return write_stdout(text)
 
 
-def _emit_json(payload: dict[str, Any]) -> None:
-    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+def _emit_json(payload: dict[str, Any]) -> bool:
+    return write_stdout(json.dumps(payload, indent=2, ensure_ascii=False))
 
 
-def _violations_listing(violations: Sequence[Violation], json_output: bool) -> ExitCode:
-    """Every violation, then the count: the output of a check that found problems."""
+_INTERRUPTED = "interrupted before the report was written."
+
+
+def emit_json_refusal(message: str, violations: Sequence[Violation] = ()) -> None:
+    """A command refused, or ended without a report: the one JSON document that
+    ``--format json`` prints, whatever the outcome."""
+    _emit_json({"ok": False, "error": message, "violations": [v.as_json() for v in violations]})
+
+
+def _refusal_json(error: GoldgateError | KeyboardInterrupt) -> ExitCode:
+    if isinstance(error, KeyboardInterrupt):
+        emit_json_refusal(_INTERRUPTED)
+        return ExitCode.INTERRUPTED
+    emit_json_refusal(str(error).splitlines()[-1], getattr(error, "violations", ()))
+    return error.exit_code
+
+
+def _violations_listing(
+    violations: Sequence[Violation], json_output: bool, github: bool = False
+) -> ExitCode:
+    """Every violation, then the count: the output of a check that found problems. With
+    ``github``, the violations are workflow-command annotations at their file, line and
+    column (GitHub shows ten; a notice counts the rest)."""
     if json_output:
         _emit_json({"ok": False, "violations": [v.as_json() for v in violations]})
         return ExitCode.INVALID_INPUT
-    for violation in violations:
-        _emit(violation.render())
+    if github:
+        from goldgate.render.annotations import violation_annotations
+
+        write_stdout(violation_annotations(violations), end="")
+    else:
+        for violation in violations:
+            _emit(violation.render())
     count, files = len(violations), len({v.source for v in violations})
     _emit(f"{count} problem{'s' * (count != 1)} in {files} file{'s' * (files != 1)}.")
     return ExitCode.INVALID_INPUT
 
 
-def _load_for_check(config: Path, json_output: bool) -> LoadedSettings | ExitCode:
+def _load_for_check(
+    config: Path, json_output: bool, github: bool = False
+) -> LoadedSettings | ExitCode:
     """The settings, or their problems listed as a check's output (exit 2). A file that
     cannot be read at all is an error like any other, in JSON when JSON was asked for."""
     try:
         return load_settings(config)
     except SettingsError as error:
-        return _violations_listing(error.violations, json_output)
+        return _violations_listing(error.violations, json_output, github)
     except InvalidInputError as error:
         if not json_output:
             raise
-        _emit_json({"ok": False, "error": str(error), "violations": []})
-        return ExitCode.INVALID_INPUT
+        return _refusal_json(error)
 
 
-def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
+def validate_settings(config: Path, *, json_output: bool, github: bool = False) -> ExitCode:
     """``goldgate validate``: the settings' problems, or their digest."""
-    loaded = _load_for_check(config, json_output)
+    loaded = _load_for_check(config, json_output, github)
     if isinstance(loaded, ExitCode):
         return loaded
     if json_output:
@@ -78,17 +118,24 @@ def validate_settings(config: Path, *, json_output: bool) -> ExitCode:
     return ExitCode.PASSED
 
 
-def check_gold_command(config: Path, dataset: Path | None, *, json_output: bool) -> ExitCode:
+def check_gold_command(
+    config: Path, dataset: Path | None, *, json_output: bool, github: bool = False
+) -> ExitCode:
     """``goldgate evaluate --check``: every violation in the gold, or its fingerprints."""
     from goldgate.dataset.load import check_gold
 
-    loaded = _load_for_check(config, json_output)
+    loaded = _load_for_check(config, json_output, github)
     if isinstance(loaded, ExitCode):
         return loaded
-    result = check_gold(loaded, dataset)
+    try:
+        result = check_gold(loaded, dataset)
+    except InvalidInputError as error:  # a dataset file that cannot be read at all
+        if not json_output:
+            raise
+        return _refusal_json(error)
     gold = result.dataset
     if gold is None:
-        return _violations_listing(result.violations, json_output)
+        return _violations_listing(result.violations, json_output, github)
     if json_output:
         _emit_json(
             {
@@ -130,6 +177,7 @@ class RunRequest:
     output: Path | None = None
     json_output: bool = False
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    shard: tuple[int, int] | None = None
 
 
 def run_evaluation(request: RunRequest) -> ExitCode:
@@ -140,47 +188,133 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     from goldgate.report.summary import render_summary, summary_json
     from goldgate.session import SessionOutcome, prepare_session
 
-    try:
-        session = prepare_session(request)
-    except InvalidInputError as error:
-        if not request.json_output:
-            raise  # one message on stderr, as for every refused run
-        violations = getattr(error, "violations", ())
-        _emit_json(
-            {
-                "ok": False,
-                "error": str(error).splitlines()[-1],
-                "violations": [violation.as_json() for violation in violations],
-            }
-        )
-        return ExitCode.INVALID_INPUT
-
     def conclude(outcome: SessionOutcome) -> ExitCode:
-        if request.json_output:
-            _emit_json(summary_json(outcome.report, outcome.report_path))
-        else:
-            _emit(render_summary(outcome.report, outcome.report_path))
         code = ExitCode(outcome.report.verdict.exit_code)
         if outcome.fallback_reason:
             # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
-            print(
+            warn(
                 f"goldgate: {outcome.fallback_reason}; the report was written to "
-                f"{outcome.report_path} instead.",
-                file=sys.stderr,
+                f"{outcome.report_path} instead."
             )
             code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+        if request.json_output:
+            shown = _emit_json(summary_json(outcome.report, outcome.report_path, code))
+        else:
+            shown = _emit(render_summary(outcome.report, outcome.report_path, code))
+        if not shown:  # the outcome must not be lost with stdout
+            warn(
+                f"goldgate: stdout cannot be written; the run ends with exit {int(code)} "
+                f"({EXIT_CODE_MEANINGS[code]}) and its report is {outcome.report_path}."
+            )
         return code
 
     def emergency_exit(outcome: SessionOutcome) -> None:
         # From the watchdog's thread: the main thread is stuck in a target for good.
+        end_user_output()
         code = conclude(outcome)
-        print(
+        warn(
             "goldgate: a target kept the event loop blocked and could not be stopped; "
-            "what finished is in the report.",
-            file=sys.stderr,
+            "what finished is in the report."
         )
-        sys.stdout.flush()
-        sys.stderr.flush()
+        settle_streams()
         os._exit(int(code))
 
-    return conclude(session.execute(emergency_exit))
+    try:
+        with user_output_to_stderr():  # importing targets and scorers may print
+            session = prepare_session(request)
+        outcome = session.execute(emergency_exit)
+    except (GoldgateError, KeyboardInterrupt) as error:
+        if request.json_output:
+            return _refusal_json(error)
+        if isinstance(error, KeyboardInterrupt):  # typer would exit 130 without a word
+            warn(f"goldgate: {_INTERRUPTED}")
+            return ExitCode.INTERRUPTED
+        raise  # one message on stderr, as for every refused run
+    return conclude(outcome)
+
+
+def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
+    """``goldgate report merge``: the shards' reports joined into one; its exit code is the
+    verdict of the whole run."""
+    from goldgate.report.io import ensure_writable, read_report, write_report
+    from goldgate.report.merge import ShardReport, merge_reports
+    from goldgate.report.summary import render_summary
+
+    ensure_writable(output)
+    merged = merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    written = write_report(merged, output)
+    code = ExitCode(merged.verdict.exit_code)
+    _emit(render_summary(merged, written, code))
+    return code
+
+
+# --- goldgate report ------------------------------------------------------------------------------
+
+
+def _write_or_print(text: str, output: Path | None) -> None:
+    if output is None:
+        if not write_stdout(text, end=""):
+            warn("goldgate: stdout cannot be written; use -o FILE to keep the rendering.")
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        message = f"{output}: cannot be written ({error.strerror or error})."
+        raise InvalidInputError(message) from None
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a report is read and rendered.
+
+    A report of 100,000 attempts is millions of small objects that live until the process
+    exits, and a renderer allocates hundreds of thousands more that hold no cycles; the
+    collector would scan them again and again (measured: 9 s instead of 2 s to read such a
+    report, twice the time to write its JUnit). Nothing is lost by pausing it for one
+    command: the process ends right after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def render_report(
+    kind: str,
+    report_path: Path,
+    output: Path | None = None,
+    **options: Any,
+) -> ExitCode:
+    """``goldgate report junit|markdown|annotations|show``: read a report, render it, write
+    it to ``output`` or stdout. Nothing is sent anywhere."""
+    with collector_paused():
+        text = _rendered(kind, report_path, **options)
+    _write_or_print(text, output)
+    return ExitCode.PASSED
+
+
+def _rendered(kind: str, report_path: Path, **options: Any) -> str:
+    from goldgate.problems import display_path
+    from goldgate.report.io import read_report
+
+    report = read_report(report_path)
+    shown_path = display_path(report_path)
+    if kind == "junit":
+        from goldgate.render.junit import render_junit
+
+        text = render_junit(report)
+    elif kind == "markdown":
+        from goldgate.render.markdown import render_markdown
+
+        text = render_markdown(report, full_report=shown_path, **options)
+    elif kind == "annotations":
+        from goldgate.render.annotations import render_annotations
+
+        text = render_annotations(report, full_report=shown_path, **options)
+    else:
+        from goldgate.render.terminal import render_terminal
+
+        text = render_terminal(report, **options)
+    return text

@@ -18,6 +18,8 @@ from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
 from goldgate.errors import InvalidInputError
+from goldgate.files import read_regular_file
+from goldgate.textsafe import quote
 
 JsonValue: TypeAlias = Any
 """A plain JSON value as ``json`` produces it: dict, list, str, int, float, bool or None."""
@@ -153,9 +155,11 @@ def _parse_pointer_text(pointer: str) -> tuple[str, ...]:
     if pointer == "":
         return ()
     if not pointer.startswith("/"):
-        raise PointerSyntaxError(f"JSON pointer {pointer!r} must be empty or start with '/'")
+        raise PointerSyntaxError(f"JSON pointer {quote(pointer)} must be empty or start with '/'")
     if _TOKEN_ESCAPE.search(pointer):
-        raise PointerSyntaxError(f"JSON pointer {pointer!r} has a '~' that is not '~0' or '~1'")
+        raise PointerSyntaxError(
+            f"JSON pointer {quote(pointer)} has a '~' that is not '~0' or '~1'"
+        )
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
 
 
@@ -292,9 +296,9 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
             parse_float=_finite_float,
         )
     except (ValueError, _Rejected, RecursionError) as error:  # ValueError: too many digits
-        from goldgate._scanner import scan
+        from goldgate._scanner import find_problem
 
-        scan(source, text)  # raises JsonSyntaxError at the first problem in text order
+        find_problem(source, text)  # raises JsonSyntaxError at the first problem
         if isinstance(error, RecursionError):
             raise JsonSyntaxError(source, 1, 1, "nested too deeply to load") from None
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
@@ -337,16 +341,8 @@ def _depth(value: JsonValue) -> int:
 
 
 def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:
-    """Read and strictly parse one JSON file; unreadable files are input errors too."""
+    """Read and strictly parse one JSON file; unreadable files are input errors too (only a
+    regular file within the size cap is read, see ``goldgate.files``)."""
     source = display or str(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found.") from None
-    except IsADirectoryError:
-        raise InvalidInputError(f"{source}: is a folder, not a JSON file.") from None
-    except OSError as error:
-        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
-    except ValueError as error:  # a name no file can have, such as one with a NUL byte
-        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
+    data = read_regular_file(path, source, what="a JSON file")
     return parse_json_text(source, decode_utf8(source, data))

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from goldgate.jsonvalue import format_pointer, json_type_name
+from goldgate.textsafe import escape_control, quote
 
 
 class Located(Protocol):
@@ -40,16 +41,22 @@ class Violation:
     pointer: str
 
     def render(self) -> str:
-        where = f" (at {self.pointer})" if self.pointer else ""
-        return f"{self.source}:{self.line}:{self.column}: {self.message}{where}"
+        """One line, always: a control character from a file (in a name, a pointer, a
+        message quoting data) is shown escaped, so it cannot start a line of its own."""
+        where = f" (at {escape_control(self.pointer)})" if self.pointer else ""
+        return (
+            f"{escape_control(self.source)}:{self.line}:{self.column}: "
+            f"{escape_control(self.message)}{where}"
+        )
 
     def as_json(self) -> dict[str, Any]:
+        # The same text as render(), so that both formats say the same thing.
         return {
-            "file": self.source,
+            "file": escape_control(self.source),
             "line": self.line,
             "column": self.column,
-            "pointer": self.pointer,
-            "message": self.message,
+            "pointer": escape_control(self.pointer),
+            "message": escape_control(self.message),
         }
 
 
@@ -155,22 +162,24 @@ def _sentence(detail: Any) -> str:
     location = detail["loc"]
     field_name = location[-1] if location else ""
     if kind == "extra_forbidden":
-        return f"unknown key {field_name!r}; check its spelling against the schema"
+        return f"unknown key {quote(field_name)}; check its spelling against the schema"
     if kind == "missing":
         return f"missing required key {field_name!r}"
     if kind in _TYPE_WORDS:
         found = json_type_name(detail.get("input"))
         return f"expected {_TYPE_WORDS[kind]}, found {found}"
     if kind == "literal_error":
-        expected = detail.get("ctx", {}).get("expected", "")
-        return f"must be one of {expected}, found {detail.get('input')!r}"
+        # pydantic lists the allowed literals (our own words, never data) in single quotes;
+        # they are JSON strings in the file, so they are written as JSON like the value found.
+        expected = str(detail.get("ctx", {}).get("expected", "")).replace("'", '"')
+        return f"must be one of {expected}, found {quote(detail.get('input'))}"
     bounds = detail.get("ctx", {})
     if kind == "less_than_equal":
-        return f"must be at most {bounds.get('le')}, found {detail.get('input')!r}"
+        return f"must be at most {bounds.get('le')}, found {quote(detail.get('input'))}"
     if kind == "greater_than_equal":
-        return f"must be at least {bounds.get('ge')}, found {detail.get('input')!r}"
+        return f"must be at least {bounds.get('ge')}, found {quote(detail.get('input'))}"
     if kind == "greater_than":
-        return f"must be greater than {bounds.get('gt')}, found {detail.get('input')!r}"
+        return f"must be greater than {bounds.get('gt')}, found {quote(detail.get('input'))}"
     if kind in ("too_short", "string_too_short"):
         return "must not be empty"
     if kind == "value_error":

@@ -1,6 +1,7 @@
 """Progress on stderr: a bar that redraws itself on a terminal, plain lines in CI logs.
 
-Only suite names and counts are shown; stdout stays reserved for the safe summary.
+Only suite names and counts are shown; stdout stays reserved for the safe summary. Progress
+is best effort: a closed, full or dead stderr (no reader) stops it, never the run.
 """
 
 from __future__ import annotations
@@ -14,27 +15,43 @@ from goldgate.dataset.gold import GoldSuite
 _BAR_WIDTH = 24
 
 
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except ValueError:  # a closed file object
+        return False
+
+
 class Progress:
     def __init__(self, stream: TextIO | None = None, *, interactive: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.interactive = self.stream.isatty() if interactive is None else interactive
+        # None when the process started without stderr (outside the console script).
+        self.stream: TextIO | None = stream or sys.stderr
+        self.interactive = _is_terminal(self.stream) if interactive is None else interactive
+
+    def _show(self, text: str) -> None:
+        """Write and flush ``text``; after the first refusal, nothing more is tried."""
+        if self.stream is None:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.stream = None
 
     def suite(self, suite: GoldSuite, repeat: int) -> Callable[[int], None]:
         total = len(suite.cases) * repeat
         # In a log, a line per quarter is enough to show the run is alive.
         marks = {max(1, round(total * share)) for share in (0.25, 0.5, 0.75, 1.0)}
         if not self.interactive:
-            self.stream.write(f"{suite.name}: running {total} attempts\n")
-            self.stream.flush()
+            self._show(f"{suite.name}: running {total} attempts\n")
 
         def update(done: int) -> None:
             if self.interactive:
                 filled = _BAR_WIDTH * done // total if total else _BAR_WIDTH
                 bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
                 end = "\n" if done >= total else ""
-                self.stream.write(f"\r{suite.name}: [{bar}] {done}/{total}{end}")
+                self._show(f"\r{suite.name}: [{bar}] {done}/{total}{end}")
             elif done in marks:
-                self.stream.write(f"{suite.name}: {done}/{total} attempts done\n")
-            self.stream.flush()
+                self._show(f"{suite.name}: {done}/{total} attempts done\n")
 
         return update

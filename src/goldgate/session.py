@@ -28,6 +28,7 @@ from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.execution.watchdog import Watchdog
+from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
@@ -35,6 +36,7 @@ from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantR
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry, import_scorer
 from goldgate.settings.load import LoadedSettings, load_settings
+from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
 
 if TYPE_CHECKING:
@@ -176,6 +178,9 @@ class Session:
                 suites=self.request.suites,
                 live=self.request.live,
                 include_details=True,
+                shard=f"{self.request.shard[0]}/{self.request.shard[1]}"
+                if self.request.shard
+                else None,
             ),
             registry=self.registry,
             started=now(),
@@ -209,7 +214,8 @@ class Session:
         try:
             with stops, Watchdog(stuck) as watchdog:
                 stops.connect(watchdog.request_stop)
-                anyio.run(self._run, run, stops, watchdog)
+                with user_output_to_stderr():  # targets and scorers may print: not to stdout
+                    anyio.run(self._run, run, stops, watchdog)
                 return finish(stops.first)
         except BaseException:
             if not run.finished:
@@ -217,6 +223,7 @@ class Session:
             raise
 
     async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
+        abandon_executor_work()  # closing the loop must not wait for what a target left there
         stop = anyio.Event()
         loop = asyncio.get_running_loop()
 
@@ -245,6 +252,8 @@ def prepare_session(request: RunRequest) -> Session:
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
     suites = _with_verdicts(_select_suites(dataset, request.suites), settings)
+    if request.shard is not None:
+        suites = [suite.shard(*request.shard) for suite in suites]
     output = request.output or default_report_path(settings.folder, dataset.name, now())
     ensure_writable(output)
     registry = _registry(settings, suites)

@@ -136,6 +136,10 @@ class ReportRun:
                 "skip_reason": job.skip_reason,
                 "repeat": self.options.repeat,
                 "case_count": len(suite.cases),
+                "whole_case_count": suite.whole_case_count,
+                "metric_definitions": [
+                    metric.model_dump(mode="json", by_alias=True) for metric in suite.metrics
+                ],
             }
         )
         make = job.collector or SuiteCollector

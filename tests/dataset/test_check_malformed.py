@@ -161,7 +161,7 @@ def both(*mutations: Mutation) -> Mutation:
     return mutate
 
 
-UNKNOWN = "unknown key 'colour'; check its spelling against the schema"
+UNKNOWN = 'unknown key "colour"; check its spelling against the schema'
 NEST = "[" * 600 + "]" * 600
 LABEL = "/flows/main/steps/classify/result/label"
 DIGITS = sys.get_int_max_str_digits() or 4300  # Python refuses longer integer literals
@@ -170,12 +170,12 @@ MALFORMED = [
     # --- JSON syntax, in the case file and the manifest ---------------------------------------
     pytest.param(
         case_file('[{"id": "a", "id": "b"}]'),
-        [Want(C, (1, 14), "duplicate key 'id'")],
+        [Want(C, (1, 14), 'duplicate key "id"')],
         id="json-duplicate-key",
     ),
     pytest.param(
         manifest_file('{"name": "a",\n "name": "b"}'),
-        [Want(D, (2, 2), "duplicate key 'name'")],
+        [Want(D, (2, 2), 'duplicate key "name"')],
         id="json-duplicate-key-in-manifest",
     ),
     pytest.param(case_file("[NaN]"), [Want(C, (1, 2), "NaN is not a JSON value")], id="json-nan"),
@@ -439,23 +439,23 @@ MALFORMED = [
     ),
     pytest.param(
         put(case(0), id=" x"),
-        [Want(C, at('"id"'), "case id ' x' must not start or end with whitespace", "/0/id")],
+        [Want(C, at('"id"'), 'case id " x" must not start or end with whitespace', "/0/id")],
         id="case-id-with-outer-space",
     ),
     # --- duplicates -----------------------------------------------------------------------------
     pytest.param(
         put(suite1, name="inline"),
         [
-            Want(D, at('"name": "inline"'), "duplicate suite name 'inline'", "/suites/0/name"),
-            Want(D, at('"name": "inline"', 1), "duplicate suite name 'inline'", "/suites/1/name"),
+            Want(D, at('"name": "inline"'), 'duplicate suite name "inline"', "/suites/0/name"),
+            Want(D, at('"name": "inline"', 1), 'duplicate suite name "inline"', "/suites/1/name"),
         ],
         id="duplicate-suite-name",
     ),
     pytest.param(
         put(case(1), id="x"),
         [
-            Want(C, at('"id": "x"'), "duplicate case id 'x' in this suite", "/0/id"),
-            Want(C, at('"id": "x"', 1), "duplicate case id 'x' in this suite", "/1/id"),
+            Want(C, at('"id": "x"'), 'duplicate case id "x" in this suite', "/0/id"),
+            Want(C, at('"id": "x"', 1), 'duplicate case id "x" in this suite', "/1/id"),
         ],
         id="duplicate-case-id",
     ),
@@ -465,13 +465,13 @@ MALFORMED = [
             Want(
                 C,
                 at('"name": "status"'),
-                "duplicate expectation name 'status' in this case",
+                'duplicate expectation name "status" in this case',
                 "/0/expectations/0/name",
             ),
             Want(
                 C,
                 at('"name": "status"', 1),
-                "duplicate expectation name 'status' in this case",
+                'duplicate expectation name "status" in this case',
                 "/0/expectations/1/name",
             ),
         ],
@@ -484,7 +484,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"workflow": "nope"'),
-                "workflow 'nope' is not declared in the settings",
+                'workflow "nope" is not declared in the settings',
                 "/suites/1/workflow",
             )
         ],
@@ -496,7 +496,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"flow"'),
-                "flow 'nope' is not declared in workflow 'triage'",
+                'flow "nope" is not declared in workflow "triage"',
                 "/suites/0/flow",
             )
         ],
@@ -504,7 +504,7 @@ MALFORMED = [
     ),
     pytest.param(
         put(suite0, step="nope"),
-        [Want(D, at('"step"'), "step 'nope' is not declared in flow 'main'", "/suites/0/step")],
+        [Want(D, at('"step"'), 'step "nope" is not declared in flow "main"', "/suites/0/step")],
         id="undeclared-step",
     ),
     pytest.param(
@@ -519,7 +519,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"path": "foo"'),
-                "JSON pointer 'foo' must be empty or start with '/'",
+                "JSON pointer \"foo\" must be empty or start with '/'",
                 "/0/expectations/0/path",
             )
         ],
@@ -531,7 +531,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"path": "/a~2"'),
-                "JSON pointer '/a~2' has a '~' that is not '~0' or '~1'",
+                "JSON pointer \"/a~2\" has a '~' that is not '~0' or '~1'",
                 "/0/expectations/0/path",
             )
         ],
@@ -580,7 +580,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"path": "/flows/nope'),
-                "flow 'nope' is not declared in workflow settings",
+                'flow "nope" is not declared in workflow settings',
                 "/0/expectations/0/path",
             )
         ],
@@ -592,7 +592,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"path": "/flows/main/steps/nope'),
-                "step 'nope' is not declared in this flow",
+                'step "nope" is not declared in this flow',
                 "/0/expectations/0/path",
             )
         ],
@@ -641,7 +641,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"path": "/flows/main/steps/units/result/items/0/steps/nope'),
-                "step 'nope' is not a child step of this collection",
+                'step "nope" is not a child step of this collection',
                 "/0/expectations/0/path",
             )
         ],
@@ -659,15 +659,15 @@ MALFORMED = [
             Want(
                 D,
                 at('"expectations"'),
-                "metric 'queue_quality' needs exactly one expectation at "
-                "'/steps/classify/result/label', found none",
+                'metric "queue_quality" needs exactly one expectation at '
+                '"/steps/classify/result/label", found none',
                 "/suites/0/cases/0/expectations",
             ),
             Want(
                 D,
                 at('"expectations"', 1),
-                "metric 'queue_quality' needs exactly one expectation at "
-                "'/steps/classify/result/label', found none",
+                'metric "queue_quality" needs exactly one expectation at '
+                '"/steps/classify/result/label", found none',
                 "/suites/0/cases/1/expectations",
             ),
         ],
@@ -680,7 +680,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"comparison": "fuzzy"'),
-                "must be one of 'exact', 'set', 'source_span', 'custom' or 'text', found 'fuzzy'",
+                'must be one of "exact", "set", "source_span", "custom" or "text", found "fuzzy"',
                 "/0/expectations/0/comparison",
             )
         ],
@@ -716,7 +716,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"colour"'),
-                "unknown key 'colour' in a source_span expectation",
+                'unknown key "colour" in a source_span expectation',
                 "/0/expectations/2/expected/colour",
             )
         ],
@@ -764,7 +764,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"input_path"'),
-                "nothing in this case's input at '/payload/nope'",
+                'nothing in this case\'s input at "/payload/nope"',
                 "/0/expectations/2/expected/input_path",
             )
         ],
@@ -776,7 +776,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"input_path"'),
-                "the case's input at '/payload/count' is number, not a string",
+                'the case\'s input at "/payload/count" is number, not a string',
                 "/0/expectations/2/expected/input_path",
             )
         ],
@@ -788,7 +788,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"input_path"'),
-                "JSON pointer 'payload/message' must be empty or start with '/'",
+                "JSON pointer \"payload/message\" must be empty or start with '/'",
                 "/0/expectations/2/expected/input_path",
             )
         ],
@@ -849,7 +849,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"scorer": "nope"'),
-                "scorer 'nope' is not registered in the settings",
+                'scorer "nope" is not registered in the settings',
                 "/0/expectations/3/scorer",
             )
         ],
@@ -873,7 +873,7 @@ MALFORMED = [
             Want(
                 C,
                 at('"colour"'),
-                "unknown text assertion 'colour'",
+                'unknown text assertion "colour"',
                 "/0/expectations/4/expected/colour",
             )
         ],
@@ -935,7 +935,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"kind"'),
-                "must be one of 'classification' or 'multilabel', found 'regression'",
+                'must be one of "classification" or "multilabel", found "regression"',
                 "/suites/0/metrics/0/kind",
             )
         ],
@@ -947,13 +947,13 @@ MALFORMED = [
             Want(
                 D,
                 at('"name": "queue_quality"'),
-                "duplicate metric name 'queue_quality'",
+                'duplicate metric name "queue_quality"',
                 "/suites/0/metrics/0/name",
             ),
             Want(
                 D,
                 at('"name": "queue_quality"', 1),
-                "duplicate metric name 'queue_quality'",
+                'duplicate metric name "queue_quality"',
                 "/suites/0/metrics/1/name",
             ),
         ],
@@ -965,7 +965,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"billing"', 2),
-                "duplicate label 'billing' in the catalog",
+                'duplicate label "billing" in the catalog',
                 "/suites/0/metrics/0/labels/2",
             )
         ],
@@ -995,7 +995,7 @@ MALFORMED = [
     ),
     pytest.param(
         put(metric, cases=["a", "zz"]),
-        [Want(D, at('"zz"'), "case 'zz' is not in this suite", "/suites/0/metrics/0/cases/1")],
+        [Want(D, at('"zz"'), 'case "zz" is not in this suite', "/suites/0/metrics/0/cases/1")],
         id="metric-unknown-case",
     ),
     pytest.param(
@@ -1004,7 +1004,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"expectations"', 1),
-                f"metric 'queue_quality' needs exactly one expectation at '{LABEL}', found none",
+                f'metric "queue_quality" needs exactly one expectation at "{LABEL}", found none',
                 "/suites/0/cases/1/expectations",
             )
         ],
@@ -1018,7 +1018,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"expectations"', 1),
-                f"metric 'queue_quality' needs exactly one expectation at '{LABEL}', found 2",
+                f'metric "queue_quality" needs exactly one expectation at "{LABEL}", found 2',
                 "/suites/0/cases/1/expectations",
             )
         ],
@@ -1030,7 +1030,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"expected": "nope"'),
-                "the gold label is not in the catalog of metric 'queue_quality'",
+                'the gold label is not in the catalog of metric "queue_quality"',
                 "/suites/0/cases/1/expectations/0/expected",
             )
         ],
@@ -1055,7 +1055,7 @@ MALFORMED = [
             Want(
                 C,
                 last_before('"expected"', '"zzz"'),
-                "1 gold label(s) not in the catalog of metric 't'",
+                '1 gold label(s) not in the catalog of metric "t"',
                 "/1/expectations/0/expected",
             )
         ],
@@ -1068,9 +1068,11 @@ MALFORMED = [
             Want(
                 D,
                 at('"speed"'),
-                "unknown threshold 'speed'; use pass_rate, expect.satisfied, json.parse, "
-                "schema.requiredCoverage or '{metric}.{figure}' such as "
-                "'queue_quality.accuracy'",
+                'unknown threshold "speed"; this suite can gate on pass_rate, '
+                "queue_quality.accuracy, queue_quality.coverage, queue_quality.micro_precision, "
+                "queue_quality.micro_recall, queue_quality.micro_f1, "
+                "queue_quality.macro_precision, queue_quality.macro_recall, "
+                "queue_quality.macro_f1",
                 "/suites/0/thresholds/speed",
             )
         ],
@@ -1106,7 +1108,7 @@ MALFORMED = [
             Want(
                 D,
                 at('"text.chars"'),
-                "'text.chars' is a counter: reported, never thresholded",
+                '"text.chars" is a counter: reported, never thresholded',
                 "/suites/0/thresholds/text.chars",
             )
         ],
@@ -1222,7 +1224,7 @@ MALFORMED = [
     ),
     pytest.param(
         settings("    revision: r1\n", "    revision: r1\n    revision: r2\n"),
-        [Want(S, at("revision: r2"), "duplicate key 'revision'")],
+        [Want(S, at("revision: r2"), 'duplicate key "revision"')],
         id="settings-yaml-duplicate-key",
     ),
     pytest.param(
@@ -1268,7 +1270,7 @@ MALFORMED = [
             Want(
                 S,
                 at("python"),
-                "'app/main.py' is not an import path of the form 'package.module:attribute'",
+                "\"app/main.py\" is not an import path of the form 'package.module:attribute'",
                 "/workflows/triage/target/python",
             )
         ],
@@ -1280,7 +1282,7 @@ MALFORMED = [
             Want(
                 S,
                 at("import"),
-                "'casefold' is not an import path of the form 'package.module:attribute'",
+                "\"casefold\" is not an import path of the form 'package.module:attribute'",
                 "/scorers/casefold/import",
             )
         ],
@@ -1294,7 +1296,7 @@ MALFORMED = [
             Want(
                 S,
                 at("credentials"),
-                "'API-KEY' is not an environment variable name",
+                '"API-KEY" is not an environment variable name',
                 "/workflows/triage/credentials",
             )
         ],
@@ -1342,7 +1344,7 @@ MALFORMED = [
             Want(
                 S,
                 at("url"),
-                "'ftp://x' is not an http:// or https:// URL",
+                '"ftp://x" is not an http:// or https:// URL',
                 "/workflows/triage/target/http/url",
             )
         ],
@@ -1357,7 +1359,7 @@ MALFORMED = [
             Want(
                 S,
                 at("env"),
-                "'1BAD' is not an environment variable name",
+                '"1BAD" is not an environment variable name',
                 "/workflows/triage/target/http/headers/Auth/env",
             )
         ],

@@ -63,7 +63,7 @@ def test_null_label_without_null_in_the_catalog(gold_project: Any) -> None:
     assert messages(check(gold_project)) == [
         (
             "/suites/0/cases/1/expectations/0/expected",
-            "the gold label is not in the catalog of metric 'queue_quality'",
+            'the gold label is not in the catalog of metric "queue_quality"',
         )
     ]
 
@@ -92,7 +92,7 @@ def test_multilabel_gold_must_be_an_array_of_strings(gold_project: Any) -> None:
     gold_project.cases[1]["expectations"][0]["expected"] = "c"
 
     assert messages(check(gold_project)) == [
-        ("/1/expectations/0/expected", "metric 'tags' expects an array of string labels")
+        ("/1/expectations/0/expected", 'metric "tags" expects an array of string labels')
     ]
 
 
@@ -117,11 +117,11 @@ def test_text_thresholds_need_text_comparisons(gold_project: Any) -> None:
     assert messages(check(gold_project)) == [
         (
             "/suites/0/thresholds/json.parse",
-            "'json.parse' is measured on text comparisons, and this suite has none",
+            '"json.parse" is measured on text comparisons, and this suite has none',
         ),
         (
             "/suites/0/thresholds/expect.satisfied",
-            "'expect.satisfied' is measured on text comparisons, and this suite has none",
+            '"expect.satisfied" is measured on text comparisons, and this suite has none',
         ),
     ]
 
@@ -241,7 +241,7 @@ def test_an_undeclared_workflow_does_not_cascade(gold_project: Any) -> None:
     gold_project.manifest["suites"][0]["workflow"] = "elsewhere"
 
     assert messages(check(gold_project)) == [
-        ("/suites/0/workflow", "workflow 'elsewhere' is not declared in the settings")
+        ("/suites/0/workflow", 'workflow "elsewhere" is not declared in the settings')
     ]
 
 
@@ -363,7 +363,7 @@ def test_public_result_paths(path: str) -> None:
         ("/flows/main/steps/units/result/items/0/steps/classify/result", "not a child step"),
         ("/flows/main/steps/units/result/items/0/steps/route", "a step path continues"),
         ("/flows/main/steps/units/result/items/0/steps/route/output", "is not a step path"),
-        ("/flows/other/result", "flow 'other' is not declared"),
+        ("/flows/other/result", 'flow "other" is not declared'),
         ("/flows/main", "a flow path continues"),
         ("/flows", "a flow path continues"),
         ("/result", "unknown result root '/result'"),

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from run.support import run_cli as subprocess_cli
+
 SECRET_IN = "SECRET-INPUT-4711"
 SECRET_OUT = "SECRET-OUTPUT-0815"
 HEADER = "from goldgate.evals import eval, EvalContext\n"
@@ -46,11 +48,11 @@ def report_of(result: Any) -> dict[str, Any]:
 
 
 def test_a_passing_run_writes_a_private_report_and_shows_only_safe_things(
-    run_cli: Any, project: Path
+    project: Path,
 ) -> None:
     put(project, "evals/eval_qa.py", PASSING)
 
-    result = run_cli("evals", "run", "evals", cwd=project)
+    result = subprocess_cli("evals", "run", "evals", cwd=project)  # the real streams
 
     assert result.code == 0, result.output
     assert SECRET_IN not in result.stdout

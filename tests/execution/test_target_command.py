@@ -166,6 +166,21 @@ async def test_output_that_is_not_a_result_document(
     assert_safe(caught.value)
 
 
+async def test_a_long_string_output_with_trailing_data_is_placed(
+    tmp_path: Path, request_: TargetRequest
+) -> None:
+    # The strict parser's slow path reads a string in one linear pass (it once kept
+    # backtracking state per character: gigabytes for a 16 MiB answer).
+    code = (
+        "import sys; sys.stdin.read(); "
+        "sys.stdout.write('{\\n\"answer\": \"' + 'y' * 2_000_000 + '\"}!')"
+    )
+    with pytest.raises(TargetFailure) as caught:
+        await command([sys.executable, "-c", code], tmp_path, max_result_bytes=4 << 20)(request_)
+    column = len('"answer": "') + 2_000_000 + 2 + 1
+    assert caught.value.reason == f"command stdout is not strict JSON (line 2, column {column})"
+
+
 async def test_invalid_utf8_output(tmp_path: Path, request_: TargetRequest) -> None:
     code = 'import sys; sys.stdout.buffer.write(b\'{"a": "\\xff"}\')'
     with pytest.raises(TargetFailure) as caught:

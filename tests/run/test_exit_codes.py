@@ -389,6 +389,6 @@ def test_a_refused_run_in_json_lists_its_violations_as_json(project: Project) ->
     assert payload["error"].startswith("2 problems in the gold")
     assert {v["message"] for v in payload["violations"]} == {
         "missing required key 'expected'",
-        "unknown key 'expectd'; check its spelling against the schema",
+        'unknown key "expectd"; check its spelling against the schema',
     }
     assert project.calls() == []

@@ -273,7 +273,7 @@ def test_ctrl_c_while_a_slow_target_imports_is_an_interruption(project: Project)
         process.send_signal(number)
         stdout, stderr = process.communicate(timeout=20)
         assert process.returncode == 130, stderr
-        assert "goldgate: interrupted." in stderr
+        assert "goldgate: interrupted" in stderr
         assert "Traceback" not in stderr
         assert stdout == ""
     assert not (project.root / "config" / ".goldgate").exists() or not any(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,47 @@ def test_a_name_taken_meanwhile_is_not_overwritten(tmp_path: Path, report: Repor
     assert why is not None
     assert "not overwritten" in why
     assert read_report(written) == report
+
+
+def test_no_usable_temporary_folder_is_one_sentence(
+    tmp_path: Path, report: Report, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    # Where mkdtemp would go is a file: no temporary folder can be made there.
+    monkeypatch.setattr(tempfile, "tempdir", str(blocked))
+
+    with pytest.raises(RuntimeFailureError) as raised:
+        write_report_safely(report, blocked / "report.json")
+
+    message = str(raised.value)
+    assert message.startswith(f"{blocked}/report.json: cannot be written (Not a directory), ")
+    assert message.endswith("; the report is lost.")
+    assert "\n" not in message
+    assert blocked.read_text() == "not a folder"
+
+
+def test_a_fallback_that_fails_leaves_no_folder_behind(
+    tmp_path: Path, report: Report, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+
+    blocked = tmp_path / "a-file"  # the report's own folder cannot be made: fall back
+    blocked.write_text("not a folder")
+    real_open = os.open
+
+    def full_disk(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if str(path).startswith(str(temporary)) and str(path).endswith("report.json"):
+            raise OSError(28, "No space left on device")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(report_io.os, "open", full_disk)
+
+    with pytest.raises(RuntimeFailureError, match=r"\(No space left on device\); the report"):
+        write_report_safely(report, blocked / "report.json")
+    assert list(temporary.iterdir()) == []
 
 
 def test_the_cli_says_where_the_report_went_and_exits_4(

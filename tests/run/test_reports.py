@@ -123,6 +123,7 @@ def test_report_records_dataset_configuration_and_options(rich: RichRun) -> None
         "suites": [],
         "live": False,
         "include_details": True,
+        "shard": None,
     }
     assert report["scorers"] == []
     fingerprints = {s["name"]: s["fingerprint"] for s in gold["suites"]}

@@ -283,7 +283,7 @@ def test_source_span_failures_and_errors() -> None:
             {"input_path": "/payload/m", "required": [0, 1]},
             "a source_span expectation needs 'allowed'",
         ),
-        ({"input_path": "/p", "required": [0, 1], "allowed": [0, 1], "x": 1}, "unknown key 'x'"),
+        ({"input_path": "/p", "required": [0, 1], "allowed": [0, 1], "x": 1}, 'unknown key "x"'),
         (
             {"input_path": 3, "required": [0, 1], "allowed": [0, 1]},
             "a JSON pointer must be a string",

@@ -95,9 +95,10 @@ def test_plain_string_expected_goes_to_adjudication() -> None:
     assert (outcome.assertions_declared, outcome.assertions_held) == (0, 0)
 
 
-@pytest.mark.parametrize("expected", [{}, {"note": "judge the tone"}, {"contains": []}])
-def test_objects_declaring_nothing_go_to_adjudication(expected: dict[str, Any]) -> None:
-    outcome = _score("anything", expected)
+def test_an_object_with_only_a_note_goes_to_adjudication() -> None:
+    # An empty object or list declares nothing by accident and is an error (see below); a
+    # note alone is written on purpose, for the person who judges the answer.
+    outcome = _score("anything", {"note": "judge the tone"})
     assert outcome.outcome is Outcome.NOT_RUN
     assert outcome.adjudication is True
     assert outcome.assertions_declared == 0
@@ -215,7 +216,7 @@ def test_absent_answer_fails() -> None:
 @pytest.mark.parametrize(
     ("expected", "problem"),
     [
-        ({"contain": "x"}, "unknown text assertion 'contain'"),
+        ({"contain": "x"}, 'unknown text assertion "contain"'),
         ({"contains": 3}, "'contains' is a string or an array of strings"),
         ({"matches": ["a", None]}, "'matches' is a string or an array of strings"),
         ({"maxChars": -1}, "'maxChars' is a nonnegative integer"),
@@ -225,6 +226,16 @@ def test_absent_answer_fails() -> None:
         ({"requiredKeys": {"a": 1}}, "'requiredKeys' is a string or an array of strings"),
         ({"note": 1}, "'note' is a sentence for the adjudicator"),
         (["contains"], "a text comparison expects assertions or prose, found array"),
+        ({}, "an empty assertion object declares nothing"),
+        ({"contains": []}, "an empty 'contains' array declares nothing"),
+        ({"requiredKeys": []}, "an empty 'requiredKeys' array declares nothing"),
+        ({"minChars": 5, "maxChars": 4}, "'minChars' 5 is above 'maxChars' 4"),
+        ({"requiredKeys": ["a", "a..b"]}, 'path 2 "a..b" has an empty segment'),
+        ({"requiredKeys": ".a"}, 'path 1 ".a" has an empty segment'),
+        ({"requiredKeys": "a."}, 'path 1 "a." has an empty segment'),
+        ({"requiredKeys": ""}, 'path 1 "" has an empty segment'),
+        ({"notContains": ["x", ""]}, "string 2 is empty, so it never holds"),
+        ({"matches": ""}, "pattern 1 is empty, so it always holds"),
     ],
 )
 def test_malformed_expected_is_an_error(expected: Any, problem: str) -> None:

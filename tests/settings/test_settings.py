@@ -180,7 +180,7 @@ def test_validate_json_lists_the_workflow_file_problems(gold_project: Any, run_c
                 "line": 10,
                 "column": 1,
                 "pointer": "/colour",
-                "message": "unknown key 'colour'; check its spelling against the schema",
+                "message": 'unknown key "colour"; check its spelling against the schema',
             }
         ],
     }
@@ -235,7 +235,7 @@ def test_settings_error_lists_every_violation_sorted(
         "config/settings.yaml:3:5: expected a string, found number (at /workflows/triage/revision)",
         "config/settings.yaml:6:5: expected true or false, found string "
         "(at /workflows/triage/live)",
-        "config/settings.yaml:15:5: 'casefold' is not an import path of the form "
+        'config/settings.yaml:15:5: "casefold" is not an import path of the form '
         "'package.module:attribute' (at /scorers/casefold/import)",
     ]
     assert str(raised.value).endswith("\n3 problems in the settings.")
@@ -259,8 +259,8 @@ def test_union_branches_never_leak_into_pointers(gold_project: Any) -> None:
     ("text", "where", "message"),
     [
         pytest.param("a: [1\n", (2, 1), "expected ',' or ']', but got '<stream end>'", id="flow"),
-        pytest.param("a: 1\nb: 2\na: 3\n", (3, 1), "duplicate key 'a'", id="duplicate"),
-        pytest.param("a:\n  b: 1\n  b: 2\n", (3, 3), "duplicate key 'b'", id="nested-duplicate"),
+        pytest.param("a: 1\nb: 2\na: 3\n", (3, 1), 'duplicate key "a"', id="duplicate"),
+        pytest.param("a:\n  b: 1\n  b: 2\n", (3, 3), 'duplicate key "b"', id="nested-duplicate"),
         pytest.param("a: *nowhere\n", (1, 4), "found undefined alias 'nowhere'", id="alias"),
     ],
 )

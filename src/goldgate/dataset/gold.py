@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,31 @@ class GoldSuite:
     """People's recorded verdicts for this suite's answers waiting for one: (case id, check
     name, answer digest) -> passed (``goldgate.adjudication``). Not part of the fingerprint:
     a verdict decides an answer, it does not change what the gold asks."""
+    positions: tuple[int, ...] | None = None
+    """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
+    whole_case_count: int | None = None
+    """For a shard: how many cases the whole suite has."""
+
+    def shard(self, index: int, count: int) -> GoldSuite:
+        """The cases of shard ``index`` of ``count`` (1-based): those whose id hashes there,
+        the same on every machine and for every order of shards. Identity (name,
+        fingerprint) stays the whole suite's, so shard reports can be merged back."""
+        chosen = [
+            position
+            for position, case in enumerate(self.cases)
+            if shard_of(self.name, case.id, count) == index
+        ]
+        return replace(
+            self,
+            cases=tuple(self.cases[p] for p in chosen),
+            compiled=tuple(self.compiled[p] for p in chosen),
+            lines=tuple(self.lines[p] for p in chosen) if self.lines else (),
+            positions=tuple(chosen),
+            whole_case_count=len(self.cases),
+        )
+    lines: tuple[int, ...] = ()
+    """Each case's 1-based line in ``cases_source``, in case order; empty for suites made in
+    Python."""
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
@@ -52,9 +77,11 @@ class GoldSuite:
         cases_source: str,
         raw_cases: list[Any] | None = None,
         compiled: tuple[tuple[CompiledExpectation, ...], ...] | None = None,
+        lines: tuple[int, ...] = (),
     ) -> GoldSuite:
         """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash);
-        ``compiled``: their expectations compiled by the loader (compiled here otherwise)."""
+        ``compiled``: their expectations compiled by the loader (compiled here otherwise);
+        ``lines``: where each case starts in ``cases_source``."""
         return cls(
             name=suite.name,
             workflow=suite.workflow,
@@ -68,6 +95,7 @@ class GoldSuite:
             compiled=compiled
             if compiled is not None
             else tuple(compile_expectations(case.expectations) for case in cases),
+            lines=lines,
             fingerprint=suite_fingerprint(
                 suite,
                 raw_cases
@@ -75,6 +103,13 @@ class GoldSuite:
                 else _cases_adapter().dump_python(cases, mode="json"),
             ),
         )
+
+
+def shard_of(suite: str, case_id: str, count: int) -> int:
+    """The 1-based shard of ``count`` a case belongs to: a hash of its suite and id, so a
+    case keeps its shard when others are added, removed or reordered."""
+    digest = hashlib.sha256(f"{suite}\0{case_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ from pydantic import Field, ValidationError
 
 from goldgate.dataset.compiled import compile_expectations
 from goldgate.dataset.gold import Dataset, GoldSuite, dataset_fingerprint
+from goldgate.dataset.lines import element_lines
 from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
 from goldgate.errors import GoldCheckError, InvalidInputError
+from goldgate.files import MissingFileError
 from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
 from goldgate.problems import (
     Violation,
@@ -24,6 +26,7 @@ from goldgate.problems import (
     violation_at,
 )
 from goldgate.settings.load import LoadedSettings
+from goldgate.textsafe import escape_control
 
 
 class _ManifestHead(Manifest):
@@ -81,6 +84,12 @@ def _check_gold(
         manifest_doc = load_json_file(path, display=display_path(path))
     except JsonSyntaxError as error:
         return GoldCheck(path, (_syntax_violation(error),), None, 0)
+    except MissingFileError:
+        raise MissingFileError(
+            f"{escape_control(display_path(path))}: gold manifest not found; set "
+            "evaluation.dataset in the settings or pass --dataset (the default is "
+            "evaluation/dataset.json beside config/)."
+        ) from None
     if not isinstance(manifest_doc.value, dict):
         found = json_type_name(manifest_doc.value)
         message = f"the manifest must be a JSON object, found {found}"
@@ -103,7 +112,9 @@ def _check_gold(
             violations.extend(from_validation_error(manifest_doc, error, ("suites", index)))
             continue
         suites.append((index, suite))
-        placed, source, case_problems, raw_cases = _load_cases(manifest_doc, path, index, suite)
+        placed, source, case_problems, raw_cases, lines = _load_cases(
+            manifest_doc, path, index, suite
+        )
         violations.extend(case_problems)
         case_count += len(placed)
         violations.extend(
@@ -114,7 +125,7 @@ def _check_gold(
         if not case_problems:
             cases = tuple(item.case for item in placed)
             compiled = tuple(item.compiled for item in placed)
-            built.append(GoldSuite.build(suite, cases, source, raw_cases, compiled))
+            built.append(GoldSuite.build(suite, cases, source, raw_cases, compiled, lines))
     violations.extend(manifest_violations(manifest_doc, suites))
     if violations or head is None:
         return GoldCheck(path, tuple(sort_violations(violations)), None, case_count)
@@ -134,6 +145,8 @@ class _LoadedCases(NamedTuple):
     problems: list[Violation]
     raw: list[Any]
     """The cases as loaded: what the suite's fingerprint is taken over."""
+    lines: tuple[int, ...] = ()
+    """Each case's line in ``source`` (only when every case loaded)."""
 
 
 def _refused(source: str, violation: Violation) -> _LoadedCases:
@@ -201,7 +214,8 @@ def _validate_cases(
             placed.append(PlacedCase(case, document, path, compile_expectations(case.expectations)))
         except ValidationError as error:
             problems.extend(from_validation_error(document, error, path))
-    return _LoadedCases(placed, document.source, problems, raw_cases)
+    lines = () if problems else element_lines(document.text, prefix)
+    return _LoadedCases(placed, document.source, problems, raw_cases, lines)
 
 
 def load_gold(

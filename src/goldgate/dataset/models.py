@@ -9,13 +9,29 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from goldgate.dataset.shapes import dot_path_problem
+from goldgate.textsafe import quote, refuse_control
 
 Comparison = Literal["exact", "set", "source_span", "custom", "text"]
 MetricKind = Literal["classification", "multilabel"]
 Label = str | None
 
 NonEmpty = Annotated[str, Field(min_length=1)]
+Name = Annotated[str, Field(min_length=1), AfterValidator(refuse_control)]
+"""A nonempty name, id or revision without control characters."""
+
+
+def _dot_path(value: str) -> str:
+    problem = dot_path_problem(value)
+    if problem is not None:
+        raise ValueError(f"path {problem}")
+    return value
+
+
+DotPath = Annotated[str, Field(min_length=1), AfterValidator(_dot_path)]
+"""A dot path into an answer parsed as JSON (``answer.items.0``): no empty segment."""
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 
 # The summary figures a suite can gate on. Counters such as text.chars are reported only.
@@ -53,7 +69,7 @@ class Envelope(_Gold):
 class Expectation(_Gold):
     """One reviewed claim: the value at ``path`` of the result compares to ``expected``."""
 
-    name: NonEmpty
+    name: Name
     path: str = Field(description="RFC 6901 pointer into the result document.")
     expected: Any = Field(description="The reviewed value; required even when null.")
     comparison: Comparison = "exact"
@@ -84,24 +100,24 @@ class Expectation(_Gold):
 
 
 class Case(_Gold):
-    id: NonEmpty
+    id: Name
     input: Envelope
     expectations: list[Expectation] = Field(min_length=1)
-    family: NonEmpty | None = Field(None, description="The behaviour family the case belongs to.")
-    split: NonEmpty | None = Field(None, description="e.g. 'dev' or 'holdout'.")
-    source: NonEmpty | None = Field(None, description="Where the case came from.")
+    family: Name | None = Field(None, description="The behaviour family the case belongs to.")
+    split: Name | None = Field(None, description="e.g. 'dev' or 'holdout'.")
+    source: Name | None = Field(None, description="Where the case came from.")
     note: str | None = Field(None, description="For reviewers; never checked.")
 
     @field_validator("id")
     @classmethod
     def _no_outer_space(cls, value: str) -> str:
         if not _ID.fullmatch(value):
-            raise ValueError(f"case id {value!r} must not start or end with whitespace")
+            raise ValueError(f"case id {quote(value)} must not start or end with whitespace")
         return value
 
 
 class Metric(_Gold):
-    name: NonEmpty
+    name: Name
     path: str
     kind: MetricKind
     labels: list[Label] = Field(min_length=1)
@@ -114,13 +130,13 @@ class TextOptions(_Gold):
     """Suite-wide options for text comparisons."""
 
     json_: bool = Field(False, alias="json", description="Answers must parse as JSON.")
-    requiredKeys: list[NonEmpty] = Field(
+    requiredKeys: list[DotPath] = Field(
         default_factory=list, description="Dot paths every parsed answer should have."
     )
 
 
 class Suite(_Gold):
-    name: NonEmpty
+    name: Name
     workflow: NonEmpty
     flow: NonEmpty | None = None
     step: NonEmpty | None = None
@@ -135,7 +151,7 @@ class Suite(_Gold):
 
 class Manifest(_Gold):
     schema_: str | None = Field(None, alias="$schema")
-    name: NonEmpty
-    revision: NonEmpty
+    name: Name
+    revision: Name
     suites: list[Suite] = Field(min_length=1)
     description: str | None = None

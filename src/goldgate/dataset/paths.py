@@ -11,6 +11,7 @@ import re
 
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
 from goldgate.settings.models import FlowSettings, WorkflowSettings
+from goldgate.textsafe import quote
 
 _STEP_PARTS = ("result", "partial_result", "selection", "usage")
 _FLOW_PARTS = ("result", "partial_result", "steps")
@@ -48,7 +49,7 @@ def result_path_problem(pointer: str, workflow: WorkflowSettings | None) -> str 
     if workflow is not None:
         flow = workflow.flows.get(flow_name)
         if flow is None:
-            return f"flow {flow_name!r} is not declared in workflow settings"
+            return f"flow {quote(flow_name)} is not declared in workflow settings"
     if part not in _FLOW_PARTS:
         return f"'/flows/{flow_name}/{part}' is not a flow path; use one of {_FLOW_CHOICES}"
     if part != "steps":
@@ -68,11 +69,11 @@ def _step_path_problem(
     collection: list[str] | None = None
     if children is not None:
         if step_name not in children:
-            return f"step {step_name!r} is not a child step of this collection"
+            return f"step {quote(step_name)} is not a child step of this collection"
     elif flow is not None:
         step = flow.steps.get(step_name)
         if step is None:
-            return f"step {step_name!r} is not declared in this flow"
+            return f"step {quote(step_name)} is not declared in this flow"
         collection = step.collection
     if part not in _STEP_PARTS:
         return f"'{where}/{step_name}/{part}' is not a step path; use one of {_STEP_CHOICES}"

@@ -10,11 +10,10 @@ thread) the search runs on the ``regex`` engine, whose ``timeout=`` does the sam
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the raw C module: no enum wrapping
 import re
 import signal
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Final
 
 __all__ = [
@@ -99,18 +98,25 @@ class _Expired(BaseException):
 
 
 def _expire(signum: int, frame: Any) -> None:
-    raise _Expired
+    # A timer can only fire late, after its search returned and the timer was cleared, when
+    # the signal was already pending: then there is nothing to interrupt.
+    if frame is not None and frame.f_code is _SEARCH_CODE:
+        raise _Expired
 
 
-@contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
-    previous = signal.signal(signal.SIGALRM, _expire)
+def _timed_search(compiled: re.Pattern[str], text: str, seconds: float) -> bool:
+    # The handler stays installed between searches: installing it costs more than a search.
+    # _signal.getsignal is the raw lookup (signal.getsignal wraps it in enum conversions).
+    if _signal.getsignal(signal.SIGALRM) is not _expire:
+        signal.signal(signal.SIGALRM, _expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
+        return compiled.search(text) is not None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+
+
+_SEARCH_CODE = _timed_search.__code__
 
 
 def search_with_deadline(
@@ -119,8 +125,7 @@ def search_with_deadline(
     """Whether ``compiled`` matches somewhere in ``text``; ``PatternTimeout`` past the deadline."""
     if threading.current_thread() is threading.main_thread():
         try:
-            with _alarm(seconds):
-                return compiled.search(text) is not None
+            return _timed_search(compiled, text, seconds)
         except _Expired:
             raise PatternTimeout from None
     return _search_elsewhere(compiled, text, seconds)

@@ -27,6 +27,7 @@ from goldgate.jsonvalue import (
 )
 from goldgate.problems import Located, Violation, violation_at
 from goldgate.settings.models import WorkflowSettings
+from goldgate.textsafe import quote
 
 Path_ = tuple[str | int, ...]
 
@@ -51,7 +52,7 @@ def manifest_violations(
     for index, suite in suites:
         if counts[suite.name] > 1:
             yield violation_at(
-                document, ("suites", index, "name"), f"duplicate suite name {suite.name!r}"
+                document, ("suites", index, "name"), f"duplicate suite name {quote(suite.name)}"
             )
 
 
@@ -68,7 +69,7 @@ def suite_violations(
     ids = Counter(placed.case.id for placed in cases)
     for placed in cases:
         if ids[placed.case.id] > 1:
-            yield placed.at(("id",), f"duplicate case id {placed.case.id!r} in this suite")
+            yield placed.at(("id",), f"duplicate case id {quote(placed.case.id)} in this suite")
         yield from _case_violations(placed, workflow, scorer_names)
     yield from _metric_violations(document, suite_path, suite, cases, workflow)
     has_text = any(
@@ -86,7 +87,7 @@ def _target_violations(
         yield violation_at(
             document,
             (*suite_path, "workflow"),
-            f"workflow {suite.workflow!r} is not declared in the settings",
+            f"workflow {quote(suite.workflow)} is not declared in the settings",
         )
         return
     if suite.step is not None and suite.flow is None:
@@ -99,13 +100,13 @@ def _target_violations(
         yield violation_at(
             document,
             (*suite_path, "flow"),
-            f"flow {suite.flow!r} is not declared in workflow {suite.workflow!r}",
+            f"flow {quote(suite.flow)} is not declared in workflow {quote(suite.workflow)}",
         )
     elif suite.step is not None and suite.step not in flow.steps:
         yield violation_at(
             document,
             (*suite_path, "step"),
-            f"step {suite.step!r} is not declared in flow {suite.flow!r}",
+            f"step {quote(suite.step)} is not declared in flow {quote(suite.flow)}",
         )
 
 
@@ -118,9 +119,8 @@ def _case_violations(
     for index, expectation in enumerate(case.expectations):
         where: Path_ = ("expectations", index)
         if names[expectation.name] > 1:
-            yield placed.at(
-                (*where, "name"), f"duplicate expectation name {expectation.name!r} in this case"
-            )
+            message = f"duplicate expectation name {quote(expectation.name)} in this case"
+            yield placed.at((*where, "name"), message)
         problem = result_path_problem(expectation.path, workflow)
         if problem:
             yield placed.at((*where, "path"), problem)
@@ -137,7 +137,8 @@ def _comparison_problems(
         if expectation.scorer is None:
             yield ("comparison",), "a custom comparison names its registered 'scorer'"
         elif expectation.scorer not in scorer_names:
-            yield ("scorer",), f"scorer {expectation.scorer!r} is not registered in the settings"
+            scorer = quote(expectation.scorer)
+            yield ("scorer",), f"scorer {scorer} is not registered in the settings"
         return
     if expectation.scorer is not None:
         yield ("scorer",), f"'scorer' is only used by the custom comparison, not {kind}"
@@ -164,7 +165,8 @@ def _metric_violations(
     for index, metric in enumerate(suite.metrics):
         where: Path_ = (*suite_path, "metrics", index)
         if names[metric.name] > 1:
-            yield violation_at(document, (*where, "name"), f"duplicate metric name {metric.name!r}")
+            message = f"duplicate metric name {quote(metric.name)}"
+            yield violation_at(document, (*where, "name"), message)
         problem = result_path_problem(metric.path, workflow)
         if problem:
             yield violation_at(document, (*where, "path"), problem)
@@ -179,7 +181,7 @@ def _metric_violations(
                     yield violation_at(
                         document,
                         (*where, "cases", position),
-                        f"case {case_id!r} is not in this suite",
+                        f"case {quote(case_id)} is not in this suite",
                     )
         for placed in included:
             yield from _metric_gold_violations(placed, metric)
@@ -193,9 +195,8 @@ def _catalog_violations(document: Located, where: Path_, metric: Metric) -> Iter
                 document, (*where, "labels", position), "a multilabel catalog holds strings only"
             )
         if any(json_equal(label, other) for other in seen):
-            yield violation_at(
-                document, (*where, "labels", position), f"duplicate label {label!r} in the catalog"
-            )
+            message = f"duplicate label {quote(label)} in the catalog"
+            yield violation_at(document, (*where, "labels", position), message)
         seen.append(label)
 
 
@@ -209,7 +210,7 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
         found = "none" if not at_path else f"{len(at_path)}"
         yield placed.at(
             ("expectations",),
-            f"metric {metric.name!r} needs exactly one expectation at {metric.path!r}, "
+            f"metric {quote(metric.name)} needs exactly one expectation at {quote(metric.path)}, "
             f"found {found}",
         )
         return
@@ -221,16 +222,16 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
             yield placed.at(where, "a classification label is a string or null")
         elif gold not in metric.labels:
             yield placed.at(
-                where, f"the gold label is not in the catalog of metric {metric.name!r}"
+                where, f"the gold label is not in the catalog of metric {quote(metric.name)}"
             )
     elif not isinstance(gold, list) or not all(isinstance(label, str) for label in gold):
-        yield placed.at(where, f"metric {metric.name!r} expects an array of string labels")
+        yield placed.at(where, f"metric {quote(metric.name)} expects an array of string labels")
     else:
         unknown = [label for label in gold if label not in metric.labels]
         if unknown:
             yield placed.at(
                 where,
-                f"{len(unknown)} gold label(s) not in the catalog of metric {metric.name!r}",
+                f"{len(unknown)} gold label(s) not in the catalog of metric {quote(metric.name)}",
             )
 
 
@@ -247,27 +248,42 @@ def _threshold_violations(
                 message = "'schema.requiredCoverage' needs the suite's text.requiredKeys"
             elif key != "pass_rate" and not has_text:
                 # Only text comparisons measure these: the threshold could never hold.
-                message = f"{key!r} is measured on text comparisons, and this suite has none"
+                message = f"{quote(key)} is measured on text comparisons, and this suite has none"
             else:
                 continue
             yield violation_at(document, where, message)
             continue
         if key.startswith("text."):
             yield violation_at(
-                document, where, f"{key!r} is a counter: reported, never thresholded"
+                document, where, f"{quote(key)} is a counter: reported, never thresholded"
             )
             continue
         name, _, figure = key.rpartition(".")
         metric = metrics.get(name)
         if metric is None or figure not in METRIC_THRESHOLDS:
-            yield violation_at(
-                document,
-                where,
-                f"unknown threshold {key!r}; use {', '.join(RUN_THRESHOLDS)} or "
-                "'{metric}.{figure}' such as 'queue_quality.accuracy'",
-            )
+            valid = ", ".join(valid_thresholds(suite, has_text))
+            message = f"unknown threshold {quote(key)}; this suite can gate on {valid}"
+            yield violation_at(document, where, message)
         elif figure == "exact_set_accuracy" and metric.kind != "multilabel":
             yield violation_at(document, where, "exact_set_accuracy is a multilabel figure")
         elif figure == "accuracy" and metric.kind == "multilabel":
             message = "a multilabel metric has exact_set_accuracy, not accuracy"
             yield violation_at(document, where, message)
+
+
+def valid_thresholds(suite: Suite, has_text: bool) -> list[str]:
+    """Every threshold ``suite`` can gate on, so that a typo's message lists the right names:
+    the run figures its comparisons and text options measure, then each metric's figures
+    for its kind."""
+    text = suite.text
+    run = {
+        "pass_rate": True,
+        "expect.satisfied": has_text,
+        "json.parse": has_text and text is not None and text.json_,
+        "schema.requiredCoverage": has_text and text is not None and bool(text.requiredKeys),
+    }
+    names = [key for key in RUN_THRESHOLDS if run[key]]
+    for metric in suite.metrics:
+        wrong = "accuracy" if metric.kind == "multilabel" else "exact_set_accuracy"
+        names.extend(f"{metric.name}.{figure}" for figure in METRIC_THRESHOLDS if figure != wrong)
+    return names

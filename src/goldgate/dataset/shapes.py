@@ -6,10 +6,11 @@ reason of an ``error`` check when gold reaches scoring unchecked, e.g. from the 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from goldgate.dataset.patterns import PatternProblem, compile_pattern
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_type_name, parse_pointer, resolve
+from goldgate.textsafe import quote
 
 Suffix = tuple[str | int, ...]
 Problem = tuple[Suffix, str]
@@ -49,7 +50,7 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
         )
         return
     for key in sorted(expected.keys() - set(SPAN_KEYS)):
-        yield ("expected", key), f"unknown key {key!r} in a source_span expectation"
+        yield ("expected", key), f"unknown key {quote(key)} in a source_span expectation"
     for key in SPAN_KEYS:
         if key not in expected:
             yield ("expected",), f"a source_span expectation needs {key!r}"
@@ -81,11 +82,12 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
         return
     source = resolve(envelope, tokens)
     if source is MISSING:
-        yield ("expected", "input_path"), f"nothing in this case's input at {source_pointer!r}"
+        yield ("expected", "input_path"), f"nothing in this case's input at {quote(source_pointer)}"
     elif not isinstance(source, str):
         yield (
             ("expected", "input_path"),
-            f"the case's input at {source_pointer!r} is {json_type_name(source)}, not a string",
+            f"the case's input at {quote(source_pointer)} is {json_type_name(source)}, "
+            "not a string",
         )
     elif allowed is not None and allowed[1] > len(source):
         yield (
@@ -96,8 +98,9 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
 
 def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]:
     """Every problem of a text ``expected``: prose (a string) or an object of assertions.
-    The offline check compiles the patterns too; scoring leaves a broken one to fail the
-    check with its reason."""
+    An object must declare something that can hold: no empty object or list, no bounds that
+    exclude each other, no malformed dot path. The offline check compiles the patterns too;
+    scoring leaves a broken one to fail the check with its reason."""
     if isinstance(expected, str):
         return  # prose declares nothing: the attempt goes to human adjudication
     if not isinstance(expected, Mapping):
@@ -106,30 +109,86 @@ def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]
             f"a text comparison expects assertions or prose, found {json_type_name(expected)}",
         )
         return
+    if not expected:
+        yield (
+            ("expected",),
+            "an empty assertion object declares nothing; write at least one assertion, "
+            "or prose for a person to judge",
+        )
+        return
     for key, value in expected.items():
-        shape = TEXT_ASSERTIONS.get(key)
-        where: Suffix = ("expected", key)
-        if shape is None:
-            yield where, f"unknown text assertion {key!r}"
-        elif shape == "count":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                yield where, f"{key!r} is a nonnegative integer"
-        elif shape == "note":
-            if not isinstance(value, str):
-                yield where, "'note' is a sentence for the adjudicator"
+        yield from _assertion_problems(key, value, compile_patterns)
+    yield from _bounds_problems(expected)
+
+
+def _assertion_problems(key: str, value: Any, compile_patterns: bool) -> Iterator[Problem]:
+    shape = TEXT_ASSERTIONS.get(key)
+    where: Suffix = ("expected", key)
+    if shape is None:
+        yield where, f"unknown text assertion {quote(key)}"
+    elif shape == "count":
+        if not _is_count(value):
+            yield where, f"{key!r} is a nonnegative integer"
+    elif shape == "note":
+        if not isinstance(value, str):
+            yield where, "'note' is a sentence for the adjudicator"
+    else:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+            yield where, f"{key!r} is a string or an array of strings"
+        elif not items:
+            yield where, f"an empty {key!r} array declares nothing; remove it or add an entry"
         else:
-            items = [value] if isinstance(value, str) else value
-            if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
-                yield where, f"{key!r} is a string or an array of strings"
-            elif shape == "patterns" and compile_patterns:
-                for position, pattern in enumerate(items):
-                    try:
-                        compile_pattern(pattern)
-                    except PatternProblem as error:
-                        yield (
-                            where,
-                            f"pattern {position + 1} is not a valid regular expression: {error}",
-                        )
+            for position, item in enumerate(items):
+                problem = _entry_problem(key, shape, item, compile_patterns)
+                if problem is not None:
+                    yield where, f"{_NOUNS[key]} {position + 1} {problem}"
+
+
+_NOUNS = {
+    "contains": "string",
+    "notContains": "string",
+    "matches": "pattern",
+    "notMatches": "pattern",
+    "requiredKeys": "path",
+}
+
+
+def _entry_problem(key: str, shape: str, item: str, compile_patterns: bool) -> str | None:
+    """What is wrong with one entry of a list assertion (the rest of a sentence), or None."""
+    if key == "requiredKeys":
+        return dot_path_problem(item)
+    if item == "":
+        # An empty string is in every answer, and an empty pattern matches every answer.
+        holds = "always" if key in ("contains", "matches") else "never"
+        return f"is empty, so it {holds} holds"
+    if shape == "patterns" and compile_patterns:
+        try:
+            compile_pattern(item)
+        except PatternProblem as error:
+            return f"is not a valid regular expression: {error}"
+    return None
+
+
+def dot_path_problem(path: str) -> str | None:
+    """Why ``path`` is not a dot path (``answer.items.0``), or None: an empty segment (an
+    empty path, a leading or trailing dot, two dots in a row) names no key of any answer."""
+    if "" in path.split("."):
+        return f'{quote(path)} has an empty segment; write dot paths such as "answer.items.0"'
+    return None
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _bounds_problems(expected: Mapping[str, Any]) -> Iterator[Problem]:
+    low, high = expected.get("minChars"), expected.get("maxChars")
+    if _is_count(low) and _is_count(high) and low > high:
+        yield (
+            ("expected", "minChars"),
+            f"'minChars' {low} is above 'maxChars' {high}: no answer can hold both",
+        )
 
 
 def first_problem(problems: Iterator[Problem]) -> str | None:

@@ -1,59 +1,78 @@
 """What ``goldgate evals run`` and ``goldgate evals regrade`` do, as plain functions returning
 an exit code. They print only the safe summary (names, counts, verdicts, the report path);
-the exit code is the report's, as for ``goldgate evaluate``.
+the exit code is the report's, as for ``goldgate evaluate`` (``commands.run_evaluation``,
+whose stream handling this follows).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
+from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, GoldgateError, most_severe
+from goldgate.stdio import (
+    end_user_output,
+    settle_streams,
+    user_output_to_stderr,
+    warn,
+    write_stdout,
+)
 
-from goldgate.errors import ExitCode, InvalidInputError, most_severe
-from goldgate.evals.regrade import RegradeRequest
-from goldgate.evals.session import EvalsRequest
-from goldgate.session import SessionOutcome
+if TYPE_CHECKING:
+    from goldgate.evals.regrade import RegradeRequest
+    from goldgate.evals.session import EvalsRequest
+    from goldgate.session import SessionOutcome
 
 __all__ = ["regrade_command", "run_command"]
 
-
-def _emit_json(payload: dict[str, Any]) -> None:
-    typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+_INTERRUPTED = "interrupted before the report was written."
+_T = TypeVar("_T")
 
 
 def _conclude(outcome: SessionOutcome, json_output: bool) -> ExitCode:
     from goldgate.report.summary import render_summary, summary_json
 
-    if json_output:
-        _emit_json(summary_json(outcome.report, outcome.report_path))
-    else:
-        typer.echo(render_summary(outcome.report, outcome.report_path))
     code = ExitCode(outcome.report.verdict.exit_code)
     if outcome.fallback_reason:
-        print(
+        warn(
             f"goldgate: {outcome.fallback_reason}; the report was written to "
-            f"{outcome.report_path} instead.",
-            file=sys.stderr,
+            f"{outcome.report_path} instead."
         )
         code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+    if json_output:
+        summary = summary_json(outcome.report, outcome.report_path, code)
+        shown = write_stdout(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        shown = write_stdout(render_summary(outcome.report, outcome.report_path, code))
+    if not shown:
+        warn(
+            f"goldgate: stdout cannot be written; the run ends with exit {int(code)} "
+            f"({EXIT_CODE_MEANINGS[code]}) and its report is {outcome.report_path}."
+        )
     return code
 
 
-def _refused(error: InvalidInputError, json_output: bool) -> ExitCode:
-    if not json_output:
-        raise error  # one sentence on stderr, exit 2
-    _emit_json({"ok": False, "error": str(error).splitlines()[-1], "violations": []})
-    return ExitCode.INVALID_INPUT
+def _refused(error: GoldgateError | KeyboardInterrupt, json_output: bool) -> ExitCode:
+    if json_output:
+        from goldgate.commands import emit_json_refusal
+
+        if isinstance(error, KeyboardInterrupt):
+            emit_json_refusal(_INTERRUPTED)
+            return ExitCode.INTERRUPTED
+        emit_json_refusal(str(error).splitlines()[-1])
+        return error.exit_code
+    if isinstance(error, KeyboardInterrupt):
+        warn(f"goldgate: {_INTERRUPTED}")
+        return ExitCode.INTERRUPTED
+    raise error  # one sentence on stderr, with the error's exit code
 
 
-def _guarded(prepare: Callable[[], Any], json_output: bool) -> Any:
+def _guarded(step: Callable[[], _T], json_output: bool) -> _T | ExitCode:
     try:
-        return prepare()
-    except InvalidInputError as error:
+        return step()
+    except (GoldgateError, KeyboardInterrupt) as error:
         return _refused(error, json_output)
 
 
@@ -61,29 +80,33 @@ def run_command(request: EvalsRequest) -> ExitCode:
     """``goldgate evals run``: discover, check, run, write the report, summarize."""
     from goldgate.evals.session import prepare
 
-    session = _guarded(lambda: prepare(request), request.json_output)
-    if isinstance(session, ExitCode):
-        return session
-
     def emergency_exit(outcome: SessionOutcome) -> None:
+        # From the watchdog's thread: the main thread is stuck in an eval for good.
+        end_user_output()
         code = _conclude(outcome, request.json_output)
-        print(
+        warn(
             "goldgate: an eval kept the event loop blocked and could not be stopped; what "
-            "finished is in the report.",
-            file=sys.stderr,
+            "finished is in the report."
         )
-        sys.stdout.flush()
-        sys.stderr.flush()
+        settle_streams()
         os._exit(int(code))
 
-    return _conclude(session.execute(emergency_exit), request.json_output)
+    def run() -> SessionOutcome:
+        with user_output_to_stderr():  # importing eval files may print
+            session = prepare(request)
+        return session.execute(emergency_exit)
+
+    outcome = _guarded(run, request.json_output)
+    if isinstance(outcome, ExitCode):
+        return outcome
+    return _conclude(outcome, request.json_output)
 
 
 def regrade_command(request: RegradeRequest, json_output: bool) -> ExitCode:
     """``goldgate evals regrade``: the evaluators again on a report's saved outputs."""
     from goldgate.evals.regrade import regrade
 
-    outcome = _guarded(lambda: regrade(request), json_output)
+    outcome: Any = _guarded(lambda: regrade(request), json_output)
     if isinstance(outcome, ExitCode):
         return outcome
     return _conclude(outcome, json_output)

@@ -10,7 +10,6 @@ importing goes to stderr: stdout is goldgate's. A file that does not import is
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import sys
@@ -21,8 +20,9 @@ from pathlib import Path
 from goldgate.errors import GoldgateError, InvalidInputError
 from goldgate.evals._decorator import EvalFunction
 from goldgate.problems import display_path
+from goldgate.stdio import user_output_to_stderr
 
-__all__ = ["eval_files", "import_eval_file", "is_eval_file", "load_evals", "user_output_to_stderr"]
+__all__ = ["eval_files", "import_eval_file", "is_eval_file", "load_evals"]
 
 _SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages"})
 
@@ -66,13 +66,6 @@ def eval_files(paths: Iterable[Path]) -> list[Path]:
     return list(found)
 
 
-@contextlib.contextmanager
-def user_output_to_stderr() -> Iterator[None]:
-    """Whatever user code prints with ``print`` lands on stderr while this holds."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
-
-
 def _line_in(error: BaseException, path: Path) -> int | None:
     frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]
     return frames[-1].lineno if frames else None
@@ -98,7 +91,7 @@ def import_eval_file(path: Path, search_paths: Sequence[Path] = ()) -> list[Eval
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        with user_output_to_stderr():
+        with user_output_to_stderr():  # stdout is goldgate's
             spec.loader.exec_module(module)
     except SyntaxError as error:
         sys.modules.pop(name, None)

@@ -193,7 +193,8 @@ def _suite(
         for case, checks in zip(cases, compiled, strict=True)
     )
     thresholds = _thresholds(functions, dataset, root)
-    files = sorted({relative_to(f.file, root) for f in functions})
+    # Named as gold names its case files: from the working folder, as CI annotations need.
+    files = sorted({display_path(f.file) if f.file else "<eval>" for f in functions})
     gold = GoldSuite(
         name=dataset,
         workflow=EVALS_WORKFLOW,
@@ -207,6 +208,9 @@ def _suite(
         fingerprint=suite_fingerprint(dataset, thresholds, cases, compiled),
         compiled=compiled,
         verdicts=verdicts,
+        # Each case at its eval's definition, for links and annotations: only where the
+        # suite's cases all come from one file (cases_source names it).
+        lines=tuple(case.function.line for case in cases) if len(files) == 1 else (),
     )
     target = TargetRecord(
         kind=TARGET_KIND,

@@ -27,13 +27,13 @@ from goldgate.dataset.gold import GoldSuite
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.collector import EvalCollector
-from goldgate.evals.discovery import load_evals, user_output_to_stderr
+from goldgate.evals.discovery import load_evals
 from goldgate.evals.plan import TARGET_KIND, case_model
 from goldgate.evals.runtime import evaluate_output
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
 from goldgate.problems import display_path
-from goldgate.report.build import run_verdict, suite_head, suite_tail
+from goldgate.report.build import run_verdict, suite_tail
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, read_report
 from goldgate.report.models import (
     AttemptRecord,
@@ -47,9 +47,16 @@ from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.evalscores import SCORE_COMPARISON
 from goldgate.session import SessionOutcome
+from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import RunHeader, now
 
 __all__ = ["RegradeRequest", "regrade"]
+
+_HEAD = {
+    "name", "fingerprint", "workflow", "flow", "step", "target", "cases_source", "status",
+    "skip_reason", "repeat", "case_count", "whole_case_count", "metric_definitions",
+}  # fmt: skip
+"""What a suite's record says before its cases (as ``streaming.ReportRun`` writes it)."""
 
 
 @dataclass(frozen=True)
@@ -245,7 +252,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
         writer.head(header.as_json())
         records = []
         for suite, gold, attempts in zip(report.suites, golds, outcomes, strict=True):
-            writer.begin_suite(suite_head(suite))
+            writer.begin_suite(suite.model_dump(mode="json", include=_HEAD))
             collector = EvalCollector(gold, suite.repeat, True, writer.case)
             for outcome in attempts:
                 collector.add(outcome)

@@ -17,10 +17,11 @@ import anyio
 
 from goldgate.adjudication.store import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.evals._decorator import EvalFunction
-from goldgate.evals.discovery import load_evals, user_output_to_stderr
+from goldgate.evals.discovery import load_evals
 from goldgate.evals.plan import EvalPlan, plan_evals
 from goldgate.execution.runner import RunOptions
 from goldgate.execution.watchdog import Watchdog
+from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, parse_report
@@ -28,6 +29,7 @@ from goldgate.report.models import OptionsRecord, Report, VariantRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry
 from goldgate.session import SessionOutcome, _StopSignals
+from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import ReportRun, RunHeader, now
 
 __all__ = ["EvalsRequest", "EvalsSession", "prepare", "run_evals"]
@@ -161,9 +163,10 @@ class EvalsSession:
                 emergency_exit(finish(stops.first or "watchdog"))
 
         try:
-            with stops, Watchdog(stuck) as watchdog, user_output_to_stderr():
+            with stops, Watchdog(stuck) as watchdog:
                 stops.connect(watchdog.request_stop)
-                anyio.run(self._run, run, stops, watchdog)
+                with user_output_to_stderr():  # evals and evaluators may print: not to stdout
+                    anyio.run(self._run, run, stops, watchdog)
                 return finish(stops.first)
         except BaseException:
             if not run.finished:
@@ -173,6 +176,7 @@ class EvalsSession:
     async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
         import asyncio
 
+        abandon_executor_work()  # closing the loop must not wait for what an eval left there
         stop = anyio.Event()
         loop = asyncio.get_running_loop()
 

@@ -19,6 +19,10 @@ from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, resolve_pointer
 from goldgate.report.models import (
+    AttemptView,
+    AwaitingRecord,
+    CaseRecord,
+    CheckView,
     CountsRecord,
     MetricResult,
     SuiteRecord,
@@ -42,7 +46,7 @@ _CHECK_FIELDS = (
 
 def check_json(check: CheckOutcome) -> dict[str, Any]:
     """A check as stored: its outcome and only the fields that say something."""
-    record: dict[str, Any] = {"outcome": check.outcome.value}
+    record: dict[str, Any] = {"outcome": check.outcome}  # a str enum: written as its value
     if check.reason is not None:
         record["reason"] = check.reason
     for name in _CHECK_FIELDS:
@@ -89,6 +93,10 @@ def case_json(
     the case's expectations when they are not the suite's (a Python eval's score keys)."""
     case = suite.cases[index]
     record: dict[str, Any] = {"id": case.id}
+    if suite.positions is not None:
+        record["position"] = suite.positions[index]
+    if suite.lines:
+        record["line"] = suite.lines[index]
     if case.family is not None:
         record["family"] = case.family
     if case.split is not None:
@@ -123,11 +131,12 @@ class _Figures:
         self.chars = self.texts = 0
         self.adjudication = 0
 
-    def add(self, checks: Sequence[CheckOutcome]) -> None:
+    def add(self, checks: Sequence[CheckOutcome | CheckView]) -> None:
+        """Check outcomes as scored, or check views as read back from a report."""
         for check in checks:
-            if check.outcome.value != "not_run":
+            if check.outcome != "not_run":
                 self.ran += 1
-                self.passed += check.passed
+                self.passed += check.outcome == "passed"
             if check.adjudication:
                 self.adjudication += 1
             if check.assertions_declared is not None:
@@ -212,7 +221,7 @@ class SuiteCollector:
         self.attempts[outcome.status] += 1
         if outcome.status == "completed":
             for check in outcome.checks:
-                self.checks[check.outcome.value] += 1
+                self.checks[check.outcome] += 1
             self.figures.add(outcome.checks)
             if any(check.adjudication for check in outcome.checks):
                 self._queue(outcome)
@@ -277,6 +286,8 @@ class SuiteCollector:
             skip_reason=skip_reason,
             repeat=self.repeat,
             case_count=len(suite.cases),
+            whole_case_count=suite.whole_case_count,
+            metric_definitions=suite.metrics,
             attempt_count=self.count,
             cases=(),
             counts=counts,
@@ -287,17 +298,6 @@ class SuiteCollector:
             thresholds=thresholds,
             verdict=verdict,
         )
-
-
-def suite_head(record: SuiteRecord) -> dict[str, Any]:
-    """What a suite's record says before its cases."""
-    return record.model_dump(
-        mode="json",
-        include={
-            "name", "fingerprint", "workflow", "flow", "step", "target", "cases_source",
-            "status", "skip_reason", "repeat", "case_count",
-        },
-    )  # fmt: skip
 
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
@@ -419,3 +419,83 @@ def run_verdict(
         evaluated=evaluated,
         adjudication=adjudication,
     )
+
+
+def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteRecord:
+    """``record`` with ``cases`` and every figure recomputed from them: counts, summary,
+    metrics (over the observations, from the suite's metric definitions), thresholds and
+    verdict. Used where cases from several reports are joined (merged shards)."""
+    attempts: Counter[str] = Counter()
+    checks: Counter[str] = Counter()
+    figures = _Figures()
+    observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
+    rebuilt = record.model_copy(update={"cases": tuple(cases)})
+    queue: list[AwaitingRecord] = []
+    for view in rebuilt.iter_attempts():
+        attempts[view.status] += 1
+        for check in view.checks:
+            checks[check.outcome] += 1
+            if check.adjudication and isinstance(check.actual, str):
+                queue.append(
+                    AwaitingRecord(
+                        case=view.case_id,
+                        attempt=view.attempt,
+                        check=check.name,
+                        note=note_of(check.expected),
+                        digest=output_digest(check.actual),
+                    )
+                )
+        if view.status == "completed":
+            figures.add(view.checks)
+        for metric, found in zip(record.metric_definitions, observations, strict=True):
+            observation = _view_observation(metric, view)
+            if observation is not None:
+                found.append(observation)
+    counts = CountsRecord(
+        attempts={status: attempts[status] for status in ATTEMPT_STATUSES},
+        checks={outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
+    )
+    summary = figures.summary()
+    skipped = record.status == "skipped"
+    metrics: tuple[MetricResult, ...] = (
+        ()
+        if skipped
+        else tuple(
+            compute_metric(metric, found)
+            for metric, found in zip(record.metric_definitions, observations, strict=True)
+        )
+    )
+    thresholds = _thresholds(
+        {threshold.key: threshold.minimum for threshold in record.thresholds}, summary, metrics
+    )
+    verdict = (
+        record.verdict
+        if record.status != "ran"
+        else _verdict(counts, thresholds, bool(record.thresholds))
+    )
+    return rebuilt.model_copy(
+        update={
+            "case_count": len(cases),
+            "attempt_count": sum(attempts.values()),
+            "counts": counts,
+            "summary": summary,
+            "adjudication": figures.adjudication,
+            "adjudication_queue": tuple(queue),
+            "metrics": metrics,
+            "thresholds": thresholds,
+            "verdict": verdict,
+        }
+    )
+
+
+def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:
+    if metric.cases is not None and view.case_id not in metric.cases:
+        return None
+    gold = next(check.expected for check in view.checks if check.path == metric.path)
+    if view.status == "completed" and view.result is not None:
+        predicted: Any = resolve_pointer(view.result, metric.path)
+        status: ObservationStatus = "observed"
+    else:
+        predicted = MISSING
+        status = "error" if view.status in _RUNTIME_FAILURES else "skipped"
+    return Observation(view.case_id, view.attempt, gold, status, predicted)

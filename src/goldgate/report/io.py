@@ -8,6 +8,7 @@ a file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import shutil
@@ -19,6 +20,7 @@ import orjson
 from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
+from goldgate.files import read_regular_file
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.models import REPORT_FORMAT_VERSION, Report
 from goldgate.report.stream import dumps
@@ -47,18 +49,33 @@ def _make_folders(folder: Path) -> None:
 
 
 def ensure_writable(path: Path) -> None:
-    """Refuse, before anything runs, a report path that exists or a folder we cannot write."""
+    """Refuse, before anything runs, a report path that exists or a folder we cannot write.
+
+    Nothing is left behind: preparation can still refuse the run after this (a target that
+    does not import, a missing credential), and a refused run must not leave an empty
+    ``.goldgate/evaluations/``. So a missing folder is not created here (``write_report``
+    does that); the nearest folder that exists is probed instead, with a temporary folder
+    made and removed where the report's folders would go."""
     if path.exists() or path.is_symlink():
         raise InvalidInputError(f"{path}: already exists; reports are never overwritten.")
     folder = path.parent
+    existing = _nearest_existing(folder)
     try:
-        _make_folders(folder)
-        probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".goldgate-probe-", delete=True)  # noqa: SIM115
-        probe.close()
+        if not existing.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".goldgate-probe-"))
     except OSError as error:
         raise InvalidInputError(
             f"{folder}: cannot write a report there ({error.strerror or error})."
         ) from None
+
+
+def _nearest_existing(folder: Path) -> Path:
+    """``folder`` or its nearest ancestor that exists (as anything: a file there is refused
+    by the caller, since no folder can be made under it)."""
+    while not (folder.exists() or folder.is_symlink()) and folder.parent != folder:
+        folder = folder.parent
+    return folder
 
 
 class ReportFile:
@@ -141,11 +158,11 @@ class ReportFile:
             else:
                 failure = self._error or OSError("the file was closed")
                 why = f"{self.path}: cannot be written ({failure.strerror or failure})"
-            return self._fallback(), why
+            return self._fallback(why), why
         finally:
             self.discard()
 
-    def _fallback(self) -> Path:
+    def _fallback(self, why: str) -> Path:
         folder = None
         try:
             folder = Path(tempfile.mkdtemp(prefix="goldgate-report-"))
@@ -164,8 +181,8 @@ class ReportFile:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
             raise RuntimeFailureError(
-                f"the report could not be written to {self.path} nor to a temporary folder "
-                f"({error.strerror or error})."
+                f"{why}, and a temporary folder could not take it either "
+                f"({error.strerror or error}); the report is lost."
             ) from None
 
     def discard(self) -> None:
@@ -203,13 +220,7 @@ def report_bytes(report: Report) -> bytes:
 def read_report(path: Path | str) -> Report:
     """A report file, migrated to the current format; a newer format is refused."""
     path = Path(path)
-    try:
-        if not path.is_file():
-            raise InvalidInputError(f"{path}: not a report file (missing or not a regular file).")
-        data = path.read_bytes()
-    except OSError as error:
-        raise InvalidInputError(f"{path}: cannot be read ({error.strerror or error}).") from None
-    return parse_report(data, str(path))
+    return parse_report(read_regular_file(path, str(path), what="a report"), str(path))
 
 
 def parse_report(data: bytes, path: str) -> Report:

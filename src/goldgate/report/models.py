@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from goldgate.dataset.models import Metric
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
 from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
 
@@ -84,6 +85,12 @@ class CaseRecord(_Record):
     """A case, its gold (stored once) and its attempts in order."""
 
     id: str
+    position: int | None = Field(
+        None, description="In a shard's report: the case's position in the whole suite."
+    )
+    line: int | None = Field(
+        None, ge=1, description="1-based line of the case's opening brace in cases_source."
+    )
     family: str | None = None
     split: str | None = None
     input: dict[str, Any] | None = Field(None, description="Private: the case envelope.")
@@ -235,6 +242,12 @@ class SuiteRecord(_Record):
     skip_reason: str | None = None
     repeat: int = Field(1, ge=1, description="Attempts per case.")
     case_count: int
+    whole_case_count: int | None = Field(
+        None, description="In a shard's report: how many cases the whole suite has."
+    )
+    metric_definitions: tuple[Metric, ...] = Field(
+        (), description="The suite's metrics as its gold declares them (for merging shards)."
+    )
     attempt_count: int
     cases: tuple[CaseRecord, ...] = Field(description="Every case in order, with its attempts.")
     counts: CountsRecord
@@ -296,6 +309,7 @@ class OptionsRecord(_Record):
     suites: tuple[str, ...] = Field(description="Suites asked for with --suite; empty: all.")
     live: bool
     include_details: bool
+    shard: str | None = Field(None, description="K/N when the run was shard K of N.")
 
 
 class ScorerRecord(_Record):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.report.models import Report, SuiteRecord
 
 
@@ -34,8 +35,9 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
 
 
-def render_summary(report: Report, report_path: Path | None) -> str:
-    """A few lines a CI log can show anyone."""
+def render_summary(report: Report, report_path: Path | None, exit_code: ExitCode) -> str:
+    """A few lines a CI log can show anyone. ``exit_code`` is the one the process returns,
+    which can be more severe than the report's (a report written elsewhere is exit 4)."""
     width = max((len(suite.name) for suite in report.suites), default=0)
     lines = [
         f"goldgate: {report.dataset.name} @ {report.dataset.revision} "
@@ -47,20 +49,35 @@ def render_summary(report: Report, report_path: Path | None) -> str:
         count = verdict.adjudication
         lines.append(f"{count} check{'s' * (count != 1)} await{'s' * (count == 1)} a human verdict")
     state = "" if report.complete else f" (incomplete: {report.interruption or 'interrupted'})"
-    lines.append(f"verdict: {verdict.meaning} (exit {verdict.exit_code}){state}")
+    lines.append(f"verdict: {_meaning(report, exit_code)} (exit {int(exit_code)}){state}")
     if report_path is not None:
         lines.append(f"report: {report_path}")
     return "\n".join(lines)
 
 
-def summary_json(report: Report, report_path: Path | None) -> dict[str, object]:
-    """The same safe summary for machines."""
+def _meaning(report: Report, exit_code: ExitCode) -> str:
+    """The report's own meaning ("nothing was evaluated" included) when the process exits
+    with the report's code; otherwise the meaning of the code it exits with."""
+    if int(exit_code) == report.verdict.exit_code:
+        return report.verdict.meaning
+    return EXIT_CODE_MEANINGS[exit_code]
+
+
+def summary_json(
+    report: Report, report_path: Path | None, exit_code: ExitCode
+) -> dict[str, object]:
+    """The same safe summary for machines, its verdict stating ``exit_code`` as well."""
     return {
         "dataset": report.dataset.name,
         "revision": report.dataset.revision,
         "fingerprint": report.dataset.fingerprint,
         "complete": report.complete,
-        "verdict": report.verdict.model_dump(),
+        "verdict": {
+            **report.verdict.model_dump(),
+            "passed": exit_code == ExitCode.PASSED,
+            "exit_code": int(exit_code),
+            "meaning": _meaning(report, exit_code),
+        },
         "suites": [
             {
                 "name": suite.name,

@@ -20,7 +20,9 @@ note             never checked and not counted: the sentence a human adjudicator
 
 A check that could not run (a broken regular expression, ``requiredKeys`` against text that is
 not JSON) fails and never passes; its reason names why. A malformed assertion object (an
-unknown key, a value of the wrong type) is an ``error``: the gold check refuses it offline.
+unknown key, a value of the wrong type) or one that declares nothing or can never hold (an
+empty object or array, ``minChars`` above ``maxChars``, a dot path with an empty segment) is
+an ``error``: the gold check refuses it offline (``goldgate.dataset.shapes``).
 """
 
 from __future__ import annotations

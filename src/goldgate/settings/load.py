@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError
+from goldgate.files import MissingFileError
 from goldgate.jsonvalue import canonical_json
 from goldgate.problems import (
     Violation,
@@ -20,6 +21,7 @@ from goldgate.problems import (
 )
 from goldgate.settings.models import Settings, WorkflowSettings
 from goldgate.settings.yamlfile import YamlDocument, YamlSyntaxError, load_yaml_file
+from goldgate.textsafe import escape_control
 
 DEFAULT_SETTINGS = Path("config/settings.yaml")
 
@@ -72,6 +74,12 @@ def load_settings(path: Path) -> LoadedSettings:
         document = load_yaml_file(path, display_path(path))
     except YamlSyntaxError as error:
         raise SettingsError([_syntax_violation(error)]) from None
+    except MissingFileError:
+        # Say where the path came from: most often the command ran from another folder.
+        raise MissingFileError(
+            f"{escape_control(display_path(path))}: settings file not found; goldgate reads "
+            f"{DEFAULT_SETTINGS} from the working folder unless --config names another."
+        ) from None
     if not isinstance(document.value, dict):
         raise SettingsError([violation_at(document, (), "settings must be a YAML mapping")])
     try:

@@ -8,13 +8,18 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from goldgate.textsafe import quote, redact_url, refuse_control
 
 _IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
+
+Printable = Annotated[str, AfterValidator(refuse_control)]
+"""A name or revision that is printed and recorded: no control characters."""
 
 
 class _Strict(BaseModel):
@@ -23,7 +28,9 @@ class _Strict(BaseModel):
 
 def _check_import_path(value: str) -> str:
     if not _IMPORT_PATH.fullmatch(value):
-        raise ValueError(f"{value!r} is not an import path of the form 'package.module:attribute'")
+        raise ValueError(
+            f"{quote(value)} is not an import path of the form 'package.module:attribute'"
+        )
     return value
 
 
@@ -37,7 +44,7 @@ class EnvHeader(_Strict):
     @classmethod
     def _env_name(cls, value: str) -> str:
         if not _ENV_NAME.fullmatch(value):
-            raise ValueError(f"{value!r} is not an environment variable name")
+            raise ValueError(f"{quote(value)} is not an environment variable name")
         return value
 
 
@@ -49,7 +56,7 @@ class HttpEndpoint(_Strict):
     @classmethod
     def _http_url(cls, value: str) -> str:
         if not re.match(r"https?://[^/\s]+", value):
-            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+            raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
         return value
 
 
@@ -97,23 +104,23 @@ class TargetSettings(_Strict):
 
 
 class StepSettings(_Strict):
-    collection: list[str] | None = Field(
+    collection: list[Printable] | None = Field(
         None, description="Child steps run per item when this step is a flow collection."
     )
 
 
 class FlowSettings(_Strict):
-    steps: dict[str, StepSettings] = Field(default_factory=dict)
+    steps: dict[Printable, StepSettings] = Field(default_factory=dict)
 
 
 class WorkflowSettings(_Strict):
-    revision: str = Field(description="Changes whenever the workflow's behaviour changes.")
+    revision: Printable = Field(description="Changes whenever the workflow's behaviour changes.")
     target: TargetSettings
     live: bool = Field(False, description="Makes external calls: runs only with --live.")
     credentials: list[str] = Field(
         default_factory=list, description="Environment variables a live run needs."
     )
-    flows: dict[str, FlowSettings] = Field(default_factory=dict)
+    flows: dict[Printable, FlowSettings] = Field(default_factory=dict)
     description: str | None = None
 
     @field_validator("credentials")
@@ -121,13 +128,13 @@ class WorkflowSettings(_Strict):
     def _credential_names(cls, value: list[str]) -> list[str]:
         for name in value:
             if not _ENV_NAME.fullmatch(name):
-                raise ValueError(f"{name!r} is not an environment variable name")
+                raise ValueError(f"{quote(name)} is not an environment variable name")
         return value
 
 
 class ScorerSettings(_Strict):
     import_path: str = Field(alias="import", description="'module:attribute' of the scorer.")
-    revision: str
+    revision: Printable
 
     model_config = ConfigDict(populate_by_name=False)
 
@@ -163,5 +170,7 @@ class Settings(_Strict):
     def _names(cls, value: dict[str, Any]) -> dict[str, Any]:
         for name in value:
             if not _NAME.fullmatch(name):
-                raise ValueError(f"{name!r} is not a valid name (letters, digits, '_', '.', '-')")
+                raise ValueError(
+                    f"{quote(name)} is not a valid name (letters, digits, '_', '.', '-')"
+                )
         return value

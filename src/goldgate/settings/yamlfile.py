@@ -11,6 +11,8 @@ from typing import Any
 import yaml
 
 from goldgate.errors import InvalidInputError
+from goldgate.files import read_regular_file
+from goldgate.textsafe import escape_control, quote
 
 
 class YamlSyntaxError(InvalidInputError):
@@ -90,7 +92,7 @@ def _index(
             key = str(key_node.value)
             if key in seen:
                 line, column = _mark(key_node)
-                raise YamlSyntaxError(source, line, column, f"duplicate key {key!r}")
+                raise YamlSyntaxError(source, line, column, f"duplicate key {quote(key)}")
             seen.add(key)
             keys[(*path, key)] = _mark(key_node)
             _index(source, value_node, (*path, key), values, keys, visited)
@@ -100,18 +102,14 @@ def _index(
 
 
 def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
-    """Parse one YAML file with the safe loader; problems name the file, line and column."""
+    """Parse one YAML file with the safe loader; problems name the file, line and column.
+    Only a regular file within the size cap is read (see ``goldgate.files``)."""
     source = display or str(path)
+    data = read_regular_file(path, source, what="a YAML file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInputError(f"{source}: file not found.") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise InvalidInputError(f"{source}: is not UTF-8 text.") from None
-    except OSError as error:
-        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
-    except ValueError as error:  # a name no file can have, such as one with a NUL byte
-        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
+        raise InvalidInputError(f"{escape_control(source)}: is not UTF-8 text.") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
@@ -123,7 +121,7 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
         problem = (error.problem or error.context or "invalid YAML").strip()
         raise YamlSyntaxError(source, line, column, problem) from None
     except yaml.YAMLError as error:
-        raise InvalidInputError(f"{source}: invalid YAML ({error}).") from None
+        raise InvalidInputError(escape_control(f"{source}: invalid YAML ({error}).")) from None
     values: dict[tuple[str, ...], tuple[int, int]] = {}
     keys: dict[tuple[str, ...], tuple[int, int]] = {}
     if node is not None:

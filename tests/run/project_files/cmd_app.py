@@ -40,3 +40,15 @@ elif mode == "hang":
     pids.with_suffix(".tmp").write_text(f"{os.getpid()} {child.pid}")
     os.replace(pids.with_suffix(".tmp"), pids)
     time.sleep(60)
+elif mode == "orphan":
+    # A grandchild in a session of its own (out of reach of the group kill) that keeps the
+    # command's pipes open and outlives it; the command answers at once, or with ``hang``
+    # never.
+    nap = f"import time; time.sleep({float(payload.get('seconds', 3))})"
+    child = subprocess.Popen([sys.executable, "-c", nap], start_new_session=True)
+    pids = ROOT / payload["pids"]
+    pids.with_suffix(".tmp").write_text(str(child.pid))
+    os.replace(pids.with_suffix(".tmp"), pids)
+    if payload.get("hang"):
+        time.sleep(60)
+    print(json.dumps(document))

@@ -3,6 +3,9 @@ chooses what a call does, and every call appends a line to ``calls.log`` beside 
 
 import asyncio
 import json
+import os
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -37,6 +40,14 @@ async def handle(request):
         raise ValueError("the application broke: " + str(payload.get("echo")))
     if mode == "nonobject":
         return [1, 2, 3]
+    if mode == "print":
+        _print_everywhere(payload)
+    if mode == "thread":
+        # A non-daemon thread that outlives the run by far.
+        threading.Thread(target=time.sleep, args=(60,)).start()
+    if mode == "executor":
+        # A blocking call in the event loop's default executor, abandoned unawaited.
+        asyncio.get_running_loop().run_in_executor(None, time.sleep, 60)
     if mode == "marker":
         (ROOT / payload["marker"]).write_text(str(call), encoding="utf-8")
     if mode in ("sleep", "slow_ok", "marker"):
@@ -48,9 +59,21 @@ async def handle(request):
     return _document(payload, call, _COUNTS["finished"])
 
 
+def _print_everywhere(payload):
+    """What a chatty application writes with ``print`` and, unless ``python_only``, what a C
+    extension or a child process writes to file descriptor 1."""
+    secret = os.environ.get("GG_PLANTED", "")
+    print(f"print from the target {secret}")
+    sys.stdout.flush()
+    if not payload.get("python_only"):
+        os.write(1, f"fd 1 from the target {secret}\n".encode())
+
+
 def handle_sync(request):
     payload = request["envelope"]["payload"]
     _log(payload)
+    if payload.get("mode") == "print":
+        _print_everywhere(payload)
     if payload.get("mode") == "sleep":
         time.sleep(float(payload.get("seconds", 30)))
     return _document(payload, 0, 0)
@@ -58,6 +81,12 @@ def handle_sync(request):
 
 async def boom_scorer(actual, expected):
     raise KeyError("scorer exploded")
+
+
+async def printing_scorer(actual, expected):
+    print("print from the scorer", os.environ.get("GG_PLANTED", ""))
+    os.write(1, f"fd 1 from the scorer {os.environ.get('GG_PLANTED', '')}\n".encode())
+    return True
 
 
 async def casefold_scorer(actual, expected):

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
+import orjson
+
 from goldgate.jsonvalue import JsonValue, thaw
 
 JsonObject: TypeAlias = dict[str, JsonValue]
@@ -29,8 +31,21 @@ class TargetRequest:
             "workflow": self.workflow,
             "flow": self.flow,
             "step": self.step,
-            "envelope": thaw(self.envelope),
+            "envelope": _deep_copy(self.envelope),
         }
+
+
+def _deep_copy(envelope: Mapping[str, Any]) -> JsonObject:
+    """A fresh plain copy: through orjson for plain dicts (several times faster than walking
+    them in Python), else by thawing (frozen input from the Python API)."""
+    if type(envelope) is dict:
+        try:
+            copied: JsonObject = orjson.loads(orjson.dumps(envelope))
+            return copied
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    thawed: JsonObject = thaw(envelope)
+    return thawed
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,14 @@ class CommandTarget:
         _signal_group(pgid, signal.SIGKILL)
         with anyio.move_on_after(_REAP_LIMIT):
             await process.wait()
+        if process.returncode is not None:
+            # Closing the process closes its pipe transports as well, even those a grandchild
+            # outside the group still holds open; left to the garbage collector, asyncio
+            # would close them after the event loop is gone and print "Exception ignored ...
+            # Event loop is closed". Only once reaped: ``aclose`` waits for the exit.
+            with contextlib.suppress(Exception):
+                await process.aclose()
+            return
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(Exception):  # never mask what ended the attempt

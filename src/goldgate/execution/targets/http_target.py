@@ -4,7 +4,8 @@ Uses the standard library (``http.client``) in a worker thread that a deadline a
 cancellation the socket is shut down so the thread ends promptly. Redirects are not
 followed (a 3xx is a failure, so headers never travel to another host) and no proxy is used.
 Header values may come from environment variables, read at call time; no header value ever
-appears in a reason, in ``describe()`` or in an exception's text.
+appears in a reason, in ``describe()`` or in an exception's text, and neither do the URL's
+user information or query values (``describe()`` shows ``https://host/path?key=…``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from goldgate.errors import InvalidInputError
 from goldgate.execution.targets._documents import document_from_bytes, encode_request
 from goldgate.execution.targets.base import TargetFailure, TargetRequest, TargetResponse
 from goldgate.settings.models import DEFAULT_MAX_RESULT_BYTES, EnvHeader
+from goldgate.textsafe import redact_url
 
 DEFAULT_HTTP_TIMEOUT = 300.0
 """Seconds a socket may wait for the server (connecting, or between bytes of the answer)."""
@@ -98,7 +100,10 @@ class HttpTarget:
             else (unquote(parts.username), unquote(parts.password or ""))
         )
         host = f"[{self._host}]" if ":" in self._host else self._host
-        self.url = f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{self._path}"
+        # What describe() records: no user information, query values redacted.
+        self.url = redact_url(
+            f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{self._path}"
+        )
         self.headers: dict[str, str | EnvHeader] = dict(headers or {})
         for name, value in self.headers.items():
             if not _TOKEN.fullmatch(name):
@@ -119,7 +124,8 @@ class HttpTarget:
         return None
 
     def describe(self) -> dict[str, Any]:
-        """Kind, URL without user information, and header names (never their values)."""
+        """Kind, URL without user information or query values, and header names (never
+        their values)."""
         return {"kind": "http", "url": self.url, "headers": sorted(self.headers)}
 
     async def aclose(self) -> None:

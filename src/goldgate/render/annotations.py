@@ -1,0 +1,131 @@
+"""GitHub workflow commands: annotations that point at a failing case's line in its gold file.
+
+``::error file=PATH,line=N,title=TITLE::MESSAGE``, one line each. GitHub shows at most 10
+errors, 10 warnings and 10 notices per step and drops the rest silently, so at most
+``maximum`` errors are written (runtime failures and check errors first, then gold
+disagreements, each in case-major order) and one notice counts what was left out.
+
+Data is escaped as the runner expects (``%``, ``\\r``, ``\\n`` in the message; also ``:``
+and ``,`` in properties) after it is put on one line, so no line from data can start a
+workflow command: every line written here starts with a command goldgate chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import chain, islice
+
+from goldgate.problems import Violation
+from goldgate.render import text
+from goldgate.render.view import AttemptItem, ComparisonView, ReportView, build_view
+from goldgate.report.models import Report
+
+GITHUB_LIMIT = 10
+"""Annotations of one kind GitHub shows per step."""
+
+
+def escape_data(value: str) -> str:
+    """A workflow command's message, escaped as the runner unescapes it."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """A workflow command's property value, escaped as the runner unescapes it."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(kind: str, message: str, **properties: str | int | None) -> str:
+    """One workflow command line; properties that are None are left out. Data is put on one
+    line and bounded before it is escaped."""
+    shown = ",".join(
+        f"{key}={escape_property(text.one_line(value))}"
+        for key, value in properties.items()
+        if value is not None
+    )
+    return f"::{kind}{' ' + shown if shown else ''}::{escape_data(text.one_line(message))}"
+
+
+def _file(source: str | None) -> str | None:
+    # GitHub attaches an annotation to a path relative to the repository root; an absolute
+    # path or one outside the working folder would attach to nothing.
+    if source is None or source.startswith(("/", "..", "\\")) or ":" in source:
+        return None
+    return source.replace("\\", "/")
+
+
+def _annotation(item: AttemptItem) -> str:
+    kinds = {
+        "runtime": "runtime failure",
+        "check_error": "check error",
+        "failure": "gold disagreement",
+    }
+    kind = kinds.get(item.problem or "", "problem")
+    location = item.location
+    file = _file(location.source)
+    return command(
+        "error",
+        item.reason,
+        file=file,
+        line=location.line if file is not None else None,
+        title=f"goldgate {kind}: {text.name(item.suite)} / {text.name(item.label)}",
+    )
+
+
+def _limited(lines: Iterable[str], total: int, maximum: int, rest: str) -> list[str]:
+    shown = list(islice(lines, maximum))
+    if total > len(shown):
+        shown.append(command("notice", f"{total - len(shown):,} {rest}", title="goldgate"))
+    return shown
+
+
+def render_annotations(
+    report: Report,
+    comparison: ComparisonView | None = None,
+    *,
+    maximum: int = GITHUB_LIMIT,
+    full_report: str | None = None,
+) -> str:
+    """Error annotations for the run's runtime failures, check errors and failing attempts
+    (at most ``maximum``), and a notice counting the rest; empty when nothing failed."""
+    return annotations_from_view(
+        build_view(report, comparison), maximum=maximum, full_report=full_report
+    )
+
+
+def annotations_from_view(
+    view: ReportView, *, maximum: int = GITHUB_LIMIT, full_report: str | None = None
+) -> str:
+    counts = view.counts
+    total = counts["runtime"] + counts["check_error"] + counts["failure"]
+    items = chain(view.problems(("runtime", "check_error")), view.problems(("failure",)))
+    where = f"; the full list is in {text.one_line(full_report)}" if full_report else ""
+    rest = (
+        f"more failing attempt{'s' * (total - maximum != 1)} not annotated "
+        f"(GitHub shows {GITHUB_LIMIT} errors per step){where}"
+    )
+    lines = _limited(map(_annotation, items), total, maximum, rest)
+    return "".join(line + "\n" for line in lines)
+
+
+def violation_annotations(violations: Sequence[Violation], *, maximum: int = GITHUB_LIMIT) -> str:
+    """``goldgate evaluate --check --format github``: each violation of the gold or settings
+    as an error at its file, line and column (at most ``maximum``), and a notice counting
+    the rest."""
+    lines = (
+        command(
+            "error",
+            f"{violation.message} (at {violation.pointer})"
+            if violation.pointer
+            else violation.message,
+            file=_file(violation.source) or violation.source,
+            line=violation.line,
+            col=violation.column,
+            title="goldgate check",
+        )
+        for violation in violations
+    )
+    rest = (
+        f"more problem{'s' * (len(violations) - maximum != 1)} not annotated; "
+        "run 'goldgate evaluate --check' for the full list"
+    )
+    return "".join(line + "\n" for line in _limited(lines, len(violations), maximum, rest))

@@ -1,0 +1,78 @@
+"""Escaping data for GitHub-flavoured Markdown and for the HTML blocks inside it.
+
+Everything that comes from gold, targets or a report file goes through ``markdown`` (or
+``html`` inside an HTML block such as ``<summary>``) before it reaches a comment, so that
+data can never:
+
+- mention someone or link an issue: ``@team`` and ``#123`` are broken with a zero-width
+  joiner after the ``@`` or ``#`` (GitHub finds mentions and references in the rendered
+  text, where a backslash escape is already gone);
+- become HTML: ``<``, ``>`` and ``&`` become entities;
+- end a table cell, open a code span, a link, an image, emphasis or strikethrough: ``|``,
+  backticks, ``[``, ``]``, ``(``, ``)``, ``*``, ``_``, ``~``, ``!`` and ``\\`` are
+  backslash-escaped;
+- become an autolink: ``://`` and ``www.`` are broken with a zero-width joiner;
+- start a line: newlines and control characters become spaces (``text.one_line``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from goldgate.render import text
+
+ZWJ = "\u200d"
+
+_BACKSLASHED = str.maketrans(
+    {
+        **{character: "\\" + character for character in "\\`*_[]()|~!"},
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+    }
+)
+_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "|": "&#124;"})
+_MENTION = re.compile(r"([@#＠＃])")
+_AUTOLINK = re.compile(r"(?i)(:)(//)|(www)(\.)")
+
+
+def _break_links(value: str) -> str:
+    value = _MENTION.sub(r"\1" + ZWJ, value)
+    return _AUTOLINK.sub(
+        lambda m: (m.group(1) or m.group(3)) + ZWJ + (m.group(2) or m.group(4)), value
+    )
+
+
+def markdown(value: object, limit: int = text.REASON_LIMIT) -> str:
+    """``value`` as Markdown text that shows exactly what it says, on one line."""
+    return _break_links(text.one_line(value, limit).translate(_BACKSLASHED))
+
+
+def html(value: object, limit: int = text.REASON_LIMIT) -> str:
+    """``value`` as text inside an HTML block, where Markdown is not interpreted."""
+    return _break_links(text.one_line(value, limit).translate(_HTML))
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+LINK_BASE = re.compile(r"https?://[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+")
+
+
+def url_path(path: str) -> str:
+    """A relative file path percent-encoded for a URL (``/`` kept)."""
+    return "".join(
+        character
+        if character in _UNRESERVED
+        else "".join(f"%{byte:02X}" for byte in character.encode("utf-8", "replace"))
+        for character in path.replace("\\", "/")
+    )
+
+
+def check_link_base(base: str) -> str:
+    """``base`` without a trailing slash, or ``ValueError``: it must be an http(s) URL with
+    nothing that could end a Markdown link (spaces, parentheses, brackets, quotes)."""
+    if not LINK_BASE.fullmatch(base):
+        raise ValueError(
+            "must be an http(s) URL without spaces, quotes, brackets or parentheses, "
+            "e.g. https://github.com/OWNER/REPO/blob/COMMIT"
+        )
+    return base.rstrip("/")

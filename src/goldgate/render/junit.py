@@ -1,0 +1,208 @@
+"""JUnit XML for the checks tab, written with the junit-xml library.
+
+One ``testsuite`` per suite and one ``testcase`` per attempt (``classname`` the suite,
+``name`` the case id with ``#n`` when the suite repeats, ``time`` the latency in seconds).
+Exactly one outcome per testcase, most severe first:
+
+- ``error``: a runtime failure (the attempt failed or timed out) or a check that could not
+  run (outcome ``error``);
+- ``failure``: gold disagreement: the first failing check's name and reason as the message,
+  the case's gold file and line and every failing check in the text;
+- ``skipped``: every attempt of a live suite that was not authorized (with the reason) and
+  every attempt an interrupted run cancelled;
+- nothing: the attempt passed (checks waiting for a person do not fail it).
+
+Each testsuite's properties hold its verdict, what decided it, its figures, thresholds and
+metrics. Only safe text: names, ids, statuses, reasons and numbers, never values.
+
+The output is valid against Jenkins' junit-10 schema except for the ``disabled`` attribute
+junit-xml always writes on ``testsuites`` and ``testsuite``. junit-xml writes a testcase's
+time with six decimals and a suite's as a raw float sum (``1.2000000000000002``, ``1e-05``),
+while junit-10 allows at most three: every ``time`` is rewritten and then checked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
+
+from goldgate.render import text
+from goldgate.render.view import (
+    AttemptItem,
+    ComparisonView,
+    Location,
+    ReportView,
+    SuiteView,
+    build_view,
+    classify,
+)
+from goldgate.report.models import Report
+from goldgate.scoring.metrics import ClassificationMetricResult
+
+# XML 1.0 allows tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and the
+# astral planes; junit-xml strips the rest only from what it writes as raw UTF-8, so a lone
+# surrogate would reach the encoder first. Everything is cleaned before it is handed over.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_SUITE_TIME = re.compile(r'(<(?:testsuites|testsuite)\b[^>]*? )time="([^"]*)"')
+# A testcase's time was rounded to 3 decimals before junit-xml wrote it with "%f", which
+# prints that float as exactly those digits and "000": dropping them needs no callback.
+_CASE_TIME = re.compile(r'(<testcase\b[^>]*? time="[0-9]+\.[0-9]{3})000"')
+_BAD_TIME = re.compile(
+    r'<(?:testsuites|testsuite|testcase)\b[^>]*? time="(?![0-9]+(?:\.[0-9]{1,3})?")([^"]*)"'
+)
+_PLAIN = re.compile(r"[!-~](?:[ -~]*[!-~])?")
+
+DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+
+def _xml(value: object, limit: int = text.REASON_LIMIT) -> str:
+    """Data as junit-xml receives it: one line (so no line of the file starts with data),
+    bounded, and only characters XML can hold."""
+    if isinstance(value, str) and len(value) <= limit and _PLAIN.fullmatch(value):
+        return value  # the common case, printable ASCII, costs one match per testcase
+    return _NOT_XML.sub("", text.one_line(value, limit))
+
+
+def _where(item: AttemptItem) -> str:
+    location = item.location
+    if location.source is None:
+        return f"case {item.label}"
+    line = f":{location.line}" if location.line is not None else ""
+    return f"{location.source}{line}: case {item.label}"
+
+
+def _testcase(name: str, classname: str, latency_ms: float | None) -> TestCase:
+    return TestCase(name=name, classname=classname, elapsed_sec=text.seconds(latency_ms))
+
+
+def _problem_testcase(item: AttemptItem, classname: str, skip_reason: str | None) -> TestCase:
+    case = _testcase(_xml(item.label, text.NAME_LIMIT), classname, item.record.latency_ms)
+    problem = item.problem
+    if problem == "runtime":
+        reason = _xml(item.reason)
+        case.add_error_info(
+            message=reason, output=_xml(f"{_where(item)}: {item.reason}"), error_type=item.status
+        )
+    elif problem in ("check_error", "failure"):
+        checks = item.checks()
+        lines = [_xml(_where(item))]
+        lines += [
+            _xml(f"{check.outcome}: {check.name}: {check.reason or check.outcome}")
+            for check in checks
+        ]
+        message = _xml(item.reason or problem)
+        if problem == "check_error":
+            case.add_error_info(message=message, output="\n".join(lines), error_type="check error")
+        else:
+            case.add_failure_info(
+                message=message, output="\n".join(lines), failure_type="gold disagreement"
+            )
+    elif problem == "skipped":
+        case.add_skipped_info(message=_xml(skip_reason or item.reason))
+    elif problem == "cancelled":
+        case.add_skipped_info(message=_xml(f"cancelled: {item.reason}"))
+    return case
+
+
+def _testcases(suite: SuiteView) -> list[TestCase]:
+    """One testcase per attempt, in case-major order. Passing attempts (most of them) are
+    read straight from the records; only an attempt with a problem becomes a view item."""
+    record = suite.record
+    classname = _xml(record.name, text.NAME_LIMIT)
+    repeated = record.repeat > 1
+    cases = []
+    for case in record.cases:
+        name = _xml(case.id, text.NAME_LIMIT)
+        location = Location(record.cases_source, case.line)
+        for attempt in case.attempts:
+            problem = classify(attempt)
+            if problem is None:
+                label = f"{name}#{attempt.attempt}" if repeated else name
+                cases.append(_testcase(label, classname, attempt.latency_ms))
+            else:
+                item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
+                cases.append(_problem_testcase(item, classname, record.skip_reason))
+    return cases
+
+
+def _properties(suite: SuiteView) -> dict[str, str]:
+    record = suite.record
+    properties = {
+        "verdict": record.verdict,
+        "decided_by": suite.decided_by,
+        "status": record.status,
+        "workflow": record.workflow,
+        "target": record.target.kind,
+        "cases": str(record.case_count),
+        "repeat": str(record.repeat),
+    }
+    if record.skip_reason is not None:
+        properties["skip_reason"] = record.skip_reason
+    for outcome, number in record.counts.checks.items():
+        properties[f"checks.{outcome}"] = str(number)
+    for key, value in record.summary.items():
+        properties[key] = text.ratio(value)
+    properties["adjudication"] = str(record.adjudication)
+    for item in suite.thresholds:
+        threshold = item.record
+        state = "held" if threshold.held else "missed"
+        decided = ", decided the verdict" if item.decided else ""
+        properties[f"threshold.{threshold.key}"] = (
+            f"minimum {text.ratio(threshold.minimum)}, actual {text.ratio(threshold.actual)}, "
+            f"{state}{decided}"
+        )
+    for metric in record.metrics:
+        prefix = f"metric.{metric.name}"
+        properties[f"{prefix}.support"] = str(metric.support)
+        properties[f"{prefix}.coverage"] = text.ratio(metric.coverage)
+        if isinstance(metric, ClassificationMetricResult):
+            properties[f"{prefix}.accuracy"] = text.ratio(metric.accuracy)
+        else:
+            properties[f"{prefix}.exact_set_accuracy"] = text.ratio(metric.exact_set_accuracy)
+        properties[f"{prefix}.micro_f1"] = text.ratio(metric.micro.f1)
+        properties[f"{prefix}.macro_f1"] = text.ratio(metric.macro.f1)
+    return {_xml(key, text.NAME_LIMIT): _xml(value) for key, value in properties.items()}
+
+
+def _testsuite(suite: SuiteView, timestamp: str) -> TestSuite:
+    record = suite.record
+    return TestSuite(
+        name=_xml(record.name, text.NAME_LIMIT),
+        test_cases=_testcases(suite),
+        timestamp=_xml(timestamp),
+        file=_xml(record.cases_source) if record.cases_source else None,
+        properties=_properties(suite),
+    )
+
+
+def _three_decimals(match: re.Match[str]) -> str:
+    try:
+        seconds = float(match.group(2))
+    except ValueError:
+        seconds = 0.0
+    return f'{match.group(1)}time="{max(seconds, 0.0):.3f}"'
+
+
+def check_times(xml: str) -> None:
+    """``ValueError`` unless every ``time`` is a plain decimal with at most 3 decimals."""
+    bad = _BAD_TIME.search(xml)
+    if bad is not None:
+        raise ValueError(f"JUnit time {bad.group(1)!r} has more than 3 decimals")
+
+
+def render_junit(report: Report, comparison: ComparisonView | None = None) -> str:
+    """The JUnit XML document for ``report``. ``comparison`` is accepted for symmetry with
+    the other renderers; JUnit describes the candidate run alone."""
+    return junit_from_view(build_view(report, comparison))
+
+
+def junit_from_view(view: ReportView) -> str:
+    """The JUnit XML document for a view already built."""
+    suites = [_testsuite(suite, view.report.started_at) for suite in view.suites]
+    body = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
+    body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', body))
+    check_times(body)
+    # One element per line, so that a diff of two files reads; `><` only occurs between
+    # tags, since the serializer escapes `<` and `>` in text and attribute values alike.
+    return DECLARATION + body.replace("><", ">\n<") + "\n"

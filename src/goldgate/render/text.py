@@ -1,0 +1,83 @@
+"""Data made safe to show: one line, no control characters, bounded length, plain figures.
+
+Names, ids and reasons come from gold, targets and report files, so every renderer treats
+them as hostile: a newline could start a workflow command in a CI log, a control character
+could rewrite a terminal, a 100,000-character id could blow a comment's size limit.
+Format-specific escaping (Markdown, XML, workflow commands) is applied on top, by each
+renderer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+# C0 and C1 controls, DEL, lone surrogates, bidirectional overrides and isolates (they can
+# make text read differently from what it is), line and paragraph separators, and the
+# non-characters XML refuses.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]+"
+)
+ELLIPSIS = "…"
+
+NAME_LIMIT = 200
+"""Characters of a name or id shown before it is shortened."""
+REASON_LIMIT = 400
+"""Characters of a reason shown before it is shortened."""
+VALUE_LIMIT = 160
+"""Characters of an expected or actual value (as JSON) shown before it is shortened."""
+
+
+def one_line(text: object, limit: int = REASON_LIMIT) -> str:
+    """``text`` on one line: every run of unsafe characters becomes one space, and anything
+    past ``limit`` characters is replaced by an ellipsis."""
+    cleaned = _UNSAFE.sub(" ", str(text)).strip()
+    if len(cleaned) > limit:
+        return cleaned[: limit - 1] + ELLIPSIS
+    return cleaned
+
+
+def name(text: object) -> str:
+    """A name or id, made safe and bounded."""
+    return one_line(text, NAME_LIMIT)
+
+
+def json_value(value: Any, present: bool = True) -> str:
+    """An expected or actual value as compact JSON on one line, bounded; ``(absent)`` when
+    nothing was at the path (which is not ``null``)."""
+    if not present:
+        return "(absent)"
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except ValueError:  # NaN from a hand-made report: show it, do not fail
+        text = repr(value)
+    return one_line(text, VALUE_LIMIT)
+
+
+def ratio(value: float | None) -> str:
+    """A ratio in [0, 1] as a short decimal (0.95, 1, 0.3333); ``n/a`` when unmeasured."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def percent(value: float | None) -> str:
+    """A ratio as a percentage with one decimal (95.0%); ``n/a`` when unmeasured."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value * 100:.1f}%"
+
+
+def seconds(latency_ms: float | None) -> float | None:
+    """A latency in milliseconds as seconds rounded to 3 decimals (JUnit's limit)."""
+    if latency_ms is None or not math.isfinite(latency_ms) or latency_ms < 0:
+        return None
+    return round(latency_ms / 1000, 3)
+
+
+def count(value: int, noun: str, plural: str | None = None) -> str:
+    """``1 case``, ``2 cases``."""
+    return f"{value:,} {noun if value == 1 else (plural or noun + 's')}"

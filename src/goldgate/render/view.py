@@ -1,0 +1,352 @@
+"""The view every renderer reads: a report (and, later, a comparison) in the terms CI shows.
+
+A report is organised for storage (cases with their gold, attempts with what their gold does
+not already say). Renderers need other cuts: each attempt's problem, if any; the check that
+decided it; where its case is written; which suite figures decided the verdict. They are
+made here once, cheaply (no pointer is resolved until a renderer asks for a value), so
+JUnit, Markdown, annotations and the terminal agree on every word.
+
+Comparison-dependent parts (regressions, improvements, flaky attempts, McNemar, partial
+comparisons) are described by ``ComparisonView``: the minimal shape the renderers need.
+When ``goldgate.comparison/1`` lands, one adapter builds a ``ComparisonView`` from it and
+passes it as ``comparison``; nothing else changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
+from goldgate.report.models import (
+    AttemptRecord,
+    CaseRecord,
+    MetricResult,
+    Report,
+    SuiteRecord,
+    ThresholdRecord,
+    not_run_reason,
+)
+
+Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
+"""What went wrong with one attempt, if anything, most severe first: a runtime failure (the
+target failed or timed out), a check that could not run, gold disagreement, an attempt the
+interrupted run never finished, an attempt of a suite that was not authorized."""
+
+RUNTIME_STATUSES = frozenset({"failed", "timed_out"})
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    """A check that did not pass, with its values read from the report on request."""
+
+    name: str
+    outcome: str
+    reason: str | None
+    path: str
+    expected: Any
+    actual_present: bool
+    actual: Any
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a case is written: its gold file (as the report names it) and 1-based line."""
+
+    source: str | None
+    line: int | None
+
+
+@dataclass(frozen=True)
+class AttemptItem:
+    """One attempt as CI shows it. ``problem`` is None for an attempt that passed (or whose
+    only open checks wait for a person)."""
+
+    suite: str
+    case: CaseRecord
+    record: AttemptRecord
+    repeat: int
+    problem: Problem | None
+    location: Location
+
+    @property
+    def case_id(self) -> str:
+        return self.case.id
+
+    @property
+    def attempt(self) -> int:
+        return self.record.attempt
+
+    @property
+    def label(self) -> str:
+        """The case id, with ``#n`` when the suite repeats its cases."""
+        return f"{self.case.id}#{self.record.attempt}" if self.repeat > 1 else self.case.id
+
+    @property
+    def status(self) -> str:
+        return self.record.status
+
+    @property
+    def holdout(self) -> bool:
+        """Held-out gold never appears in what CI shows."""
+        return self.case.split == "holdout"
+
+    @property
+    def reason(self) -> str:
+        """One sentence: why the attempt did not complete, or its first failing check's."""
+        record = self.record
+        if record.status != "completed":
+            return not_run_reason(record.status, record.reason)
+        first = self.deciding_check()
+        return "" if first is None else f"{first.name}: {first.reason or first.outcome}"
+
+    def deciding_check(self) -> CheckItem | None:
+        """The check that gave the attempt its problem: its first check that could not run
+        (a check error), else its first failed check."""
+        checks = self.checks(("error", "failed"))
+        errors = [check for check in checks if check.outcome == "error"]
+        deciding = errors or checks
+        return deciding[0] if deciding else None
+
+    def checks(self, outcomes: Sequence[str] = ("failed", "error")) -> list[CheckItem]:
+        """The attempt's checks whose outcome is in ``outcomes``, in gold order; actual
+        values are resolved from the result document only here."""
+        items = []
+        for expectation, check in zip(self.case.expectations, self.record.checks, strict=False):
+            if check.outcome in outcomes:
+                present, actual = _actual(self.record.result, expectation.path)
+                items.append(
+                    CheckItem(
+                        expectation.name,
+                        check.outcome,
+                        check.reason,
+                        expectation.path,
+                        expectation.expected,
+                        present,
+                        actual,
+                    )
+                )
+        return items
+
+
+def _actual(result: dict[str, Any] | None, path: str) -> tuple[bool, Any]:
+    """(present, value) at ``path`` of a result document; absent is not null."""
+    if result is None:
+        return False, None
+    try:
+        value = resolve_pointer(result, path)
+    except PointerSyntaxError:
+        return False, None
+    return (False, None) if value is MISSING else (True, value)
+
+
+def classify(record: AttemptRecord) -> Problem | None:
+    """The attempt's problem, if any (see ``Problem``)."""
+    status = record.status
+    if status in RUNTIME_STATUSES:
+        return "runtime"
+    if status == "cancelled":
+        return "cancelled"
+    if status == "skipped":
+        return "skipped"
+    outcomes = {check.outcome for check in record.checks}
+    if "error" in outcomes:
+        return "check_error"
+    if "failed" in outcomes:
+        return "failure"
+    return None
+
+
+@dataclass(frozen=True)
+class ThresholdItem:
+    record: ThresholdRecord
+    decided: bool
+    """Whether this threshold decided the suite's verdict: a missed one that failed it, or
+    (all held) every one of them, which passed it."""
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    record: SuiteRecord
+    decided_by: str
+    """What decided the suite's verdict, in a few words."""
+    thresholds: tuple[ThresholdItem, ...]
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def metrics(self) -> tuple[MetricResult, ...]:
+        return self.record.metrics
+
+    def attempts(self) -> Iterator[AttemptItem]:
+        """Every attempt of the suite in case-major order, classified."""
+        suite = self.record
+        for case in suite.cases:
+            location = Location(suite.cases_source, case.line)
+            for attempt in case.attempts:
+                yield AttemptItem(
+                    suite.name, case, attempt, suite.repeat, classify(attempt), location
+                )
+
+    def problems(self, kinds: Sequence[Problem]) -> Iterator[AttemptItem]:
+        """The suite's attempts whose problem is one of ``kinds``, in case-major order,
+        without building an item for any other attempt."""
+        suite = self.record
+        wanted = frozenset(kinds)
+        for case in suite.cases:
+            location: Location | None = None
+            for attempt in case.attempts:
+                problem = classify(attempt)
+                if problem in wanted:
+                    location = location or Location(suite.cases_source, case.line)
+                    yield AttemptItem(suite.name, case, attempt, suite.repeat, problem, location)
+
+
+def _decided_by(suite: SuiteRecord) -> tuple[str, tuple[ThresholdItem, ...]]:
+    if suite.status == "skipped":
+        return "not run: skipped", ()
+    if suite.verdict == "incomplete":
+        return "the run was interrupted", ()
+    if suite.verdict == "error":
+        runtime = suite.counts.attempts.get("failed", 0) + suite.counts.attempts.get("timed_out", 0)
+        return f"{runtime:,} runtime failure{'s' * (runtime != 1)}", ()
+    if suite.thresholds:
+        missed = [t for t in suite.thresholds if not t.held]
+        if len(suite.thresholds) == 1:
+            state = "missed" if missed else "held"
+            return f"threshold: {state}", (ThresholdItem(suite.thresholds[0], True),)
+        if missed:
+            items = tuple(ThresholdItem(t, not t.held) for t in suite.thresholds)
+            return f"thresholds: {len(missed)} of {len(suite.thresholds)} missed", items
+        items = tuple(ThresholdItem(t, True) for t in suite.thresholds)
+        return f"thresholds: all {len(suite.thresholds)} held", items
+    failing = suite.counts.checks.get("failed", 0) + suite.counts.checks.get("error", 0)
+    if failing:
+        return f"every check must pass: {failing:,} did not", ()
+    return "every check must pass: all did", ()
+
+
+def suite_view(suite: SuiteRecord) -> SuiteView:
+    decided_by, thresholds = _decided_by(suite)
+    if not thresholds:
+        thresholds = tuple(ThresholdItem(t, False) for t in suite.thresholds)
+    return SuiteView(suite, decided_by, thresholds)
+
+
+# --- comparison: the shape renderers need, filled by an adapter when comparisons land ----------
+
+
+@dataclass(frozen=True)
+class ChangeItem:
+    """One attempt whose outcome changed against the baseline (or flipped across repeats)."""
+
+    suite: str
+    case_id: str
+    attempt: int
+    change: str
+    """regressed, improved, mixed or flaky."""
+    detail: str = ""
+    """One safe sentence: which checks changed."""
+    location: Location = Location(None, None)
+
+
+@dataclass(frozen=True)
+class McNemarItem:
+    """A suite's paired test: attempts that passed only in the baseline (``b``) or only in
+    the candidate (``c``), and the exact two-sided p-value."""
+
+    suite: str
+    baseline_only: int
+    candidate_only: int
+    p_value: float | None
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    """What a comparison adds to the view. ``partial`` lists case ids that could not be
+    compared because the pull request added, removed or changed their gold."""
+
+    baseline: str
+    """How to name the baseline, e.g. its commit or report file."""
+    regressions: tuple[ChangeItem, ...] = ()
+    improvements: tuple[ChangeItem, ...] = ()
+    flaky: tuple[ChangeItem, ...] = ()
+    mcnemar: tuple[McNemarItem, ...] = ()
+    partial: bool = False
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportView:
+    report: Report
+    suites: tuple[SuiteView, ...]
+    comparison: ComparisonView | None = None
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """Attempts per problem over the whole run (``passed`` for those without one);
+        counted on first use, since JUnit never needs it."""
+        return _problem_counts(self.report.suites)
+
+    @property
+    def verdict_word(self) -> str:
+        verdict = self.report.verdict
+        if verdict.exit_code == 130:
+            return "interrupted"
+        if not verdict.evaluated and verdict.exit_code == 0:
+            return "nothing evaluated"
+        return "passed" if verdict.passed else "failed"
+
+    def problems(self, kinds: Sequence[Problem]) -> Iterator[AttemptItem]:
+        for suite in self.suites:
+            yield from suite.problems(kinds)
+
+    @property
+    def skipped_suites(self) -> tuple[SuiteView, ...]:
+        return tuple(suite for suite in self.suites if suite.record.status == "skipped")
+
+
+def _problem_counts(suites: Sequence[SuiteRecord]) -> dict[str, int]:
+    counts = {"runtime": 0, "check_error": 0, "failure": 0, "cancelled": 0, "skipped": 0}
+    passed = 0
+    for suite in suites:
+        for case in suite.cases:
+            for attempt in case.attempts:
+                problem = classify(attempt)
+                if problem is None:
+                    passed += 1
+                else:
+                    counts[problem] += 1
+    return {**counts, "passed": passed}
+
+
+def build_view(report: Report, comparison: ComparisonView | None = None) -> ReportView:
+    """The view of ``report`` (and ``comparison``, when there is one) that renderers read."""
+    return ReportView(report, tuple(suite_view(suite) for suite in report.suites), comparison)
+
+
+_EXPLANATIONS = {
+    0: "Every suite that ran passed.",
+    1: "A check failed or could not run, or a threshold was missed.",
+    2: "Nothing was run.",
+    3: "Nothing was run.",
+    4: "A target raised, timed out, exited non-zero or returned something that is not a "
+    "result document (even where gold expected that failure).",
+    130: "What finished is kept in an incomplete report.",
+}
+
+
+def exit_explanation(code: int, evaluated: bool = True) -> str:
+    """What an exit code means, in one sentence after its name."""
+    if code == 0 and not evaluated:
+        return "No check ran: every suite was skipped, or no attempt completed."
+    return _EXPLANATIONS.get(code, f"Exit code {code}.")

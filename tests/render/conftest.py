@@ -1,0 +1,59 @@
+"""Fixtures for the renderer tests: the corpus of reports (built once per session), the
+junit-10 schema from ../shared/oracles (skipped visibly when absent), and golden files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.report.models import Report
+
+from .corpus import build_all
+
+GOLDEN = Path(__file__).parent / "golden"
+REGENERATE = os.environ.get("GOLDGATE_REGENERATE") == "1"
+JUNIT_XSD = Path(__file__).resolve().parents[2].parent / "shared" / "oracles" / "junit_xsd"
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
+    return build_all(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="session")
+def junit_schema() -> Any:
+    """The junit-10 schema as an lxml validator, or a visible skip."""
+    from lxml import etree
+
+    path = JUNIT_XSD / "jenkins_xunit_junit-10.xsd"
+    if not path.is_file():
+        pytest.skip(f"../shared/oracles not found at {path}: no JUnit schema to validate against")
+    return etree.XMLSchema(etree.parse(str(path)))
+
+
+@pytest.fixture(scope="session")
+def golden() -> Callable[[str, str], None]:
+    """Compare ``text`` with the golden file ``name``; GOLDGATE_REGENERATE=1 rewrites it."""
+
+    def check(name: str, text: str) -> None:
+        path = GOLDEN / name
+        if REGENERATE:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text.encode("utf-8"))
+            return
+        if not path.is_file():
+            pytest.fail(
+                f"no golden file {path}; create it with "
+                "GOLDGATE_REGENERATE=1 .venv/bin/python -m pytest tests/render"
+            )
+        expected = path.read_bytes().decode("utf-8")
+        assert text == expected, (
+            f"{name} differs from its golden file; if the change is meant, regenerate with "
+            "GOLDGATE_REGENERATE=1 .venv/bin/python -m pytest tests/render and review the diff"
+        )
+
+    return check

@@ -1,0 +1,220 @@
+"""``goldgate report junit|markdown|annotations|show`` through the real CLI: files written,
+stdout, options, and refusals (exit 2); and ``--format github`` for the offline checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.render import escape
+from goldgate.report.io import report_bytes
+from goldgate.report.models import Report
+
+from .checks import markdown_is_safe, no_workflow_commands
+from .corpus import HOSTILE
+from .test_annotations import parse
+
+
+@pytest.fixture
+def report_file(corpus: dict[str, Report], tmp_path: Path) -> Callable[[str], Path]:
+    def write(name: str) -> Path:
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(report_bytes(corpus[name]))
+        return path
+
+    return write
+
+
+def test_junit_writes_the_file(
+    run_cli: Any, report_file: Callable[[str], Path], tmp_path: Path
+) -> None:
+    output = tmp_path / "junit.xml"
+    result = run_cli("report", "junit", str(report_file("repeats")), "-o", str(output))
+
+    assert result.code == 0, result.output
+    assert result.stdout == ""
+    assert output.read_text(encoding="utf-8").startswith('<?xml version="1.0" encoding="UTF-8"?>\n')
+
+
+def test_junit_needs_an_output(run_cli: Any, report_file: Callable[[str], Path]) -> None:
+    result = run_cli("report", "junit", str(report_file("repeats")))
+
+    assert result.code == 2
+    assert "--output" in result.output
+
+
+def test_markdown_to_stdout_and_to_a_file(
+    run_cli: Any, report_file: Callable[[str], Path], tmp_path: Path
+) -> None:
+    path = report_file("repeats")
+    printed = run_cli(
+        "report",
+        "markdown",
+        str(path),
+        "--details",
+        "values",
+        "--link-base",
+        "https://github.com/o/r/blob/abc",
+    )
+    output = tmp_path / "summary.md"
+    written = run_cli("report", "markdown", str(path), "--budget", "summary", "-o", str(output))
+
+    assert printed.code == 0
+    assert written.code == 0
+    assert '| "refund" | "billing" |' in printed.stdout
+    assert "](https://github.com/o/r/blob/abc/evaluation/dataset.json#L31)" in printed.stdout
+    assert f"The full report: {escape.markdown(str(path))}." in printed.stdout
+    markdown_is_safe(printed.stdout, "https://github.com/o/r/blob/abc")
+    assert output.read_text(encoding="utf-8").startswith("## ❌ goldgate: failed")
+    assert written.stdout == ""
+
+
+def test_markdown_refuses_a_bad_link_base(run_cli: Any, report_file: Callable[[str], Path]) -> None:
+    result = run_cli(
+        "report", "markdown", str(report_file("repeats")), "--link-base", "javascript:x"
+    )
+
+    assert result.code == 2
+    assert "--link-base" in result.output
+
+
+def test_annotations_and_max(run_cli: Any, report_file: Callable[[str], Path]) -> None:
+    path = report_file("repeats")
+    default = run_cli("report", "annotations", str(path))
+    three = run_cli("report", "annotations", str(path), "--max", "3")
+
+    assert default.code == 0
+    assert three.code == 0
+    assert len(default.stdout.splitlines()) == 11
+    assert [line[:9] for line in three.stdout.splitlines()] == ["::error f"] * 3 + ["::notice "]
+    assert "9 more failing attempts" in three.stdout
+
+
+def test_show_prints_plain_text_when_not_a_terminal(
+    run_cli: Any, report_file: Callable[[str], Path]
+) -> None:
+    result = run_cli("report", "show", str(report_file("hostile")))
+
+    assert result.code == 0
+    assert result.stdout.startswith("goldgate: failed (exit code 4: runtime failure)\n")
+    assert "\x1b" not in result.stdout
+    no_workflow_commands(result.stdout)
+
+
+@pytest.mark.parametrize("command", ["junit", "markdown", "annotations", "show"])
+def test_a_missing_or_broken_report_is_refused(run_cli: Any, tmp_path: Path, command: str) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "goldgate.report/2"}', encoding="utf-8")
+    extra = ["-o", str(tmp_path / "out")] if command == "junit" else []
+
+    missing = run_cli("report", command, str(tmp_path / "nope.json"), *extra)
+    invalid = run_cli("report", command, str(broken), *extra)
+
+    assert missing.code == 2
+    assert "nope.json: file not found." in missing.stderr
+    assert invalid.code == 2
+    assert "not a valid report" in invalid.stderr
+
+
+def test_a_report_from_a_newer_goldgate_is_refused(run_cli: Any, tmp_path: Path) -> None:
+    newer = tmp_path / "newer.json"
+    newer.write_text('{"format": "goldgate.report/99"}', encoding="utf-8")
+    result = run_cli("report", "show", str(newer))
+
+    assert result.code == 2
+    assert "upgrade goldgate" in result.stderr
+
+
+# --- goldgate evaluate --check --format github ----------------------------------------------------
+
+
+def test_check_format_github_annotates_each_violation(run_cli: Any, gold_project: Any) -> None:
+    project = gold_project
+    for case in project.cases:
+        case["expectations"][0]["bogus"] = HOSTILE
+    project.cases.extend(
+        {
+            "id": f"extra-{i}",
+            "input": {"payload": {}, "metadata": {}},
+            "expectations": [],
+            "typo": 1,
+        }
+        for i in range(6)
+    )
+    project.write()
+    result = run_cli(
+        "evaluate",
+        "--check",
+        "--config",
+        str(project.root / project.SETTINGS),
+        "--format",
+        "github",
+        cwd=project.root,
+    )
+    lines = result.stdout.splitlines()
+    errors = [parse(line) for line in lines if line.startswith("::error")]
+
+    assert result.code == 2
+    assert len(errors) == 10
+    _, properties, message = errors[0]
+    assert properties["file"] == "evaluation/cases/filed.json"
+    assert int(properties["line"]) > 0
+    assert int(properties["col"]) > 0
+    assert properties["title"] == "goldgate check"
+    assert message.startswith('unknown key "bogus"')
+    assert parse(lines[-2])[0] == "notice"
+    assert re.fullmatch(r"\d+ problems in 1 file\.", lines[-1])
+
+
+def test_check_format_github_when_gold_is_fine(run_cli: Any, gold_project: Any) -> None:
+    project = gold_project.write()
+    result = run_cli(
+        "evaluate",
+        "--check",
+        "--config",
+        str(project.root / project.SETTINGS),
+        "--format",
+        "github",
+        cwd=project.root,
+    )
+
+    assert result.code == 0
+    assert result.stdout.startswith("gold OK: gold @ r1")
+
+
+def test_format_github_is_for_checks(run_cli: Any, gold_project: Any) -> None:
+    project = gold_project.write()
+    result = run_cli(
+        "evaluate",
+        "--config",
+        str(project.root / project.SETTINGS),
+        "--format",
+        "github",
+        cwd=project.root,
+    )
+
+    assert result.code == 2
+    assert "goldgate report annotations" in result.output
+
+
+def test_validate_format_github(run_cli: Any, gold_project: Any) -> None:
+    project = gold_project
+    project.settings += "unknown_key: 1\n"
+    project.write()
+    result = run_cli(
+        "validate",
+        "--config",
+        str(project.root / project.SETTINGS),
+        "--format",
+        "github",
+        cwd=project.root,
+    )
+    kind, properties, message = parse(result.stdout.splitlines()[0])
+
+    assert result.code == 2
+    assert (kind, properties["file"]) == ("error", "config/settings.yaml")
+    assert "unknown_key" in message

@@ -1,0 +1,145 @@
+"""JUnit XML: valid against junit-10 (the ``disabled`` attribute junit-xml writes aside),
+read back by junitparser with exact counts, times with at most three decimals, one outcome
+per testcase, only characters XML can hold."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import junitparser
+import pytest
+from lxml import etree
+
+from goldgate.render.junit import check_times, render_junit
+from goldgate.render.view import build_view
+from goldgate.report.models import Report
+
+from .builders import attempt, case, report, suite
+from .checks import no_workflow_commands
+from .corpus import REPORTS
+
+
+def validate(xml: str, schema: Any) -> etree._Element:
+    """Parse ``xml``, drop the ``disabled`` attributes junit-xml always writes (the one
+    known difference from junit-10) and validate the rest."""
+    root = etree.fromstring(xml.encode("utf-8"))
+    for element in root.iter():
+        element.attrib.pop("disabled", None)
+    assert schema.validate(root), schema.error_log
+    return root
+
+
+def expected_counts(value: Report) -> list[dict[str, int]]:
+    view = build_view(value)
+    counts = []
+    for suite_view in view.suites:
+        problems = [item.problem for item in suite_view.attempts()]
+        counts.append(
+            {
+                "tests": len(problems),
+                "failures": problems.count("failure"),
+                "errors": problems.count("runtime") + problems.count("check_error"),
+                "skipped": problems.count("skipped") + problems.count("cancelled"),
+            }
+        )
+    return counts
+
+
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_valid_and_read_back_with_exact_counts(
+    corpus: dict[str, Report], junit_schema: Any, name: str
+) -> None:
+    value = corpus[name]
+    xml = render_junit(value)
+    root = validate(xml, junit_schema)
+    parsed = junitparser.JUnitXml.fromstring(xml.encode("utf-8"))
+    suites = list(parsed)
+    expected = expected_counts(value)
+
+    assert len(suites) == len(value.suites)
+    for suite_xml, record, counts in zip(suites, value.suites, expected, strict=True):
+        cases = list(suite_xml)
+        assert suite_xml.tests == counts["tests"] == record.attempt_count == len(cases)
+        assert suite_xml.failures == counts["failures"]
+        assert suite_xml.errors == counts["errors"]
+        assert suite_xml.skipped == counts["skipped"]
+        outcomes = [type(case.result[0]).__name__ if case.result else "Pass" for case in cases]
+        assert outcomes.count("Failure") == counts["failures"]
+        assert outcomes.count("Error") == counts["errors"]
+        assert outcomes.count("Skipped") == counts["skipped"]
+        assert all(len(case.result) <= 1 for case in cases)
+    assert root.get("tests") == str(sum(c["tests"] for c in expected))
+    assert all(case.get("file") is None for case in root.iter("testcase"))
+    check_times(xml)
+    no_workflow_commands(xml)
+
+
+def test_attempt_names_time_and_outcomes(corpus: dict[str, Report]) -> None:
+    root = etree.fromstring(render_junit(corpus["repeats"]).encode("utf-8"))
+    python = root.find("testsuite[@name='python']")
+    assert python is not None
+    cases = python.findall("testcase")
+
+    assert [c.get("name") for c in cases[:4]] == ["ok#1", "ok#2", "ok#3", "wrong#1"]
+    assert {c.get("classname") for c in cases} == {"python"}
+    assert all(re.fullmatch(r"\d+\.\d{3}", c.get("time", "")) for c in cases)
+    failure = cases[3].find("failure")
+    assert failure is not None
+    assert failure.get("message") == "category: the string has 7 code points, the expected string 6"
+    assert failure.text is not None
+    assert failure.text.startswith("evaluation/dataset.json:31: case wrong#1\n")
+    error = cases[6].find("error")
+    assert error is not None
+    assert (error.get("type"), error.get("message")) == (
+        "failed",
+        "the attempt failed: python target raised ValueError",
+    )
+    check_error = cases[9].find("error")
+    assert check_error is not None
+    assert check_error.get("type") == "check error"
+    assert check_error.get("message") == "custom: scorer 'boom' raised KeyError"
+    properties = {p.get("name"): p.get("value") for p in python.iter("property")}
+    assert properties["verdict"] == "error"
+    assert properties["threshold.pass_rate"] == "minimum 0.9, actual 0.6667, missed"
+    assert properties["metric.queue.accuracy"] == "0.5"
+
+
+def test_skipped_live_suites_and_cancelled_attempts(corpus: dict[str, Report]) -> None:
+    skipped = etree.fromstring(render_junit(corpus["skipped"]).encode("utf-8"))
+    messages = {s.get("message") for s in skipped.iter("skipped")}
+    assert messages == {"live workflow 'live' runs only with --live"}
+
+    interrupted = etree.fromstring(render_junit(corpus["interrupted"]).encode("utf-8"))
+    cancelled = [s.get("message") for s in interrupted.iter("skipped")]
+    assert cancelled == ["cancelled: the run was interrupted (SIGINT)"] * 4
+
+
+def test_suite_time_is_rounded_although_junit_xml_sums_raw_floats() -> None:
+    # 0.1 + 0.2 is 0.30000000000000004 in floats, and 0.00001 s is written 1e-05 by str().
+    tiny = [attempt(1, latency_ms=0.01)]
+    sums = [attempt(1, latency_ms=100.0), attempt(2, latency_ms=200.0)]
+    value = report([suite("sums", [case("a", sums)], repeat=2), suite("tiny", [case("b", tiny)])])
+    xml = render_junit(value)
+    root = etree.fromstring(xml.encode("utf-8"))
+
+    assert root.find("testsuite[@name='sums']").get("time") == "0.300"  # type: ignore[union-attr]
+    assert root.find("testsuite[@name='tiny']").get("time") == "0.000"  # type: ignore[union-attr]
+    assert root.get("time") == "0.300"
+    check_times(xml)
+
+
+def test_check_times_refuses_what_junit_10_refuses() -> None:
+    with pytest.raises(ValueError, match="3 decimals"):
+        check_times('<testcase name="a" time="0.123456" />')
+    with pytest.raises(ValueError, match="3 decimals"):
+        check_times('<testsuite name="a" time="1e-05">')
+    check_times('<testcase name="a" time="12.345" />')
+
+
+def test_illegal_xml_characters_are_removed(corpus: dict[str, Report], junit_schema: Any) -> None:
+    xml = render_junit(corpus["hostile"])
+
+    validate(xml, junit_schema)
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]", xml)
+    assert "\u202e" not in xml

@@ -1,0 +1,209 @@
+"""Markdown: within its budget, tables closed and never cut, nothing from data unescaped,
+values only when asked for and never for held-out cases, links to the gold line, and the
+comparison sections in their place."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from goldgate.render.escape import ZWJ
+from goldgate.render.markdown import LIMITS, render_markdown, size
+from goldgate.render.view import ChangeItem, ComparisonView, Location, McNemarItem
+from goldgate.report.models import Report
+
+from .checks import markdown_is_safe
+from .corpus import REPORTS
+
+LINK = "https://github.com/o/r/blob/abc"
+
+
+def balanced(document: str) -> None:
+    assert document.count("<details>") == document.count("</details>")
+    assert document.count("<summary>") == document.count("</summary>")
+
+
+@pytest.mark.parametrize("details", ["safe", "values"])
+@pytest.mark.parametrize("budget", ["comment", "summary"])
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_within_budget_closed_and_escaped(
+    corpus: dict[str, Report], name: str, budget: str, details: str
+) -> None:
+    document = render_markdown(
+        corpus[name], budget=budget, details=details, link_base=LINK, full_report="r.json"
+    )  # type: ignore[arg-type]
+
+    assert size(document, budget) <= LIMITS[budget]  # type: ignore[arg-type]
+    markdown_is_safe(document, LINK)
+    balanced(document)
+    assert document.startswith("## ")
+
+
+@pytest.mark.parametrize("limit", [3_000, 5_000, 8_000, 20_000])
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_small_budgets_drop_whole_items(corpus: dict[str, Report], name: str, limit: int) -> None:
+    document = render_markdown(corpus[name], limit=limit, full_report="r.json")
+
+    assert len(document) <= limit
+    markdown_is_safe(document)
+    balanced(document)
+    assert document.startswith("## ")
+
+
+def test_verdict_and_exit_code_meaning_come_first(corpus: dict[str, Report]) -> None:
+    lines = render_markdown(corpus["repeats"]).splitlines()
+
+    assert lines[0] == "## ❌ goldgate: failed"
+    assert lines[2].startswith("**Exit code 4: runtime failure.** A target raised")
+    headings = [line for line in lines if line.startswith("### ")]
+    assert headings == [
+        "### Runtime failures and check errors",
+        "### Failing cases",
+        "### Suites",
+        "### Thresholds",
+        "### Metrics",
+    ]
+
+
+def test_nothing_evaluated_and_interrupted_say_so(corpus: dict[str, Report]) -> None:
+    skipped = render_markdown(corpus["skipped"])
+    interrupted = render_markdown(corpus["interrupted"])
+
+    assert "**Exit code 0: nothing was evaluated.** No check ran" in skipped
+    assert (
+        "### Skipped suites\n\n- live\\_one: live workflow 'live' runs only with --live\n"
+        in skipped
+    )
+    assert "## ⏹️ goldgate: interrupted" in interrupted
+    assert (
+        "The run was interrupted (SIGINT) and this report is incomplete: 4 attempts" in interrupted
+    )
+
+
+def test_5000_failing_cases_fill_the_comment_and_say_what_was_left_out(
+    corpus: dict[str, Report],
+) -> None:
+    document = render_markdown(corpus["many"], full_report="out/report.json")
+    rows = re.findall(r"^\| bulk \| (case-\d+) \|", document, flags=re.MULTILINE)
+    left_out = 5_000 - len(rows)
+
+    assert LIMITS["comment"] - 1_000 < len(document) <= LIMITS["comment"]
+    assert rows == [f"case-{i:05d}" for i in range(len(rows))]  # the first ones, in order
+    assert (
+        f"**{left_out + 2:,} items are not shown** (Failing cases: {left_out:,}, Suites: 1, "
+        in document
+    )
+    assert "The full report: out/report.json." in document
+    assert render_markdown(corpus["many"], budget="summary").count("| bulk | case-") == 5_000
+
+
+def test_values_only_when_asked_and_never_for_holdout(corpus: dict[str, Report]) -> None:
+    safe = render_markdown(corpus["repeats"])
+    values = render_markdown(corpus["repeats"], details="values")
+    hostile = render_markdown(corpus["hostile"], details="values", budget="summary")
+
+    assert '"refund"' not in safe
+    assert '| "refund" | "billing" |' in values
+    assert (
+        "| secret#‍1 | labels | the set lacks 1 expected element | \\(held out\\) | \\(held out\\) |"
+        in values
+    )
+    assert "held-out answer" not in hostile
+    assert '"x"' not in hostile
+
+
+def test_cases_link_to_their_gold_line(corpus: dict[str, Report]) -> None:
+    document = render_markdown(corpus["repeats"], link_base=LINK + "/")
+    plain = render_markdown(corpus["repeats"])
+
+    assert f"[wrong#{ZWJ}1]({LINK}/evaluation/dataset.json#L31)" in document
+    assert "](" not in plain
+    hostile = render_markdown(corpus["hostile"], link_base=LINK)
+    assert f"]({LINK}/" not in hostile  # a source with ':' or outside the folder gets no link
+
+
+def test_example_cases_link_to_their_lines(corpus: dict[str, Report]) -> None:
+    document = render_markdown(corpus["example"], link_base=LINK, budget="summary")
+    example = corpus["example"]
+    pipeline = example.suites[0]
+
+    assert pipeline.cases_source == "examples/support_triage/evaluation/cases/pipeline.json"
+    assert [c.line for c in pipeline.cases][:3] == [2, 72, 120]
+    assert "### Metrics" in document
+
+
+@pytest.mark.parametrize(
+    "bad", ["javascript:alert(1)", "https://x.test/a b", "https://x.test/(x)", "https://x.test/]"]
+)
+def test_link_base_must_be_a_plain_url(corpus: dict[str, Report], bad: str) -> None:
+    with pytest.raises(ValueError, match="http"):
+        render_markdown(corpus["repeats"], link_base=bad)
+
+
+def test_marker_starts_the_body(corpus: dict[str, Report]) -> None:
+    document = render_markdown(corpus["repeats"], marker="pr-comment.1")
+
+    assert document.startswith("<!-- goldgate:pr-comment.1 -->\n## ")
+    with pytest.raises(ValueError, match="marker"):
+        render_markdown(corpus["repeats"], marker="x --> <script>")
+
+
+def test_data_never_appears_unescaped(corpus: dict[str, Report]) -> None:
+    for name in ("hostile", "hostile_run"):
+        document = render_markdown(corpus[name], details="values", budget="summary")
+        assert "<script>" not in document
+        assert "@team" not in document
+        assert f"@{ZWJ}team" in document
+        assert "#12" not in document
+        assert f"#{ZWJ}12" in document
+        assert "`" not in document.replace("\\`", "")
+        assert "[l](" not in document
+        for unsafe in ("\x1b", "\x00", "\u202e"):
+            assert unsafe not in document
+
+
+# --- comparison sections -------------------------------------------------------------------------
+
+
+def comparison() -> ComparisonView:
+    where = Location("evaluation/dataset.json", 31)
+    return ComparisonView(
+        baseline="main @ 0123abc",
+        regressions=(ChangeItem("python", "wrong", 1, "regressed", "category now fails", where),),
+        improvements=(ChangeItem("python", "ok", 2, "improved", "status now passes"),),
+        flaky=(ChangeItem("labels", "tagged @team", 1, "flaky", "passed 2 of 3"),),
+        mcnemar=(McNemarItem("python", 3, 1, 0.625),),
+        partial=True,
+        added=("new_case",),
+        changed=("edited <b>case</b>",),
+    )
+
+
+def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> None:
+    document = render_markdown(corpus["repeats"], comparison(), link_base=LINK)
+    headings = [line for line in document.splitlines() if line.startswith("### ")]
+
+    assert headings == [
+        "### Regressions",
+        "### Runtime failures and check errors",
+        "### Failing cases",
+        "### Improvements",
+        "### Flaky attempts",
+        "### Suites",
+        "### Thresholds",
+        "### McNemar's test",
+        "### Partial comparison",
+        "### Metrics",
+    ]
+    assert f"| python | [wrong]({LINK}/evaluation/dataset.json#L31) | regressed |" in document
+    assert f"; compared with main @{ZWJ} 0123abc." in document
+    assert "- changed: edited &lt;b&gt;case&lt;/b&gt;" in document
+    markdown_is_safe(document, LINK)
+
+
+def test_without_a_comparison_its_sections_are_absent(corpus: dict[str, Report]) -> None:
+    document = render_markdown(corpus["repeats"])
+
+    for heading in ("Regressions", "Improvements", "Flaky", "McNemar", "Partial"):
+        assert f"### {heading}" not in document

@@ -1,0 +1,145 @@
+"""Shards on a CI matrix: ``evaluate --shard K/N`` runs a stable subset of cases, and
+``goldgate report merge`` joins the shards' reports into exactly the report of one run
+(outcomes, counts, summary figures, metrics, thresholds and verdicts), refusing overlaps,
+gaps, mixed gold and incomplete shards."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.dataset.gold import shard_of
+from goldgate.report.io import read_report
+from goldgate.report.models import Report
+from run.support import run_cli
+
+GENERATED = Path(__file__).parent / "fixtures" / "v1_generated"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generated gold (40 cases: classification and multilabel metrics, thresholds, text
+    assertions, prose for adjudication, a raising target), copied so runs leave it alone."""
+    root = tmp_path_factory.mktemp("shards") / "project"
+    shutil.copytree(GENERATED, root, ignore=shutil.ignore_patterns("__pycache__", ".goldgate"))
+    return root
+
+
+def _evaluate(project: Path, output: Path, *args: str) -> Report:
+    result = run_cli(
+        "evaluate", "--config", str(project / "config" / "settings.yaml"),
+        "--output", str(output), "--repeat", "2", *args, cwd=project,
+    )  # fmt: skip
+    assert output.exists(), result.stderr
+    return read_report(output)
+
+
+def _decided(report: Report) -> list[Any]:
+    """Everything a run decided (not timings)."""
+    decided: list[Any] = [report.verdict.model_dump(), report.dataset.model_dump()]
+    for suite in report.suites:
+        decided.append(
+            suite.model_dump(
+                mode="json",
+                exclude={"cases": {"__all__": {"attempts": {"__all__": {"latency_ms"}}}}},
+            )
+        )
+    return decided
+
+
+@pytest.fixture(scope="module")
+def runs(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("reports")
+    paths = {"whole": out / "whole.json"}
+    _evaluate(project, paths["whole"])
+    for k in range(1, 5):
+        paths[f"{k}/4"] = out / f"shard-{k}.json"
+        _evaluate(project, paths[f"{k}/4"], "--shard", f"{k}/4")
+    return paths
+
+
+def test_four_shards_merged_equal_one_run(runs: dict[str, Path], tmp_path: Path) -> None:
+    merged = tmp_path / "merged.json"
+    # Order of the arguments does not matter.
+    shards = [str(runs[k]) for k in ("3/4", "1/4", "4/4", "2/4")]
+    result = run_cli("report", "merge", *shards, "-o", str(merged), cwd=tmp_path)
+    whole = read_report(runs["whole"])
+    assert result.code == whole.verdict.exit_code, result.stderr
+    assert _decided(read_report(merged)) == _decided(whole)
+    assert read_report(merged).options.shard is None
+
+
+def test_each_shard_runs_a_stable_share_of_the_cases(runs: dict[str, Path]) -> None:
+    ids: list[str] = []
+    for k in range(1, 5):
+        report = read_report(runs[f"{k}/4"])
+        assert report.options.shard == f"{k}/4"
+        [suite] = report.suites
+        assert suite.whole_case_count == 40
+        for case in suite.cases:
+            assert shard_of("generated", case.id, 4) == k
+            ids.append(case.id)
+        positions = [case.position for case in suite.cases]
+        assert positions == sorted(positions)  # dataset order within a shard
+    assert sorted(ids) == [f"g-{i:03d}" for i in range(40)]
+    assert all(len(read_report(runs[f"{k}/4"]).suites[0].cases) < 40 for k in range(1, 5))
+
+
+def test_a_missing_shard_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
+    shards = [str(runs[k]) for k in ("1/4", "2/4", "4/4")]
+    result = run_cli("report", "merge", *shards, "-o", str(tmp_path / "m.json"), cwd=tmp_path)
+    assert result.code == 2
+    assert "shard 3/4 missing" in result.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_a_shard_given_twice_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
+    shards = [str(runs[k]) for k in ("1/4", "2/4", "2/4", "3/4", "4/4")]
+    result = run_cli("report", "merge", *shards, "-o", str(tmp_path / "m.json"), cwd=tmp_path)
+    assert result.code == 2
+    assert "shard 2/4 is also" in result.stderr
+
+
+def test_overlapping_cases_are_refused(runs: dict[str, Path], tmp_path: Path) -> None:
+    # A forged shard 4 that also holds shard 1's first case.
+    forged = json.loads(runs["4/4"].read_text())
+    forged["suites"][0]["cases"].insert(
+        0, json.loads(runs["1/4"].read_text())["suites"][0]["cases"][0]
+    )
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    shards = [str(runs[k]) for k in ("1/4", "2/4", "3/4")] + [str(path)]
+    result = run_cli("report", "merge", *shards, "-o", str(tmp_path / "m.json"), cwd=tmp_path)
+    assert result.code == 2
+    assert "shards overlap" in result.stderr
+
+
+def test_an_unsharded_or_mixed_report_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
+    shards = [str(runs["whole"]), str(runs["1/4"])]
+    result = run_cli("report", "merge", *shards, "-o", str(tmp_path / "m.json"), cwd=tmp_path)
+    assert result.code == 2
+    assert "not a shard's report" in result.stderr
+
+    other = json.loads(runs["2/4"].read_text())
+    other["dataset"]["fingerprint"] = "sha256:" + "0" * 64
+    path = tmp_path / "other-gold.json"
+    path.write_text(json.dumps(other))
+    shards = [str(runs["1/4"]), str(path), str(runs["3/4"]), str(runs["4/4"])]
+    result = run_cli("report", "merge", *shards, "-o", str(tmp_path / "m2.json"), cwd=tmp_path)
+    assert result.code == 2
+    assert "one dataset fingerprint" in result.stderr
+
+
+@pytest.mark.parametrize("shard", ["0/4", "5/4", "1", "a/b", "1/0"])
+def test_a_malformed_shard_option_is_refused(project: Path, shard: str, tmp_path: Path) -> None:
+    result = run_cli(
+        "evaluate", "--config", str(project / "config" / "settings.yaml"),
+        "--output", str(tmp_path / "r.json"), "--shard", shard, cwd=project,
+    )  # fmt: skip
+    assert result.code == 2
+    assert "shard" in result.stderr.lower()
+    assert not (tmp_path / "r.json").exists()
