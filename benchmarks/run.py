@@ -1,8 +1,6 @@
 """goldgate benchmarks: synthetic workloads, figures printed, nothing asserted.
 
-    .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [lean] [interrupt] [overhead]
-        [pathological]
-    .venv/bin/python benchmarks/run.py [check] [runner] [scoring] [render] [evals]
+    .venv/bin/python benchmarks/run.py [NAME]...    (all of them when no name is given)
 
 - check: `goldgate evaluate --check` on 10,000 cases x 3 expectations + a metric
   (targets: under 1.5 s and 250 MB).
@@ -20,6 +18,11 @@
 - render: a report of 100,000 attempts (10% failing, 1% runtime failures) rendered in-process
   to JUnit (target <= 3 s) and to Markdown (comment and job summary; target <= 1 s: only the
   top items are rendered), medians of 3; and `goldgate report junit` as a fresh process.
+- compare: `goldgate evaluate --compare` of two reports of 100,000 attempts with 3 checks
+  each (10,000 cases x --repeat 10; the candidate mislabels other cases than the baseline,
+  so there are improved, regressed and unchanged attempts): targets <= 5 s and <= 1 GB.
+- replay: `goldgate evaluate --replay` of such a report (300,000 checks): checks per second
+  over the whole process and over the replay itself (target >= 100,000 checks/s).
 - evals: issue 11's workload, 10,000 Python eval cases with 3 assertions each at concurrency 16:
   wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
   workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
@@ -80,6 +83,8 @@ TARGET_SOURCE = '''
 import anyio
 
 SLEEP = {sleep}
+WRONG_EVERY = {wrong_every}  # mislabel every n-th case (0: never), starting at WRONG_FROM
+WRONG_FROM = {wrong_from}
 
 
 async def handle(request):
@@ -87,6 +92,9 @@ async def handle(request):
         await anyio.sleep(SLEEP)
     message = request["envelope"]["payload"]["message"]
     label = message.split("handle ")[1].split(" ")[0]
+    index = int(message.split(" ")[1].rstrip(":"))
+    if WRONG_EVERY and index % WRONG_EVERY == WRONG_FROM:
+        label = "wrong"
     return {{
         "execution": {{"status": "completed"}},
         "payload": {{"account": message}},
@@ -95,15 +103,25 @@ async def handle(request):
 '''
 
 
-def make_project(name: str, cases: int, sleep: float) -> Path:
+def make_project(
+    name: str,
+    cases: int,
+    sleep: float,
+    *,
+    module: str | None = None,
+    wrong_every: int = 0,
+    wrong_from: int = 0,
+) -> Path:
     """A project folder: config/settings.yaml, an async python target, generated gold."""
     root = WORK / name
     if root.exists():
         shutil.rmtree(root)
     (root / "config").mkdir(parents=True)
     (root / "evaluation" / "cases").mkdir(parents=True)
-    module = f"bench_target_{name}"
-    (root / f"{module}.py").write_text(TARGET_SOURCE.format(sleep=sleep))
+    module = module or f"bench_target_{name}"
+    (root / f"{module}.py").write_text(
+        TARGET_SOURCE.format(sleep=sleep, wrong_every=wrong_every, wrong_from=wrong_from)
+    )
     (root / "config" / "settings.yaml").write_text(
         "workflows:\n"
         "  triage_app:\n"
@@ -518,6 +536,78 @@ def bench_render() -> None:
     )
 
 
+def _big_report(name: str, wrong_from: int) -> tuple[Path, Path]:
+    """A project and its report of 10,000 cases x --repeat 10 = 100,000 attempts, 3 checks
+    each; the target mislabels every 20th case from ``wrong_from``. Both projects name the
+    same target module, so their reports are comparable."""
+    root = make_project(
+        name, 10_000, 0.0, module="bench_target_big", wrong_every=20, wrong_from=wrong_from
+    )
+    report = root / "report.json"
+    _, _, code, output = timed(
+        ["evaluate", "--repeat", "10", "--max-concurrency", "8", "--output", str(report)], root
+    )
+    if code not in (0, 1):
+        raise SystemExit(f"goldgate exited {code}:\n{output[-2000:]}")
+    return root, report
+
+
+def bench_compare() -> None:
+    _, baseline = _big_report("compare_baseline", 3)
+    _, candidate = _big_report("compare_candidate", 7)
+    runs = []
+    for index in range(3):
+        output = WORK / f"comparison-{index}.json"
+        output.unlink(missing_ok=True)
+        arguments = ["evaluate", "--compare", str(candidate), "--baseline", str(baseline),
+                     "--output", str(output)]  # fmt: skip
+        wall, peak, code, text = timed(arguments, WORK)
+        if code != 0:
+            raise SystemExit(f"goldgate exited {code}:\n{text[-2000:]}")
+        runs.append((wall, peak))
+    comparison = json.loads((WORK / "comparison-0.json").read_text())
+    counts = comparison["overall"]["attempts"]
+    wall = statistics.median(run[0] for run in runs)
+    best = min(run[0] for run in runs)
+    peak = max(run[1] for run in runs)
+    size = baseline.stat().st_size / 1e6
+    print(
+        f"compare: two reports of 100,000 attempts x 3 checks ({size:.0f} MB each; "
+        f"{counts['improved']} improved, {counts['regressed']} regressed, "
+        f"{counts['unchanged']} unchanged) (median of 3, best in brackets): {wall:.2f} s "
+        f"({best:.2f} s) wall, {peak:.0f} MB peak RSS (targets <= 5 s, <= 1 GB): "
+        f"{wall / 5:.2f}x of the time budget, {peak / 1024:.2f}x of the memory budget"
+    )
+
+
+def bench_replay() -> None:
+    root, report = _big_report("replay", 3)
+    runs = []
+    for index in range(3):
+        output = root / f"replay-{index}.json"
+        output.unlink(missing_ok=True)
+        wall, peak, code, text = timed(
+            ["evaluate", "--replay", str(report), "--output", str(output)], root
+        )
+        if code not in (0, 1):
+            raise SystemExit(f"goldgate exited {code}:\n{text[-2000:]}")
+        replayed = json.loads(output.read_text())
+        checks = sum(sum(s["counts"]["checks"].values()) for s in replayed["suites"])
+        runs.append((wall, peak, replayed["duration_seconds"], checks))
+    wall = statistics.median(run[0] for run in runs)
+    inside = statistics.median(run[2] for run in runs)
+    best = min(run[2] for run in runs)
+    peak = max(run[1] for run in runs)
+    checks = runs[0][3]
+    print(
+        f"replay: {checks:,} checks of 100,000 saved attempts (median of 3): {wall:.2f} s wall "
+        f"for the whole process (start-up, gold, reading and writing the reports included): "
+        f"{checks / wall:,.0f} checks/s; the replay itself (scoring and writing) {inside:.2f} s: "
+        f"{checks / inside:,.0f} checks/s, best {checks / best:,.0f} checks/s (target >= "
+        f"100,000 checks/s); {peak:.0f} MB peak RSS"
+    )
+
+
 EVAL_SOURCE = """{import_line}
 import re
 
@@ -713,6 +803,8 @@ BENCHMARKS = {
     "overhead": bench_overhead,
     "pathological": bench_pathological,
     "render": bench_render,
+    "compare": bench_compare,
+    "replay": bench_replay,
     "evals": bench_evals,
 }
 

@@ -141,3 +141,22 @@ def test_the_report_format_page_names_every_field(repo_root: Path) -> None:
 
     assert sorted(fields - documented) == []
     assert f"goldgate.report/{models.REPORT_FORMAT_VERSION}" in page
+
+
+def test_the_comparison_format_page_names_every_field(repo_root: Path) -> None:
+    from goldgate.comparison import models
+
+    page = (repo_root / "docs" / "comparison-format.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-z_0-9.]+)`", page))
+    records = [
+        value
+        for value in vars(models).values()
+        if isinstance(value, type)
+        and issubclass(value, models.BaseModel)
+        and value.__module__ == models.__name__
+    ]
+    fields = {name for record in records for name in record.model_fields}
+
+    assert len(records) > 10
+    assert sorted(fields - documented) == []
+    assert models.COMPARISON_FORMAT in page

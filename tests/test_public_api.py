@@ -36,3 +36,22 @@ def test_the_api_names_are_the_evaluation_modules() -> None:
     assert goldgate.EvaluationVariant is evaluation.EvaluationVariant
     assert goldgate.Expectation is evaluation.Expectation
     assert goldgate.RegisteredScorer is evaluation.RegisteredScorer
+
+
+def test_replay_and_compare_are_public_and_no_module_shadows_them() -> None:
+    # Importing the modules that hold them must not replace the public functions: the
+    # modules are named replays and comparison for that reason.
+    from goldgate import comparison, replays
+    from goldgate.comparison import models
+
+    assert goldgate.replay is replays.replay
+    assert goldgate.compare is comparison.compare
+    assert goldgate.Comparison is models.Comparison
+    code = (
+        "import goldgate.comparison.models, goldgate.replays, goldgate; "
+        "from goldgate import compare, replay; print(callable(compare), callable(replay))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["True", "True"]

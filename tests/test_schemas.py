@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-NAMES = ("dataset", "cases", "settings", "workflow", "report")
+NAMES = ("dataset", "cases", "settings", "workflow", "report", "comparison")
 REGENERATE = (
-    "for n in dataset cases settings workflow report; "
+    "for n in dataset cases settings workflow report comparison; "
     "do goldgate schema $n > schemas/$n.schema.json; done"
 )
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

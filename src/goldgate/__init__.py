@@ -27,6 +27,10 @@ _EXPORTS = {
     "RegisteredScorer": "goldgate.scoring.registry",
     "Report": "goldgate.report.models",
     "read_report": "goldgate.report.io",
+    "replay": "goldgate.replays",
+    "compare": "goldgate.comparison",
+    "Comparison": "goldgate.comparison.models",
+    "read_comparison": "goldgate.comparison",
     "load_settings": "goldgate.settings.load",
     "check_gold": "goldgate.dataset.load",
     "load_gold": "goldgate.dataset.load",
@@ -39,6 +43,7 @@ __all__ = [
     "MISSING",
     "Application",
     "Case",
+    "Comparison",
     "Envelope",
     "EvaluationSuite",
     "EvaluationVariant",
@@ -53,14 +58,19 @@ __all__ = [
     "TextOptions",
     "__version__",
     "check_gold",
+    "compare",
     "evaluate",
     "load_gold",
     "load_settings",
     "open_application",
+    "read_comparison",
     "read_report",
+    "replay",
 ]
 
 if TYPE_CHECKING:
+    from goldgate.comparison import compare, read_comparison
+    from goldgate.comparison.models import Comparison
     from goldgate.dataset.load import check_gold, load_gold
     from goldgate.dataset.models import Case, Envelope, Expectation, Metric, TextOptions
     from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
@@ -72,6 +82,7 @@ if TYPE_CHECKING:
         open_application,
     )
     from goldgate.jsonvalue import MISSING, FrozenJson
+    from goldgate.replays import replay
     from goldgate.report.io import read_report
     from goldgate.report.models import Report
     from goldgate.scoring.registry import RegisteredScorer

@@ -57,6 +57,7 @@ class SchemaName(StrEnum):
     settings = "settings"
     workflow = "workflow"
     report = "report"
+    comparison = "comparison"
 
 
 ConfigOption = Annotated[
@@ -163,8 +164,10 @@ def evaluate(
         Path | None,
         typer.Option(
             "--output",
-            help="Report file to create (never overwritten); default: a new file under "
-            ".goldgate/evaluations/ beside the settings.",
+            help="Report (or comparison) file to create, never overwritten; default: a new "
+            "file under .goldgate/evaluations/ in the project folder (the one holding "
+            "config/); a comparison goes to .goldgate/comparisons/ there, or beside the "
+            "candidate.",
             dir_okay=False,
         ),
     ] = None,
@@ -177,8 +180,64 @@ def evaluate(
             "machine; join the reports with 'goldgate report merge'.",
         ),
     ] = None,
+    variant: Annotated[
+        str | None,
+        typer.Option("--variant", metavar="NAME", help="Name what runs; default: settings."),
+    ] = None,
+    variant_revision: Annotated[
+        str | None,
+        typer.Option(
+            "--variant-revision",
+            metavar="REV",
+            help="Revision of what runs; default: the commit (GITHUB_SHA in GitHub Actions, "
+            "else git HEAD), else the configuration digest.",
+        ),
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            "--replay",
+            metavar="REPORT",
+            help="Apply the current gold to a complete report's saved results; run nothing.",
+            dir_okay=False,
+        ),
+    ] = None,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            metavar="CANDIDATE",
+            help="Compare this report with --baseline; load no settings, run nothing.",
+            dir_okay=False,
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="BASELINE",
+            help="The report --compare compares with.",
+            dir_okay=False,
+        ),
+    ] = None,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial",
+            help="With --compare: compare the attempts whose identity and input match and "
+            "list the rest (for pull requests that edit gold).",
+        ),
+    ] = False,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="With --compare: exit 1 when any attempt regressed or is mixed.",
+        ),
+    ] = False,
 ) -> None:
-    """Run gold against the application and write an immutable report (or --check it)."""
+    """Run gold against the application and write an immutable report (or --check it,
+    --replay a report, or --compare two)."""
     from goldgate import commands
 
     json_output = output_format is OutputFormat.json
@@ -210,6 +269,47 @@ def evaluate(
             "github annotations are for --check; after a run use 'goldgate report annotations'",
             param_hint="--format",
         )
+    run_only = {
+        "--suite": bool(suite), "--live": live, "--repeat": repeat is not None,
+        "--max-concurrency": max_concurrency is not None, "--timeout": timeout is not None,
+        "--shard": shard is not None, "--variant": variant is not None,
+        "--variant-revision": variant_revision is not None,
+    }  # fmt: skip
+    if compare is not None or baseline is not None:
+        _refuse_for_mode(run_only, "--compare", "a comparison reads two reports")
+        if compare is None or baseline is None:
+            missing = "--baseline" if baseline is None else "--compare"
+            raise typer.BadParameter("--compare and --baseline go together", param_hint=missing)
+        if replay is not None:
+            raise typer.BadParameter("replay or compare, not both", param_hint="--replay")
+        _finish(
+            commands.compare_reports(
+                commands.CompareRequest(
+                    candidate=compare,
+                    baseline=baseline,
+                    output=output,
+                    partial=partial,
+                    fail_on_regression=fail_on_regression,
+                    json_output=json_output,
+                )
+            )
+        )
+    for flag, used in (("--partial", partial), ("--fail-on-regression", fail_on_regression)):
+        if used:
+            raise typer.BadParameter("only with --compare", param_hint=flag)
+    if replay is not None:
+        _refuse_for_mode(run_only, "--replay", "a replay re-scores what the report ran")
+        _finish(
+            commands.replay_evaluation(
+                commands.ReplayRequest(
+                    report=replay,
+                    config=config,
+                    dataset=dataset,
+                    output=output,
+                    json_output=json_output,
+                )
+            )
+        )
     if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
         raise typer.BadParameter(
             f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
@@ -227,6 +327,8 @@ def evaluate(
                 json_output=json_output,
                 shard=_shard(shard),
                 **given,
+                variant=variant,
+                variant_revision=variant_revision,
             )
         )
     )
@@ -404,6 +506,14 @@ def report_merge(
     from goldgate.commands import merge_shard_reports
 
     _finish(merge_shard_reports(reports, output))
+
+
+def _refuse_for_mode(given: dict[str, bool], mode: str, why: str) -> None:
+    """Options that shape a run mean nothing to a replay or a comparison: refuse them rather
+    than ignore them."""
+    for flag, used in given.items():
+        if used:
+            raise typer.BadParameter(f"not used with {mode}: {why}", param_hint=flag)
 
 
 evals_app = typer.Typer(

@@ -6,11 +6,9 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,8 @@ from goldgate.errors import (
     InvalidInputError,
     most_severe,
 )
-from goldgate.problems import Violation
+from goldgate.memory import collections_paused
+from goldgate.problems import Violation, display_path
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import (
     end_user_output,
@@ -178,6 +177,8 @@ class RunRequest:
     json_output: bool = False
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     shard: tuple[int, int] | None = None
+    variant: str | None = None
+    variant_revision: str | None = None
 
 
 def run_evaluation(request: RunRequest) -> ExitCode:
@@ -248,6 +249,103 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     return code
 
 
+@dataclass(frozen=True)
+class ReplayRequest:
+    """What ``goldgate evaluate --replay`` was asked to do."""
+
+    report: Path
+    config: Path
+    dataset: Path | None = None
+    output: Path | None = None
+    json_output: bool = False
+
+
+def replay_evaluation(request: ReplayRequest) -> ExitCode:
+    """``goldgate evaluate --replay``: the current gold over a saved report's results, into
+    a new report; the exit code is the replayed report's verdict."""
+    from goldgate.replays import prepare_replay
+    from goldgate.report.summary import render_summary, summary_json
+
+    try:
+        prepared = prepare_replay(request.report, request.config, request.dataset, request.output)
+        outcome = prepared.execute()
+    except GoldgateError as error:
+        if not request.json_output:
+            raise
+        return _refusal_json(error)
+    measured = outcome.source.record()  # the run whose latency and usage were copied
+    code = _published(ExitCode(outcome.report.verdict.exit_code), outcome)
+    if request.json_output:
+        summary = summary_json(outcome.report, outcome.report_path, code)
+        summary["replay_of"] = {"path": measured.path, "digest": measured.digest}
+        _emit_json(summary)
+    else:
+        _emit(render_summary(outcome.report, outcome.report_path, code))
+        _emit(
+            f"replay of: {measured.path} ({measured.digest}); latency and usage are that "
+            "run's measurements"
+        )
+    return code
+
+
+def _published(code: ExitCode, outcome: Any) -> ExitCode:
+    """A file written elsewhere because its folder failed loses nothing, but it is not where
+    CI looks for it: a runtime failure."""
+    if outcome.fallback_reason:
+        warn(
+            f"goldgate: {outcome.fallback_reason}; the report was written to "
+            f"{outcome.report_path} instead."
+        )
+        return most_severe(code, ExitCode.RUNTIME_FAILURE)
+    return code
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What ``goldgate evaluate --compare`` was asked to do."""
+
+    candidate: Path
+    baseline: Path
+    output: Path | None = None
+    partial: bool = False
+    fail_on_regression: bool = False
+    json_output: bool = False
+
+
+def compare_reports(request: CompareRequest) -> ExitCode:
+    """``goldgate evaluate --compare``: no settings, no targets; a new comparison file and a
+    safe summary. 0 when compared, 2 when incomparable; with ``--fail-on-regression``, 1
+    when any attempt regressed or is mixed."""
+    from datetime import UTC, datetime
+
+    from goldgate.comparison import compare, default_comparison_path, write_comparison
+    from goldgate.comparison.summary import comparison_json, render_comparison
+    from goldgate.report.io import ensure_writable
+
+    now = datetime.now(UTC)
+    try:
+        output = request.output or default_comparison_path(request.candidate, now)
+        ensure_writable(output)
+        comparison = compare(request.candidate, request.baseline, partial=request.partial, now=now)
+    except GoldgateError as error:
+        if not request.json_output:
+            raise
+        return _refusal_json(error)
+    written, fallback_reason = write_comparison(comparison, output)
+    path = Path(display_path(written))
+    if request.json_output:
+        _emit_json(comparison_json(comparison, path))
+    else:
+        _emit(render_comparison(comparison, path))
+    code = ExitCode.PASSED
+    if request.fail_on_regression and comparison.regressions:
+        code = ExitCode.GOLD_DISAGREEMENT
+    if fallback_reason:
+        warn(f"goldgate: {fallback_reason}; the comparison was written to {path} instead.")
+        code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+    return code
+
+
 # --- goldgate report ------------------------------------------------------------------------------
 
 
@@ -263,24 +361,6 @@ def _write_or_print(text: str, output: Path | None) -> None:
         raise InvalidInputError(message) from None
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a report is read and rendered.
-
-    A report of 100,000 attempts is millions of small objects that live until the process
-    exits, and a renderer allocates hundreds of thousands more that hold no cycles; the
-    collector would scan them again and again (measured: 9 s instead of 2 s to read such a
-    report, twice the time to write its JUnit). Nothing is lost by pausing it for one
-    command: the process ends right after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def render_report(
     kind: str,
     report_path: Path,
@@ -289,7 +369,7 @@ def render_report(
 ) -> ExitCode:
     """``goldgate report junit|markdown|annotations|show``: read a report, render it, write
     it to ``output`` or stdout. Nothing is sent anywhere."""
-    with collector_paused():
+    with collections_paused():  # a big report is millions of objects and no cycles
         text = _rendered(kind, report_path, **options)
     _write_or_print(text, output)
     return ExitCode.PASSED

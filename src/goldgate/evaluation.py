@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,9 @@ class EvaluationSuite:
     cases: Sequence[Case]
     thresholds: Mapping[str, float] = field(default_factory=dict)
     text: TextOptions | None = None
+    revision: str | None = None
+    """The reviewed revision of these cases, recorded as the report's dataset revision;
+    without one, the suite's content fingerprint stands for it."""
 
 
 def _expect(value: object, kind: type | tuple[type, ...], what: str, hint: str) -> None:
@@ -132,7 +135,22 @@ def _gold_suite(
                     f"case {case.id!r} needs exactly one expectation at {metric.path!r} "
                     f"for metric {metric.name!r}."
                 )
-    return GoldSuite.build(model, tuple(cases), "<python>")
+    built = GoldSuite.build(model, tuple(cases), "<python>")
+    return replace(built, dataset=suite.dataset) if isinstance(suite, GoldSuite) else built
+
+
+def _dataset_record(suite: EvaluationSuite | GoldSuite, gold: GoldSuite) -> DatasetRecord:
+    """The dataset a Python API report names: a loaded suite's own dataset (its name and
+    reviewed revision); an in-memory suite is a dataset of its own."""
+    if gold.dataset is not None:
+        identity = gold.dataset
+        return DatasetRecord(
+            name=identity.name, revision=identity.revision, fingerprint=identity.fingerprint
+        )
+    revision = suite.revision if isinstance(suite, EvaluationSuite) else None
+    return DatasetRecord(
+        name=gold.name, revision=revision or gold.fingerprint, fingerprint=gold.fingerprint
+    )
 
 
 async def evaluate(
@@ -158,9 +176,7 @@ async def evaluate(
         kind="python-api", workflow_revision=variant.revision, live=False, identity={}
     )
     header = RunHeader(
-        dataset=DatasetRecord(
-            name=gold.name, revision=variant.revision, fingerprint=gold.fingerprint
-        ),
+        dataset=_dataset_record(suite, gold),
         variant=VariantRecord(
             name=variant.name,
             revision=variant.revision,

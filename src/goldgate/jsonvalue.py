@@ -172,7 +172,8 @@ def resolve(document: Any, tokens: Sequence[str]) -> Any:
     """The value at ``tokens``, or ``MISSING`` when there is none (``-`` is always absent)."""
     current = document
     for token in tokens:
-        if isinstance(current, Mapping):
+        # Result documents are plain dicts: the exact type test spares the ABC check.
+        if type(current) is dict or isinstance(current, Mapping):
             if token not in current:
                 return MISSING
             current = current[token]

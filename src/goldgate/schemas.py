@@ -13,6 +13,7 @@ _TITLES = {
     "settings": "goldgate settings",
     "workflow": "goldgate workflow file",
     "report": "goldgate report",
+    "comparison": "goldgate comparison",
 }
 SCHEMA_NAMES = tuple(_TITLES)
 
@@ -36,6 +37,10 @@ def schema(name: str) -> dict[str, Any]:
         from goldgate.report.models import Report
 
         generated = Report.model_json_schema(by_alias=True)
+    elif name == "comparison":
+        from goldgate.comparison.models import Comparison
+
+        generated = Comparison.model_json_schema(by_alias=True)
     else:
         raise ValueError(f"unknown schema {name!r}; choose one of {', '.join(SCHEMA_NAMES)}")
     return {

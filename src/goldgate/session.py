@@ -28,6 +28,7 @@ from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.execution.watchdog import Watchdog
+from goldgate.identity import DEFAULT_VARIANT, project_folder, variant_revision
 from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
@@ -162,15 +163,12 @@ class Session:
     registry: ScorerRegistry
     options: RunOptions
     output: Path
+    variant: VariantRecord
 
     def _header(self) -> RunHeader:
         return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
-            variant=VariantRecord(
-                name="settings",
-                revision=self.settings.configuration_digest,
-                configuration_revision=self.settings.configuration_digest,
-            ),
+            variant=self.variant,
             options=OptionsRecord(
                 max_concurrency=self.options.max_concurrency,
                 timeout=self.options.timeout,
@@ -254,8 +252,10 @@ def prepare_session(request: RunRequest) -> Session:
     suites = _with_verdicts(_select_suites(dataset, request.suites), settings)
     if request.shard is not None:
         suites = [suite.shard(*request.shard) for suite in suites]
-    output = request.output or default_report_path(settings.folder, dataset.name, now())
+    project = project_folder(settings.path)
+    output = request.output or default_report_path(project, dataset.name, now())
     ensure_writable(output)
+    variant = run_variant(request, settings, project)
     registry = _registry(settings, suites)
     targets: dict[str, Target] = {}
     jobs = []
@@ -293,4 +293,16 @@ def prepare_session(request: RunRequest) -> Session:
         registry=registry,
         options=options,
         output=output,
+        variant=variant,
+    )
+
+
+def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) -> VariantRecord:
+    """What ran: ``--variant`` (default ``settings``) at ``--variant-revision`` (default the
+    commit, else the configuration digest), under this configuration."""
+    digest = settings.configuration_digest
+    return VariantRecord(
+        name=request.variant or DEFAULT_VARIANT,
+        revision=variant_revision(request.variant_revision, project, request.environ, digest),
+        configuration_revision=digest,
     )

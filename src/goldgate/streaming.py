@@ -33,6 +33,7 @@ from goldgate.report.models import (
     REPORT_FORMAT,
     DatasetRecord,
     OptionsRecord,
+    ReplayRecord,
     Report,
     SuiteRecord,
     TargetRecord,
@@ -44,7 +45,15 @@ from goldgate.scoring import ScorerRegistry
 if TYPE_CHECKING:
     from goldgate.execution.watchdog import Watchdog
 
-__all__ = ["INTERRUPTED_REASON", "CollectorFactory", "ReportRun", "RunHeader", "SuiteJob", "now"]
+__all__ = [
+    "INTERRUPTED_REASON",
+    "CollectorFactory",
+    "ReportRun",
+    "RunHeader",
+    "SuiteJob",
+    "finish_report",
+    "now",
+]
 
 CollectorFactory = Callable[
     [GoldSuite, int, bool, Callable[[dict[str, Any]], None]], SuiteCollector
@@ -77,8 +86,10 @@ class RunHeader:
     options: OptionsRecord
     registry: ScorerRegistry
     started: datetime
+    replay_of: ReplayRecord | None = None
 
     def as_json(self) -> dict[str, Any]:
+        replay = {} if self.replay_of is None else {"replay_of": self.replay_of.model_dump()}
         return {
             "format": REPORT_FORMAT,
             "goldgate_version": __version__,
@@ -90,6 +101,7 @@ class RunHeader:
                 {"name": name, "revision": revision}
                 for name, revision in sorted(self.registry.revisions().items())
             ],
+            **replay,
         }
 
 
@@ -226,17 +238,36 @@ class ReportRun:
                 raise RuntimeError("the report is finished already")
             self.finish_remaining()
             self._finished = True
-            suites = tuple(self.records)
-            verdict = run_verdict(
-                suites, interruption is not None, sum(suite.adjudication for suite in suites)
+            return finish_report(
+                self.writer,
+                self.header,
+                self.records,
+                duration=duration,
+                interruption=interruption,
             )
-            tail = {
-                "complete": interruption is None,
-                "interruption": interruption,
-                "finished_at": now().isoformat(),
-                "duration_seconds": round(duration, 6),
-                "verdict": verdict.model_dump(mode="json"),
-            }
-            self.writer.tail(tail)
-        head = {**self.header.as_json(), "suites": [], **tail}
-        return Report.model_validate(head).model_copy(update={"suites": suites})
+
+
+def finish_report(
+    writer: ReportWriter,
+    header: RunHeader,
+    records: Sequence[SuiteRecord],
+    *,
+    duration: float,
+    interruption: str | None,
+) -> Report:
+    """Write a report's last members after its suites; return the report without its cases
+    (they are in the file) for the summary."""
+    suites = tuple(records)
+    verdict = run_verdict(
+        suites, interruption is not None, sum(suite.adjudication for suite in suites)
+    )
+    tail = {
+        "complete": interruption is None,
+        "interruption": interruption,
+        "finished_at": now().isoformat(),
+        "duration_seconds": round(duration, 6),
+        "verdict": verdict.model_dump(mode="json"),
+    }
+    writer.tail(tail)
+    head = {**header.as_json(), "suites": [], **tail}
+    return Report.model_validate(head).model_copy(update={"suites": suites})

@@ -99,9 +99,13 @@ class CliRun:
 
 
 def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without any ``GG_*`` variable (the tests' credentials),
-    plus ``extra``."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GG_")}
+    """This process's environment without any ``GG_*`` variable (the tests' credentials) or
+    GitHub Actions' commit (it would name the variant's revision), plus ``extra``."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("GG_") and key not in {"GITHUB_ACTIONS", "GITHUB_SHA"}
+    }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra or {})
     return env

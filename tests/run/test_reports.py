@@ -238,7 +238,7 @@ def test_default_location_is_private_and_never_reused(project: Project) -> None:
     first = project.run()
     second = project.run()
     assert (first.code, second.code) == (0, 0), first.stderr + second.stderr
-    folder = project.root / "config" / ".goldgate" / "evaluations"
+    folder = project.root / ".goldgate" / "evaluations"
     paths = [first.report_path(), second.report_path()]
     assert all(path is not None for path in paths)
     resolved = [project.root / path for path in paths if path is not None]

@@ -17,6 +17,13 @@ from goldgate.jsonvalue import canonical_json
 
 
 @dataclass(frozen=True)
+class DatasetIdentity:
+    name: str
+    revision: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
 class GoldSuite:
     name: str
     workflow: str
@@ -38,6 +45,12 @@ class GoldSuite:
     """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
     whole_case_count: int | None = None
     """For a shard: how many cases the whole suite has."""
+    lines: tuple[int, ...] = ()
+    """Each case's 1-based line in ``cases_source``, in case order; empty for suites made in
+    Python."""
+    dataset: DatasetIdentity | None = None
+    """The dataset the suite was loaded from (None for a suite made in Python), so that a
+    report of this suite alone still names the dataset's own name and revision."""
 
     def shard(self, index: int, count: int) -> GoldSuite:
         """The cases of shard ``index`` of ``count`` (1-based): those whose id hashes there,
@@ -56,9 +69,6 @@ class GoldSuite:
             positions=tuple(chosen),
             whole_case_count=len(self.cases),
         )
-    lines: tuple[int, ...] = ()
-    """Each case's 1-based line in ``cases_source``, in case order; empty for suites made in
-    Python."""
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""

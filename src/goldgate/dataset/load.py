@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
 from goldgate.dataset.compiled import compile_expectations
-from goldgate.dataset.gold import Dataset, GoldSuite, dataset_fingerprint
+from goldgate.dataset.gold import Dataset, DatasetIdentity, GoldSuite, dataset_fingerprint
 from goldgate.dataset.lines import element_lines
 from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
 from goldgate.errors import GoldCheckError, InvalidInputError
 from goldgate.files import MissingFileError
 from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
+from goldgate.memory import collections_paused
 from goldgate.problems import (
     Violation,
     display_path,
@@ -64,15 +64,8 @@ def check_gold(
     extra_scorers: Collection[str] = (),
 ) -> GoldCheck:
     """Check gold offline against itself and ``settings``; nothing is imported or run."""
-    # Loading builds millions of objects that all live on and form no cycles: collections
-    # would only rescan a growing heap (quadratic in the gold's size), so none run meanwhile.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collections_paused():  # loading builds millions of live objects and no cycles
         return _check_gold(settings, path, extra_scorers)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _check_gold(
@@ -129,12 +122,14 @@ def _check_gold(
     violations.extend(manifest_violations(manifest_doc, suites))
     if violations or head is None:
         return GoldCheck(path, tuple(sort_violations(violations)), None, case_count)
+    fingerprint = dataset_fingerprint(head.name, [suite.fingerprint for suite in built])
+    identity = DatasetIdentity(head.name, head.revision, fingerprint)
     dataset = Dataset(
         name=head.name,
         revision=head.revision,
-        suites=tuple(built),
+        suites=tuple(replace(suite, dataset=identity) for suite in built),
         path=path,
-        fingerprint=dataset_fingerprint(head.name, [suite.fingerprint for suite in built]),
+        fingerprint=fingerprint,
     )
     return GoldCheck(path, (), dataset, case_count)
 

@@ -6,10 +6,9 @@ what finished, the watchdog breaking into an eval that blocks the event loop), e
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from goldgate.evals.plan import EvalPlan, plan_evals
 from goldgate.execution.runner import RunOptions
 from goldgate.execution.watchdog import Watchdog
 from goldgate.leftovers import abandon_executor_work
+from goldgate.memory import collections_paused
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, parse_report
@@ -192,17 +192,6 @@ class EvalsSession:
             group.cancel_scope.cancel()
 
 
-@contextlib.contextmanager
-def _no_collections() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def prepare(request: EvalsRequest) -> EvalsSession:
     """Discover, import and check every eval, and the report's place: ``InvalidInputError``
     (exit 2) before anything runs."""
@@ -212,7 +201,7 @@ def prepare(request: EvalsRequest) -> EvalsSession:
     project = _project(request.paths)
     functions = load_evals(request.paths, search_paths=[project])
     shown = [display_path(path) for path in request.paths]
-    with _no_collections():  # thousands of cases, no cycles among them: collecting is waste
+    with collections_paused():  # thousands of cases, no cycles among them: collecting is waste
         plan = _plan(functions, project, request.datasets, request.live, shown)
     output = request.output or default_report_path(project, "evals", now())
     ensure_writable(output)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from goldgate.adjudication.verdicts import note_of, output_digest
@@ -17,7 +18,7 @@ from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
-from goldgate.jsonvalue import MISSING, resolve_pointer
+from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
 from goldgate.report.models import (
     AttemptView,
     AwaitingRecord,
@@ -300,6 +301,17 @@ class SuiteCollector:
         )
 
 
+_HEAD_FIELDS = {
+    "name", "fingerprint", "workflow", "flow", "step", "target", "cases_source", "status",
+    "skip_reason", "repeat", "case_count", "whole_case_count", "metric_definitions",
+}  # fmt: skip
+
+
+def suite_head(record: SuiteRecord) -> dict[str, Any]:
+    """What a suite's record says before its cases."""
+    return record.model_dump(mode="json", by_alias=True, include=_HEAD_FIELDS)
+
+
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
     return record.model_dump(
@@ -330,12 +342,18 @@ def _gold_index(suite: GoldSuite, metric: Metric) -> list[Any]:
     return gold
 
 
+@cache
+def _tokens(path: str) -> tuple[str, ...]:
+    """A metric's path parsed once (gold paths are checked pointers)."""
+    return parse_pointer(path)
+
+
 def _observation(metric: Metric, gold: list[Any], outcome: AttemptOutcome) -> Observation | None:
     expected = gold[outcome.index]
     if expected is MISSING:
         return None
     if outcome.status == "completed" and outcome.document is not None:
-        predicted: Any = resolve_pointer(outcome.document, metric.path)
+        predicted: Any = resolve(outcome.document, _tokens(metric.path))
         status: ObservationStatus = "observed"
     else:
         predicted = MISSING

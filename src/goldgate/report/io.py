@@ -15,12 +15,14 @@ import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
 from goldgate.files import read_regular_file
+from goldgate.memory import collections_paused
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.models import REPORT_FORMAT_VERSION, Report
 from goldgate.report.stream import dumps
@@ -29,11 +31,17 @@ REPORTS_FOLDER = Path(".goldgate/evaluations")
 _FORMAT_PREFIX = "goldgate.report/"
 
 
-def default_report_path(settings_folder: Path, dataset_name: str, now: datetime) -> Path:
-    """A unique name under .goldgate/evaluations/ beside the settings file."""
+def default_report_path(project: Path, dataset_name: str, now: datetime) -> Path:
+    """A unique name under .goldgate/evaluations/ in the project folder (the one holding
+    config/), where runs, replays and comparisons look for reports."""
+    return unique_path(project / REPORTS_FOLDER, dataset_name, now)
+
+
+def unique_path(folder: Path, name: str, now: datetime) -> Path:
+    """``folder/<UTC stamp>-<name>-<random>.json``: unique without looking at the folder."""
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in dataset_name)[:40]
-    return settings_folder / REPORTS_FOLDER / f"{stamp}-{safe_name}-{secrets.token_hex(3)}.json"
+    safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:40]
+    return folder / f"{stamp}-{safe_name}-{secrets.token_hex(3)}.json"
 
 
 def _make_folders(folder: Path) -> None:
@@ -217,18 +225,25 @@ def report_bytes(report: Report) -> bytes:
     return dumps(report.model_dump(mode="json")) + b"\n"
 
 
+def read_report_bytes(path: Path) -> bytes:
+    """A report file's bytes: only a regular file within the size cap is read."""
+    return read_regular_file(path, str(path), what="a report")
+
+
 def read_report(path: Path | str) -> Report:
     """A report file, migrated to the current format; a newer format is refused."""
     path = Path(path)
-    return parse_report(read_regular_file(path, str(path), what="a report"), str(path))
+    return parse_report(read_report_bytes(path), str(path))
 
 
-def parse_report(data: bytes, path: str) -> Report:
-    """Report file text, migrated to the current format; a newer format is refused."""
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as error:
-        raise InvalidInputError(f"{path}: not a JSON report ({error.msg}).") from None
+def report_value(data: bytes, path: str) -> dict[str, Any]:
+    """Report file text as plain JSON data migrated to the current format (not validated);
+    not JSON, not a report or a newer format is refused."""
+    with collections_paused():
+        try:
+            value: Any = orjson.loads(data)
+        except orjson.JSONDecodeError as error:
+            raise InvalidInputError(f"{path}: not a JSON report ({error.msg}).") from None
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
         raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
@@ -240,11 +255,24 @@ def parse_report(data: bytes, path: str) -> Report:
             f"{path}: report format {name!r} is newer than this goldgate reads "
             f"({_FORMAT_PREFIX}{REPORT_FORMAT_VERSION}); upgrade goldgate."
         )
+    migrated: dict[str, Any] = value
     for migrate in _MIGRATIONS[version - 1 :]:
-        value = migrate(value)
+        migrated = migrate(migrated)
+    return migrated
+
+
+def validation_problem(path: str, error: ValidationError) -> InvalidInputError:
+    """The first problem pydantic found in a report, as one sentence naming where."""
+    first = error.errors(include_url=False)[0]
+    where = "/" + "/".join(str(part) for part in first["loc"])
+    return InvalidInputError(f"{path}: not a valid report at {where}: {first['msg']}.")
+
+
+def parse_report(data: bytes, path: str) -> Report:
+    """Report file text, migrated to the current format; a newer format is refused."""
+    value = report_value(data, path)
     try:
-        return Report.model_validate(value)
+        with collections_paused():
+            return Report.model_validate(value)
     except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = "/" + "/".join(str(part) for part in first["loc"])
-        raise InvalidInputError(f"{path}: not a valid report at {where}: {first['msg']}.") from None
+        raise validation_problem(path, error) from None

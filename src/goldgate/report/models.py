@@ -317,6 +317,19 @@ class ScorerRecord(_Record):
     revision: str
 
 
+class ReplayRecord(_Record):
+    """The saved report a replay re-scored: its latency and usage are that run's."""
+
+    path: str = Field(description="The replayed report, as given.")
+    digest: str = Field(description="sha256 of the replayed report file's bytes.")
+    started_at: str = Field(description="When the original run started.")
+    measured_by_original_run: bool = Field(
+        True,
+        description="latency_ms and usage are the original run's measurements, copied and "
+        "never re-measured: a replay cannot establish a latency change.",
+    )
+
+
 class VerdictRecord(_Record):
     passed: bool
     exit_code: int
@@ -334,6 +347,9 @@ class Report(_Record):
     variant: VariantRecord
     options: OptionsRecord
     scorers: tuple[ScorerRecord, ...] = ()
+    replay_of: ReplayRecord | None = Field(
+        None, description="For a replay: the saved report whose results it re-scored."
+    )
     suites: tuple[SuiteRecord, ...]
     complete: bool = Field(description="False when the run was interrupted.")
     interruption: str | None = Field(

@@ -1,0 +1,91 @@
+"""Compare: a candidate report against a baseline, per attempt improved, regressed, mixed or
+unchanged, with aggregate deltas. Descriptive: the gate decides what fails.
+
+``compare`` is the Python API and what ``goldgate evaluate --compare`` runs: it loads no
+settings and runs nothing. The comparison file (``goldgate.comparison/1``) is written like a
+report: exclusively, never overwriting, mode 0600.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from goldgate.comparison.compute import classify, compare_sides
+from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
+from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
+from goldgate.comparison.stats import mcnemar_p_value
+from goldgate.memory import collections_paused
+from goldgate.report.io import ReportFile, read_report_bytes, unique_path
+from goldgate.report.models import Report
+from goldgate.report.stream import dumps
+
+__all__ = [
+    "COMPARISON_FORMAT",
+    "Comparison",
+    "classify",
+    "compare",
+    "comparison_bytes",
+    "default_comparison_path",
+    "mcnemar_p_value",
+    "read_comparison",
+    "write_comparison",
+]
+
+
+def _side(
+    report: Report | Path | str, label: str, wanted: ResultsWanted | None = None
+) -> ReportSide:
+    if isinstance(report, Report):
+        return side_of(report, label, wanted=wanted)
+    return load_side(Path(report), label, wanted)
+
+
+def compare(
+    candidate: Report | Path | str,
+    baseline: Report | Path | str,
+    *,
+    partial: bool = False,
+    now: datetime | None = None,
+) -> Comparison:
+    """Compare two complete reports (models or files); ``InvalidInputError`` names the first
+    thing that makes them incomparable. ``partial`` compares the attempts whose identity and
+    input match, re-scoring the baseline under the candidate's gold where the gold differs,
+    and lists the rest."""
+    with collections_paused():  # millions of short-lived objects and no cycles
+        mine = _side(candidate, "candidate")
+        wanted: ResultsWanted | None = None
+        if partial:
+            gold = {(s.name, c.id): c.gold_key for s in mine.suites for c in s.cases}
+
+            def wanted(suite: str, case_id: str, gold_key: bytes) -> bool:
+                return gold.get((suite, case_id), gold_key) != gold_key
+
+        theirs = _side(baseline, "baseline", wanted)
+        return compare_sides(mine, theirs, partial=partial, now=now or datetime.now(UTC))
+
+
+def comparison_bytes(comparison: Comparison) -> bytes:
+    """The file text of a comparison: compact JSON, ``format`` first."""
+    return dumps(comparison.model_dump(mode="json")) + b"\n"
+
+
+def read_comparison(path: Path | str) -> Comparison:
+    return Comparison.model_validate_json(read_report_bytes(Path(path)))
+
+
+def default_comparison_path(candidate: Path, now: datetime) -> Path:
+    """A unique name under .goldgate/comparisons/ of the project when the candidate is one of
+    its reports (in .goldgate/evaluations/), else beside the candidate report."""
+    folder = candidate.parent
+    if folder.name == "evaluations" and folder.parent.name == ".goldgate":
+        return unique_path(folder.parent / "comparisons", "comparison", now)
+    return unique_path(folder, "comparison", now)
+
+
+def write_comparison(comparison: Comparison, path: Path) -> tuple[Path, str | None]:
+    """Create ``path`` (mode 0600, never overwriting); where that fails, a fresh temporary
+    folder, and why."""
+    target = ReportFile(path)
+    target.write(comparison_bytes(comparison))
+    return target.publish()

@@ -1,0 +1,246 @@
+"""The comparison: a candidate report against a baseline, versioned, frozen.
+
+``format`` is the first field of every comparison file; field names are the file format
+(``docs/comparison-format.md``). Everything here is safe to show: names, ids, counts,
+outcome names, rates and digests; never an input, result or expected value.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from goldgate.report.models import DatasetRecord, VariantRecord
+
+COMPARISON_FORMAT_VERSION = 1
+COMPARISON_FORMAT = f"goldgate.comparison/{COMPARISON_FORMAT_VERSION}"
+
+AttemptClass = Literal["improved", "regressed", "mixed", "unchanged"]
+CaseClass = Literal["improved", "regressed", "unchanged", "flaky"]
+CLASSES: tuple[AttemptClass, ...] = ("improved", "regressed", "mixed", "unchanged")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Delta(_Model):
+    """A figure on each side and candidate minus baseline; ``None`` where unmeasured."""
+
+    candidate: float | None
+    baseline: float | None
+    delta: float | None
+
+
+class ReportRef(_Model):
+    """One side: which report, what ran and whether it is a replay."""
+
+    path: str
+    digest: str = Field(description="sha256 of the report file's bytes.")
+    started_at: str
+    dataset: DatasetRecord
+    variant: VariantRecord
+    replay_of: str | None = Field(
+        None, description="For a replay: the digest of the report whose results it re-scored."
+    )
+
+
+class AttemptCounts(_Model):
+    """Paired attempts in each class, and what was not classified (never dropped)."""
+
+    improved: int = 0
+    regressed: int = 0
+    mixed: int = 0
+    unchanged: int = 0
+    not_compared: int = Field(0, description="Pairs in which either attempt was skipped.")
+    candidate_only: int = Field(
+        0, description="Attempts of compared cases beyond the baseline's repeats."
+    )
+    baseline_only: int = Field(
+        0, description="Attempts of compared cases beyond the candidate's repeats."
+    )
+
+
+class McNemar(_Model):
+    """Exact two-sided McNemar test over the paired attempts: a binomial test of the improved
+    against the regressed pairs. Descriptive: it never changes the exit code."""
+
+    improved: int
+    regressed: int
+    p_value: float
+
+
+class ExpectationDelta(_Model):
+    name: str
+    candidate_checks: int
+    baseline_checks: int
+    pass_rate: Delta
+
+
+class CountDelta(_Model):
+    candidate: int
+    baseline: int
+    delta: int
+
+
+class Latency(_Model):
+    """Per-attempt latency percentiles (nearest rank) in milliseconds."""
+
+    comparable: bool = Field(description="False when either side is a replay.")
+    reason: str | None = None
+    p50: Delta
+    p95: Delta
+
+
+class UsageDelta(_Model):
+    key: str = Field(description="Dotted path of a numeric leaf of the attempts' usage.")
+    mean: Delta = Field(description="Mean per attempt (an attempt without it counts 0).")
+
+
+class Usage(_Model):
+    comparable: bool = Field(description="False when either side is a replay.")
+    reason: str | None = None
+    figures: tuple[UsageDelta, ...] = ()
+
+
+class Figures(_Model):
+    """What is compared per suite and overall."""
+
+    attempts: AttemptCounts
+    attempt_pass_rate: Delta = Field(description="Attempts whose every check passed.")
+    check_pass_rate: Delta = Field(
+        description="Passed checks over all checks; error and not_run are not passing."
+    )
+    mcnemar: McNemar
+    expectations: tuple[ExpectationDelta, ...] = Field(
+        description="Pass rate per expectation name, in first-seen order."
+    )
+    runtime_failures: CountDelta = Field(description="Attempts failed or timed out.")
+    latency: Latency
+    usage: Usage
+
+
+class CheckChange(_Model):
+    name: str
+    candidate: str | None = Field(description="The outcome; None: no such check on this side.")
+    baseline: str | None
+
+
+class AttemptChange(_Model):
+    """An attempt that is not unchanged, with the checks whose passing changed."""
+
+    case_id: str
+    attempt: int
+    change: AttemptClass
+    candidate_status: str
+    baseline_status: str
+    rescored: bool = Field(
+        False, description="The baseline's result was re-scored under the candidate's gold."
+    )
+    checks: tuple[CheckChange, ...]
+
+
+class CaseView(_Model):
+    """A case over its repeats: passes out of N on each side. Flaky when a side's attempts
+    disagree, so noise is not shown as a regression."""
+
+    case_id: str
+    candidate_passes: int
+    candidate_attempts: int
+    baseline_passes: int
+    baseline_attempts: int
+    candidate_flaky: bool
+    baseline_flaky: bool
+    change: CaseClass
+
+
+class LabelDelta(_Model):
+    label: str | None
+    precision: Delta
+    recall: Delta
+    f1: Delta
+
+
+class MetricDelta(_Model):
+    name: str
+    kind: str
+    comparable: bool = Field(description="False when the catalog differs or a side lacks it.")
+    reason: str | None = None
+    figures: dict[str, Delta] = Field(
+        default_factory=dict,
+        description="accuracy (exact_set_accuracy for multilabel), coverage, micro_ and "
+        "macro_ precision, recall and f1.",
+    )
+    per_label: tuple[LabelDelta, ...] = ()
+
+
+class Unmatched(_Model):
+    """Cases of a suite that were not compared as they are (partial mode), listed by id."""
+
+    added: tuple[str, ...] = Field((), description="Cases in the candidate only.")
+    removed: tuple[str, ...] = Field((), description="Cases in the baseline only.")
+    input_changed: tuple[str, ...] = Field((), description="Same id, different input.")
+    rescored: tuple[str, ...] = Field(
+        (),
+        description="Same id and input, different gold: compared with the baseline "
+        "re-scored under the candidate's gold.",
+    )
+    added_attempts: int = 0
+    removed_attempts: int = 0
+    input_changed_attempts: int = 0
+
+
+class SuiteComparison(_Model):
+    name: str
+    status: Literal["compared", "skipped"] = Field(
+        description="skipped: the suite was skipped (live) in either report."
+    )
+    repeat: CountDelta
+    figures: Figures
+    metrics: tuple[MetricDelta, ...] = ()
+    changes: tuple[AttemptChange, ...] = Field(
+        (), description="Every attempt that improved, regressed or is mixed."
+    )
+    case_changes: dict[str, int] = Field(
+        default_factory=dict, description="Cases per class over repeats (with --repeat)."
+    )
+    cases: tuple[CaseView, ...] = Field((), description="Per case, when either side repeats.")
+    unmatched: Unmatched = Field(default_factory=Unmatched)
+    metrics_scope: Literal["same cases", "each report's cases"] = "same cases"
+
+
+class GoldEffect(_Model):
+    """What the gold edit alone does to the baseline's saved results (partial mode)."""
+
+    rescored_cases: int = 0
+    rescored_attempts: int = 0
+    newly_failing: int = Field(0, description="Checks that passed under the old gold only.")
+    newly_passing: int = Field(0, description="Checks that pass under the new gold only.")
+    added_checks: int = Field(0, description="Checks of expectations the new gold added.")
+    removed_checks: int = Field(0, description="Checks of expectations the new gold removed.")
+    not_rescored: int = Field(
+        0, description="Checks of changed custom expectations: compare runs no scorer code."
+    )
+
+
+class Comparable(_Model):
+    candidate_attempts: int = Field(description="Every attempt of the candidate report.")
+    compared_attempts: int = Field(description="Paired and classified.")
+    share: float = Field(description="compared_attempts / candidate_attempts.")
+    added_suites: tuple[str, ...] = ()
+    removed_suites: tuple[str, ...] = ()
+
+
+class Comparison(_Model):
+    format: Literal["goldgate.comparison/1"] = "goldgate.comparison/1"
+    goldgate_version: str
+    created_at: str
+    mode: Literal["full", "partial"]
+    candidate: ReportRef
+    baseline: ReportRef
+    comparable: Comparable
+    regressions: bool = Field(description="Any attempt regressed or mixed.")
+    overall: Figures
+    suites: tuple[SuiteComparison, ...]
+    gold_effect: GoldEffect | None = Field(None, description="Partial mode only.")

@@ -1,0 +1,229 @@
+"""One side of a comparison: a report reduced to what comparing needs, read fast.
+
+A report of 100,000 attempts is 40 MB of JSON and most of it is result documents, which
+full validation would copy into models. A side keeps, per attempt, its status, latency,
+usage and its checks' outcomes as one short string (``P`` passed, ``F`` failed, ``E`` error,
+``N`` not_run); per case, canonical bytes of its input and gold (equal bytes, equal values);
+and, only for the cases a caller asks for, the saved result documents (partial comparison
+re-scores those). The header and each suite's own fields are validated with the report
+models; cases are checked by hand as they are reduced, so a malformed report is refused
+with the place it breaks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from operator import itemgetter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+from pydantic import ValidationError
+
+from goldgate.errors import InvalidInputError
+from goldgate.jsonvalue import canonical_json
+from goldgate.memory import collections_paused
+from goldgate.report.digests import bytes_digest
+from goldgate.report.io import (
+    read_report_bytes,
+    report_bytes,
+    report_value,
+    validation_problem,
+)
+from goldgate.report.models import Report, SuiteRecord
+
+__all__ = ["CODES", "AttemptSide", "CaseSide", "ReportSide", "SuiteSide", "load_side", "side_of"]
+
+CODES = {"passed": "P", "failed": "F", "error": "E", "not_run": "N"}
+OUTCOMES = {code: outcome for outcome, code in CODES.items()}
+_CODE = CODES.__getitem__
+_OUTCOME = itemgetter("outcome")
+_STATUSES = frozenset({"completed", "failed", "timed_out", "skipped", "cancelled"})
+
+ResultsWanted = Callable[[str, str, bytes], bool]
+"""(suite name, case id, gold key) -> whether to keep that case's result documents."""
+
+
+def canonical(value: Any) -> bytes:
+    """Sorted-key JSON bytes: the identity of a value (orjson, or the canonical writer for
+    what orjson refuses, such as integers beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return canonical_json(value).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    name: str
+    path: str
+    comparison: str
+    scorer: str | None
+    expected: Any
+
+    def key(self) -> bytes:
+        return canonical([self.name, self.path, self.comparison, self.scorer, self.expected])
+
+
+class AttemptSide(NamedTuple):
+    """One attempt as compared (a tuple: 100,000 of them are made per report)."""
+
+    attempt: int
+    status: str
+    latency_ms: float | None
+    usage: Any
+    codes: str
+    """One letter per expectation, in gold order (``CODES``)."""
+    result: Mapping[str, Any] | None = None
+    """Kept only for the cases a caller asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSide:
+    id: str
+    input_key: bytes
+    gold_key: bytes
+    expectations: tuple[Expectation, ...]
+    names: tuple[str, ...]
+    attempts: tuple[AttemptSide, ...]
+
+
+@dataclass(frozen=True)
+class SuiteSide:
+    record: SuiteRecord
+    """The suite's own fields (target, status, repeat, metrics...), without its cases."""
+    cases: tuple[CaseSide, ...]
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+
+@dataclass(frozen=True)
+class ReportSide:
+    label: str
+    """candidate or baseline: how messages name this side."""
+    path: str
+    digest: str
+    header: Report
+    """The report's own fields, its suites without cases."""
+    suites: tuple[SuiteSide, ...]
+
+    @property
+    def is_replay(self) -> bool:
+        return self.header.replay_of is not None
+
+    def suite(self, name: str) -> SuiteSide | None:
+        return next((suite for suite in self.suites if suite.name == name), None)
+
+
+def _invalid(path: str, where: str, why: str) -> InvalidInputError:
+    return InvalidInputError(f"{path}: not a valid report at {where}: {why}.")
+
+
+def _expectations(raw: Any) -> tuple[Expectation, ...]:
+    if not isinstance(raw, list):
+        raise TypeError("expectations must be an array")
+    found = []
+    for item in raw:
+        name, path = item["name"], item["path"]
+        comparison = item.get("comparison") or "exact"
+        scorer = item.get("scorer")
+        if not (isinstance(name, str) and isinstance(path, str) and isinstance(comparison, str)):
+            raise TypeError("an expectation's name, path and comparison are strings")
+        if scorer is not None and not isinstance(scorer, str):
+            raise TypeError("an expectation's scorer is a string")
+        found.append(Expectation(name, path, comparison, scorer, item.get("expected")))
+    return tuple(found)
+
+
+def _attempts(raws: Any, size: int, keep: bool) -> tuple[AttemptSide, ...]:
+    """A case's attempts, checked as they are reduced (this loop runs once per attempt of
+    both reports: it is kept lean)."""
+    not_run = "N" * size
+    reduced = []
+    new = tuple.__new__  # AttemptSide(...) would go through a Python-level __new__
+    for raw in raws:
+        status = raw["status"]
+        if status == "completed":
+            codes = "".join(map(_CODE, map(_OUTCOME, raw["checks"])))
+            if len(codes) != size:
+                raise ValueError(f"{len(codes)} checks for {size} expectations")
+        elif status in _STATUSES:
+            codes = not_run
+        else:
+            raise ValueError(f"unknown attempt status {status!r}")
+        number = raw["attempt"]
+        if type(number) is not int or number < 1:
+            raise TypeError("attempt must be a positive integer")
+        latency = raw.get("latency_ms")
+        if latency is not None and type(latency) is not float and type(latency) is not int:
+            raise TypeError("latency_ms must be a number")
+        result = raw.get("result") if keep else None
+        reduced.append(new(AttemptSide, (number, status, latency, raw.get("usage"), codes, result)))
+    return tuple(reduced)
+
+
+def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
+    case_id = raw["id"]
+    if not isinstance(case_id, str):
+        raise TypeError("a case id is a string")
+    expectations = _expectations(raw["expectations"])
+    gold_key = canonical(
+        [[e.name, e.path, e.comparison, e.scorer, e.expected] for e in expectations]
+    )
+    raw_input = raw.get("input")
+    keep = wanted is not None and wanted(suite, case_id, gold_key)
+    attempts = _attempts(raw["attempts"], len(expectations), keep)
+    input_key = b"" if raw_input is None else canonical(raw_input)
+    names = tuple(e.name for e in expectations)
+    return CaseSide(case_id, input_key, gold_key, expectations, names, attempts)
+
+
+def _reduce(
+    value: dict[str, Any], label: str, path: str, digest: str, wanted: ResultsWanted | None
+) -> ReportSide:
+    raw_suites = value.get("suites")
+    if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
+        raise _invalid(path, "/suites", "suites must be an array of objects")
+    try:
+        with collections_paused():
+            header = Report.model_validate(
+                {**value, "suites": [{**suite, "cases": []} for suite in raw_suites]}
+            )
+    except ValidationError as error:
+        raise validation_problem(path, error) from None
+    suites = []
+    with collections_paused():
+        for index, (raw, record) in enumerate(zip(raw_suites, header.suites, strict=True)):
+            cases = raw.get("cases")
+            if not isinstance(cases, list):
+                raise _invalid(path, f"/suites/{index}/cases", "cases must be an array")
+            reduced = []
+            for position, case in enumerate(cases):
+                try:
+                    reduced.append(_case(case, record.name, wanted))
+                except (KeyError, TypeError, ValueError, AttributeError) as error:
+                    where = f"/suites/{index}/cases/{position}"
+                    why = f"missing {error}" if isinstance(error, KeyError) else str(error)
+                    raise _invalid(path, where, why) from None
+            suites.append(SuiteSide(record, tuple(reduced)))
+    return ReportSide(label, path, digest, header, tuple(suites))
+
+
+def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> ReportSide:
+    """A report file as one side of a comparison (``wanted``: whose results to keep)."""
+    data = read_report_bytes(path)
+    digest = bytes_digest(data)
+    value = report_value(data, str(path))
+    del data  # the parsed value is enough; the reduced side is far smaller still
+    return _reduce(value, label, str(path), digest, wanted)
+
+
+def side_of(
+    report: Report, label: str, path: str = "<memory>", wanted: ResultsWanted | None = None
+) -> ReportSide:
+    """An in-memory report as one side of a comparison."""
+    data = report_bytes(report)
+    return _reduce(report.model_dump(mode="json"), label, path, bytes_digest(data), wanted)

@@ -1,0 +1,134 @@
+"""The safe summary of a comparison: names, ids, counts, rates, p-values, digests and paths.
+Never an input, a result, an expected value or a reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from goldgate.comparison.models import Comparison, Delta, Figures, ReportRef
+
+
+def _rate(delta: Delta) -> str:
+    def show(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    change = "" if delta.delta is None else f" ({delta.delta:+.3f})"
+    return f"{show(delta.baseline)} -> {show(delta.candidate)}{change}"
+
+
+def _classes(figures: Figures) -> str:
+    counts = figures.attempts
+    text = (
+        f"{counts.improved} improved, {counts.regressed} regressed, {counts.mixed} mixed, "
+        f"{counts.unchanged} unchanged"
+    )
+    extra = [
+        f"{value} {label}"
+        for value, label in (
+            (counts.not_compared, "not compared (skipped)"),
+            (counts.candidate_only, "candidate-only repeats"),
+            (counts.baseline_only, "baseline-only repeats"),
+        )
+        if value
+    ]
+    return "; ".join([text, *extra])
+
+
+def _line(name: str, figures: Figures) -> str:
+    return (
+        f"{name}: {_classes(figures)}; attempt pass rate {_rate(figures.attempt_pass_rate)}, "
+        f"McNemar p={figures.mcnemar.p_value:.4g}"
+    )
+
+
+def _side(ref: ReportRef) -> str:
+    replay = " (replay)" if ref.replay_of else ""
+    return f"{ref.variant.name}@{ref.variant.revision}{replay}"
+
+
+def render_comparison(comparison: Comparison, path: Path | None) -> str:
+    """A few lines a CI log can show anyone."""
+    lines = [
+        f"goldgate compare ({comparison.mode}): candidate {_side(comparison.candidate)} vs "
+        f"baseline {_side(comparison.baseline)}"
+    ]
+    for suite in comparison.suites:
+        line = "  " + _line(suite.name, suite.figures)
+        if suite.case_changes:
+            cases = ", ".join(f"{n} {k}" for k, n in sorted(suite.case_changes.items()))
+            line += f"; cases over repeats: {cases}"
+        lines.append(line)
+    lines.append(_line("overall", comparison.overall))
+    comparable = comparison.comparable
+    lines.append(
+        f"comparable: {comparable.compared_attempts}/{comparable.candidate_attempts} of the "
+        f"candidate's attempts ({comparable.share:.1%})"
+    )
+    if comparison.mode == "partial":
+        unmatched = [suite.unmatched for suite in comparison.suites]
+        added = sum(len(u.added) for u in unmatched)
+        removed = sum(len(u.removed) for u in unmatched)
+        changed = sum(len(u.input_changed) for u in unmatched)
+        rescored = sum(len(u.rescored) for u in unmatched)
+        lines.append(
+            f"cases: {added} added, {removed} removed, {changed} with a changed input (not "
+            f"compared); {rescored} with changed gold (baseline re-scored)"
+        )
+        if comparable.added_suites or comparable.removed_suites:
+            lines.append(
+                f"suites: added {', '.join(comparable.added_suites) or 'none'}; removed "
+                f"{', '.join(comparable.removed_suites) or 'none'}"
+            )
+        effect = comparison.gold_effect
+        if effect is not None and effect.rescored_attempts:
+            lines.append(
+                f"gold edit alone: under the new gold the baseline would fail "
+                f"{effect.newly_failing} more checks and pass {effect.newly_passing} more "
+                f"({effect.added_checks} added, {effect.removed_checks} removed, "
+                f"{effect.not_rescored} custom checks not re-scored)"
+            )
+    latency = comparison.overall.latency
+    if latency.comparable:
+        lines.append(f"latency p50 {_rate(latency.p50)} ms, p95 {_rate(latency.p95)} ms")
+    else:
+        lines.append(f"latency and usage: not comparable ({latency.reason})")
+    verdict = "regressions: yes" if comparison.regressions else "regressions: none"
+    lines.append(f"{verdict} (regressed or mixed: {_regressed(comparison.overall)})")
+    if path is not None:
+        lines.append(f"comparison: {path}")
+    return "\n".join(lines)
+
+
+def _regressed(figures: Figures) -> int:
+    return figures.attempts.regressed + figures.attempts.mixed
+
+
+def comparison_json(comparison: Comparison, path: Path | None) -> dict[str, Any]:
+    """The same safe summary for machines."""
+    return {
+        "mode": comparison.mode,
+        "candidate": comparison.candidate.model_dump(mode="json"),
+        "baseline": comparison.baseline.model_dump(mode="json"),
+        "regressions": comparison.regressions,
+        "comparable": comparison.comparable.model_dump(mode="json"),
+        "overall": {
+            "attempts": comparison.overall.attempts.model_dump(mode="json"),
+            "attempt_pass_rate": comparison.overall.attempt_pass_rate.model_dump(mode="json"),
+            "mcnemar": comparison.overall.mcnemar.model_dump(mode="json"),
+        },
+        "suites": [
+            {
+                "name": suite.name,
+                "status": suite.status,
+                "attempts": suite.figures.attempts.model_dump(mode="json"),
+                "attempt_pass_rate": suite.figures.attempt_pass_rate.model_dump(mode="json"),
+                "mcnemar": suite.figures.mcnemar.model_dump(mode="json"),
+            }
+            for suite in comparison.suites
+        ],
+        "gold_effect": None
+        if comparison.gold_effect is None
+        else comparison.gold_effect.model_dump(mode="json"),
+        "comparison": None if path is None else str(path),
+    }

@@ -1,0 +1,363 @@
+"""A private Docker engine for the container tests, and the action's image built in it.
+
+``dockerd`` (Debian's docker.io) is started on a socket, data root and exec root of its own
+under a temporary folder, without iptables or a bridge, and stopped afterwards; nothing of
+the machine's own Docker, if any, is touched. The image is built from the repository's
+Dockerfile on a local base made with ``mmdebstrap`` (no registry is needed), the base tarball
+cached under ``.ci/cache/`` (or ``$GOLDGATE_CI_CACHE``) so that later runs skip it. Where any
+of that cannot happen (not Linux, not root, a tool missing, the daemon refusing to start),
+the tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .support import REPO_ROOT
+
+RUNNER_UID = 1001  # the `runner` user of GitHub-hosted runners, who owns the workspace
+
+# The local base: Debian's Python 3.11 and tini, documentation left out to keep it small.
+SUITE = "bookworm"
+MMDEBSTRAP_OPTIONS = (
+    "--variant=apt",
+    "--include=python3,python3-venv,tini",
+    "--dpkgopt=path-exclude=/usr/share/doc/*",
+    "--dpkgopt=path-include=/usr/share/doc/*/copyright",
+    "--dpkgopt=path-exclude=/usr/share/man/*",
+    "--dpkgopt=path-exclude=/usr/share/locale/*",
+    "--dpkgopt=path-exclude=/usr/share/info/*",
+)
+_SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+
+
+def _which(name: str) -> str | None:
+    path = os.pathsep.join([os.environ.get("PATH", ""), *_SBIN])
+    return shutil.which(name, path=path)
+
+
+def _tail(text: str, lines: int = 15) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A running private ``dockerd`` and the client to reach it."""
+
+    docker: str
+    host: str
+    root: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(DOCKER_HOST=self.host, DOCKER_BUILDKIT="1", DOCKER_CONFIG=str(self.root))
+        return env
+
+    def run(
+        self, *args: str, timeout: float = 120, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [self.docker, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if check and result.returncode != 0:
+            pytest.fail(
+                f"docker {' '.join(args[:2])} exited {result.returncode}:\n"
+                f"{_tail(result.stdout + result.stderr, 40)}"
+            )
+        return result
+
+    def start(self, *args: str) -> subprocess.Popen[str]:
+        """``docker ARGS`` in the background, attached, in a session of its own (so that a
+        test signals the client alone, as the runner does)."""
+        return subprocess.Popen(
+            [self.docker, *args],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+
+def _buildkit_client() -> str | None:
+    """A docker client that builds with BuildKit (needed for the Dockerfile's secret mounts):
+    one with the buildx plugin, or a classic client older than 23, which has BuildKit built in
+    (Debian's docker.io ships one, /usr/bin/docker, beside its dockerd)."""
+    candidates = [os.environ.get("GOLDGATE_TEST_DOCKER"), "/usr/bin/docker", _which("docker")]
+    for candidate in dict.fromkeys(c for c in candidates if c):
+        if not os.access(candidate, os.X_OK):
+            continue
+        probe = subprocess.run([candidate, "buildx", "version"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return candidate
+        version = subprocess.run(
+            [candidate, "--version"], capture_output=True, text=True, check=False
+        ).stdout
+        major = re.search(r"version (\d+)\.", version)
+        if major and int(major.group(1)) < 23:
+            return candidate
+    return None
+
+
+@contextlib.contextmanager
+def private_engine() -> Iterator[Engine]:
+    """Start a private dockerd, yield it, stop it and remove everything it made."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the container tests need Linux (dockerd)")
+    if os.geteuid() != 0:
+        pytest.skip(
+            f"dockerd needs root (overlay mounts, namespaces, cgroups); running as uid "
+            f"{os.geteuid()}"
+        )
+    dockerd = _which("dockerd")
+    if dockerd is None:
+        pytest.skip("dockerd is not installed (Debian's docker.io; .ci/run installs it)")
+    client = _buildkit_client()
+    if client is None:
+        pytest.skip("no docker client that builds with BuildKit (docker.io or docker-buildx)")
+    root = Path(tempfile.mkdtemp(prefix="gg-dockerd-"))
+    (root / "daemon.json").write_text("{}", encoding="utf-8")
+    log_path = root / "dockerd.log"
+    log = log_path.open("w", encoding="utf-8")
+    daemon = subprocess.Popen(
+        [
+            dockerd,
+            f"--host=unix://{root}/docker.sock",
+            f"--data-root={root}/data",
+            f"--exec-root={root}/exec",
+            f"--pidfile={root}/docker.pid",
+            f"--config-file={root}/daemon.json",
+            "--iptables=false",
+            "--ip-masq=false",
+            "--bridge=none",
+            "--shutdown-timeout=2",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    engine = Engine(client, f"unix://{root}/docker.sock", root)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if daemon.poll() is not None:
+                pytest.skip(f"dockerd could not start here:\n{_tail(_read(log_path))}")
+            if engine.run("version", timeout=10, check=False).returncode == 0:
+                break
+            if time.monotonic() > deadline:
+                pytest.skip(f"dockerd did not answer in 30 s:\n{_tail(_read(log_path))}")
+            time.sleep(0.2)
+        yield engine
+    finally:
+        _stop(daemon)
+        log.close()
+        _unmount_below(root)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+def _stop(daemon: subprocess.Popen[bytes]) -> None:
+    if daemon.poll() is None:
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            daemon.wait(30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(daemon.pid, signal.SIGKILL)
+            daemon.wait(10)
+
+
+def _unmount_below(root: Path) -> None:
+    """Lazily unmount whatever a daemon that did not stop cleanly left mounted under root."""
+    prefix = f"{root}/"
+    with open("/proc/self/mounts", encoding="utf-8") as mounts:
+        points = [line.split()[1] for line in mounts if line.split()[1].startswith(prefix)]
+    for point in sorted(points, key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], capture_output=True, check=False)
+
+
+# --- the base and the image ---------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("GOLDGATE_CI_CACHE") or REPO_ROOT / ".ci" / "cache")
+
+
+def base_tarball() -> Path:
+    """The mmdebstrap base as a tarball, made once and cached by its options."""
+    key = hashlib.sha256(" ".join((*MMDEBSTRAP_OPTIONS, SUITE)).encode()).hexdigest()[:12]
+    target = cache_dir() / f"base-{SUITE}-{key}.tar"
+    if target.is_file():
+        return target
+    mmdebstrap = _which("mmdebstrap")
+    if mmdebstrap is None:
+        pytest.skip("mmdebstrap is not installed (Debian's mmdebstrap; .ci/run installs it)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # mmdebstrap picks the output format by the name's ending: keep .tar last.
+    partial = target.with_name(f".partial-{os.getpid()}-{target.name}")
+    env = dict(os.environ)
+    # The tree is unpacked in a temporary folder, then packed: on tmpfs, without dpkg's
+    # fsyncs, that takes seconds instead of minutes. Neither changes the tarball.
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 2 << 30:
+        env["TMPDIR"] = str(shm)
+    result = subprocess.run(
+        [mmdebstrap, "--quiet", "--dpkgopt=force-unsafe-io", *MMDEBSTRAP_OPTIONS, SUITE,
+         str(partial)],
+        env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        check=False,
+    )  # fmt: skip
+    if result.returncode != 0:
+        partial.unlink(missing_ok=True)
+        pytest.skip(f"mmdebstrap could not make the base image:\n{_tail(result.stderr)}")
+    partial.rename(target)
+    return target
+
+
+def _pip_settings() -> dict[str, str]:
+    """pip's configuration on this machine (``pip config list``), later entries winning."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    settings: dict[str, str] = {}
+    for line in result.stdout.splitlines():
+        match = re.fullmatch(r"[^.]*\.([a-z-]+)='(.*)'", line.strip())
+        if match:
+            settings[match.group(1)] = match.group(2)
+    return settings
+
+
+def pip_secrets(folder: Path) -> list[str]:
+    """``--secret`` options handing the build's pip this machine's CA bundle and index URL
+    (from PIP_CERT and PIP_INDEX_URL, else pip's configuration). Find-links and extra local
+    indexes are not passed: their paths do not exist inside the build."""
+    settings = _pip_settings()
+    options: list[str] = []
+    cert = os.environ.get("PIP_CERT") or settings.get("cert")
+    if cert and Path(cert).is_file():
+        options += ["--secret", f"id=pip_cert,src={cert}"]
+    index = os.environ.get("PIP_INDEX_URL") or settings.get("index-url")
+    if index:
+        path = folder / "pip-index-url"
+        path.touch(mode=0o600)
+        path.write_text(index, encoding="utf-8")
+        options += ["--secret", f"id=pip_index_url,src={path}"]
+    return options
+
+
+def build_image(engine: Engine, tag: str) -> str:
+    """Import the base and build the repository's Dockerfile on it; the image's tag."""
+    tarball = base_tarball()
+    base = f"goldgate-test-base:{tarball.stem.rsplit('-', 1)[-1]}"
+    engine.run("import", str(tarball), base, timeout=300)
+    engine.run(
+        "build", "--network", "host", "--progress", "plain", "--build-arg", f"BASE={base}",
+        *pip_secrets(engine.root), "--tag", tag, str(REPO_ROOT),
+        timeout=600,
+    )  # fmt: skip
+    return tag
+
+
+# --- running it as the runner does --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The folders a runner mounts into a Docker action's container, owned by its user."""
+
+    root: Path
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    @property
+    def output(self) -> Path:
+        return self.root / "file_commands" / "set_output"
+
+    @property
+    def summary(self) -> Path:
+        return self.root / "file_commands" / "step_summary"
+
+    @classmethod
+    def create(cls, root: Path, event: Mapping[str, Any]) -> Runner:
+        runner = cls(root)
+        for name in ("workspace", "home", "file_commands", "workflow"):
+            (root / name).mkdir(parents=True, exist_ok=True)
+        runner.output.touch()
+        runner.summary.touch()
+        (root / "workflow" / "event.json").write_text(json.dumps(event), encoding="utf-8")
+        return runner
+
+    def hand_over(self) -> None:
+        """Give everything to the runner's user, as GitHub-hosted runners have it."""
+        for path in [self.root, *self.root.rglob("*")]:
+            os.lchown(path, RUNNER_UID, RUNNER_UID)
+
+    def docker_run(
+        self,
+        image: str,
+        args: Sequence[str],
+        inputs: Mapping[str, str],
+        *,
+        entrypoint: str | None = None,
+    ) -> list[str]:
+        """The ``docker run`` arguments the runner uses for a Docker action's step."""
+        env = {
+            "HOME": "/github/home",
+            "CI": "true",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_WORKSPACE": "/github/workspace",
+            "GITHUB_OUTPUT": "/github/file_commands/set_output",
+            "GITHUB_STEP_SUMMARY": "/github/file_commands/step_summary",
+            "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_REPOSITORY": "octo-org/triage",
+            "GITHUB_SHA": "a" * 40,
+            # Nothing listens there: no test reaches out, whatever it runs.
+            "GITHUB_API_URL": "http://127.0.0.1:9",
+            **{f"INPUT_{name.upper()}": value for name, value in inputs.items()},
+        }
+        command = [
+            "run", "--rm", "--name", f"goldgate-test-{uuid.uuid4().hex[:12]}",
+            "--network", "host", "--workdir", "/github/workspace",
+            "-v", f"{self.root / 'workspace'}:/github/workspace",
+            "-v", f"{self.root / 'home'}:/github/home",
+            "-v", f"{self.root / 'file_commands'}:/github/file_commands",
+            "-v", f"{self.root / 'workflow'}:/github/workflow",
+        ]  # fmt: skip
+        for key, value in env.items():
+            command += ["-e", f"{key}={value}"]
+        if entrypoint is not None:
+            command += ["--entrypoint", entrypoint]
+        return [*command, image, *args]
