@@ -10,7 +10,6 @@ finished is written as an incomplete report.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import gc
 import signal
 import time
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from goldgate.adjudication.store import attach_verdicts
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
 from goldgate.errors import InvalidInputError
@@ -62,20 +62,6 @@ def _select_suites(dataset: Dataset, names: tuple[str, ...]) -> list[GoldSuite]:
             f"its suites are {', '.join(known)}."
         )
     return [suite for suite in dataset.suites if suite.name in names]
-
-
-def _with_verdicts(suites: list[GoldSuite], settings: LoadedSettings) -> list[GoldSuite]:
-    """Each suite with the verdicts the project's store records for its answers (a store
-    that is not strictly valid stops the run here, exit 2)."""
-    from goldgate.adjudication.store import load_store, store_path, verdicts_by_suite
-
-    recorded = verdicts_by_suite(load_store(store_path(settings.project_root)))
-    return [
-        dataclasses.replace(suite, verdicts=recorded[suite.name])
-        if suite.name in recorded
-        else suite
-        for suite in suites
-    ]
 
 
 def _registry(settings: LoadedSettings, suites: list[GoldSuite]) -> ScorerRegistry:
@@ -249,7 +235,7 @@ def prepare_session(request: RunRequest) -> Session:
     )
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
-    suites = _with_verdicts(_select_suites(dataset, request.suites), settings)
+    suites = attach_verdicts(_select_suites(dataset, request.suites), settings.project_root)
     if request.shard is not None:
         suites = [suite.shard(*request.shard) for suite in suites]
     project = project_folder(settings.path)

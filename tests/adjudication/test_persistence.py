@@ -246,3 +246,16 @@ def test_json_gold_text_checks_take_recorded_verdicts(run_cli: Any, example: Pat
                              "adjudicated": True}  # fmt: skip
     assert report["suites"][0]["adjudication"] == 0
     assert report["suites"][0]["adjudication_queue"] == []
+
+
+def test_a_replay_of_json_gold_takes_recorded_verdicts_too(run_cli: Any, example: Path) -> None:
+    _evaluate(run_cli, example, "first.json")
+    _review(run_cli, example, "first.json", "fail")
+
+    result = run_cli("evaluate", "--replay", "first.json", "--output", "replayed.json", cwd=example)
+
+    assert result.code == 0, result.output  # reply_text gates on a threshold, which holds
+    report = json.loads((example / "replayed.json").read_text(encoding="utf-8"))
+    assert _tone(report)["outcome"] == "failed"
+    assert _tone(report)["adjudicated"] is True
+    assert report["suites"][0]["adjudication_queue"] == []

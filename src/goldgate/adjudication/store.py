@@ -17,12 +17,13 @@ so that a pull request shows exactly the verdicts it adds or changes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
@@ -31,11 +32,15 @@ from goldgate.errors import InvalidInputError
 from goldgate.jsonvalue import JsonSyntaxError, decode_utf8, parse_json_text
 from goldgate.problems import display_path
 
+if TYPE_CHECKING:
+    from goldgate.dataset.gold import GoldSuite
+
 __all__ = [
     "STORE_PATH",
     "Merged",
     "Verdict",
     "VerdictStore",
+    "attach_verdicts",
     "find_project",
     "load_store",
     "merge",
@@ -257,6 +262,19 @@ def write_store(store: VerdictStore) -> None:
         raise InvalidInputError(
             f"{display}: cannot write the verdict store ({error.strerror or error})."
         ) from None
+
+
+def attach_verdicts(suites: Sequence[GoldSuite], project: Path) -> list[GoldSuite]:
+    """Each suite with the verdicts the project's store records for its answers: what
+    ``goldgate evaluate`` and a replay of JSON gold score with. A store that is not strictly
+    valid is ``InvalidInputError`` here, before anything runs."""
+    recorded = verdicts_by_suite(load_store(store_path(project)))
+    return [
+        dataclasses.replace(suite, verdicts=recorded[suite.name])
+        if suite.name in recorded
+        else suite
+        for suite in suites
+    ]
 
 
 def verdicts_by_suite(store: VerdictStore) -> Mapping[str, dict[VerdictKey, bool]]:

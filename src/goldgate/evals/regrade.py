@@ -33,7 +33,7 @@ from goldgate.evals.runtime import evaluate_output
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
 from goldgate.problems import display_path
-from goldgate.report.build import run_verdict, suite_tail
+from goldgate.report.build import run_verdict, suite_head, suite_tail
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, read_report
 from goldgate.report.models import (
     AttemptRecord,
@@ -51,12 +51,6 @@ from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import RunHeader, now
 
 __all__ = ["RegradeRequest", "regrade"]
-
-_HEAD = {
-    "name", "fingerprint", "workflow", "flow", "step", "target", "cases_source", "status",
-    "skip_reason", "repeat", "case_count", "whole_case_count", "metric_definitions",
-}  # fmt: skip
-"""What a suite's record says before its cases (as ``streaming.ReportRun`` writes it)."""
 
 
 @dataclass(frozen=True)
@@ -252,7 +246,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
         writer.head(header.as_json())
         records = []
         for suite, gold, attempts in zip(report.suites, golds, outcomes, strict=True):
-            writer.begin_suite(suite.model_dump(mode="json", include=_HEAD))
+            writer.begin_suite(suite_head(suite))
             collector = EvalCollector(gold, suite.repeat, True, writer.case)
             for outcome in attempts:
                 collector.add(outcome)
