@@ -313,6 +313,7 @@ def test_text_expect_on_list_cases_and_outputs_that_are_not_text(tmp_path: Path)
             {"id": "ok", "input": "hi", "expect": {"contains": "hi", "maxChars": 10}},
             {"id": "json", "input": {"a": 1}, "expect": {"requiredKeys": ["a"]}},
             {"id": "prose", "input": "hi", "expect": "friendly"},
+            {"id": "text", "input": "not json", "expect": {"requiredKeys": ["a"]}},
         ])
         def e(ctx):
             ctx.output = ctx.input
@@ -326,6 +327,10 @@ def test_text_expect_on_list_cases_and_outputs_that_are_not_text(tmp_path: Path)
         "the answer is an object, not a string",
     )
     assert checks(report, "e[prose]")["expect"][0] == "not_run"
+    assert checks(report, "e[text]")["expect"] == (
+        "failed",
+        "requiredKeys need a JSON answer, but the answer is not JSON (0 of 1 assertions held)",
+    )
     assert only(report).adjudication == 1
 
 
