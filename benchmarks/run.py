@@ -23,6 +23,11 @@
   so there are improved, regressed and unchanged attempts): targets <= 5 s and <= 1 GB.
 - replay: `goldgate evaluate --replay` of such a report (300,000 checks): checks per second
   over the whole process and over the replay itself (target >= 100,000 checks/s).
+- evals: issue 11's workload, 10,000 Python eval cases with 3 assertions each at concurrency 16:
+  wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
+  workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
+  (installed with pip into a throwaway venv under benchmarks/.work, never a project
+  dependency). Targets: evals <= 0.3x ezvals' wall time and no more memory.
 
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
@@ -603,6 +608,192 @@ def bench_replay() -> None:
     )
 
 
+EVAL_SOURCE = """{import_line}
+import re
+
+LABELS = ["billing_dispute", "service_change", "cancellation"]
+TICKET = re.compile(r"\\bT-\\d+\\b")
+CASES = [
+    {{"id": f"case-{{i:05d}}", "input": {{"label": LABELS[i % 3], "index": i}},
+      "reference": LABELS[i % 3]}}
+    for i in range({cases})
+]
+
+
+async def app(request):
+    label = request["label"]
+    return {{"label": label, "answer": f"Ticket T-{{request['index']}} routed to the {{label}} queue."}}
+
+
+@eval(dataset="bench", cases=CASES)
+async def routes(ctx: EvalContext):
+    ctx.output = await app(ctx.input)
+    assert ctx.output["label"] == ctx.reference, "wrong label"
+    assert ctx.reference in ctx.output["answer"], "label not mentioned"
+    assert TICKET.search(ctx.output["answer"]), "no ticket"
+"""
+
+EVAL_TARGET = """
+async def handle(request):
+    payload = request["envelope"]["payload"]
+    label = payload["label"]
+    answer = f"Ticket T-{payload['index']} routed to the {label} queue."
+    return {"execution": {"status": "completed"}, "payload": {"label": label, "answer": answer}}
+"""
+
+
+def make_evals_workload(cases: int) -> Path:
+    """The same evals for goldgate (eval_bench.py) and for ezvals (ezvals_bench.py, only the
+    import line differs), and the same checks as JSON gold: an exact label, the label
+    contained in the answer and a ticket pattern matched, against the same application."""
+    root = WORK / f"evals_{cases}"
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "config").mkdir(parents=True)
+    (root / "evaluation" / "cases").mkdir(parents=True)
+    for name, line in (
+        ("eval_bench.py", "from goldgate.evals import eval, EvalContext"),
+        ("ezvals_bench.py", "from ezvals import eval, EvalContext"),
+    ):
+        (root / name).write_text(EVAL_SOURCE.format(import_line=line, cases=cases))
+    (root / "gold_target.py").write_text(EVAL_TARGET)
+    (root / "config" / "settings.yaml").write_text(
+        "workflows:\n  app:\n    revision: r1\n    target: {python: 'gold_target:handle'}\n"
+    )
+    gold = []
+    for index in range(cases):
+        label = LABELS[index % 3]
+        gold.append({
+            "id": f"case-{index:05d}",
+            "input": {"payload": {"label": label, "index": index}, "metadata": {}},
+            "expectations": [
+                {"name": "label", "path": "/payload/label", "expected": label},
+                {"name": "mentions", "path": "/payload/answer", "comparison": "text",
+                 "expected": {"contains": label}},
+                {"name": "ticket", "path": "/payload/answer", "comparison": "text",
+                 "expected": {"matches": "\\bT-\\d+\\b"}},
+            ],
+        })
+    manifest = {"name": "bench", "revision": "r1",
+                "suites": [{"name": "bench", "workflow": "app", "cases": "cases/bench.json"}]}
+    (root / "evaluation" / "dataset.json").write_text(json.dumps(manifest))
+    (root / "evaluation" / "cases" / "bench.json").write_text(json.dumps(gold))
+    return root
+
+
+def ezvals_command() -> list[str]:
+    """ezvals in a throwaway venv of its own (created once): never a goldgate dependency."""
+    venv = WORK / "ezvals-venv"
+    script = venv / "bin" / "ezvals"
+    if not script.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "ezvals"], check=True)
+    return [str(script)]
+
+
+_TREE_MEASURE = """
+import json, os, subprocess, sys, time
+
+def tree(pid):
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    todo.extend(int(child) for child in children.read().split())
+        except OSError:
+            pass
+    return found
+
+def rss(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+started = time.perf_counter()
+process = subprocess.Popen(sys.argv[2:], cwd=sys.argv[1], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+peak_tree = 0
+while process.poll() is None:
+    peak_tree = max(peak_tree, sum(rss(pid) for pid in tree(process.pid)))
+    time.sleep(0.005)
+output = process.stdout.read()
+wall = time.perf_counter() - started
+import resource
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"wall": wall, "peak_kb": peak, "tree_kb": peak_tree,
+                  "code": process.returncode, "output": output}))
+"""
+
+
+def timed_tree(command: list[str], cwd: Path) -> dict[str, float]:
+    """Wall seconds, the largest process's peak RSS (MB) and the sampled peak of the whole
+    process tree (MB: ezvals runs a host and a Python worker) of one fresh run."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TREE_MEASURE, str(cwd), *command],
+        capture_output=True, text=True, check=True,
+    )
+    figures = json.loads(done.stdout)
+    if figures["code"] not in (0,):
+        raise SystemExit(f"{command[0]} exited {figures['code']}:\n{figures['output'][-2000:]}")
+    return {"wall": figures["wall"], "peak": figures["peak_kb"] / 1024,
+            "tree": max(figures["tree_kb"], figures["peak_kb"]) / 1024}
+
+
+def bench_evals(runs: int = 5) -> None:
+    """Issue 11's figures. Runs are interleaved (goldgate evals, JSON gold, ezvals, ...) so
+    that a noisy machine affects all three alike; medians of ``runs``."""
+    ezvals = ezvals_command()
+    big, small = make_evals_workload(10_000), make_evals_workload(1)
+
+    def commands(root: Path, index: int) -> dict[str, list[str]]:
+        report = str(root / f"report-{index}.json")
+        return {
+            "goldgate evals": [*GOLDGATE, "evals", "run", "eval_bench.py",
+                               "--max-concurrency", "16", "--output", report],
+            "JSON gold": [*GOLDGATE, "evaluate", "--max-concurrency", "16", "--output",
+                          str(root / f"gold-{index}.json")],
+            "ezvals": [*ezvals, "run", "ezvals_bench.py", "-c", "16", "-q",
+                       "-o", str(root / f"ezvals-{index}.json")],
+        }
+
+    figures: dict[tuple[str, int], list[dict[str, float]]] = {}
+    for index in range(runs):
+        for root, size in ((small, 1), (big, 10_000)):
+            for name, command in commands(root, index).items():
+                figures.setdefault((name, size), []).append(timed_tree(command, root))
+    for root in (small, big):
+        for leftover in root.glob("*-[0-9]*.json"):
+            leftover.unlink()
+
+    def median(name: str, size: int, key: str) -> float:
+        return statistics.median(run[key] for run in figures[(name, size)])
+
+    print(f"evals: 10,000 cases x 3 assertions, concurrency 16 (medians of {runs}, interleaved):")
+    for name in ("goldgate evals", "JSON gold", "ezvals"):
+        wall = median(name, 10_000, "wall")
+        overhead = (wall - median(name, 1, "wall")) / 9_999 * 1e6
+        print(
+            f"  {name:<15} wall {wall:5.2f} s; per case {overhead:6.1f} us over a 1-case run "
+            f"({median(name, 1, 'wall'):.2f} s); peak RSS {median(name, 10_000, 'peak'):5.1f} MB"
+            f" (largest process), {median(name, 10_000, 'tree'):5.1f} MB (process tree)"
+        )
+    ratio = median("goldgate evals", 10_000, "wall") / median("ezvals", 10_000, "wall")
+    memory = median("goldgate evals", 10_000, "tree") / median("ezvals", 10_000, "tree")
+    print(
+        f"  goldgate evals / ezvals: wall {ratio:.2f}x (target <= 0.3x), memory {memory:.2f}x of "
+        f"ezvals' process tree (target <= 1.0x); goldgate evals / JSON gold: wall "
+        f"{median('goldgate evals', 10_000, 'wall') / median('JSON gold', 10_000, 'wall'):.2f}x"
+    )
+
+
 BENCHMARKS = {
     "check": bench_check,
     "runner": bench_runner,
@@ -614,6 +805,7 @@ BENCHMARKS = {
     "render": bench_render,
     "compare": bench_compare,
     "replay": bench_replay,
+    "evals": bench_evals,
 }
 
 

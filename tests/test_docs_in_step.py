@@ -32,6 +32,10 @@ _COMMANDS = [
     ("report", "junit"),
     ("report", "markdown"),
     ("report", "annotations"),
+    ("evals", "run"),
+    ("evals", "regrade"),
+    ("adjudication", "export"),
+    ("adjudication", "apply"),
 ]
 
 

@@ -564,6 +564,160 @@ def _refuse_for_mode(given: dict[str, bool], mode: str, why: str) -> None:
             raise typer.BadParameter(f"not used with {mode}: {why}", param_hint=flag)
 
 
+evals_app = typer.Typer(
+    name="evals",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Python evals: functions marked @eval, run into the same report as gold.",
+)
+app.add_typer(evals_app)
+
+
+@evals_app.command("run")
+def evals_run(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATH",
+            help="Eval files, and folders searched for eval_*.py and *_eval.py.",
+        ),
+    ],
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option("--dataset", metavar="NAME", help="Run only this dataset (repeatable)."),
+    ] = None,
+    live: Annotated[
+        bool, typer.Option("--live", help="Authorize live evals (external, possibly paid calls).")
+    ] = False,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite.")
+    ] = 1,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds per attempt, evaluators included.")
+    ] = 300.0,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
+    ] = 1,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Report file to create (never overwritten); default: a new file under "
+            ".goldgate/evaluations/ in the project folder.",
+            dir_okay=False,
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Run eval functions and write an immutable report (a suite per dataset)."""
+    from goldgate.evals.commands import run_command
+    from goldgate.evals.session import EvalsRequest
+
+    if not timeout > 0 or timeout == float("inf"):
+        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _finish(
+        run_command(
+            EvalsRequest(
+                paths=tuple(paths),
+                datasets=tuple(dataset or ()),
+                live=live,
+                max_concurrency=max_concurrency,
+                timeout=timeout,
+                repeat=repeat,
+                output=output,
+                json_output=output_format is OutputFormat.json,
+            )
+        )
+    )
+
+
+@evals_app.command("regrade")
+def evals_regrade(
+    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report of evals run.")],
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Where the eval files are now; default: the files the report names.",
+        ),
+    ] = None,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, max=64, help="Attempts regraded at once.")
+    ] = 1,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds for one attempt's evaluators.")
+    ] = 300.0,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", help="Report file to create (never overwritten).", dir_okay=False),
+    ] = None,
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Run the evaluators again on a report's saved outputs (no eval is called)."""
+    from goldgate.evals.commands import regrade_command
+    from goldgate.evals.regrade import RegradeRequest
+
+    if not timeout > 0 or timeout == float("inf"):
+        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    request = RegradeRequest(
+        report=report,
+        paths=tuple(paths or ()),
+        output=output,
+        max_concurrency=max_concurrency,
+        timeout=timeout,
+    )
+    _finish(regrade_command(request, json_output=output_format is OutputFormat.json))
+
+
+adjudication_app = typer.Typer(
+    name="adjudication",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Answers waiting for a person: export them, record the verdicts.",
+)
+app.add_typer(adjudication_app)
+
+
+@adjudication_app.command("export")
+def adjudication_export(
+    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report with details.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="JSON Lines file to create for reviewers.", dir_okay=False
+        ),
+    ],
+) -> None:
+    """Write every answer awaiting a human verdict (id, note, input, output) for reviewers."""
+    from goldgate.adjudication.commands import export_command
+
+    _finish(export_command(report, output))
+
+
+@adjudication_app.command("apply")
+def adjudication_apply(
+    verdicts: Annotated[
+        Path, typer.Argument(metavar="VERDICTS", help="The reviewed export (JSON Lines).")
+    ],
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            "--store",
+            help="Verdict store; default: evaluation/verdicts.jsonl in the project folder.",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Record reviewers' verdicts in the project's verdict store."""
+    from goldgate.adjudication.commands import apply_command
+
+    _finish(apply_command(verdicts, store))
+
+
 def _finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
 

@@ -26,6 +26,8 @@ from typing import Any
 import anyio
 import orjson
 
+from goldgate.adjudication.store import attach_verdicts
+from goldgate.adjudication.verdicts import adjudicate
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
@@ -330,6 +332,8 @@ async def _replay_suite(
                 checks = await replay_checks(
                     compiled, attempt.status, attempt.reason, result, envelope, registry, gold.text
                 )
+            if gold.verdicts and attempt.status == "completed":
+                checks = adjudicate(checks, compiled, case.id, gold.verdicts)
             collector.add(
                 AttemptOutcome(
                     index,
@@ -454,7 +458,7 @@ def prepare_replay(
     settings = load_settings(config)
     gold = load_gold(settings, dataset)
     source = load_replay_source(report)
-    suites = require_replayable(source, gold, settings)
+    suites = attach_verdicts(require_replayable(source, gold, settings), settings.project_root)
     output = output or default_report_path(project_folder(settings.path), gold.name, _now())
     ensure_writable(output)
     registry = _registry(settings, suites, None)
@@ -489,6 +493,8 @@ async def replay(
         settings = gold if isinstance(gold, LoadedSettings) else load_settings(Path(gold))
         current = load_gold(settings, _path(dataset))
     suites = require_replayable(source, current, settings)
+    if settings is not None:  # the project's recorded verdicts, as a run would take them
+        suites = attach_verdicts(suites, settings.project_root)
     if settings is None:
         registry = _given_registry(suites, scorers or ())
     else:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from goldgate.adjudication.store import attach_verdicts
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
 from goldgate.errors import InvalidInputError
@@ -234,7 +235,7 @@ def prepare_session(request: RunRequest) -> Session:
     )
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
-    suites = _select_suites(dataset, request.suites)
+    suites = attach_verdicts(_select_suites(dataset, request.suites), settings.project_root)
     if request.shard is not None:
         suites = [suite.shard(*request.shard) for suite in suites]
     project = project_folder(settings.path)

@@ -45,7 +45,20 @@ from goldgate.scoring import ScorerRegistry
 if TYPE_CHECKING:
     from goldgate.execution.watchdog import Watchdog
 
-__all__ = ["INTERRUPTED_REASON", "ReportRun", "RunHeader", "SuiteJob", "finish_report", "now"]
+__all__ = [
+    "INTERRUPTED_REASON",
+    "CollectorFactory",
+    "ReportRun",
+    "RunHeader",
+    "SuiteJob",
+    "finish_report",
+    "now",
+]
+
+CollectorFactory = Callable[
+    [GoldSuite, int, bool, Callable[[dict[str, Any]], None]], SuiteCollector
+]
+"""(suite, repeat, include_details, write_case) -> the collector a suite's attempts go to."""
 
 
 def now() -> datetime:
@@ -60,6 +73,8 @@ class SuiteJob:
     target: TargetRecord
     run: AttemptRun | None
     skip_reason: str | None = None
+    collector: CollectorFactory | None = None
+    """``SuiteCollector`` unless given (Python evals decide their score checks per case)."""
 
 
 @dataclass(frozen=True)
@@ -139,9 +154,8 @@ class ReportRun:
                 ],
             }
         )
-        collector = SuiteCollector(
-            suite, self.options.repeat, self.include_details, self.writer.case
-        )
+        make = job.collector or SuiteCollector
+        collector = make(suite, self.options.repeat, self.include_details, self.writer.case)
 
         def add(outcome: Any) -> None:
             with self.lock:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,10 @@ class GoldSuite:
     fingerprint: str
     compiled: tuple[tuple[CompiledExpectation, ...], ...] = ()
     """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
+    verdicts: Mapping[tuple[str, str, str], bool] = field(default_factory=dict)
+    """People's recorded verdicts for this suite's answers waiting for one: (case id, check
+    name, answer digest) -> passed (``goldgate.adjudication``). Not part of the fingerprint:
+    a verdict decides an answer, it does not change what the gold asks."""
     positions: tuple[int, ...] | None = None
     """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
     whole_case_count: int | None = None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
+from goldgate.adjudication.verdicts import adjudicate
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case
@@ -213,6 +214,8 @@ async def run_attempt(
         checks = await _score(suite.compiled[index], document, envelope, registry, suite)
     except LoopBlocked as blocked:
         return _blocked(index, case, attempt, blocked, latency_ms)
+    if suite.verdicts:
+        checks = adjudicate(checks, suite.compiled[index], case.id, suite.verdicts)
     return AttemptOutcome(
         index, case, attempt, "completed", None, latency_ms, document, stderr, checks
     )

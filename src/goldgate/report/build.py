@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from goldgate.adjudication.verdicts import note_of, output_digest
+from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
@@ -19,6 +21,7 @@ from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
 from goldgate.report.models import (
     AttemptView,
+    AwaitingRecord,
     CaseRecord,
     CheckView,
     CountsRecord,
@@ -53,6 +56,8 @@ def check_json(check: CheckOutcome) -> dict[str, Any]:
             record[name] = value
     if check.adjudication:
         record["adjudication"] = True
+    if check.adjudicated:
+        record["adjudicated"] = True
     return record
 
 
@@ -79,9 +84,14 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
 
 
 def case_json(
-    suite: GoldSuite, index: int, attempts: list[dict[str, Any]], include_details: bool
+    suite: GoldSuite,
+    index: int,
+    attempts: list[dict[str, Any]],
+    include_details: bool,
+    compiled: Sequence[CompiledExpectation] | None = None,
 ) -> dict[str, Any]:
-    """A case as stored: identity, input and gold once, then its attempts."""
+    """A case as stored: identity, input and gold once, then its attempts. ``compiled``:
+    the case's expectations when they are not the suite's (a Python eval's score keys)."""
     case = suite.cases[index]
     record: dict[str, Any] = {"id": case.id}
     if suite.positions is not None:
@@ -95,7 +105,7 @@ def case_json(
     if include_details:
         record["input"] = case.input.as_json()
     expectations = []
-    for expectation in suite.compiled[index]:
+    for expectation in suite.compiled[index] if compiled is None else compiled:
         item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
         if expectation.comparison != "exact":
             item["comparison"] = expectation.comparison
@@ -178,11 +188,35 @@ class SuiteCollector:
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
         self._metric_gold = [_gold_index(suite, metric) for metric in suite.metrics]
         self._pending: list[dict[str, Any]] = []
+        self.queue: list[dict[str, Any]] = []
         self.count = 0
 
     @property
     def expected_count(self) -> int:
         return len(self.suite.cases) * self.repeat
+
+    def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
+        """The expectations of case ``index``, in check order (a subclass may decide them
+        per case, as Python evals do for their score keys)."""
+        return self.suite.compiled[index]
+
+    def summary(self) -> dict[str, float | None]:
+        """The suite's summary figures, which thresholds gate on."""
+        return self.figures.summary()
+
+    def _queue(self, outcome: AttemptOutcome) -> None:
+        expectations = self.case_expectations(outcome.index)
+        for expectation, check in zip(expectations, outcome.checks, strict=True):
+            if check.adjudication and isinstance(check.actual, str):
+                entry: dict[str, Any] = {
+                    "case": outcome.case.id,
+                    "attempt": outcome.attempt,
+                    "check": expectation.name,
+                    "digest": output_digest(check.actual),
+                }
+                if self.include_details:
+                    entry["note"] = note_of(expectation.expected)
+                self.queue.append(entry)
 
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
@@ -190,6 +224,8 @@ class SuiteCollector:
             for check in outcome.checks:
                 self.checks[check.outcome] += 1
             self.figures.add(outcome.checks)
+            if any(check.adjudication for check in outcome.checks):
+                self._queue(outcome)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
         for metric, gold, observations in zip(
@@ -202,7 +238,13 @@ class SuiteCollector:
         self.count += 1
         if outcome.attempt == self.repeat:
             self.write_case(
-                case_json(self.suite, outcome.index, self._pending, self.include_details)
+                case_json(
+                    self.suite,
+                    outcome.index,
+                    self._pending,
+                    self.include_details,
+                    self.case_expectations(outcome.index),
+                )
             )
             self._pending = []
 
@@ -211,7 +253,7 @@ class SuiteCollector:
     ) -> SuiteRecord:
         """The suite's record without its cases (they are in the file already)."""
         suite = self.suite
-        summary = self.figures.summary()
+        summary = self.summary()
         skipped = skip_reason is not None
         metrics: tuple[MetricResult, ...] = (
             ()
@@ -252,6 +294,7 @@ class SuiteCollector:
             counts=counts,
             summary=summary,
             adjudication=self.figures.adjudication,
+            adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=thresholds,
             verdict=verdict,
@@ -278,6 +321,7 @@ def suite_tail(record: SuiteRecord) -> dict[str, Any]:
             "counts",
             "summary",
             "adjudication",
+            "adjudication_queue",
             "metrics",
             "thresholds",
             "verdict",
@@ -404,10 +448,21 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
     figures = _Figures()
     observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
     rebuilt = record.model_copy(update={"cases": tuple(cases)})
+    queue: list[AwaitingRecord] = []
     for view in rebuilt.iter_attempts():
         attempts[view.status] += 1
         for check in view.checks:
             checks[check.outcome] += 1
+            if check.adjudication and isinstance(check.actual, str):
+                queue.append(
+                    AwaitingRecord(
+                        case=view.case_id,
+                        attempt=view.attempt,
+                        check=check.name,
+                        note=note_of(check.expected),
+                        digest=output_digest(check.actual),
+                    )
+                )
         if view.status == "completed":
             figures.add(view.checks)
         for metric, found in zip(record.metric_definitions, observations, strict=True):
@@ -443,6 +498,7 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
             "counts": counts,
             "summary": summary,
             "adjudication": figures.adjudication,
+            "adjudication_queue": tuple(queue),
             "metrics": metrics,
             "thresholds": thresholds,
             "verdict": verdict,

@@ -49,6 +49,11 @@ class CheckRecord(_Record):
     json_parsed: bool | None = None
     required_keys_found: int | None = None
     required_keys_declared: int | None = None
+    adjudicated: bool = Field(
+        False,
+        description="A person's verdict recorded for this very answer in the project's verdict "
+        "store decided the check; it no longer waits for one.",
+    )
 
 
 class AttemptRecord(_Record):
@@ -109,6 +114,20 @@ class ThresholdRecord(_Record):
     held: bool
 
 
+class AwaitingRecord(_Record):
+    """One check of one attempt waiting for a person's verdict."""
+
+    case: str
+    attempt: int = Field(ge=1)
+    check: str = Field(description="The expectation's name (an eval's: expect).")
+    note: str | None = Field(
+        None,
+        description="Private: the sentence the adjudicator reads (the expectation's note, or "
+        "its prose); only with details.",
+    )
+    digest: str = Field(description="sha256 of the answer the verdict is about.")
+
+
 class CountsRecord(_Record):
     attempts: dict[str, int]
     checks: dict[str, int]
@@ -138,6 +157,7 @@ class CheckView:
     json_parsed: bool | None = None
     required_keys_found: int | None = None
     required_keys_declared: int | None = None
+    adjudicated: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,6 +224,7 @@ def _check_views(case: CaseRecord, attempt: AttemptRecord) -> tuple[CheckView, .
                 check.json_parsed,
                 check.required_keys_found,
                 check.required_keys_declared,
+                check.adjudicated,
             )
         )
     return tuple(views)
@@ -235,6 +256,9 @@ class SuiteRecord(_Record):
         "text.chars; None where nothing was measured."
     )
     adjudication: int = Field(0, description="Checks waiting for a human verdict.")
+    adjudication_queue: tuple[AwaitingRecord, ...] = Field(
+        (), description="Every check waiting for a human verdict, in case-major order."
+    )
     metrics: tuple[MetricResult, ...] = Field(
         (), description="Empty for a skipped suite: nothing was measured, not zero."
     )

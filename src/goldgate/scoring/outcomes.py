@@ -46,6 +46,9 @@ class CheckOutcome:
     json_parsed: bool | None = None
     required_keys_found: int | None = None
     required_keys_declared: int | None = None
+    adjudicated: bool = False
+    """A person's verdict, recorded in the project's verdict store for this very answer,
+    decided the check (``goldgate.adjudication``); it no longer waits in the queue."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome):

@@ -22,6 +22,7 @@ from goldgate.scoring.comparisons import (
     compare_set,
     compare_source_span,
 )
+from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
 from goldgate.scoring.registry import RegisteredScorer
 from goldgate.scoring.text import score_text
@@ -90,6 +91,8 @@ def score_compiled(
     if comparison == "source_span":
         verdict = compare_source_span(actual, expected, envelope_document(envelope))
         return _with_actual(verdict, actual)
+    if comparison == SCORE_COMPARISON:  # a Python eval's score key (goldgate.evals)
+        return score_check(actual, expected)
     return CheckOutcome(Outcome.ERROR, f"unknown comparison {comparison!r}")
 
 

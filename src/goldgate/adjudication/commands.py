@@ -1,0 +1,47 @@
+"""What ``goldgate adjudication export`` and ``apply`` do, as plain functions returning an
+exit code. They print counts and paths only: the exported file holds inputs and outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from goldgate.adjudication.queue import export_lines, read_reviewed, write_export
+from goldgate.adjudication.store import find_project, load_store, merge, store_path, write_store
+from goldgate.errors import ExitCode
+from goldgate.problems import display_path
+from goldgate.report.io import read_report
+
+__all__ = ["apply_command", "export_command"]
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def export_command(report_path: Path, output: Path) -> ExitCode:
+    """Write every answer of ``report_path`` awaiting a verdict to ``output`` (new file)."""
+    report = read_report(report_path)
+    lines = list(export_lines(report, display_path(report_path)))
+    write_export(lines, output)
+    typer.echo(
+        f"exported {_plural(len(lines), 'answer')} awaiting a human verdict to "
+        f"{display_path(output)}"
+    )
+    return ExitCode.PASSED
+
+
+def apply_command(verdicts_path: Path, store: Path | None) -> ExitCode:
+    """Record the decided lines of a reviewer's file in the project's verdict store."""
+    reviewed = read_reviewed(verdicts_path)
+    path = store if store is not None else store_path(find_project(Path.cwd()))
+    merged = merge(load_store(path), reviewed.verdicts)
+    if merged.added or merged.changed:
+        write_store(merged.store)
+    typer.echo(
+        f"recorded {_plural(merged.added, 'new verdict')}, {merged.changed} changed, "
+        f"{merged.unchanged} already recorded; {reviewed.undecided} still undecided; "
+        f"store: {display_path(path)}"
+    )
+    return ExitCode.PASSED

@@ -1,0 +1,254 @@
+"""An eval's cases: from ``@eval(cases=[...])``, a ``.jsonl`` file, or the decorator alone.
+
+Each case becomes an ``EvalCase``: its id in the suite (``name``, or ``name[id]`` for a case,
+as ezvals names them), what its context carries and, for seed 004's dataset lines
+(``{"id", "input", "expect"}``), the ``expect`` its output is scored against. Everything is
+checked before a run starts: unknown keys, a case file that is not strict JSON Lines, an
+``expect`` that is malformed or holds a broken pattern, an input a report cannot hold; each
+is ``InvalidInputError`` naming the file and line, or the eval and the case.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from goldgate.adjudication.store import read_lines
+from goldgate.dataset.compiled import compile_text
+from goldgate.errors import InvalidInputError
+from goldgate.evals._decorator import UNSET, EvalFunction
+from goldgate.problems import display_path
+from goldgate.scoring.text import text_expected_problem
+
+__all__ = ["CASE_KEYS", "EvalCase", "expand"]
+
+CASE_KEYS: Final = ("id", "input", "reference", "metadata", "expect")
+_ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\s](?:[^\x00-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s])?")
+_MAX_DEPTH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class EvalCase:
+    """One run of an eval function, before it runs."""
+
+    function: EvalFunction
+    case_id: str
+    input: Any
+    reference: Any
+    metadata: Mapping[str, Any]
+    expect: Any
+    """Seed 004's ``expect`` (an assertion object or prose), or ``UNSET``."""
+    envelope: dict[str, Any]
+    """The case as the report stores it: ``{"payload": {"case", "input", "reference"?},
+    "metadata"}`` (plain JSON)."""
+    origin: str
+    """``file:line`` of the case (its line in a case file, else the eval's definition)."""
+
+    @property
+    def has_expect(self) -> bool:
+        return self.expect is not UNSET
+
+    def context_values(self) -> tuple[Any, Any, dict[str, Any]]:
+        """Fresh copies of input, reference and metadata for one attempt: an eval that
+        changes them changes neither the next attempt nor the report."""
+        reference = None if self.reference is UNSET else self.reference
+        return fresh(self.input), fresh(reference), fresh(dict(self.metadata))
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def fresh(value: Any) -> Any:
+    """A copy of ``value`` that shares nothing mutable with it: plain JSON containers copied
+    directly (several times faster than ``copy.deepcopy``), anything else deep-copied."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {key: fresh(item) for key, item in value.items()}
+    if kind is list:
+        return [fresh(item) for item in value]
+    if kind is tuple:
+        return tuple(fresh(item) for item in value)
+    return copy.deepcopy(value)
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as strict JSON (what a report can hold), or ``_NotJson`` saying what it
+    cannot hold. A value that is plain JSON already is returned as it is, not copied."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise _NotJson("a number that is NaN or infinite")
+        return value
+    if isinstance(value, bool | str):
+        return bool(value) if isinstance(value, bool) else str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return _plain(float(value), depth)
+    if depth > _MAX_DEPTH:
+        raise _NotJson(f"values nested deeper than {_MAX_DEPTH} levels")
+    if isinstance(value, Mapping):
+        changed = kind is not dict
+        copied: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotJson(f"an object key of type {type(key).__name__}")
+            plain = _plain(item, depth + 1)
+            changed = changed or plain is not item
+            copied[key] = plain
+        return copied if changed else value
+    if isinstance(value, list | tuple):
+        items = [_plain(item, depth + 1) for item in value]
+        if kind is list and all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return items
+    raise _NotJson(f"a value of type {type(value).__name__}")
+
+
+def _is_plain(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is strict JSON made of plain dicts, lists and scalars (checked
+    without copying anything: the common case)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if depth > _MAX_DEPTH:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not _is_plain(item, depth + 1):
+                return False
+        return True
+    if kind is list:
+        return all(_is_plain(item, depth + 1) for item in value)
+    return False
+
+
+def _json(value: Any, where: str, who: str, what: str) -> Any:
+    if _is_plain(value):
+        return value
+    try:
+        return _plain(value)
+    except _NotJson as error:
+        raise InvalidInputError(
+            f"{where}: {who}'s {what} holds {error}, which a report cannot hold."
+        ) from None
+
+
+def _expect_problem(expect: Any) -> str | None:
+    problem = text_expected_problem(expect)
+    if problem is not None:
+        return problem
+    patterns = compile_text(expect).pattern_problems()
+    return patterns[0][1] if patterns else None
+
+
+def _case_id(function: EvalFunction, raw: Any, index: int, where: str) -> str:
+    if raw is UNSET:
+        raw = index
+    if isinstance(raw, bool) or not isinstance(raw, str | int):
+        raise InvalidInputError(f"{where}: a case 'id' is a string or an integer.")
+    text = str(raw)
+    if not _ID.fullmatch(text):
+        raise InvalidInputError(
+            f"{where}: case id {text!r} must be nonempty, without control characters or "
+            "surrounding whitespace."
+        )
+    return f"{function.name}[{text}]"
+
+
+def _where(function: EvalFunction) -> str:
+    file = display_path(function.file) if function.file is not None else "<eval>"
+    return f"{file}:{function.line}"
+
+
+def _build(function: EvalFunction, case_id: str, fields: Mapping[str, Any], where: str) -> EvalCase:
+    options = function.options
+    who = function.who
+    input_value = fields.get("input", options.input)
+    if input_value is UNSET:
+        input_value = None
+    reference = fields.get("reference", options.reference)
+    metadata_value = fields.get("metadata")
+    if metadata_value is not None and not isinstance(metadata_value, Mapping):
+        raise InvalidInputError(f"{where}: {who}: a case's 'metadata' is an object.")
+    metadata = {**options.metadata, **metadata_value} if metadata_value else options.metadata
+    expect = fields.get("expect", UNSET)
+    if expect is not UNSET:
+        problem = _expect_problem(expect)
+        if problem is not None:
+            raise InvalidInputError(f"{where}: {who}: expect: {problem}.")
+    payload: dict[str, Any] = {
+        "case": case_id,
+        "input": _json(input_value, where, who, "input"),
+    }
+    if reference is not UNSET:
+        payload["reference"] = _json(reference, where, who, "reference")
+    plain_metadata = _json(metadata, where, who, "metadata")
+    envelope = {"payload": payload, "metadata": plain_metadata}
+    return EvalCase(function, case_id, input_value, reference, metadata, expect, envelope, where)
+
+
+def _check_keys(fields: Any, where: str, who: str) -> Mapping[str, Any]:
+    if not isinstance(fields, Mapping):
+        raise InvalidInputError(f"{where}: {who}: a case is an object with {', '.join(CASE_KEYS)}.")
+    for key in fields:
+        if key not in CASE_KEYS:
+            raise InvalidInputError(
+                f"{where}: {who}: unknown case key {key!r}; a case has {', '.join(CASE_KEYS)}."
+            )
+    return fields
+
+
+def _case_file(function: EvalFunction, path: str | os.PathLike[str]) -> list[tuple[str, Any]]:
+    file = Path(path)
+    if not file.is_absolute() and function.file is not None:
+        file = function.file.parent / file
+    if not file.is_file():
+        raise InvalidInputError(
+            f"{_where(function)}: eval {function.name!r}: the cases file "
+            f"{display_path(file)} does not exist."
+        )
+    return list(read_lines(file))
+
+
+def expand(function: EvalFunction) -> list[EvalCase]:
+    """Every case of ``function`` in order, checked."""
+    options = function.options
+    who = f"eval {function.name!r}"
+    if options.cases is None:
+        return [_build(function, function.name, {}, _where(function))]
+    if isinstance(options.cases, str | os.PathLike):
+        lines = _case_file(function, options.cases)
+    else:
+        origin = _where(function)
+        lines = [(f"{origin} (case {index})", case) for index, case in enumerate(options.cases)]
+    cases: list[EvalCase] = []
+    seen: dict[str, str] = {}
+    for index, (where, raw) in enumerate(lines):
+        fields = _check_keys(raw, where, who)
+        case_id = _case_id(function, fields.get("id", UNSET), index, where)
+        if case_id in seen:
+            raise InvalidInputError(f"{where}: {who}: case id {case_id!r} repeats {seen[case_id]}.")
+        seen[case_id] = where
+        cases.append(_build(function, case_id, fields, where))
+    if not cases:
+        raise InvalidInputError(f"{_where(function)}: {who} has no cases.")
+    return cases

@@ -1,0 +1,307 @@
+"""Eval functions mapped onto the engine: a suite per dataset, a case per function and case,
+the function (and its evaluators) as the suite's target.
+
+Each suite is a ``GoldSuite`` like any other, so the runner, the report, compare, the
+renderers and the exit codes need nothing of their own: its cases' expectations are the
+``pass`` check (``score`` comparison at ``/scores``) and, for a case with seed 004's
+``expect``, a ``text`` comparison at ``/output``; further score keys are added per case as
+they appear (``collector.EvalCollector``). Whatever cannot work is refused here, before
+anything runs (exit 2): two evals with one case id in a dataset, a dataset mixing live and
+other evals, thresholds that disagree, an unknown ``--dataset``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from goldgate.dataset.compiled import CompiledExpectation, compile_text
+from goldgate.dataset.gold import GoldSuite, dataset_fingerprint
+from goldgate.dataset.models import Case, Envelope, Expectation
+from goldgate.errors import InvalidInputError
+from goldgate.evals._decorator import EvalFunction
+from goldgate.evals.cases import EvalCase, expand
+from goldgate.evals.collector import EvalCollector, score_expectation
+from goldgate.evals.runtime import SuiteRuntime
+from goldgate.jsonvalue import canonical_json
+from goldgate.problems import display_path
+from goldgate.report.models import DatasetRecord, TargetRecord
+from goldgate.streaming import SuiteJob
+
+__all__ = [
+    "EVALS_DATASET",
+    "EXPECT_CHECK",
+    "EvalPlan",
+    "EvalSuite",
+    "case_model",
+    "plan_evals",
+]
+
+EVALS_DATASET: Final = "evals"
+EVALS_WORKFLOW: Final = "evals"
+EXPECT_CHECK: Final = "expect"
+TARGET_KIND: Final = "eval"
+LIVE_REASON: Final = "live evals run only with --live"
+
+
+@dataclass(frozen=True)
+class EvalSuite:
+    """One dataset's suite, how to run it and whether it may run."""
+
+    gold: GoldSuite
+    runtime: SuiteRuntime
+    target: TargetRecord
+    skip_reason: str | None
+
+    def job(self) -> SuiteJob:
+        run = None if self.skip_reason is not None else self.runtime
+        return SuiteJob(self.gold, self.target, run, self.skip_reason, EvalCollector)
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """Everything an eval run needs, checked."""
+
+    project: Path
+    suites: tuple[EvalSuite, ...]
+    revision: str
+    """sha256 over the eval files' bytes: the code that ran."""
+    paths: tuple[str, ...]
+
+    def dataset(self) -> DatasetRecord:
+        fingerprint = dataset_fingerprint(
+            EVALS_DATASET, [suite.gold.fingerprint for suite in self.suites]
+        )
+        return DatasetRecord(
+            name=EVALS_DATASET,
+            revision=fingerprint[: len("sha256:") + 12],
+            fingerprint=fingerprint,
+            path=", ".join(self.paths) or None,
+        )
+
+    def jobs(self) -> list[SuiteJob]:
+        return [suite.job() for suite in self.suites]
+
+
+def relative_to(path: Path | None, root: Path) -> str:
+    """``path`` as a report names it: relative to the project, else as messages show it."""
+    if path is None:
+        return "<eval>"
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return display_path(path)
+
+
+PASS_ONLY: Final = (score_expectation("pass"),)
+"""The checks of a case without ``expect``, shared by every such case."""
+
+
+def _fixed(case: EvalCase) -> tuple[CompiledExpectation, ...]:
+    if not case.has_expect:
+        return PASS_ONLY
+    expect = CompiledExpectation(
+        EXPECT_CHECK, "/output", "text", None, case.expect, ("output",), compile_text(case.expect)
+    )
+    return (*PASS_ONLY, expect)
+
+
+def _expectation(compiled: CompiledExpectation) -> Expectation:
+    return Expectation.model_construct(
+        name=compiled.name,
+        path=compiled.path,
+        expected=compiled.expected,
+        comparison=compiled.comparison,  # type: ignore[arg-type]
+        scorer=None,
+    )
+
+
+_PASS_ONLY_MODELS: Final = [_expectation(PASS_ONLY[0])]
+
+
+def case_model(
+    case_id: str,
+    envelope: Mapping[str, Any],
+    compiled: Sequence[CompiledExpectation],
+    family: str | None = None,
+    split: str | None = None,
+) -> Case:
+    """An eval case as the engine's ``Case``. Built without validation: the envelope is plain
+    JSON already, and the score comparison is an eval's own (gold files cannot name it). The
+    runner reads only how many expectations a case has; their compiled form is the suite's."""
+    if compiled is PASS_ONLY:
+        expectations = _PASS_ONLY_MODELS
+    else:
+        expectations = [_expectation(e) for e in compiled]
+    model = Envelope.model_construct(
+        payload=envelope.get("payload", {}), metadata=envelope.get("metadata", {})
+    )
+    return Case.model_construct(
+        id=case_id, input=model, expectations=expectations, family=family, split=split
+    )
+
+
+def _thresholds(functions: Sequence[EvalFunction], dataset: str, root: Path) -> dict[str, float]:
+    merged: dict[str, tuple[float, EvalFunction]] = {}
+    for function in functions:
+        for key, minimum in function.options.thresholds.items():
+            before = merged.get(key)
+            if before is not None and before[0] != minimum:
+                raise InvalidInputError(
+                    f"dataset {dataset!r}: threshold {key!r} is {before[0]:g} in eval "
+                    f"{before[1].name!r} ({relative_to(before[1].file, root)}) and "
+                    f"{minimum:g} in eval {function.name!r} ({relative_to(function.file, root)})."
+                )
+            merged[key] = (float(minimum), function)
+    return {key: minimum for key, (minimum, _) in merged.items()}
+
+
+def _suite(
+    dataset: str,
+    functions: Sequence[EvalFunction],
+    root: Path,
+    live: bool,
+    verdicts: Mapping[tuple[str, str, str], bool],
+) -> EvalSuite:
+    live_evals = [f for f in functions if f.options.live]
+    if live_evals and len(live_evals) != len(functions):
+        other = next(f for f in functions if not f.options.live)
+        raise InvalidInputError(
+            f"dataset {dataset!r} mixes live eval {live_evals[0].name!r} "
+            f"({relative_to(live_evals[0].file, root)}) with eval {other.name!r} "
+            f"({relative_to(other.file, root)}); give the live evals a dataset of their own."
+        )
+    cases: list[EvalCase] = []
+    origins: dict[str, str] = {}
+    for function in functions:
+        for case in expand(function):
+            if case.case_id in origins:
+                raise InvalidInputError(
+                    f"{case.origin}: dataset {dataset!r} has case {case.case_id!r} twice "
+                    f"(also at {origins[case.case_id]}); rename one eval or give it a dataset."
+                )
+            origins[case.case_id] = case.origin
+            cases.append(case)
+    compiled = tuple(_fixed(case) for case in cases)
+    models = tuple(
+        case_model(case.case_id, case.envelope, checks)
+        for case, checks in zip(cases, compiled, strict=True)
+    )
+    thresholds = _thresholds(functions, dataset, root)
+    # Named as gold names its case files: from the working folder, as CI annotations need.
+    files = sorted({display_path(f.file) if f.file else "<eval>" for f in functions})
+    gold = GoldSuite(
+        name=dataset,
+        workflow=EVALS_WORKFLOW,
+        flow=None,
+        step=None,
+        cases=models,
+        metrics=(),
+        thresholds=thresholds,
+        text=None,
+        cases_source=", ".join(files),
+        fingerprint=suite_fingerprint(dataset, thresholds, cases, compiled),
+        compiled=compiled,
+        verdicts=verdicts,
+        # Each case at its eval's definition, for links and annotations: only where the
+        # suite's cases all come from one file (cases_source names it).
+        lines=tuple(case.function.line for case in cases) if len(files) == 1 else (),
+    )
+    target = TargetRecord(
+        kind=TARGET_KIND,
+        workflow_revision=None,
+        live=bool(live_evals),
+        identity={
+            "kind": TARGET_KIND,
+            "evals": {f.name: relative_to(f.file, root) for f in functions},
+        },
+    )
+    skip = LIVE_REASON if live_evals and not live else None
+    runtime = SuiteRuntime({case.case_id: case for case in cases}, root)
+    return EvalSuite(gold, runtime, target, skip)
+
+
+def _canonical(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # integers beyond 64 bits
+        return canonical_json(value).encode("utf-8")
+
+
+def suite_fingerprint(
+    dataset: str,
+    thresholds: Mapping[str, float],
+    cases: Sequence[EvalCase],
+    compiled: Sequence[Sequence[CompiledExpectation]],
+) -> str:
+    """sha256 over the suite's canonical content, case by case in order: each case's id,
+    input (with reference and metadata), declared checks and the names of its eval's
+    evaluators. Code is not part of it (the report's variant revision says which code ran)."""
+    digest = hashlib.sha256(
+        _canonical({"name": dataset, "workflow": EVALS_WORKFLOW, "thresholds": thresholds})
+    )
+    evaluators: dict[int, list[str]] = {}
+    for case, checks in zip(cases, compiled, strict=True):
+        function = case.function
+        names = evaluators.get(id(function))
+        if names is None:
+            names = [getattr(e, "__qualname__", repr(e)) for e in function.options.evaluators]
+            evaluators[id(function)] = names
+        item = {
+            "id": case.case_id,
+            "input": case.envelope,
+            "checks": [[e.name, e.path, e.comparison, e.expected] for e in checks],
+            "evaluators": names,
+        }
+        digest.update(_canonical(item) + b"\n")
+    return "sha256:" + digest.hexdigest()
+
+
+def _revision(functions: Sequence[EvalFunction], root: Path) -> str:
+    digest = hashlib.sha256()
+    for file in sorted({f.file for f in functions if f.file is not None}):
+        digest.update(relative_to(file, root).encode("utf-8", "surrogatepass") + b"\0")
+        try:
+            digest.update(file.read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+        digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()[:12]
+
+
+def plan_evals(
+    functions: Sequence[EvalFunction],
+    *,
+    project: Path,
+    datasets: Sequence[str] = (),
+    live: bool = False,
+    verdicts: Mapping[str, Mapping[tuple[str, str, str], bool]] | None = None,
+    paths: Sequence[str] = (),
+) -> EvalPlan:
+    """The suites to run for ``functions``: those of ``datasets`` (all when empty)."""
+    if not functions:
+        shown = ", ".join(paths) or "the paths given"
+        raise InvalidInputError(
+            f"no eval functions found in {shown} (files named eval_*.py or *_eval.py in "
+            "folders, holding functions marked @eval)."
+        )
+    root = project.resolve()
+    grouped: dict[str, list[EvalFunction]] = {}
+    for function in functions:
+        grouped.setdefault(function.dataset, []).append(function)
+    unknown = [name for name in datasets if name not in grouped]
+    if unknown:
+        raise InvalidInputError(
+            f"--dataset {unknown[0]!r} names no dataset of these evals; their datasets are "
+            f"{', '.join(grouped)}."
+        )
+    chosen = [name for name in grouped if not datasets or name in datasets]
+    suites = tuple(
+        _suite(name, grouped[name], root, live, (verdicts or {}).get(name, {})) for name in chosen
+    )
+    return EvalPlan(root, suites, _revision(functions, root), tuple(paths))

@@ -1,0 +1,208 @@
+"""Running evals: in memory (``run_evals``, the Python API) and from the command line
+(``prepare`` then ``execute``: the report streamed into its file, Ctrl-C and SIGTERM keeping
+what finished, the watchdog breaking into an eval that blocks the event loop), exactly as
+``goldgate evaluate`` runs gold.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+from goldgate.adjudication.store import find_project, load_store, store_path, verdicts_by_suite
+from goldgate.evals._decorator import EvalFunction
+from goldgate.evals.discovery import load_evals
+from goldgate.evals.plan import EvalPlan, plan_evals
+from goldgate.execution.runner import RunOptions
+from goldgate.execution.watchdog import Watchdog
+from goldgate.leftovers import abandon_executor_work
+from goldgate.memory import collections_paused
+from goldgate.problems import display_path
+from goldgate.progress import Progress
+from goldgate.report.io import ReportFile, default_report_path, ensure_writable, parse_report
+from goldgate.report.models import OptionsRecord, Report, VariantRecord
+from goldgate.report.stream import ReportWriter
+from goldgate.scoring import ScorerRegistry
+from goldgate.session import SessionOutcome, _StopSignals
+from goldgate.stdio import user_output_to_stderr
+from goldgate.streaming import ReportRun, RunHeader, now
+
+__all__ = ["EvalsRequest", "EvalsSession", "prepare", "run_evals"]
+
+VARIANT = "evals"
+
+
+@dataclass(frozen=True)
+class EvalsRequest:
+    """What ``goldgate evals run`` was asked to do."""
+
+    paths: tuple[Path, ...]
+    datasets: tuple[str, ...] = ()
+    live: bool = False
+    max_concurrency: int = 1
+    timeout: float = 300.0
+    repeat: int = 1
+    output: Path | None = None
+    json_output: bool = False
+
+
+def _project(paths: Sequence[Path]) -> Path:
+    return find_project(paths[0]) if paths else Path.cwd()
+
+
+def _plan(
+    functions: Sequence[EvalFunction],
+    project: Path,
+    datasets: Sequence[str],
+    live: bool,
+    paths: Sequence[str],
+) -> EvalPlan:
+    store = load_store(store_path(project))
+    return plan_evals(
+        functions,
+        project=project,
+        datasets=datasets,
+        live=live,
+        verdicts=verdicts_by_suite(store),
+        paths=paths,
+    )
+
+
+def _header(plan: EvalPlan, options: RunOptions, datasets: Sequence[str], live: bool) -> RunHeader:
+    return RunHeader(
+        dataset=plan.dataset(),
+        variant=VariantRecord(name=VARIANT, revision=plan.revision, configuration_revision=None),
+        options=OptionsRecord(
+            max_concurrency=options.max_concurrency,
+            timeout=options.timeout,
+            repeat=options.repeat,
+            suites=tuple(datasets),
+            live=live,
+            include_details=True,
+        ),
+        registry=ScorerRegistry(),
+        started=now(),
+    )
+
+
+async def run_evals(
+    evals: Sequence[EvalFunction | Path | str],
+    *,
+    datasets: Sequence[str] = (),
+    live: bool = False,
+    max_concurrency: int = 1,
+    timeout: float = 300.0,
+    repeat: int = 1,
+    project: Path | None = None,
+) -> Report:
+    """Run eval functions (or the eval files and folders named) in this process and return
+    the report, writing nothing. The project (default: found from the first eval's file)
+    provides the verdict store."""
+    options = RunOptions(max_concurrency=max_concurrency, timeout=timeout, repeat=repeat)
+    if project is None:
+        first = next(
+            (
+                item.file if isinstance(item, EvalFunction) else Path(item)
+                for item in evals
+                if not isinstance(item, EvalFunction) or item.file is not None
+            ),
+            None,
+        )
+        project = find_project(first) if first is not None else Path.cwd()
+    functions: list[EvalFunction] = []
+    for item in evals:
+        if isinstance(item, EvalFunction):
+            functions.append(item)
+        else:
+            functions.extend(load_evals([Path(item)], search_paths=[project]))
+    shown = [str(item) for item in evals if not isinstance(item, EvalFunction)]
+    plan = _plan(functions, project, datasets, live, shown)
+    chunks: list[bytes] = []
+    run = ReportRun(
+        _header(plan, options, datasets, live), plan.jobs(), options, ReportWriter(chunks.append)
+    )
+    clock = time.perf_counter()
+    await run.run(ScorerRegistry())
+    run.finish(duration=time.perf_counter() - clock, interruption=None)
+    return parse_report(b"".join(chunks), "<memory>")
+
+
+@dataclass(frozen=True)
+class EvalsSession:
+    """A prepared ``goldgate evals run``."""
+
+    request: EvalsRequest
+    plan: EvalPlan
+    options: RunOptions
+    output: Path
+
+    def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
+        """Run every suite, streaming the report into its file; link it into place."""
+        gc.freeze()  # the plan lives as long as the run: keep it out of collections
+        report_file = ReportFile(self.output)
+        header = _header(self.plan, self.options, self.request.datasets, self.request.live)
+        run = ReportRun(header, self.plan.jobs(), self.options, ReportWriter(report_file.write))
+        clock = time.perf_counter()
+        stops = _StopSignals()
+
+        def finish(interruption: str | None) -> SessionOutcome:
+            with run.lock:
+                report = run.finish(duration=time.perf_counter() - clock, interruption=interruption)
+                path, fallback_reason = report_file.publish()
+            return SessionOutcome(report, Path(display_path(path)), fallback_reason)
+
+        def stuck() -> None:
+            with run.lock:
+                if run.finished:
+                    return
+                emergency_exit(finish(stops.first or "watchdog"))
+
+        try:
+            with stops, Watchdog(stuck) as watchdog:
+                stops.connect(watchdog.request_stop)
+                with user_output_to_stderr():  # evals and evaluators may print: not to stdout
+                    anyio.run(self._run, run, stops, watchdog)
+                return finish(stops.first)
+        except BaseException:
+            if not run.finished:
+                report_file.discard()
+            raise
+
+    async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
+        import asyncio
+
+        abandon_executor_work()  # closing the loop must not wait for what an eval left there
+        stop = anyio.Event()
+        loop = asyncio.get_running_loop()
+
+        def request_stop() -> None:
+            watchdog.request_stop()
+            loop.call_soon_threadsafe(stop.set)
+
+        stops.connect(request_stop)
+        progress = Progress()
+        async with anyio.create_task_group() as group:
+            group.start_soon(watchdog.heartbeat)
+            await run.run(ScorerRegistry(), stop=stop, progress=progress.suite, watchdog=watchdog)
+            group.cancel_scope.cancel()
+
+
+def prepare(request: EvalsRequest) -> EvalsSession:
+    """Discover, import and check every eval, and the report's place: ``InvalidInputError``
+    (exit 2) before anything runs."""
+    options = RunOptions(
+        max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
+    )
+    project = _project(request.paths)
+    functions = load_evals(request.paths, search_paths=[project])
+    shown = [display_path(path) for path in request.paths]
+    with collections_paused():  # thousands of cases, no cycles among them: collecting is waste
+        plan = _plan(functions, project, request.datasets, request.live, shown)
+    output = request.output or default_report_path(project, "evals", now())
+    ensure_writable(output)
+    return EvalsSession(request, plan, options, output)

@@ -1,0 +1,77 @@
+"""The ``score`` comparison: one check per score key of a Python eval's attempt.
+
+An eval attempt's result document holds its scores in the order they were made, at
+``/scores``, each ``{key, value?, passed?, notes?}`` plus where it came from (``at``: the
+``file:line`` of a failed assertion; ``by``: the evaluator that made it) or, for a score that
+could not be taken, ``error``: the one sentence saying why. The check for key ``K``
+(expectation ``{"key": K}`` at ``/scores``) is a pure function of that list:
+
+- ``error`` when any ``K`` score could not be taken (no ``value`` nor ``passed``, a value
+  outside 0..1, an evaluator that raised): a check that could not run never passes;
+- ``passed`` when every ``K`` score that has ``passed`` passed, ``failed`` otherwise, its
+  reason naming the first that did not (an assertion by its place, an evaluator by name);
+- ``not_run`` when this attempt made no ``K`` score with ``passed`` (other attempts of the
+  case did): absent is not a failure, and not a pass either.
+
+Reasons name keys, evaluators and source places, never outputs or notes (notes stay in the
+result document, which is private).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from goldgate.scoring.outcomes import CheckOutcome, Outcome
+
+__all__ = ["SCORES_PATH", "SCORE_COMPARISON", "score_check", "score_key"]
+
+SCORE_COMPARISON: Final = "score"
+SCORES_PATH: Final = "/scores"
+
+
+def score_key(expected: Any) -> str | None:
+    """The key a ``score`` expectation checks (``{"key": K}``), or ``None`` if malformed."""
+    if isinstance(expected, Mapping) and isinstance(expected.get("key"), str):
+        key: str = expected["key"]
+        return key
+    return None
+
+
+def _failure(entry: Mapping[str, Any], key: str) -> str:
+    where = entry.get("at")
+    if isinstance(where, str):
+        return f"the assertion at {where} failed"
+    by = entry.get("by")
+    if isinstance(by, str):
+        return f"evaluator '{by}' scored '{key}' as not passed"
+    return f"score '{key}' did not pass"
+
+
+def score_check(scores: Any, expected: Any) -> CheckOutcome:
+    """The outcome of the ``score`` expectation ``expected`` against the list at ``/scores``."""
+    key = score_key(expected)
+    if key is None:
+        return CheckOutcome(Outcome.ERROR, "a score expectation names no key")
+    if not isinstance(scores, list | tuple):
+        return CheckOutcome(Outcome.ERROR, "the attempt's result holds no list of scores")
+    judged: list[Mapping[str, Any]] = []
+    for entry in scores:
+        if type(entry) is not dict and not isinstance(entry, Mapping):
+            continue
+        if entry.get("key") != key:
+            continue
+        error = entry.get("error")
+        if error is not None:
+            return CheckOutcome(Outcome.ERROR, str(error))
+        if isinstance(entry.get("passed"), bool):
+            judged.append(entry)
+    if not judged:
+        return CheckOutcome(Outcome.NOT_RUN, f"this attempt made no '{key}' score with passed")
+    failed = [entry for entry in judged if not entry["passed"]]
+    if not failed:
+        return CheckOutcome(Outcome.PASSED)
+    reason = _failure(failed[0], key)
+    if len(judged) > 1:
+        reason += f" ({len(judged) - len(failed)} of {len(judged)} '{key}' scores passed)"
+    return CheckOutcome(Outcome.FAILED, reason)

@@ -1,0 +1,206 @@
+"""`goldgate evals run` through the real CLI: discovery, exit codes, import errors named by
+file and line, the report's place and mode, safe stdout, --format json, --live."""
+
+from __future__ import annotations
+
+import json
+import stat
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from run.support import run_cli as subprocess_cli
+
+SECRET_IN = "SECRET-INPUT-4711"
+SECRET_OUT = "SECRET-OUTPUT-0815"
+HEADER = "from goldgate.evals import eval, EvalContext\n"
+
+
+def put(folder: Path, name: str, source: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+PASSING = f"""
+@eval(input={SECRET_IN!r}, dataset="qa")
+def answers(ctx):
+    print("from the eval: {SECRET_OUT}")
+    ctx.output = {SECRET_OUT!r}
+    assert ctx.output
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "evaluation").mkdir()  # what makes it a project folder
+    return tmp_path
+
+
+def report_of(result: Any) -> dict[str, Any]:
+    line = next(line for line in result.stdout.splitlines() if line.startswith("report: "))
+    path = Path(line.removeprefix("report: "))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_a_passing_run_writes_a_private_report_and_shows_only_safe_things(
+    project: Path,
+) -> None:
+    put(project, "evals/eval_qa.py", PASSING)
+
+    result = subprocess_cli("evals", "run", "evals", cwd=project)  # the real streams
+
+    assert result.code == 0, result.output
+    assert SECRET_IN not in result.stdout
+    assert SECRET_OUT not in result.stdout  # what the eval printed went to stderr
+    assert f"from the eval: {SECRET_OUT}" in result.stderr
+    assert "qa: running 1 attempts" in result.stderr
+    assert "verdict: passed (exit 0)" in result.stdout
+    line = next(line for line in result.stdout.splitlines() if line.startswith("report: "))
+    path = project / line.removeprefix("report: ")
+    assert path.parent == project / ".goldgate" / "evaluations"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert report["format"] == "goldgate.report/2"
+    assert report["suites"][0]["cases"][0]["attempts"][0]["result"]["output"] == SECRET_OUT
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "meaning"),
+    [
+        ("assert ctx.output == 'yes', 'Wrong'", 1, "gold disagreement"),
+        ("ctx.store(scores={'key': 'q', 'value': 2})", 1, "gold disagreement"),
+        ("raise RuntimeError('x')", 4, "runtime failure"),
+    ],
+)
+def test_exit_codes_are_those_of_evaluate(
+    run_cli: Any, project: Path, body: str, code: int, meaning: str
+) -> None:
+    source = f"@eval(dataset='d')\ndef e(ctx):\n    ctx.output = 'no'\n    {body}\n"
+    put(project, "eval_x.py", source)
+
+    result = run_cli("evals", "run", "eval_x.py", cwd=project)
+
+    assert result.code == code, result.output
+    assert f"verdict: {meaning} (exit {code})" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("def broken(:\n    pass\n", "eval_bad.py:2: the eval file does not parse"),
+        ("import no_such_module_here\n", "eval_bad.py:2: the eval file does not import: module "
+         "'no_such_module_here' was not found."),
+        ("\n\nx = 1 / 0\n", "eval_bad.py:4: the eval file does not import: importing it raised "
+         "ZeroDivisionError."),
+        ("\n@eval(timeout=-1)\ndef e(ctx): pass\n", "eval_bad.py:3: eval 'e': timeout must be a "
+         "positive number of seconds."),
+        ("\n@eval(cases='nope.jsonl')\ndef e(ctx): pass\n", "the cases file nope.jsonl does not "
+         "exist"),
+    ],
+)  # fmt: skip
+def test_an_eval_file_that_does_not_import_is_exit_2_naming_file_and_line(
+    run_cli: Any, project: Path, source: str, message: str
+) -> None:
+    put(project, "eval_bad.py", source)
+    put(project, "eval_good.py", PASSING)
+
+    result = run_cli("evals", "run", ".", cwd=project)
+
+    assert result.code == 2, result.output
+    assert message in result.stderr
+    assert not (project / ".goldgate").exists()  # nothing ran, no report
+
+
+def test_folders_hold_eval_files_by_name_and_any_file_named_runs(
+    run_cli: Any, project: Path
+) -> None:
+    put(project, "evals/xyz_support_helpers.py", "def helper():\n    return 'helped'\n")
+    put(project, "evals/eval_a.py", "from xyz_support_helpers import helper\n@eval(dataset='d')\n"
+        "def a(ctx):\n    ctx.output = helper()\n")  # fmt: skip
+    put(project, "evals/sub/b_eval.py", "@eval(dataset='d')\ndef b(ctx): pass\n")
+    put(project, "evals/.hidden/eval_c.py", "@eval(dataset='d')\ndef c(ctx): pass\n")
+    put(project, "evals/notes.py", "@eval(dataset='d')\ndef n(ctx): pass\n")
+    put(project, "checks.py", "@eval(dataset='d')\ndef named(ctx): pass\n")
+
+    result = run_cli("evals", "run", "evals", "checks.py", cwd=project)
+
+    assert result.code == 0, result.output
+    report = report_of(result)
+    [suite] = report["suites"]
+    assert [case["id"] for case in suite["cases"]] == ["a", "b", "named"]
+    assert suite["cases"][0]["attempts"][0]["result"]["output"] == "helped"
+    assert suite["target"]["identity"]["evals"] == {
+        "a": "evals/eval_a.py",
+        "b": "evals/sub/b_eval.py",
+        "named": "checks.py",
+    }
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["missing"], "missing: no such file or folder."),
+        (["empty"], "no eval functions found in empty"),
+        (["eval_x.py", "--dataset", "other"], "--dataset 'other' names no dataset"),
+        (["eval_x.py", "--output", "exists.json"], "exists.json: already exists; reports are "
+         "never overwritten."),
+        (["eval_x.py", "--timeout", "0"], "must be a positive number of seconds"),
+        (["eval_x.py", "--max-concurrency", "65"], "--max-concurrency"),
+    ],
+)  # fmt: skip
+def test_what_is_refused_before_anything_runs(
+    run_cli: Any, project: Path, arguments: list[str], message: str
+) -> None:
+    put(project, "eval_x.py", PASSING)
+    (project / "empty").mkdir()
+    (project / "exists.json").write_text("{}")
+
+    result = run_cli("evals", "run", *arguments, cwd=project)
+
+    assert result.code == 2, result.output
+    assert message in result.output
+    assert (project / "exists.json").read_text() == "{}"
+
+
+def test_reports_are_never_overwritten_and_each_run_gets_its_own(
+    run_cli: Any, project: Path
+) -> None:
+    put(project, "eval_x.py", PASSING)
+    first = report_of(run_cli("evals", "run", ".", cwd=project))
+    second = report_of(run_cli("evals", "run", ".", cwd=project))
+
+    assert first["started_at"] != second["started_at"]
+    assert len(list((project / ".goldgate" / "evaluations").iterdir())) == 2
+
+
+def test_json_format_prints_one_json_document(run_cli: Any, project: Path) -> None:
+    put(project, "eval_x.py", PASSING)
+
+    result = run_cli("evals", "run", ".", "--format", "json", "--repeat", "2", cwd=project)
+
+    summary = json.loads(result.stdout)
+    assert summary["verdict"]["exit_code"] == 0
+    assert summary["suites"][0]["attempt_count"] == 2
+    assert SECRET_OUT not in result.stdout
+
+    refused = run_cli("evals", "run", "missing", "--format", "json", cwd=project)
+    assert refused.code == 2
+    assert json.loads(refused.stdout)["ok"] is False
+
+
+def test_live_evals_are_skipped_without_live(run_cli: Any, project: Path) -> None:
+    put(project, "eval_x.py", "@eval(dataset='paid', live=True)\ndef e(ctx):\n    ctx.output = 1\n")
+
+    skipped = run_cli("evals", "run", ".", cwd=project)
+    ran = run_cli("evals", "run", ".", "--live", cwd=project)
+
+    assert skipped.code == 0
+    assert "skipped: live evals run only with --live" in skipped.stdout
+    assert "verdict: nothing was evaluated (exit 0)" in skipped.stdout
+    assert ran.code == 0
+    assert report_of(ran)["suites"][0]["status"] == "ran"

@@ -1,0 +1,356 @@
+"""Evals run through the engine (in process): what an attempt records, runtime failures,
+deadlines, evaluators, score keys decided per case, value summaries and thresholds, live
+evals and what is refused before anything runs."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from goldgate.errors import InvalidInputError
+from goldgate.evals import run_evals
+from goldgate.report.models import Report, SuiteRecord
+
+HEADER = "from goldgate.evals import eval, EvalContext\nimport time, anyio\n\n"
+
+
+def write(folder: Path, source: str, name: str = "eval_subject.py") -> Path:
+    path = folder / name
+    path.write_text(HEADER + textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def run(folder: Path, **options: Any) -> Report:
+    return anyio.run(lambda: run_evals([folder], project=folder, **options))
+
+
+def only(report: Report) -> SuiteRecord:
+    [suite] = report.suites
+    return suite
+
+
+def checks(report: Report, case: str, attempt: int = 1) -> dict[str, tuple[str, str | None]]:
+    view = next(
+        a for s in report.suites for a in s.attempts if a.case_id == case and a.attempt == attempt
+    )
+    return {check.name: (check.outcome, check.reason) for check in view.checks}
+
+
+def test_sync_and_async_evals_both_run(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+        @eval(input=2, dataset="d")
+        def doubled(ctx):
+            ctx.output = ctx.input * 2
+            assert ctx.output == 4
+
+        @eval(input=3, dataset="d")
+        async def tripled(ctx: EvalContext):
+            await anyio.sleep(0)
+            ctx.store(output=ctx.input * 3)
+            assert ctx.output == 9
+        """,
+    )
+    report = run(tmp_path)
+
+    assert [a.result["output"] for a in only(report).attempts] == [4, 9]
+    assert report.verdict.exit_code == 0
+
+
+def test_an_exception_is_a_runtime_failure_whose_reason_keeps_the_message_out(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        """
+        @eval(dataset="d")
+        def broken(ctx):
+            ctx.output = "partial"
+            raise ValueError("SECRET customer data")
+
+        @eval(dataset="d")
+        def fine(ctx):
+            ctx.output = "ok"
+        """,
+    )
+    report = run(tmp_path)
+    broken, fine = only(report).attempts
+
+    assert broken.status == "failed"
+    assert broken.reason == "eval 'broken' raised ValueError at eval_subject.py:8"
+    assert "SECRET" not in report.model_dump_json()
+    assert [c.outcome for c in broken.checks] == ["not_run"]
+    assert fine.status == "completed"  # never stops other evals
+    assert report.verdict.exit_code == 4
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("raise SystemExit(3)", "eval 'e' raised SystemExit at eval_subject.py:7"),
+        ("raise KeyboardInterrupt", "eval 'e' raised KeyboardInterrupt at eval_subject.py:7"),
+        ("ctx.output = anyio.sleep(0)", "eval 'e' left a coroutine in ctx.output: await it"),
+        ("return 'answer'", "eval 'e' returned a str: set ctx.output or call ctx.store"),
+    ],
+)
+def test_what_an_eval_must_not_do_fails_its_attempt(
+    tmp_path: Path, body: str, reason: str
+) -> None:
+    write(tmp_path, f"\n@eval(dataset='d')\nasync def e(ctx):\n    {body}\n")
+    [attempt] = only(run(tmp_path)).attempts
+
+    assert attempt.status == "failed"
+    assert attempt.reason is not None
+    assert attempt.reason.startswith(reason)
+
+
+def test_the_evals_own_timeout_and_the_runs_deadline(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+        @eval(dataset="d", timeout=0.05)
+        async def own(ctx):
+            await anyio.sleep(5)
+
+        @eval(dataset="d")
+        def sync_slow(ctx):
+            time.sleep(5)
+        """,
+    )
+    own, slow = only(run(tmp_path, timeout=0.3)).attempts
+
+    assert own.status == "failed"
+    assert own.reason == "eval 'own' gave no result within its 0.05 s timeout"
+    assert (slow.status, slow.reason) == ("timed_out", "no result within the 0.3 s deadline")
+
+
+def test_evaluators_sync_and_async_add_scores_and_one_that_raises_is_an_error(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        """
+        def length(result):
+            return {"key": "short", "passed": len(result.output) < 10, "notes": "n"}
+
+        async def seen(result):
+            return [{"key": "saw_pass", "passed": any(s["key"] == "pass" for s in result.scores)},
+                    0.25]
+
+        def broken(result):
+            raise RuntimeError("no")
+
+        def bad_score(result):
+            return {"key": "range", "value": 7}
+
+        @eval(input="q", reference="r", dataset="d", evaluators=[length, seen, broken, bad_score])
+        def e(ctx):
+            ctx.output = "a long answer"
+            assert False, "the assertion failed"
+        """,
+    )
+    report = run(tmp_path)
+
+    assert checks(report, "e") == {
+        "pass": ("failed", "the assertion at eval_subject.py:21 failed"),
+        "short": ("failed", "evaluator 'length' scored 'short' as not passed"),
+        "saw_pass": ("passed", None),
+        "broken": ("error", "evaluator 'broken' raised RuntimeError"),
+        "range": (
+            "error",
+            "evaluator 'bad_score' of eval 'e' stored score 'range' with a value outside 0 to 1",
+        ),
+    }
+    [attempt] = only(report).attempts
+    assert {"key": "pass", "value": 0.25, "by": "seen"} in attempt.result["scores"]
+    assert only(report).counts.checks == {"passed": 1, "failed": 2, "error": 2, "not_run": 0}
+
+
+def test_evaluators_read_input_output_reference_and_metadata(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+        def echo(result):
+            assert (result.input, result.output, result.reference) == ("i", "o", "r")
+            assert result.metadata == {"lang": "en"}
+            return True
+
+        @eval(input="i", reference="r", metadata={"lang": "en"}, dataset="d", evaluators=[echo])
+        def e(ctx):
+            assert ctx.metadata == {"lang": "en"}
+            ctx.output = "o"
+        """,
+    )
+    report = run(tmp_path)
+
+    assert checks(report, "e") == {"pass": ("passed", None)}
+    scores = only(report).attempts[0].result["scores"]
+    assert {"key": "pass", "passed": True, "by": "echo"} in scores
+
+
+def test_score_keys_are_fixed_per_case_across_repeats(tmp_path: Path) -> None:
+    (tmp_path / "count").write_text("0")
+    write(
+        tmp_path,
+        f"""
+        from pathlib import Path
+        COUNT = Path({str(tmp_path / "count")!r})
+
+        @eval(dataset="d")
+        def flaky(ctx):
+            n = int(COUNT.read_text()) + 1
+            COUNT.write_text(str(n))
+            ctx.output = n
+            if n == 2:
+                ctx.store(scores={{"key": "second", "passed": False}})
+            ctx.store(scores={{"key": "quality", "value": n / 10}})
+        """,
+    )
+    report = run(tmp_path, repeat=3)
+    suite = only(report)
+
+    assert [e.name for e in suite.cases[0].expectations] == ["pass", "second"]
+    assert checks(report, "flaky", 1)["second"] == (
+        "not_run",
+        "this attempt made no 'second' score with passed",
+    )
+    assert checks(report, "flaky", 2)["second"] == ("failed", "score 'second' did not pass")
+    assert suite.summary["quality.mean"] == pytest.approx(0.2)
+    assert suite.summary["quality.min"] == pytest.approx(0.1)
+    assert suite.summary["quality.count"] == 3
+    assert suite.verdict == "failed"
+
+
+def test_value_summaries_can_be_thresholded(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+        @eval(dataset="d", cases=[{"input": 0.9}, {"input": 0.5}],
+              thresholds={"quality.mean": 0.6, "quality.min": 0.6, "pass_rate": 1.0})
+        def e(ctx):
+            ctx.store(output=ctx.input, scores={"key": "quality", "value": ctx.input})
+        """,
+    )
+    suite = only(run(tmp_path))
+
+    assert [(t.key, t.actual, t.held) for t in suite.thresholds] == [
+        ("quality.mean", pytest.approx(0.7), True),
+        ("quality.min", 0.5, False),
+        ("pass_rate", 1.0, True),
+    ]
+    assert suite.verdict == "failed"
+
+
+def test_an_unmeasured_threshold_does_not_hold(tmp_path: Path) -> None:
+    write(tmp_path, "@eval(dataset='d', thresholds={'quality.mean': 0.1})\ndef e(ctx): pass\n")
+    suite = only(run(tmp_path))
+
+    assert [(t.actual, t.held) for t in suite.thresholds] == [(None, False)]
+
+
+def test_a_live_eval_runs_only_when_authorized(tmp_path: Path) -> None:
+    write(tmp_path, "@eval(dataset='paid', live=True)\ndef e(ctx):\n    ctx.output = 'x'\n")
+    skipped = only(run(tmp_path))
+    ran = only(run(tmp_path, live=True))
+
+    assert (skipped.status, skipped.skip_reason) == ("skipped", "live evals run only with --live")
+    assert skipped.attempts[0].status == "skipped"
+    assert ran.status == "ran"
+    assert ran.target.live is True
+
+
+def test_datasets_can_be_chosen(tmp_path: Path) -> None:
+    write(tmp_path, "@eval(dataset='a')\ndef x(ctx): pass\n@eval(dataset='b')\ndef y(ctx): pass\n")
+
+    assert [s.name for s in run(tmp_path, datasets=["b"]).suites] == ["b"]
+    with pytest.raises(InvalidInputError, match=r"--dataset 'c' names no dataset .* a, b"):
+        run(tmp_path, datasets=["c"])
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {
+                "eval_a.py": "@eval(dataset='d')\ndef same(ctx): pass\n",
+                "eval_b.py": "@eval(dataset='d')\ndef same(ctx): pass\n",
+            },
+            r"eval_b.py:4: dataset 'd' has case 'same' twice \(also at .*eval_a.py:4\)",
+        ),
+        (
+            {"eval_a.py": "@eval(dataset='d', live=True)\ndef a(ctx): pass\n\n"
+             "@eval(dataset='d')\ndef b(ctx): pass\n"},
+            r"dataset 'd' mixes live eval 'a' \(eval_a.py\) with eval 'b'",
+        ),
+        (
+            {"eval_a.py": "@eval(dataset='d', thresholds={'pass_rate': 0.5})\ndef a(ctx): pass\n\n"
+             "@eval(dataset='d', thresholds={'pass_rate': 0.9})\ndef b(ctx): pass\n"},
+            r"dataset 'd': threshold 'pass_rate' is 0.5 in eval 'a' \(eval_a.py\) and 0.9",
+        ),
+        ({"eval_a.py": "x = 1\n"}, r"no eval functions found in"),
+    ],
+)  # fmt: skip
+def test_what_cannot_run_is_refused_before_anything_runs(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    for name, source in files.items():
+        write(tmp_path, source, name)
+
+    with pytest.raises(InvalidInputError, match=message):
+        run(tmp_path)
+
+
+def test_text_expect_on_list_cases_and_outputs_that_are_not_text(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+        @eval(dataset="d", cases=[
+            {"id": "ok", "input": "hi", "expect": {"contains": "hi", "maxChars": 10}},
+            {"id": "json", "input": {"a": 1}, "expect": {"requiredKeys": ["a"]}},
+            {"id": "prose", "input": "hi", "expect": "friendly"},
+            {"id": "text", "input": "not json", "expect": {"requiredKeys": ["a"]}},
+        ])
+        def e(ctx):
+            ctx.output = ctx.input
+        """,
+    )
+    report = run(tmp_path)
+
+    assert checks(report, "e[ok]")["expect"] == ("passed", None)
+    assert checks(report, "e[json]")["expect"] == (
+        "failed",
+        "the answer is an object, not a string",
+    )
+    assert checks(report, "e[prose]")["expect"][0] == "not_run"
+    assert checks(report, "e[text]")["expect"] == (
+        "failed",
+        "requiredKeys need a JSON answer, but the answer is not JSON (0 of 1 assertions held)",
+    )
+    assert only(report).adjudication == 1
+
+
+def test_outputs_a_report_cannot_hold_as_they_are_are_recorded_not_refused(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+        import dataclasses, math
+
+        @dataclasses.dataclass
+        class Answer:
+            text: str
+
+        OUTPUTS = {"dc": Answer("a"), "nan": math.nan, "obj": object, "tuple": (1, {2: "x"})}
+
+        @eval(dataset="d", cases=[{"input": name} for name in OUTPUTS])
+        def e(ctx):
+            ctx.output = OUTPUTS[ctx.input]
+        """,
+    )
+    outputs = [a.result["output"] for a in only(run(tmp_path)).attempts]
+
+    assert outputs == [{"text": "a"}, None, "<class 'object'>", [1, {"2": "x"}]]
