@@ -62,10 +62,10 @@ from goldgate.scoring import (
     CheckOutcome,
     RegisteredScorer,
     ScorerRegistry,
-    import_scorer,
     not_run,
     score_compiled,
 )
+from goldgate.scoring.registry import settings_registry
 from goldgate.scoring.score import score_custom
 from goldgate.settings.load import LoadedSettings, load_settings
 from goldgate.streaming import RunHeader, finish_report
@@ -395,16 +395,7 @@ def _registry(
     settings as a run imports them."""
     if given is not None:
         return _given_registry(suites, given)
-    needed = sorted(set().union(*(suite.scorer_names() for suite in suites)))
-    scorers = []
-    for name in needed:
-        registered = settings.settings.scorers.get(name)
-        if registered is None:  # pragma: no cover - the gold check refuses this first
-            raise InvalidInputError(f"scorer {name!r} is not registered in the settings.")
-        scorers.append(
-            import_scorer(registered.import_path, name, registered.revision, settings.python_paths)
-        )
-    return ScorerRegistry(scorers)
+    return settings_registry(settings, suites)
 
 
 def _given_registry(

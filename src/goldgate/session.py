@@ -13,7 +13,7 @@ import asyncio
 import gc
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +35,8 @@ from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
-from goldgate.scoring import ScorerRegistry, import_scorer
+from goldgate.scoring import ScorerRegistry
+from goldgate.scoring.registry import settings_registry
 from goldgate.settings.load import LoadedSettings, load_settings
 from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
@@ -62,19 +63,6 @@ def _select_suites(dataset: Dataset, names: tuple[str, ...]) -> list[GoldSuite]:
             f"its suites are {', '.join(known)}."
         )
     return [suite for suite in dataset.suites if suite.name in names]
-
-
-def _registry(settings: LoadedSettings, suites: list[GoldSuite]) -> ScorerRegistry:
-    needed = sorted(set().union(*(suite.scorer_names() for suite in suites)))
-    scorers = []
-    for name in needed:
-        registered = settings.settings.scorers.get(name)
-        if registered is None:  # pragma: no cover - the gold check refuses this first
-            raise InvalidInputError(f"scorer {name!r} is not registered in the settings.")
-        scorers.append(
-            import_scorer(registered.import_path, name, registered.revision, settings.python_paths)
-        )
-    return ScorerRegistry(scorers)
 
 
 def _skip_reason(
@@ -171,61 +159,89 @@ class Session:
         )
 
     def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
-        """Run every job, streaming the report into its file, and link it into place.
+        """Run every job, streaming the report into its file, and link it into place."""
+        return execute_streamed(
+            self._header(),
+            self.jobs,
+            self.options,
+            self.output,
+            self.registry,
+            emergency_exit,
+            targets=self.targets,
+        )
 
-        ``emergency_exit`` ends the process when a target keeps the event loop blocked past
-        every attempt to break in: it gets the outcome written from the watchdog's thread."""
-        gc.freeze()  # the loaded gold lives as long as the run: keep it out of collections
-        report_file = ReportFile(self.output)
-        run = ReportRun(self._header(), self.jobs, self.options, ReportWriter(report_file.write))
-        clock = time.perf_counter()
-        stops = _StopSignals()
 
-        def finish(interruption: str | None) -> SessionOutcome:
-            with run.lock:
-                report = run.finish(
-                    duration=time.perf_counter() - clock, interruption=interruption
-                )
-                path, fallback_reason = report_file.publish()
-            return SessionOutcome(report, Path(display_path(path)), fallback_reason)
+def execute_streamed(
+    header: RunHeader,
+    jobs: Sequence[SuiteJob],
+    options: RunOptions,
+    output: Path,
+    registry: ScorerRegistry,
+    emergency_exit: Callable[[SessionOutcome], None],
+    *,
+    targets: Sequence[Target] = (),
+) -> SessionOutcome:
+    """One CLI run (``evaluate``, ``evals run``): ``jobs`` streamed into a report at
+    ``output``, linked into place at the end. SIGINT and SIGTERM stop it and are held until
+    the report is on disk; what targets print goes to stderr; ``emergency_exit`` ends the
+    process when a target keeps the event loop blocked past every attempt to break in (it
+    gets the outcome written from the watchdog's thread); ``targets`` are closed after."""
+    gc.freeze()  # the loaded gold lives as long as the run: keep it out of collections
+    report_file = ReportFile(output)
+    run = ReportRun(header, jobs, options, ReportWriter(report_file.write))
+    clock = time.perf_counter()
+    stops = _StopSignals()
 
-        def stuck() -> None:
-            with run.lock:
-                if run.finished:
-                    return  # the main thread got there first
-                emergency_exit(finish(stops.first or "watchdog"))
+    def finish(interruption: str | None) -> SessionOutcome:
+        with run.lock:
+            report = run.finish(duration=time.perf_counter() - clock, interruption=interruption)
+            path, fallback_reason = report_file.publish()
+        return SessionOutcome(report, Path(display_path(path)), fallback_reason)
 
+    def stuck() -> None:
+        with run.lock:
+            if run.finished:
+                return  # the main thread got there first
+            emergency_exit(finish(stops.first or "watchdog"))
+
+    try:
+        with stops, Watchdog(stuck) as watchdog:
+            stops.connect(watchdog.request_stop)
+            with user_output_to_stderr():  # targets and scorers may print: not to stdout
+                anyio.run(_run_streamed, run, registry, stops, watchdog, targets)
+            return finish(stops.first)
+    except BaseException:
+        if not run.finished:
+            report_file.discard()
+        raise
+
+
+async def _run_streamed(
+    run: ReportRun,
+    registry: ScorerRegistry,
+    stops: _StopSignals,
+    watchdog: Watchdog,
+    targets: Sequence[Target],
+) -> None:
+    abandon_executor_work()  # closing the loop must not wait for what a target left there
+    stop = anyio.Event()
+    loop = asyncio.get_running_loop()
+
+    def request_stop() -> None:
+        watchdog.request_stop()
+        loop.call_soon_threadsafe(stop.set)
+
+    stops.connect(request_stop)
+    progress = Progress()
+    async with anyio.create_task_group() as group:
+        group.start_soon(watchdog.heartbeat)
         try:
-            with stops, Watchdog(stuck) as watchdog:
-                stops.connect(watchdog.request_stop)
-                with user_output_to_stderr():  # targets and scorers may print: not to stdout
-                    anyio.run(self._run, run, stops, watchdog)
-                return finish(stops.first)
-        except BaseException:
-            if not run.finished:
-                report_file.discard()
-            raise
-
-    async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
-        abandon_executor_work()  # closing the loop must not wait for what a target left there
-        stop = anyio.Event()
-        loop = asyncio.get_running_loop()
-
-        def request_stop() -> None:
-            watchdog.request_stop()
-            loop.call_soon_threadsafe(stop.set)
-
-        stops.connect(request_stop)
-        progress = Progress()
-        async with anyio.create_task_group() as group:
-            group.start_soon(watchdog.heartbeat)
-            try:
-                await run.run(self.registry, stop=stop, progress=progress.suite, watchdog=watchdog)
-            finally:
-                with anyio.CancelScope(shield=True):
-                    for target in self.targets:
-                        await target.aclose()
-            group.cancel_scope.cancel()
+            await run.run(registry, stop=stop, progress=progress.suite, watchdog=watchdog)
+        finally:
+            with anyio.CancelScope(shield=True):
+                for target in targets:
+                    await target.aclose()
+        group.cancel_scope.cancel()
 
 
 def prepare_session(request: RunRequest) -> Session:
@@ -242,7 +258,7 @@ def prepare_session(request: RunRequest) -> Session:
     output = request.output or default_report_path(project, dataset.name, now())
     ensure_writable(output)
     variant = run_variant(request, settings, project)
-    registry = _registry(settings, suites)
+    registry = settings_registry(settings, suites)
     targets: dict[str, Target] = {}
     jobs = []
     for suite in suites:

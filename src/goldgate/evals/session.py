@@ -6,30 +6,23 @@ what finished, the watchdog breaking into an eval that blocks the event loop), e
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import anyio
 
 from goldgate.adjudication.store import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.discovery import load_evals
 from goldgate.evals.plan import EvalPlan, plan_evals
 from goldgate.execution.runner import RunOptions
-from goldgate.execution.watchdog import Watchdog
-from goldgate.leftovers import abandon_executor_work
 from goldgate.memory import collections_paused
 from goldgate.problems import display_path
-from goldgate.progress import Progress
-from goldgate.report.io import ReportFile, default_report_path, ensure_writable, parse_report
+from goldgate.report.io import default_report_path, ensure_writable, parse_report
 from goldgate.report.models import OptionsRecord, Report, VariantRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry
-from goldgate.session import SessionOutcome, _StopSignals
-from goldgate.stdio import user_output_to_stderr
+from goldgate.session import SessionOutcome, execute_streamed
 from goldgate.streaming import ReportRun, RunHeader, now
 
 __all__ = ["EvalsRequest", "EvalsSession", "prepare", "run_evals"]
@@ -143,53 +136,10 @@ class EvalsSession:
 
     def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
         """Run every suite, streaming the report into its file; link it into place."""
-        gc.freeze()  # the plan lives as long as the run: keep it out of collections
-        report_file = ReportFile(self.output)
         header = _header(self.plan, self.options, self.request.datasets, self.request.live)
-        run = ReportRun(header, self.plan.jobs(), self.options, ReportWriter(report_file.write))
-        clock = time.perf_counter()
-        stops = _StopSignals()
-
-        def finish(interruption: str | None) -> SessionOutcome:
-            with run.lock:
-                report = run.finish(duration=time.perf_counter() - clock, interruption=interruption)
-                path, fallback_reason = report_file.publish()
-            return SessionOutcome(report, Path(display_path(path)), fallback_reason)
-
-        def stuck() -> None:
-            with run.lock:
-                if run.finished:
-                    return
-                emergency_exit(finish(stops.first or "watchdog"))
-
-        try:
-            with stops, Watchdog(stuck) as watchdog:
-                stops.connect(watchdog.request_stop)
-                with user_output_to_stderr():  # evals and evaluators may print: not to stdout
-                    anyio.run(self._run, run, stops, watchdog)
-                return finish(stops.first)
-        except BaseException:
-            if not run.finished:
-                report_file.discard()
-            raise
-
-    async def _run(self, run: ReportRun, stops: _StopSignals, watchdog: Watchdog) -> None:
-        import asyncio
-
-        abandon_executor_work()  # closing the loop must not wait for what an eval left there
-        stop = anyio.Event()
-        loop = asyncio.get_running_loop()
-
-        def request_stop() -> None:
-            watchdog.request_stop()
-            loop.call_soon_threadsafe(stop.set)
-
-        stops.connect(request_stop)
-        progress = Progress()
-        async with anyio.create_task_group() as group:
-            group.start_soon(watchdog.heartbeat)
-            await run.run(ScorerRegistry(), stop=stop, progress=progress.suite, watchdog=watchdog)
-            group.cancel_scope.cancel()
+        return execute_streamed(
+            header, self.plan.jobs(), self.options, self.output, ScorerRegistry(), emergency_exit
+        )
 
 
 def prepare(request: EvalsRequest) -> EvalsSession:

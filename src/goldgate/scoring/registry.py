@@ -11,11 +11,15 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from goldgate.errors import InvalidInputError
 from goldgate.imports import import_attribute, is_async_callable
 from goldgate.jsonvalue import FrozenJson
+
+if TYPE_CHECKING:
+    from goldgate.dataset.gold import GoldSuite
+    from goldgate.settings.load import LoadedSettings
 
 __all__ = [
     "RegisteredScorer",
@@ -100,3 +104,18 @@ def import_scorer(
             "(scorers are 'async def (actual, expected) -> bool')."
         )
     return RegisteredScorer(name, revision, target)
+
+
+def settings_registry(settings: LoadedSettings, suites: Iterable[GoldSuite]) -> ScorerRegistry:
+    """The custom scorers ``suites`` name, imported as the settings register them (a run and
+    a replay import them the same way)."""
+    needed = sorted(set().union(*(suite.scorer_names() for suite in suites)))
+    scorers = []
+    for name in needed:
+        registered = settings.settings.scorers.get(name)
+        if registered is None:  # pragma: no cover - the gold check refuses this first
+            raise InvalidInputError(f"scorer {name!r} is not registered in the settings.")
+        scorers.append(
+            import_scorer(registered.import_path, name, registered.revision, settings.python_paths)
+        )
+    return ScorerRegistry(scorers)
