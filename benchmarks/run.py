@@ -493,7 +493,7 @@ def _render_report(attempts: int) -> dict[str, object]:
 
 
 def bench_render() -> None:
-    from goldgate.commands import collector_paused
+    from goldgate.memory import collections_paused
     from goldgate.render.junit import render_junit
     from goldgate.render.markdown import render_markdown
     from goldgate.report.io import read_report
@@ -502,14 +502,14 @@ def bench_render() -> None:
     path = WORK / "render-report.json"
     path.write_text(json.dumps(_render_report(attempts)))
     started = time.perf_counter()
-    with collector_paused():  # as `goldgate report` reads and renders
+    with collections_paused():  # as `goldgate report` reads and renders
         report = read_report(path)
     reading = time.perf_counter() - started
 
     def median(render: object) -> tuple[float, int]:
         walls, size = [], 0
         for _ in range(3):
-            with collector_paused():
+            with collections_paused():
                 started = time.perf_counter()
                 size = len(render())  # type: ignore[operator]
                 walls.append(time.perf_counter() - started)
