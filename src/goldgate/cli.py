@@ -774,6 +774,11 @@ def _main() -> NoReturn:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _stopped_by_signal() -> bool:
+    session = sys.modules.get("goldgate.session")  # loaded only when a run happened
+    return session is not None and bool(session.stopping())
+
+
 def main() -> None:
     """The console script. Once the command is done the process exits with its code: stdout
     and stderr are flushed, and threads a target left running do not hold it open."""
@@ -783,6 +788,8 @@ def main() -> None:
         _main()
     except SystemExit as done:
         settle_streams()
+        if isinstance(done.code, int | None) and _stopped_by_signal():
+            os._exit(done.code or 0)  # the report is on disk: a late SIGTERM must not win
         left = threads_left_running(present)
         if left and isinstance(done.code, int | None):
             warn(

@@ -122,9 +122,20 @@ class _StopSignals:
 
     def __exit__(self, *exc: object) -> None:
         if self.received:
+            _STOPPING.append(True)
             return  # stopping: further signals stay held until the process has exited
         for number, handler in self._previous.items():
             signal.signal(number, handler)
+
+
+_STOPPING: list[bool] = []
+
+
+def stopping() -> bool:
+    """Whether a run of this process was stopped by a signal: its handlers stay installed,
+    and the process should exit without interpreter finalization, which restores the
+    default handlers and would let a late SIGTERM kill it (exit -15 instead of 130)."""
+    return bool(_STOPPING)
 
 
 @dataclass(frozen=True)

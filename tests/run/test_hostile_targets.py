@@ -353,3 +353,30 @@ def test_the_json_summary_counts_the_adjudication_queue(project: Project, tmp_pa
     result = project.run("--format", "json", "--output", str(tmp_path / "r.json"))
     assert result.code == 0, result.stderr
     assert json.loads(result.stdout)["verdict"]["adjudication"] == 1
+
+
+def test_a_sigterm_right_after_the_report_is_written_still_exits_130(project: Project) -> None:
+    # GitHub Actions sends SIGTERM 7.5 s after SIGINT: it may land while goldgate exits.
+    cases = [case("slow", "sleep", STATUS_OK, seconds=60), *[case(f"c{i}") for i in range(50)]]
+    project.suite("main", "py", cases).write()
+    output = project.output()
+    process = start_cli(
+        "evaluate", "--config", str(project.settings_path), "--output", str(output),
+        "--timeout", "120", cwd=project.root,
+    )  # fmt: skip
+    try:
+        _wait_for_calls(project, process, 1)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 20
+        while not output.exists():
+            assert time.monotonic() < deadline, "no report after SIGINT"
+            time.sleep(0.001)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise
+    assert process.returncode == 130, stderr
+    assert read_report_json(output)["interruption"] == "SIGINT"
