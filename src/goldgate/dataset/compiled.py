@@ -78,7 +78,7 @@ def _entries(value: Any) -> Sequence[Any]:
 
 def compile_text(expected: Any) -> TextGold:
     """``expected`` of a text comparison, compiled; never raises."""
-    problem = first_problem(text_problems(expected, compile_patterns=False))
+    problem = first_problem(text_problems(expected))
     if problem is not None:
         return TextGold((), False, problem)
     if not isinstance(expected, Mapping):  # prose: declares nothing

@@ -148,7 +148,7 @@ def _comparison_problems(
     elif kind == "source_span":
         yield from source_span_problems(expected, envelope)
     elif kind == "text":
-        yield from text_problems(expected, compile_patterns=False)
+        yield from text_problems(expected)
         if expectation.text is not None:  # compiled once, while loading
             yield from expectation.text.pattern_problems()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeGuard
 
-from goldgate.dataset.patterns import PatternProblem, compile_pattern
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_type_name, parse_pointer, resolve
 from goldgate.textsafe import quote
 
@@ -96,11 +95,11 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
         )
 
 
-def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]:
+def text_problems(expected: Any) -> Iterator[Problem]:
     """Every problem of a text ``expected``: prose (a string) or an object of assertions.
     An object must declare something that can hold: no empty object or list, no bounds that
-    exclude each other, no malformed dot path. The offline check compiles the patterns too;
-    scoring leaves a broken one to fail the check with its reason."""
+    exclude each other, no malformed dot path. Patterns are compiled once, with the rest of
+    the gold (``dataset.compiled``), which reports the ones that do not compile."""
     if isinstance(expected, str):
         return  # prose declares nothing: the attempt goes to human adjudication
     if not isinstance(expected, Mapping):
@@ -117,11 +116,11 @@ def text_problems(expected: Any, *, compile_patterns: bool) -> Iterator[Problem]
         )
         return
     for key, value in expected.items():
-        yield from _assertion_problems(key, value, compile_patterns)
+        yield from _assertion_problems(key, value)
     yield from _bounds_problems(expected)
 
 
-def _assertion_problems(key: str, value: Any, compile_patterns: bool) -> Iterator[Problem]:
+def _assertion_problems(key: str, value: Any) -> Iterator[Problem]:
     shape = TEXT_ASSERTIONS.get(key)
     where: Suffix = ("expected", key)
     if shape is None:
@@ -140,7 +139,7 @@ def _assertion_problems(key: str, value: Any, compile_patterns: bool) -> Iterato
             yield where, f"an empty {key!r} array declares nothing; remove it or add an entry"
         else:
             for position, item in enumerate(items):
-                problem = _entry_problem(key, shape, item, compile_patterns)
+                problem = _entry_problem(key, item)
                 if problem is not None:
                     yield where, f"{_NOUNS[key]} {position + 1} {problem}"
 
@@ -154,7 +153,7 @@ _NOUNS = {
 }
 
 
-def _entry_problem(key: str, shape: str, item: str, compile_patterns: bool) -> str | None:
+def _entry_problem(key: str, item: str) -> str | None:
     """What is wrong with one entry of a list assertion (the rest of a sentence), or None."""
     if key == "requiredKeys":
         return dot_path_problem(item)
@@ -162,11 +161,6 @@ def _entry_problem(key: str, shape: str, item: str, compile_patterns: bool) -> s
         # An empty string is in every answer, and an empty pattern matches every answer.
         holds = "always" if key in ("contains", "matches") else "never"
         return f"is empty, so it {holds} holds"
-    if shape == "patterns" and compile_patterns:
-        try:
-            compile_pattern(item)
-        except PatternProblem as error:
-            return f"is not a valid regular expression: {error}"
     return None
 
 

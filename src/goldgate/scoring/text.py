@@ -76,7 +76,7 @@ def text_expected_problem(expected: Any) -> str | None:
     """Why ``expected`` is not a valid text expectation, or ``None`` when it is (the offline
     check's rules). A plain string is valid: it declares nothing. Regular expressions are not
     compiled here: a broken one makes the check fail at scoring time with its reason."""
-    return first_problem(text_problems(expected, compile_patterns=False))
+    return first_problem(text_problems(expected))
 
 
 def _entries(value: Any) -> Sequence[Any]:
