@@ -518,6 +518,21 @@ def bench_render() -> None:
     junit, junit_size = median(lambda: render_junit(report))
     comment, comment_size = median(lambda: render_markdown(report))
     summary, summary_size = median(lambda: render_markdown(report, budget="summary"))
+    # The same report against a baseline: 10% of its attempts regressed, 10% improved.
+    from goldgate.render.view import ChangeItem, ComparisonView
+
+    changes = [
+        ChangeItem(suite.name, case.id, 1, "regressed" if index % 2 else "improved", "queue")
+        for suite in report.suites
+        for index, case in enumerate(suite.cases)
+        if index % 5 == 0
+    ]
+    compared_view = ComparisonView(
+        "the baseline",
+        regressions=tuple(c for c in changes if c.change == "regressed"),
+        improvements=tuple(c for c in changes if c.change == "improved"),
+    )
+    compared, compared_size = median(lambda: render_markdown(report, compared_view))
     output = WORK / "render-junit.xml"
     wall, peak, code, text = timed(["report", "junit", str(path), "-o", str(output)], WORK)
     if code != 0:
@@ -530,7 +545,9 @@ def bench_render() -> None:
         f"{reading:.2f} s): JUnit {junit:.2f} s, {junit_size / 1e6:.1f} MB (target <= 3 s: "
         f"{junit / 3:.2f}x); Markdown comment {comment:.2f} s, {comment_size:,} characters; "
         f"job summary {summary:.2f} s, {summary_size:,} characters (target <= 1 s: "
-        f"{max(comment, summary):.2f}x); as fresh processes, reading included: "
+        f"{max(comment, summary):.2f}x); the comment against a baseline with "
+        f"{len(changes):,} changed attempts {compared:.2f} s, {compared_size:,} characters "
+        f"(target <= 1 s); as fresh processes, reading included: "
         f"`goldgate report junit` {wall:.2f} s wall, {peak:.0f} MB peak RSS; "
         f"`goldgate report markdown` {markdown_wall:.2f} s wall"
     )

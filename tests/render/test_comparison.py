@@ -10,7 +10,7 @@ report.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from goldgate.render.compared import comparison_view
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.render.terminal import render_terminal
-from goldgate.render.view import ComparisonView
+from goldgate.render.view import ChangeItem, ComparisonView
 from goldgate.report.io import read_report, report_bytes
 from goldgate.report.models import Report
 
@@ -121,6 +121,90 @@ def test_the_adapter_finds_the_example_changes(view: ComparisonView) -> None:
     assert mcnemar["pipeline"].p_value == pytest.approx(0.625)
     assert not view.partial
     assert view.baseline == "the baseline settings at revision base"
+
+
+def _flaky(compared: Compared) -> ComparisonView:
+    """The example's comparison with one case flaky over three repeats."""
+    comparison = compared.comparison
+    pipeline = comparison.suites[0]
+    flaky = CaseView(
+        case_id="thread_withdrawn_en",
+        candidate_passes=1,
+        candidate_attempts=3,
+        baseline_passes=3,
+        baseline_attempts=3,
+        candidate_flaky=True,
+        baseline_flaky=False,
+        change="flaky",
+    )
+    edited = comparison.model_copy(
+        update={"suites": (pipeline.model_copy(update={"cases": (flaky,)}), *comparison.suites[1:])}
+    )
+    return comparison_view(edited, compared.candidate)
+
+
+def _partial(compared: Compared) -> ComparisonView:
+    """The example's comparison as a partial one: a case added, one removed, one changed."""
+    comparison = compared.comparison
+    pipeline = comparison.suites[0]
+    unmatched = Unmatched(
+        added=("new_case",), removed=("old_case",), input_changed=("edited_case",)
+    )
+    edited = comparison.model_copy(
+        update={
+            "mode": "partial",
+            "suites": (
+                pipeline.model_copy(update={"unmatched": unmatched}),
+                *comparison.suites[1:],
+            ),
+        }
+    )
+    return comparison_view(edited, compared.candidate)
+
+
+def _many_regressions(view: ComparisonView) -> ComparisonView:
+    """5,000 regressed attempts: the comment must drop whole items to fit its budget."""
+    items = tuple(
+        ChangeItem("pipeline", f"case-{index:05d}", 1, "regressed", "pass to fail: queue")
+        for index in range(5_000)
+    )
+    return replace(view, regressions=items, improvements=())
+
+
+VARIANTS: dict[str, Callable[[Compared, ComparisonView], ComparisonView]] = {
+    "flaky": lambda compared, view: _flaky(compared),
+    "partial": lambda compared, view: _partial(compared),
+}
+
+
+@pytest.mark.parametrize("rendering", sorted(RENDERINGS))
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_golden_variants(
+    compared: Compared,
+    view: ComparisonView,
+    golden: Callable[[str, str], None],
+    variant: str,
+    rendering: str,
+) -> None:
+    edited = VARIANTS[variant](compared, view)
+    golden(f"compared_{variant}/{rendering}", RENDERINGS[rendering](compared.candidate, edited))
+
+
+def test_golden_5000_regressions_fit_the_comment(
+    compared: Compared, view: ComparisonView, golden: Callable[[str, str], None]
+) -> None:
+    many = _many_regressions(view)
+    comment = render_markdown(compared.candidate, many, full_report="out/report.json")
+    assert len(comment) <= 65_536
+    assert "case-00000" in comment
+    assert "case-04999" not in comment  # whole items dropped, and the footer says so
+    assert "not shown" in comment
+    golden("compared_many/comment.md", comment)
+    summary = render_markdown(
+        compared.candidate, many, budget="summary", full_report="out/report.json"
+    )
+    assert len(summary.encode("utf-8")) <= 1024 * 1024
+    assert "case-04999" in summary
 
 
 def test_flaky_cases_are_not_regressions(compared: Compared) -> None:
