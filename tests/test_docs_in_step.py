@@ -160,3 +160,14 @@ def test_the_comparison_format_page_names_every_field(repo_root: Path) -> None:
     assert len(records) > 10
     assert sorted(fields - documented) == []
     assert models.COMPARISON_FORMAT in page
+
+
+def test_the_readme_shows_the_comment_the_renderer_writes(repo_root: Path, readme: str) -> None:
+    """The README's sample comment is the start of the golden comment of the example's
+    comparison, so it shows what goldgate writes today."""
+    golden = (repo_root / "tests/render/golden/compared/comment.md").read_text("utf-8")
+    quoted = re.search(r"### What the check looks like\n.*?\n\n((?:>[^\n]*\n)+)", readme, re.DOTALL)
+    assert quoted is not None
+    shown = [line.removeprefix(">").removeprefix(" ") for line in quoted.group(1).splitlines()]
+    assert shown == golden.splitlines()[: len(shown)]
+    assert len(shown) >= 5
