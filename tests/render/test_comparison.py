@@ -208,22 +208,7 @@ def test_golden_5000_regressions_fit_the_comment(
 
 
 def test_flaky_cases_are_not_regressions(compared: Compared) -> None:
-    comparison = compared.comparison
-    pipeline = comparison.suites[0]
-    flaky = CaseView(
-        case_id="thread_withdrawn_en",
-        candidate_passes=1,
-        candidate_attempts=3,
-        baseline_passes=3,
-        baseline_attempts=3,
-        candidate_flaky=True,
-        baseline_flaky=False,
-        change="flaky",
-    )
-    edited = comparison.model_copy(
-        update={"suites": (pipeline.model_copy(update={"cases": (flaky,)}), *comparison.suites[1:])}
-    )
-    view = comparison_view(edited, compared.candidate)
+    view = _flaky(compared)
 
     assert ("pipeline", "thread_withdrawn_en") not in {
         (c.suite, c.case_id) for c in view.regressions
@@ -235,21 +220,7 @@ def test_flaky_cases_are_not_regressions(compared: Compared) -> None:
 
 
 def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None:
-    comparison = compared.comparison
-    pipeline = comparison.suites[0]
-    unmatched = Unmatched(
-        added=("new_case",), removed=("old_case",), input_changed=("edited_case",)
-    )
-    edited = comparison.model_copy(
-        update={
-            "mode": "partial",
-            "suites": (
-                pipeline.model_copy(update={"unmatched": unmatched}),
-                *comparison.suites[1:],
-            ),
-        }
-    )
-    view = comparison_view(edited, compared.candidate)
+    view = _partial(compared)
 
     assert view.partial
     assert (view.added, view.removed, view.changed) == (
