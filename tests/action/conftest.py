@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -108,22 +108,37 @@ def parse_outputs(text: str) -> dict[str, str]:
     return values
 
 
+R = TypeVar("R", bound="Runner")
+
+
 def make_runner(
-    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
-) -> Runner:
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    kind: Callable[..., R] = Runner,
+    **extra: Any,
+) -> R:
+    """A job laid out as a runner lays it out (the folders it mounts into a Docker action's
+    container: the workspace, ``_github_workflow`` with the event, ``_runner_file_commands``
+    with the output and summary files), of ``kind`` (a Runner; ``extra`` are its own
+    fields)."""
     pull = payload["pull_request"]
     fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
     fake.add_artifact(ARTIFACT, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
     workspace = example_copy(tmp_path / "workspace", CANDIDATE_EDITS)
-    event_path = tmp_path / "event.json"
+    (tmp_path / "_github_workflow").mkdir()
+    (tmp_path / "_runner_file_commands").mkdir()
+    event_path = tmp_path / "_github_workflow" / "event.json"
     event_path.write_text(json.dumps(payload), "utf-8")
-    return Runner(
+    return kind(
         workspace,
         fake,
         event_path,
-        tmp_path / "github_output",
-        tmp_path / "step_summary.md",
+        tmp_path / "_runner_file_commands" / "set_output",
+        tmp_path / "_runner_file_commands" / "step_summary",
         int(payload["number"]),
+        **extra,
     )
 
 
