@@ -24,6 +24,7 @@ import json
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,10 @@ from typing import Any
 import pytest
 import yaml
 
-from helpers.fake_github import FakeGitHub
+from helpers.fake_github import TOKEN, FakeGitHub
 from run.support import attempt_of, read_report_json
 
-from .conftest import make_runner
+from .conftest import SECRET, make_runner
 from .engine import (
     RUNNER_UID,
     ContainerRunner,
@@ -140,8 +141,13 @@ def test_a_pull_request_is_gated_commented_once_and_summarized_in_the_image(
     runner: ContainerRunner,
 ) -> None:
     """The end-to-end test's assertions, in the image. The comment's marker is action.yml's
-    default comment_id (``goldgate``): the runner's defaults arrived as INPUT_*."""
+    default comment_id (``goldgate``): the runner's defaults arrived as INPUT_*. The planted
+    secret and the token reach the container by name, never on docker's command line."""
     gated_commented_once_and_summarized(runner, input_defaults()["INPUT_COMMENT_ID"])
+
+    command, env = runner.docker_run({})
+    assert {env["OPENAI_API_KEY"], env["INPUT_GITHUB_TOKEN"]} == {SECRET, TOKEN}
+    assert [word for word in command if SECRET in word or TOKEN in word] == []  # -e NAME only
 
     outputs = runner.outputs()
     for name in ("report", "comparison"):
@@ -182,7 +188,9 @@ def test_cancelling_the_step_leaves_an_incomplete_report_and_exit_130(
     )
     process, name = runner.start(config="slow/config/settings.yaml", comment="off", baseline="")
     try:
+        deadline = time.monotonic() + 180  # a guard against a hang, not a measurement
         while not (project / "sleeping").exists():
+            assert time.monotonic() < deadline, "the sleeping case never started"
             with contextlib.suppress(subprocess.TimeoutExpired):
                 stdout, stderr = process.communicate(timeout=0.05)
                 pytest.fail(f"the step ended before the sleeping case started:\n{stdout}{stderr}")
