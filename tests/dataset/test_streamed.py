@@ -227,3 +227,45 @@ def test_whole_file_errors_still_name_their_place(gold_project: Any) -> None:
     path.write_text(path.read_text().replace('"id"', '"id": 1, "id"', 1))
     with pytest.raises(GoldCheckError, match=r"filed\.json:\d+:\d+: "):
         load_gold(load_settings(project.root / project.SETTINGS))
+
+
+def test_a_case_as_recorded_says_what_the_validated_case_says(gold_project: Any) -> None:
+    gold_project.cases[0]["family"] = "refunds"
+    gold_project.cases[0]["split"] = "holdout"
+    project = _big_project(gold_project, 4)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    assert isinstance(suite.cases, LazyCases)
+
+    for index in range(len(suite.cases)):
+        recorded = suite.cases.recorded(index)
+        case = suite.cases[index]
+        assert (recorded.id, recorded.family, recorded.split) == (case.id, case.family, case.split)
+        assert recorded.input.as_json() == case.input.as_json()
+        assert [
+            (e.name, e.path, e.comparison, e.scorer, e.expected) for e in recorded.expectations
+        ] == [
+            (e.name, e.path, e.comparison, e.scorer, e.expected) for e in case.expectations
+        ]
+    fresh = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    assert isinstance(fresh.cases, LazyCases)
+    assert type(fresh.cases.recorded(1)).__name__ == "RecordedCase"  # not validated again
+    assert fresh.cases.recorded(0).family == "refunds"
+
+
+@pytest.mark.parametrize("details", [True, False])
+def test_a_recorded_case_is_written_as_the_case_itself_would_be(
+    gold_project: Any, details: bool
+) -> None:
+    from goldgate.report.build import case_json
+
+    gold_project.cases[0]["family"] = "refunds"
+    project = _big_project(gold_project, 2)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    fresh = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    assert isinstance(fresh.cases, LazyCases)
+    for index in range(len(suite.cases)):
+        case, recorded = suite.cases[index], fresh.cases.recorded(index)
+        assert type(recorded).__name__ == "RecordedCase"
+        assert case_json(fresh, index, recorded, [], details, recorded.expectations) == (
+            case_json(suite, index, case, [], details, case.expectations)
+        )

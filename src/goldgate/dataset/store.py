@@ -21,7 +21,8 @@ import weakref
 import zlib
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import BinaryIO, Generic, TypeVar, overload
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Generic, TypeVar, overload
 
 from pydantic import ValidationError
 
@@ -31,7 +32,14 @@ from goldgate.dataset.models import Case
 from goldgate.errors import InvalidInputError
 from goldgate.textsafe import escape_control
 
-__all__ = ["CaseStore", "GoldChangedError", "LazyCases", "LazyCompiled"]
+__all__ = [
+    "CaseStore",
+    "GoldChangedError",
+    "LazyCases",
+    "LazyCompiled",
+    "RecordedCase",
+    "recorded_case",
+]
 
 _CACHED = 512
 """Cases kept once read: more than run at once, so each is read about once per run."""
@@ -40,6 +48,70 @@ KEPT_PATTERNS = 1 << 17
 patterns compiles the rest again when their cases are read back."""
 
 T = TypeVar("T")
+
+
+class RecordedExpectation:
+    """What a report's case record says of an expectation, read from the checked JSON."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+        """The expectation as checked gold JSON holds it."""
+
+    @property
+    def name(self) -> str:
+        return str(self.raw["name"])
+
+    @property
+    def path(self) -> str:
+        return str(self.raw["path"])
+
+    @property
+    def comparison(self) -> str:
+        return str(self.raw.get("comparison", "exact"))
+
+    @property
+    def scorer(self) -> str | None:
+        scorer = self.raw.get("scorer")
+        return None if scorer is None else str(scorer)
+
+    @property
+    def expected(self) -> Any:
+        return self.raw["expected"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEnvelope:
+    payload: dict[str, Any]
+    metadata: dict[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"payload": self.payload, "metadata": self.metadata}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedCase:
+    """A checked case as a report records it, read back without validating it again: what
+    an interrupted run writes for each attempt it never started (there can be 100,000 of
+    them, and the report must be on disk within a second or two of the signal)."""
+
+    id: str
+    family: str | None
+    split: str | None
+    input: RecordedEnvelope
+    expectations: tuple[RecordedExpectation, ...]
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> RecordedCase:
+        envelope = raw["input"]
+        return cls(
+            raw["id"],
+            raw.get("family"),
+            raw.get("split"),
+            RecordedEnvelope(envelope["payload"], envelope["metadata"]),
+            tuple(map(RecordedExpectation, raw["expectations"])),
+        )
 
 
 class GoldChangedError(InvalidInputError):
@@ -97,6 +169,15 @@ class CaseStore:
                 _remember(self._cases, index, case)
             return case
 
+    def recorded(self, index: int) -> Case | RecordedCase:
+        """Case ``index`` as a report records it: the case itself when it was read already,
+        else read back without validation (see ``RecordedCase``)."""
+        with self._lock:
+            case = self._cases.get(index)
+            if case is not None:
+                return case
+            return RecordedCase.of(self._bytes_parsed(index))
+
     def compiled(self, index: int) -> tuple[CompiledExpectation, ...]:
         with self._lock:
             compiled = self._compiled.get(index)
@@ -107,7 +188,8 @@ class CaseStore:
                 _remember(self._compiled, index, compiled)
         return compiled
 
-    def _read(self, index: int) -> Case:
+    def _bytes_parsed(self, index: int) -> Any:
+        """Case ``index`` parsed from its bytes, which must be those that were checked."""
         length = self.lengths[index]
         try:
             data = os.pread(self._descriptor, length, self.offsets[index])
@@ -115,8 +197,11 @@ class CaseStore:
             raise self._changed(index, error.strerror) from None
         if len(data) != length or zlib.crc32(data) != self.checksums[index]:
             raise self._changed(index)
+        return reparse(data)
+
+    def _read(self, index: int) -> Case:
         try:
-            case = Case.model_validate(reparse(data))
+            case = Case.model_validate(self._bytes_parsed(index))
         except (ValueError, ValidationError):  # pragma: no cover - the checksum matched
             raise self._changed(index) from None
         if case.id != self.ids[index]:  # pragma: no cover - the checksum matched
@@ -190,6 +275,10 @@ class LazyCases(_View[Case]):
         """The cases at ``positions`` of this view (a shard)."""
         return LazyCases(self.store, [self._position(p) for p in positions])
 
+    def recorded(self, index: int) -> Case | RecordedCase:
+        """Case ``index`` as a report records it (``CaseStore.recorded``)."""
+        return self.store.recorded(self._position(index))
+
 
 class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
     """A suite's compiled expectations, compiled when their case is read back."""
@@ -199,3 +288,9 @@ class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
 
     def select(self, positions: Sequence[int]) -> LazyCompiled:
         return LazyCompiled(self.store, [self._position(p) for p in positions])
+
+
+def recorded_case(cases: Sequence[Case], index: int) -> Case | RecordedCase:
+    """Case ``index`` of a suite's ``cases`` as a report records it: cheaply for a streamed
+    case file (``RecordedCase``), the case itself otherwise."""
+    return cases.recorded(index) if isinstance(cases, LazyCases) else cases[index]

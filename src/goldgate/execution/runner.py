@@ -23,6 +23,7 @@ from goldgate.adjudication.verdicts import adjudicate
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case
+from goldgate.dataset.store import RecordedCase, recorded_case
 from goldgate.errors import LoopBlocked
 from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
@@ -66,7 +67,8 @@ class AttemptOutcome:
 
     index: int
     """The case's position in its suite."""
-    case: Case
+    case: Case | RecordedCase
+    """The case (as a report records it, for an attempt that never started)."""
     attempt: int
     status: str
     reason: str | None
@@ -88,7 +90,7 @@ def _not_run(reason: str, count: int) -> tuple[CheckOutcome, ...]:
     return (not_run(reason),) * count
 
 
-def _not_run_all(case: Case, reason: str) -> tuple[CheckOutcome, ...]:
+def _not_run_all(case: Case | RecordedCase, reason: str) -> tuple[CheckOutcome, ...]:
     """Every check of an attempt that did not complete (shared: outcomes are frozen, and an
     interrupted run makes many of them with one reason)."""
     return _not_run(reason, len(case.expectations))
@@ -98,7 +100,7 @@ def unfinished(
     suite: GoldSuite, index: int, attempt: int, status: str, reason: str
 ) -> AttemptOutcome:
     """An attempt that never produced a result (skipped, cancelled)."""
-    case = suite.cases[index]
+    case = recorded_case(suite.cases, index)
     return AttemptOutcome(
         index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
     )

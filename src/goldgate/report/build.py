@@ -16,6 +16,7 @@ from goldgate.adjudication.verdicts import note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Metric
+from goldgate.dataset.store import RecordedCase, RecordedExpectation
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
@@ -102,7 +103,7 @@ class GoldExpectation(Protocol):
 def case_json(
     suite: GoldSuite,
     index: int,
-    case: Case,
+    case: Case | RecordedCase,
     attempts: list[dict[str, Any]],
     include_details: bool,
     expectations: Sequence[GoldExpectation],
@@ -119,19 +120,37 @@ def case_json(
         record["split"] = case.split
     if include_details:
         record["input"] = case.input.as_json()
-    gold = []
-    for expectation in expectations:
-        item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
-        if expectation.comparison != "exact":
-            item["comparison"] = expectation.comparison
-        if expectation.scorer is not None:
-            item["scorer"] = expectation.scorer
-        if include_details:
-            item["expected"] = expectation.expected
-        gold.append(item)
-    record["expectations"] = gold
+    record["expectations"] = [_gold_json(item, include_details) for item in expectations]
     record["attempts"] = attempts
     return record
+
+
+def _gold_json(expectation: GoldExpectation, include_details: bool) -> dict[str, Any]:
+    if type(expectation) is RecordedExpectation:  # straight from the checked JSON: faster
+        return _raw_gold_json(expectation.raw, include_details)
+    item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
+    if expectation.comparison != "exact":
+        item["comparison"] = expectation.comparison
+    if expectation.scorer is not None:
+        item["scorer"] = expectation.scorer
+    if include_details:
+        item["expected"] = expectation.expected
+    return item
+
+
+def _raw_gold_json(raw: dict[str, Any], include_details: bool) -> dict[str, Any]:
+    """``_gold_json`` of an expectation as checked gold JSON holds it (absent members are
+    the model's defaults: comparison exact, no scorer)."""
+    item: dict[str, Any] = {"name": raw["name"], "path": raw["path"]}
+    comparison = raw.get("comparison", "exact")
+    if comparison != "exact":
+        item["comparison"] = comparison
+    scorer = raw.get("scorer")
+    if scorer is not None:
+        item["scorer"] = scorer
+    if include_details:
+        item["expected"] = raw["expected"]
+    return item
 
 
 class _Figures:
