@@ -223,6 +223,14 @@ async def run_attempt(
     )
 
 
+RUN_AHEAD = 4096
+"""How far past the earliest unfinished attempt a worker may start one. Finished attempts
+wait in ``InOrder`` until every earlier one is in: without a bound, one slow attempt early
+in a large run would keep every later outcome in memory."""
+_ROOM_POLL = 0.01
+"""Seconds between looks for room (only while one slow attempt holds the others back)."""
+
+
 class InOrder:
     """Hands outcomes to ``sink`` in identity order (0 .. ``total`` - 1), holding those that
     finished early until every one before them is in."""
@@ -264,13 +272,15 @@ async def run_suite(
     progress: ProgressCallback | None = None,
     stop: anyio.Event | None = None,
     watchdog: Watchdog | None = None,
+    run_ahead: int = RUN_AHEAD,
 ) -> None:
     """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
     whatever order they finish in). After ``stop`` fewer than all may have been handed on.
 
     Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
-    the earliest cases start first. Each worker keeps one cancel scope whose deadline moves
-    per attempt. Setting ``stop`` stops scheduling and cancels what is in flight.
+    the earliest cases start first; no attempt starts ``run_ahead`` or more places after the
+    earliest unfinished one. Each worker keeps one cancel scope whose deadline moves per
+    attempt. Setting ``stop`` stops scheduling and cancels what is in flight.
     """
     identities = enumerate(attempt_identities(suite, options.repeat))
     total = len(suite.cases) * options.repeat
@@ -291,6 +301,10 @@ async def run_suite(
             with anyio.CancelScope() as scope:
                 while item is not None:
                     position, (index, attempt) = item
+                    if position - ordered.next >= run_ahead:
+                        scope.deadline = math.inf  # waiting for room is not the attempt's time
+                        while position - ordered.next >= run_ahead:
+                            await anyio.sleep(_ROOM_POLL)
                     scope.deadline = anyio.current_time() + timeout
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
