@@ -356,12 +356,32 @@ def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = Fal
     """Whether ``value``, parsed from ``text``, holds a lone surrogate or nests past the
     limit: what the strict parser refuses beyond the decoder's hooks. Text decoded strictly
     from UTF-8 (``from_utf8``) cannot hold a raw surrogate, only an escaped one."""
-    surrogates = (
+    may_hold = (
         "\\u" in text and bool(_ESCAPED_SURROGATE.search(text))
         if from_utf8
         else _may_hold_surrogates(text)
     )
-    return surrogates or (_may_be_too_deep(text) and _depth(value) > MAX_DEPTH)
+    # An escaped pair (an emoji written "\\ud83d\\ude00") is one character once decoded:
+    # only a surrogate left in the decoded strings is refused.
+    return (may_hold and _holds_surrogate(value)) or (
+        _may_be_too_deep(text) and _depth(value) > MAX_DEPTH
+    )
+
+
+def _holds_surrogate(value: JsonValue) -> bool:
+    """Whether any string in ``value`` (a key or a value) holds a UTF-16 surrogate."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is str:
+            if _RAW_SURROGATE.search(item):
+                return True
+        elif type(item) is dict:
+            pending.extend(item)
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+    return False
 
 
 def _may_be_too_deep(text: str) -> bool:

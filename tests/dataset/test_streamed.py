@@ -269,3 +269,76 @@ def test_a_recorded_case_is_written_as_the_case_itself_would_be(
         assert case_json(fresh, index, recorded, [], details, recorded.expectations) == (
             case_json(suite, index, case, [], details, case.expectations)
         )
+
+
+def _many_case_files(gold_project: Any, count: int) -> Any:
+    project = gold_project.write()
+    manifest = json.loads((project.root / project.DATASET).read_text())
+    filed = next(s for s in manifest["suites"] if s["name"] == "filed")
+    for index in range(count):
+        name = f"cases/more-{index}.json"
+        (project.root / "evaluation" / name).write_text(json.dumps(gold_project.cases))
+        manifest["suites"].append({**filed, "name": f"more-{index}", "cases": name})
+    (project.root / project.DATASET).write_text(json.dumps(manifest))
+    return project
+
+
+def test_only_so_many_case_files_are_held_open(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.dataset.store import OPEN_FILES
+
+    monkeypatch.setattr(OPEN_FILES, "limit", 3)
+    project = _many_case_files(gold_project, 7)
+    dataset = load_gold(load_settings(project.root / project.SETTINGS))
+    streamed = [s for s in dataset.suites if isinstance(s.cases, LazyCases)]
+    assert len(streamed) == 8
+    for suite in streamed:  # each read reopens a file closed to make room
+        assert [c.id for c in suite.cases] == [c["id"] for c in gold_project.cases]
+        assert len(OPEN_FILES._open) <= 3
+
+
+def test_a_case_file_replaced_after_it_was_closed_is_refused(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.dataset.store import OPEN_FILES
+
+    monkeypatch.setattr(OPEN_FILES, "limit", 1)
+    project = _many_case_files(gold_project, 2)
+    dataset = load_gold(load_settings(project.root / project.SETTINGS))
+    first = dataset.suite("filed")  # its file was closed to make room for the later ones
+    path: Path = project.root / project.CASE_FILE
+    replacement = path.with_suffix(".new")
+    replacement.write_bytes(path.read_bytes())  # the same bytes, another file
+    replacement.replace(path)
+    with pytest.raises(GoldChangedError, match=r"filed\.json: the case file was replaced"):
+        first.cases[0]
+
+
+def test_a_dataset_let_go_closes_its_case_files(gold_project: Any) -> None:
+    import gc
+
+    from goldgate.dataset.store import OPEN_FILES
+
+    before = set(OPEN_FILES._open)
+    project = _many_case_files(gold_project, 3)
+    dataset = load_gold(load_settings(project.root / project.SETTINGS))
+    assert len(set(OPEN_FILES._open) - before) == 4
+    del dataset
+    gc.collect()
+    assert set(OPEN_FILES._open) - before == set()
+
+
+def test_escaped_pairs_stream_and_lone_surrogates_are_placed(gold_project: Any) -> None:
+    gold_project.cases[0]["note"] = "\U0001f600 and \u00e9"
+    project = gold_project.write()
+    path: Path = project.root / project.CASE_FILE
+    path.write_text(json.dumps(gold_project.cases))  # ensure_ascii: "\ud83d\ude00"
+    assert "\\ud83d\\ude00" in path.read_text()
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    assert isinstance(suite.cases, LazyCases)
+    assert suite.cases[0].note == "\U0001f600 and \u00e9"
+
+    path.write_text(path.read_text().replace("\\ude00", "x", 1))  # now a lone high surrogate
+    with pytest.raises(GoldCheckError, match=r"filed\.json:1:\d+: string holds a lone UTF-16"):
+        load_gold(load_settings(project.root / project.SETTINGS))

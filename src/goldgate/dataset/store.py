@@ -20,8 +20,9 @@ import threading
 import weakref
 import zlib
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar, overload
 
 from pydantic import ValidationError
@@ -30,6 +31,7 @@ from goldgate.dataset.casefile import reparse
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case
 from goldgate.errors import InvalidInputError
+from goldgate.files import open_regular_file
 from goldgate.textsafe import escape_control
 
 __all__ = [
@@ -118,13 +120,57 @@ class GoldChangedError(InvalidInputError):
     """A case file was rewritten in place while goldgate was running from it."""
 
 
-class CaseStore:
-    """Where each case of one case file is, and the file itself, open since it was checked."""
+class _OpenFiles:
+    """The case files held open, at most ``limit`` at once (a manifest may name thousands
+    of case files, and a process may open only so many). The least recently read is closed
+    first; its store reopens the file when it is read again, and refuses one that was
+    replaced since the check."""
 
-    def __init__(self, handle: BinaryIO, source: str) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._open: dict[object, BinaryIO] = {}
+        """Each store's key (never the store: a store must be free to go) -> its file."""
+
+    def hold(self, key: object, handle: BinaryIO) -> None:
+        with self._lock:
+            self._hold(key, handle)
+
+    def _hold(self, key: object, handle: BinaryIO) -> None:
+        self._open[key] = handle
+        while len(self._open) > self.limit:
+            oldest = next(iter(self._open))
+            self._open.pop(oldest).close()
+
+    def read(self, key: object, reopen: Callable[[], BinaryIO], length: int, offset: int) -> bytes:
+        """``length`` bytes at ``offset`` of the file of ``key`` (reopened when it was
+        closed); under the lock, so that no other thread closes it meanwhile."""
+        with self._lock:
+            handle = self._open.pop(key, None)
+            if handle is None:
+                handle = reopen()
+            self._hold(key, handle)  # the most recently read now
+            return os.pread(handle.fileno(), length, offset)
+
+    def release(self, key: object) -> None:
+        with self._lock:
+            handle = self._open.pop(key, None)
+        if handle is not None:
+            handle.close()
+
+
+OPEN_FILES = _OpenFiles(64)
+
+
+class CaseStore:
+    """Where each case of one case file is, and the file itself, held open since it was
+    checked (among the ``OPEN_FILES`` limit)."""
+
+    def __init__(self, handle: BinaryIO, source: str, path: Path) -> None:
         self.source = source
-        self._handle = handle
-        self._descriptor = handle.fileno()
+        self.path = path
+        status = os.fstat(handle.fileno())
+        self._identity = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
         self.offsets = array("q")
         self.lengths = array("q")
         self.checksums = array("L")
@@ -135,7 +181,28 @@ class CaseStore:
         self._compiled: dict[int, tuple[CompiledExpectation, ...]] = {}
         self.patterns: dict[str, re.Pattern[str]] = {}
         """Patterns the check compiled, each taken by the first case that uses it."""
-        weakref.finalize(self, handle.close)
+        self.key = object()
+        """This store's place among ``OPEN_FILES``."""
+        OPEN_FILES.hold(self.key, handle)
+        weakref.finalize(self, OPEN_FILES.release, self.key)
+
+    def reopen(self) -> BinaryIO:
+        """The case file opened again, when it is the very file that was checked."""
+        try:
+            handle = open_regular_file(self.path, self.source, what="a JSON file")
+        except InvalidInputError as error:
+            raise GoldChangedError(
+                f"{escape_control(self.source)}: the case file changed while goldgate was "
+                f"running from it ({error}); the gold must not change during a run. Run again."
+            ) from None
+        status = os.fstat(handle.fileno())
+        if (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns) != self._identity:
+            handle.close()
+            raise GoldChangedError(
+                f"{escape_control(self.source)}: the case file was replaced while goldgate was "
+                "running from it; the gold must not change during a run. Run again."
+            )
+        return handle
 
     def add(
         self,
@@ -192,7 +259,7 @@ class CaseStore:
         """Case ``index`` parsed from its bytes, which must be those that were checked."""
         length = self.lengths[index]
         try:
-            data = os.pread(self._descriptor, length, self.offsets[index])
+            data = OPEN_FILES.read(self.key, self.reopen, length, self.offsets[index])
         except OSError as error:
             raise self._changed(index, error.strerror) from None
         if len(data) != length or zlib.crc32(data) != self.checksums[index]:

@@ -29,7 +29,7 @@ from goldgate.dataset.rules import (
     metric_scopes,
     suite_head_violations,
 )
-from goldgate.dataset.store import CaseStore, LazyCases, LazyCompiled
+from goldgate.dataset.store import OPEN_FILES, CaseStore, LazyCases, LazyCompiled
 from goldgate.errors import InvalidInputError
 from goldgate.files import open_regular_file
 from goldgate.problems import Located, display_path
@@ -80,17 +80,17 @@ def stream_suite(
         handle = open_regular_file(case_path, source, what="a JSON file")
     except InvalidInputError:
         return None
-    store = CaseStore(handle, source)
+    store = CaseStore(handle, source, case_path)
     try:
         facts = _check_cases(store, handle, suite, workflows, scorer_names)
     except (NotStreamable, _HasProblems):
-        handle.close()
+        OPEN_FILES.release(store.key)
         return None
     hasher, has_text, scorers = facts
     workflow = workflows.get(suite.workflow)
     ids = set(store.ids)
     if next(suite_head_violations(manifest, (), suite, workflow, ids, has_text), None):
-        handle.close()
+        OPEN_FILES.release(store.key)
         return None
     return GoldSuite(
         name=suite.name,
