@@ -310,11 +310,7 @@ def evaluate(
                 )
             )
         )
-    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
-        raise typer.BadParameter(
-            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
-            param_hint="--timeout",
-        )
+    _check_timeout(timeout)
     given = {name: value for name, value in run_options.items() if value is not None}
     _finish(
         commands.run_evaluation(
@@ -332,6 +328,15 @@ def evaluate(
             )
         )
     )
+
+
+def _check_timeout(timeout: float | None) -> None:
+    """Refuse a --timeout that is not a positive number of seconds up to a day (exit 2)."""
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(
+            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
+            param_hint="--timeout",
+        )
 
 
 def _shard(text: str | None) -> tuple[int, int] | None:
@@ -595,10 +600,22 @@ def evals_run(
         int, typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite.")
     ] = 1,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds per attempt, evaluators included.")
+        float,
+        typer.Option(
+            "--timeout",
+            help="Seconds per attempt, evaluators included (positive, at most "
+            f"{MAX_TIMEOUT:g}). An eval's own @eval(timeout=...) limits its function within "
+            "that: the smaller one wins, and either way the attempt is timed_out (exit 4).",
+        ),
     ] = 300.0,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
+        int,
+        typer.Option(
+            "--repeat",
+            min=1,
+            max=MAX_REPEAT,
+            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}).",
+        ),
     ] = 1,
     output: Annotated[
         Path | None,
@@ -615,8 +632,7 @@ def evals_run(
     from goldgate.evals.commands import run_command
     from goldgate.evals.session import EvalsRequest
 
-    if not timeout > 0 or timeout == float("inf"):
-        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _check_timeout(timeout)
     _finish(
         run_command(
             EvalsRequest(
@@ -659,8 +675,7 @@ def evals_regrade(
     from goldgate.evals.commands import regrade_command
     from goldgate.evals.regrade import RegradeRequest
 
-    if not timeout > 0 or timeout == float("inf"):
-        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _check_timeout(timeout)
     request = RegradeRequest(
         report=report,
         paths=tuple(paths or ()),

@@ -57,6 +57,7 @@ class EvalSuite:
     runtime: SuiteRuntime
     target: TargetRecord
     skip_reason: str | None
+    functions: tuple[EvalFunction, ...] = ()
 
     def job(self) -> SuiteJob:
         run = None if self.skip_reason is not None else self.runtime
@@ -86,6 +87,19 @@ class EvalPlan:
 
     def jobs(self) -> list[SuiteJob]:
         return [suite.job() for suite in self.suites]
+
+    def timeouts_beyond(self, deadline: float) -> list[tuple[str, float]]:
+        """(name, timeout) of each eval whose own timeout is longer than the run's
+        ``deadline``, which ends its attempts first (the smaller one wins)."""
+        found: dict[str, float] = {}
+        for suite in self.suites:
+            if suite.skip_reason is not None:
+                continue
+            for function in suite.functions:
+                timeout = function.options.timeout
+                if timeout is not None and timeout > deadline:
+                    found[function.name] = timeout
+        return sorted(found.items())
 
 
 def relative_to(path: Path | None, root: Path) -> str:
@@ -223,7 +237,7 @@ def _suite(
     )
     skip = LIVE_REASON if live_evals and not live else None
     runtime = SuiteRuntime({case.case_id: case for case in cases}, root)
-    return EvalSuite(gold, runtime, target, skip)
+    return EvalSuite(gold, runtime, target, skip, tuple(functions))
 
 
 def _canonical(value: Any) -> bytes:

@@ -10,6 +10,9 @@ report behave as for any suite.
   the evaluators still run. When no assertion failed, ``{key: pass, passed: true}`` is added.
 - Any other exception is a runtime failure of the attempt (exit 4), as for a target: its
   reason names the exception's type and where it was raised, never its message.
+- An eval that passes its own ``timeout`` is ``timed_out`` (exit 4), as a target that passes
+  the run's deadline is: the runner knows only the run's deadline, so the attempt's result
+  is an ``EvalTimedOut`` document, which ``collector.EvalCollector`` records as timed out.
 - Each evaluator (sync or async) reads an ``EvalResult`` and returns a score, a list of
   scores or ``None``; its scores are marked ``by`` it. An evaluator that raises is an error
   score of its own name: a check that could not run, never a pass.
@@ -40,7 +43,18 @@ from goldgate.evals.cases import EvalCase
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
 from goldgate.imports import is_async_callable
 
-__all__ = ["SuiteRuntime", "evaluate_output", "json_output", "run_case"]
+__all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
+
+
+class EvalTimedOut(dict[str, Any]):
+    """The result of an attempt whose eval gave no result within its own ``timeout``: no
+    output, no scores, just why. The collector turns the attempt into a ``timed_out`` one."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
 
 
 async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
@@ -129,8 +143,9 @@ def _assertion_notes(error: AssertionError) -> str:
 
 
 async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> dict[str, Any]:
-    """Run the eval function for ``case`` once and its evaluators; the result document.
-    ``TargetFailure`` for a runtime failure; a deadline or an interruption propagates."""
+    """Run the eval function for ``case`` once and its evaluators; the result document
+    (``EvalTimedOut`` when the function passed ``timeout``). ``TargetFailure`` for a runtime
+    failure; the run's deadline or an interruption propagates."""
     function = case.function
     name = function.name
     input_value, reference, metadata = case.context_values()
@@ -150,7 +165,7 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
             at = f" at {where}" if where else ""
             raise TargetFailure(f"eval '{name}' raised {type(error).__name__}{at}") from error
     if isinstance(scope, anyio.CancelScope) and scope.cancelled_caught:
-        raise TargetFailure(f"eval '{name}' gave no result within its {timeout:g} s timeout")
+        return EvalTimedOut(f"eval '{name}' gave no result within its {timeout:g} s timeout")
     if inspect.iscoroutine(context.output):
         context.output.close()
         raise TargetFailure(f"eval '{name}' left a coroutine in ctx.output: await it")
