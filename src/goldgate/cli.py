@@ -531,9 +531,11 @@ def report_merge(
 
 _ACTION_INPUTS = """Inputs, as the runner passes them (action.yml documents each):
 
-INPUT_MODE: check | evaluate | replay | compare | report (default evaluate).
+INPUT_MODE: check | evaluate | evals | replay | compare | report (default evaluate).
 INPUT_CONFIG: the settings file (default config/settings.yaml).
-INPUT_SUITES: suites to run, comma- or newline-separated (default: all).
+INPUT_SUITES: suites to run, comma- or newline-separated (default: all); datasets in evals
+mode.
+INPUT_EVALS: eval files and folders to run in evals mode, space- or newline-separated.
 INPUT_LIVE: true authorizes live workflows (default false).
 INPUT_MAX_CONCURRENCY, INPUT_TIMEOUT, INPUT_REPEAT: as evaluate's options.
 INPUT_VARIANT: the name of what runs (default settings).
@@ -553,9 +555,9 @@ INPUT_GITHUB_TOKEN: the token that comments and downloads the baseline.
 
 @app.command(epilog=_ACTION_INPUTS)
 def action() -> None:
-    """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate,
-    compare with the baseline, and report (JUnit, sticky comment, job summary, annotations,
-    step outputs)."""
+    """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
+    (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
+    job summary, annotations, step outputs)."""
     from goldgate.github.action import run_action
 
     _finish(ExitCode(run_action()))

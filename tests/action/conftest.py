@@ -109,12 +109,20 @@ def parse_outputs(text: str) -> dict[str, str]:
 
 
 def make_runner(
-    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    *,
+    edits: dict[str, list[tuple[str, str]]] = CANDIDATE_EDITS,
+    artifact: str = ARTIFACT,
 ) -> Runner:
+    """A job in a copy of the example with ``edits``, the merge-base commit's artifact
+    ``artifact`` holding ``baseline_zip``."""
     pull = payload["pull_request"]
     fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
-    fake.add_artifact(ARTIFACT, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
-    workspace = example_copy(tmp_path / "workspace", CANDIDATE_EDITS)
+    fake.add_artifact(artifact, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
+    workspace = example_copy(tmp_path / "workspace", edits)
     event_path = tmp_path / "event.json"
     event_path.write_text(json.dumps(payload), "utf-8")
     return Runner(
@@ -139,3 +147,29 @@ def runner(
     tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
 ) -> Runner:
     return make_runner(tmp_path, fake, payload, baseline_zip)
+
+
+def everything_written(runner: Runner, result: CliRun) -> dict[str, str]:
+    """Every text the action produced or sent, by where it went."""
+    texts = {
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "GITHUB_OUTPUT": runner.output.read_text("utf-8"),
+        "GITHUB_STEP_SUMMARY": runner.summary.read_text("utf-8"),
+    }
+    for path in runner.workspace.rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".xml", ".md"):
+            texts[str(path.relative_to(runner.workspace))] = path.read_text("utf-8", "replace")
+    for index, request in enumerate(runner.fake.requests):
+        texts[f"request {index} {request.method} {request.path}"] = request.body
+    return texts
+
+
+def assert_no_secret(runner: Runner, result: CliRun) -> None:
+    for where, text in everything_written(runner, result).items():
+        for secret in (SECRET, TOKEN):
+            lines = [line for line in text.splitlines() if secret in line]
+            if where == "stdout":  # the one place: the mask itself, before anything runs
+                assert lines == [f"::add-mask::{secret}"], (where, lines)
+            else:
+                assert lines == [], (where, lines)

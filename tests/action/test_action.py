@@ -16,38 +16,11 @@ import pytest
 
 from goldgate.github.action import decide_exit, read_inputs, target_environ
 from goldgate.github.comments import marker
-from helpers.fake_github import TOKEN, FakeGitHub
-from run.support import CliRun
+from helpers.fake_github import FakeGitHub
 
-from .conftest import SECRET, Runner, make_runner
+from .conftest import Runner, assert_no_secret, make_runner
 
 COMMENT_ID = "goldgate/gate"
-
-
-def everything_written(runner: Runner, result: CliRun) -> dict[str, str]:
-    """Every text the action produced or sent, by where it went."""
-    texts = {
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "GITHUB_OUTPUT": runner.output.read_text("utf-8"),
-        "GITHUB_STEP_SUMMARY": runner.summary.read_text("utf-8"),
-    }
-    for path in runner.workspace.rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".xml", ".md"):
-            texts[str(path.relative_to(runner.workspace))] = path.read_text("utf-8", "replace")
-    for index, request in enumerate(runner.fake.requests):
-        texts[f"request {index} {request.method} {request.path}"] = request.body
-    return texts
-
-
-def assert_no_secret(runner: Runner, result: CliRun) -> None:
-    for where, text in everything_written(runner, result).items():
-        for secret in (SECRET, TOKEN):
-            lines = [line for line in text.splitlines() if secret in line]
-            if where == "stdout":  # the one place: the mask itself, before anything runs
-                assert lines == [f"::add-mask::{secret}"], (where, lines)
-            else:
-                assert lines == [], (where, lines)
 
 
 def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -> None:
@@ -214,18 +187,34 @@ def test_inputs_and_their_defaults() -> None:
         }
     )
     assert given.suites == ("a", "b", "c")
+    assert given.evals == ()
+    assert read_inputs({"INPUT_EVALS": " evals/eval_a.py\n  evals/more  b_eval.py \n"}).evals == (
+        Path("evals/eval_a.py"),
+        Path("evals/more"),
+        Path("b_eval.py"),
+    )
     assert (given.live, given.repeat, given.timeout, given.link_gold) == (True, 3, 2.5, False)
     assert (given.baseline, given.comment_id) == ("artifact:base", "mine")
 
 
 @pytest.mark.parametrize(
-    ("name", "value"),
-    [("mode", "deploy"), ("live", "maybe"), ("repeat", "0"), ("timeout", "soon")],
+    ("name", "value", "why"),
+    [
+        ("mode", "deploy", "be one of check, evaluate, evals,"),
+        ("live", "maybe", "be true or false"),
+        ("repeat", "0", "be more than 0"),
+        ("timeout", "soon", "be a number"),
+        ("timeout", "nan", "be more than 0"),
+        # beyond what a run accepts: refused here, by name, rather than by the run
+        ("max_concurrency", "65", "be at most 64"),
+        ("repeat", "10001", "be at most 10000"),
+        ("timeout", "86401", "be at most 86400"),
+    ],
 )
-def test_bad_inputs_are_refused_by_name(name: str, value: str) -> None:
+def test_bad_inputs_are_refused_by_name(name: str, value: str, why: str) -> None:
     from goldgate.errors import InvalidInputError
 
-    with pytest.raises(InvalidInputError, match=f"input {name} must"):
+    with pytest.raises(InvalidInputError, match=f"input {name} must {why}"):
         read_inputs({f"INPUT_{name.upper()}": value})
 
 
