@@ -106,7 +106,8 @@ class EvalCollector(SuiteCollector):
             figures[2] += 1
 
     def add(self, outcome: AttemptOutcome) -> None:
-        outcome = _timed_out(outcome)
+        if type(outcome.document) is EvalTimedOut:
+            outcome = _timed_out(outcome)
         held: Sequence[AttemptOutcome]
         if self.repeat == 1:
             held = (outcome,)

@@ -29,7 +29,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import anyio.from_thread
@@ -152,10 +152,13 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
     context = EvalContext(input_value, reference, metadata, function_name=name)
     args = (context,) if function.takes_context else ()
     assertion: AssertionError | None = None
-    scope = anyio.move_on_after(timeout) if timeout is not None else contextlib.nullcontext()
+    scope = anyio.move_on_after(timeout) if timeout is not None else _NO_SCOPE
     with scope:
         try:
-            returned = await _call(function.function, *args, is_async=function.is_async)
+            if function.is_async:  # the common case, without a further coroutine
+                returned = await function.function(*args)
+            else:
+                returned = await _call(function.function, *args, is_async=False)
         except AssertionError as error:
             assertion, returned = error, None
         except (anyio.get_cancelled_exc_class(), LoopBlocked):
@@ -188,9 +191,15 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
     else:
         scores.append({"key": DEFAULT_KEY, "passed": True})
     output = json_output(context.output)
+    if not function.options.evaluators:
+        return {"output": output, "scores": scores}
     return await evaluate_output(
         function, output, scores, context.input, context.reference, case.metadata
     )
+
+
+_NO_SCOPE: Final = contextlib.nullcontext()
+"""The scope of an eval without a timeout of its own (reusable: it holds nothing)."""
 
 
 async def evaluate_output(
