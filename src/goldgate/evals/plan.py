@@ -292,7 +292,9 @@ def suite_fingerprint(
     )
     evaluators: dict[int, list[str]] = {}
     pass_only = [[e.name, e.path, e.comparison, e.expected] for e in PASS_ONLY]
-    lines = []
+    # One buffer, one update; each line copied in at once (orjson's bytes are larger than
+    # their content: 10,000 of them held in a list would take tens of MB).
+    buffer = bytearray()
     for case, checks in zip(cases, compiled, strict=True):
         function = case.function
         names = evaluators.get(id(function))
@@ -307,9 +309,9 @@ def suite_fingerprint(
             else [[e.name, e.path, e.comparison, e.expected] for e in checks],
             "evaluators": names,
         }
-        lines.append(_canonical(item))
-    lines.append(b"")
-    digest.update(b"\n".join(lines))
+        buffer += _canonical(item)
+        buffer += b"\n"
+    digest.update(buffer)
     return "sha256:" + digest.hexdigest()
 
 
