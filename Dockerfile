@@ -28,8 +28,10 @@ COPY pyproject.toml README.md ./
 COPY src/ src/
 # A throwaway tool environment builds goldgate's wheel (setuptools pinned, no build isolation,
 # so nothing unpinned is fetched), then installs the locked dependencies (wheels only: no
-# compiler, nothing compiled) and the wheel, without pip, into /opt/goldgate. `pip check`
-# proves the lock is complete.
+# compiler, nothing compiled) and the wheel, without pip, into /opt/goldgate. Both locks pin
+# every file by its sha256 (--require-hashes: a file the index swapped is refused); goldgate's
+# own wheel, built here from this source, is installed from that folder alone (--no-index).
+# `pip check` proves the lock is complete.
 RUN --mount=type=secret,id=pip_cert,required=false \
     --mount=type=secret,id=pip_index_url,required=false \
     set -eu; \
@@ -38,11 +40,12 @@ RUN --mount=type=secret,id=pip_cert,required=false \
         PIP_INDEX_URL="$(cat /run/secrets/pip_index_url)"; export PIP_INDEX_URL; \
     fi; \
     python3 -m venv /opt/tools; \
-    /opt/tools/bin/pip install --quiet --only-binary=:all: -r docker/build-requirements.lock; \
+    /opt/tools/bin/pip install --quiet --only-binary=:all: --require-hashes \
+        -r docker/build-requirements.lock; \
     /opt/tools/bin/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir /build/wheels .; \
     python3 -m venv --without-pip /opt/goldgate; \
     /opt/tools/bin/pip --python /opt/goldgate/bin/python install --quiet --no-deps \
-        --only-binary=:all: -r docker/requirements.lock; \
+        --only-binary=:all: --require-hashes -r docker/requirements.lock; \
     /opt/tools/bin/pip --python /opt/goldgate/bin/python install --quiet --no-deps --no-index \
         /build/wheels/goldgate-*.whl; \
     /opt/tools/bin/pip --python /opt/goldgate/bin/python check; \

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from goldgate.jsonvalue import JsonSyntaxError
+from goldgate.jsonvalue import MAX_DEPTH, JsonSyntaxError
 from goldgate.textsafe import quote
 
 # The standard library's C string reader (typeshed does not declare it): linear, strict about
@@ -27,7 +27,6 @@ _NUMBER_START = frozenset("-0123456789")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERALS = {"true": True, "false": False, "null": None}
 _NOT_JSON_CONSTANTS = ("NaN", "Infinity", "-Infinity")
-MAX_DEPTH = 512
 """Deeper nesting is refused: no gold needs it, and it would make the path index quadratic."""
 
 

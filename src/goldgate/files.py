@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from goldgate.errors import InvalidInputError
 from goldgate.textsafe import escape_control, quote
@@ -69,10 +69,9 @@ def _too_large(source: str, size: int | None, cap: int) -> InvalidInputError:
     )
 
 
-def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes:
-    """The bytes of the regular file at ``path`` (``source`` names it in messages, ``what``
-    says what it should be, e.g. "a JSON file"). Anything else, or a file over the cap, is an
-    ``InvalidInputError`` naming ``source``; nothing is read from it."""
+def open_regular_file(path: Path, source: str, *, what: str = "a file") -> BinaryIO:
+    """The regular file at ``path``, open for reading (see ``read_regular_file``); the caller
+    reads it in pieces and must not read past ``max_file_bytes()``."""
     cap = max_file_bytes()
     source = escape_control(source)  # a file name is data too: it must not break a line
     try:
@@ -86,12 +85,26 @@ def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes
         raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
     except ValueError as error:  # a name no file can have, such as one with a NUL byte
         raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
-    with os.fdopen(descriptor, "rb") as handle:
+    handle = os.fdopen(descriptor, "rb")
+    try:
         _refuse_unless_regular(source, os.fstat(handle.fileno()), what, cap)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes:
+    """The bytes of the regular file at ``path`` (``source`` names it in messages, ``what``
+    says what it should be, e.g. "a JSON file"). Anything else, or a file over the cap, is an
+    ``InvalidInputError`` naming ``source``; nothing is read from it."""
+    cap = max_file_bytes()
+    with open_regular_file(path, source, what=what) as handle:
         try:
             data = handle.read(cap + 1)
         except OSError as error:
+            source = escape_control(source)
             raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
     if len(data) > cap:  # it grew after the stat
-        raise _too_large(source, None, cap)
+        raise _too_large(escape_control(source), None, cap)
     return data

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
+
+import orjson
 
 from goldgate.errors import InvalidInputError
 from goldgate.files import read_regular_file
@@ -114,6 +116,18 @@ def json_type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def canonical_bytes(value: JsonValue, *, has_floats: bool = True) -> bytes:
+    """``canonical_json(value)`` as UTF-8. A value without floats (``has_floats=False``, as
+    the parser saw it) takes orjson, whose sorted output is the same bytes for every string
+    and integer (floats it spells differently, e.g. 1e16 for 1e+16)."""
+    if not has_floats:
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # an integer past 64 bits, or a value that is not plain JSON
+            pass
+    return canonical_json(value).encode("utf-8")
+
+
 def canonical_json(value: JsonValue) -> str:
     """One text per JSON value: sorted keys, no whitespace, so hashes ignore formatting."""
     return json.dumps(
@@ -197,6 +211,10 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 # --- strict loading ---------------------------------------------------------------------------
 
 _UTF8_BOM = b"\xef\xbb\xbf"
+
+
+MAX_DEPTH: Final = 512
+"""How deeply JSON values may nest in any file goldgate reads."""
 
 
 class JsonSyntaxError(InvalidInputError):
@@ -305,25 +323,50 @@ def parse_json_text(source: str, text: str) -> JsonDocument:
         if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
             raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
         raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
-    if _may_hold_surrogates(text) or (_may_be_too_deep(text) and _depth(value) > _max_depth()):
+    if too_deep_or_surrogates(text, value):
         from goldgate._scanner import scan
 
         index = scan(source, text)  # raises JsonSyntaxError at a lone surrogate or too deep
-        if _depth(value) > _max_depth():  # pragma: no cover - the scanner refuses it first
+        if _depth(value) > MAX_DEPTH:  # pragma: no cover - the scanner refuses it first
             raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")
         return JsonDocument(source, text, value, [index])
     return JsonDocument(source, text, value)
 
 
-def _max_depth() -> int:
-    from goldgate._scanner import MAX_DEPTH
+JsonRejected = _Rejected
+"""What the strict decoder's hooks raise (a duplicate key, NaN, an infinite number)."""
 
-    return MAX_DEPTH
+
+def strict_decoder(parse_float: Callable[[str], float] | None = None) -> json.JSONDecoder:
+    """The standard library's decoder with ``parse_json_text``'s strict hooks; what it refuses
+    raises ``ValueError`` or ``JsonRejected`` (lone surrogates and depth are checked apart,
+    by ``too_deep_or_surrogates``). ``parse_float`` replaces the float hook (it must refuse
+    what ``finite_float`` refuses)."""
+    return json.JSONDecoder(
+        object_pairs_hook=_reject_pairs,
+        parse_constant=_reject_constant,
+        parse_float=parse_float or _finite_float,
+    )
+
+
+finite_float = _finite_float
+
+
+def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = False) -> bool:
+    """Whether ``value``, parsed from ``text``, holds a lone surrogate or nests past the
+    limit: what the strict parser refuses beyond the decoder's hooks. Text decoded strictly
+    from UTF-8 (``from_utf8``) cannot hold a raw surrogate, only an escaped one."""
+    surrogates = (
+        "\\u" in text and bool(_ESCAPED_SURROGATE.search(text))
+        if from_utf8
+        else _may_hold_surrogates(text)
+    )
+    return surrogates or (_may_be_too_deep(text) and _depth(value) > MAX_DEPTH)
 
 
 def _may_be_too_deep(text: str) -> bool:
     # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit.
-    return text.count("[") + text.count("{") > _max_depth()
+    return text.count("[") + text.count("{") > MAX_DEPTH
 
 
 def _depth(value: JsonValue) -> int:
@@ -331,7 +374,7 @@ def _depth(value: JsonValue) -> int:
     at containers; it stops counting once past the limit."""
     level = [value] if type(value) in (dict, list) else []
     depth = 0
-    while level and depth <= _max_depth():
+    while level and depth <= MAX_DEPTH:
         depth += 1
         deeper: list[JsonValue] = []
         for container in level:

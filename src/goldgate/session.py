@@ -23,6 +23,7 @@ import anyio
 from goldgate.adjudication.store import attach_verdicts
 from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
+from goldgate.dataset.store import GoldChangedError
 from goldgate.errors import InvalidInputError
 from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptRun, RunOptions
@@ -221,10 +222,22 @@ def execute_streamed(
             with user_output_to_stderr():  # targets and scorers may print: not to stdout
                 anyio.run(_run_streamed, run, registry, stops, watchdog, targets)
             return finish(stops.first)
+    except BaseExceptionGroup as group:
+        if not run.finished:
+            report_file.discard()
+        changed, _ = group.split(GoldChangedError)
+        if changed is not None:  # the gold is no longer what was checked: nothing to report
+            raise _first_leaf(changed) from None
+        raise
     except BaseException:
         if not run.finished:
             report_file.discard()
         raise
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 async def _run_streamed(

@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -108,30 +108,41 @@ def parse_outputs(text: str) -> dict[str, str]:
     return values
 
 
+R = TypeVar("R", bound="Runner")
+
+
 def make_runner(
     tmp_path: Path,
     fake: FakeGitHub,
     payload: dict[str, Any],
     baseline_zip: bytes,
+    kind: Callable[..., R] = Runner,
     *,
     edits: dict[str, list[tuple[str, str]]] = CANDIDATE_EDITS,
     artifact: str = ARTIFACT,
-) -> Runner:
-    """A job in a copy of the example with ``edits``, the merge-base commit's artifact
+    **extra: Any,
+) -> R:
+    """A job laid out as a runner lays it out (the folders it mounts into a Docker action's
+    container: the workspace, ``_github_workflow`` with the event, ``_runner_file_commands``
+    with the output and summary files), of ``kind`` (a Runner; ``extra`` are its own
+    fields): a copy of the example with ``edits``, the merge-base commit's artifact
     ``artifact`` holding ``baseline_zip``."""
     pull = payload["pull_request"]
     fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
     fake.add_artifact(artifact, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
     workspace = example_copy(tmp_path / "workspace", edits)
-    event_path = tmp_path / "event.json"
+    (tmp_path / "_github_workflow").mkdir()
+    (tmp_path / "_runner_file_commands").mkdir()
+    event_path = tmp_path / "_github_workflow" / "event.json"
     event_path.write_text(json.dumps(payload), "utf-8")
-    return Runner(
+    return kind(
         workspace,
         fake,
         event_path,
-        tmp_path / "github_output",
-        tmp_path / "step_summary.md",
+        tmp_path / "_runner_file_commands" / "set_output",
+        tmp_path / "_runner_file_commands" / "step_summary",
         int(payload["number"]),
+        **extra,
     )
 
 
@@ -147,29 +158,3 @@ def runner(
     tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
 ) -> Runner:
     return make_runner(tmp_path, fake, payload, baseline_zip)
-
-
-def everything_written(runner: Runner, result: CliRun) -> dict[str, str]:
-    """Every text the action produced or sent, by where it went."""
-    texts = {
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "GITHUB_OUTPUT": runner.output.read_text("utf-8"),
-        "GITHUB_STEP_SUMMARY": runner.summary.read_text("utf-8"),
-    }
-    for path in runner.workspace.rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".xml", ".md"):
-            texts[str(path.relative_to(runner.workspace))] = path.read_text("utf-8", "replace")
-    for index, request in enumerate(runner.fake.requests):
-        texts[f"request {index} {request.method} {request.path}"] = request.body
-    return texts
-
-
-def assert_no_secret(runner: Runner, result: CliRun) -> None:
-    for where, text in everything_written(runner, result).items():
-        for secret in (SECRET, TOKEN):
-            lines = [line for line in text.splitlines() if secret in line]
-            if where == "stdout":  # the one place: the mask itself, before anything runs
-                assert lines == [f"::add-mask::{secret}"], (where, lines)
-            else:
-                assert lines == [], (where, lines)

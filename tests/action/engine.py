@@ -1,4 +1,5 @@
-"""A private Docker engine for the container tests, and the action's image built in it.
+"""A private Docker engine for the container tests, the action's image built in it, and a
+job run in that image as a GitHub runner runs a Docker action's step (``ContainerRunner``).
 
 ``dockerd`` (Debian's docker.io) is started on a socket, data root and exec root of its own
 under a temporary folder, without iptables or a bridge, and stopped afterwards; nothing of
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -23,13 +23,17 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from run.support import CliRun
+
+from .conftest import Runner
 from .support import REPO_ROOT
 
 RUNNER_UID = 1001  # the `runner` user of GitHub-hosted runners, who owns the workspace
@@ -72,11 +76,17 @@ class Engine:
         return env
 
     def run(
-        self, *args: str, timeout: float = 120, check: bool = True
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 120,
+        check: bool = True,
     ) -> subprocess.CompletedProcess[str]:
+        """``docker ARGS`` to completion; ``env`` is added to the client's environment (where
+        ``docker run -e NAME`` takes the values from)."""
         result = subprocess.run(
             [self.docker, *args],
-            env=self.env,
+            env={**self.env, **(env or {})},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -90,12 +100,12 @@ class Engine:
             )
         return result
 
-    def start(self, *args: str) -> subprocess.Popen[str]:
+    def start(self, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
         """``docker ARGS`` in the background, attached, in a session of its own (so that a
         test signals the client alone, as the runner does)."""
         return subprocess.Popen(
             [self.docker, *args],
-            env=self.env,
+            env={**self.env, **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -291,73 +301,89 @@ def build_image(engine: Engine, tag: str) -> str:
 # --- running it as the runner does --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Runner:
-    """The folders a runner mounts into a Docker action's container, owned by its user."""
+def action_metadata() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((REPO_ROOT / "action.yml").read_text("utf-8"))
+    return loaded
 
-    root: Path
+
+def input_defaults() -> dict[str, str]:
+    """``INPUT_<NAME>`` for every input of action.yml with its default, as the runner sets
+    them for a Docker action (an expression such as ``${{ github.token }}`` is left out: the
+    runner would evaluate it; a test sets what it stands for)."""
+    return {
+        f"INPUT_{name.upper()}": str(spec["default"])
+        for name, spec in action_metadata()["inputs"].items()
+        if "${{" not in str(spec.get("default", "${{"))
+    }
+
+
+@dataclass
+class ContainerRunner(Runner):
+    """The job of conftest's ``Runner``, run in the action's image the way a GitHub runner
+    runs a Docker action's step: ``docker run`` with action.yml's ``runs.args``, the working
+    directory /github/workspace, the runner's folders mounted where it mounts them (the
+    workspace, ``_github_home``, ``_github_workflow`` holding the event and
+    ``_runner_file_commands`` holding the output and summary files), every input's
+    ``INPUT_*`` (action.yml's defaults under the job's), and the variables passed by name
+    (``-e NAME``, the values in the client's environment, so no secret is on a command line).
+    Everything is handed to the runner's uid 1001 first, as on GitHub-hosted runners. The
+    host's network lets the container reach the fake GitHub on loopback."""
+
+    engine: Engine = field(kw_only=True)
+    image: str = field(kw_only=True)
 
     @property
-    def workspace(self) -> Path:
-        return self.root / "workspace"
+    def root(self) -> Path:
+        return self.workspace.parent
 
-    @property
-    def output(self) -> Path:
-        return self.root / "file_commands" / "set_output"
-
-    @property
-    def summary(self) -> Path:
-        return self.root / "file_commands" / "step_summary"
-
-    @classmethod
-    def create(cls, root: Path, event: Mapping[str, Any]) -> Runner:
-        runner = cls(root)
-        for name in ("workspace", "home", "file_commands", "workflow"):
-            (root / name).mkdir(parents=True, exist_ok=True)
-        runner.output.touch()
-        runner.summary.touch()
-        (root / "workflow" / "event.json").write_text(json.dumps(event), encoding="utf-8")
-        return runner
-
-    def hand_over(self) -> None:
-        """Give everything to the runner's user, as GitHub-hosted runners have it."""
-        for path in [self.root, *self.root.rglob("*")]:
-            os.lchown(path, RUNNER_UID, RUNNER_UID)
+    def container_env(self, **inputs: str) -> dict[str, str]:
+        env = {**input_defaults(), **self.env(**inputs)}
+        env.update(
+            HOME="/github/home",
+            CI="true",
+            GITHUB_WORKSPACE="/github/workspace",
+            GITHUB_EVENT_PATH=f"/github/workflow/{self.event_path.name}",
+            GITHUB_OUTPUT=f"/github/file_commands/{self.output.name}",
+            GITHUB_STEP_SUMMARY=f"/github/file_commands/{self.summary.name}",
+        )
+        return env
 
     def docker_run(
-        self,
-        image: str,
-        args: Sequence[str],
-        inputs: Mapping[str, str],
-        *,
-        entrypoint: str | None = None,
-    ) -> list[str]:
-        """The ``docker run`` arguments the runner uses for a Docker action's step."""
-        env = {
-            "HOME": "/github/home",
-            "CI": "true",
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_WORKSPACE": "/github/workspace",
-            "GITHUB_OUTPUT": "/github/file_commands/set_output",
-            "GITHUB_STEP_SUMMARY": "/github/file_commands/step_summary",
-            "GITHUB_EVENT_PATH": "/github/workflow/event.json",
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_REPOSITORY": "octo-org/triage",
-            "GITHUB_SHA": "a" * 40,
-            # Nothing listens there: no test reaches out, whatever it runs.
-            "GITHUB_API_URL": "http://127.0.0.1:9",
-            **{f"INPUT_{name.upper()}": value for name, value in inputs.items()},
-        }
+        self, inputs: Mapping[str, str], entrypoint: str | None = None
+    ) -> tuple[list[str], dict[str, str]]:
+        """The ``docker run`` arguments and the client's added environment for one step."""
+        env = self.container_env(**inputs)
         command = [
             "run", "--rm", "--name", f"goldgate-test-{uuid.uuid4().hex[:12]}",
             "--network", "host", "--workdir", "/github/workspace",
-            "-v", f"{self.root / 'workspace'}:/github/workspace",
-            "-v", f"{self.root / 'home'}:/github/home",
-            "-v", f"{self.root / 'file_commands'}:/github/file_commands",
-            "-v", f"{self.root / 'workflow'}:/github/workflow",
+            "-v", f"{self.workspace}:/github/workspace",
+            "-v", f"{self.root / '_github_home'}:/github/home",
+            "-v", f"{self.event_path.parent}:/github/workflow",
+            "-v", f"{self.output.parent}:/github/file_commands",
         ]  # fmt: skip
-        for key, value in env.items():
-            command += ["-e", f"{key}={value}"]
+        for name in env:
+            command += ["-e", name]
         if entrypoint is not None:
             command += ["--entrypoint", entrypoint]
-        return [*command, image, *args]
+        return [*command, self.image, *action_metadata()["runs"]["args"]], env
+
+    def _prepare(self) -> None:
+        assert self.output.parent == self.summary.parent
+        self.output.write_text("", "utf-8")
+        self.summary.write_text("", "utf-8")
+        (self.root / "_github_home").mkdir(exist_ok=True)
+        for path in [self.root, *self.root.rglob("*")]:
+            os.lchown(path, RUNNER_UID, RUNNER_UID)
+
+    def run(self, *, entrypoint: str | None = None, **inputs: str) -> CliRun:
+        """The step to completion (``entrypoint`` replaces the image's, tini)."""
+        self._prepare()
+        command, env = self.docker_run(inputs, entrypoint)
+        result = self.engine.run(*command, env=env, timeout=240, check=False)
+        return CliRun(result.returncode, result.stdout, result.stderr)
+
+    def start(self, **inputs: str) -> tuple[subprocess.Popen[str], str]:
+        """The step in the background: the ``docker run`` client and the container's name."""
+        self._prepare()
+        command, env = self.docker_run(inputs)
+        return self.engine.start(*command, env=env), command[command.index("--name") + 1]

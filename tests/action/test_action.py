@@ -15,58 +15,16 @@ from typing import Any
 import pytest
 
 from goldgate.github.action import decide_exit, read_inputs, target_environ
-from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 
-from .conftest import Runner, assert_no_secret, make_runner
+from .conftest import Runner, make_runner
+from .scenarios import assert_no_secret, gated_commented_once_and_summarized
 
-COMMENT_ID = "goldgate/gate"
+COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
 
 
 def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -> None:
-    first = runner.run()
-
-    assert first.code == 1, first.stderr
-    assert "Traceback" not in first.stderr
-    outputs = runner.outputs()
-    assert outputs["exit_code"] == "1"
-    assert (outputs["passed"], outputs["failed"], outputs["errors"]) == ("20", "3", "0")
-    assert (outputs["improved"], outputs["regressed"], outputs["flaky"]) == ("4", "3", "0")
-    assert outputs["comment_file"] == ""
-    for name in ("report", "comparison", "junit", "markdown"):
-        assert (runner.workspace / outputs[name]).is_file(), name
-    junit = (runner.workspace / outputs["junit"]).read_text("utf-8")
-    assert junit.count('type="regression"') == 3
-    assert outputs["junit"] == "goldgate-junit.xml"
-
-    summary = runner.summary.read_text("utf-8")
-    assert summary.splitlines()[0] == (
-        "**goldgate: fail_on disagreement: exit 1, the run's own exit code.**"
-    )
-    assert "### Regressions" in summary
-    assert "compared with the baseline settings at revision base" in summary
-
-    annotations = [line for line in first.stdout.splitlines() if line.startswith("::error ")]
-    assert len(annotations) == 3
-    assert all("goldgate regression" in line for line in annotations)
-
-    comments = runner.fake.comments(runner.pr_number)
-    assert len(comments) == 1
-    ident, author, body = comments[0]
-    assert author == "github-actions[bot]"
-    assert body.startswith(marker(COMMENT_ID) + "\n**goldgate: fail_on disagreement")
-    assert "(https://github.com/Codertocat/Hello-World/blob/ec26c3e" in body  # link_gold
-    assert_no_secret(runner, first)
-
-    second = runner.run(fail_on="never")
-
-    assert second.code == 0, second.stderr
-    comments = runner.fake.comments(runner.pr_number)
-    assert len(comments) == 1, "the sticky comment was duplicated"
-    assert comments[0][0] == ident
-    assert comments[0][2].startswith(marker(COMMENT_ID) + "\n**goldgate: fail_on never: exit 0")
-    assert runner.fake.requests_to("PATCH", r"/issues/comments/\d+")
-    assert_no_secret(runner, second)
+    gated_commented_once_and_summarized(runner, COMMENT_ID)
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,8 @@ from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 from run.support import CliRun, run_cli
 
-from .conftest import ARTIFACT, MERGE_BASE, Runner, assert_no_secret, make_runner
+from .conftest import ARTIFACT, MERGE_BASE, Runner, make_runner
+from .scenarios import assert_no_secret
 
 EVALS_ARTIFACT = "goldgate-evals-baseline"
 REGRESSED = [  # suite, case, the check that went from passed to failed

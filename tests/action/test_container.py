@@ -1,14 +1,17 @@
 """The action's image, built from the Dockerfile and run as a GitHub runner runs a Docker
-action: the workspace mounted at /github/workspace as the working directory, GITHUB_OUTPUT,
-GITHUB_STEP_SUMMARY and GITHUB_EVENT_PATH pointing at mounted files, the inputs as INPUT_*
-variables, the host's network, and every mounted folder owned by the runner's uid 1001.
+action's step (engine.ContainerRunner): ``docker run`` of the image with action.yml's args
+(``action``), the workspace mounted at /github/workspace as the working directory, the event,
+GITHUB_OUTPUT and GITHUB_STEP_SUMMARY as mounted files, every input as INPUT_*, the host's
+network (the fake GitHub listens on loopback), and every mounted folder owned by the
+runner's uid 1001.
 
-`goldgate action` does not exist yet, so these run what does: `goldgate evaluate`. They show
-that the image evaluates a project in the workspace and leaves the report there, readable by
-the runner's user; that cancelling the step (SIGINT, or SIGTERM, to the `docker run` client)
-reaches goldgate through tini, which exits 130 with an incomplete report; and that a command
-target killed at its deadline leaves no zombie behind (tini reaps it; goldgate as PID 1
-would not, which the control run shows).
+The pull-request check asserts what the end-to-end test asserts of ``goldgate action`` on the
+host (scenarios.py: outputs, job summary, annotations, exit codes, one sticky comment created
+then updated, no secret anywhere), here through tini, the image's venv and the container user.
+Cancelling the step as the runner does (SIGINT to the ``docker run`` client, SIGTERM 7.5 s
+later, then a kill) reaches goldgate through tini: exit 130 and an incomplete report in the
+workspace. A command target killed at its deadline leaves no zombie behind (tini reaps it;
+goldgate as PID 1 would not, which the control run shows).
 
 They start a private dockerd (root, Debian's docker.io) and build on a local mmdebstrap base;
 where that cannot happen they skip with the reason (see engine.py).
@@ -16,10 +19,11 @@ where that cannot happen they skip with the reason (see engine.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
-import re
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,25 +32,26 @@ from typing import Any
 import pytest
 import yaml
 
+from helpers.fake_github import TOKEN, FakeGitHub
 from run.support import attempt_of, read_report_json
 
-from .engine import RUNNER_UID, Engine, Runner, build_image, private_engine
-from .support import REPO_ROOT
+from .conftest import SECRET, make_runner
+from .engine import (
+    RUNNER_UID,
+    ContainerRunner,
+    Engine,
+    build_image,
+    input_defaults,
+    private_engine,
+)
+from .scenarios import gated_commented_once_and_summarized
 
 pytestmark = pytest.mark.slow
 
-EXAMPLE = REPO_ROOT / "examples" / "support_triage"
 PROJECT_FILES = Path(__file__).parent / "project_files"
-PR_EVENT = {
-    "action": "opened",
-    "number": 7,
-    "pull_request": {
-        "number": 7,
-        "base": {"sha": "b" * 40, "ref": "main", "repo": {"full_name": "octo-org/triage"}},
-        "head": {"sha": "a" * 40, "ref": "change", "repo": {"full_name": "octo-org/triage"}},
-    },
-    "repository": {"full_name": "octo-org/triage", "default_branch": "main"},
-}
+# The runner's cancellation: SIGINT to the step's process, SIGTERM 7.5 s later, a kill 2.5 s
+# after that (DESIGN.md, "GitHub facts that bite").
+CANCEL_ESCALATION = ((signal.SIGTERM, 7.5), (signal.SIGKILL, 2.5))
 
 
 @pytest.fixture(scope="module")
@@ -60,18 +65,18 @@ def image(engine: Engine) -> str:
     return build_image(engine, "goldgate-action:test")
 
 
-@pytest.fixture(scope="module")
-def inputs() -> dict[str, str]:
-    """Every input with its default, as the runner passes them (the token is a dummy)."""
-    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text(encoding="utf-8"))
-    values = {name: str(spec["default"]) for name, spec in action["inputs"].items()}
-    values["github_token"] = "ghs_dummy_token_for_the_container_test"
-    return values
-
-
 @pytest.fixture
-def runner(tmp_path: Path) -> Runner:
-    return Runner.create(tmp_path / "runner", PR_EVENT)
+def runner(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    engine: Engine,
+    image: str,
+) -> ContainerRunner:
+    return make_runner(
+        tmp_path, fake, payload, baseline_zip, ContainerRunner, engine=engine, image=image
+    )
 
 
 def _write_project(root: Path, workflow: dict[str, Any], cases: list[dict[str, Any]]) -> None:
@@ -100,17 +105,9 @@ def _case(case_id: str, payload: dict[str, Any], **expected: Any) -> dict[str, A
     }
 
 
-def _report_in(runner: Runner, stdout: str) -> Path:
-    """The report the summary names (relative to /github/workspace), on the host."""
-    lines = [line for line in stdout.splitlines() if line.startswith("report: ")]
-    assert lines, f"no report line in:\n{stdout}"
-    path = runner.workspace / lines[-1].removeprefix("report: ")
-    assert path.is_file(), path
-    return path
-
-
-def _readable_by_the_runner(path: Path) -> None:
+def _written_by_the_runner_user(path: Path) -> None:
     """Written by the container's uid 1001, the runner's user: later steps can read it."""
+    assert path.is_file(), path
     assert path.stat().st_uid == RUNNER_UID
     assert path.stat().st_mode & 0o777 == 0o600
 
@@ -137,93 +134,82 @@ def test_the_image_is_lean_and_runs_goldgate_under_tini_as_the_runner_uid(
     assert "pip" not in probe  # no pip in the venv, no compiler on the path
     assert "goldgate" in probe
     usage = engine.run("run", "--rm", image)
-    assert "evaluate" in usage.stdout
+    assert "action" in usage.stdout
 
 
-def test_the_runner_files_and_inputs_reach_the_container_user(
-    engine: Engine, image: str, runner: Runner, inputs: dict[str, str]
+def test_a_pull_request_is_gated_commented_once_and_summarized_in_the_image(
+    runner: ContainerRunner,
 ) -> None:
-    """What `goldgate action` will rely on: INPUT_* arrive, the event file is readable, and
-    uid 1001 can append outputs and the job summary to the runner's files."""
-    script = (
-        "import json, os\n"
-        "from goldgate.github.workflow import append_summary, write_outputs\n"
-        "event = json.load(open(os.environ['GITHUB_EVENT_PATH']))\n"
-        "write_outputs(os.environ['GITHUB_OUTPUT'], {\n"
-        "    'mode': os.environ['INPUT_MODE'],\n"
-        "    'max_concurrency': os.environ['INPUT_MAX_CONCURRENCY'],\n"
-        "    'pull_request': str(event['number']),\n"
-        "})\n"
-        "append_summary(os.environ['GITHUB_STEP_SUMMARY'], '## goldgate')\n"
-    )
-    runner.hand_over()
-    result = engine.run(*runner.docker_run(image, ["-c", script], inputs, entrypoint="python3"))
+    """The end-to-end test's assertions, in the image. The comment's marker is action.yml's
+    default comment_id (``goldgate``): the runner's defaults arrived as INPUT_*. The planted
+    secret and the token reach the container by name, never on docker's command line."""
+    gated_commented_once_and_summarized(runner, input_defaults()["INPUT_COMMENT_ID"])
 
-    assert result.returncode == 0
-    entries = re.findall(r"^(\w+)<<(\S+)\n(.*?)\n\2$", runner.output.read_text(), re.M | re.S)
-    values = {name: value for name, _delimiter, value in entries}
-    assert values == {"mode": "evaluate", "max_concurrency": "1", "pull_request": "7"}
-    assert runner.summary.read_text() == "## goldgate\n"
+    command, env = runner.docker_run({})
+    assert {env["OPENAI_API_KEY"], env["INPUT_GITHUB_TOKEN"]} == {SECRET, TOKEN}
+    assert [word for word in command if SECRET in word or TOKEN in word] == []  # -e NAME only
+
+    outputs = runner.outputs()
+    for name in ("report", "comparison"):
+        _written_by_the_runner_user(runner.workspace / outputs[name])
 
 
-def test_the_example_evaluates_in_the_mounted_workspace(
-    engine: Engine, image: str, runner: Runner, inputs: dict[str, str]
-) -> None:
-    shutil.copytree(
-        EXAMPLE,
-        runner.workspace / "examples" / "support_triage",
-        ignore=shutil.ignore_patterns(".goldgate", "__pycache__"),
-    )
-    runner.hand_over()
-    config = "examples/support_triage/config/settings.yaml"
-    result = engine.run(
-        *runner.docker_run(image, ["evaluate", "--config", config], inputs), check=False
-    )
-
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "verdict: passed (exit 0)" in result.stdout
-    report = _report_in(runner, result.stdout)
-    _readable_by_the_runner(report)
-    data = json.loads(report.read_text(encoding="utf-8"))
-    assert data["complete"] is True
-    assert data["verdict"]["exit_code"] == 0
+def _cancel_as_the_runner_does(
+    process: subprocess.Popen[str], signum: signal.Signals
+) -> tuple[str, str, list[str]]:
+    """Signal the ``docker run`` client, escalating as the runner does while it runs on; its
+    output and the signals sent."""
+    sent = [signum.name]
+    process.send_signal(signum)
+    for then, after in CANCEL_ESCALATION:
+        try:
+            stdout, stderr = process.communicate(timeout=after)
+        except subprocess.TimeoutExpired:
+            sent.append(then.name)
+            process.send_signal(then)
+        else:
+            return stdout, stderr, sent
+    stdout, stderr = process.communicate(timeout=30)
+    return stdout, stderr, sent
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_cancelling_the_step_leaves_an_incomplete_report_and_exit_130(
-    engine: Engine, image: str, runner: Runner, inputs: dict[str, str], signum: signal.Signals
+    runner: ContainerRunner, signum: signal.Signals
 ) -> None:
-    """The runner cancels a job by signalling the `docker run` client, which forwards the
-    signal to PID 1: tini, which passes it on to goldgate."""
+    """The runner cancels a job by signalling the `docker run` client (SIGINT; SIGTERM when a
+    runner shuts down), which forwards the signal to PID 1: tini, which passes it on to
+    goldgate. The second case sleeps 120 s: the 10 s the runner allows pass long before."""
     project = runner.workspace / "slow"
     _write_project(
         project,
         {"target": {"python": "slow_app:handle"}},
         [_case("quick", {"sleep": 0}, done=True), _case("sleepy", {"sleep": 120}, done=True)],
     )
-    runner.hand_over()
-    process = engine.start(
-        *runner.docker_run(image, ["evaluate", "--config", "slow/config/settings.yaml"], inputs)
-    )
+    process, name = runner.start(config="slow/config/settings.yaml", comment="off", baseline="")
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a guard against a hang, not a measurement
         while not (project / "sleeping").exists():
-            assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "the sleeping case never started"
-            time.sleep(0.05)
-        sent = time.monotonic()
-        process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=30)
-    except BaseException:
-        process.kill()
-        process.communicate()
-        raise
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                stdout, stderr = process.communicate(timeout=0.05)
+                pytest.fail(f"the step ended before the sleeping case started:\n{stdout}{stderr}")
+        stdout, stderr, sent = _cancel_as_the_runner_does(process, signum)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        runner.engine.run("kill", name, check=False)
 
-    assert process.returncode == 130, stdout + stderr
-    assert time.monotonic() - sent < 15  # the 120 s sleep was abandoned, not awaited
-    assert f"(incomplete: {signum.name})" in stdout
-    report = _report_in(runner, stdout)
-    _readable_by_the_runner(report)
+    assert process.returncode == 130, (sent, stdout + stderr)
+    assert "Traceback" not in stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "130"
+    assert runner.summary.read_text("utf-8").startswith(
+        "**goldgate: fail_on disagreement: exit 130, the run's own exit code.**"
+    )
+    report = runner.workspace / outputs["report"]
+    _written_by_the_runner_user(report)
     data = read_report_json(report)
     assert data["complete"] is False
     assert data["interruption"] == signum.name
@@ -234,7 +220,7 @@ def test_cancelling_the_step_leaves_an_incomplete_report_and_exit_130(
 
 @pytest.mark.parametrize("under_tini", [True, False], ids=["tini", "goldgate-as-pid-1"])
 def test_a_killed_command_target_leaves_no_zombie(
-    engine: Engine, image: str, runner: Runner, inputs: dict[str, str], under_tini: bool
+    runner: ContainerRunner, under_tini: bool
 ) -> None:
     """The first case's command hangs with a child; goldgate kills the group at the 3 s
     deadline, and the child dies an orphan of PID 1. The second case counts zombies. Under
@@ -249,13 +235,16 @@ def test_a_killed_command_target_leaves_no_zombie(
             _case("census", {"action": "census"}, zombies=[], pid1="tini"),
         ],
     )
-    runner.hand_over()
-    args = ["evaluate", "--config", "procs/config/settings.yaml", "--timeout", "3"]
-    entrypoint = None if under_tini else "goldgate"
-    result = engine.run(*runner.docker_run(image, args, inputs, entrypoint=entrypoint), check=False)
+    result = runner.run(
+        entrypoint=None if under_tini else "goldgate",
+        config="procs/config/settings.yaml",
+        timeout="3",
+        comment="off",
+        baseline="",
+    )
 
-    assert result.returncode == 4, result.stdout + result.stderr  # the killed attempt
-    data = read_report_json(_report_in(runner, result.stdout))
+    assert result.code == 4, result.stdout + result.stderr  # the killed attempt
+    data = read_report_json(runner.workspace / runner.outputs()["report"])
     assert attempt_of(data, "main", "spawn")["status"] != "completed"
     census = attempt_of(data, "main", "census")
     assert census["status"] == "completed", census["reason"]

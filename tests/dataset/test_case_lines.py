@@ -57,6 +57,6 @@ def test_loaded_gold_knows_each_case_line(gold_project: Any) -> None:
     assert inline.lines == tuple(
         manifest.position(("suites", 0, "cases", i))[0] for i in range(len(inline.cases))
     )
-    assert filed.lines == tuple(cases.position((i,))[0] for i in range(len(filed.cases)))
+    assert list(filed.lines) == [cases.position((i,))[0] for i in range(len(filed.cases))]
     assert filed.lines[0] == 2
     assert Path(filed.cases_source).name == "filed.json"

@@ -23,23 +23,10 @@ from goldgate.jsonvalue import (
     resolve,
 )
 from goldgate.settings import load_settings
+from helpers.strategies import json_values
 
 PROPERTIES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**30), max_value=10**30)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-json_values = st.recursive(
-    scalars,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
-    ),
-    max_leaves=25,
-)
 JSONISH = '[]{}",:0123456789.eE+- \n\ttrufalsn\\u\U0001f600é'
 jsonish_text = st.text(alphabet=JSONISH, max_size=40)
 

@@ -9,13 +9,13 @@ offline check reads the pattern problems from here too, so a pattern is compiled
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from goldgate.dataset.models import Expectation
 from goldgate.dataset.patterns import PatternProblem, compile_pattern
-from goldgate.dataset.shapes import TEXT_ASSERTIONS, Suffix, first_problem, text_problems
+from goldgate.dataset.shapes import TEXT_ASSERTIONS, Suffix, text_problems
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
 
 __all__ = [
@@ -51,7 +51,13 @@ class TextGold:
 
     assertions: tuple[TextAssertion, ...]
     has_note: bool
-    problem: str | None = None
+    problems: tuple[tuple[Suffix, str], ...] = ()
+    """Every shape problem of ``expected`` at its place (``shapes.text_problems``)."""
+
+    @property
+    def problem(self) -> str | None:
+        """The first shape problem's sentence, or None."""
+        return self.problems[0][1] if self.problems else None
 
     @property
     def declared(self) -> int:
@@ -72,28 +78,31 @@ class TextGold:
         return problems
 
 
-def _entries(value: Any) -> Sequence[Any]:
-    return [value] if isinstance(value, str | int) else list(value)
-
-
-def compile_text(expected: Any) -> TextGold:
-    """``expected`` of a text comparison, compiled; never raises."""
-    problem = first_problem(text_problems(expected))
-    if problem is not None:
-        return TextGold((), False, problem)
-    if not isinstance(expected, Mapping):  # prose: declares nothing
+def compile_text(
+    expected: Any, known: MutableMapping[str, re.Pattern[str]] | None = None
+) -> TextGold:
+    """``expected`` of a text comparison, compiled; never raises. ``known``: gold checked
+    before (a streamed case file read back), with the patterns its check compiled, taken
+    from it instead of compiled again; its shape is not checked again."""
+    problems = () if known is not None else tuple(text_problems(expected))
+    if problems:
+        return TextGold((), False, problems)
+    if type(expected) is not dict and not isinstance(expected, Mapping):  # prose
         return TextGold((), False)
     assertions: list[TextAssertion] = []
     for key, value in expected.items():
         if key == "note":
             continue
         listed = not isinstance(value, str | int)
-        for index, operand in enumerate(_entries(value)):
+        for index, operand in enumerate(value if listed else (value,)):
             if key in _PATTERN_KEYS:
-                try:
-                    compiled, why = compile_pattern(operand), None
-                except PatternProblem as error:
-                    compiled, why = None, str(error)
+                compiled = None if known is None else known.pop(operand, None)
+                why = None
+                if compiled is None:
+                    try:
+                        compiled = compile_pattern(operand)
+                    except PatternProblem as error:
+                        why = str(error)
                 assertions.append(TextAssertion(key, operand, index, listed, compiled, why))
             else:
                 assertions.append(TextAssertion(key, operand, index, listed))
@@ -114,12 +123,16 @@ class CompiledExpectation:
     text: TextGold | None = None
 
 
-def compile_expectation(expectation: Expectation) -> CompiledExpectation:
+def compile_expectation(
+    expectation: Expectation, known: MutableMapping[str, re.Pattern[str]] | None = None
+) -> CompiledExpectation:
     try:
         tokens: tuple[str, ...] | None = parse_pointer(expectation.path)
     except PointerSyntaxError:
         tokens = None
-    text = compile_text(expectation.expected) if expectation.comparison == "text" else None
+    text = (
+        compile_text(expectation.expected, known) if expectation.comparison == "text" else None
+    )
     return CompiledExpectation(
         expectation.name,
         expectation.path,
@@ -131,5 +144,7 @@ def compile_expectation(expectation: Expectation) -> CompiledExpectation:
     )
 
 
-def compile_expectations(expectations: Sequence[Expectation]) -> tuple[CompiledExpectation, ...]:
-    return tuple(compile_expectation(expectation) for expectation in expectations)
+def compile_expectations(
+    expectations: Sequence[Expectation], known: MutableMapping[str, re.Pattern[str]] | None = None
+) -> tuple[CompiledExpectation, ...]:
+    return tuple(compile_expectation(expectation, known) for expectation in expectations)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case, Metric, Suite, TextOptions
-from goldgate.jsonvalue import canonical_json
+from goldgate.dataset.store import LazyCases, LazyCompiled
+from goldgate.jsonvalue import canonical_bytes, canonical_json
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,15 @@ class GoldSuite:
     workflow: str
     flow: str | None
     step: str | None
-    cases: tuple[Case, ...]
+    cases: Sequence[Case]
+    """The cases in order: a tuple, or for a streamed case file a ``LazyCases`` that reads
+    each case back when asked for (``dataset.store``)."""
     metrics: tuple[Metric, ...]
     thresholds: dict[str, float]
     text: TextOptions | None
     cases_source: str
     fingerprint: str
-    compiled: tuple[tuple[CompiledExpectation, ...], ...] = ()
+    compiled: Sequence[tuple[CompiledExpectation, ...]] = ()
     """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
     verdicts: Mapping[tuple[str, str, str], bool] = field(default_factory=dict)
     """People's recorded verdicts for this suite's answers waiting for one: (case id, check
@@ -45,26 +48,36 @@ class GoldSuite:
     """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
     whole_case_count: int | None = None
     """For a shard: how many cases the whole suite has."""
-    lines: tuple[int, ...] = ()
+    lines: Sequence[int] = ()
     """Each case's 1-based line in ``cases_source``, in case order; empty for suites made in
     Python."""
     dataset: DatasetIdentity | None = None
     """The dataset the suite was loaded from (None for a suite made in Python), so that a
     report of this suite alone still names the dataset's own name and revision."""
+    custom_scorers: frozenset[str] | None = None
+    """The custom scorers the expectations name, when loading found them (else read from
+    the cases)."""
 
     def shard(self, index: int, count: int) -> GoldSuite:
         """The cases of shard ``index`` of ``count`` (1-based): those whose id hashes there,
         the same on every machine and for every order of shards. Identity (name,
         fingerprint) stays the whole suite's, so shard reports can be merged back."""
+        ids = self.cases.ids if isinstance(self.cases, LazyCases) else [c.id for c in self.cases]
         chosen = [
-            position
-            for position, case in enumerate(self.cases)
-            if shard_of(self.name, case.id, count) == index
-        ]
+            position for position, case_id in enumerate(ids)
+            if shard_of(self.name, case_id, count) == index
+        ]  # fmt: skip
+        cases: Sequence[Case]
+        compiled: Sequence[tuple[CompiledExpectation, ...]]
+        if isinstance(self.cases, LazyCases) and isinstance(self.compiled, LazyCompiled):
+            cases, compiled = self.cases.select(chosen), self.compiled.select(chosen)
+        else:
+            cases = tuple(self.cases[p] for p in chosen)
+            compiled = tuple(self.compiled[p] for p in chosen)
         return replace(
             self,
-            cases=tuple(self.cases[p] for p in chosen),
-            compiled=tuple(self.compiled[p] for p in chosen),
+            cases=cases,
+            compiled=compiled,
             lines=tuple(self.lines[p] for p in chosen) if self.lines else (),
             positions=tuple(chosen),
             whole_case_count=len(self.cases),
@@ -72,6 +85,8 @@ class GoldSuite:
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""
+        if self.custom_scorers is not None:
+            return set(self.custom_scorers)
         return {
             expectation.scorer
             for case in self.cases
@@ -87,7 +102,7 @@ class GoldSuite:
         cases_source: str,
         raw_cases: list[Any] | None = None,
         compiled: tuple[tuple[CompiledExpectation, ...], ...] | None = None,
-        lines: tuple[int, ...] = (),
+        lines: Sequence[int] = (),
     ) -> GoldSuite:
         """``raw_cases``: the cases as loaded, when they came from JSON (cheaper to hash);
         ``compiled``: their expectations compiled by the loader (compiled here otherwise);
@@ -152,9 +167,36 @@ def _digest(content: Any) -> str:
 def suite_fingerprint(suite: Suite, cases: list[Any]) -> str:
     """sha256 over the suite's ordered, canonical content (its cases as JSON): reordering
     cases changes it, reformatting the JSON (or moving cases into a file) does not."""
-    content = suite.model_dump(mode="json", by_alias=True, exclude={"cases", "description"})
-    content["cases"] = cases
-    return _digest(content)
+    hasher = SuiteHasher(suite)
+    for case in cases:
+        hasher.add(case)
+    return hasher.digest()
+
+
+class SuiteHasher:
+    """``suite_fingerprint`` taken one case at a time, as a case file streams by: the same
+    bytes are hashed as for the canonical text of the whole content."""
+
+    def __init__(self, suite: Suite) -> None:
+        content = suite.model_dump(mode="json", by_alias=True, exclude={"cases", "description"})
+        mark = "goldgate:cases"
+        while canonical_json(mark) in canonical_json(content):  # found nowhere else in it
+            mark += "!"
+        content["cases"] = mark
+        self._head, self._tail = canonical_json(content).split(canonical_json(mark))
+        self._hash = hashlib.sha256(self._head.encode("utf-8") + b"[")
+        self._first = True
+
+    def add(self, case: Any, *, has_floats: bool = True) -> None:
+        """One more case (``has_floats``: whether it may hold a float)."""
+        if not self._first:
+            self._hash.update(b",")
+        self._hash.update(canonical_bytes(case, has_floats=has_floats))
+        self._first = False
+
+    def digest(self) -> str:
+        self._hash.update(("]" + self._tail).encode("utf-8"))
+        return "sha256:" + self._hash.hexdigest()
 
 
 def dataset_fingerprint(name: str, suite_fingerprints: list[str]) -> str:

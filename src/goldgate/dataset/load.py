@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
@@ -14,6 +14,7 @@ from goldgate.dataset.gold import Dataset, DatasetIdentity, GoldSuite, dataset_f
 from goldgate.dataset.lines import element_lines
 from goldgate.dataset.models import Case, Manifest, Suite
 from goldgate.dataset.rules import PlacedCase, manifest_violations, suite_violations
+from goldgate.dataset.streamed import reference_problem, stream_suite
 from goldgate.errors import GoldCheckError, InvalidInputError
 from goldgate.files import MissingFileError
 from goldgate.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
@@ -51,10 +52,6 @@ class GoldCheck:
 
 def _syntax_violation(error: JsonSyntaxError) -> Violation:
     return Violation(error.source, error.line, error.column, error.message, "")
-
-
-def _is_absolute(reference: str) -> bool:
-    return PurePosixPath(reference).is_absolute() or PureWindowsPath(reference).is_absolute()
 
 
 def check_gold(
@@ -105,6 +102,11 @@ def _check_gold(
             violations.extend(from_validation_error(manifest_doc, error, ("suites", index)))
             continue
         suites.append((index, suite))
+        streamed = stream_suite(manifest_doc, path, suite, settings.workflows, scorer_names)
+        if streamed is not None:
+            case_count += len(streamed.cases)
+            built.append(streamed)
+            continue
         placed, source, case_problems, raw_cases, lines = _load_cases(
             manifest_doc, path, index, suite
         )
@@ -163,15 +165,10 @@ def _load_cases(
             )
         return _validate_cases(manifest_doc, suite.cases, where, inline=True)
     reference = suite.cases
-    if any(ord(character) < 32 for character in reference):
-        message = "a case file reference must not contain control characters"
+    problem = reference_problem(reference)
+    if problem is not None:
         return _LoadedCases(
-            [], manifest_doc.source, [violation_at(manifest_doc, where, message)], []
-        )
-    if _is_absolute(reference):
-        message = "a case file reference must be relative to the manifest"
-        return _LoadedCases(
-            [], manifest_doc.source, [violation_at(manifest_doc, where, message)], []
+            [], manifest_doc.source, [violation_at(manifest_doc, where, problem)], []
         )
     case_path = manifest_path.parent / reference
     try:

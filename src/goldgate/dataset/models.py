@@ -98,6 +98,10 @@ class Expectation(_Gold):
             }
         super().__init__(**fields)
 
+    # Validation need not call this __init__ (it only maps the positional form to fields):
+    # pydantic then builds expectations without a Python call each, which loading feels.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
 
 class Case(_Gold):
     id: Name

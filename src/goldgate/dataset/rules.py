@@ -20,7 +20,7 @@ from goldgate.dataset.models import (
     Suite,
 )
 from goldgate.dataset.paths import result_path_problem
-from goldgate.dataset.shapes import source_span_problems, text_problems
+from goldgate.dataset.shapes import source_span_problems
 from goldgate.jsonvalue import (
     json_equal,
     json_type_name,
@@ -65,19 +65,54 @@ def suite_violations(
     scorer_names: Collection[str],
 ) -> Iterator[Violation]:
     workflow = workflows.get(suite.workflow)
-    yield from _target_violations(document, suite_path, suite, workflow)
     ids = Counter(placed.case.id for placed in cases)
-    for placed in cases:
-        if ids[placed.case.id] > 1:
-            yield placed.at(("id",), f"duplicate case id {quote(placed.case.id)} in this suite")
-        yield from _case_violations(placed, workflow, scorer_names)
-    yield from _metric_violations(document, suite_path, suite, cases, workflow)
     has_text = any(
         expectation.comparison == "text"
         for placed in cases
         for expectation in placed.case.expectations
     )
+    yield from suite_head_violations(document, suite_path, suite, workflow, ids, has_text)
+    for placed in cases:
+        if ids[placed.case.id] > 1:
+            yield placed.at(("id",), f"duplicate case id {quote(placed.case.id)} in this suite")
+        yield from case_violations(placed, workflow, scorer_names, metric_scopes(suite))
+
+
+def suite_head_violations(
+    document: Located,
+    suite_path: Path_,
+    suite: Suite,
+    workflow: WorkflowSettings | None,
+    case_ids: Collection[str],
+    has_text: bool,
+) -> Iterator[Violation]:
+    """What is wrong with the suite itself, given its cases' ids and whether any of them has
+    a text comparison: its target, its metrics' definitions, its thresholds."""
+    yield from _target_violations(document, suite_path, suite, workflow)
+    yield from _metric_violations(document, suite_path, suite, case_ids, workflow)
     yield from _threshold_violations(document, suite_path, suite, has_text)
+
+
+def case_violations(
+    placed: PlacedCase,
+    workflow: WorkflowSettings | None,
+    scorer_names: Collection[str],
+    metrics: Sequence[tuple[Metric, frozenset[str] | None]],
+) -> Iterator[Violation]:
+    """What is wrong with one case on its own and as gold of the suite's metrics (each with
+    the ids it includes, see ``metric_scopes``)."""
+    yield from _case_violations(placed, workflow, scorer_names)
+    for metric, included in metrics:
+        if included is None or placed.case.id in included:
+            yield from _metric_gold_violations(placed, metric)
+
+
+def metric_scopes(suite: Suite) -> list[tuple[Metric, frozenset[str] | None]]:
+    """Each metric of ``suite`` with the case ids it includes (``None``: every case)."""
+    return [
+        (metric, None if metric.cases is None else frozenset(metric.cases))
+        for metric in suite.metrics
+    ]
 
 
 def _target_violations(
@@ -147,21 +182,19 @@ def _comparison_problems(
         yield ("expected",), f"a set comparison expects an array, found {json_type_name(expected)}"
     elif kind == "source_span":
         yield from source_span_problems(expected, envelope)
-    elif kind == "text":
-        yield from text_problems(expected)
-        if expectation.text is not None:  # compiled once, while loading
-            yield from expectation.text.pattern_problems()
+    elif kind == "text" and expectation.text is not None:  # compiled once, while loading
+        yield from expectation.text.problems
+        yield from expectation.text.pattern_problems()
 
 
 def _metric_violations(
     document: Located,
     suite_path: Path_,
     suite: Suite,
-    cases: Sequence[PlacedCase],
+    case_ids: Collection[str],
     workflow: WorkflowSettings | None,
 ) -> Iterator[Violation]:
     names = Counter(metric.name for metric in suite.metrics)
-    by_id = {placed.case.id: placed for placed in cases}
     for index, metric in enumerate(suite.metrics):
         where: Path_ = (*suite_path, "metrics", index)
         if names[metric.name] > 1:
@@ -171,20 +204,13 @@ def _metric_violations(
         if problem:
             yield violation_at(document, (*where, "path"), problem)
         yield from _catalog_violations(document, where, metric)
-        included = cases
-        if metric.cases is not None:
-            included = []
-            for position, case_id in enumerate(metric.cases):
-                if case_id in by_id:
-                    included.append(by_id[case_id])
-                else:
-                    yield violation_at(
-                        document,
-                        (*where, "cases", position),
-                        f"case {quote(case_id)} is not in this suite",
-                    )
-        for placed in included:
-            yield from _metric_gold_violations(placed, metric)
+        for position, case_id in enumerate(metric.cases or ()):
+            if case_id not in case_ids:
+                yield violation_at(
+                    document,
+                    (*where, "cases", position),
+                    f"case {quote(case_id)} is not in this suite",
+                )
 
 
 def _catalog_violations(document: Located, where: Path_, metric: Metric) -> Iterator[Violation]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from goldgate.adjudication.verdicts import note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.models import Metric
+from goldgate.dataset.models import Case, Metric
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
@@ -83,16 +83,31 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
     return record
 
 
+class GoldExpectation(Protocol):
+    """What a case's record says of each expectation: a gold ``Expectation`` or a compiled
+    one (a Python eval's score keys are compiled expectations of their own)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def comparison(self) -> str: ...
+    @property
+    def scorer(self) -> str | None: ...
+    @property
+    def expected(self) -> Any: ...
+
+
 def case_json(
     suite: GoldSuite,
     index: int,
+    case: Case,
     attempts: list[dict[str, Any]],
     include_details: bool,
-    compiled: Sequence[CompiledExpectation] | None = None,
+    expectations: Sequence[GoldExpectation],
 ) -> dict[str, Any]:
-    """A case as stored: identity, input and gold once, then its attempts. ``compiled``:
-    the case's expectations when they are not the suite's (a Python eval's score keys)."""
-    case = suite.cases[index]
+    """A case as stored: identity, input and gold once, then its attempts."""
     record: dict[str, Any] = {"id": case.id}
     if suite.positions is not None:
         record["position"] = suite.positions[index]
@@ -104,8 +119,8 @@ def case_json(
         record["split"] = case.split
     if include_details:
         record["input"] = case.input.as_json()
-    expectations = []
-    for expectation in suite.compiled[index] if compiled is None else compiled:
+    gold = []
+    for expectation in expectations:
         item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
         if expectation.comparison != "exact":
             item["comparison"] = expectation.comparison
@@ -113,8 +128,8 @@ def case_json(
             item["scorer"] = expectation.scorer
         if include_details:
             item["expected"] = expectation.expected
-        expectations.append(item)
-    record["expectations"] = expectations
+        gold.append(item)
+    record["expectations"] = gold
     record["attempts"] = attempts
     return record
 
@@ -186,7 +201,9 @@ class SuiteCollector:
         self.checks: Counter[str] = Counter()
         self.figures = _Figures()
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
-        self._metric_gold = [_gold_index(suite, metric) for metric in suite.metrics]
+        self._metric_scopes = [
+            None if metric.cases is None else frozenset(metric.cases) for metric in suite.metrics
+        ]
         self._pending: list[dict[str, Any]] = []
         self.queue: list[dict[str, Any]] = []
         self.count = 0
@@ -199,6 +216,11 @@ class SuiteCollector:
         """The expectations of case ``index``, in check order (a subclass may decide them
         per case, as Python evals do for their score keys)."""
         return self.suite.compiled[index]
+
+    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldExpectation]:
+        """The expectations the case's record lists: the gold's, read from the case itself
+        (nothing is compiled for a case that never ran)."""
+        return outcome.case.expectations
 
     def summary(self) -> dict[str, float | None]:
         """The suite's summary figures, which thresholds gate on."""
@@ -228,10 +250,10 @@ class SuiteCollector:
                 self._queue(outcome)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
-        for metric, gold, observations in zip(
-            self.suite.metrics, self._metric_gold, self.observations, strict=True
+        for metric, scope, observations in zip(
+            self.suite.metrics, self._metric_scopes, self.observations, strict=True
         ):
-            observation = _observation(metric, gold, outcome)
+            observation = _observation(metric, scope, outcome)
             if observation is not None:
                 observations.append(observation)
         self._pending.append(attempt_json(outcome, self.include_details))
@@ -241,9 +263,10 @@ class SuiteCollector:
                 case_json(
                     self.suite,
                     outcome.index,
+                    outcome.case,
                     self._pending,
                     self.include_details,
-                    self.case_expectations(outcome.index),
+                    self.record_expectations(outcome),
                 )
             )
             self._pending = []
@@ -329,29 +352,20 @@ def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     )
 
 
-def _gold_index(suite: GoldSuite, metric: Metric) -> list[Any]:
-    """Each case's gold for ``metric`` (its expectation at the metric's path), or MISSING
-    for cases the metric does not include."""
-    included = set(metric.cases) if metric.cases is not None else None
-    gold: list[Any] = []
-    for case, compiled in zip(suite.cases, suite.compiled, strict=True):
-        if included is not None and case.id not in included:
-            gold.append(MISSING)
-        else:
-            gold.append(next(e.expected for e in compiled if e.path == metric.path))
-    return gold
-
-
 @cache
 def _tokens(path: str) -> tuple[str, ...]:
     """A metric's path parsed once (gold paths are checked pointers)."""
     return parse_pointer(path)
 
 
-def _observation(metric: Metric, gold: list[Any], outcome: AttemptOutcome) -> Observation | None:
-    expected = gold[outcome.index]
-    if expected is MISSING:
+def _observation(
+    metric: Metric, scope: frozenset[str] | None, outcome: AttemptOutcome
+) -> Observation | None:
+    """What the attempt says for ``metric`` (``scope``: the case ids it includes, ``None``
+    for all); None for a case the metric leaves out."""
+    if scope is not None and outcome.case.id not in scope:
         return None
+    expected = next(e.expected for e in outcome.case.expectations if e.path == metric.path)
     if outcome.status == "completed" and outcome.document is not None:
         predicted: Any = resolve(outcome.document, _tokens(metric.path))
         status: ObservationStatus = "observed"

@@ -9,9 +9,14 @@ from typing import Any
 
 import orjson
 
-from goldgate._scanner import MAX_DEPTH
 from goldgate.execution.targets.base import JsonObject, TargetFailure
-from goldgate.jsonvalue import JsonSyntaxError, decode_utf8, json_type_name, parse_json_text
+from goldgate.jsonvalue import (
+    MAX_DEPTH,
+    JsonSyntaxError,
+    decode_utf8,
+    json_type_name,
+    parse_json_text,
+)
 
 
 def encode_request(request: JsonObject) -> bytes:

@@ -1,0 +1,183 @@
+"""A case file read as a stream: each case parsed strictly, one at a time, with its bytes' place.
+
+Large gold parsed whole holds every case as Python objects at once (about 8 KB a case), so
+memory grew with the gold. Here a case file is read in chunks and each element of its array is
+parsed on its own by the same strict decoder ``jsonvalue`` uses; the caller keeps only where
+each case's bytes are (offset, length, checksum, line) and reads a case back when the run
+needs it (``dataset.store``).
+
+Nothing here describes a problem. Anything the stream cannot take as it comes (a syntax error,
+a byte order mark, invalid UTF-8, a lone surrogate, nesting past the limit, an empty array,
+trailing data) raises ``NotStreamable``: the caller then reads the file whole with
+``jsonvalue``, whose scanner names the file, line and column.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Final
+
+from goldgate.files import max_file_bytes
+from goldgate.jsonvalue import (
+    JsonRejected,
+    finite_float,
+    strict_decoder,
+    too_deep_or_surrogates,
+)
+
+__all__ = ["Element", "NotStreamable", "elements"]
+
+_CHUNK: Final = 1 << 20
+_BOM: Final = b"\xef\xbb\xbf"
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+class NotStreamable(Exception):
+    """The file needs the whole-file parser, which describes what is wrong with it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One element of the top-level array: its value and where its bytes are."""
+
+    value: Any
+    offset: int
+    length: int
+    checksum: int
+    """``zlib.crc32`` of the bytes, so that reading the case back can tell it is unchanged."""
+    line: int
+    """The 1-based line the element starts on."""
+    has_floats: bool
+    """Whether the element holds a float (which ``canonical_bytes`` must spell as Python's
+    ``json`` does)."""
+
+
+class _Text:
+    """The file's text, decoded chunk by chunk, with a cursor: ``pos`` is where parsing is,
+    ``mark`` how far the text is accounted for (``offset``: the bytes before it; ``line``:
+    the line at ``line_mark``). Text before ``mark`` is dropped as more arrives."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.decode = codecs.getincrementaldecoder("utf-8")("strict").decode
+        self.buffer = ""
+        self.eof = False
+        self.read_bytes = 0
+        self.cap = max_file_bytes()
+        self.pos = self.mark = self.offset = self.line_mark = 0
+        self.line = 1
+
+    def more(self) -> None:
+        """Drop the text before ``mark`` and append at least one chunk (as much again as is
+        kept, so that a case larger than a chunk costs linear time). ``NotStreamable`` past
+        the end of the file or on invalid UTF-8."""
+        if self.eof:
+            raise NotStreamable
+        self.line += self.buffer.count("\n", self.line_mark, self.mark)
+        kept = self.buffer[self.mark :]
+        data = self.handle.read(max(_CHUNK, len(kept)))
+        if not self.read_bytes and data.startswith(_BOM):
+            raise NotStreamable
+        self.read_bytes += len(data)
+        if self.read_bytes > self.cap:  # it grew after the open's check
+            raise NotStreamable
+        try:
+            text = self.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise NotStreamable from None
+        self.eof = not data
+        self.buffer = kept + text
+        self.pos -= self.mark
+        self.mark = self.line_mark = 0
+
+    def skip(self) -> str:
+        """Past whitespace to the next character (reading more as needed); '' at the end."""
+        while True:
+            self.pos = _WHITESPACE.match(self.buffer, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buffer):
+                return self.buffer[self.pos]
+            if self.eof:
+                return ""
+            self.more()
+
+    def account(self, start: int, end: int) -> tuple[int, int]:
+        """Move past the value at ``start:end`` (after whitespace and commas, one byte each);
+        its byte offset and line."""
+        self.offset += start - self.mark
+        self.line += self.buffer.count("\n", self.line_mark, start)
+        self.line_mark = start
+        self.mark = self.pos = end
+        return self.offset, self.line
+
+
+def elements(handle: BinaryIO) -> Iterator[Element]:
+    """Every element of the JSON array that is the whole of ``handle``'s file, in order."""
+    text = _Text(handle)
+    floats = [0]
+
+    def counted_float(number: str) -> float:
+        floats[0] += 1
+        return finite_float(number)
+
+    decoder = strict_decoder(counted_float)
+    if text.skip() != "[":
+        raise NotStreamable
+    text.pos += 1
+    text.account(text.pos, text.pos)
+    count = 0
+    while True:
+        text.skip()
+        buffer, start = text.buffer, text.pos
+        floats[0] = 0
+        try:
+            value, end = decoder.raw_decode(buffer, start)
+        except (ValueError, RecursionError, JsonRejected):
+            value, end = None, -1
+        if not text.eof and (end < 0 or _may_go_on(buffer, end, value)):  # cut by the chunk?
+            text.more()
+            continue
+        if end < 0:
+            raise NotStreamable
+        piece = buffer[start:end]
+        if too_deep_or_surrogates(piece, value, from_utf8=True):
+            raise NotStreamable
+        offset, line = text.account(start, end)
+        data = piece.encode()
+        text.offset += len(data)
+        count += 1
+        yield Element(value, offset, len(data), zlib.crc32(data), line, floats[0] > 0)
+        separator = text.skip()
+        if separator == "]":
+            break
+        if separator != ",":
+            raise NotStreamable
+        text.pos += 1
+    text.pos += 1
+    if text.skip() or count == 0:  # anything after the array, or no case at all
+        raise NotStreamable
+
+
+def _may_go_on(buffer: str, end: int, value: Any) -> bool:
+    """Whether the text after a parsed value may continue it: the end of the buffer, or a
+    number's next character a digit, a point or an exponent (a chunk cut "1.5" as "1." )."""
+    if end == len(buffer):
+        return True
+    return type(value) in (int, float) and buffer[end] in _NUMBER_GOES_ON
+
+
+_NUMBER_GOES_ON: Final = frozenset("0123456789.eE+-")
+
+
+def reparse(data: bytes) -> Any:
+    """A case's bytes parsed again (they were checked strictly when the gold was loaded)."""
+    import orjson
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:  # an integer past 64 bits: the standard library's parser
+        return json.loads(data)

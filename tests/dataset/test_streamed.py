@@ -1,0 +1,229 @@
+"""Case files streamed: checked case by case as they are read, kept as places in the file,
+read back when the run asks. What loads must equal what the whole-file path loads, and
+anything the stream cannot take must reach the whole-file path, which words the problem."""
+
+from __future__ import annotations
+
+import io
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goldgate.dataset import casefile
+from goldgate.dataset.casefile import NotStreamable, elements
+from goldgate.dataset.gold import GoldSuite, suite_fingerprint
+from goldgate.dataset.load import check_gold, load_gold
+from goldgate.dataset.store import GoldChangedError, LazyCases, LazyCompiled
+from goldgate.errors import GoldCheckError
+from goldgate.jsonvalue import canonical_bytes, canonical_json, parse_json_text
+from goldgate.settings.load import load_settings
+from helpers.strategies import json_values
+
+
+def _stream(data: bytes, chunk: int, monkeypatch: pytest.MonkeyPatch) -> list[casefile.Element]:
+    monkeypatch.setattr(casefile, "_CHUNK", chunk)
+    return list(elements(io.BytesIO(data)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(json_values, min_size=1, max_size=6),
+    indent=st.none() | st.integers(0, 2),
+    chunk=st.sampled_from([1, 2, 7, 64, 1 << 20]),
+)
+def test_elements_are_the_array_and_say_where_their_bytes_are(
+    values: list[Any], indent: int | None, chunk: int
+) -> None:
+    text = json.dumps(values, indent=indent, ensure_ascii=False)
+    data = text.encode()
+    document = parse_json_text("cases.json", text)
+    with pytest.MonkeyPatch.context() as patch:
+        found = _stream(data, chunk, patch)
+
+    assert [element.value for element in found] == document.value
+    for index, element in enumerate(found):
+        piece = data[element.offset : element.offset + element.length]
+        assert json.loads(piece) == document.value[index]  # type: ignore[index]
+        assert element.checksum == zlib.crc32(piece)
+        assert element.line == document.position((index,))[0]
+        assert element.has_floats == _holds_float(element.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values)
+def test_canonical_bytes_are_canonical_json_whatever_the_path(value: Any) -> None:
+    expected = canonical_json(value).encode()
+    assert canonical_bytes(value) == expected
+    if not _holds_float(value):
+        assert canonical_bytes(value, has_floats=False) == expected
+
+
+def _holds_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_float(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_float(item) for item in value)
+    return False
+
+
+def test_every_code_point_is_spelled_the_same_by_both_paths() -> None:
+    points = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    value = {points[:70000]: points[70000:], "é": [1, None, True], "a": {"\x7f": "\u2028"}}
+    assert canonical_bytes(value, has_floats=False) == canonical_json(value).encode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"   ",
+        b"[]",
+        b"{}",
+        b'[1,]',
+        b"[1] x",
+        b"[1",
+        b"[1 2]",
+        b"\xef\xbb\xbf[1]",
+        b'[{"a":1,"a":2}]',
+        b"[NaN]",
+        b"[1e999]",
+        b'["\\ud800"]',
+        b'["\xff"]',
+        b'["\xc3"]',
+        b"[" + b"[" * 600 + b"]" * 600 + b"]",
+    ],
+)
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_what_the_stream_cannot_take_goes_to_the_whole_file_path(
+    data: bytes, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(NotStreamable):
+        _stream(data, chunk, monkeypatch)
+
+
+def test_a_multibyte_character_split_across_chunks_is_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = '[ "é😀", {"k": "ü"} ]'.encode()
+    for chunk in range(1, len(data) + 1):
+        found = _stream(data, chunk, monkeypatch)
+        assert [element.value for element in found] == ["é😀", {"k": "ü"}]
+        assert data[found[1].offset : found[1].offset + found[1].length] == '{"k": "ü"}'.encode()
+
+
+def _big_project(gold_project: Any, count: int) -> Any:
+    """The gold project with ``count`` more cases in its case file: text patterns, floats,
+    non-ASCII, metrics' labels."""
+    base = gold_project.cases[0]
+    for index in range(count):
+        case = json.loads(json.dumps(base))
+        case["id"] = f"extra-{index}-é"
+        case["note"] = f"weight {index / 7}"
+        gold_project.cases.append(case)
+    return gold_project.write()
+
+
+def _whole_file_suite(project: Any, name: str) -> GoldSuite:
+    """The suite as the whole-file path loads it (the stream refused at once)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("goldgate.dataset.load.stream_suite", lambda *args: None)
+        dataset = load_gold(load_settings(project.root / project.SETTINGS))
+    return dataset.suite(name)
+
+
+def test_a_streamed_suite_equals_the_whole_file_suite(gold_project: Any) -> None:
+    project = _big_project(gold_project, 40)
+    streamed = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    whole = _whole_file_suite(project, "filed")
+
+    assert isinstance(streamed.cases, LazyCases)
+    assert isinstance(streamed.compiled, LazyCompiled)
+    assert isinstance(whole.cases, tuple)
+    assert streamed.fingerprint == whole.fingerprint
+    assert list(streamed.cases) == list(whole.cases)
+    assert [c.id for c in streamed.cases[::-1]] == [c.id for c in whole.cases[::-1]]
+    assert list(streamed.lines) == list(whole.lines)
+    assert streamed.cases_source == whole.cases_source
+    assert streamed.scorer_names() == whole.scorer_names()
+    for mine, theirs in zip(streamed.compiled, whole.compiled, strict=True):
+        assert [(e.name, e.path, e.comparison, e.expected, e.tokens) for e in mine] == [
+            (e.name, e.path, e.comparison, e.expected, e.tokens) for e in theirs
+        ]
+        for a, b in zip(mine, theirs, strict=True):
+            left = a.text.assertions if a.text else ()
+            right = b.text.assertions if b.text else ()
+            assert [(x.key, x.operand, x.pattern and x.pattern.pattern) for x in left] == [
+                (x.key, x.operand, x.pattern and x.pattern.pattern) for x in right
+            ]
+    for count in (2, 3):
+        for index in range(1, count + 1):
+            left, right = streamed.shard(index, count), whole.shard(index, count)
+            assert [c.id for c in left.cases] == [c.id for c in right.cases]
+            assert left.positions == right.positions
+            assert list(left.lines) == list(right.lines)
+            assert left.whole_case_count == right.whole_case_count
+
+
+def test_the_streamed_fingerprint_is_the_whole_content_fingerprint(gold_project: Any) -> None:
+    project = _big_project(gold_project, 5)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    raw = json.loads((project.root / project.CASE_FILE).read_text())
+    manifest = json.loads((project.root / project.DATASET).read_text())
+    from goldgate.dataset.models import Suite
+
+    definition = next(s for s in manifest["suites"] if s["name"] == "filed")
+    assert suite.fingerprint == suite_fingerprint(Suite.model_validate(definition), raw)
+
+
+def test_bad_gold_in_a_case_file_is_worded_by_the_whole_file_path(gold_project: Any) -> None:
+    gold_project.cases[1]["expectations"][0]["name"] = ""
+    gold_project.cases.append(json.loads(json.dumps(gold_project.cases[0])))  # duplicate id
+    project = gold_project.write()
+    result = check_gold(load_settings(project.root / project.SETTINGS))
+
+    assert result.dataset is None
+    messages = [violation.render() for violation in result.violations]
+    assert any("duplicate case id" in message for message in messages), messages
+    assert any("filed.json:" in message and "name" in message for message in messages)
+
+
+def test_a_case_file_rewritten_during_the_run_ends_it_plainly(gold_project: Any) -> None:
+    project = _big_project(gold_project, 3)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    path: Path = project.root / project.CASE_FILE
+    data = path.read_bytes()
+    with path.open("r+b") as handle:  # in place: the same file, other bytes
+        handle.write(data.replace(b"extra-2", b"extra-X"))
+
+    assert suite.cases[0].id == gold_project.cases[0]["id"]  # the case is cached or unchanged
+    with pytest.raises(GoldChangedError, match=r"filed\.json:\d+: the case file changed"):
+        list(suite.cases)
+
+
+def test_a_case_file_replaced_during_the_run_is_read_as_it_was_checked(
+    gold_project: Any,
+) -> None:
+    project = _big_project(gold_project, 3)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    path: Path = project.root / project.CASE_FILE
+    before = [case["id"] for case in json.loads(path.read_text())]
+    replacement = path.with_suffix(".new")
+    replacement.write_text("[]")
+    replacement.replace(path)  # what an editor's save or a checkout does
+
+    assert [case.id for case in suite.cases] == before
+
+
+def test_whole_file_errors_still_name_their_place(gold_project: Any) -> None:
+    project = gold_project.write()
+    path: Path = project.root / project.CASE_FILE
+    path.write_text(path.read_text().replace('"id"', '"id": 1, "id"', 1))
+    with pytest.raises(GoldCheckError, match=r"filed\.json:\d+:\d+: "):
+        load_gold(load_settings(project.root / project.SETTINGS))
