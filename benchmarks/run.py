@@ -27,7 +27,8 @@
   wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
   workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
   (installed with pip into a throwaway venv under benchmarks/.work, never a project
-  dependency). Targets: evals <= 0.3x ezvals' wall time and no more memory.
+  dependency). Targets: evals <= 0.3x ezvals' wall time and no more memory. goldgate's
+  bytecode is written first (compileall), as a wheel install has it, like ezvals'.
 
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
@@ -764,10 +765,24 @@ def timed_tree(command: list[str], cwd: Path) -> dict[str, float]:
             "tree": max(figures["tree_kb"], figures["peak_kb"]) / 1024}
 
 
+def compile_goldgate() -> None:
+    """Write goldgate's bytecode, as installing it from a wheel does. An editable install
+    run under PYTHONDONTWRITEBYTECODE (as on the project's machines) would otherwise compile
+    every module from source in every fresh process (about 0.15 s), while ezvals, installed
+    by pip into its venv, has its bytecode: the comparison must be like for like."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("goldgate")
+    assert spec is not None and spec.submodule_search_locations
+    package = next(iter(spec.submodule_search_locations))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
+
+
 def bench_evals(runs: int = 5) -> None:
     """Issue 11's figures. Runs are interleaved (goldgate evals, JSON gold, ezvals, ...) so
     that a noisy machine affects all three alike; medians of ``runs``."""
     ezvals = ezvals_command()
+    compile_goldgate()
     big, small = make_evals_workload(10_000), make_evals_workload(1)
 
     def commands(root: Path, index: int) -> dict[str, list[str]]:

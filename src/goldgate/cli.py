@@ -310,11 +310,7 @@ def evaluate(
                 )
             )
         )
-    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
-        raise typer.BadParameter(
-            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
-            param_hint="--timeout",
-        )
+    _check_timeout(timeout)
     given = {name: value for name, value in run_options.items() if value is not None}
     _finish(
         commands.run_evaluation(
@@ -332,6 +328,15 @@ def evaluate(
             )
         )
     )
+
+
+def _check_timeout(timeout: float | None) -> None:
+    """Refuse a --timeout that is not a positive number of seconds up to a day (exit 2)."""
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(
+            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
+            param_hint="--timeout",
+        )
 
 
 def _shard(text: str | None) -> tuple[int, int] | None:
@@ -526,9 +531,11 @@ def report_merge(
 
 _ACTION_INPUTS = """Inputs, as the runner passes them (action.yml documents each):
 
-INPUT_MODE: check | evaluate | replay | compare | report (default evaluate).
+INPUT_MODE: check | evaluate | evals | replay | compare | report (default evaluate).
 INPUT_CONFIG: the settings file (default config/settings.yaml).
-INPUT_SUITES: suites to run, comma- or newline-separated (default: all).
+INPUT_SUITES: suites to run, comma- or newline-separated (default: all); datasets in evals
+mode.
+INPUT_EVALS: eval files and folders to run in evals mode, space- or newline-separated.
 INPUT_LIVE: true authorizes live workflows (default false).
 INPUT_MAX_CONCURRENCY, INPUT_TIMEOUT, INPUT_REPEAT: as evaluate's options.
 INPUT_VARIANT: the name of what runs (default settings).
@@ -548,9 +555,9 @@ INPUT_GITHUB_TOKEN: the token that comments and downloads the baseline.
 
 @app.command(epilog=_ACTION_INPUTS)
 def action() -> None:
-    """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate,
-    compare with the baseline, and report (JUnit, sticky comment, job summary, annotations,
-    step outputs)."""
+    """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
+    (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
+    job summary, annotations, step outputs)."""
     from goldgate.github.action import run_action
 
     _finish(ExitCode(run_action()))
@@ -595,10 +602,22 @@ def evals_run(
         int, typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite.")
     ] = 1,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds per attempt, evaluators included.")
+        float,
+        typer.Option(
+            "--timeout",
+            help="Seconds per attempt, evaluators included (positive, at most "
+            f"{MAX_TIMEOUT:g}). An eval's own @eval(timeout=...) limits its function within "
+            "that: the smaller one wins, and either way the attempt is timed_out (exit 4).",
+        ),
     ] = 300.0,
     repeat: Annotated[
-        int, typer.Option("--repeat", min=1, help="Attempts per case, in case-major order.")
+        int,
+        typer.Option(
+            "--repeat",
+            min=1,
+            max=MAX_REPEAT,
+            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}).",
+        ),
     ] = 1,
     output: Annotated[
         Path | None,
@@ -615,8 +634,7 @@ def evals_run(
     from goldgate.evals.commands import run_command
     from goldgate.evals.session import EvalsRequest
 
-    if not timeout > 0 or timeout == float("inf"):
-        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _check_timeout(timeout)
     _finish(
         run_command(
             EvalsRequest(
@@ -659,8 +677,7 @@ def evals_regrade(
     from goldgate.evals.commands import regrade_command
     from goldgate.evals.regrade import RegradeRequest
 
-    if not timeout > 0 or timeout == float("inf"):
-        raise typer.BadParameter("must be a positive number of seconds", param_hint="--timeout")
+    _check_timeout(timeout)
     request = RegradeRequest(
         report=report,
         paths=tuple(paths or ()),

@@ -117,16 +117,20 @@ def make_runner(
     payload: dict[str, Any],
     baseline_zip: bytes,
     kind: Callable[..., R] = Runner,
+    *,
+    edits: dict[str, list[tuple[str, str]]] = CANDIDATE_EDITS,
+    artifact: str = ARTIFACT,
     **extra: Any,
 ) -> R:
     """A job laid out as a runner lays it out (the folders it mounts into a Docker action's
     container: the workspace, ``_github_workflow`` with the event, ``_runner_file_commands``
     with the output and summary files), of ``kind`` (a Runner; ``extra`` are its own
-    fields)."""
+    fields): a copy of the example with ``edits``, the merge-base commit's artifact
+    ``artifact`` holding ``baseline_zip``."""
     pull = payload["pull_request"]
     fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
-    fake.add_artifact(ARTIFACT, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
-    workspace = example_copy(tmp_path / "workspace", CANDIDATE_EDITS)
+    fake.add_artifact(artifact, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
+    workspace = example_copy(tmp_path / "workspace", edits)
     (tmp_path / "_github_workflow").mkdir()
     (tmp_path / "_runner_file_commands").mkdir()
     event_path = tmp_path / "_github_workflow" / "event.json"

@@ -145,18 +145,34 @@ def test_inputs_and_their_defaults() -> None:
         }
     )
     assert given.suites == ("a", "b", "c")
+    assert given.evals == ()
+    assert read_inputs({"INPUT_EVALS": " evals/eval_a.py\n  evals/more  b_eval.py \n"}).evals == (
+        Path("evals/eval_a.py"),
+        Path("evals/more"),
+        Path("b_eval.py"),
+    )
     assert (given.live, given.repeat, given.timeout, given.link_gold) == (True, 3, 2.5, False)
     assert (given.baseline, given.comment_id) == ("artifact:base", "mine")
 
 
 @pytest.mark.parametrize(
-    ("name", "value"),
-    [("mode", "deploy"), ("live", "maybe"), ("repeat", "0"), ("timeout", "soon")],
+    ("name", "value", "why"),
+    [
+        ("mode", "deploy", "be one of check, evaluate, evals,"),
+        ("live", "maybe", "be true or false"),
+        ("repeat", "0", "be more than 0"),
+        ("timeout", "soon", "be a number"),
+        ("timeout", "nan", "be more than 0"),
+        # beyond what a run accepts: refused here, by name, rather than by the run
+        ("max_concurrency", "65", "be at most 64"),
+        ("repeat", "10001", "be at most 10000"),
+        ("timeout", "86401", "be at most 86400"),
+    ],
 )
-def test_bad_inputs_are_refused_by_name(name: str, value: str) -> None:
+def test_bad_inputs_are_refused_by_name(name: str, value: str, why: str) -> None:
     from goldgate.errors import InvalidInputError
 
-    with pytest.raises(InvalidInputError, match=f"input {name} must"):
+    with pytest.raises(InvalidInputError, match=f"input {name} must {why}"):
         read_inputs({f"INPUT_{name.upper()}": value})
 
 

@@ -16,7 +16,7 @@ import yaml
 from .support import load_script
 
 INPUTS = (
-    "mode", "config", "suites", "live", "max_concurrency", "timeout", "repeat", "variant",
+    "mode", "config", "suites", "evals", "live", "max_concurrency", "timeout", "repeat", "variant",
     "baseline", "report", "partial", "junit", "comment", "comment_id", "details", "link_gold",
     "fail_on", "github_token",
 )  # fmt: skip
@@ -26,7 +26,7 @@ OUTPUTS = (
 )  # fmt: skip
 # The inputs that take one of a few words: the words, and the default.
 CHOICES = {
-    "mode": (("check", "evaluate", "replay", "compare", "report"), "evaluate"),
+    "mode": (("check", "evaluate", "evals", "replay", "compare", "report"), "evaluate"),
     "comment": (("update", "new", "off"), "update"),
     "details": (("safe", "values"), "safe"),
     "fail_on": (("disagreement", "regression", "never"), "disagreement"),

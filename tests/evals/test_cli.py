@@ -150,6 +150,8 @@ def test_folders_hold_eval_files_by_name_and_any_file_named_runs(
         (["eval_x.py", "--output", "exists.json"], "exists.json: already exists; reports are "
          "never overwritten."),
         (["eval_x.py", "--timeout", "0"], "must be a positive number of seconds"),
+        (["eval_x.py", "--timeout", "86401"], "at most 86400 (one day)"),
+        (["eval_x.py", "--repeat", "10001"], "--repeat"),
         (["eval_x.py", "--max-concurrency", "65"], "--max-concurrency"),
     ],
 )  # fmt: skip
@@ -204,3 +206,65 @@ def test_live_evals_are_skipped_without_live(run_cli: Any, project: Path) -> Non
     assert "verdict: nothing was evaluated (exit 0)" in skipped.stdout
     assert ran.code == 0
     assert report_of(ran)["suites"][0]["status"] == "ran"
+
+
+SLOW = """
+import anyio
+
+@eval(dataset="d", timeout={own})
+async def slow(ctx):
+    await anyio.sleep(30)
+
+@eval(dataset="d")
+def quick(ctx):
+    ctx.output = "ok"
+"""
+
+
+def test_an_eval_past_its_own_timeout_is_timed_out_everywhere(
+    run_cli: Any, project: Path, tmp_path: Path
+) -> None:
+    """An eval's own timeout is a deadline like the run's: the attempt is timed_out with one
+    sentence (not a runtime failure of another kind), the run exits 4, and JUnit and
+    Markdown show it as the runtime failure it is."""
+    put(project, "eval_x.py", SLOW.format(own=0.2))
+
+    result = run_cli("evals", "run", "eval_x.py", "--output", "r.json", cwd=project)
+
+    assert result.code == 4, result.output
+    assert "verdict: runtime failure (exit 4)" in result.stdout
+    assert "allows itself" not in result.stderr  # 0.2 s is within --timeout
+    report = json.loads((project / "r.json").read_text("utf-8"))
+    slow, quick = (case["attempts"][0] for case in report["suites"][0]["cases"])
+    reason = "eval 'slow' gave no result within its 0.2 s timeout"
+    assert (slow["status"], slow["reason"]) == ("timed_out", reason)
+    assert quick["status"] == "completed"
+    assert report["suites"][0]["counts"]["attempts"]["timed_out"] == 1
+    assert report["suites"][0]["counts"]["attempts"]["failed"] == 0
+
+    junit = run_cli("report", "junit", "r.json", "-o", "junit.xml", cwd=project)
+    assert junit.code == 0, junit.output
+    xml = (project / "junit.xml").read_text("utf-8")
+    assert f'<error type="timed_out" message="{reason}">eval_x.py:5: case slow: {reason}' in xml
+    markdown = run_cli("report", "markdown", "r.json", cwd=project)
+    assert "**Exit code 4: runtime failure.**" in markdown.stdout
+    assert f"| d | slow | timed\\_out | {reason} |" in markdown.stdout
+
+
+def test_the_smaller_of_the_evals_timeout_and_the_runs_wins(run_cli: Any, project: Path) -> None:
+    """--timeout caps every attempt: an eval that allows itself longer is cut at --timeout,
+    and goldgate says so before it runs."""
+    put(project, "eval_x.py", SLOW.format(own=600))
+
+    result = run_cli(
+        "evals", "run", "eval_x.py", "--timeout", "0.3", "--output", "r.json", cwd=project
+    )
+
+    assert result.code == 4, result.output
+    assert (
+        "goldgate: eval 'slow' allows itself 600 s, but --timeout ends every attempt after "
+        "0.3 s; pass --timeout 600 to give it its time."
+    ) in result.stderr
+    report = json.loads((project / "r.json").read_text("utf-8"))
+    slow = report["suites"][0]["cases"][0]["attempts"][0]
+    assert (slow["status"], slow["reason"]) == ("timed_out", "no result within the 0.3 s deadline")

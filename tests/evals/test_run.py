@@ -122,11 +122,21 @@ def test_the_evals_own_timeout_and_the_runs_deadline(tmp_path: Path) -> None:
             time.sleep(5)
         """,
     )
-    own, slow = only(run(tmp_path, timeout=0.3)).attempts
+    suite = only(run(tmp_path, timeout=0.3))
+    own, slow = suite.attempts
 
-    assert own.status == "failed"
-    assert own.reason == "eval 'own' gave no result within its 0.05 s timeout"
+    # Both passed a deadline: the eval's own, then the run's. Both are timed out, never a
+    # runtime failure of another kind, and their checks did not run.
+    assert (own.status, own.reason) == (
+        "timed_out",
+        "eval 'own' gave no result within its 0.05 s timeout",
+    )
+    assert own.latency_ms is None
+    assert own.result is None
+    assert [(c.outcome, c.reason) for c in own.checks] == [("not_run", own.reason)]
     assert (slow.status, slow.reason) == ("timed_out", "no result within the 0.3 s deadline")
+    assert suite.counts.attempts["timed_out"] == 2
+    assert suite.counts.attempts["failed"] == 0
 
 
 def test_evaluators_sync_and_async_add_scores_and_one_that_raises_is_an_error(

@@ -235,6 +235,24 @@ def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None
     assert "- changed: pipeline: edited\\_case\n" in markdown
 
 
+def test_a_partial_comparison_lists_whole_suites_on_one_side_only(compared: Compared) -> None:
+    """Suites only one report has are not compared; they are listed, never dropped (a
+    comparison with another run's report may share no suite at all)."""
+    comparison = compared.comparison
+    comparable = comparison.comparable.model_copy(
+        update={"added_suites": ("evals_only",), "removed_suites": ("gone", "also_gone")}
+    )
+    edited = comparison.model_copy(update={"mode": "partial", "comparable": comparable})
+
+    view = comparison_view(edited, compared.candidate)
+
+    assert view.added == ("evals_only (the whole suite)",)
+    assert view.removed == ("gone (the whole suite)", "also_gone (the whole suite)")
+    markdown = render_markdown(compared.candidate, view)
+    assert "- added: evals\\_only \\(the whole suite\\)\n" in markdown
+    assert "- removed: gone \\(the whole suite\\), also\\_gone \\(the whole suite\\)\n" in markdown
+
+
 def test_junit_regressions_are_failures_naming_checks(
     compared: Compared, view: ComparisonView, junit_schema: Any
 ) -> None:

@@ -10,6 +10,7 @@ is ``InvalidInputError`` naming the file and line, or the eval and the case.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import os
@@ -18,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+import orjson
 
 from goldgate.adjudication.store import read_lines
 from goldgate.dataset.compiled import compile_text
@@ -49,6 +52,8 @@ class EvalCase:
     "metadata"}`` (plain JSON)."""
     origin: str
     """``file:line`` of the case (its line in a case file, else the eval's definition)."""
+    plain: bool = False
+    """Whether input, reference and metadata are plain JSON already (copied through orjson)."""
 
     @property
     def has_expect(self) -> bool:
@@ -58,6 +63,10 @@ class EvalCase:
         """Fresh copies of input, reference and metadata for one attempt: an eval that
         changes them changes neither the next attempt nor the report."""
         reference = None if self.reference is UNSET else self.reference
+        if self.plain:
+            with contextlib.suppress(orjson.JSONEncodeError):  # integers beyond 64 bits
+                copied = orjson.loads(orjson.dumps((self.input, reference, self.metadata)))
+                return copied[0], copied[1], copied[2]
         return fresh(self.input), fresh(reference), fresh(dict(self.metadata))
 
 
@@ -179,7 +188,15 @@ def _where(function: EvalFunction) -> str:
     return f"{file}:{function.line}"
 
 
-def _build(function: EvalFunction, case_id: str, fields: Mapping[str, Any], where: str) -> EvalCase:
+def _build(
+    function: EvalFunction,
+    case_id: str,
+    fields: Mapping[str, Any],
+    where: str,
+    shared_metadata: Any = UNSET,
+) -> EvalCase:
+    """One case; ``shared_metadata``: the eval's own metadata as a report holds it, checked
+    once for all of its cases that add none."""
     options = function.options
     who = function.who
     input_value = fields.get("input", options.input)
@@ -201,9 +218,19 @@ def _build(function: EvalFunction, case_id: str, fields: Mapping[str, Any], wher
     }
     if reference is not UNSET:
         payload["reference"] = _json(reference, where, who, "reference")
-    plain_metadata = _json(metadata, where, who, "metadata")
+    if metadata is options.metadata and shared_metadata is not UNSET:
+        plain_metadata = shared_metadata
+    else:
+        plain_metadata = _json(metadata, where, who, "metadata")
     envelope = {"payload": payload, "metadata": plain_metadata}
-    return EvalCase(function, case_id, input_value, reference, metadata, expect, envelope, where)
+    plain = (
+        payload["input"] is input_value
+        and payload.get("reference", reference) is reference
+        and plain_metadata is metadata
+    )
+    return EvalCase(
+        function, case_id, input_value, reference, metadata, expect, envelope, where, plain
+    )
 
 
 def _check_keys(fields: Any, where: str, who: str) -> Mapping[str, Any]:
@@ -242,13 +269,14 @@ def expand(function: EvalFunction) -> list[EvalCase]:
         lines = [(f"{origin} (case {index})", case) for index, case in enumerate(options.cases)]
     cases: list[EvalCase] = []
     seen: dict[str, str] = {}
+    shared = _json(options.metadata, _where(function), who, "metadata")
     for index, (where, raw) in enumerate(lines):
         fields = _check_keys(raw, where, who)
         case_id = _case_id(function, fields.get("id", UNSET), index, where)
         if case_id in seen:
             raise InvalidInputError(f"{where}: {who}: case id {case_id!r} repeats {seen[case_id]}.")
         seen[case_id] = where
-        cases.append(_build(function, case_id, fields, where))
+        cases.append(_build(function, case_id, fields, where, shared))
     if not cases:
         raise InvalidInputError(f"{_where(function)}: {who} has no cases.")
     return cases

@@ -8,7 +8,9 @@ runner hands on in order anyway), then its checks are fixed: ``pass``, ``expect`
 every other key that carries ``passed`` (or could not be taken) in the order it first
 appeared. An attempt that made no score of a key gets that check ``not_run``: absent is not
 a failure. Numeric ``value`` scores are summed per key for the suite's ``KEY.mean``,
-``KEY.min`` and ``KEY.count``.
+``KEY.min`` and ``KEY.count``. An attempt whose eval passed its own timeout (its result an
+``EvalTimedOut``) is recorded ``timed_out``, exactly as the runner records a target that
+passed the run's deadline.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
+from goldgate.evals.runtime import EvalTimedOut
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.report.build import GoldExpectation, SuiteCollector
 from goldgate.report.models import not_run_reason
@@ -32,6 +35,25 @@ def score_expectation(key: str) -> CompiledExpectation:
     """The expectation checking score key ``key``."""
     return CompiledExpectation(
         key, SCORES_PATH, SCORE_COMPARISON, None, {"key": key}, (SCORES_PATH[1:],)
+    )
+
+
+def _timed_out(outcome: AttemptOutcome) -> AttemptOutcome:
+    """``outcome`` as ``timed_out`` when its eval passed its own timeout: no latency and no
+    result (none came), every check not run with the reason, as the runner does."""
+    document = outcome.document
+    if type(document) is not EvalTimedOut:
+        return outcome
+    reason = document.reason
+    why = not_run_reason("timed_out", reason)
+    return dataclasses.replace(
+        outcome,
+        status="timed_out",
+        reason=reason,
+        latency_ms=None,
+        document=None,
+        stderr=None,
+        checks=(not_run(why),) * len(outcome.checks),
     )
 
 
@@ -87,6 +109,8 @@ class EvalCollector(SuiteCollector):
             figures[2] += 1
 
     def add(self, outcome: AttemptOutcome) -> None:
+        if type(outcome.document) is EvalTimedOut:
+            outcome = _timed_out(outcome)
         held: Sequence[AttemptOutcome]
         if self.repeat == 1:
             held = (outcome,)

@@ -94,6 +94,12 @@ def run_command(request: EvalsRequest) -> ExitCode:
     def run() -> SessionOutcome:
         with user_output_to_stderr():  # importing eval files may print
             session = prepare(request)
+        for name, seconds in session.plan.timeouts_beyond(request.timeout):
+            warn(
+                f"goldgate: eval '{name}' allows itself {seconds:g} s, but --timeout ends "
+                f"every attempt after {request.timeout:g} s; pass --timeout {seconds:g} to "
+                "give it its time."
+            )
         return session.execute(emergency_exit)
 
     outcome = _guarded(run, request.json_output)

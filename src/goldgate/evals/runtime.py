@@ -10,6 +10,9 @@ report behave as for any suite.
   the evaluators still run. When no assertion failed, ``{key: pass, passed: true}`` is added.
 - Any other exception is a runtime failure of the attempt (exit 4), as for a target: its
   reason names the exception's type and where it was raised, never its message.
+- An eval that passes its own ``timeout`` is ``timed_out`` (exit 4), as a target that passes
+  the run's deadline is: the runner knows only the run's deadline, so the attempt's result
+  is an ``EvalTimedOut`` document, which ``collector.EvalCollector`` records as timed out.
 - Each evaluator (sync or async) reads an ``EvalResult`` and returns a score, a list of
   scores or ``None``; its scores are marked ``by`` it. An evaluator that raises is an error
   score of its own name: a check that could not run, never a pass.
@@ -26,7 +29,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import anyio.from_thread
@@ -40,7 +43,18 @@ from goldgate.evals.cases import EvalCase
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
 from goldgate.imports import is_async_callable
 
-__all__ = ["SuiteRuntime", "evaluate_output", "json_output", "run_case"]
+__all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
+
+
+class EvalTimedOut(dict[str, Any]):
+    """The result of an attempt whose eval gave no result within its own ``timeout``: no
+    output, no scores, just why. The collector turns the attempt into a ``timed_out`` one."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
 
 
 async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
@@ -129,18 +143,22 @@ def _assertion_notes(error: AssertionError) -> str:
 
 
 async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> dict[str, Any]:
-    """Run the eval function for ``case`` once and its evaluators; the result document.
-    ``TargetFailure`` for a runtime failure; a deadline or an interruption propagates."""
+    """Run the eval function for ``case`` once and its evaluators; the result document
+    (``EvalTimedOut`` when the function passed ``timeout``). ``TargetFailure`` for a runtime
+    failure; the run's deadline or an interruption propagates."""
     function = case.function
     name = function.name
     input_value, reference, metadata = case.context_values()
     context = EvalContext(input_value, reference, metadata, function_name=name)
     args = (context,) if function.takes_context else ()
     assertion: AssertionError | None = None
-    scope = anyio.move_on_after(timeout) if timeout is not None else contextlib.nullcontext()
+    scope = anyio.move_on_after(timeout) if timeout is not None else _NO_SCOPE
     with scope:
         try:
-            returned = await _call(function.function, *args, is_async=function.is_async)
+            if function.is_async:  # the common case, without a further coroutine
+                returned = await function.function(*args)
+            else:
+                returned = await _call(function.function, *args, is_async=False)
         except AssertionError as error:
             assertion, returned = error, None
         except (anyio.get_cancelled_exc_class(), LoopBlocked):
@@ -150,7 +168,7 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
             at = f" at {where}" if where else ""
             raise TargetFailure(f"eval '{name}' raised {type(error).__name__}{at}") from error
     if isinstance(scope, anyio.CancelScope) and scope.cancelled_caught:
-        raise TargetFailure(f"eval '{name}' gave no result within its {timeout:g} s timeout")
+        return EvalTimedOut(f"eval '{name}' gave no result within its {timeout:g} s timeout")
     if inspect.iscoroutine(context.output):
         context.output.close()
         raise TargetFailure(f"eval '{name}' left a coroutine in ctx.output: await it")
@@ -173,9 +191,15 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
     else:
         scores.append({"key": DEFAULT_KEY, "passed": True})
     output = json_output(context.output)
+    if not function.options.evaluators:
+        return {"output": output, "scores": scores}
     return await evaluate_output(
         function, output, scores, context.input, context.reference, case.metadata
     )
+
+
+_NO_SCOPE: Final = contextlib.nullcontext()
+"""The scope of an eval without a timeout of its own (reusable: it holds nothing)."""
 
 
 async def evaluate_output(

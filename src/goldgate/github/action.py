@@ -2,8 +2,9 @@
 
 It reads its inputs from ``INPUT_*`` variables (names upper-cased, underscores kept) and the
 event from ``GITHUB_EVENT_PATH``; it masks every credential a live workflow names before
-anything runs, evaluates with an environment that holds no GitHub or Actions token, finds
-the baseline (the artifact of the merge-base commit, or a path), compares, and reports:
+anything runs, evaluates (gold, or Python evals in mode ``evals``) with an environment that
+holds no GitHub or Actions token, finds the baseline (the artifact of the merge-base commit,
+or a path), compares, and reports:
 JUnit XML, the sticky pull-request comment (or a comment file when GitHub says no, as it
 does to forks), the job summary, at most 10 annotations per kind and the step's outputs.
 
@@ -17,7 +18,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
     from goldgate.github.event import GitHubEvent
     from goldgate.report.models import Report
 
-Mode = Literal["check", "evaluate", "replay", "compare", "report"]
-MODES: tuple[str, ...] = ("check", "evaluate", "replay", "compare", "report")
+Mode = Literal["check", "evaluate", "evals", "replay", "compare", "report"]
+MODES: tuple[str, ...] = ("check", "evaluate", "evals", "replay", "compare", "report")
 FailOn = Literal["disagreement", "regression", "never"]
 FAIL_ON: tuple[str, ...] = ("disagreement", "regression", "never")
 COMMENT_MODES = ("update", "new", "off")
@@ -57,6 +58,7 @@ class ActionInputs:
     mode: str = "evaluate"
     config: Path = Path("config/settings.yaml")
     suites: tuple[str, ...] = ()
+    evals: tuple[Path, ...] = ()
     live: bool = False
     max_concurrency: int = 1
     timeout: float = 300.0
@@ -92,7 +94,7 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise InvalidInputError(f"input {name} must be true or false, not {value!r}.")
 
 
-def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> Any:
+def _number(env: Mapping[str, str], name: str, default: float, kind: type, maximum: float) -> Any:
     value = _input(env, name)
     if not value:
         return default
@@ -100,8 +102,10 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type) -> An
         number = kind(value)
     except ValueError:
         raise InvalidInputError(f"input {name} must be a number, not {value!r}.") from None
-    if number <= 0:
+    if not number > 0:  # NaN too
         raise InvalidInputError(f"input {name} must be more than 0, not {value!r}.")
+    if not number <= maximum:
+        raise InvalidInputError(f"input {name} must be at most {maximum:g}, not {value!r}.")
     return number
 
 
@@ -114,6 +118,8 @@ def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     """The action's inputs from ``INPUT_*``; ``InvalidInputError`` names the first bad one."""
+    from goldgate.execution.runner import MAX_REPEAT, MAX_TIMEOUT
+
     suites = tuple(
         part.strip()
         for line in _input(env, "suites").splitlines()
@@ -126,10 +132,11 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         mode=_choice(env, "mode", MODES, "evaluate"),
         config=Path(_input(env, "config") or "config/settings.yaml"),
         suites=suites,
+        evals=tuple(Path(part) for part in _input(env, "evals").split()),
         live=_bool(env, "live", False),
-        max_concurrency=_number(env, "max_concurrency", 1, int),
-        timeout=_number(env, "timeout", 300.0, float),
-        repeat=_number(env, "repeat", 1, int),
+        max_concurrency=_number(env, "max_concurrency", 1, int, 64),
+        timeout=_number(env, "timeout", 300.0, float, MAX_TIMEOUT),
+        repeat=_number(env, "repeat", 1, int, MAX_REPEAT),
         variant=_input(env, "variant") or None,
         baseline=_input(env, "baseline") or None,
         report=Path(_input(env, "report")) if _input(env, "report") else None,
@@ -147,6 +154,18 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
 def target_environ(env: Mapping[str, str]) -> dict[str, str]:
     """The environment targets see: the action's own, without any GitHub or Actions token."""
     return {key: value for key, value in env.items() if key not in HIDDEN_FROM_TARGETS}
+
+
+@contextlib.contextmanager
+def tokens_hidden() -> Iterator[None]:
+    """This process's environment without any GitHub or Actions token while the body runs:
+    python targets and Python evals run in this process and read ``os.environ`` directly.
+    The action itself keeps the token it read before (``_Run.env`` is a copy)."""
+    hidden = {name: os.environ.pop(name) for name in HIDDEN_FROM_TARGETS if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(hidden)
 
 
 def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
@@ -234,6 +253,8 @@ def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] 
         return code
     if inputs.mode == "evaluate":
         return _evaluate(run, inputs)
+    if inputs.mode == "evals":
+        return _evals(run, inputs)
     if inputs.report is None or not inputs.report.is_file():
         run.command(
             f"::error title=goldgate::mode {inputs.mode} needs the input report: an existing "
@@ -291,15 +312,20 @@ def _event(run: _Run) -> GitHubEvent | None:
         return None
 
 
+def _live(run: _Run, inputs: ActionInputs, event: GitHubEvent | None) -> bool:
+    """Whether live suites (and live evals) may run: asked for, and not for a fork."""
+    if inputs.live and event is not None and event.from_fork:
+        run.warning("a pull request from a fork has no secrets: live suites are skipped.")
+        return False
+    return inputs.live
+
+
 def _evaluate(run: _Run, inputs: ActionInputs) -> int:
     from goldgate.commands import RunRequest, run_evaluation
     from goldgate.report.io import unique_path
 
     event = _event(run)
-    live = inputs.live
-    if live and event is not None and event.from_fork:
-        run.warning("a pull request from a fork has no secrets: live suites are skipped.")
-        live = False
+    live = _live(run, inputs, event)
     now = datetime.now(UTC)
     report_path = unique_path(WORK_FOLDER, "report", now)
     request = RunRequest(
@@ -313,7 +339,38 @@ def _evaluate(run: _Run, inputs: ActionInputs) -> int:
         environ=target_environ(run.env),
         variant=inputs.variant,
     )
-    run_code = _guarded(lambda: run_evaluation(request))
+    with tokens_hidden():
+        run_code = _guarded(lambda: run_evaluation(request))
+    return _conclude(run, inputs, event, report_path, run_code)
+
+
+def _evals(run: _Run, inputs: ActionInputs) -> int:
+    """Mode evals: ``goldgate evals run`` over the ``evals`` paths (``suites`` choosing
+    datasets), then as evaluate: the report is the same format."""
+    from goldgate.evals.commands import run_command
+    from goldgate.evals.session import EvalsRequest
+    from goldgate.report.io import unique_path
+
+    if not inputs.evals:
+        run.command(
+            "::error title=goldgate::mode evals needs the input evals: the eval files or "
+            "folders to run, relative to the workspace."
+        )
+        _write_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
+        return int(ExitCode.INVALID_INPUT)
+    event = _event(run)
+    report_path = unique_path(WORK_FOLDER, "evals", datetime.now(UTC))
+    request = EvalsRequest(
+        paths=inputs.evals,
+        datasets=inputs.suites,
+        live=_live(run, inputs, event),
+        max_concurrency=inputs.max_concurrency,
+        timeout=inputs.timeout,
+        repeat=inputs.repeat,
+        output=report_path,
+    )
+    with tokens_hidden():
+        run_code = _guarded(lambda: run_command(request))
     return _conclude(run, inputs, event, report_path, run_code)
 
 

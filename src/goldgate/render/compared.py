@@ -70,8 +70,10 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
     improvements: list[ChangeItem] = []
     flaky: list[ChangeItem] = []
     mcnemar: list[McNemarItem] = []
-    added: list[str] = []
-    removed: list[str] = []
+    # Whole suites on one side only (a partial comparison, e.g. with another run's report)
+    # are listed too: nothing unmatched is silently dropped.
+    added = [f"{name} (the whole suite)" for name in comparison.comparable.added_suites]
+    removed = [f"{name} (the whole suite)" for name in comparison.comparable.removed_suites]
     changed: list[str] = []
     for suite in comparison.suites:
         flaky_ids = {case.case_id for case in suite.cases if case.change == "flaky"}

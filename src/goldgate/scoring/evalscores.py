@@ -48,8 +48,22 @@ def _failure(entry: Mapping[str, Any], key: str) -> str:
     return f"score '{key}' did not pass"
 
 
+_PASSED: Final = CheckOutcome(Outcome.PASSED)
+
+
 def score_check(scores: Any, expected: Any) -> CheckOutcome:
     """The outcome of the ``score`` expectation ``expected`` against the list at ``/scores``."""
+    if type(scores) is list and len(scores) == 1 and type(expected) is dict:
+        # The common case, decided without building lists: one passing score of the key.
+        only = scores[0]
+        if (
+            type(only) is dict
+            and only.get("passed") is True
+            and "error" not in only
+            and only.get("key") == expected.get("key")
+            and type(only["key"]) is str
+        ):
+            return _PASSED
     key = score_key(expected)
     if key is None:
         return CheckOutcome(Outcome.ERROR, "a score expectation names no key")

@@ -1,0 +1,264 @@
+"""``goldgate action`` in mode ``evals``, end to end as the runner starts it: the example's
+Python evals (``examples/support_triage/evals``) run in a workspace whose application changed
+since the baseline, compared with the evals report of the merge-base commit, which the fake
+GitHub serves as an artifact.
+
+The candidate no longer finds account numbers (``compare.conftest.BASELINE_EDITS``, the gold
+tests' baseline), so four eval attempts that passed at the merge-base commit fail now: four
+regressions and a gold disagreement (exit 1); the other seven attempts still pass.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare.conftest import BASELINE_EDITS, example_copy
+from goldgate.github.comments import marker
+from helpers.fake_github import FakeGitHub
+from run.support import CliRun, run_cli
+
+from .conftest import ARTIFACT, MERGE_BASE, Runner, make_runner
+from .scenarios import assert_no_secret
+
+EVALS_ARTIFACT = "goldgate-evals-baseline"
+REGRESSED = [  # suite, case, the check that went from passed to failed
+    ("reply_drafts", "drafts_a_reply[cancel_en]", "expect"),
+    ("routing", "routes_a_cancellation", "pass"),
+    ("routing", "routes_each_case[refund_en]", "account"),
+    ("routing", "routes_each_case[plan_de]", "account"),
+]
+
+STALLS = """
+import anyio
+
+from goldgate.evals import eval
+
+
+@eval(dataset="slow", timeout=0.2)
+async def stalls(ctx):
+    await anyio.sleep(30)
+"""
+
+NO_TOKENS = """
+import os
+
+from goldgate.evals import eval
+
+TOKENS = ("GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN",
+          "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+
+
+@eval(dataset="environment")
+def sees_no_token(ctx):
+    ctx.output = sorted(name for name in TOKENS if name in os.environ)  # names, never values
+    assert ctx.output == [], "an eval can read a GitHub or Actions token"
+"""
+
+
+@pytest.fixture(scope="session")
+def evals_baseline(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The evals report of the unchanged example, as `goldgate evals run` writes it."""
+    folder = tmp_path_factory.mktemp("action-evals-baseline")
+    root = example_copy(folder / "baseline", {})
+    report = folder / "evals-baseline.json"
+    result = run_cli("evals", "run", "evals", "--output", str(report), cwd=root, timeout=120)
+    assert result.code == 0, result.output
+    return report.read_bytes()
+
+
+def _zip(report: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("goldgate-evals-report.json", report)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def runner(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], evals_baseline: bytes
+) -> Runner:
+    return make_runner(
+        tmp_path, fake, payload, _zip(evals_baseline), edits=BASELINE_EDITS, artifact=EVALS_ARTIFACT
+    )
+
+
+def run_evals(runner: Runner, **inputs: str) -> CliRun:
+    given = {"mode": "evals", "evals": "evals", "baseline": f"artifact:{EVALS_ARTIFACT}"}
+    return runner.run(**{**given, **inputs})
+
+
+def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
+    result = run_evals(runner)
+
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "verdict: gold disagreement (exit 1)" in result.stdout  # the run's own summary
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "1"
+    assert (outputs["passed"], outputs["failed"], outputs["errors"]) == ("7", "4", "0")
+    assert (outputs["improved"], outputs["regressed"], outputs["flaky"]) == ("0", "4", "0")
+    assert outputs["comment_file"] == ""
+    for name in ("report", "comparison", "junit", "markdown"):
+        assert (runner.workspace / outputs[name]).is_file(), name
+
+    report = json.loads((runner.workspace / outputs["report"]).read_text("utf-8"))
+    assert report["variant"]["name"] == "evals"
+    assert report["dataset"]["path"] == "evals"
+    assert [suite["name"] for suite in report["suites"]] == [
+        "reply_drafts",
+        "reply_quality",
+        "routing",
+    ]
+    assert {suite["target"]["kind"] for suite in report["suites"]} == {"eval"}
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    changes = [
+        (suite["name"], change["case_id"], change["change"], change["checks"])
+        for suite in comparison["suites"]
+        for change in suite["changes"]
+    ]
+    assert changes == [
+        (suite, case, "regressed", [{"name": check, "candidate": "failed", "baseline": "passed"}])
+        for suite, case, check in REGRESSED
+    ]
+
+    junit = (runner.workspace / outputs["junit"]).read_text("utf-8")
+    assert junit.count('type="regression"') == 4
+    assert '<testsuite disabled="0" errors="0" failures="3" name="routing"' in junit
+
+    summary = runner.summary.read_text("utf-8")
+    assert summary.splitlines()[0] == (
+        "**goldgate: fail_on disagreement: exit 1, the run's own exit code.**"
+    )
+    assert "### Regressions" in summary
+    assert "compared with the baseline evals at revision" in summary
+
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
+    assert len(annotations) == 4
+    assert sum("file=evals/eval_replies.py," in line for line in annotations) == 1
+    assert sum("file=evals/eval_routing.py," in line for line in annotations) == 3
+    assert all("goldgate regression" in line for line in annotations)
+
+    [(_, author, body)] = runner.fake.comments(runner.pr_number)
+    assert author == "github-actions[bot]"
+    assert body.startswith(marker("goldgate/gate") + "\n**goldgate: fail_on disagreement")
+    assert "routes\\_each\\_case\\[refund\\_en\\]" in body
+    assert "/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821/evals/eval_replies.py#L" in body
+    assert_no_secret(runner, result)
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "stalled", "code", "rule"),
+    [
+        ("disagreement", False, 1, "fail_on disagreement: exit 1"),
+        ("regression", False, 1, "fail_on regression: exit 1, since an attempt regressed"),
+        ("never", False, 0, "fail_on never: exit 0"),
+        ("disagreement", True, 4, "fail_on disagreement: exit 4"),
+        ("regression", True, 4, "fail_on regression: exit 4, since the run itself did not"),
+        ("never", True, 0, "fail_on never: exit 0"),
+    ],
+)
+def test_the_exit_code_of_mode_evals_follows_fail_on(
+    runner: Runner, fail_on: str, stalled: bool, code: int, rule: str
+) -> None:
+    """A failing eval is a gold disagreement (exit 1); an eval past its timeout is a runtime
+    failure (exit 4), which fail_on regression does not forgive."""
+    if stalled:
+        (runner.workspace / "evals" / "eval_stalls.py").write_text(STALLS, "utf-8")
+
+    result = run_evals(runner, fail_on=fail_on, comment="off")
+
+    assert result.code == code, result.stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == str(code)
+    assert outputs["regressed"] == "4"  # the new eval is an added case, not a regression
+    assert outputs["errors"] == ("1" if stalled else "0")
+    summary = runner.summary.read_text("utf-8")
+    assert summary.startswith(f"**goldgate: {rule}")
+    if stalled:
+        assert "/evals/eval_stalls.py#L7) | timed\\_out | eval 'stalls' gave no result" in summary
+    assert runner.fake.comments(runner.pr_number) == []
+
+
+def test_mode_evals_compares_with_a_baseline_report_in_the_workspace(
+    runner: Runner, evals_baseline: bytes
+) -> None:
+    (runner.workspace / "evals-baseline.json").write_bytes(evals_baseline)
+
+    result = run_evals(
+        runner, baseline="evals-baseline.json", partial="false", fail_on="regression"
+    )
+
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["mode"] == "full"  # the same evals and cases: nothing partial about it
+    assert (outputs["improved"], outputs["regressed"]) == ("0", "4")
+    assert not runner.fake.requests_to("GET", r"/artifacts")
+
+
+def test_a_gold_baseline_compares_nothing_and_says_so(runner: Runner, baseline_zip: bytes) -> None:
+    """A misconfigured baseline, the merge-base commit's gold report, shares no suite with an
+    evals report: a partial comparison compares nothing and lists every suite on each side
+    (so fail_on regression cannot pass silently on it), and a full one is refused with a
+    warning and a note; the candidate is reported either way."""
+    runner.fake.add_artifact(
+        ARTIFACT, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip
+    )
+
+    partial = run_evals(runner, baseline=f"artifact:{ARTIFACT}", fail_on="regression")
+
+    assert partial.code == 0, partial.stderr  # nothing compared, so nothing regressed
+    outputs = runner.outputs()
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["comparable"]["compared_attempts"] == 0
+    summary = runner.summary.read_text("utf-8")
+    assert "- added: reply\\_drafts \\(the whole suite\\), reply\\_quality" in summary
+    assert "- removed: pipeline \\(the whole suite\\), classify\\_step" in summary
+
+    full = run_evals(runner, baseline=f"artifact:{ARTIFACT}", partial="false", comment="off")
+
+    assert full.code == 1, full.stderr  # the run's own code: the candidate still fails
+    assert "Traceback" not in full.stderr
+    warnings = [line for line in full.stdout.splitlines() if line.startswith("::warning")]
+    assert any("the baseline could not be compared" in line for line in warnings), warnings
+    assert runner.outputs()["comparison"] == ""
+    summary = runner.summary.read_text("utf-8")
+    assert "> No comparison: the baseline could not be compared" in summary
+    assert "### Failing cases" in summary
+
+
+def test_evals_never_see_a_github_or_actions_token(runner: Runner) -> None:
+    (runner.workspace / "evals" / "eval_environment.py").write_text(NO_TOKENS, "utf-8")
+
+    result = run_evals(runner, evals="evals/eval_environment.py", baseline="", comment="off")
+
+    assert result.code == 0, result.stdout + result.stderr
+    report = json.loads((runner.workspace / runner.outputs()["report"]).read_text("utf-8"))
+    [case] = report["suites"][0]["cases"]
+    assert case["attempts"][0]["result"]["output"] == []
+
+
+def test_mode_evals_without_evals_is_refused(runner: Runner) -> None:
+    result = run_evals(runner, evals="")
+
+    assert result.code == 2
+    assert "::error title=goldgate::mode evals needs the input evals" in result.stdout
+    assert runner.outputs() == {"exit_code": "2"}
+    assert not (runner.workspace / ".goldgate").exists()  # nothing ran
+
+
+def test_an_eval_file_that_does_not_import_is_exit_2_whatever_fail_on(runner: Runner) -> None:
+    (runner.workspace / "evals" / "eval_broken.py").write_text("import no_such_module\n", "utf-8")
+
+    result = run_evals(runner, fail_on="never", comment="off")
+
+    assert result.code == 2, result.stdout + result.stderr
+    assert "eval_broken.py:1: the eval file does not import" in result.stderr
+    assert runner.outputs()["exit_code"] == "2"
+    assert runner.summary.read_text("utf-8").startswith("**goldgate: fail_on never: exit 2")
