@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from goldgate.github.action import decide_exit, read_inputs, target_environ
+from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 
 from .conftest import Runner, make_runner
+from .fork_poster import post_comment_files
 from .scenarios import assert_no_secret, gated_commented_once_and_summarized
 
 COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
@@ -60,13 +62,30 @@ def test_a_fork_pull_request_falls_back_to_a_comment_file(
     assert result.code == 1, result.stderr
     assert "Traceback" not in result.stderr
     outputs = runner.outputs()
-    assert outputs["comment_file"] == "goldgate-comment.md"
-    body = (runner.workspace / "goldgate-comment.md").read_text("utf-8")
+    name = outputs["comment_file"]
+    assert name == "goldgate-comment-goldgate_gate.json"  # the comment id, safe for a file
+    handoff = json.loads((runner.workspace / name).read_text("utf-8"))
+    assert handoff["pull_request"] == runner.pr_number
+    assert handoff["head_sha"] == forked["pull_request"]["head"]["sha"]
+    assert handoff["comment_id"] == COMMENT_ID
+    tag, body = handoff["body"].split("\n", 1)
+    assert tag == marker(COMMENT_ID)
+    assert re.fullmatch(r'<!-- goldgate:comment id="[A-Za-z0-9_.:/@+~%-]+" -->', tag)
     assert body.startswith("**goldgate: fail_on disagreement")
     assert "### Regressions" in body
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert any("fork has no secrets" in line for line in warnings)
-    assert any("goldgate-comment.md" in line for line in warnings)
+    assert any(name in line for line in warnings)
+    head = forked["pull_request"]["head"]  # and fork-comment.yml posts exactly that file
+    posted = post_comment_files(
+        tmp_path / "poster",
+        {name: (runner.workspace / name).read_text("utf-8")},
+        pull={"head": {"sha": head["sha"], "repo": {"full_name": head_repo["full_name"]}}},
+        head_sha=head["sha"],
+        head_repository=head_repo["full_name"],
+    )
+    assert posted["failed"] is None
+    assert posted["calls"][-1] == ["create", runner.pr_number, handoff["body"]]
     assert runner.fake.comments(runner.pr_number) == []
     assert "live\\_answer: live workflow" in runner.summary.read_text("utf-8")
     assert_no_secret(runner, result)
@@ -103,7 +122,7 @@ def test_github_failing_is_a_warning_not_a_crash(runner: Runner) -> None:
     assert "Traceback" not in result.stderr + result.stdout
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert len(warnings) == 2, warnings
-    assert runner.outputs()["comment_file"] == "goldgate-comment.md"
+    assert runner.outputs()["comment_file"] == "goldgate-comment-goldgate_gate.json"
 
 
 def test_invalid_input_is_exit_2_with_one_error(runner: Runner) -> None:

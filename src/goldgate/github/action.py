@@ -15,7 +15,9 @@ only at the edges, and every GitHub failure is a ``::warning::`` and a fallback.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -46,7 +48,9 @@ HIDDEN_FROM_TARGETS = (
 )
 """Tokens the runner or the workflow hands the action that a target must never see."""
 
-COMMENT_FILE = "goldgate-comment.md"
+COMMENT_FILE = "goldgate-comment-{id}.json"
+"""Where a comment that could not be posted goes (``id``: the comment id, made safe for a
+file name, so that two goldgate steps of one job do not overwrite each other's)."""
 WORK_FOLDER = Path(".goldgate") / "action"
 ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
@@ -604,13 +608,37 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
         reason = getattr(error, "reason", None) or str(error) or type(error).__name__
     if reason is None:
         return ""
-    path = Path(COMMENT_FILE)
-    path.write_text(body, encoding="utf-8")
+    path = Path(COMMENT_FILE.format(id=re.sub(r"[^A-Za-z0-9_.-]+", "_", inputs.comment_id)))
+    from goldgate.github.comments import with_marker
+
+    handoff = {
+        "pull_request": event.pr_number,
+        "head_sha": event.head_sha,
+        "comment_id": inputs.comment_id,
+        "body": with_marker(body, inputs.comment_id),
+    }
+    try:
+        _write_new(path, json.dumps(handoff, ensure_ascii=False, indent=1) + "\n")
+    except OSError as error:
+        run.warning(
+            f"the pull-request comment was not posted ({reason}), nor written to {path} "
+            f"({error.strerror or error}); it is in the job summary."
+        )
+        return ""
     run.warning(
         f"the pull-request comment was not posted ({reason}); its body is in {path} for a "
         "workflow_run job to post."
     )
     return str(path)
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Write ``path`` afresh: whatever was there (in a pull request's checkout, perhaps a
+    planted symlink) is removed first, and the file is created, never followed."""
+    path.unlink(missing_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def _summary(run: _Run, markdown: str) -> None:
