@@ -342,3 +342,23 @@ def test_escaped_pairs_stream_and_lone_surrogates_are_placed(gold_project: Any) 
     path.write_text(path.read_text().replace("\\ude00", "x", 1))  # now a lone high surrogate
     with pytest.raises(GoldCheckError, match=r"filed\.json:1:\d+: string holds a lone UTF-16"):
         load_gold(load_settings(project.root / project.SETTINGS))
+
+
+def test_long_runs_of_whitespace_are_skipped_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "\n" * 3 + "[" + " \n" * 5000 + '{"a": 1},' + "\r\n\t " * 4000 + '"é"' + "\n" * 999 + "]"
+    document = parse_json_text("cases.json", text)
+    seen: list[int] = []
+    original = casefile._Text.more
+
+    def more(self: Any) -> None:
+        seen.append(len(self.buffer) - self.mark)  # what is kept across a read
+        original(self)
+
+    monkeypatch.setattr(casefile._Text, "more", more)
+    found = _stream(text.encode(), 64, monkeypatch)
+
+    assert [element.value for element in found] == [{"a": 1}, "é"]
+    assert [element.line for element in found] == [document.position((i,))[0] for i in (0, 1)]
+    data = text.encode()
+    assert [data[e.offset : e.offset + e.length] for e in found] == [b'{"a": 1}', '"é"'.encode()]
+    assert max(seen) < 64  # never more than a chunk held back

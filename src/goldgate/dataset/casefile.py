@@ -103,6 +103,10 @@ class _Text:
                 return self.buffer[self.pos]
             if self.eof:
                 return ""
+            # Whitespace is accounted for as it is skipped: a long run of it is not kept.
+            self.offset += self.pos - self.mark
+            self.line += self.buffer.count("\n", self.line_mark, self.pos)
+            self.mark = self.line_mark = self.pos
             self.more()
 
     def account(self, start: int, end: int) -> tuple[int, int]:
