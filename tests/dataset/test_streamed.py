@@ -19,7 +19,7 @@ from goldgate.dataset.casefile import NotStreamable, elements
 from goldgate.dataset.gold import GoldSuite, suite_fingerprint
 from goldgate.dataset.load import check_gold, load_gold
 from goldgate.dataset.store import GoldChangedError, LazyCases, LazyCompiled
-from goldgate.errors import GoldCheckError
+from goldgate.errors import GoldCheckError, InvalidInputError
 from goldgate.jsonvalue import canonical_bytes, canonical_json, parse_json_text
 from goldgate.settings.load import load_settings
 from helpers.strategies import json_values
@@ -362,3 +362,34 @@ def test_long_runs_of_whitespace_are_skipped_not_kept(monkeypatch: pytest.Monkey
     data = text.encode()
     assert [data[e.offset : e.offset + e.length] for e in found] == [b'{"a": 1}', '"é"'.encode()]
     assert max(seen) < 64  # never more than a chunk held back
+
+
+def test_a_read_error_while_streaming_is_worded_by_the_whole_file_path(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = gold_project.write()
+
+    def broken(handle: Any) -> Any:
+        raise OSError(5, "Input/output error")
+        yield  # a generator, as elements() is
+
+    monkeypatch.setattr("goldgate.dataset.streamed.elements", broken)
+    unreadable = InvalidInputError("filed.json: cannot be read (Input/output error).")
+    monkeypatch.setattr(
+        "goldgate.dataset.load.load_json_file", _failing_for("filed.json", unreadable)
+    )
+    result = check_gold(load_settings(project.root / project.SETTINGS))
+
+    assert result.dataset is None
+    assert any("cannot be read (Input/output error)" in v.render() for v in result.violations)
+
+
+def _failing_for(name: str, error: Exception) -> Any:
+    from goldgate.jsonvalue import load_json_file
+
+    def load(path: Path, *, display: str | None = None) -> Any:
+        if path.name == name:
+            raise error
+        return load_json_file(path, display=display)
+
+    return load

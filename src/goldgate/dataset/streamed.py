@@ -83,7 +83,7 @@ def stream_suite(
     store = CaseStore(handle, source, case_path)
     try:
         facts = _check_cases(store, handle, suite, workflows, scorer_names)
-    except (NotStreamable, _HasProblems):
+    except (NotStreamable, _HasProblems, OSError):  # a read error: the whole-file path says it
         OPEN_FILES.release(store.key)
         return None
     hasher, has_text, scorers = facts
