@@ -155,11 +155,6 @@ def _cases_adapter() -> TypeAdapter[tuple[Case, ...]]:
     return TypeAdapter(tuple[Case, ...])
 
 
-def _cases_as_json(cases: tuple[Case, ...]) -> list[Any]:
-    dumped: list[Any] = _cases_adapter().dump_python(cases, mode="json")
-    return dumped
-
-
 def _digest(content: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 

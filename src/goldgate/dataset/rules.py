@@ -72,10 +72,11 @@ def suite_violations(
         for expectation in placed.case.expectations
     )
     yield from suite_head_violations(document, suite_path, suite, workflow, ids, has_text)
+    metrics = metric_scopes(suite.metrics)
     for placed in cases:
         if ids[placed.case.id] > 1:
             yield placed.at(("id",), f"duplicate case id {quote(placed.case.id)} in this suite")
-        yield from case_violations(placed, workflow, scorer_names, metric_scopes(suite))
+        yield from case_violations(placed, workflow, scorer_names, metrics)
 
 
 def suite_head_violations(
@@ -107,11 +108,11 @@ def case_violations(
             yield from _metric_gold_violations(placed, metric)
 
 
-def metric_scopes(suite: Suite) -> list[tuple[Metric, frozenset[str] | None]]:
-    """Each metric of ``suite`` with the case ids it includes (``None``: every case)."""
+def metric_scopes(metrics: Sequence[Metric]) -> list[tuple[Metric, frozenset[str] | None]]:
+    """Each metric with the case ids it includes (``None``: every case)."""
     return [
         (metric, None if metric.cases is None else frozenset(metric.cases))
-        for metric in suite.metrics
+        for metric in metrics
     ]
 
 

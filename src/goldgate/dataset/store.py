@@ -191,17 +191,11 @@ class CaseStore:
         try:
             handle = open_regular_file(self.path, self.source, what="a JSON file")
         except InvalidInputError as error:
-            raise GoldChangedError(
-                f"{escape_control(self.source)}: the case file changed while goldgate was "
-                f"running from it ({error}); the gold must not change during a run. Run again."
-            ) from None
+            raise _gold_changed(self.source, "changed", str(error)) from None
         status = os.fstat(handle.fileno())
         if (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns) != self._identity:
             handle.close()
-            raise GoldChangedError(
-                f"{escape_control(self.source)}: the case file was replaced while goldgate was "
-                "running from it; the gold must not change during a run. Run again."
-            )
+            raise _gold_changed(self.source, "was replaced")
         return handle
 
     def add(
@@ -276,12 +270,17 @@ class CaseStore:
         return case
 
     def _changed(self, index: int, why: str | None = None) -> GoldChangedError:
-        detail = f" ({why})" if why else ""
-        return GoldChangedError(
-            f"{escape_control(self.source)}:{self.lines[index]}: the case file changed while "
-            f"goldgate was running from it{detail}; the gold must not change during a run. "
-            "Run again."
-        )
+        return _gold_changed(f"{self.source}:{self.lines[index]}", "changed", why)
+
+
+def _gold_changed(place: str, what: str, why: str | None = None) -> GoldChangedError:
+    """The one sentence that ends a run whose case file ``what`` (changed, was replaced) at
+    ``place`` since it was checked."""
+    detail = f" ({why})" if why else ""
+    return GoldChangedError(
+        f"{escape_control(place)}: the case file {what} while goldgate was running from "
+        f"it{detail}; the gold must not change during a run. Run again."
+    )
 
 
 def _remember(cache: dict[int, T], index: int, value: T) -> None:

@@ -120,7 +120,7 @@ def _check_cases(
     first problem. Returns the fingerprint so far, whether any case compares text, and the
     custom scorers named."""
     workflow = workflows.get(suite.workflow)
-    metrics = metric_scopes(suite)
+    metrics = metric_scopes(suite.metrics)
     hasher = SuiteHasher(suite)
     nowhere = _Nowhere()
     seen: set[str] = set()

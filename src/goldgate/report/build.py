@@ -16,7 +16,8 @@ from goldgate.adjudication.verdicts import note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Metric
-from goldgate.dataset.store import RecordedCase, RecordedExpectation
+from goldgate.dataset.rules import metric_scopes
+from goldgate.dataset.store import RecordedCase
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
@@ -126,8 +127,6 @@ def case_json(
 
 
 def _gold_json(expectation: GoldExpectation, include_details: bool) -> dict[str, Any]:
-    if type(expectation) is RecordedExpectation:  # straight from the checked JSON: faster
-        return _raw_gold_json(expectation.raw, include_details)
     item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
     if expectation.comparison != "exact":
         item["comparison"] = expectation.comparison
@@ -135,21 +134,6 @@ def _gold_json(expectation: GoldExpectation, include_details: bool) -> dict[str,
         item["scorer"] = expectation.scorer
     if include_details:
         item["expected"] = expectation.expected
-    return item
-
-
-def _raw_gold_json(raw: dict[str, Any], include_details: bool) -> dict[str, Any]:
-    """``_gold_json`` of an expectation as checked gold JSON holds it (absent members are
-    the model's defaults: comparison exact, no scorer)."""
-    item: dict[str, Any] = {"name": raw["name"], "path": raw["path"]}
-    comparison = raw.get("comparison", "exact")
-    if comparison != "exact":
-        item["comparison"] = comparison
-    scorer = raw.get("scorer")
-    if scorer is not None:
-        item["scorer"] = scorer
-    if include_details:
-        item["expected"] = raw["expected"]
     return item
 
 
@@ -220,9 +204,7 @@ class SuiteCollector:
         self.checks: Counter[str] = Counter()
         self.figures = _Figures()
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
-        self._metric_scopes = [
-            None if metric.cases is None else frozenset(metric.cases) for metric in suite.metrics
-        ]
+        self._metric_scopes = metric_scopes(suite.metrics)
         self._pending: list[dict[str, Any]] = []
         self.queue: list[dict[str, Any]] = []
         self.count = 0
@@ -269,8 +251,8 @@ class SuiteCollector:
                 self._queue(outcome)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
-        for metric, scope, observations in zip(
-            self.suite.metrics, self._metric_scopes, self.observations, strict=True
+        for (metric, scope), observations in zip(
+            self._metric_scopes, self.observations, strict=True
         ):
             observation = _observation(metric, scope, outcome)
             if observation is not None:
