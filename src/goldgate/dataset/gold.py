@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case, Metric, Suite, TextOptions
-from goldgate.dataset.store import LazyCases, LazyCompiled
+from goldgate.dataset.store import LazyCases, LazyCompiled, RecordedCase
 from goldgate.jsonvalue import canonical_bytes, canonical_json
 
 
@@ -82,6 +82,15 @@ class GoldSuite:
             positions=tuple(chosen),
             whole_case_count=len(self.cases),
         )
+
+    def attempt_gold(
+        self, index: int
+    ) -> tuple[Case | RecordedCase, tuple[CompiledExpectation, ...]]:
+        """Case ``index`` and its compiled expectations, as an attempt needs them: for a
+        streamed case file, read back once for both and without models (``CaseStore.gold``)."""
+        if isinstance(self.cases, LazyCases) and isinstance(self.compiled, LazyCompiled):
+            return self.cases.gold(index)
+        return self.cases[index], self.compiled[index]
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""

@@ -3,9 +3,10 @@
 Loading checks every case of a case file as it streams by (``dataset.casefile``) and keeps
 only where each case's bytes are, so memory does not grow with the gold. ``LazyCases`` and
 ``LazyCompiled`` are the suite's ``cases`` and ``compiled`` over that store: a case is read
-back (one ``pread``), checked against its checksum, parsed and validated again when asked for,
-and its expectations compiled once per read. The runner asks in order, a few at a time, so a
-small cache of recent cases serves every attempt of a case and the report's record of it.
+back (one ``pread``), checked against its checksum, parsed and built again without validating
+(the bytes are those that validated) when asked for, and its expectations compiled once per
+read. The runner asks in order, a few at a time, so a small cache of recent cases serves
+every attempt of a case and the report's record of it.
 
 The file stays open from the check to the end of the run: a file replaced since (an editor's
 save, a checkout) is still read as it was checked; a file rewritten in place is noticed by the
@@ -20,16 +21,15 @@ import threading
 import weakref
 import zlib
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar, overload
 
-from pydantic import ValidationError
-
 from goldgate.dataset.casefile import reparse
-from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
-from goldgate.dataset.models import Case
+from goldgate.dataset.compiled import CompiledExpectation, compile_fields
+from goldgate.dataset.models import Case, trusted_case
 from goldgate.errors import InvalidInputError
 from goldgate.files import open_regular_file
 from goldgate.textsafe import escape_control
@@ -177,8 +177,10 @@ class CaseStore:
         self.lines = array("l")
         self.ids: list[str] = []
         self._lock = threading.Lock()
-        self._cases: dict[int, Case] = {}
-        self._compiled: dict[int, tuple[CompiledExpectation, ...]] = {}
+        self._cases: OrderedDict[int, Case] = OrderedDict()
+        self._gold: OrderedDict[int, tuple[RecordedCase, tuple[CompiledExpectation, ...]]] = (
+            OrderedDict()
+        )
         self.patterns: dict[str, re.Pattern[str]] = {}
         """Patterns the check compiled, each taken by the first case that uses it."""
         self.key = object()
@@ -223,6 +225,8 @@ class CaseStore:
         return len(self.ids)
 
     def case(self, index: int) -> Case:
+        """Case ``index`` as the model validation gives (for code that asks the suite's
+        ``cases``; a run reads ``gold`` instead)."""
         with self._lock:
             case = self._cases.get(index)
             if case is None:
@@ -230,24 +234,38 @@ class CaseStore:
                 _remember(self._cases, index, case)
             return case
 
-    def recorded(self, index: int) -> Case | RecordedCase:
-        """Case ``index`` as a report records it: the case itself when it was read already,
-        else read back without validation (see ``RecordedCase``)."""
+    def gold(self, index: int) -> tuple[RecordedCase, tuple[CompiledExpectation, ...]]:
+        """Case ``index`` as an attempt needs it, with its expectations compiled: read back
+        once for both, and built without models (the bytes are those that were checked)."""
         with self._lock:
-            case = self._cases.get(index)
-            if case is not None:
-                return case
-            return RecordedCase.of(self._bytes_parsed(index))
+            entry = self._gold.get(index)
+            if entry is None:
+                raw = self._bytes_parsed(index)
+                patterns = self.patterns
+                compiled = tuple(
+                    compile_fields(
+                        item["name"],
+                        item["path"],
+                        item.get("comparison", "exact"),
+                        item.get("scorer"),
+                        item["expected"],
+                        patterns,
+                    )
+                    for item in raw["expectations"]
+                )
+                entry = (RecordedCase.of(raw), compiled)
+                _remember(self._gold, index, entry)
+            return entry
+
+    def recorded(self, index: int) -> RecordedCase:
+        """Case ``index`` as a report records it, for an attempt that never started: read
+        back without models and without compiling (see ``RecordedCase``)."""
+        with self._lock:
+            entry = self._gold.get(index)
+            return entry[0] if entry is not None else RecordedCase.of(self._bytes_parsed(index))
 
     def compiled(self, index: int) -> tuple[CompiledExpectation, ...]:
-        with self._lock:
-            compiled = self._compiled.get(index)
-        if compiled is None:
-            case = self.case(index)
-            with self._lock:
-                compiled = compile_expectations(case.expectations, self.patterns)
-                _remember(self._compiled, index, compiled)
-        return compiled
+        return self.gold(index)[1]
 
     def _bytes_parsed(self, index: int) -> Any:
         """Case ``index`` parsed from its bytes, which must be those that were checked."""
@@ -261,9 +279,10 @@ class CaseStore:
         return reparse(data)
 
     def _read(self, index: int) -> Case:
+        # The bytes are those that validated (the checksum matched): not validated again.
         try:
-            case = Case.model_validate(self._bytes_parsed(index))
-        except (ValueError, ValidationError):  # pragma: no cover - the checksum matched
+            case = trusted_case(self._bytes_parsed(index))
+        except (KeyError, TypeError):  # pragma: no cover - the checksum matched
             raise self._changed(index) from None
         if case.id != self.ids[index]:  # pragma: no cover - the checksum matched
             raise self._changed(index)
@@ -283,9 +302,9 @@ def _gold_changed(place: str, what: str, why: str | None = None) -> GoldChangedE
     )
 
 
-def _remember(cache: dict[int, T], index: int, value: T) -> None:
+def _remember(cache: OrderedDict[int, T], index: int, value: T) -> None:
     if len(cache) >= _CACHED:
-        del cache[next(iter(cache))]  # the oldest: cases are asked for in order
+        cache.popitem(last=False)  # the oldest: cases are asked for in order
     cache[index] = value
 
 
@@ -341,9 +360,14 @@ class LazyCases(_View[Case]):
         """The cases at ``positions`` of this view (a shard)."""
         return LazyCases(self.store, [self._position(p) for p in positions])
 
-    def recorded(self, index: int) -> Case | RecordedCase:
+    def recorded(self, index: int) -> RecordedCase:
         """Case ``index`` as a report records it (``CaseStore.recorded``)."""
         return self.store.recorded(self._position(index))
+
+    def gold(self, index: int) -> tuple[RecordedCase, tuple[CompiledExpectation, ...]]:
+        """Case ``index`` and its compiled expectations, as a run needs them
+        (``CaseStore.gold``)."""
+        return self.store.gold(self._position(index))
 
 
 class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):

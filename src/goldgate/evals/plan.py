@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_text
 from goldgate.dataset.gold import GoldSuite, dataset_fingerprint
-from goldgate.dataset.models import Case, Envelope, Expectation
+from goldgate.dataset.models import Case, Envelope, Expectation, constructed
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
@@ -174,21 +174,13 @@ def case_model(
 
 _ENVELOPE_FIELDS: Final = frozenset({"payload", "metadata"})
 _CASE_SET: Final = frozenset({"id", "input", "expectations", "family", "split"})
-_new = object.__new__
-_set = object.__setattr__
 _M = TypeVar("_M", bound=BaseModel)
 
 
 def _constructed(kind: type[_M], values: dict[str, Any], given: frozenset[str] = _CASE_SET) -> _M:
-    """What ``kind.model_construct(**values)`` returns, with every field in ``values`` in the
-    order of its declaration (``given``: those passed explicitly), five times faster: 10,000
-    cases make 20,000 of them. tests/evals/test_plan.py checks it against ``model_construct``."""
-    model = _new(kind)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(given))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
-    return model
+    """``models.constructed``: 10,000 cases make 20,000 models, five times faster than
+    ``model_construct``. tests/evals/test_plan.py checks it against ``model_construct``."""
+    return constructed(kind, values, given)
 
 
 def _thresholds(functions: Sequence[EvalFunction], dataset: str, root: Path) -> dict[str, float]:

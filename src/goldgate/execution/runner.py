@@ -108,7 +108,7 @@ def unfinished(
 
 def _failed(
     index: int,
-    case: Case,
+    case: Case | RecordedCase,
     attempt: int,
     reason: str,
     latency_ms: float | None,
@@ -119,7 +119,7 @@ def _failed(
 
 
 def _timed_out(
-    index: int, case: Case, attempt: int, timeout: float, latency_ms: float | None
+    index: int, case: Case | RecordedCase, attempt: int, timeout: float, latency_ms: float | None
 ) -> AttemptOutcome:
     if latency_ms is None:
         reason = f"no result within the {timeout:g} s deadline"
@@ -135,7 +135,11 @@ INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
 
 
 def _blocked(
-    index: int, case: Case, attempt: int, blocked: LoopBlocked, latency_ms: float | None
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    blocked: LoopBlocked,
+    latency_ms: float | None,
 ) -> AttemptOutcome:
     """An attempt whose target (or custom scorer) kept the event loop blocked until the
     watchdog broke in: past its deadline (timed out) or past a stop request (cancelled)."""
@@ -186,7 +190,7 @@ async def run_attempt(
     current: _Attempt,
 ) -> AttemptOutcome:
     """One attempt: the target call and every check. The caller's scope holds the deadline."""
-    case = suite.cases[index]
+    case, compiled = suite.attempt_gold(index)
     envelope = case.input.as_json()
     current.index, current.attempt, current.latency_ms = index, attempt, None
     started = time.perf_counter()
@@ -213,11 +217,11 @@ async def run_attempt(
         except TargetFailure as failure:
             return _failed(index, case, attempt, failure.reason, latency_ms)
     try:
-        checks = await _score(suite.compiled[index], document, envelope, registry, suite)
+        checks = await _score(compiled, document, envelope, registry, suite)
     except LoopBlocked as blocked:
         return _blocked(index, case, attempt, blocked, latency_ms)
     if suite.verdicts:
-        checks = adjudicate(checks, suite.compiled[index], case.id, suite.verdicts)
+        checks = adjudicate(checks, compiled, case.id, suite.verdicts)
     return AttemptOutcome(
         index, case, attempt, "completed", None, latency_ms, document, stderr, checks
     )

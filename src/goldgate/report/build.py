@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
 from goldgate.adjudication.verdicts import note_of, output_digest
-from goldgate.dataset.compiled import CompiledExpectation
+from goldgate.dataset.compiled import CompiledExpectation, GoldFields
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Metric
 from goldgate.dataset.rules import metric_scopes
@@ -85,20 +85,8 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
     return record
 
 
-class GoldExpectation(Protocol):
-    """What a case's record says of each expectation: a gold ``Expectation`` or a compiled
-    one (a Python eval's score keys are compiled expectations of their own)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def path(self) -> str: ...
-    @property
-    def comparison(self) -> str: ...
-    @property
-    def scorer(self) -> str | None: ...
-    @property
-    def expected(self) -> Any: ...
+GoldExpectation = GoldFields
+"""What a case's record says of each expectation (``dataset.compiled.GoldFields``)."""
 
 
 def case_json(

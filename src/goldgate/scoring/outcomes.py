@@ -66,3 +66,45 @@ class CheckOutcome:
 def not_run(reason: str) -> CheckOutcome:
     """The outcome of a check whose attempt failed or was skipped: nothing was looked at."""
     return CheckOutcome(Outcome.NOT_RUN, reason)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def scored(
+    outcome: Outcome,
+    reason: str | None,
+    actual_present: bool,
+    actual: Any,
+    assertions_declared: int | None = None,
+    assertions_held: int | None = None,
+    adjudication: bool = False,
+    json_parsed: bool | None = None,
+    required_keys_found: int | None = None,
+    required_keys_declared: int | None = None,
+) -> CheckOutcome:
+    """``CheckOutcome(...)`` with these fields, built without running its checks: for the
+    comparisons' own outcomes, which hold its invariants by construction (an ``Outcome``, a
+    reason unless passed, ``actual`` None when absent). Every attempt makes one per check,
+    and a frozen dataclass's ``__init__`` sets its eleven fields one call at a time.
+    tests/scoring/test_outcomes.py checks it against the constructor."""
+    check = _new(CheckOutcome)
+    _set(
+        check,
+        "__dict__",
+        {
+            "outcome": outcome,
+            "reason": reason,
+            "actual_present": actual_present,
+            "actual": actual,
+            "assertions_declared": assertions_declared,
+            "assertions_held": assertions_held,
+            "adjudication": adjudication,
+            "json_parsed": json_parsed,
+            "required_keys_found": required_keys_found,
+            "required_keys_declared": required_keys_declared,
+            "adjudicated": False,
+        },
+    )
+    return check

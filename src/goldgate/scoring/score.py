@@ -23,7 +23,7 @@ from goldgate.scoring.comparisons import (
     compare_source_span,
 )
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
-from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
+from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
 from goldgate.scoring.registry import RegisteredScorer
 from goldgate.scoring.text import score_text
 
@@ -39,12 +39,7 @@ def envelope_document(envelope: Envelope | Mapping[str, Any]) -> Mapping[str, An
 
 def _with_actual(verdict: Verdict, actual: Any) -> CheckOutcome:
     present = actual is not MISSING
-    return CheckOutcome(
-        verdict.outcome,
-        verdict.reason,
-        actual_present=present,
-        actual=thaw(actual) if present else None,
-    )
+    return scored(verdict.outcome, verdict.reason, present, thaw(actual) if present else None)
 
 
 async def score_expectation(

@@ -43,7 +43,7 @@ from goldgate.jsonvalue import (
     parse_json_text,
     thaw,
 )
-from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
+from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
 
 __all__ = [
     "ADJUDICATION_REASON",
@@ -152,55 +152,59 @@ def _item(noun: str, key: str, index: int, listed: bool) -> str:
     return f"{noun} {index + 1} of {key}" if listed else f"the {key} {noun}"
 
 
-def _results(gold: TextGold, answer: _Answer) -> Iterator[tuple[bool, str]]:
-    """Each declared assertion in declaration order: whether it held, and the reason if not."""
+def _failures(gold: TextGold, answer: _Answer) -> Iterator[str | None]:
+    """Each declared assertion in declaration order: None when it held, else the reason (built
+    only then: most assertions hold)."""
     text = answer.text
     for assertion in gold.assertions:
         key, operand = assertion.key, assertion.operand
         if key == "contains":
-            what = _item("string", key, assertion.index, assertion.listed)
-            yield operand in text, f"the answer lacks {what}"  # type: ignore[operator]
+            yield None if operand in text else (  # type: ignore[operator]
+                f"the answer lacks {_item('string', key, assertion.position, assertion.listed)}"
+            )
         elif key == "notContains":
-            what = _item("string", key, assertion.index, assertion.listed)
-            yield operand not in text, f"the answer includes {what}"  # type: ignore[operator]
+            yield None if operand not in text else (  # type: ignore[operator]
+                f"the answer includes {_item('string', key, assertion.position, assertion.listed)}"
+            )
         elif key in _PATTERNS:
-            yield _pattern_result(assertion, text)
+            yield _pattern_failure(assertion, text)
         elif key == "minChars":
-            yield (
-                len(text) >= operand,  # type: ignore[operator]
-                f"the answer has {len(text)} code points, fewer than minChars {operand}",
+            yield None if len(text) >= operand else (  # type: ignore[operator]
+                f"the answer has {len(text)} code points, fewer than minChars {operand}"
             )
         elif key == "maxChars":
-            yield (
-                len(text) <= operand,  # type: ignore[operator]
-                f"the answer has {len(text)} code points, more than maxChars {operand}",
+            yield None if len(text) <= operand else (  # type: ignore[operator]
+                f"the answer has {len(text)} code points, more than maxChars {operand}"
             )
         elif key == "maxLines":
             lines = count_lines(text)
-            yield lines <= operand, f"the answer has {lines} lines, more than maxLines {operand}"  # type: ignore[operator]
+            yield None if lines <= operand else (  # type: ignore[operator]
+                f"the answer has {lines} lines, more than maxLines {operand}"
+            )
         elif key == "requiredKeys":
             parsed, document = answer.parsed
             if not parsed:
-                yield False, "requiredKeys need a JSON answer, but the answer is not JSON"
+                yield "requiredKeys need a JSON answer, but the answer is not JSON"
             else:
-                what = _item("key", key, assertion.index, assertion.listed)
-                yield (
-                    dot_path_exists(document, operand),  # type: ignore[arg-type]
-                    f"{what} is absent from the JSON answer",
+                yield None if dot_path_exists(document, operand) else (  # type: ignore[arg-type]
+                    f"{_item('key', key, assertion.position, assertion.listed)} is absent from the "
+                    "JSON answer"
                 )
 
 
-def _pattern_result(assertion: TextAssertion, text: str) -> tuple[bool, str]:
-    what = _item("pattern", assertion.key, assertion.index, assertion.listed)
+def _pattern_failure(assertion: TextAssertion, text: str) -> str | None:
     if assertion.pattern is None:
-        return False, f"{what} is not a valid regular expression: {assertion.problem}"
+        what = _item("pattern", assertion.key, assertion.position, assertion.listed)
+        return f"{what} is not a valid regular expression: {assertion.problem}"
     try:
         found = search_with_deadline(assertion.pattern, text)
     except PatternTimeout:
-        return False, f"{what} ran out of time ({PATTERN_DEADLINE:g} s) on the answer"
-    if assertion.key == "matches":
-        return found, f"{what} does not match the answer"
-    return not found, f"{what} matches the answer"
+        what = _item("pattern", assertion.key, assertion.position, assertion.listed)
+        return f"{what} ran out of time ({PATTERN_DEADLINE:g} s) on the answer"
+    if found is (assertion.key == "matches"):
+        return None
+    what = _item("pattern", assertion.key, assertion.position, assertion.listed)
+    return f"{what} does not match the answer" if found is False else f"{what} matches the answer"
 
 
 def compare_text(actual: Any, expected: Any, options: TextOptions | None = None) -> CheckOutcome:
@@ -221,55 +225,51 @@ def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) 
     is_text = isinstance(actual, str)
     answer = _Answer(actual if is_text else "")
 
-    suite: dict[str, Any] = {}
+    json_parsed: bool | None = None
+    keys_found: int | None = None
+    keys_declared: int | None = None
     if options is not None and options.json_:
-        suite["json_parsed"] = is_text and answer.parsed[0]
+        json_parsed = is_text and answer.parsed[0]
     if options is not None and options.requiredKeys:
         parsed, value = answer.parsed if is_text else (False, None)
-        suite["required_keys_declared"] = len(options.requiredKeys)
-        suite["required_keys_found"] = (
+        keys_declared = len(options.requiredKeys)
+        keys_found = (
             sum(1 for path in options.requiredKeys if dot_path_exists(value, path)) if parsed else 0
         )
+    declared = gold.declared
+    recorded = thaw(actual) if present else None
 
-    def outcome(result: Outcome, reason: str | None, **fields: Any) -> CheckOutcome:
-        return CheckOutcome(
-            result,
-            reason,
-            actual_present=present,
-            actual=thaw(actual) if present else None,
-            **suite,
-            **fields,
-        )
+    def outcome(
+        result: Outcome, reason: str | None, held: int | None = None, queued: bool = False
+    ) -> CheckOutcome:
+        return scored(
+            result, reason, present, recorded,
+            None if held is None else declared, held, queued,
+            json_parsed, keys_found, keys_declared,
+        )  # fmt: skip
 
     if gold.problem is not None:
         return outcome(Outcome.ERROR, gold.problem)
-    declared = gold.declared
-    has_note = gold.has_note
-    counts = {"assertions_declared": declared, "assertions_held": 0}
     if not present:
-        return outcome(Outcome.FAILED, ABSENT_REASON, adjudication=False, **counts)
+        return outcome(Outcome.FAILED, ABSENT_REASON, 0)
     if not is_text:
         return outcome(
-            Outcome.FAILED,
-            f"the answer is {_a(json_type_name(actual))}, not a string",
-            adjudication=False,
-            **counts,
+            Outcome.FAILED, f"the answer is {_a(json_type_name(actual))}, not a string", 0
         )
     if declared == 0:
-        return outcome(Outcome.NOT_RUN, ADJUDICATION_REASON, adjudication=True, **counts)
+        return outcome(Outcome.NOT_RUN, ADJUDICATION_REASON, 0, queued=True)
     held = 0
     first_failure: str | None = None
-    for holds, reason in _results(gold, answer):
-        if holds:
+    for failure in _failures(gold, answer):
+        if failure is None:
             held += 1
         elif first_failure is None:
-            first_failure = reason
-    counts["assertions_held"] = held
+            first_failure = failure
     if first_failure is None:
-        return outcome(Outcome.PASSED, None, adjudication=has_note, **counts)
+        return outcome(Outcome.PASSED, None, held, gold.has_note)
     return outcome(
         Outcome.FAILED,
         f"{first_failure} ({held} of {declared} assertions held)",
-        adjudication=has_note,
-        **counts,
+        held,
+        gold.has_note,
     )
