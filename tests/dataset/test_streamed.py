@@ -369,11 +369,11 @@ def test_a_read_error_while_streaming_is_worded_by_the_whole_file_path(
 ) -> None:
     project = gold_project.write()
 
-    def broken(handle: Any) -> Any:
-        raise OSError(5, "Input/output error")
-        yield  # a generator, as elements() is
+    class Broken:
+        def __init__(self, handle: Any) -> None:
+            raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr("goldgate.dataset.streamed.elements", broken)
+    monkeypatch.setattr("goldgate.dataset.streamed.ElementReader", Broken)
     unreadable = InvalidInputError("filed.json: cannot be read (Input/output error).")
     monkeypatch.setattr(
         "goldgate.dataset.load.load_json_file", _failing_for("filed.json", unreadable)

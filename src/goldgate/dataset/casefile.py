@@ -30,7 +30,7 @@ from goldgate.jsonvalue import (
     too_deep_or_surrogates,
 )
 
-__all__ = ["Element", "NotStreamable", "elements"]
+__all__ = ["Element", "ElementReader", "NotStreamable", "elements", "strict_value"]
 
 _CHUNK: Final = 1 << 20
 _BOM: Final = b"\xef\xbb\xbf"
@@ -121,49 +121,95 @@ class _Text:
 
 def elements(handle: BinaryIO) -> Iterator[Element]:
     """Every element of the JSON array that is the whole of ``handle``'s file, in order."""
-    text = _Text(handle)
-    floats = [0]
+    reader = ElementReader(handle)
+    while (element := reader.next()) is not None:
+        yield element
 
-    def counted_float(number: str) -> float:
-        floats[0] += 1
+
+class ElementReader:
+    """The elements of the JSON array that is the whole of a file, one at a time: each
+    parsed strictly, or (``next(strict=False)``) only found, for a caller that has its bytes
+    checked elsewhere (``strict_value``): the value of a found element is ``None``."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._text = _Text(handle)
+        self._floats = 0
+        self._strict = strict_decoder(self._counted_float)
+        self._plain = json.JSONDecoder()
+        self._done = False
+        text = self._text
+        if text.skip() != "[":
+            raise NotStreamable
+        text.pos += 1
+        text.account(text.pos, text.pos)
+
+    def _counted_float(self, number: str) -> float:
+        self._floats += 1
         return finite_float(number)
 
-    decoder = strict_decoder(counted_float)
-    if text.skip() != "[":
-        raise NotStreamable
-    text.pos += 1
-    text.account(text.pos, text.pos)
-    count = 0
-    while True:
-        text.skip()
-        buffer, start = text.buffer, text.pos
-        floats[0] = 0
-        try:
-            value, end = decoder.raw_decode(buffer, start)
-        except (ValueError, RecursionError, JsonRejected):
-            value, end = None, -1
-        if not text.eof and (end < 0 or _may_go_on(buffer, end, value)):  # cut by the chunk?
-            text.more()
-            continue
+    def next(self, *, strict: bool = True) -> Element | None:
+        """The next element, or None after the last one."""
+        if self._done:
+            return None
+        text = self._text
+        decoder = self._strict if strict else self._plain
+        while True:
+            text.skip()
+            buffer, start = text.buffer, text.pos
+            self._floats = 0
+            try:
+                value, end = decoder.raw_decode(buffer, start)
+            except (ValueError, RecursionError, JsonRejected):
+                value, end = None, -1
+            if not text.eof and (end < 0 or _may_go_on(buffer, end, value)):  # cut by a chunk?
+                text.more()
+                continue
+            break
         if end < 0:
             raise NotStreamable
         piece = buffer[start:end]
-        if too_deep_or_surrogates(piece, value, from_utf8=True):
+        if strict and too_deep_or_surrogates(piece, value, from_utf8=True):
             raise NotStreamable
         offset, line = text.account(start, end)
         data = piece.encode()
         text.offset += len(data)
-        count += 1
-        yield Element(value, offset, len(data), zlib.crc32(data), line, floats[0] > 0)
+        element = Element(
+            value if strict else None, offset, len(data), zlib.crc32(data), line, self._floats > 0
+        )
         separator = text.skip()
         if separator == "]":
-            break
-        if separator != ",":
+            text.pos += 1
+            if text.skip():  # anything after the array
+                raise NotStreamable
+            self._done = True
+        elif separator == ",":
+            text.pos += 1
+        else:
             raise NotStreamable
-        text.pos += 1
-    text.pos += 1
-    if text.skip() or count == 0:  # anything after the array, or no case at all
+        return element
+
+
+def strict_value(data: bytes) -> tuple[Any, bool]:
+    """One element's bytes parsed as strictly as ``ElementReader.next`` parses them, and
+    whether it holds a float; ``NotStreamable`` for anything that parse would refuse."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotStreamable from None
+    floats = 0
+
+    def counted_float(number: str) -> float:
+        nonlocal floats
+        floats += 1
+        return finite_float(number)
+
+    try:
+        value, end = strict_decoder(counted_float).raw_decode(text)
+    except (ValueError, RecursionError, JsonRejected):
+        raise NotStreamable from None
+    if end != len(text) or too_deep_or_surrogates(text, value, from_utf8=True):
         raise NotStreamable
+    return value, floats > 0
 
 
 def _may_go_on(buffer: str, end: int, value: Any) -> bool:

@@ -193,9 +193,13 @@ class SuiteHasher:
 
     def add(self, case: Any, *, has_floats: bool = True) -> None:
         """One more case (``has_floats``: whether it may hold a float)."""
+        self.add_canonical(canonical_bytes(case, has_floats=has_floats))
+
+    def add_canonical(self, canonical: bytes) -> None:
+        """One more case, as its canonical bytes (``jsonvalue.canonical_bytes``)."""
         if not self._first:
             self._hash.update(b",")
-        self._hash.update(canonical_bytes(case, has_floats=has_floats))
+        self._hash.update(canonical)
         self._first = False
 
     def digest(self) -> str:

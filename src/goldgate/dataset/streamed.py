@@ -12,17 +12,26 @@ place of each. Good gold, the common case, is read once, in constant memory.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
-from goldgate.dataset.casefile import NotStreamable, elements
-from goldgate.dataset.compiled import compile_expectations
+from goldgate.dataset.casefile import Element, ElementReader, NotStreamable
+from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.gold import GoldSuite, SuiteHasher
-from goldgate.dataset.models import Case, Suite
+from goldgate.dataset.models import Case, Metric, Suite
+from goldgate.dataset.parallel import (
+    BATCH,
+    PARALLEL_FROM,
+    Helper,
+    Span,
+    parallel_possible,
+    start_helper,
+)
 from goldgate.dataset.rules import (
     PlacedCase,
     case_violations,
@@ -117,35 +126,162 @@ def _check_cases(
     scorer_names: Collection[str],
 ) -> tuple[SuiteHasher, bool, set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
-    first problem. Returns the fingerprint so far, whether any case compares text, and the
-    custom scorers named."""
-    workflow = workflows.get(suite.workflow)
-    metrics = metric_scopes(suite.metrics)
-    hasher = SuiteHasher(suite)
-    nowhere = _Nowhere()
-    seen: set[str] = set()
+    first problem. Returns the fingerprint, whether any case compares text, and the custom
+    scorers named. Past ``PARALLEL_FROM`` cases, a helper process may check batches of cases
+    meanwhile (``dataset.parallel``): cases still reach the hasher and the store in order."""
+    check = _CaseCheck(workflows.get(suite.workflow), scorer_names, metric_scopes(suite.metrics))
+    taken = _Taken(store, SuiteHasher(suite))
+    reader = ElementReader(handle)
+    helper: Helper | None = None
+    waiting: deque[_Checked | _Sent] = deque()
+    """Cases checked here behind a batch the helper has not answered yet, in file order."""
+    spans: list[Span] = []
+    lines: list[int] = []
+    for_helper = False
+    position = 0
+    try:
+        while True:
+            if position % BATCH == 0:  # a new batch: for the helper, or checked here?
+                if position == PARALLEL_FROM and parallel_possible():
+                    helper = start_helper(handle.fileno(), check.facts)
+                for_helper = helper is not None and helper.has_room()
+            element = reader.next(strict=not for_helper)
+            if element is not None and for_helper:
+                spans.append((element.offset, element.length, element.checksum, position))
+                lines.append(element.line)
+            elif element is not None:
+                raw = element.value
+                compiled = check(raw, position)
+                checked = _Checked(raw["id"], compiled, element, raw)
+                if waiting:
+                    waiting.append(checked)
+                else:
+                    taken.add_checked(checked)
+            if spans and (element is None or len(spans) == BATCH) and helper is not None:
+                waiting.append(_Sent(helper, helper.send(spans), spans, lines))
+                spans, lines = [], []
+            if position % BATCH == 0:  # answers are looked for once a batch
+                while waiting and waiting[0].ready():
+                    taken.add(waiting.popleft())
+            if element is None:
+                break
+            position += 1
+        while waiting:
+            taken.add(waiting.popleft())
+    finally:
+        if helper is not None:
+            helper.stop()
+    return taken.hasher, taken.has_text, taken.scorers
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A case checked here."""
+
+    id: str
+    compiled: tuple[CompiledExpectation, ...]
+    element: Element
+    raw: Any
+
+    def ready(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A batch of cases sent to the helper: its number, the cases' places and lines."""
+
+    helper: Helper
+    number: int
+    spans: list[Span]
+    lines: list[int]
+
+    def ready(self) -> bool:
+        return self.helper.answered(self.number)
+
+
+class _Taken:
+    """The cases taken so far, in file order: their ids, the fingerprint, the store, and
+    what the suite's own rules need to know of them."""
+
+    def __init__(self, store: CaseStore, hasher: SuiteHasher) -> None:
+        self.store = store
+        self.hasher = hasher
+        self.seen: set[str] = set()
+        self.has_text = False
+        self.scorers: set[str] = set()
+
+    def _id(self, case_id: str) -> None:
+        if case_id in self.seen:  # a duplicate id: the whole-file path says where
+            raise _HasProblems
+        self.seen.add(case_id)
+
+    def add_checked(self, case: _Checked) -> None:
+        self._id(case.id)
+        element = case.element
+        self.hasher.add(case.raw, has_floats=element.has_floats)
+        has_text, scorers = _facts_of(case.compiled)
+        self.has_text = self.has_text or has_text
+        self.scorers.update(scorers)
+        self.store.add(case.id, case.compiled, element.offset, element.length,
+                       element.checksum, element.line)  # fmt: skip
+
+    def add(self, item: _Checked | _Sent) -> None:
+        if isinstance(item, _Checked):
+            self.add_checked(item)
+            return
+        answer = item.helper.answer(item.number)
+        if not answer.good:
+            raise _HasProblems
+        self.has_text = self.has_text or answer.has_text
+        self.scorers.update(answer.scorers)
+        for case_id, canonical, (offset, length, checksum, _), line in zip(
+            answer.ids, answer.canonical, item.spans, item.lines, strict=True
+        ):
+            self._id(case_id)
+            self.hasher.add_canonical(canonical)
+            self.store.add(case_id, (), offset, length, checksum, line)
+
+
+def _facts_of(compiled: tuple[CompiledExpectation, ...]) -> tuple[bool, frozenset[str]]:
+    """Whether the expectations compare text, and the custom scorers they name."""
     has_text = False
     scorers: set[str] = set()
-    for position, element in enumerate(elements(handle)):
-        raw = element.value
-        if not isinstance(raw, dict):
-            raise _HasProblems
+    for expectation in compiled:
+        if expectation.comparison == "text":
+            has_text = True
+        elif expectation.comparison == "custom" and expectation.scorer is not None:
+            scorers.add(expectation.scorer)
+    return has_text, frozenset(scorers)
+
+
+class _CaseCheck:
+    """One case checked on its own, as the whole-file path checks it: validated, compiled
+    and cross-checked against the suite's workflow, scorers and metrics."""
+
+    def __init__(
+        self,
+        workflow: WorkflowSettings | None,
+        scorer_names: Collection[str],
+        metrics: list[tuple[Metric, frozenset[str] | None]],
+    ) -> None:
+        self.workflow = workflow
+        self.scorer_names = scorer_names
+        self.metrics = metrics
+        self.nowhere = _Nowhere()
+
+    def __call__(self, raw: Any, position: int) -> tuple[CompiledExpectation, ...]:
+        """The case's expectations compiled; ``_HasProblems`` if it is not good gold."""
         try:
             case = Case.model_validate(raw)
         except ValidationError:
             raise _HasProblems from None
-        if case.id in seen:
-            raise _HasProblems
-        seen.add(case.id)
         compiled = compile_expectations(case.expectations)
-        placed = PlacedCase(case, nowhere, (position,), compiled)
-        if next(case_violations(placed, workflow, scorer_names, metrics), None) is not None:
+        placed = PlacedCase(case, self.nowhere, (position,), compiled)
+        if next(case_violations(placed, self.workflow, self.scorer_names, self.metrics), None):
             raise _HasProblems
-        for expectation in compiled:
-            if expectation.comparison == "text":
-                has_text = True
-            elif expectation.comparison == "custom" and expectation.scorer is not None:
-                scorers.add(expectation.scorer)
-        hasher.add(raw, has_floats=element.has_floats)
-        store.add(case.id, compiled, element.offset, element.length, element.checksum, element.line)
-    return hasher, has_text, scorers
+        return compiled
+
+    def facts(self, raw: Any, position: int) -> tuple[bool, frozenset[str]]:
+        """The helper's check (``dataset.parallel``): the facts of a good case."""
+        return _facts_of(self(raw, position))

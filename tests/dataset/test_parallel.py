@@ -1,0 +1,181 @@
+"""A large case file is checked on two cores: a forked helper checks batches of cases while
+this process parses the file and checks the rest. What loads must be what the sequential
+check loads, bad gold anywhere must still reach the whole-file path, and a helper that fails
+must cost nothing but time."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.dataset import parallel, streamed
+from goldgate.dataset.gold import GoldSuite
+from goldgate.dataset.load import check_gold, load_gold
+from goldgate.settings.load import load_settings
+
+pytestmark = pytest.mark.skipif(
+    not parallel.parallel_possible(),
+    reason="the helper is forked only on Linux, with two CPUs and no other thread running",
+)
+
+
+def _project(gold_project: Any, count: int) -> Any:
+    """The gold project with ``count`` more cases: text patterns of their own, floats,
+    non-ASCII ids, labels for the suite's metric."""
+    base = gold_project.cases[0]
+    for index in range(count):
+        case = json.loads(json.dumps(base))
+        case["id"] = f"extra-{index}-é"
+        case["note"] = f"weight {index / 7}"
+        case["expectations"].append(
+            {"name": "ticket", "path": "/payload/answer", "comparison": "text",
+             "expected": {"matches": [f"T-{index}\\b"], "contains": "T-"}}
+        )  # fmt: skip
+        gold_project.cases.append(case)
+    return gold_project.write()
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Helper]:
+    """The helper forked after 8 cases, taking batches of 4; the helpers started."""
+    monkeypatch.setattr(streamed, "PARALLEL_FROM", 8)
+    monkeypatch.setattr(streamed, "BATCH", 4)
+    started: list[parallel.Helper] = []
+
+    def start(fd: int, check: parallel.CaseCheck) -> parallel.Helper | None:
+        helper = parallel.start_helper(fd, check)
+        assert helper is not None
+        started.append(helper)
+        return helper
+
+    monkeypatch.setattr(streamed, "start_helper", start)
+    return started
+
+
+def _load(project: Any) -> GoldSuite:
+    return load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+
+
+def _sequential(project: Any) -> GoldSuite:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streamed, "parallel_possible", lambda: False)
+        return _load(project)
+
+
+def _same(mine: GoldSuite, theirs: GoldSuite) -> None:
+    assert mine.fingerprint == theirs.fingerprint
+    assert list(mine.cases) == list(theirs.cases)
+    assert list(mine.lines) == list(theirs.lines)
+    assert mine.scorer_names() == theirs.scorer_names()
+    for left, right in zip(mine.compiled, theirs.compiled, strict=True):
+        assert [(e.name, e.path, e.comparison, e.expected, e.tokens) for e in left] == [
+            (e.name, e.path, e.comparison, e.expected, e.tokens) for e in right
+        ]
+        for a, b in zip(left, right, strict=True):
+            assert (a.text is None) == (b.text is None)
+            if a.text is not None and b.text is not None:
+                assert [(x.key, x.operand, x.pattern and x.pattern.pattern) for x in
+                        a.text.assertions] == [
+                    (x.key, x.operand, x.pattern and x.pattern.pattern) for x in b.text.assertions
+                ]  # fmt: skip
+
+
+def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
+    gold_project: Any, small_batches: list[parallel.Helper]
+) -> None:
+    project = _project(gold_project, 120)
+    helped = _load(project)
+
+    assert len(small_batches) == 1
+    helper = small_batches[0]
+    assert helper.sent > 3  # batches really went to the helper
+    assert not helper.failed
+    assert not helper.process.is_alive()  # stopped once the check was done
+    _same(helped, _sequential(project))
+
+
+def test_bad_gold_in_a_helpers_batch_is_worded_by_the_whole_file_path(
+    gold_project: Any, small_batches: list[parallel.Helper]
+) -> None:
+    project = _project(gold_project, 120)
+    cases = json.loads((project.root / project.CASE_FILE).read_text())
+    cases[101]["expectations"][-1]["expected"]["matches"] = ["(unclosed"]
+    (project.root / project.CASE_FILE).write_text(json.dumps(cases, indent=1))
+    result = check_gold(load_settings(project.root / project.SETTINGS))
+
+    assert small_batches
+    assert small_batches[0].sent > 0
+    assert result.dataset is None
+    messages = [violation.render() for violation in result.violations]
+    assert len(messages) == 1, messages
+    assert "not a valid regular expression: missing )" in messages[0]
+    assert f"{Path(project.CASE_FILE).name}:" in messages[0]
+    assert "(at /101/expectations/" in messages[0], messages[0]
+
+
+def test_a_helper_that_dies_costs_only_time(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(gold_project, 120)
+
+    parent, real = os.getpid(), parallel.check_spans
+
+    def die(*args: Any) -> parallel.Answer:  # the helper dies at its first batch
+        if os.getpid() != parent:
+            os._exit(3)
+        return real(*args)  # this process checks what the helper did not answer
+
+    monkeypatch.setattr(parallel, "check_spans", die)
+    helped = _load(project)
+
+    assert small_batches[0].failed
+    assert small_batches[0].sent > 0
+    _same(helped, _sequential(project))
+
+
+def test_bytes_other_than_those_read_are_not_good_gold(tmp_path: Any) -> None:
+    path = tmp_path / "cases.json"
+    data = b'{"id": "a"}'
+    path.write_bytes(data)
+
+    def check(raw: Any, position: int) -> tuple[bool, frozenset[str]]:
+        return False, frozenset()
+
+    with path.open("rb") as handle:
+        changed = parallel.check_spans(handle.fileno(), [(0, len(data), 12345, 0)], check)
+        same = parallel.check_spans(handle.fileno(), [(0, len(data), zlib.crc32(data), 0)], check)
+    assert changed.good is False
+    assert same == parallel.Answer(True, False, frozenset(), ("a",), (b'{"id":"a"}',))
+
+
+@pytest.mark.parametrize(
+    "data", [b'{"id": "a", "id": "b"}', b'{"id": NaN}', b'{"id": "\\ud800"}', b'{"id": 1e999}']
+)
+def test_the_helper_parses_as_strictly_as_the_stream(tmp_path: Any, data: bytes) -> None:
+    path = tmp_path / "cases.json"
+    path.write_bytes(data)
+    with path.open("rb") as handle:
+        answer = parallel.check_spans(
+            handle.fileno(),
+            [(0, len(data), zlib.crc32(data), 0)],
+            lambda raw, position: (False, frozenset()),
+        )
+    assert answer.good is False
+
+
+def test_no_helper_is_forked_while_another_thread_runs() -> None:
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert parallel.parallel_possible() is False
+    finally:
+        release.set()
+        other.join()
+    assert parallel.parallel_possible() is True
