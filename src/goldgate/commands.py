@@ -20,7 +20,7 @@ from goldgate.errors import (
     InvalidInputError,
     most_severe,
 )
-from goldgate.memory import collections_paused
+from goldgate.memory import collections_paused, long_lived_imports
 from goldgate.problems import Violation, display_path
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import (
@@ -121,7 +121,8 @@ def check_gold_command(
     config: Path, dataset: Path | None, *, json_output: bool, github: bool = False
 ) -> ExitCode:
     """``goldgate evaluate --check``: every violation in the gold, or its fingerprints."""
-    from goldgate.dataset.load import check_gold
+    with long_lived_imports():
+        from goldgate.dataset.load import check_gold
 
     loaded = _load_for_check(config, json_output, github)
     if isinstance(loaded, ExitCode):
@@ -186,8 +187,9 @@ def run_evaluation(request: RunRequest) -> ExitCode:
 
     Everything that can be refused is refused before the first attempt starts (exit 2).
     """
-    from goldgate.report.summary import render_summary, summary_json
-    from goldgate.session import SessionOutcome, prepare_session
+    with long_lived_imports():
+        from goldgate.report.summary import render_summary, summary_json
+        from goldgate.session import SessionOutcome, prepare_session
 
     def conclude(outcome: SessionOutcome) -> ExitCode:
         code = ExitCode(outcome.report.verdict.exit_code)

@@ -9,28 +9,41 @@ with its code once the report is written, after warning that it left threads beh
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Collection
-from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _GRACE = 0.5
 """Seconds a thread gets to end on its own (worker pools stop as their loop closes)."""
 
 
-class _AbandoningExecutor(ThreadPoolExecutor):
-    """A default executor whose shutdown does not wait for calls still running."""
+@cache
+def _abandoning_executor() -> type[ThreadPoolExecutor]:
+    # Defined on first use: the console script imports this module for
+    # threads_left_running, and a command that runs nothing must not load asyncio for it.
+    from concurrent.futures import ThreadPoolExecutor
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        super().shutdown(wait=False, cancel_futures=True)
+    class _AbandoningExecutor(ThreadPoolExecutor):
+        """A default executor whose shutdown does not wait for calls still running."""
+
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            super().shutdown(wait=False, cancel_futures=True)
+
+    return _AbandoningExecutor
 
 
 def abandon_executor_work() -> None:
     """Give the running asyncio loop a default executor that closing the loop does not wait
     for; call inside the loop before any user code runs."""
+    import asyncio
+
     asyncio.get_running_loop().set_default_executor(
-        _AbandoningExecutor(thread_name_prefix="goldgate-executor")
+        _abandoning_executor()(thread_name_prefix="goldgate-executor")
     )
 
 

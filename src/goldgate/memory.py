@@ -13,7 +13,7 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["collections_paused"]
+__all__ = ["collections_paused", "long_lived_imports"]
 
 
 @contextlib.contextmanager
@@ -26,3 +26,15 @@ def collections_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def long_lived_imports() -> Iterator[None]:
+    """Around a command's imports of what it runs on (goldgate's modules, pydantic's models,
+    the event loop): they build hundreds of thousands of objects that live as long as the
+    process, which each collection would scan again. Nothing is collected while they load,
+    and what exists then is frozen out of later collections (``gc.freeze``, as a run does
+    for its gold), so that collections resume with nothing of it to scan."""
+    with collections_paused():
+        yield
+        gc.freeze()

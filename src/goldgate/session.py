@@ -20,30 +20,25 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from goldgate.adjudication.store import attach_verdicts
-from goldgate.dataset.gold import Dataset, GoldSuite
-from goldgate.dataset.load import load_gold
 from goldgate.dataset.store import GoldChangedError
 from goldgate.errors import InvalidInputError
-from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptRun, RunOptions
-from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
+from goldgate.execution.targets.base import Target, TargetRequest, TargetResponse
 from goldgate.execution.watchdog import Watchdog
-from goldgate.identity import DEFAULT_VARIANT, project_folder, variant_revision
 from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
-from goldgate.scoring import ScorerRegistry
-from goldgate.scoring.registry import settings_registry
-from goldgate.settings.load import LoadedSettings, load_settings
+from goldgate.scoring.registry import ScorerRegistry
 from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
 
 if TYPE_CHECKING:
     from goldgate.commands import RunRequest
+    from goldgate.dataset.gold import Dataset, GoldSuite
+    from goldgate.settings.load import LoadedSettings
 
 
 @dataclass(frozen=True)
@@ -152,6 +147,8 @@ class Session:
     variant: VariantRecord
 
     def _header(self) -> RunHeader:
+        from goldgate.evaluation import dataset_record
+
         return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=self.variant,
@@ -270,6 +267,15 @@ async def _run_streamed(
 
 def prepare_session(request: RunRequest) -> Session:
     """Everything a run needs, or ``InvalidInputError`` before anything runs."""
+    # Here rather than at the top: `goldgate evals run` shares execute_streamed and needs
+    # none of the settings, gold loading (YAML, the settings models) or target kinds.
+    from goldgate.adjudication.store import attach_verdicts
+    from goldgate.dataset.load import load_gold
+    from goldgate.execution.targets.factory import build_target
+    from goldgate.identity import project_folder
+    from goldgate.scoring.registry import settings_registry
+    from goldgate.settings.load import load_settings
+
     options = RunOptions(
         max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
     )
@@ -326,6 +332,8 @@ def prepare_session(request: RunRequest) -> Session:
 def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) -> VariantRecord:
     """What ran: ``--variant`` (default ``settings``) at ``--variant-revision`` (default the
     commit, else the configuration digest), under this configuration."""
+    from goldgate.identity import DEFAULT_VARIANT, variant_revision
+
     digest = settings.configuration_digest
     return VariantRecord(
         name=request.variant or DEFAULT_VARIANT,

@@ -8,10 +8,13 @@ selection|usage}`` and collection children under ``.../result/items/{i}/steps/{s
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
-from goldgate.settings.models import FlowSettings, WorkflowSettings
 from goldgate.textsafe import quote
+
+if TYPE_CHECKING:  # annotations only: the report builder imports this without the settings
+    from goldgate.settings.models import FlowSettings, WorkflowSettings
 
 _STEP_PARTS = ("result", "partial_result", "selection", "usage")
 _FLOW_PARTS = ("result", "partial_result", "steps")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.models import (
@@ -26,8 +26,10 @@ from goldgate.jsonvalue import (
     json_type_name,
 )
 from goldgate.problems import Located, Violation, violation_at
-from goldgate.settings.models import WorkflowSettings
 from goldgate.textsafe import quote
+
+if TYPE_CHECKING:  # annotations only: the report builder imports this without the settings
+    from goldgate.settings.models import WorkflowSettings
 
 Path_ = tuple[str | int, ...]
 

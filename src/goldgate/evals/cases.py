@@ -32,6 +32,7 @@ from goldgate.scoring.text import text_expected_problem
 __all__ = ["CASE_KEYS", "EvalCase", "expand"]
 
 CASE_KEYS: Final = ("id", "input", "reference", "metadata", "expect")
+_CASE_KEY_SET: Final = frozenset(CASE_KEYS)
 _ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\s](?:[^\x00-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s])?")
 _MAX_DEPTH = 200
 
@@ -130,11 +131,15 @@ def _plain(value: Any, depth: int = 0) -> Any:
     raise _NotJson(f"a value of type {type(value).__name__}")
 
 
+_EXACT_SCALARS: Final = frozenset({str, int, bool, type(None)})
+"""Types whose every value is plain JSON (not float: NaN and infinities are not)."""
+
+
 def _is_plain(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is strict JSON made of plain dicts, lists and scalars (checked
     without copying anything: the common case)."""
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
+    if kind in _EXACT_SCALARS:
         return True
     if kind is float:
         return math.isfinite(value)
@@ -142,11 +147,13 @@ def _is_plain(value: Any, depth: int = 0) -> bool:
         return False
     if kind is dict:
         for key, item in value.items():
-            if type(key) is not str or not _is_plain(item, depth + 1):
+            if type(key) is not str:
+                return False
+            if type(item) not in _EXACT_SCALARS and not _is_plain(item, depth + 1):
                 return False
         return True
     if kind is list:
-        return all(_is_plain(item, depth + 1) for item in value)
+        return all(type(item) in _EXACT_SCALARS or _is_plain(item, depth + 1) for item in value)
     return False
 
 
@@ -175,7 +182,7 @@ def _case_id(function: EvalFunction, raw: Any, index: int, where: str) -> str:
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise InvalidInputError(f"{where}: a case 'id' is a string or an integer.")
     text = str(raw)
-    if not _ID.fullmatch(text):
+    if type(raw) is not int and not _ID.fullmatch(text):  # an integer's digits always match
         raise InvalidInputError(
             f"{where}: case id {text!r} must be nonempty, without control characters or "
             "surrounding whitespace."
@@ -234,6 +241,8 @@ def _build(
 
 
 def _check_keys(fields: Any, where: str, who: str) -> Mapping[str, Any]:
+    if type(fields) is dict and fields.keys() <= _CASE_KEY_SET:  # the common case, at once
+        return fields
     if not isinstance(fields, Mapping):
         raise InvalidInputError(f"{where}: {who}: a case is an object with {', '.join(CASE_KEYS)}.")
     for key in fields:

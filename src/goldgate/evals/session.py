@@ -6,6 +6,7 @@ what finished, the watchdog breaking into an eval that blocks the event loop), e
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -153,6 +154,10 @@ def prepare(request: EvalsRequest) -> EvalsSession:
     shown = [display_path(path) for path in request.paths]
     with collections_paused():  # thousands of cases, no cycles among them: collecting is waste
         plan = _plan(functions, project, request.datasets, request.live, shown)
+        # The plan lives as long as the run, which freezes it (execute_streamed) anyway.
+        # Frozen before collections resume, the objects counted while they were paused do
+        # not start a full collection of the whole heap (~50 ms for 10,000 cases).
+        gc.freeze()
     output = request.output or default_report_path(project, "evals", now())
     ensure_writable(output)
     return EvalsSession(request, plan, options, output)

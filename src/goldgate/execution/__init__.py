@@ -1,5 +1,23 @@
 """Execution: targets (python, command, http) and the runner that drives them."""
 
-from goldgate.execution.runner import AttemptOutcome, AttemptRun, RunOptions, run_suite
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from goldgate.lazy import load_export
+
+_EXPORTS = {
+    "AttemptOutcome": "goldgate.execution.runner",
+    "AttemptRun": "goldgate.execution.runner",
+    "RunOptions": "goldgate.execution.runner",
+    "run_suite": "goldgate.execution.runner",
+}
 
 __all__ = ["AttemptOutcome", "AttemptRun", "RunOptions", "run_suite"]
+
+if TYPE_CHECKING:
+    from goldgate.execution.runner import AttemptOutcome, AttemptRun, RunOptions, run_suite
+
+
+def __getattr__(name: str) -> Any:
+    return load_export(__name__, _EXPORTS, name)

@@ -4,51 +4,56 @@ Everything here is a pure function over frozen data; only ``score_expectation`` 
 and only because custom scorers are.
 """
 
-from goldgate.scoring.comparisons import (
-    Verdict,
-    compare_exact,
-    compare_set,
-    compare_source_span,
-    describe_difference,
-    set_key,
-    source_span_problem,
-)
-from goldgate.scoring.metrics import (
-    UNAVAILABLE_KINDS,
-    Averages,
-    ClassificationMetricResult,
-    Confusion,
-    LabelScores,
-    MetricResult,
-    MultilabelLabelScores,
-    MultilabelMetricResult,
-    Observation,
-    ObservationStatus,
-    UnavailableCounts,
-    classification_metric,
-    classify_prediction,
-    compute_metric,
-    multilabel_metric,
-    multilabel_prediction,
-)
-from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, not_run
-from goldgate.scoring.registry import (
-    RegisteredScorer,
-    ScorerFunction,
-    ScorerRegistry,
-    import_scorer,
-    is_async_callable,
-)
-from goldgate.scoring.score import envelope_document, score_compiled, score_expectation
-from goldgate.scoring.text import (
-    ADJUDICATION_REASON,
-    TEXT_ASSERTIONS,
-    compare_text,
-    count_lines,
-    count_text_assertions,
-    dot_path_exists,
-    text_expected_problem,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from goldgate.lazy import load_export
+
+_EXPORTS = {
+    "Verdict": "goldgate.scoring.comparisons",
+    "compare_exact": "goldgate.scoring.comparisons",
+    "compare_set": "goldgate.scoring.comparisons",
+    "compare_source_span": "goldgate.scoring.comparisons",
+    "describe_difference": "goldgate.scoring.comparisons",
+    "set_key": "goldgate.scoring.comparisons",
+    "source_span_problem": "goldgate.scoring.comparisons",
+    "UNAVAILABLE_KINDS": "goldgate.scoring.metrics",
+    "Averages": "goldgate.scoring.metrics",
+    "ClassificationMetricResult": "goldgate.scoring.metrics",
+    "Confusion": "goldgate.scoring.metrics",
+    "LabelScores": "goldgate.scoring.metrics",
+    "MetricResult": "goldgate.scoring.metrics",
+    "MultilabelLabelScores": "goldgate.scoring.metrics",
+    "MultilabelMetricResult": "goldgate.scoring.metrics",
+    "Observation": "goldgate.scoring.metrics",
+    "ObservationStatus": "goldgate.scoring.metrics",
+    "UnavailableCounts": "goldgate.scoring.metrics",
+    "classification_metric": "goldgate.scoring.metrics",
+    "classify_prediction": "goldgate.scoring.metrics",
+    "compute_metric": "goldgate.scoring.metrics",
+    "multilabel_metric": "goldgate.scoring.metrics",
+    "multilabel_prediction": "goldgate.scoring.metrics",
+    "ABSENT_REASON": "goldgate.scoring.outcomes",
+    "CheckOutcome": "goldgate.scoring.outcomes",
+    "Outcome": "goldgate.scoring.outcomes",
+    "not_run": "goldgate.scoring.outcomes",
+    "RegisteredScorer": "goldgate.scoring.registry",
+    "ScorerFunction": "goldgate.scoring.registry",
+    "ScorerRegistry": "goldgate.scoring.registry",
+    "import_scorer": "goldgate.scoring.registry",
+    "is_async_callable": "goldgate.scoring.registry",
+    "envelope_document": "goldgate.scoring.score",
+    "score_compiled": "goldgate.scoring.score",
+    "score_expectation": "goldgate.scoring.score",
+    "ADJUDICATION_REASON": "goldgate.scoring.text",
+    "TEXT_ASSERTIONS": "goldgate.scoring.text",
+    "compare_text": "goldgate.scoring.text",
+    "count_lines": "goldgate.scoring.text",
+    "count_text_assertions": "goldgate.scoring.text",
+    "dot_path_exists": "goldgate.scoring.text",
+    "text_expected_problem": "goldgate.scoring.text",
+}
 
 __all__ = [
     "ABSENT_REASON",
@@ -94,3 +99,54 @@ __all__ = [
     "source_span_problem",
     "text_expected_problem",
 ]
+
+if TYPE_CHECKING:
+    from goldgate.scoring.comparisons import (
+        Verdict,
+        compare_exact,
+        compare_set,
+        compare_source_span,
+        describe_difference,
+        set_key,
+        source_span_problem,
+    )
+    from goldgate.scoring.metrics import (
+        UNAVAILABLE_KINDS,
+        Averages,
+        ClassificationMetricResult,
+        Confusion,
+        LabelScores,
+        MetricResult,
+        MultilabelLabelScores,
+        MultilabelMetricResult,
+        Observation,
+        ObservationStatus,
+        UnavailableCounts,
+        classification_metric,
+        classify_prediction,
+        compute_metric,
+        multilabel_metric,
+        multilabel_prediction,
+    )
+    from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, not_run
+    from goldgate.scoring.registry import (
+        RegisteredScorer,
+        ScorerFunction,
+        ScorerRegistry,
+        import_scorer,
+        is_async_callable,
+    )
+    from goldgate.scoring.score import envelope_document, score_compiled, score_expectation
+    from goldgate.scoring.text import (
+        ADJUDICATION_REASON,
+        TEXT_ASSERTIONS,
+        compare_text,
+        count_lines,
+        count_text_assertions,
+        dot_path_exists,
+        text_expected_problem,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    return load_export(__name__, _EXPORTS, name)

@@ -32,21 +32,27 @@ or not an object, or returns more than ``max_result_bytes``. Its ``reason`` is o
 safe for stdout: it never holds the request, the response, header values or secrets.
 """
 
-from goldgate.execution.targets.base import (
-    JsonObject,
-    Target,
-    TargetFailure,
-    TargetRequest,
-    TargetResponse,
-)
-from goldgate.execution.targets.command_target import (
-    DEFAULT_KILL_GRACE,
-    DEFAULT_STDERR_LIMIT,
-    CommandTarget,
-)
-from goldgate.execution.targets.factory import build_target
-from goldgate.execution.targets.http_target import DEFAULT_HTTP_TIMEOUT, HttpTarget
-from goldgate.execution.targets.python_target import PythonTarget, import_callable
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from goldgate.lazy import load_export
+
+_EXPORTS = {
+    "JsonObject": "goldgate.execution.targets.base",
+    "Target": "goldgate.execution.targets.base",
+    "TargetFailure": "goldgate.execution.targets.base",
+    "TargetRequest": "goldgate.execution.targets.base",
+    "TargetResponse": "goldgate.execution.targets.base",
+    "DEFAULT_KILL_GRACE": "goldgate.execution.targets.command_target",
+    "DEFAULT_STDERR_LIMIT": "goldgate.execution.targets.command_target",
+    "CommandTarget": "goldgate.execution.targets.command_target",
+    "build_target": "goldgate.execution.targets.factory",
+    "DEFAULT_HTTP_TIMEOUT": "goldgate.execution.targets.http_target",
+    "HttpTarget": "goldgate.execution.targets.http_target",
+    "PythonTarget": "goldgate.execution.targets.python_target",
+    "import_callable": "goldgate.execution.targets.python_target",
+}
 
 __all__ = [
     "DEFAULT_HTTP_TIMEOUT",
@@ -63,3 +69,24 @@ __all__ = [
     "build_target",
     "import_callable",
 ]
+
+if TYPE_CHECKING:
+    from goldgate.execution.targets.base import (
+        JsonObject,
+        Target,
+        TargetFailure,
+        TargetRequest,
+        TargetResponse,
+    )
+    from goldgate.execution.targets.command_target import (
+        DEFAULT_KILL_GRACE,
+        DEFAULT_STDERR_LIMIT,
+        CommandTarget,
+    )
+    from goldgate.execution.targets.factory import build_target
+    from goldgate.execution.targets.http_target import DEFAULT_HTTP_TIMEOUT, HttpTarget
+    from goldgate.execution.targets.python_target import PythonTarget, import_callable
+
+
+def __getattr__(name: str) -> Any:
+    return load_export(__name__, _EXPORTS, name)

@@ -1,0 +1,93 @@
+"""What importing a part of goldgate loads, so that a command's start-up cannot silently grow
+again: each case imports modules in a fresh interpreter and lists which of the named heavy
+modules came along. Module sets, never times (those belong to benchmarks/run.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+SETTINGS_AND_GOLD_LOADING = (
+    "yaml",
+    "goldgate.settings",
+    "goldgate.settings.load",
+    "goldgate.settings.models",
+    "goldgate.dataset.load",
+    "goldgate.evaluation",
+)
+OTHER_TARGET_KINDS = (
+    "http.client",
+    "goldgate.execution.targets.http_target",
+    "goldgate.execution.targets.command_target",
+    "goldgate.execution.targets.factory",
+)
+RENDERING = ("rich", "jinja2", "github")
+
+
+def _loaded(imports: str, names: tuple[str, ...]) -> list[str]:
+    code = (
+        f"import sys\n{imports}\n"
+        f"print(__import__('json').dumps([n for n in {names!r} if n in sys.modules]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded: list[str] = json.loads(done.stdout)
+    return loaded
+
+
+def test_the_eval_decorator_loads_no_engine() -> None:
+    # An eval file's first line: it must not pay for models, the event loop or the settings.
+    heavy = ("pydantic", "anyio", "asyncio", *SETTINGS_AND_GOLD_LOADING, *RENDERING)
+    assert _loaded("import goldgate.evals", heavy) == []
+
+
+def test_the_evals_engine_loads_neither_settings_nor_other_targets() -> None:
+    # `goldgate evals run` needs neither settings.yaml nor the gold loader nor the http and
+    # command targets; the packages it imports from name them lazily.
+    names = (*SETTINGS_AND_GOLD_LOADING, *OTHER_TARGET_KINDS, *RENDERING)
+    imports = "import goldgate.evals.session, goldgate.evals.commands, goldgate.report.summary"
+    assert _loaded(imports, names) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "absent"),
+    [
+        ("goldgate.dataset.shapes", ("pydantic", "goldgate.dataset.models", "goldgate.settings")),
+        ("goldgate.scoring.outcomes", ("pydantic", "goldgate.scoring.metrics", "goldgate.dataset")),
+        ("goldgate.execution.targets.base", ("anyio", *OTHER_TARGET_KINDS, "goldgate.settings")),
+        ("goldgate.settings.models", ("yaml", "goldgate.settings.load")),
+        ("goldgate.report.build", ("goldgate.settings", "goldgate.dataset.load")),
+    ],
+)
+def test_importing_one_module_of_a_package_loads_not_its_siblings(
+    module: str, absent: tuple[str, ...]
+) -> None:
+    assert _loaded(f"import {module}", absent) == []
+
+
+def test_the_command_line_loads_no_event_loop_before_a_command_runs() -> None:
+    # `goldgate --version` and `--help` start with typer alone.
+    assert _loaded("import goldgate.cli", ("asyncio", "concurrent.futures")) == []
+
+
+def test_lazy_package_names_are_the_modules_objects() -> None:
+    code = (
+        "import goldgate.dataset as d, goldgate.scoring as s, goldgate.settings as c\n"
+        "import goldgate.execution as e, goldgate.execution.targets as t\n"
+        "from goldgate.dataset.models import Case\n"
+        "from goldgate.scoring.registry import ScorerRegistry\n"
+        "from goldgate.settings.load import load_settings\n"
+        "from goldgate.execution.runner import run_suite\n"
+        "from goldgate.execution.targets.factory import build_target\n"
+        "print(d.Case is Case, s.ScorerRegistry is ScorerRegistry, c.load_settings is "
+        "load_settings, e.run_suite is run_suite, t.build_target is build_target)\n"
+        "try:\n    d.nope\nexcept AttributeError as error:\n    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [
+        "True True True True True",
+        "module 'goldgate.dataset' has no attribute 'nope'",
+    ]
