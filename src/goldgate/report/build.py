@@ -52,8 +52,9 @@ def check_json(check: CheckOutcome) -> dict[str, Any]:
     record: dict[str, Any] = {"outcome": check.outcome}  # a str enum: written as its value
     if check.reason is not None:
         record["reason"] = check.reason
+    fields = vars(check)  # one dict lookup a field (a frozen dataclass keeps its fields there)
     for name in _CHECK_FIELDS:
-        value = getattr(check, name)
+        value = fields[name]
         if value is not None:
             record[name] = value
     if check.adjudication:
@@ -232,10 +233,13 @@ class SuiteCollector:
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
         if outcome.status == "completed":
+            counts = self.checks
+            queued = False
             for check in outcome.checks:
-                self.checks[check.outcome] += 1
+                counts[check.outcome] += 1
+                queued = queued or check.adjudication
             self.figures.add(outcome.checks)
-            if any(check.adjudication for check in outcome.checks):
+            if queued:
                 self._queue(outcome)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)

@@ -238,26 +238,30 @@ def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) 
         )
     declared = gold.declared
     recorded = thaw(actual) if present else None
-
-    def outcome(
-        result: Outcome, reason: str | None, held: int | None = None, queued: bool = False
-    ) -> CheckOutcome:
+    if gold.problem is not None:
         return scored(
-            result, reason, present, recorded,
-            None if held is None else declared, held, queued,
+            Outcome.ERROR, gold.problem, present, recorded, None, None, False,
             json_parsed, keys_found, keys_declared,
         )  # fmt: skip
+    result, reason, held, queued = _verdict(actual, present, is_text, gold, answer)
+    return scored(
+        result, reason, present, recorded, declared, held, queued,
+        json_parsed, keys_found, keys_declared,
+    )  # fmt: skip
 
-    if gold.problem is not None:
-        return outcome(Outcome.ERROR, gold.problem)
+
+def _verdict(
+    actual: Any, present: bool, is_text: bool, gold: TextGold, answer: _Answer
+) -> tuple[Outcome, str | None, int, bool]:
+    """The outcome, its reason, how many assertions held and whether the answer waits for
+    a person, of a well-formed text expectation."""
     if not present:
-        return outcome(Outcome.FAILED, ABSENT_REASON, 0)
+        return Outcome.FAILED, ABSENT_REASON, 0, False
     if not is_text:
-        return outcome(
-            Outcome.FAILED, f"the answer is {_a(json_type_name(actual))}, not a string", 0
-        )
+        return Outcome.FAILED, f"the answer is {_a(json_type_name(actual))}, not a string", 0, False
+    declared = gold.declared
     if declared == 0:
-        return outcome(Outcome.NOT_RUN, ADJUDICATION_REASON, 0, queued=True)
+        return Outcome.NOT_RUN, ADJUDICATION_REASON, 0, True
     held = 0
     first_failure: str | None = None
     for failure in _failures(gold, answer):
@@ -266,10 +270,6 @@ def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) 
         elif first_failure is None:
             first_failure = failure
     if first_failure is None:
-        return outcome(Outcome.PASSED, None, held, gold.has_note)
-    return outcome(
-        Outcome.FAILED,
-        f"{first_failure} ({held} of {declared} assertions held)",
-        held,
-        gold.has_note,
-    )
+        return Outcome.PASSED, None, held, gold.has_note
+    reason = f"{first_failure} ({held} of {declared} assertions held)"
+    return Outcome.FAILED, reason, held, gold.has_note

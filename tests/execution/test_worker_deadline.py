@@ -1,0 +1,87 @@
+"""Each worker keeps one cancel scope whose deadline moves with each attempt: an attempt is
+never cut short by the deadline of an attempt before it, and one that runs too long is
+stopped at its own deadline (give or take the event loop's millisecond)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import pytest
+from tests.execution.test_run_ahead import _suite
+
+from goldgate.execution import runner
+from goldgate.execution.runner import AttemptOutcome, InOrder, RunOptions, run_suite
+from goldgate.scoring import ScorerRegistry
+
+
+def _run(count: int, run: Any, timeout: float) -> list[AttemptOutcome]:
+    delivered: list[AttemptOutcome] = []
+    ordered = InOrder(delivered.append, count)
+
+    async def main() -> None:
+        options = RunOptions(max_concurrency=1, timeout=timeout)
+        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered)
+
+    anyio.run(main)
+    return delivered
+
+
+def test_an_attempt_is_not_cut_short_by_the_deadline_of_the_one_before() -> None:
+    async def run(envelope: Any) -> dict[str, Any]:
+        await anyio.sleep(0.3)  # each attempt alone is well within its 0.5 s
+        return {"payload": {"index": envelope["payload"]["index"]}}
+
+    delivered = _run(3, run, timeout=0.5)
+    assert [outcome.status for outcome in delivered] == ["completed"] * 3
+
+
+def test_many_quick_attempts_then_a_slow_one_is_stopped_at_its_own_deadline() -> None:
+    started: dict[int, float] = {}
+
+    async def run(envelope: Any) -> dict[str, Any]:
+        index = envelope["payload"]["index"]
+        started[index] = time.monotonic()
+        if index == 499:
+            await anyio.sleep(30)
+        return {"payload": {"index": index}}
+
+    before = time.monotonic()
+    delivered = _run(500, run, timeout=0.4)
+    elapsed = time.monotonic() - started[499]
+
+    assert [outcome.status for outcome in delivered[:-1]] == ["completed"] * 499
+    assert delivered[-1].status == "timed_out"
+    assert delivered[-1].reason == "no result within the 0.4 s deadline"
+    # Never before its own deadline, whatever deadline the quick ones left behind.
+    assert elapsed >= 0.4 - 0.002
+    assert time.monotonic() - before < 20  # and not the 30 s it asked for
+
+
+@pytest.mark.parametrize("slack", [0.0, runner.DEADLINE_SLACK])
+def test_the_deadline_moves_only_when_it_is_not_already_close_enough(
+    slack: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anyio._backends._asyncio import CancelScope  # the scope anyio.run's workers get
+
+    moves = 0
+    original = CancelScope.deadline
+
+    def move(scope: Any, value: float) -> None:
+        nonlocal moves
+        moves += 1
+        original.fset(scope, value)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(CancelScope, "deadline", property(original.fget, move))  # type: ignore[attr-defined]
+    monkeypatch.setattr(runner, "DEADLINE_SLACK", slack)
+
+    async def run(envelope: Any) -> dict[str, Any]:
+        return {"payload": {"index": envelope["payload"]["index"]}}
+
+    delivered = _run(2000, run, timeout=30)
+    assert all(outcome.status == "completed" for outcome in delivered)
+    if slack:
+        assert moves < 1000  # quick attempts share a deadline within the slack
+    else:
+        assert moves >= 2000  # moved for every attempt
