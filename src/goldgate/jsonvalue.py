@@ -116,6 +116,19 @@ def json_type_name(value: Any) -> str:
     return type(value).__name__
 
 
+_LONG_NUMBER: Final = re.compile(rb"[0-9]{19}")
+
+
+def loads_exact(data: bytes) -> Any:
+    """JSON text (known to be valid JSON) parsed as the standard library parses it, through
+    orjson where that gives the same values: orjson reads an integer beyond 64 bits as a
+    float, so text with a run of 19 or more digits anywhere (inside a string too: rare, and
+    then only slower) is left to ``json``."""
+    if _LONG_NUMBER.search(data):
+        return json.loads(data)
+    return orjson.loads(data)
+
+
 def canonical_bytes(value: JsonValue, *, has_floats: bool = True) -> bytes:
     """``canonical_json(value)`` as UTF-8. A value without floats (``has_floats=False``, as
     the parser saw it) takes orjson, whose sorted output is the same bytes for every string

@@ -393,3 +393,25 @@ def _failing_for(name: str, error: Exception) -> Any:
         return load_json_file(path, display=display)
 
     return load
+
+
+@pytest.mark.parametrize(
+    "number", [2**64, -(2**63) - 1, 10**40, 2**64 - 1, 2**63, 1234567890123456789]
+)
+def test_integers_beyond_64_bits_read_back_as_they_were_checked(
+    gold_project: Any, number: int
+) -> None:
+    """orjson reads an integer beyond 64 bits as a float: read back, gold must hold the very
+    integer that was checked (exact comparisons, records and fingerprints depend on it)."""
+    gold_project.cases[0]["input"]["payload"]["big"] = number
+    gold_project.cases[0]["expectations"][0]["expected"] = [number, {"n": -number}]
+    project = _big_project(gold_project, 3)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    assert isinstance(suite.cases, LazyCases)
+
+    case, compiled = suite.attempt_gold(0)
+    assert case.input.payload["big"] == number
+    assert type(case.input.payload["big"]) is int
+    assert compiled[0].expected == [number, {"n": -number}]
+    assert type(compiled[0].expected[0]) is int
+    assert suite.cases[0] == _whole_file_suite(project, "filed").cases[0]

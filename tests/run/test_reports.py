@@ -252,3 +252,27 @@ def test_default_location_is_private_and_never_reused(project: Project) -> None:
     # Every folder goldgate made is private, not only the last one.
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
+
+
+def test_integers_beyond_64_bits_read_back_as_written(rich: RichRun, tmp_path: Path) -> None:
+    """The writer falls back to ``json`` for integers orjson refuses; the reader must not
+    turn them into floats (orjson reads an integer beyond 64 bits as one)."""
+    raw = json.loads(rich.path.read_text("utf-8"))
+    big = 2**64 + 1
+    attempt = raw["suites"][0]["cases"][0]["attempts"][0]
+    attempt["result"] = {"payload": {"count": big, "negative": -big}}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(raw), "utf-8")
+
+    report = read_report(path)
+    result = report.suites[0].cases[0].attempts[0].result
+    assert result == {"payload": {"count": big, "negative": -big}}
+    assert type(result["payload"]["count"]) is int  # type: ignore[index]
+
+
+def test_a_report_that_is_not_utf8_is_refused_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    path.write_bytes(b'{"format": "goldgate.report/2", "n": 12345678901234567890, "x": "\xff"}')
+    with pytest.raises(InvalidInputError) as refused:
+        read_report(path)
+    assert str(refused.value).startswith(f"{path}: not a JSON report (")

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
 from goldgate.comparison.sides import CODES, AttemptSide, CaseSide, Expectation
 from goldgate.dataset.compiled import compile_expectation
 from goldgate.dataset.models import Expectation as GoldExpectation
 from goldgate.errors import InvalidInputError
+from goldgate.jsonvalue import loads_exact
 from goldgate.scoring import score_compiled
 
 __all__ = ["NOT_RESCORED", "rescore_case"]
@@ -65,7 +65,7 @@ def rescore_case(
             plan.append((None, None, True))
         else:
             plan.append((None, _compiled(expectation), False))
-    envelope: Mapping[str, Any] = orjson.loads(candidate.input_key)
+    envelope: Mapping[str, Any] = loads_exact(candidate.input_key)
     rescored = []
     for attempt in baseline.attempts:
         completed = attempt.status == "completed"

@@ -26,6 +26,7 @@ from goldgate.files import max_file_bytes
 from goldgate.jsonvalue import (
     JsonRejected,
     finite_float,
+    loads_exact,
     strict_decoder,
     too_deep_or_surrogates,
 )
@@ -225,9 +226,4 @@ _NUMBER_GOES_ON: Final = frozenset("0123456789.eE+-")
 
 def reparse(data: bytes) -> Any:
     """A case's bytes parsed again (they were checked strictly when the gold was loaded)."""
-    import orjson
-
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:  # an integer past 64 bits: the standard library's parser
-        return json.loads(data)
+    return loads_exact(data)

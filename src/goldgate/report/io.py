@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import secrets
 import shutil
@@ -17,11 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
 from goldgate.files import read_regular_file
+from goldgate.jsonvalue import loads_exact
 from goldgate.memory import collections_paused
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.models import REPORT_FORMAT_VERSION, Report
@@ -241,9 +242,11 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     not JSON, not a report or a newer format is refused."""
     with collections_paused():
         try:
-            value: Any = orjson.loads(data)
-        except orjson.JSONDecodeError as error:
+            value: Any = loads_exact(data)
+        except json.JSONDecodeError as error:  # orjson's error is one too
             raise InvalidInputError(f"{path}: not a JSON report ({error.msg}).") from None
+        except UnicodeDecodeError:
+            raise InvalidInputError(f"{path}: not a JSON report (invalid UTF-8).") from None
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
         raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
