@@ -19,8 +19,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, NamedTuple
 
 from goldgate.files import max_file_bytes
 from goldgate.jsonvalue import (
@@ -42,9 +41,9 @@ class NotStreamable(Exception):
     """The file needs the whole-file parser, which describes what is wrong with it."""
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
-    """One element of the top-level array: its value and where its bytes are."""
+class Element(NamedTuple):
+    """One element of the top-level array: its value and where its bytes are (a named
+    tuple: one per case, built several times faster than a frozen dataclass)."""
 
     value: Any
     offset: int
