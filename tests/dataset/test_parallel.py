@@ -179,3 +179,37 @@ def test_no_helper_is_forked_while_another_thread_runs() -> None:
         release.set()
         other.join()
     assert parallel.parallel_possible() is True
+
+
+@pytest.mark.parametrize(
+    ("v2", "v1", "expected"),
+    [
+        ("max 100000", None, 8.0),
+        ("150000 100000", None, 1.5),
+        ("400000 100000", None, 4.0),
+        (None, ("-1", "100000"), 8.0),
+        (None, ("100000", "100000"), 1.0),
+        (None, None, 8.0),
+        ("garbage", None, 8.0),
+    ],
+)
+def test_a_containers_cpu_quota_counts(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    v2: str | None,
+    v1: tuple[str, str] | None,
+    expected: float,
+) -> None:
+    """A container limited to one and a half CPUs gets no helper, whatever CPUs it sees."""
+    quota_v2, quota_v1, period_v1 = (tmp_path / name for name in ("max", "quota", "period"))
+    if v2 is not None:
+        quota_v2.write_text(v2 + "\n")
+    if v1 is not None:
+        quota_v1.write_text(v1[0] + "\n")
+        period_v1.write_text(v1[1] + "\n")
+    monkeypatch.setattr(
+        parallel, "_QUOTAS", ((str(quota_v2), None), (str(quota_v1), str(period_v1)))
+    )
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert parallel.cpu_budget() == expected
+    assert parallel.parallel_possible() is (expected >= 2)

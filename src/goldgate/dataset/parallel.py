@@ -12,13 +12,13 @@ was good gold, compares text or names custom scorers. A batch goes to the helper
 fewer than ``_AHEAD`` of its batches are unanswered, so the work shares itself out however
 fast either side is.
 
-The helper is forked only on Linux, with at least two CPUs available to this process, while
-this process runs no other thread (a fork copies only the calling thread: a lock another
-thread held would stay held in the copy), and only after ``PARALLEL_FROM`` cases: small gold
-never pays for it. The outcome is the same either way, since the helper runs the same checks
-(``check_spans``); if it fails in any way, this process checks the batches it did not answer.
-Patterns the helper compiled stay in the helper: those cases compile their patterns when the
-run reads them back (``dataset.store``).
+The helper is forked only on Linux, with two CPUs for this process (its CPU affinity and its
+container's CPU quota both allow two), while this process runs no other thread (a fork
+copies only the calling thread: a lock another thread held would stay held in the copy), and
+only after ``PARALLEL_FROM`` cases: small gold never pays for it. The outcome is the same
+either way, since the helper runs the same checks (``check_spans``); if it fails in any way,
+this process checks the batches it did not answer. Patterns the helper compiled stay in the
+helper: those cases compile their patterns when the run reads them back (``dataset.store``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import sys
 import threading
 import zlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from goldgate.dataset.casefile import NotStreamable, strict_value
@@ -103,11 +104,32 @@ def check_spans(fd: int, spans: list[Span], check: CaseCheck) -> Answer:
 
 def parallel_possible() -> bool:
     """Whether a helper process may be forked here (see the module's description)."""
-    return (
-        sys.platform == "linux"
-        and len(os.sched_getaffinity(0)) >= 2
-        and threading.active_count() == 1
-    )
+    return sys.platform == "linux" and threading.active_count() == 1 and cpu_budget() >= 2
+
+
+_QUOTAS: Final = (
+    ("/sys/fs/cgroup/cpu.max", None),  # cgroup v2: "<quota> <period>" or "max <period>"
+    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),  # v1
+)
+
+
+def cpu_budget() -> float:
+    """How many CPUs this process may keep busy: those it may run on, or fewer where its
+    container's CPU quota says so (a container limited to one CPU gains nothing from a
+    helper, and shares that CPU with it)."""
+    cpus = float(len(os.sched_getaffinity(0)))
+    for quota_file, period_file in _QUOTAS:
+        try:
+            fields = Path(quota_file).read_text().split()
+            if period_file is not None:
+                fields.append(Path(period_file).read_text().strip())
+        except OSError:
+            continue
+        if len(fields) == 2 and fields[0] not in ("max", "-1"):
+            with contextlib.suppress(ValueError, ZeroDivisionError):
+                cpus = min(cpus, int(fields[0]) / int(fields[1]))
+        break
+    return cpus
 
 
 class Helper:
