@@ -43,9 +43,11 @@ def _project(gold_project: Any, count: int) -> Any:
 
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Helper]:
-    """The helper forked after 8 cases, taking batches of 4; the helpers started."""
+    """The helper forked after 8 cases, taking every batch of 4 after them (it always has
+    room); the helpers started."""
     monkeypatch.setattr(streamed, "PARALLEL_FROM", 8)
     monkeypatch.setattr(streamed, "BATCH", 4)
+    monkeypatch.setattr(parallel, "_AHEAD", 10**6)
     started: list[parallel.Helper] = []
 
     def start(fd: int, check: parallel.CaseCheck) -> parallel.Helper | None:
@@ -94,7 +96,8 @@ def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
 
     assert len(small_batches) == 1
     helper = small_batches[0]
-    assert helper.sent > 3  # batches really went to the helper
+    total = len(json.loads((project.root / project.CASE_FILE).read_text()))
+    assert helper.sent == -(-(total - 8) // 4)  # every batch after the first 8 cases
     assert not helper.failed
     assert not helper.process.is_alive()  # stopped once the check was done
     _same(helped, _sequential(project))
@@ -213,3 +216,58 @@ def test_a_containers_cpu_quota_counts(
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: set(range(8)))
     assert parallel.cpu_budget() == expected
     assert parallel.parallel_possible() is (expected >= 2)
+
+
+def _break(text: str, how: str) -> str:
+    """The case file's text with one case in a helper's batch made bad gold in way ``how``."""
+    marker = '"id": "extra-101-\\u00e9"'
+    assert marker in text
+    broken = {
+        "duplicate key": marker + ', "id": "again"',
+        "NaN": marker + ', "note": NaN',
+        "lone surrogate": '"id": "extra-101-\\ud800"',
+        "infinite number": marker + ', "weight": 1e999',
+        "duplicate id": '"id": "extra-100-\\u00e9"',
+        "unknown field": marker + ', "colour": "red"',
+        "deep nesting": marker + ', "note": ' + "[" * 600 + "]" * 600,
+    }[how]
+    return text.replace(marker, broken, 1)
+
+
+@pytest.mark.parametrize(
+    "how",
+    ["duplicate key", "NaN", "lone surrogate", "infinite number", "duplicate id",
+     "unknown field", "deep nesting"],
+)  # fmt: skip
+def test_bad_gold_anywhere_is_refused_as_the_sequential_check_refuses_it(
+    gold_project: Any, small_batches: list[parallel.Helper], how: str
+) -> None:
+    project = _project(gold_project, 120)
+    path = project.root / project.CASE_FILE
+    path.write_text(_break(json.dumps(json.loads(path.read_text()), indent=1), how))
+    settings = load_settings(project.root / project.SETTINGS)
+
+    helped = check_gold(settings)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streamed, "parallel_possible", lambda: False)
+        alone = check_gold(settings)
+
+    assert small_batches  # the helper was started for the first version
+    assert helped.dataset is None
+    assert alone.dataset is None
+    assert [v.render() for v in helped.violations] == [v.render() for v in alone.violations]
+    assert helped.violations
+
+
+def test_work_shared_between_both_sides_still_equals_the_sequential_check(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one unanswered batch at most, this process checks batches itself meanwhile:
+    cases checked on either side reach the store and the fingerprint in file order."""
+    monkeypatch.setattr(parallel, "_AHEAD", 1)
+    project = _project(gold_project, 400)
+    helped = _load(project)
+
+    batches = -(-(len(helped.cases) - 8) // 4)
+    assert 0 < small_batches[0].sent < batches  # both sides checked some
+    _same(helped, _sequential(project))
