@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 import zlib
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +45,8 @@ def _project(gold_project: Any, count: int) -> Any:
 
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Helper]:
-    """The helper forked after 8 cases, taking every batch of 4 after them (it always has
-    room); the helpers started."""
+    """The helper forked once 8 cases are checked, taking every batch of 4 after the one it
+    started in (it always has room); the helpers started."""
     monkeypatch.setattr(streamed, "PARALLEL_FROM", 8)
     monkeypatch.setattr(streamed, "BATCH", 4)
     monkeypatch.setattr(parallel, "_AHEAD", 10**6)
@@ -97,7 +99,7 @@ def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     assert len(small_batches) == 1
     helper = small_batches[0]
     total = len(json.loads((project.root / project.CASE_FILE).read_text()))
-    assert helper.sent == -(-(total - 8) // 4)  # every batch after the first 8 cases
+    assert helper.sent == -(-(total - 12) // 4)  # every batch after the one it started in
     assert not helper.failed
     assert not helper.process.is_alive()  # stopped once the check was done
     _same(helped, _sequential(project))
@@ -268,6 +270,37 @@ def test_work_shared_between_both_sides_still_equals_the_sequential_check(
     project = _project(gold_project, 400)
     helped = _load(project)
 
-    batches = -(-(len(helped.cases) - 8) // 4)
+    batches = -(-(len(helped.cases) - 12) // 4)
     assert 0 < small_batches[0].sent < batches  # both sides checked some
+    _same(helped, _sequential(project))
+
+
+def test_a_slow_helper_does_not_let_cases_pile_up_here(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cases checked here wait behind an unanswered batch at most ``_WAITING`` at a time:
+    past that, this process waits for the helper's answer."""
+    parent, real = os.getpid(), parallel.check_spans
+    longest = 0
+
+    def slow(*args: Any) -> parallel.Answer:
+        if os.getpid() != parent:
+            time.sleep(0.02)
+        return real(*args)
+
+    class Watched(deque):  # type: ignore[type-arg]
+        def append(self, item: Any) -> None:
+            nonlocal longest
+            super().append(item)
+            longest = max(longest, len(self))
+
+    monkeypatch.setattr(parallel, "check_spans", slow)
+    monkeypatch.setattr(parallel, "_AHEAD", 1)
+    monkeypatch.setattr(streamed, "_WAITING", 6)
+    monkeypatch.setattr(streamed, "deque", Watched)
+    project = _project(gold_project, 200)
+    helped = _load(project)
+
+    assert small_batches[0].sent > 1
+    assert 6 < longest <= 6 + 4  # waited: at most one more batch's cases came in meanwhile
     _same(helped, _sequential(project))

@@ -41,6 +41,7 @@ from goldgate.dataset.rules import (
 from goldgate.dataset.store import OPEN_FILES, CaseStore, LazyCases, LazyCompiled
 from goldgate.errors import InvalidInputError
 from goldgate.files import open_regular_file
+from goldgate.jsonvalue import canonical_bytes
 from goldgate.problems import Located, display_path
 from goldgate.settings.models import WorkflowSettings
 
@@ -142,27 +143,30 @@ def _check_cases(
     try:
         while True:
             if position % BATCH == 0:  # a new batch: for the helper, or checked here?
-                if position == PARALLEL_FROM and parallel_possible():
-                    helper = start_helper(handle.fileno(), check.facts)
                 for_helper = helper is not None and helper.has_room()
             element = reader.next(strict=not for_helper)
-            if element is not None and for_helper:
+            if element is None:
+                pass
+            elif for_helper:
                 spans.append((element.offset, element.length, element.checksum, position))
                 lines.append(element.line)
-            elif element is not None:
+            else:
                 raw = element.value
                 compiled = check(raw, position)
-                checked = _Checked(raw["id"], compiled, element, raw)
+                checked = _Checked(raw["id"], compiled, element._replace(value=None),
+                                   canonical_bytes(raw, has_floats=element.has_floats))  # fmt: skip
                 if waiting:
                     waiting.append(checked)
                 else:
                     taken.add_checked(checked)
+                if position == PARALLEL_FROM and parallel_possible():  # from the next batch
+                    helper = start_helper(handle.fileno(), check.facts)
             if spans and (element is None or len(spans) == BATCH) and helper is not None:
                 waiting.append(_Sent(helper, helper.send(spans), spans, lines))
                 spans, lines = [], []
             if position % BATCH == 0:  # answers are looked for once a batch
-                while waiting and waiting[0].ready():
-                    taken.add(waiting.popleft())
+                while waiting and (waiting[0].ready() or len(waiting) > _WAITING):
+                    taken.add(waiting.popleft())  # past _WAITING: waits for the answer
             if element is None:
                 break
             position += 1
@@ -174,14 +178,19 @@ def _check_cases(
     return taken.hasher, taken.has_text, taken.scorers
 
 
+_WAITING = 8 * 128
+"""Cases checked here that may wait behind a batch the helper has not answered: past them,
+this process waits for the answer (a starved helper must not make memory grow)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Checked:
-    """A case checked here."""
+    """A case checked here: its id, compiled expectations, place and canonical bytes."""
 
     id: str
     compiled: tuple[CompiledExpectation, ...]
     element: Element
-    raw: Any
+    canonical: bytes
 
     def ready(self) -> bool:
         return True
@@ -219,7 +228,7 @@ class _Taken:
     def add_checked(self, case: _Checked) -> None:
         self._id(case.id)
         element = case.element
-        self.hasher.add(case.raw, has_floats=element.has_floats)
+        self.hasher.add_canonical(case.canonical)
         has_text, scorers = _facts_of(case.compiled)
         self.has_text = self.has_text or has_text
         self.scorers.update(scorers)
