@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 import zlib
@@ -45,21 +46,26 @@ def _project(gold_project: Any, count: int) -> Any:
 
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Helper]:
-    """The helper forked once 8 cases are checked, taking every batch of 4 after the one it
-    started in (it always has room); the helpers started."""
+    """One helper forked once 8 cases are checked, taking every batch of 4 after the one it
+    started in (it always has room); the helpers started. ``monkeypatch`` ``HELPERS`` on
+    this module for more helpers."""
     monkeypatch.setattr(streamed, "PARALLEL_FROM", 8)
     monkeypatch.setattr(streamed, "BATCH", 4)
     monkeypatch.setattr(parallel, "_AHEAD", 10**6)
     started: list[parallel.Helper] = []
 
-    def start(fd: int, check: parallel.CaseCheck) -> parallel.Helper | None:
-        helper = parallel.start_helper(fd, check)
-        assert helper is not None
-        started.append(helper)
-        return helper
+    def start(fd: int, check: parallel.CaseCheck) -> list[parallel.Helper]:
+        for _ in range(HELPERS):
+            helper = parallel.start_helper(fd, check)
+            assert helper is not None
+            started.append(helper)
+        return list(started)
 
-    monkeypatch.setattr(streamed, "start_helper", start)
+    monkeypatch.setattr(streamed, "start_helpers", start)
     return started
+
+
+HELPERS = 1
 
 
 def _load(project: Any) -> GoldSuite:
@@ -304,3 +310,34 @@ def test_a_slow_helper_does_not_let_cases_pile_up_here(
     assert small_batches[0].sent > 1
     assert 6 < longest <= 6 + 4  # waited: at most one more batch's cases came in meanwhile
     _same(helped, _sequential(project))
+
+
+def test_several_helpers_share_the_batches_and_the_result_is_the_same(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the runner has more CPUs, one helper per spare CPU (at most three)."""
+    monkeypatch.setattr(sys.modules[__name__], "HELPERS", 3)
+    monkeypatch.setattr(parallel, "_AHEAD", 2)
+    project = _project(gold_project, 400)
+    helped = _load(project)
+
+    assert len(small_batches) == 3
+    assert all(helper.sent > 0 for helper in small_batches)  # each took batches
+    assert not any(helper.process.is_alive() for helper in small_batches)
+    _same(helped, _sequential(project))
+
+
+@pytest.mark.parametrize(("budget", "wanted"), [(1.5, 0), (2.0, 1), (3.5, 2), (16.0, 3)])
+def test_one_helper_per_spare_cpu_at_most_three(
+    monkeypatch: pytest.MonkeyPatch, budget: float, wanted: int
+) -> None:
+    started: list[int] = []
+
+    def start(fd: int, check: parallel.CaseCheck) -> int:
+        started.append(fd)
+        return fd
+
+    monkeypatch.setattr(parallel, "cpu_budget", lambda: budget)
+    monkeypatch.setattr(parallel, "start_helper", start)
+    assert len(parallel.start_helpers(7, lambda raw, position: (False, frozenset()))) == wanted
+    assert started == [7] * wanted

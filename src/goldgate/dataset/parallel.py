@@ -1,4 +1,4 @@
-"""Checking a large case file on two cores: a helper process forked from this one checks
+"""Checking a large case file on several cores: helper processes forked from this one check
 batches of cases while this process reads the file and checks the other batches.
 
 Checking a case does not depend on the other cases (duplicate ids aside, which this process
@@ -8,19 +8,19 @@ them strictly) and sends their places to a helper forked from it, which inherits
 the settings and the open file. The helper reads each case's bytes back with ``pread``, makes
 sure they are the bytes this process read (their checksum), parses them strictly, checks the
 case and answers with its id and canonical bytes (for the fingerprint) and whether every case
-was good gold, compares text or names custom scorers. A batch goes to the helper only while
-fewer than ``_AHEAD`` of its batches are unanswered, so the work shares itself out however
-fast either side is.
+was good gold, compares text or names custom scorers. A batch goes to a helper only while it
+has fewer than ``_AHEAD`` batches unanswered, so the work shares itself out however fast
+each side is.
 
-The helper is forked only on Linux, with two CPUs for this process (its CPU affinity and its
-container's CPU quota both allow two), while this process runs no other thread (a fork
-copies only the calling thread: a lock another thread held would stay held in the copy), and
-only after ``PARALLEL_FROM`` cases: small gold never pays for it. The outcome is the same
-either way, since the helper runs the same checks (``check_spans``); if it fails in any way,
-this process checks the batches it did not answer. Patterns the helper compiled stay in the
-helper: those cases compile their patterns when the run reads them back (``dataset.store``).
+Helpers are forked only on Linux, one per CPU this process may keep busy beyond its own (its
+CPU affinity and its container's CPU quota both count), at most ``MAX_HELPERS``; only while
+this process runs no other thread (a fork copies only the calling thread: a lock another
+thread held would stay held in the copy); and only after ``PARALLEL_FROM`` cases, so small
+gold never pays for them. The outcome is the same either way, since a helper runs the same
+checks (``check_spans``); if one fails in any way, this process checks the batches it did
+not answer. Patterns a helper compiled stay in the helper: those cases compile their
+patterns when the run reads them back (``dataset.store``).
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -47,6 +47,7 @@ __all__ = [
     "check_spans",
     "parallel_possible",
     "start_helper",
+    "start_helpers",
 ]
 
 PARALLEL_FROM: Final = 1024
@@ -103,7 +104,7 @@ def check_spans(fd: int, spans: list[Span], check: CaseCheck) -> Answer:
 
 
 def parallel_possible() -> bool:
-    """Whether a helper process may be forked here (see the module's description)."""
+    """Whether helper processes may be forked here (see the module's description)."""
     return sys.platform == "linux" and threading.active_count() == 1 and cpu_budget() >= 2
 
 
@@ -203,6 +204,23 @@ class Helper:
         if self.process.is_alive():
             self.process.kill()
             self.process.join()
+
+
+MAX_HELPERS: Final = 3
+"""Helpers at most: past three, reading the file here is what the check waits for."""
+
+
+def start_helpers(fd: int, check: CaseCheck) -> list[Helper]:
+    """One helper per CPU this process may keep busy beyond its own (``cpu_budget``), at
+    most ``MAX_HELPERS``; fewer when a fork fails."""
+    wanted = min(int(cpu_budget()) - 1, MAX_HELPERS)
+    helpers = []
+    for _ in range(wanted):
+        helper = start_helper(fd, check)
+        if helper is None:
+            break
+        helpers.append(helper)
+    return helpers
 
 
 def start_helper(fd: int, check: CaseCheck) -> Helper | None:

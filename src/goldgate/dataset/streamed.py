@@ -30,7 +30,7 @@ from goldgate.dataset.parallel import (
     Helper,
     Span,
     parallel_possible,
-    start_helper,
+    start_helpers,
 )
 from goldgate.dataset.rules import (
     PlacedCase,
@@ -128,12 +128,13 @@ def _check_cases(
 ) -> tuple[SuiteHasher, bool, set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
     first problem. Returns the fingerprint, whether any case compares text, and the custom
-    scorers named. Past ``PARALLEL_FROM`` cases, a helper process may check batches of cases
+    scorers named. Past ``PARALLEL_FROM`` cases, helper processes may check batches of cases
     meanwhile (``dataset.parallel``): cases still reach the hasher and the store in order."""
     check = _CaseCheck(workflows.get(suite.workflow), scorer_names, metric_scopes(suite.metrics))
     taken = _Taken(store, SuiteHasher(suite))
     reader = ElementReader(handle)
-    helper: Helper | None = None
+    helpers: list[Helper] = []
+    helper: Helper | None = None  # the one taking the current batch, if any
     waiting: deque[_Checked | _Sent] = deque()
     """Cases checked here behind a batch the helper has not answered yet, in file order."""
     spans: list[Span] = []
@@ -143,7 +144,8 @@ def _check_cases(
     try:
         while True:
             if position % BATCH == 0:  # a new batch: for the helper, or checked here?
-                for_helper = helper is not None and helper.has_room()
+                helper = next((h for h in helpers if h.has_room()), None)
+                for_helper = helper is not None
             element = reader.next(strict=not for_helper)
             if element is None:
                 pass
@@ -160,7 +162,7 @@ def _check_cases(
                 else:
                     taken.add_checked(checked)
                 if position == PARALLEL_FROM and parallel_possible():  # from the next batch
-                    helper = start_helper(handle.fileno(), check.facts)
+                    helpers = start_helpers(handle.fileno(), check.facts)
             if spans and (element is None or len(spans) == BATCH) and helper is not None:
                 waiting.append(_Sent(helper, helper.send(spans), spans, lines))
                 spans, lines = [], []
@@ -173,8 +175,8 @@ def _check_cases(
         while waiting:
             taken.add(waiting.popleft())
     finally:
-        if helper is not None:
-            helper.stop()
+        for started in helpers:
+            started.stop()
     return taken.hasher, taken.has_text, taken.scorers
 
 
