@@ -40,7 +40,7 @@ from goldgate.errors import LoopBlocked
 from goldgate.evals._context import DEFAULT_KEY, EvalContext, EvalResult, normalize_scores
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase
-from goldgate.execution.targets.base import TargetFailure, TargetResponse
+from goldgate.execution.targets.base import TargetFailure, TargetResponse, response
 from goldgate.imports import is_async_callable
 
 __all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
@@ -254,4 +254,4 @@ class SuiteRuntime:
     async def __call__(self, envelope: Mapping[str, Any]) -> TargetResponse:
         case = self.cases[envelope["payload"]["case"]]
         document = await run_case(case, self.root, case.function.options.timeout)
-        return TargetResponse(document)
+        return response(document)

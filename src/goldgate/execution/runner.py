@@ -28,6 +28,7 @@ from goldgate.dataset.store import RecordedCase, recorded_case
 from goldgate.errors import LoopBlocked
 from goldgate.execution.targets._documents import plain_document
 from goldgate.execution.targets.base import TargetFailure, TargetResponse
+from goldgate.frozen import built
 from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.score import score_custom
 
@@ -62,7 +63,7 @@ class RunOptions:
             raise ValueError(f"repeat must be between 1 and {MAX_REPEAT}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class AttemptOutcome:
     """What one attempt produced, before it is written into the report."""
 
@@ -223,8 +224,32 @@ async def run_attempt(
         return _blocked(index, case, attempt, blocked, latency_ms)
     if suite.verdicts:
         checks = adjudicate(checks, compiled, case.id, suite.verdicts)
-    return AttemptOutcome(
-        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
+    return completed(index, case, attempt, latency_ms, document, stderr, checks)
+
+
+def completed(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    latency_ms: float,
+    document: Mapping[str, Any],
+    stderr: str | None,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """A completed attempt's outcome (every attempt that ran: built without ``__init__``)."""
+    return built(
+        AttemptOutcome,
+        {
+            "index": index,
+            "case": case,
+            "attempt": attempt,
+            "status": "completed",
+            "reason": None,
+            "latency_ms": latency_ms,
+            "document": document,
+            "stderr": stderr,
+            "checks": checks,
+        },
     )
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from goldgate.frozen import built
+
 __all__ = ["ABSENT_REASON", "CheckOutcome", "Outcome", "not_run"]
 
 ABSENT_REASON = "nothing at the path (absent)"
@@ -68,10 +70,6 @@ def not_run(reason: str) -> CheckOutcome:
     return CheckOutcome(Outcome.NOT_RUN, reason)
 
 
-_new = object.__new__
-_set = object.__setattr__
-
-
 def scored(
     outcome: Outcome,
     reason: str | None,
@@ -86,13 +84,9 @@ def scored(
 ) -> CheckOutcome:
     """``CheckOutcome(...)`` with these fields, built without running its checks: for the
     comparisons' own outcomes, which hold its invariants by construction (an ``Outcome``, a
-    reason unless passed, ``actual`` None when absent). Every attempt makes one per check,
-    and a frozen dataclass's ``__init__`` sets its eleven fields one call at a time.
-    tests/scoring/test_outcomes.py checks it against the constructor."""
-    check = _new(CheckOutcome)
-    _set(
-        check,
-        "__dict__",
+    reason unless passed, ``actual`` None when absent). Every attempt makes one per check."""
+    return built(
+        CheckOutcome,
         {
             "outcome": outcome,
             "reason": reason,
@@ -107,4 +101,3 @@ def scored(
             "adjudicated": False,
         },
     )
-    return check

@@ -8,6 +8,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import orjson
 
+from goldgate.frozen import built
 from goldgate.jsonvalue import JsonValue, thaw
 
 JsonObject: TypeAlias = dict[str, JsonValue]
@@ -54,6 +55,12 @@ class TargetResponse:
 
     document: JsonObject = field(repr=False)
     stderr: str | None = field(default=None, repr=False)
+
+
+def response(document: JsonObject, stderr: str | None = None) -> TargetResponse:
+    """``TargetResponse(document, stderr)`` built without ``__init__`` (``goldgate.frozen``):
+    every attempt of an in-process target makes one."""
+    return built(TargetResponse, {"document": document, "stderr": stderr})
 
 
 class TargetFailure(Exception):

@@ -17,7 +17,12 @@ import anyio.to_thread
 
 from goldgate.errors import LoopBlocked
 from goldgate.execution.targets._documents import plain_document
-from goldgate.execution.targets.base import TargetFailure, TargetRequest, TargetResponse
+from goldgate.execution.targets.base import (
+    TargetFailure,
+    TargetRequest,
+    TargetResponse,
+    response,
+)
 from goldgate.imports import import_attribute, is_async_callable
 from goldgate.settings.models import DEFAULT_MAX_RESULT_BYTES
 
@@ -117,4 +122,4 @@ class PythonTarget:
             raise TargetFailure(f"{_WHO} raised {type(error).__name__}") from error
         # Checked and copied on the event loop: a thread hop per attempt cost more than the
         # copy itself, and the value already sits in this process's memory.
-        return TargetResponse(plain_document(result, who=_WHO, max_bytes=self.max_result_bytes))
+        return response(plain_document(result, who=_WHO, max_bytes=self.max_result_bytes))

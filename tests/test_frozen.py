@@ -1,0 +1,44 @@
+"""Every frozen dataclass built without its ``__init__`` (``goldgate.frozen.built``) is
+exactly what its constructor builds, field by field and in order."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from goldgate.dataset.store import RecordedCase, RecordedEnvelope
+from goldgate.execution.runner import AttemptOutcome, completed
+from goldgate.execution.targets.base import TargetResponse, response
+from goldgate.frozen import built
+from goldgate.scoring.outcomes import CheckOutcome, Outcome, scored
+
+
+def _same(made: Any, reference: Any) -> None:
+    assert type(made) is type(reference)
+    assert made == reference
+    assert list(vars(made)) == [field.name for field in dataclasses.fields(reference)]
+    assert vars(made) == vars(reference)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.anything = 1
+
+
+def test_a_completed_attempt_is_the_constructed_one() -> None:
+    case = RecordedCase("c", None, "dev", RecordedEnvelope({}, {}), ())
+    checks = (scored(Outcome.PASSED, None, True, 1),)
+    document = {"payload": {"a": 1}}
+    _same(
+        completed(3, case, 2, 1.5, document, "warn", checks),
+        AttemptOutcome(3, case, 2, "completed", None, 1.5, document, "warn", checks),
+    )
+
+
+@pytest.mark.parametrize("stderr", [None, "tail"])
+def test_a_response_is_the_constructed_one(stderr: str | None) -> None:
+    _same(response({"a": [1]}, stderr), TargetResponse({"a": [1]}, stderr))
+
+
+def test_built_sets_exactly_the_fields_given() -> None:
+    made = built(CheckOutcome, {"outcome": Outcome.PASSED})
+    assert vars(made) == {"outcome": Outcome.PASSED}
