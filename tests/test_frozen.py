@@ -42,3 +42,21 @@ def test_a_response_is_the_constructed_one(stderr: str | None) -> None:
 def test_built_sets_exactly_the_fields_given() -> None:
     made = built(CheckOutcome, {"outcome": Outcome.PASSED})
     assert vars(made) == {"outcome": Outcome.PASSED}
+
+
+def test_an_unfinished_attempt_is_the_constructed_one() -> None:
+    from goldgate.dataset.gold import GoldSuite
+    from goldgate.dataset.models import Case, Suite
+    from goldgate.execution.runner import unfinished
+
+    case = Case.model_validate(
+        {"id": "c", "input": {"payload": {}, "metadata": {}},
+         "expectations": [{"name": "a", "path": "", "expected": 1}]}
+    )  # fmt: skip
+    suite = GoldSuite.build(Suite(name="s", workflow="w", cases=[{}]), (case,), "<python>")
+    made = unfinished(suite, 0, 2, "cancelled", "stopped")
+    _same(
+        made,
+        AttemptOutcome(0, case, 2, "cancelled", "stopped", None, None, None, made.checks),
+    )
+    assert [check.outcome for check in made.checks] == ["not_run"]

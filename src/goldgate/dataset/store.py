@@ -51,35 +51,20 @@ patterns compiles the rest again when their cases are read back."""
 T = TypeVar("T")
 
 
-class RecordedExpectation:
+class RecordedExpectation(NamedTuple):
     """What a report's case record says of an expectation, read from the checked JSON."""
 
-    __slots__ = ("raw",)
+    name: str
+    path: str
+    comparison: str
+    scorer: str | None
+    expected: Any
 
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self.raw = raw
-        """The expectation as checked gold JSON holds it."""
-
-    @property
-    def name(self) -> str:
-        return str(self.raw["name"])
-
-    @property
-    def path(self) -> str:
-        return str(self.raw["path"])
-
-    @property
-    def comparison(self) -> str:
-        return str(self.raw.get("comparison", "exact"))
-
-    @property
-    def scorer(self) -> str | None:
-        scorer = self.raw.get("scorer")
-        return None if scorer is None else str(scorer)
-
-    @property
-    def expected(self) -> Any:
-        return self.raw["expected"]
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> RecordedExpectation:
+        get = raw.get
+        return cls(raw["name"], raw["path"], get("comparison", "exact"), get("scorer"),
+                   raw["expected"])  # fmt: skip
 
 
 class RecordedEnvelope(NamedTuple):
@@ -110,7 +95,7 @@ class RecordedCase(NamedTuple):
             get("family"),
             get("split"),
             RecordedEnvelope(envelope["payload"], envelope["metadata"]),
-            tuple(map(RecordedExpectation, raw["expectations"])),
+            tuple(map(RecordedExpectation.of, raw["expectations"])),
         )
 
 

@@ -103,8 +103,19 @@ def unfinished(
 ) -> AttemptOutcome:
     """An attempt that never produced a result (skipped, cancelled)."""
     case = recorded_case(suite.cases, index)
-    return AttemptOutcome(
-        index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
+    return built(
+        AttemptOutcome,
+        {
+            "index": index,
+            "case": case,
+            "attempt": attempt,
+            "status": status,
+            "reason": reason,
+            "latency_ms": None,
+            "document": None,
+            "stderr": None,
+            "checks": _not_run_all(case, reason),
+        },
     )
 
 
