@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from goldgate.dataset.casefile import NotStreamable, strict_value
+from goldgate.dataset.casefile import strict_value
 from goldgate.jsonvalue import canonical_bytes
 
 __all__ = [
@@ -98,7 +98,7 @@ def check_spans(fd: int, spans: list[Span], check: CaseCheck) -> Answer:
             scorers.update(named)
             ids.append(value["id"])
             canonical.append(canonical_bytes(value, has_floats=has_floats))
-    except (NotStreamable, OSError, Exception):  # not good gold: the whole-file path says why
+    except Exception:  # not strict JSON, not good gold, unreadable: the whole-file path says why
         return _BAD
     return Answer(True, has_text, frozenset(scorers), tuple(ids), tuple(canonical))
 
@@ -181,7 +181,7 @@ class Helper:
         return check_spans(self.fd, self._unanswered.pop(number), self.check)
 
     def _collect(self, *, block: bool) -> None:
-        while self._unanswered.keys() - self._answers.keys() and not self.failed:
+        while self._unanswered and not self.failed:
             try:
                 if not self._poll.poll(_PATIENCE * 1000 if block else 0):
                     if block:
