@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.dataset.test_streamed import same_gold
 
 from goldgate.dataset import parallel, streamed
 from goldgate.dataset.gold import GoldSuite
@@ -78,24 +79,6 @@ def _sequential(project: Any) -> GoldSuite:
         return _load(project)
 
 
-def _same(mine: GoldSuite, theirs: GoldSuite) -> None:
-    assert mine.fingerprint == theirs.fingerprint
-    assert list(mine.cases) == list(theirs.cases)
-    assert list(mine.lines) == list(theirs.lines)
-    assert mine.scorer_names() == theirs.scorer_names()
-    for left, right in zip(mine.compiled, theirs.compiled, strict=True):
-        assert [(e.name, e.path, e.comparison, e.expected, e.tokens) for e in left] == [
-            (e.name, e.path, e.comparison, e.expected, e.tokens) for e in right
-        ]
-        for a, b in zip(left, right, strict=True):
-            assert (a.text is None) == (b.text is None)
-            if a.text is not None and b.text is not None:
-                assert [(x.key, x.operand, x.pattern and x.pattern.pattern) for x in
-                        a.text.assertions] == [
-                    (x.key, x.operand, x.pattern and x.pattern.pattern) for x in b.text.assertions
-                ]  # fmt: skip
-
-
 def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     gold_project: Any, small_batches: list[parallel.Helper]
 ) -> None:
@@ -108,7 +91,7 @@ def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     assert helper.sent == -(-(total - 12) // 4)  # every batch after the one it started in
     assert not helper.failed
     assert not helper.process.is_alive()  # stopped once the check was done
-    _same(helped, _sequential(project))
+    same_gold(helped, _sequential(project))
 
 
 def test_bad_gold_in_a_helpers_batch_is_worded_by_the_whole_file_path(
@@ -147,7 +130,7 @@ def test_a_helper_that_dies_costs_only_time(
 
     assert small_batches[0].failed
     assert small_batches[0].sent > 0
-    _same(helped, _sequential(project))
+    same_gold(helped, _sequential(project))
 
 
 def test_bytes_other_than_those_read_are_not_good_gold(tmp_path: Any) -> None:
@@ -278,7 +261,7 @@ def test_work_shared_between_both_sides_still_equals_the_sequential_check(
 
     batches = -(-(len(helped.cases) - 12) // 4)
     assert 0 < small_batches[0].sent < batches  # both sides checked some
-    _same(helped, _sequential(project))
+    same_gold(helped, _sequential(project))
 
 
 def test_a_slow_helper_does_not_let_cases_pile_up_here(
@@ -309,10 +292,10 @@ def test_a_slow_helper_does_not_let_cases_pile_up_here(
 
     assert small_batches[0].sent > 1
     assert 6 < longest <= 6 + 4  # waited: at most one more batch's cases came in meanwhile
-    _same(helped, _sequential(project))
+    same_gold(helped, _sequential(project))
 
 
-def test_several_helpers_share_the_batches_and_the_result_is_the_same(
+def test_several_helpers_share_the_batches_and_the_result_is_thesame_gold(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where the runner has more CPUs, one helper per spare CPU (at most three)."""
@@ -324,7 +307,7 @@ def test_several_helpers_share_the_batches_and_the_result_is_the_same(
     assert len(small_batches) == 3
     assert all(helper.sent > 0 for helper in small_batches)  # each took batches
     assert not any(helper.process.is_alive() for helper in small_batches)
-    _same(helped, _sequential(project))
+    same_gold(helped, _sequential(project))
 
 
 @pytest.mark.parametrize(("budget", "wanted"), [(1.5, 0), (2.0, 1), (3.5, 2), (16.0, 3)])

@@ -138,6 +138,26 @@ def _whole_file_suite(project: Any, name: str) -> GoldSuite:
     return dataset.suite(name)
 
 
+def same_gold(mine: GoldSuite, theirs: GoldSuite) -> None:
+    """Two loads of one suite hold the same gold: cases, lines, fingerprint, scorers, and
+    expectations compiled alike (patterns included)."""
+    assert mine.fingerprint == theirs.fingerprint
+    assert list(mine.cases) == list(theirs.cases)
+    assert list(mine.lines) == list(theirs.lines)
+    assert mine.scorer_names() == theirs.scorer_names()
+    for left, right in zip(mine.compiled, theirs.compiled, strict=True):
+        assert [(e.name, e.path, e.comparison, e.expected, e.tokens) for e in left] == [
+            (e.name, e.path, e.comparison, e.expected, e.tokens) for e in right
+        ]
+        for a, b in zip(left, right, strict=True):
+            assert (a.text is None) == (b.text is None)
+            ours = a.text.assertions if a.text else ()
+            others = b.text.assertions if b.text else ()
+            assert [(x.key, x.operand, x.pattern and x.pattern.pattern) for x in ours] == [
+                (x.key, x.operand, x.pattern and x.pattern.pattern) for x in others
+            ]
+
+
 def test_a_streamed_suite_equals_the_whole_file_suite(gold_project: Any) -> None:
     project = _big_project(gold_project, 40)
     streamed = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
@@ -146,22 +166,9 @@ def test_a_streamed_suite_equals_the_whole_file_suite(gold_project: Any) -> None
     assert isinstance(streamed.cases, LazyCases)
     assert isinstance(streamed.compiled, LazyCompiled)
     assert isinstance(whole.cases, tuple)
-    assert streamed.fingerprint == whole.fingerprint
-    assert list(streamed.cases) == list(whole.cases)
+    same_gold(streamed, whole)
     assert [c.id for c in streamed.cases[::-1]] == [c.id for c in whole.cases[::-1]]
-    assert list(streamed.lines) == list(whole.lines)
     assert streamed.cases_source == whole.cases_source
-    assert streamed.scorer_names() == whole.scorer_names()
-    for mine, theirs in zip(streamed.compiled, whole.compiled, strict=True):
-        assert [(e.name, e.path, e.comparison, e.expected, e.tokens) for e in mine] == [
-            (e.name, e.path, e.comparison, e.expected, e.tokens) for e in theirs
-        ]
-        for a, b in zip(mine, theirs, strict=True):
-            left = a.text.assertions if a.text else ()
-            right = b.text.assertions if b.text else ()
-            assert [(x.key, x.operand, x.pattern and x.pattern.pattern) for x in left] == [
-                (x.key, x.operand, x.pattern and x.pattern.pattern) for x in right
-            ]
     for count in (2, 3):
         for index in range(1, count + 1):
             left, right = streamed.shard(index, count), whole.shard(index, count)

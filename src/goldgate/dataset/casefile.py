@@ -126,6 +126,23 @@ def elements(handle: BinaryIO) -> Iterator[Element]:
         yield element
 
 
+class _Strict:
+    """The strict decoder, counting the floats in what it decoded last (a value with none
+    has canonical bytes orjson can write, see ``canonical_bytes``)."""
+
+    def __init__(self) -> None:
+        self.floats = 0
+        self._decoder = strict_decoder(self._counted_float)
+
+    def _counted_float(self, number: str) -> float:
+        self.floats += 1
+        return finite_float(number)
+
+    def raw_decode(self, text: str, start: int = 0) -> tuple[Any, int]:
+        self.floats = 0
+        return self._decoder.raw_decode(text, start)
+
+
 class ElementReader:
     """The elements of the JSON array that is the whole of a file, one at a time: each
     parsed strictly, or (``next(strict=False)``) only found, for a caller that has its bytes
@@ -133,8 +150,7 @@ class ElementReader:
 
     def __init__(self, handle: BinaryIO) -> None:
         self._text = _Text(handle)
-        self._floats = 0
-        self._strict = strict_decoder(self._counted_float)
+        self._strict = _Strict()
         self._plain = json.JSONDecoder()
         self._done = False
         text = self._text
@@ -142,10 +158,6 @@ class ElementReader:
             raise NotStreamable
         text.pos += 1
         text.account(text.pos, text.pos)
-
-    def _counted_float(self, number: str) -> float:
-        self._floats += 1
-        return finite_float(number)
 
     def next(self, *, strict: bool = True) -> Element | None:
         """The next element, or None after the last one."""
@@ -156,7 +168,6 @@ class ElementReader:
         while True:
             text.skip()
             buffer, start = text.buffer, text.pos
-            self._floats = 0
             try:
                 value, end = decoder.raw_decode(buffer, start)
             except (ValueError, RecursionError, JsonRejected):
@@ -173,8 +184,9 @@ class ElementReader:
         offset, line = text.account(start, end)
         data = piece.encode()
         text.offset += len(data)
+        holds_floats = strict and self._strict.floats > 0
         element = Element(
-            value if strict else None, offset, len(data), zlib.crc32(data), line, self._floats > 0
+            value if strict else None, offset, len(data), zlib.crc32(data), line, holds_floats
         )
         separator = text.skip()
         if separator == "]":
@@ -196,20 +208,14 @@ def strict_value(data: bytes) -> tuple[Any, bool]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotStreamable from None
-    floats = 0
-
-    def counted_float(number: str) -> float:
-        nonlocal floats
-        floats += 1
-        return finite_float(number)
-
+    parser = _Strict()
     try:
-        value, end = strict_decoder(counted_float).raw_decode(text)
+        value, end = parser.raw_decode(text)
     except (ValueError, RecursionError, JsonRejected):
         raise NotStreamable from None
     if end != len(text) or too_deep_or_surrogates(text, value, from_utf8=True):
         raise NotStreamable
-    return value, floats > 0
+    return value, parser.floats > 0
 
 
 def _may_go_on(buffer: str, end: int, value: Any) -> bool:

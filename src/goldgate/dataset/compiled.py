@@ -23,7 +23,6 @@ __all__ = [
     "TextGold",
     "compile_expectation",
     "compile_expectations",
-    "compile_fields",
     "compile_text",
 ]
 
@@ -148,31 +147,17 @@ class CompiledExpectation(NamedTuple):
 def compile_expectation(
     expectation: GoldFields, known: MutableMapping[str, re.Pattern[str]] | None = None
 ) -> CompiledExpectation:
-    return compile_fields(
-        expectation.name,
-        expectation.path,
-        expectation.comparison,
-        expectation.scorer,
-        expectation.expected,
-        known,
-    )
-
-
-def compile_fields(
-    name: str,
-    path: str,
-    comparison: str,
-    scorer: str | None,
-    expected: Any,
-    known: MutableMapping[str, re.Pattern[str]] | None = None,
-) -> CompiledExpectation:
-    """An expectation given by its fields, compiled (``known``: see ``compile_text``)."""
+    """An expectation compiled (``known``: see ``compile_text``)."""
     try:
-        tokens: tuple[str, ...] | None = parse_pointer(path)
+        tokens: tuple[str, ...] | None = parse_pointer(expectation.path)
     except PointerSyntaxError:
         tokens = None
+    comparison = expectation.comparison
+    expected = expectation.expected
     text = compile_text(expected, known) if comparison == "text" else None
-    return CompiledExpectation(name, path, comparison, scorer, expected, tokens, text)
+    return CompiledExpectation(
+        expectation.name, expectation.path, comparison, expectation.scorer, expected, tokens, text
+    )
 
 
 def compile_expectations(

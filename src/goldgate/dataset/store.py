@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Generic, NamedTuple, TypeVar, overload
 
 from goldgate.dataset.casefile import reparse
-from goldgate.dataset.compiled import CompiledExpectation, compile_fields
+from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case, trusted_case
 from goldgate.errors import InvalidInputError
 from goldgate.files import open_regular_file
@@ -223,20 +223,8 @@ class CaseStore:
         with self._lock:
             entry = self._gold.get(index)
             if entry is None:
-                raw = self._bytes_parsed(index)
-                patterns = self.patterns
-                compiled = tuple(
-                    compile_fields(
-                        item["name"],
-                        item["path"],
-                        item.get("comparison", "exact"),
-                        item.get("scorer"),
-                        item["expected"],
-                        patterns,
-                    )
-                    for item in raw["expectations"]
-                )
-                entry = (RecordedCase.of(raw), compiled)
+                case = RecordedCase.of(self._bytes_parsed(index))
+                entry = (case, compile_expectations(case.expectations, self.patterns))
                 _remember(self._gold, index, entry)
             return entry
 

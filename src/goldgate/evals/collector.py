@@ -19,11 +19,11 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from goldgate.dataset.compiled import CompiledExpectation
+from goldgate.dataset.compiled import CompiledExpectation, GoldFields
 from goldgate.dataset.gold import GoldSuite
 from goldgate.evals.runtime import EvalTimedOut
 from goldgate.execution.runner import AttemptOutcome
-from goldgate.report.build import GoldExpectation, SuiteCollector
+from goldgate.report.build import SuiteCollector
 from goldgate.report.models import not_run_reason
 from goldgate.scoring.evalscores import SCORE_COMPARISON, SCORES_PATH, score_check
 from goldgate.scoring.outcomes import CheckOutcome, not_run
@@ -85,7 +85,7 @@ class EvalCollector(SuiteCollector):
             return self._case[1]
         return super().case_expectations(index)
 
-    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldExpectation]:
+    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldFields]:
         return self.case_expectations(outcome.index)  # the score keys this case produced
 
     def summary(self) -> dict[str, float | None]:

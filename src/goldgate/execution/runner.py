@@ -80,6 +80,35 @@ class AttemptOutcome:
     checks: tuple[CheckOutcome, ...]
 
 
+def attempt_outcome(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    status: str,
+    reason: str | None,
+    latency_ms: float | None,
+    document: Mapping[str, Any] | None,
+    stderr: str | None,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.frozen``): every
+    attempt, run or not, makes one."""
+    return built(
+        AttemptOutcome,
+        {
+            "index": index,
+            "case": case,
+            "attempt": attempt,
+            "status": status,
+            "reason": reason,
+            "latency_ms": latency_ms,
+            "document": document,
+            "stderr": stderr,
+            "checks": checks,
+        },
+    )
+
+
 def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int]]:
     """(case index, 1-based attempt) in case-major order, produced lazily."""
     for index in range(len(suite.cases)):
@@ -103,19 +132,8 @@ def unfinished(
 ) -> AttemptOutcome:
     """An attempt that never produced a result (skipped, cancelled)."""
     case = recorded_case(suite.cases, index)
-    return built(
-        AttemptOutcome,
-        {
-            "index": index,
-            "case": case,
-            "attempt": attempt,
-            "status": status,
-            "reason": reason,
-            "latency_ms": None,
-            "document": None,
-            "stderr": None,
-            "checks": _not_run_all(case, reason),
-        },
+    return attempt_outcome(
+        index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
     )
 
 
@@ -247,20 +265,9 @@ def completed(
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
 ) -> AttemptOutcome:
-    """A completed attempt's outcome (every attempt that ran: built without ``__init__``)."""
-    return built(
-        AttemptOutcome,
-        {
-            "index": index,
-            "case": case,
-            "attempt": attempt,
-            "status": "completed",
-            "reason": None,
-            "latency_ms": latency_ms,
-            "document": document,
-            "stderr": stderr,
-            "checks": checks,
-        },
+    """A completed attempt's outcome."""
+    return attempt_outcome(
+        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
     )
 
 
@@ -376,7 +383,7 @@ async def run_suite(
                 watchdog.end(current)
             if scope.cancelled_caught and item is not None:
                 position, (index, attempt) = item
-                case = suite.cases[index]
+                case = suite.attempt_gold(index)[0]  # read for the attempt already
                 deliver(position, _timed_out(index, case, attempt, timeout, current.latency_ms))
                 item = next(identities, None)
 

@@ -86,17 +86,13 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
     return record
 
 
-GoldExpectation = GoldFields
-"""What a case's record says of each expectation (``dataset.compiled.GoldFields``)."""
-
-
 def case_json(
     suite: GoldSuite,
     index: int,
     case: Case | RecordedCase,
     attempts: list[dict[str, Any]],
     include_details: bool,
-    expectations: Sequence[GoldExpectation],
+    expectations: Sequence[GoldFields],
 ) -> dict[str, Any]:
     """A case as stored: identity, input and gold once, then its attempts."""
     record: dict[str, Any] = {"id": case.id}
@@ -115,7 +111,7 @@ def case_json(
     return record
 
 
-def _gold_json(expectation: GoldExpectation, include_details: bool) -> dict[str, Any]:
+def _gold_json(expectation: GoldFields, include_details: bool) -> dict[str, Any]:
     item: dict[str, Any] = {"name": expectation.name, "path": expectation.path}
     if expectation.comparison != "exact":
         item["comparison"] = expectation.comparison
@@ -207,7 +203,7 @@ class SuiteCollector:
         per case, as Python evals do for their score keys)."""
         return self.suite.compiled[index]
 
-    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldExpectation]:
+    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldFields]:
         """The expectations the case's record lists: the gold's, read from the case itself
         (nothing is compiled for a case that never ran)."""
         return outcome.case.expectations
