@@ -1,0 +1,102 @@
+"""Gold patterns compile as ``re.compile`` compiles them, without going through (or filling)
+``re``'s own cache, and every way the compiler refuses one is a ``PatternProblem``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goldgate.dataset.patterns import PatternProblem, compile_pattern, search_with_deadline
+
+PATTERNS = [
+    r"T-12\b",
+    r"(?i)refund",
+    r"^\d{3}-\d{4}$",
+    r"(?P<word>\w+)\s+(?P=word)",
+    r"(?s)a.b",
+    r"(?m)^end$",
+    r"[^\x00-\x1f]+",
+    r"(?x) a  b  # spaced",
+    r"\N{BULLET} item",
+    r"(?<=x)y|z(?!w)",
+    r"",
+]
+TEXTS = ["T-12 done", "T-123", "A REFUND", "555-1234", "the the", "a\nb", "x\nend", "• item",
+         "xy", "zw", "zz", "", "\x01abc"]  # fmt: skip
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_compiles_as_re_compile_does(pattern: str) -> None:
+    ours, theirs = compile_pattern(pattern), re.compile(pattern)
+    assert (ours.pattern, ours.flags, ours.groups, dict(ours.groupindex)) == (
+        theirs.pattern, theirs.flags, theirs.groups, dict(theirs.groupindex),
+    )  # fmt: skip
+    for text in TEXTS:
+        found, expected = ours.search(text), theirs.search(text)
+        assert (found and found.span()) == (expected and expected.span()), (pattern, text)
+        assert search_with_deadline(ours, text) is (expected is not None)
+
+
+def test_leaves_the_re_cache_alone() -> None:
+    """Thousands of distinct gold patterns would churn ``re``'s cache (and pay for it on every
+    miss): ours are compiled beside it."""
+    re.purge()
+    for index in range(600):
+        compile_pattern(rf"only-here-{index}\b")
+    assert not any("only-here-" in str(key) for key in getattr(re, "_cache", {}))
+
+
+def test_a_repeated_pattern_is_compiled_once() -> None:
+    first = compile_pattern(r"\bT-\d+\b")
+    assert compile_pattern(r"\bT-\d+\b") is first
+
+
+@pytest.mark.parametrize(
+    ("pattern", "summary"),
+    [
+        ("(", "missing ), unterminated subpattern at position 0"),
+        ("a{3,2}", "min repeat greater than max repeat at position 2"),
+        ("[z-a]", "bad character range at position 1"),
+        ("(?<=a+)b", "look-behind requires fixed-width pattern"),
+        ("a{99999999999}", "it is too large or nested too deeply (OverflowError)"),
+    ],
+)
+def test_refusals_are_problems_with_a_safe_summary(pattern: str, summary: str) -> None:
+    with pytest.raises(PatternProblem) as caught:
+        compile_pattern(pattern)
+    assert str(caught.value) == summary
+    with pytest.raises(PatternProblem):  # refused again, not remembered as compiled
+        compile_pattern(pattern)
+
+
+def test_deep_nesting_is_a_problem_not_an_escaping_exception() -> None:
+    with pytest.raises(PatternProblem, match="too large or nested too deeply"):
+        compile_pattern("(" * 100_000 + ")" * 100_000)
+
+
+def test_only_text_is_a_pattern() -> None:
+    with pytest.raises(TypeError):
+        compile_pattern(re.compile("x"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        compile_pattern(b"x")  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab()[]{}|*+?.^$\\-,0123456789dwsbB:=!<>P", max_size=12))
+def test_any_text_compiles_or_is_refused_as_re_decides(pattern: str) -> None:
+    try:
+        theirs: re.Pattern[str] | None = re.compile(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError):
+        theirs = None
+    if theirs is None:
+        with pytest.raises(PatternProblem):
+            compile_pattern(pattern)
+        return
+    ours = compile_pattern(pattern)
+    assert (ours.pattern, ours.flags, ours.groups) == (theirs.pattern, theirs.flags, theirs.groups)
+    for text in ("", "ab", "a(b)", "0a-b", "abab", "\\"):
+        found, expected = ours.search(text), theirs.search(text)
+        assert (found and found.span()) == (expected and expected.span())
