@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -212,6 +213,90 @@ def test_a_case_file_rewritten_during_the_run_ends_it_plainly(gold_project: Any)
     assert suite.cases[0].id == gold_project.cases[0]["id"]  # the case is cached or unchanged
     with pytest.raises(GoldChangedError, match=r"filed\.json:\d+: the case file changed"):
         list(suite.cases)
+
+
+def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lengths asked of each ``os.pread`` by the case store, from now on."""
+    from goldgate.dataset import store
+
+    lengths: list[int] = []
+    real = store.os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        lengths.append(length)
+        return real(fd, length, offset)
+
+    monkeypatch.setattr(store.os, "pread", pread)
+    return lengths
+
+
+def test_cases_read_in_order_share_one_read_ahead(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.dataset.store import READ_AHEAD
+
+    project = _big_project(gold_project, 300)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    assert isinstance(suite.cases, LazyCases)
+    whole = _whole_file_suite(project, "filed")
+    reads = _counted_reads(monkeypatch)
+
+    gold = [suite.attempt_gold(index) for index in range(len(suite.cases))]
+
+    size = (project.root / project.CASE_FILE).stat().st_size
+    assert size > 2 * READ_AHEAD  # several windows, each read once
+    assert reads[0] < 4096
+    assert all(length == READ_AHEAD for length in reads[1:])
+    assert len(reads) <= 2 + size // (READ_AHEAD - 4096)
+    assert [case.id for case, _ in gold] == [case.id for case in whole.cases]
+    assert [compiled for _, compiled in gold] == list(whole.compiled)
+
+
+def test_a_case_read_out_of_order_reads_only_itself(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _big_project(gold_project, 300)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    whole = _whole_file_suite(project, "filed")
+    reads = _counted_reads(monkeypatch)
+
+    for index in (250, 3, 120, 77):
+        assert suite.cases[index] == whole.cases[index]
+
+    assert len(reads) == 4
+    assert max(reads) < 4096
+
+
+def test_a_case_rewritten_after_its_read_ahead_is_refused_past_it(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cases served from a read ahead are the bytes that were checked (their checksums
+    match); the first case read from the file after it changed is refused."""
+    project = _big_project(gold_project, 300)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    reads = _counted_reads(monkeypatch)
+    suite.attempt_gold(0)
+    suite.attempt_gold(1)  # follows on: reads ahead
+    assert len(reads) == 2
+    path: Path = project.root / project.CASE_FILE
+    data = path.read_bytes()
+    with path.open("r+b") as handle:  # in place: every later case changes
+        handle.write(data.replace(b'"extra-', b'"EXTRA-'))
+
+    served = 2
+    refused: GoldChangedError | None = None
+    while refused is None:
+        try:
+            case, _ = suite.attempt_gold(served)
+        except GoldChangedError as error:
+            refused = error
+            continue
+        assert len(reads) == 2  # from the window read before the change
+        assert case.id == gold_project.cases[served]["id"]
+        served += 1
+    assert re.search(r"filed\.json:\d+: the case file changed", str(refused))
+    assert len(reads) == 3  # the first case past the window was read again: refused
+    assert served > 10  # many cases came from the one read
 
 
 def test_a_case_file_replaced_during_the_run_is_read_as_it_was_checked(
