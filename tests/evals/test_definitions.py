@@ -3,6 +3,7 @@ sentence naming the eval and the score, case or line."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from goldgate.errors import InvalidInputError
 from goldgate.evals import EvalContext, EvalDefinitionError, EvalFunction, eval
 from goldgate.evals._context import normalize_scores
-from goldgate.evals.cases import expand
+from goldgate.evals.cases import DEEP, FLAT, PLAIN, expand
 
 # --- scores -----------------------------------------------------------------------------------
 
@@ -184,6 +185,62 @@ def test_each_attempt_gets_fresh_copies(tmp_path: Path) -> None:
 
     assert case.context_values()[0] == {"list": [1]}
     assert case.envelope["payload"]["input"] == {"list": [1]}
+
+
+@pytest.mark.parametrize(
+    ("fields", "copying"),
+    [
+        ({"input": {"label": "a", "n": 1, "x": 0.5, "ok": True, "none": None}}, FLAT),
+        ({"input": ["a", 1], "reference": {"label": "a"}, "metadata": {"m": 1}}, FLAT),
+        ({"input": "text", "reference": ["a", "b"]}, FLAT),
+        ({"input": {"nested": {"a": [1]}}}, PLAIN),
+        ({"input": {"a": 1}, "reference": [{"b": 2}]}, PLAIN),
+        ({"input": {"a": 1}, "metadata": {"tags": ["x"]}}, PLAIN),
+        ({"input": ("a", "b")}, DEEP),  # a tuple: the report holds an array
+        ({"input": {"a": 2**70}}, FLAT),
+    ],
+)
+def test_each_copy_mode_shares_nothing_mutable(
+    tmp_path: Path, fields: dict[str, Any], copying: int
+) -> None:
+    [case] = expand(_eval_in(tmp_path, [fields]))
+    assert case.copying == copying
+    originals = (case.input, case.reference, case.metadata)
+    snapshot = json.dumps(originals, default=repr)
+
+    first = case.context_values()
+    second = case.context_values()
+
+    expected = (fields.get("input"), fields.get("reference"), fields.get("metadata", {}))
+    assert first == second == expected
+    for mine, theirs, original in zip(first, second, originals, strict=True):
+        _scramble(mine)
+        assert theirs == _unscrambled(theirs)
+        if isinstance(original, dict | list):
+            assert mine is not original
+    assert json.dumps(originals, default=repr) == snapshot
+
+
+def _scramble(value: Any) -> None:
+    """Change every mutable container in ``value``, however deep."""
+    if isinstance(value, dict):
+        for item in list(value.values()):
+            _scramble(item)
+        value["scrambled"] = True
+    elif isinstance(value, list):
+        for item in list(value):
+            _scramble(item)
+        value.append("scrambled")
+
+
+def _unscrambled(value: Any) -> Any:
+    if isinstance(value, dict):
+        assert "scrambled" not in value
+        return {key: _unscrambled(item) for key, item in value.items()}
+    if isinstance(value, list):
+        assert "scrambled" not in value
+        return [_unscrambled(item) for item in value]
+    return value
 
 
 @pytest.mark.parametrize(
