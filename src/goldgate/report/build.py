@@ -239,12 +239,13 @@ class SuiteCollector:
                 self._queue(outcome)
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
-        for (metric, scope), observations in zip(
-            self._metric_scopes, self.observations, strict=True
-        ):
-            observation = _observation(metric, scope, outcome)
-            if observation is not None:
-                observations.append(observation)
+        if self._metric_scopes:
+            for (metric, scope), observations in zip(
+                self._metric_scopes, self.observations, strict=True
+            ):
+                observation = _observation(metric, scope, outcome)
+                if observation is not None:
+                    observations.append(observation)
         self._pending.append(attempt_json(outcome, self.include_details))
         self.count += 1
         if outcome.attempt == self.repeat:
