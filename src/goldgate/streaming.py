@@ -175,7 +175,11 @@ class ReportRun:
             index, attempt = divmod(position, repeat)
             return unfinished(suite, index, attempt + 1, status, reason)
 
-        ordered.drain(missing)
+        def add_missing(position: int) -> bool:  # under the lock, as _end is
+            index, attempt = divmod(position, repeat)
+            return collector.add_unfinished(index, attempt + 1, status, reason)
+
+        ordered.drain(missing, add_missing)
         record = collector.record(job.target, skip_reason=job.skip_reason, started=started)
         self.writer.end_suite(suite_tail(record))
         self.records.append(record)

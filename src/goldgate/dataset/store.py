@@ -49,6 +49,7 @@ KEPT_PATTERNS = 1 << 17
 patterns compiles the rest again when their cases are read back."""
 
 T = TypeVar("T")
+_new_tuple = tuple.__new__
 
 
 class RecordedExpectation(NamedTuple):
@@ -63,8 +64,9 @@ class RecordedExpectation(NamedTuple):
     @classmethod
     def of(cls, raw: dict[str, Any]) -> RecordedExpectation:
         get = raw.get
-        return cls(raw["name"], raw["path"], get("comparison", "exact"), get("scorer"),
-                   raw["expected"])  # fmt: skip
+        # tuple.__new__ at once: a named tuple's own __new__ is one more Python call
+        return _new_tuple(cls, (raw["name"], raw["path"], get("comparison", "exact"),
+                                get("scorer"), raw["expected"]))  # fmt: skip
 
 
 class RecordedEnvelope(NamedTuple):
@@ -90,12 +92,16 @@ class RecordedCase(NamedTuple):
     def of(cls, raw: dict[str, Any]) -> RecordedCase:
         envelope = raw["input"]
         get = raw.get
-        return cls(
-            raw["id"],
-            get("family"),
-            get("split"),
-            RecordedEnvelope(envelope["payload"], envelope["metadata"]),
-            tuple(map(RecordedExpectation.of, raw["expectations"])),
+        expectation = RecordedExpectation.of
+        return _new_tuple(
+            cls,
+            (
+                raw["id"],
+                get("family"),
+                get("split"),
+                _new_tuple(RecordedEnvelope, (envelope["payload"], envelope["metadata"])),
+                tuple([expectation(item) for item in raw["expectations"]]),
+            ),
         )
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from goldgate.dataset.compiled import CompiledExpectation, GoldFields
 from goldgate.dataset.gold import GoldSuite
+from goldgate.dataset.models import Case
+from goldgate.dataset.store import RecordedCase
 from goldgate.evals.runtime import EvalTimedOut
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.report.build import SuiteCollector
@@ -85,8 +87,12 @@ class EvalCollector(SuiteCollector):
             return self._case[1]
         return super().case_expectations(index)
 
-    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldFields]:
-        return self.case_expectations(outcome.index)  # the score keys this case produced
+    def record_expectations(self, index: int, case: Case | RecordedCase) -> Sequence[GoldFields]:
+        return self.case_expectations(index)  # the score keys this case produced
+
+    def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
+        # With --repeat, a case's checks are fixed over all its attempts (see add).
+        return self.repeat == 1 and super().add_unfinished(index, attempt, status, reason)
 
     def summary(self) -> dict[str, float | None]:
         figures = super().summary()

@@ -307,12 +307,20 @@ class InOrder:
             self.sink(self.held.pop(self.next))
             self.next += 1
 
-    def drain(self, missing: Callable[[int], AttemptOutcome]) -> None:
+    def drain(
+        self,
+        missing: Callable[[int], AttemptOutcome],
+        add_missing: Callable[[int], bool] | None = None,
+    ) -> None:
         """Hand on everything left: what finished early as it is, the rest as ``missing``
-        makes it (a run that stopped: cancelled)."""
+        makes it (a run that stopped: cancelled). ``add_missing``, when given, takes a
+        missing position itself first, in order with the sink (False: it did not)."""
         while self.next < self.total:
             outcome = self.held.pop(self.next, None)
-            self.sink(outcome if outcome is not None else missing(self.next))
+            if outcome is not None:
+                self.sink(outcome)
+            elif add_missing is None or not add_missing(self.next):
+                self.sink(missing(self.next))
             self.next += 1
 
 

@@ -17,7 +17,7 @@ from goldgate.dataset.compiled import CompiledExpectation, GoldFields
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Metric
 from goldgate.dataset.rules import metric_scopes
-from goldgate.dataset.store import RecordedCase
+from goldgate.dataset.store import RecordedCase, recorded_case
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
@@ -203,10 +203,10 @@ class SuiteCollector:
         per case, as Python evals do for their score keys)."""
         return self.suite.compiled[index]
 
-    def record_expectations(self, outcome: AttemptOutcome) -> Sequence[GoldFields]:
-        """The expectations the case's record lists: the gold's, read from the case itself
-        (nothing is compiled for a case that never ran)."""
-        return outcome.case.expectations
+    def record_expectations(self, index: int, case: Case | RecordedCase) -> Sequence[GoldFields]:
+        """The expectations the record of case ``index`` lists: the gold's, read from the
+        case itself (nothing is compiled for a case that never ran)."""
+        return case.expectations
 
     def summary(self) -> dict[str, float | None]:
         """The suite's summary figures, which thresholds gate on."""
@@ -247,16 +247,35 @@ class SuiteCollector:
                 if observation is not None:
                     observations.append(observation)
         self._pending.append(attempt_json(outcome, self.include_details))
+        self._added(outcome.index, outcome.attempt, outcome.case)
+
+    def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
+        """What ``add`` of ``runner.unfinished(...)`` does, without building the outcome and
+        its not-run checks: an interrupted run writes every attempt it never started this
+        way (100,000 of them within the time CI allows after its signal). False, having done
+        nothing, where the outcome itself is needed (a metric observes every attempt)."""
+        if self._metric_scopes:
+            return False
+        case = recorded_case(self.suite.cases, index)
+        self.attempts[status] += 1
+        self.checks["not_run"] += len(case.expectations)
+        self._pending.append({"attempt": attempt, "status": status, "reason": reason})
+        self._added(index, attempt, case)
+        return True
+
+    def _added(self, index: int, attempt: int, case: Case | RecordedCase) -> None:
+        """One more attempt of case ``index`` in ``_pending``: the case is written after
+        its last."""
         self.count += 1
-        if outcome.attempt == self.repeat:
+        if attempt == self.repeat:
             self.write_case(
                 case_json(
                     self.suite,
-                    outcome.index,
-                    outcome.case,
+                    index,
+                    case,
                     self._pending,
                     self.include_details,
-                    self.record_expectations(outcome),
+                    self.record_expectations(index, case),
                 )
             )
             self._pending = []
