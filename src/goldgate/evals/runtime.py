@@ -102,6 +102,33 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+def _flat_copy(value: dict[Any, Any]) -> dict[str, Any] | None:
+    """A copy of an object of scalars that the orjson round trip below would give back
+    unchanged (the common output: a label, an answer, a score), made without it; None for
+    anything else. Text is taken only when ASCII (the round trip refuses lone surrogates),
+    integers only within 64 bits, floats only finite (the round trip writes null)."""
+    for key, item in value.items():
+        if type(key) is not str or not key.isascii():
+            return None
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                return None
+        elif kind is int:
+            if not _INT_LOW <= item <= _INT_HIGH:
+                return None
+        elif kind is float:
+            if not math.isfinite(item):
+                return None
+        elif kind is not bool and item is not None:
+            return None
+    return dict(value)
+
+
+_INT_LOW: Final = -(2**63)
+_INT_HIGH: Final = 2**64 - 1
+
+
 def json_output(value: Any) -> Any:
     """An output as a report can hold it: JSON values as they are (tuples as arrays, NaN and
     infinities as null), pydantic models dumped, dataclasses as objects, anything else as its
@@ -111,6 +138,10 @@ def json_output(value: Any) -> Any:
         return value
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if kind is dict:
+        flat = _flat_copy(value)
+        if flat is not None:
+            return flat
     try:
         return orjson.loads(orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS))
     except (orjson.JSONEncodeError, TypeError, RecursionError):
