@@ -84,6 +84,7 @@ def test_only_text_is_a_pattern() -> None:
         compile_pattern(b"x")  # type: ignore[arg-type]
 
 
+@pytest.mark.filterwarnings("ignore:Possible (nested set|set difference):FutureWarning")
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab()[]{}|*+?.^$\\-,0123456789dwsbB:=!<>P", max_size=12))
 def test_any_text_compiles_or_is_refused_as_re_decides(pattern: str) -> None:
