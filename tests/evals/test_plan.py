@@ -44,3 +44,56 @@ def test_case_models_are_those_model_construct_builds(
     assert (copied.family, copied.id, built.family) == ("other", "e", family)
     with pytest.raises(ValueError, match="frozen"):
         built.id = "changed"
+
+
+def _planned(tmp_path: Any) -> Any:
+    from goldgate.evals import EvalContext, eval
+    from goldgate.evals.plan import plan_evals
+
+    def subject(ctx: EvalContext) -> None:
+        return None
+
+    subject.__code__ = subject.__code__.replace(co_filename=str(tmp_path / "eval_x.py"))
+    function = eval(
+        dataset="d",
+        cases=[
+            {"input": {"q": 1}, "reference": "r", "metadata": {"m": [1]}},
+            {"id": "second", "input": "b", "expect": {"contains": "b", "matches": "^b"}},
+            {"input": None},
+        ],
+    )(subject)
+    return plan_evals([function], project=tmp_path).suites[0].gold
+
+
+def test_eval_cases_are_models_when_indexed_and_recorded_cases_for_a_run(tmp_path: Any) -> None:
+    from goldgate.dataset.store import RecordedCase, RecordedCases, recorded_case
+    from goldgate.evals.plan import EvalCases
+
+    suite = _planned(tmp_path)
+    cases = suite.cases
+    assert isinstance(cases, EvalCases)
+    assert isinstance(cases, RecordedCases)
+    assert len(cases) == 3
+    assert cases.ids == ["subject[0]", "subject[second]", "subject[2]"]
+    models = list(cases)
+    assert [model.id for model in models] == cases.ids
+    assert all(isinstance(model, Case) for model in models)
+    assert cases[-1] == models[2]
+    assert cases[0:2] == models[0:2]
+    with pytest.raises(IndexError):
+        cases[3]
+    for index, model in enumerate(models):
+        assert model == case_model(model.id, model.input.as_json(), suite.compiled[index])
+        recorded = recorded_case(cases, index)
+        gold, compiled = suite.attempt_gold(index)
+        assert type(recorded) is RecordedCase
+        assert gold == recorded
+        assert compiled is suite.compiled[index]
+        assert (recorded.id, recorded.family, recorded.split) == (
+            model.id, model.family, model.split,
+        )  # fmt: skip
+        assert recorded.input.as_json() == model.input.as_json()
+        assert [tuple(e) for e in recorded.expectations] == [
+            (e.name, e.path, e.comparison, e.scorer, e.expected) for e in model.expectations
+        ]
+    assert len(recorded_case(cases, 1).expectations) == 2  # pass and expect

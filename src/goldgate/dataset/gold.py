@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case, Metric, Suite, TextOptions
-from goldgate.dataset.store import LazyCases, LazyCompiled, RecordedCase
+from goldgate.dataset.store import LazyCases, LazyCompiled, RecordedCase, RecordedCases
 from goldgate.jsonvalue import canonical_bytes, canonical_json
 
 
@@ -32,7 +32,8 @@ class GoldSuite:
     step: str | None
     cases: Sequence[Case]
     """The cases in order: a tuple, or for a streamed case file a ``LazyCases`` that reads
-    each case back when asked for (``dataset.store``)."""
+    each case back when asked for (``dataset.store``), or for eval cases an ``EvalCases``
+    that builds a case's model only when asked for (``evals.plan``)."""
     metrics: tuple[Metric, ...]
     thresholds: dict[str, float]
     text: TextOptions | None
@@ -62,7 +63,8 @@ class GoldSuite:
         """The cases of shard ``index`` of ``count`` (1-based): those whose id hashes there,
         the same on every machine and for every order of shards. Identity (name,
         fingerprint) stays the whole suite's, so shard reports can be merged back."""
-        ids = self.cases.ids if isinstance(self.cases, LazyCases) else [c.id for c in self.cases]
+        whole = self.cases
+        ids = whole.ids if isinstance(whole, RecordedCases) else [c.id for c in whole]
         chosen = [
             position for position, case_id in enumerate(ids)
             if shard_of(self.name, case_id, count) == index
@@ -88,9 +90,12 @@ class GoldSuite:
     ) -> tuple[Case | RecordedCase, tuple[CompiledExpectation, ...]]:
         """Case ``index`` and its compiled expectations, as an attempt needs them: for a
         streamed case file, read back once for both and without models (``CaseStore.gold``)."""
-        if isinstance(self.cases, LazyCases) and isinstance(self.compiled, LazyCompiled):
-            return self.cases.gold(index)
-        return self.cases[index], self.compiled[index]
+        cases = self.cases
+        if isinstance(cases, LazyCases) and isinstance(self.compiled, LazyCompiled):
+            return cases.gold(index)
+        if isinstance(cases, RecordedCases):  # eval cases: no model built per attempt
+            return cases.recorded(index), self.compiled[index]
+        return cases[index], self.compiled[index]
 
     def scorer_names(self) -> set[str]:
         """The custom scorers this suite's expectations name."""

@@ -39,6 +39,9 @@ __all__ = [
     "LazyCases",
     "LazyCompiled",
     "RecordedCase",
+    "RecordedCases",
+    "RecordedEnvelope",
+    "RecordedExpectation",
     "recorded_case",
 ]
 
@@ -317,6 +320,19 @@ def _remember(cache: OrderedDict[int, T], index: int, value: T) -> None:
     cache[index] = value
 
 
+class RecordedCases(Sequence[Case]):
+    """A suite's cases that can also give each case as a report records it
+    (``RecordedCase``), cheaper than the ``Case`` model indexing builds, and every id
+    without building any case: what a run reads."""
+
+    def recorded(self, index: int) -> RecordedCase:
+        raise NotImplementedError
+
+    @property
+    def ids(self) -> list[str]:
+        raise NotImplementedError
+
+
 class _View(Sequence[T], Generic[T]):
     """A sequence over the store's cases, all of them or those at ``positions`` (a shard)."""
 
@@ -359,7 +375,7 @@ class _View(Sequence[T], Generic[T]):
         return ids if self.positions is None else [ids[p] for p in self.positions]
 
 
-class LazyCases(_View[Case]):
+class LazyCases(_View[Case], RecordedCases):
     """A suite's cases, read back from their file when asked for."""
 
     def _get(self, position: int) -> Case:
@@ -390,6 +406,6 @@ class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
 
 
 def recorded_case(cases: Sequence[Case], index: int) -> Case | RecordedCase:
-    """Case ``index`` of a suite's ``cases`` as a report records it: cheaply for a streamed
-    case file (``RecordedCase``), the case itself otherwise."""
-    return cases.recorded(index) if isinstance(cases, LazyCases) else cases[index]
+    """Case ``index`` of a suite's ``cases`` as a report records it: cheaply where they can
+    (``RecordedCases``: a streamed case file, eval cases), the case itself otherwise."""
+    return cases.recorded(index) if isinstance(cases, RecordedCases) else cases[index]

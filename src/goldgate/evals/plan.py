@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, overload
 
 import orjson
 from pydantic import BaseModel
@@ -24,6 +24,12 @@ from pydantic import BaseModel
 from goldgate.dataset.compiled import CompiledExpectation, compile_text
 from goldgate.dataset.gold import GoldSuite, dataset_fingerprint
 from goldgate.dataset.models import Case, Envelope, Expectation, constructed
+from goldgate.dataset.store import (
+    RecordedCase,
+    RecordedCases,
+    RecordedEnvelope,
+    RecordedExpectation,
+)
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
@@ -172,6 +178,62 @@ def case_model(
     )
 
 
+class EvalCases(RecordedCases):
+    """An eval suite's cases: each as the engine's ``Case`` (``case_model``) when indexed,
+    which only code that asks for models does (a replay, the Python API); a run reads each
+    as a ``RecordedCase`` (``recorded``), built several times faster, and no model of any
+    case is kept."""
+
+    def __init__(
+        self, cases: Sequence[EvalCase], compiled: Sequence[tuple[CompiledExpectation, ...]]
+    ) -> None:
+        self._cases = cases
+        self._compiled = compiled
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Case]: ...
+
+    def __getitem__(self, index: int | slice) -> Case | Sequence[Case]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        case = self._cases[index]
+        return case_model(case.case_id, case.envelope, self._compiled[index])
+
+    def recorded(self, index: int) -> RecordedCase:
+        case, compiled = self._cases[index], self._compiled[index]
+        envelope = case.envelope
+        expectations = _PASS_ONLY_RECORDED if compiled is PASS_ONLY else _recorded(compiled)
+        return _new_tuple(
+            RecordedCase,
+            (
+                case.case_id,
+                None,
+                None,
+                _new_tuple(RecordedEnvelope, (envelope["payload"], envelope["metadata"])),
+                expectations,
+            ),
+        )
+
+    @property
+    def ids(self) -> list[str]:
+        return [case.case_id for case in self._cases]
+
+
+def _recorded(compiled: Sequence[CompiledExpectation]) -> tuple[RecordedExpectation, ...]:
+    """The expectations ``case_model`` gives its case, as a report records them."""
+    return tuple(
+        [RecordedExpectation(e.name, e.path, e.comparison, None, e.expected) for e in compiled]
+    )
+
+
+_new_tuple = tuple.__new__
+_PASS_ONLY_RECORDED: Final = _recorded(PASS_ONLY)
 _ENVELOPE_FIELDS: Final = frozenset({"payload", "metadata"})
 _CASE_SET: Final = frozenset({"id", "input", "expectations", "family", "split"})
 _M = TypeVar("_M", bound=BaseModel)
@@ -225,10 +287,6 @@ def _suite(
             origins[case.case_id] = case.origin
             cases.append(case)
     compiled = tuple(_fixed(case) for case in cases)
-    models = tuple(
-        case_model(case.case_id, case.envelope, checks)
-        for case, checks in zip(cases, compiled, strict=True)
-    )
     thresholds = _thresholds(functions, dataset, root)
     # Named as gold names its case files: from the working folder, as CI annotations need.
     files = sorted({display_path(f.file) if f.file else "<eval>" for f in functions})
@@ -237,7 +295,7 @@ def _suite(
         workflow=EVALS_WORKFLOW,
         flow=None,
         step=None,
-        cases=models,
+        cases=EvalCases(cases, compiled),
         metrics=(),
         thresholds=thresholds,
         text=None,
