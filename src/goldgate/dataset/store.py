@@ -158,7 +158,7 @@ class _OpenFiles:
                     self._follows = (key, end)
                     return window[2][start : start + length]
             follows = self._follows
-            ahead = follows is not None and follows[0] is key and 0 <= offset - follows[1] < 4096
+            ahead = follows is not None and follows[0] is key and 0 <= offset - follows[1] < _GAP
             handle = self._open.pop(key, None)
             if handle is None:
                 handle = reopen()
@@ -183,6 +183,9 @@ class _OpenFiles:
 
 READ_AHEAD = 1 << 16
 """Bytes read at once by a read that follows on from the one before."""
+_GAP = 4096
+"""How far past the end of the latest read a read may start and still follow on from it
+(the separator between two cases: a comma and white space)."""
 OPEN_FILES = _OpenFiles(64)
 
 
