@@ -98,15 +98,12 @@ def _is_flat(value: Any) -> bool:
     elif kind is list:
         items = value
     else:
-        return kind in _PLAIN_SCALARS
-    return set(map(type, items)) <= _PLAIN_SCALARS  # in C: no generator a case
+        return kind in _SCALARS
+    return set(map(type, items)) <= _SCALARS  # in C: no generator a case
 
 
-_PLAIN_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
-"""Scalar types of plain JSON (its floats are finite: ``_is_flat`` sees plain JSON only)."""
-
-
-_SCALARS = (str, int, float, bool, type(None))
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""Scalar types of JSON (``_is_flat`` sees plain JSON only: its floats are finite)."""
 
 
 def fresh(value: Any) -> Any:
