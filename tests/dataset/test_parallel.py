@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 from tests.dataset.test_streamed import same_gold
 
-from goldgate.dataset import parallel, streamed
+from goldgate.dataset import parallel, patterns, streamed
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.load import check_gold, load_gold
 from goldgate.settings.load import load_settings
@@ -91,6 +92,31 @@ def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     assert helper.sent == -(-(total - 12) // 4)  # every batch after the one it started in
     assert not helper.failed
     assert not helper.process.is_alive()  # stopped once the check was done
+    same_gold(helped, _sequential(project))
+
+
+def test_the_patterns_a_helper_compiled_are_not_compiled_again_for_the_run(
+    gold_project: Any, small_batches: list[parallel.Helper]
+) -> None:
+    """A helper answers with the programs of the patterns it compiled; this process rebuilds
+    them, so reading every case back for the run compiles no pattern at all, and the rebuilt
+    patterns are those a compilation gives."""
+    project = _project(gold_project, 120)
+    helped = _load(project)
+    assert small_batches[0].sent > 0
+
+    misses = patterns._compile.cache_info().misses  # type: ignore[attr-defined]
+    run = [helped.compiled[index] for index in range(len(helped.cases))]
+    # (a pattern many cases share, taken by the first, comes from the cache for the others)
+    assert patterns._compile.cache_info().misses == misses  # type: ignore[attr-defined]
+    ticket = [
+        expectation.text.assertions[0].pattern
+        for expectations in run[-100:]  # checked by the helper
+        for expectation in expectations
+        if expectation.name == "ticket" and expectation.text is not None
+    ]
+    assert len(ticket) == 100
+    assert all(pattern is not None and pattern == re.compile(pattern.pattern) for pattern in ticket)
     same_gold(helped, _sequential(project))
 
 

@@ -3,13 +3,22 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.dataset.patterns import PatternProblem, compile_pattern, search_with_deadline
+from goldgate.dataset import patterns
+from goldgate.dataset.patterns import (
+    PatternProblem,
+    compile_pattern,
+    rebuild_pattern,
+    record_patterns,
+    search_with_deadline,
+    take_recorded,
+)
 
 PATTERNS = [
     r"T-12\b",
@@ -84,7 +93,7 @@ def test_only_text_is_a_pattern() -> None:
         compile_pattern(b"x")  # type: ignore[arg-type]
 
 
-@pytest.mark.filterwarnings("ignore:Possible (nested set|set difference):FutureWarning")
+@pytest.mark.filterwarnings("ignore:Possible (nested set|set ):FutureWarning")
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab()[]{}|*+?.^$\\-,0123456789dwsbB:=!<>P", max_size=12))
 def test_any_text_compiles_or_is_refused_as_re_decides(pattern: str) -> None:
@@ -97,7 +106,52 @@ def test_any_text_compiles_or_is_refused_as_re_decides(pattern: str) -> None:
             compile_pattern(pattern)
         return
     ours = compile_pattern(pattern)
+    assert ours == theirs  # a pattern's equality compares its flags, text and whole program
     assert (ours.pattern, ours.flags, ours.groups) == (theirs.pattern, theirs.flags, theirs.groups)
     for text in ("", "ab", "a(b)", "0a-b", "abab", "\\"):
         found, expected = ours.search(text), theirs.search(text)
         assert (found and found.span()) == (expected and expected.span())
+
+
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Programs recorded as a checking helper records them, for this test only (the cache
+    emptied, so that every pattern is compiled anew)."""
+    monkeypatch.setattr(patterns, "_RECORDER", patterns._Recorder())
+    patterns._compile.cache_clear()  # type: ignore[attr-defined]
+    record_patterns()
+
+
+@pytest.mark.usefixtures("recording")
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_recorded_program_rebuilds_the_very_pattern(pattern: str) -> None:
+    """A helper sends each pattern's program through a pipe; the pattern rebuilt from it is
+    the one ``re`` compiles, without compiling it again."""
+    compiled = compile_pattern(pattern)
+    recorded = take_recorded()
+    assert [made.pattern for made in recorded] == [pattern]
+    rebuilt = rebuild_pattern(pickle.loads(pickle.dumps(recorded[0])))
+    assert rebuilt == compiled == re.compile(pattern)
+    assert (rebuilt.groups, dict(rebuilt.groupindex)) == (
+        compiled.groups, dict(compiled.groupindex),
+    )  # fmt: skip
+    for text in TEXTS:
+        found, expected = rebuilt.search(text), compiled.search(text)
+        assert (found and found.groups()) == (expected and expected.groups())
+
+
+@pytest.mark.usefixtures("recording")
+def test_each_new_pattern_is_recorded_once_and_taken_once() -> None:
+    compile_pattern(r"first\b")
+    compile_pattern(r"first\b")  # from the cache: compiled and recorded once
+    with pytest.raises(PatternProblem):
+        compile_pattern("(refused")  # nothing to record
+    compile_pattern(r"second\d")
+    assert [made.pattern for made in take_recorded()] == [r"first\b", r"second\d"]
+    assert take_recorded() == ()
+
+
+def test_nothing_is_recorded_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(patterns, "_RECORDER", patterns._Recorder())
+    compile_pattern(r"unrecorded-\d+")
+    assert take_recorded() == ()

@@ -18,9 +18,11 @@ this process runs no other thread (a fork copies only the calling thread: a lock
 thread held would stay held in the copy); and only after ``PARALLEL_FROM`` cases, so small
 gold never pays for them. The outcome is the same either way, since a helper runs the same
 checks (``check_spans``); if one fails in any way, this process checks the batches it did
-not answer. Patterns a helper compiled stay in the helper: those cases compile their
-patterns when the run reads them back (``dataset.store``).
+not answer. A helper answers with the programs of the patterns it compiled
+(``patterns.PatternCode``), which this process rebuilds in a microsecond each for the run
+(``dataset.store``) instead of compiling them again.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from goldgate.dataset.casefile import strict_value
+from goldgate.dataset.patterns import PatternCode, record_patterns, take_recorded
 from goldgate.jsonvalue import canonical_bytes
 
 __all__ = [
@@ -69,13 +72,15 @@ when the case is not good gold."""
 
 class Answer(NamedTuple):
     """What checking a batch found: ``good`` when every case is good gold (and then each
-    case's id and canonical bytes, in order), whether any compares text, the scorers named."""
+    case's id and canonical bytes, in order), whether any compares text, the scorers named,
+    and the patterns compiled for it (in a helper: not those it had compiled before)."""
 
     good: bool
     has_text: bool = False
     scorers: frozenset[str] = frozenset()
     ids: tuple[str, ...] = ()
     canonical: tuple[bytes, ...] = ()
+    patterns: tuple[PatternCode, ...] = ()
 
 
 _BAD: Final = Answer(False)
@@ -99,8 +104,9 @@ def check_spans(fd: int, spans: list[Span], check: CaseCheck) -> Answer:
             ids.append(value["id"])
             canonical.append(canonical_bytes(value, has_floats=has_floats))
     except Exception:  # not strict JSON, not good gold, unreadable: the whole-file path says why
+        take_recorded()
         return _BAD
-    return Answer(True, has_text, frozenset(scorers), tuple(ids), tuple(canonical))
+    return Answer(True, has_text, frozenset(scorers), tuple(ids), tuple(canonical), take_recorded())
 
 
 def parallel_possible() -> bool:
@@ -247,6 +253,7 @@ def _serve(connection: Any, fd: int, check: CaseCheck) -> None:
     # A SIGTERM meant for the helper ends it, not a handler inherited from the parent.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    record_patterns()
     try:
         while (message := connection.recv()) is not None:
             number, spans = message

@@ -11,19 +11,25 @@ thread) the search runs on the ``regex`` engine, whose ``timeout=`` does the sam
 from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # the raw C module: no enum wrapping
+import _sre  # type: ignore[import-not-found]  # builds a pattern from its compiled program
 import functools
 import re
 import signal
 import threading
+from array import array
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 __all__ = [
     "PATTERN_DEADLINE",
+    "PatternCode",
     "PatternProblem",
     "PatternTimeout",
     "compile_pattern",
+    "rebuild_pattern",
+    "record_patterns",
     "search_with_deadline",
+    "take_recorded",
 ]
 
 PATTERN_DEADLINE: Final = 0.5
@@ -81,26 +87,128 @@ def error_summary(error: re.error) -> str:
     return summary if error.pos is None else f"{summary} at position {error.pos}"
 
 
+class PatternCode(NamedTuple):
+    """A compiled pattern as ``re``'s compiler leaves it, before it becomes a pattern object:
+    what rebuilds the very same pattern in another process of this Python (a checking helper
+    forked from this one, ``dataset.parallel``) in a microsecond instead of compiling it again
+    (``rebuild_pattern``). ``code`` is the compiled program as native unsigned ints."""
+
+    pattern: str
+    flags: int
+    code: bytes
+    groups: int
+    groupindex: dict[str, int]
+    indexgroup: tuple[str | None, ...]
+
+
 def _compiler() -> Callable[[str], re.Pattern[str]]:
     """What ``re.compile(pattern)`` does for a new pattern, without ``re``'s own cache.
 
     Gold holds thousands of distinct patterns (a case's own ticket number, say), so ``re``'s
     512-entry cache misses on almost every one, and each miss paid a third again of the
     compilation: dropping the cache's oldest entry scans past every slot deleted before it,
-    and its flag checks go through ``enum``. The compiler it calls is the same in every
-    Python that has ``re._compiler`` (3.11 on); elsewhere ``re.compile`` itself is used.
-    A small cache of our own still serves a pattern many cases repeat."""
+    and its flag checks go through ``enum``. The steps are those of ``re._compiler.compile``
+    (parse, generate the program, build the pattern object), taken one by one so that the
+    program can be recorded for ``PatternCode``; where this Python's ``re`` is not built that
+    way (the steps are missing, or do not rebuild an equal pattern) ``re._compiler.compile``,
+    or else ``re.compile``, is used and nothing is recorded. A small cache of our own still
+    serves a pattern many cases repeat."""
     internal = getattr(re, "_compiler", None)
     compile_new = getattr(internal, "compile", None)
     if not callable(compile_new):  # pragma: no cover - every supported Python has it
         return re.compile
+    compile_whole: Callable[[str, int], re.Pattern[str]] = compile_new
+    by_steps = _steps_compiler(compile_whole)
 
     @functools.lru_cache(maxsize=_CACHED_PATTERNS)
     def compiled(pattern: str) -> re.Pattern[str]:
-        result: re.Pattern[str] = compile_new(pattern, 0)
-        return result
+        if by_steps is None:  # pragma: no cover - every supported Python has the steps
+            return compile_whole(pattern, 0)
+        parts = by_steps(pattern)
+        if _RECORDER.on:
+            _RECORDER.programs.append(_code_of(parts))
+        built: re.Pattern[str] = _sre.compile(*parts)
+        return built
 
     return compiled
+
+
+_Parts = tuple[str, int, list[int], int, dict[str, int], tuple[str | None, ...]]
+"""``_sre.compile``'s arguments: ``PatternCode`` with the program as a list."""
+
+
+def _steps_compiler(
+    compile_whole: Callable[[str, int], re.Pattern[str]],
+) -> Callable[[str], _Parts] | None:
+    """``re._compiler.compile`` (``compile_whole``) step by step, up to the arguments of the
+    pattern object; None where this Python's ``re`` differs from what the steps assume."""
+    parse = getattr(getattr(re, "_parser", None), "parse", None)
+    generate = getattr(getattr(re, "_compiler", None), "_code", None)
+    if not (callable(parse) and callable(generate) and _CODE.itemsize == _sre.CODESIZE):
+        return None  # pragma: no cover - every supported Python has them
+
+    def made(pattern: str) -> _Parts:
+        parsed = parse(pattern, 0)
+        state = parsed.state
+        groupindex = state.groupdict
+        indexgroup: list[str | None] = [None] * state.groups
+        for name, index in groupindex.items():
+            indexgroup[index] = name
+        code = generate(parsed, 0)
+        return pattern, state.flags, code, state.groups - 1, groupindex, tuple(indexgroup)
+
+    try:  # the steps, and a program carried as bytes, must rebuild what re compiles
+        probe = r"(?P<a>x)[^\d]+\b(?i:é)|(?<=y)z*?$"
+        if rebuild_pattern(_code_of(made(probe))) == compile_whole(probe, 0):
+            return made
+    except Exception:  # pragma: no cover - every supported Python rebuilds it
+        pass
+    return None  # pragma: no cover
+
+
+_CODE: Final = array("I")
+"""The item type of a compiled program (``_sre.CODESIZE`` bytes, 4 on every build)."""
+
+
+def _code_of(parts: _Parts) -> PatternCode:
+    pattern, flags, code, groups, groupindex, indexgroup = parts
+    program = array(_CODE.typecode, code).tobytes()
+    return PatternCode(pattern, flags, program, groups, groupindex, indexgroup)
+
+
+def rebuild_pattern(made: PatternCode) -> re.Pattern[str]:
+    """The pattern that ``made`` was recorded from, built again without compiling it: only
+    for a ``PatternCode`` recorded by this Python (this process or one forked from it)."""
+    code = array(_CODE.typecode)
+    code.frombytes(made.code)
+    pattern: re.Pattern[str] = _sre.compile(
+        made.pattern, made.flags, code.tolist(), made.groups, made.groupindex, made.indexgroup
+    )
+    return pattern
+
+
+class _Recorder:
+    """Whether this process records the programs it compiles, and those not yet taken."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.programs: list[PatternCode] = []
+
+
+_RECORDER: Final = _Recorder()
+
+
+def record_patterns() -> None:
+    """From now on, remember the program of every pattern this process compiles, for
+    ``take_recorded`` (a checking helper sends them to the process that forked it)."""
+    _RECORDER.on = True
+
+
+def take_recorded() -> tuple[PatternCode, ...]:
+    """The programs recorded since the last call (none unless ``record_patterns``)."""
+    taken = tuple(_RECORDER.programs)
+    _RECORDER.programs.clear()
+    return taken
 
 
 _CACHED_PATTERNS: Final = 512

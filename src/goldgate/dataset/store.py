@@ -22,13 +22,14 @@ import weakref
 import zlib
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, NamedTuple, TypeVar, overload
 
 from goldgate.dataset.casefile import reparse
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
 from goldgate.dataset.models import Case, trusted_case
+from goldgate.dataset.patterns import PatternCode, rebuild_pattern
 from goldgate.errors import InvalidInputError
 from goldgate.files import open_regular_file
 from goldgate.textsafe import escape_control
@@ -209,7 +210,8 @@ class CaseStore:
             OrderedDict()
         )
         self.patterns: dict[str, re.Pattern[str]] = {}
-        """Patterns the check compiled, each taken by the first case that uses it."""
+        """Patterns the check compiled (here, or in a helper: ``adopt``), each taken by the
+        first case that uses it."""
         self.key = object()
         """This store's place among ``OPEN_FILES``."""
         OPEN_FILES.hold(self.key, handle)
@@ -247,6 +249,15 @@ class CaseStore:
         self.lengths.append(length)
         self.checksums.append(checksum)
         self.lines.append(line)
+
+    def adopt(self, patterns: Iterable[PatternCode]) -> None:
+        """Patterns a checking helper compiled (``dataset.parallel``), rebuilt for the run."""
+        kept = self.patterns
+        for made in patterns:
+            if len(kept) >= KEPT_PATTERNS:
+                return
+            if made.pattern not in kept:
+                kept[made.pattern] = rebuild_pattern(made)
 
     def __len__(self) -> int:
         return len(self.ids)

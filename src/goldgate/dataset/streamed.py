@@ -246,6 +246,7 @@ class _Taken:
             raise _HasProblems
         self.has_text = self.has_text or answer.has_text
         self.scorers.update(answer.scorers)
+        self.store.adopt(answer.patterns)
         for case_id, canonical, (offset, length, checksum, _), line in zip(
             answer.ids, answer.canonical, item.spans, item.lines, strict=True
         ):
