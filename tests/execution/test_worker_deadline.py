@@ -59,9 +59,11 @@ def test_many_quick_attempts_then_a_slow_one_is_stopped_at_its_own_deadline() ->
     assert time.monotonic() - before < 20  # and not the 30 s it asked for
 
 
-@pytest.mark.parametrize("slack", [0.0, runner.DEADLINE_SLACK])
+@pytest.mark.parametrize(
+    ("slack", "share"), [(0.0, 0.0), (runner.DEADLINE_SLACK, 0.0), (0.0, runner.DEADLINE_SHARE)]
+)
 def test_the_deadline_moves_only_when_it_is_not_already_close_enough(
-    slack: float, monkeypatch: pytest.MonkeyPatch
+    slack: float, share: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from anyio._backends._asyncio import CancelScope  # the scope anyio.run's workers get
 
@@ -75,13 +77,40 @@ def test_the_deadline_moves_only_when_it_is_not_already_close_enough(
 
     monkeypatch.setattr(CancelScope, "deadline", property(original.fget, move))  # type: ignore[attr-defined]
     monkeypatch.setattr(runner, "DEADLINE_SLACK", slack)
+    monkeypatch.setattr(runner, "DEADLINE_SHARE", share)
 
     async def run(envelope: Any) -> dict[str, Any]:
         return {"payload": {"index": envelope["payload"]["index"]}}
 
     delivered = _run(2000, run, timeout=30)
     assert all(outcome.status == "completed" for outcome in delivered)
-    if slack:
+    if share:  # 30 ms of the 30 s timeout: a few moves at most
+        assert moves < 50
+    elif slack:
         assert moves < 1000  # quick attempts share a deadline within the slack
     else:
         assert moves >= 2000  # moved for every attempt
+
+
+def test_a_slow_attempt_is_stopped_within_the_share_of_its_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The slack grows with the timeout (``DEADLINE_SHARE``): the deadline the worker set
+    for its first attempt, 0.2 s past that attempt's own, still holds when the slow attempt
+    starts just after, so that attempt runs for its 0.4 s and up to the slack beyond."""
+    monkeypatch.setattr(runner, "DEADLINE_SHARE", 0.5)  # 0.2 s of a 0.4 s timeout
+    started: dict[int, float] = {}
+
+    async def run(envelope: Any) -> dict[str, Any]:
+        index = envelope["payload"]["index"]
+        started[index] = time.monotonic()
+        if index == 99:
+            await anyio.sleep(30)
+        return {"payload": {"index": index}}
+
+    delivered = _run(100, run, timeout=0.4)
+    elapsed = time.monotonic() - started[99]
+
+    assert delivered[-1].status == "timed_out"
+    assert elapsed >= 0.5  # the first attempt's deadline, kept: 0.6 s after it started
+    assert elapsed < 0.6 + 5  # and not the 30 s it asked for

@@ -272,10 +272,13 @@ def completed(
 
 
 DEADLINE_SLACK = 0.001
-"""How much later than its own deadline an attempt may be stopped. A worker's deadline is
-set this much past its attempt's, and kept for the attempts that start within this time
-after: moving it reschedules a timer, which cost more than many attempts. The event loop
-itself wakes to the millisecond."""
+"""How much later than its own deadline an attempt may be stopped, at least (the event loop
+itself wakes to the millisecond); ``DEADLINE_SHARE`` of the timeout where that is more. A
+worker's deadline is set this much past its attempt's, and kept for the attempts that start
+within this time after: moving it reschedules a timer, which cost more than an attempt."""
+DEADLINE_SHARE = 0.001
+"""The slack as a share of the timeout: 0.3 s of the default 300 s, so that a worker moves
+its deadline a few times a second at most, however quick its attempts."""
 
 RUN_AHEAD = 4096
 """How far past the earliest unfinished attempt a worker may start one. Finished attempts
@@ -363,7 +366,7 @@ async def run_suite(
     # Sync python and http targets run in worker threads: let every worker have one.
     threads = anyio.to_thread.current_default_thread_limiter()
     threads.total_tokens = max(threads.total_tokens, options.max_concurrency)
-    timeout = options.timeout
+    timeout, slack = options.timeout, max(DEADLINE_SLACK, options.timeout * DEADLINE_SHARE)
 
     async def worker() -> None:
         current = _Attempt()
@@ -379,8 +382,8 @@ async def run_suite(
                         while position - ordered.next >= run_ahead:
                             await anyio.sleep(_ROOM_POLL)
                     deadline = clock() + timeout
-                    if not deadline <= armed <= deadline + DEADLINE_SLACK:
-                        armed = scope.deadline = deadline + DEADLINE_SLACK  # kept for what follows
+                    if not deadline <= armed <= deadline + slack:
+                        armed = scope.deadline = deadline + slack  # kept for what follows
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
                     outcome = await run_attempt(suite, index, attempt, run, registry, current)
