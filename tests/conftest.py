@@ -17,6 +17,24 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ORACLES = REPO_ROOT.parent / "shared" / "oracles"
 
 
+@pytest.fixture(autouse=True)
+def _constructed_reports_are_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run a test finishes in this process returns a report that the run constructed
+    without validating (``report.plain``): each is checked against validating it."""
+    from tests.helpers.constructed import assert_constructed_as_validated
+
+    from goldgate import streaming
+
+    finish = streaming.finish_report
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        report = finish(*args, **kwargs)
+        assert_constructed_as_validated(report)
+        return report
+
+    monkeypatch.setattr(streaming, "finish_report", checked)
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT

@@ -144,11 +144,11 @@ def _dataset_record(suite: EvaluationSuite | GoldSuite, gold: GoldSuite) -> Data
     reviewed revision); an in-memory suite is a dataset of its own."""
     if gold.dataset is not None:
         identity = gold.dataset
-        return DatasetRecord(
+        return DatasetRecord.model_construct(
             name=identity.name, revision=identity.revision, fingerprint=identity.fingerprint
         )
     revision = suite.revision if isinstance(suite, EvaluationSuite) else None
-    return DatasetRecord(
+    return DatasetRecord.model_construct(
         name=gold.name, revision=revision or gold.fingerprint, fingerprint=gold.fingerprint
     )
 
@@ -172,19 +172,19 @@ async def evaluate(
     registry = ScorerRegistry(scorers)
     gold = _gold_suite(suite, variant, metrics)
     _require_scorers(gold, registry)
-    target = TargetRecord(
+    target = TargetRecord.model_construct(
         kind="python-api", workflow_revision=variant.revision, live=False, identity={}
     )
     header = RunHeader(
         dataset=_dataset_record(suite, gold),
-        variant=VariantRecord(
+        variant=VariantRecord.model_construct(
             name=variant.name,
             revision=variant.revision,
             configuration_revision=variant.configuration_revision,
         ),
-        options=OptionsRecord(
+        options=OptionsRecord.model_construct(
             max_concurrency=max_concurrency,
-            timeout=timeout,
+            timeout=float(timeout),
             repeat=1,
             suites=(gold.name,),
             live=False,
@@ -279,7 +279,7 @@ async def open_application(
 
 
 def dataset_record(dataset: Dataset, display_path: str | None) -> DatasetRecord:
-    return DatasetRecord(
+    return DatasetRecord.model_construct(
         name=dataset.name,
         revision=dataset.revision,
         fingerprint=dataset.fingerprint,

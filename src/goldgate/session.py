@@ -152,11 +152,11 @@ class Session:
         return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=self.variant,
-            options=OptionsRecord(
+            options=OptionsRecord.model_construct(
                 max_concurrency=self.options.max_concurrency,
-                timeout=self.options.timeout,
+                timeout=float(self.options.timeout),
                 repeat=self.options.repeat,
-                suites=self.request.suites,
+                suites=tuple(self.request.suites),
                 live=self.request.live,
                 include_details=True,
                 shard=f"{self.request.shard[0]}/{self.request.shard[1]}"
@@ -308,7 +308,7 @@ def prepare_session(request: RunRequest) -> Session:
         if skip_reason is None and suite.workflow not in targets:
             target.load()
             targets[suite.workflow] = target
-        record = TargetRecord(
+        record = TargetRecord.model_construct(
             kind=workflow.target.kind,
             workflow_revision=workflow.revision,
             live=workflow.live,
@@ -335,7 +335,7 @@ def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) ->
     from goldgate.identity import DEFAULT_VARIANT, variant_revision
 
     digest = settings.configuration_digest
-    return VariantRecord(
+    return VariantRecord.model_construct(
         name=request.variant or DEFAULT_VARIANT,
         revision=variant_revision(request.variant_revision, project, request.environ, digest),
         configuration_revision=digest,

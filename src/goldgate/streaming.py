@@ -35,10 +35,12 @@ from goldgate.report.models import (
     OptionsRecord,
     ReplayRecord,
     Report,
+    ScorerRecord,
     SuiteRecord,
     TargetRecord,
     VariantRecord,
 )
+from goldgate.report.plain import record_json
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry
 
@@ -89,20 +91,24 @@ class RunHeader:
     replay_of: ReplayRecord | None = None
 
     def as_json(self) -> dict[str, Any]:
-        replay = {} if self.replay_of is None else {"replay_of": self.replay_of.model_dump()}
+        replay = {} if self.replay_of is None else {"replay_of": record_json(self.replay_of)}
         return {
             "format": REPORT_FORMAT,
             "goldgate_version": __version__,
             "started_at": self.started.isoformat(),
-            "dataset": self.dataset.model_dump(mode="json"),
-            "variant": self.variant.model_dump(mode="json"),
-            "options": self.options.model_dump(mode="json"),
-            "scorers": [
-                {"name": name, "revision": revision}
-                for name, revision in sorted(self.registry.revisions().items())
-            ],
+            "dataset": record_json(self.dataset),
+            "variant": record_json(self.variant),
+            "options": record_json(self.options),
+            "scorers": [record_json(scorer) for scorer in self.scorers()],
             **replay,
         }
+
+    def scorers(self) -> tuple[ScorerRecord, ...]:
+        """The custom scorers registered, by name."""
+        return tuple(
+            ScorerRecord.model_construct(name=name, revision=revision)
+            for name, revision in sorted(self.registry.revisions().items())
+        )
 
 
 class ReportRun:
@@ -142,7 +148,7 @@ class ReportRun:
                 "workflow": suite.workflow,
                 "flow": suite.flow,
                 "step": suite.step,
-                "target": job.target.model_dump(mode="json"),
+                "target": record_json(job.target),
                 "cases_source": suite.cases_source,
                 "status": status,
                 "skip_reason": job.skip_reason,
@@ -150,7 +156,7 @@ class ReportRun:
                 "case_count": len(suite.cases),
                 "whole_case_count": suite.whole_case_count,
                 "metric_definitions": [
-                    metric.model_dump(mode="json", by_alias=True) for metric in suite.metrics
+                    record_json(metric, by_alias=True) for metric in suite.metrics
                 ],
             }
         )
@@ -265,13 +271,29 @@ def finish_report(
     verdict = run_verdict(
         suites, interruption is not None, sum(suite.adjudication for suite in suites)
     )
-    tail = {
-        "complete": interruption is None,
-        "interruption": interruption,
-        "finished_at": now().isoformat(),
-        "duration_seconds": round(duration, 6),
-        "verdict": verdict.model_dump(mode="json"),
-    }
-    writer.tail(tail)
-    head = {**header.as_json(), "suites": [], **tail}
-    return Report.model_validate(head).model_copy(update={"suites": suites})
+    finished_at, seconds = now().isoformat(), round(duration, 6)
+    writer.tail(
+        {
+            "complete": interruption is None,
+            "interruption": interruption,
+            "finished_at": finished_at,
+            "duration_seconds": seconds,
+            "verdict": record_json(verdict),
+        }
+    )
+    # Constructed from the records the run built (report.plain), not validated again.
+    return Report.model_construct(
+        goldgate_version=__version__,
+        started_at=header.started.isoformat(),
+        dataset=header.dataset,
+        variant=header.variant,
+        options=header.options,
+        scorers=header.scorers(),
+        replay_of=header.replay_of,
+        suites=suites,
+        complete=interruption is None,
+        interruption=interruption,
+        finished_at=finished_at,
+        duration_seconds=seconds,
+        verdict=verdict,
+    )

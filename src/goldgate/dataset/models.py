@@ -53,7 +53,7 @@ _M = TypeVar("_M", bound=BaseModel)
 
 
 class _Gold(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
 
 class Envelope(_Gold):

@@ -85,7 +85,7 @@ class EvalPlan:
         fingerprint = dataset_fingerprint(
             EVALS_DATASET, [suite.gold.fingerprint for suite in self.suites]
         )
-        return DatasetRecord(
+        return DatasetRecord.model_construct(
             name=EVALS_DATASET,
             revision=fingerprint[: len("sha256:") + 12],
             fingerprint=fingerprint,
@@ -307,7 +307,7 @@ def _suite(
         # suite's cases all come from one file (cases_source names it).
         lines=tuple(case.function.line for case in cases) if len(files) == 1 else (),
     )
-    target = TargetRecord(
+    target = TargetRecord.model_construct(
         kind=TARGET_KIND,
         workflow_revision=None,
         live=bool(live_evals),

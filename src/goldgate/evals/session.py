@@ -70,10 +70,12 @@ def _plan(
 def _header(plan: EvalPlan, options: RunOptions, datasets: Sequence[str], live: bool) -> RunHeader:
     return RunHeader(
         dataset=plan.dataset(),
-        variant=VariantRecord(name=VARIANT, revision=plan.revision, configuration_revision=None),
-        options=OptionsRecord(
+        variant=VariantRecord.model_construct(
+            name=VARIANT, revision=plan.revision, configuration_revision=None
+        ),
+        options=OptionsRecord.model_construct(
             max_concurrency=options.max_concurrency,
-            timeout=options.timeout,
+            timeout=float(options.timeout),
             repeat=options.repeat,
             suites=tuple(datasets),
             live=live,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from goldgate.adjudication.verdicts import note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation, GoldFields
@@ -29,10 +29,12 @@ from goldgate.report.models import (
     CountsRecord,
     MetricResult,
     SuiteRecord,
+    SuiteVerdict,
     TargetRecord,
     ThresholdRecord,
     VerdictRecord,
 )
+from goldgate.report.plain import record_json
 from goldgate.scoring import CheckOutcome, Observation, ObservationStatus, compute_metric
 
 ATTEMPT_STATUSES = ("completed", "failed", "timed_out", "skipped", "cancelled")
@@ -296,10 +298,12 @@ class SuiteCollector:
             )
         )
         thresholds = _thresholds(suite.thresholds, summary, metrics)
-        counts = CountsRecord(
+        counts = CountsRecord.model_construct(
             attempts={status: self.attempts[status] for status in ATTEMPT_STATUSES},
             checks={outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
         )
+        verdict: SuiteVerdict
+        status: Literal["ran", "skipped", "not_started"]
         if skipped:
             verdict, status = "skipped", "skipped"
         elif not started:
@@ -307,7 +311,9 @@ class SuiteCollector:
         else:
             status = "ran"
             verdict = _verdict(counts, thresholds, bool(suite.thresholds))
-        return SuiteRecord(
+        # Constructed, not validated: every value is built here, of its declared type
+        # (report.plain; tests/report/test_plain.py validates what runs construct).
+        return SuiteRecord.model_construct(
             name=suite.name,
             fingerprint=suite.fingerprint,
             workflow=suite.workflow,
@@ -320,13 +326,17 @@ class SuiteCollector:
             repeat=self.repeat,
             case_count=len(suite.cases),
             whole_case_count=suite.whole_case_count,
-            metric_definitions=suite.metrics,
+            metric_definitions=tuple(suite.metrics),
             attempt_count=self.count,
             cases=(),
             counts=counts,
-            summary=summary,
+            summary={
+                key: None if value is None else float(value) for key, value in summary.items()
+            },
             adjudication=self.figures.adjudication,
-            adjudication_queue=tuple(self.queue),
+            adjudication_queue=tuple(
+                AwaitingRecord.model_construct(**entry) for entry in self.queue
+            ),
             metrics=metrics,
             thresholds=thresholds,
             verdict=verdict,
@@ -339,26 +349,20 @@ _HEAD_FIELDS = {
 }  # fmt: skip
 
 
+_TAIL_FIELDS = {
+    "attempt_count", "counts", "summary", "adjudication", "adjudication_queue", "metrics",
+    "thresholds", "verdict",
+}  # fmt: skip
+
+
 def suite_head(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says before its cases."""
-    return record.model_dump(mode="json", by_alias=True, include=_HEAD_FIELDS)
+    return record_json(record, by_alias=True, include=_HEAD_FIELDS)
 
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
-    return record.model_dump(
-        mode="json",
-        include={
-            "attempt_count",
-            "counts",
-            "summary",
-            "adjudication",
-            "adjudication_queue",
-            "metrics",
-            "thresholds",
-            "verdict",
-        },
-    )
+    return record_json(record, include=_TAIL_FIELDS)
 
 
 @cache
@@ -396,10 +400,10 @@ def _thresholds(
             name, _, figure = key.rpartition(".")
             actual = _metric_figure(by_name.get(name), figure)
         records.append(
-            ThresholdRecord(
+            ThresholdRecord.model_construct(
                 key=key,
-                minimum=minimum,
-                actual=actual,
+                minimum=float(minimum),
+                actual=None if actual is None else float(actual),
                 held=actual is not None and actual >= minimum,
             )
         )
@@ -416,7 +420,9 @@ def _metric_figure(metric: Any, figure: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _verdict(counts: CountsRecord, thresholds: Sequence[ThresholdRecord], gated: bool) -> str:
+def _verdict(
+    counts: CountsRecord, thresholds: Sequence[ThresholdRecord], gated: bool
+) -> SuiteVerdict:
     if counts.attempts["cancelled"]:
         return "incomplete"
     if counts.attempts["failed"] or counts.attempts["timed_out"]:
@@ -452,7 +458,7 @@ def run_verdict(
     meaning = EXIT_CODE_MEANINGS[code]
     if code is ExitCode.PASSED and not evaluated:
         meaning = NOTHING_EVALUATED
-    return VerdictRecord(
+    return VerdictRecord.model_construct(
         passed=code is ExitCode.PASSED,
         exit_code=int(code),
         meaning=meaning,

@@ -82,7 +82,9 @@ class Observation:
 
 
 class _Result(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first validation: a run constructs its records without validating them and
+    # writes them with report.plain, so that no run pays for building these models.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class UnavailableCounts(_Result):
