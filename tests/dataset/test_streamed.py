@@ -230,6 +230,50 @@ def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return lengths
 
 
+@pytest.fixture
+def read_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No case is kept from the check (``KEPT_BYTES``): every case is read back."""
+    from goldgate.dataset import store
+
+    monkeypatch.setattr(store, "KEPT_BYTES", 0)
+
+
+def test_the_first_cases_checked_are_kept_and_read_no_more(
+    gold_project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cases up to ``KEPT_BYTES`` of the file are kept as checked: the run reads nothing for
+    them, even after the file changed, and gets what reading them back would give; the
+    cases past them are read back (and a change is noticed there)."""
+    from goldgate.dataset import store
+
+    project = _big_project(gold_project, 300)
+    path: Path = project.root / project.CASE_FILE
+    size = path.stat().st_size
+    monkeypatch.setattr(store, "KEPT_BYTES", size // 2)
+    suite = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
+    whole = _whole_file_suite(project, "filed")
+    data = path.read_bytes()
+    with path.open("r+b") as handle:  # in place: every case changes
+        handle.write(data.replace(b'"extra-', b'"EXTRA-'))
+    reads = _counted_reads(monkeypatch)
+
+    kept: list[Any] = []
+    refused: GoldChangedError | None = None
+    for index in range(len(suite.cases)):
+        try:
+            kept.append(suite.attempt_gold(index))
+        except GoldChangedError as error:
+            refused = error
+            break
+    assert re.search(r"filed\.json:\d+: the case file changed", str(refused))
+    assert len(reads) == 1  # only the first case past the kept ones was read: refused
+    assert 100 < len(kept) < 200  # about half the file's bytes
+    assert [case.id for case, _ in kept] == [case.id for case in whole.cases[: len(kept)]]
+    assert [compiled for _, compiled in kept] == list(whole.compiled[: len(kept)])
+    assert suite.attempt_gold(3) is kept[3]  # its attempts, and the report, read the same
+
+
+@pytest.mark.usefixtures("read_back")
 def test_cases_read_in_order_share_one_read_ahead(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,6 +311,7 @@ def test_a_case_read_out_of_order_reads_only_itself(
     assert max(reads) < 4096
 
 
+@pytest.mark.usefixtures("read_back")
 def test_a_case_rewritten_after_its_read_ahead_is_refused_past_it(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

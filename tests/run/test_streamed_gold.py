@@ -1,12 +1,15 @@
-"""Gold in case files is streamed: checked case by case, read back as the run goes. Through
-the real CLI: a large case file runs as the same gold inline does, and a case file rewritten
-in place during the run ends it with one sentence and exit 2, leaving no report."""
+"""Gold in case files is streamed: checked case by case, read back as the run goes (past the
+first cases, which are kept as checked). Through the real CLI: a large case file runs as the
+same gold inline does, and a case file rewritten in place during the run ends it with one
+sentence and exit 2 at the first case read back after the change, leaving no report."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+from goldgate.dataset.store import KEPT_BYTES
 
 from .support import Project
 
@@ -22,17 +25,19 @@ async def handle(request):
         path = pathlib.Path("evaluation/cases/many.json")
         data = path.read_bytes()
         with path.open("r+b") as handle:
-            handle.write(data.replace(b"case-0290", b"case-029X"))
+            handle.write(data.replace(b"case-0590", b"case-059X"))
     label = request["envelope"]["payload"]["label"]
     return {"execution": {"status": "completed"}, "payload": {"label": label}}
 '''
 
 
-def _cases(count: int) -> list[dict[str, Any]]:
+def _cases(count: int, padding: int = 0) -> list[dict[str, Any]]:
+    metadata = {"padding": "x" * padding} if padding else {}
     return [
         {
             "id": f"case-{index:04d}",
-            "input": {"payload": {"label": "billing" if index % 3 else "tech"}, "metadata": {}},
+            "input": {"payload": {"label": "billing" if index % 3 else "tech"},
+                      "metadata": metadata},
             "expectations": [
                 {"name": "label", "path": "/payload/label", "expected": "billing"},
                 {"name": "said", "path": "/payload/label", "comparison": "text",
@@ -43,12 +48,14 @@ def _cases(count: int) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def _project_with_case_file(project: Project, target: str, count: int) -> Project:
+def _project_with_case_file(
+    project: Project, target: str, count: int, padding: int = 0
+) -> Project:
     (project.root / "gold_app.py").write_text(target)
     project.workflows["gold"] = {"revision": "g-1", "target": {"python": "gold_app:handle"}}
     cases_path = project.root / "evaluation" / "cases" / "many.json"
     cases_path.parent.mkdir(parents=True)
-    cases_path.write_text(json.dumps(_cases(count), indent=1))
+    cases_path.write_text(json.dumps(_cases(count, padding), indent=1))
     project.suites.append({"name": "many", "workflow": "gold", "cases": "cases/many.json"})
     return project.write()
 
@@ -83,7 +90,11 @@ def test_a_case_file_runs_as_the_same_gold_inline(project: Project, tmp_path: Pa
 
 
 def test_a_case_file_rewritten_during_the_run_ends_it_with_exit_2(project: Project) -> None:
-    rewriting = _project_with_case_file(project, REWRITING_TARGET, 600)
+    """The first cases, up to ``KEPT_BYTES`` of the file, are kept as they were checked;
+    the rewritten case, past them, is read back and refused."""
+    rewriting = _project_with_case_file(project, REWRITING_TARGET, 600, padding=8000)
+    case_file = rewriting.root / "evaluation" / "cases" / "many.json"
+    assert case_file.stat().st_size * 590 // 600 > KEPT_BYTES  # case-0590 is read back
     result, report = rewriting.evaluate("--max-concurrency", "1")
 
     assert result.code == 2, result.stderr

@@ -6,11 +6,14 @@ only where each case's bytes are, so memory does not grow with the gold. ``LazyC
 back (one ``pread``), checked against its checksum, parsed and built again without validating
 (the bytes are those that validated) when asked for, and its expectations compiled once per
 read. The runner asks in order, a few at a time, so a small cache of recent cases serves
-every attempt of a case and the report's record of it.
+every attempt of a case and the report's record of it. The first cases this process checked
+itself, up to ``KEPT_BYTES`` of the file, are kept as checked instead, until the run reads
+them: small gold is then never read twice.
 
 The file stays open from the check to the end of the run: a file replaced since (an editor's
 save, a checkout) is still read as it was checked; a file rewritten in place is noticed by the
-checksums of the cases read after the change and ends the run with ``GoldChangedError``.
+checksums of the cases read back after the change and ends the run with ``GoldChangedError``
+(a kept case is the gold that was checked: nothing is read for it).
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ __all__ = [
 
 _CACHED = 512
 """Cases kept once read: more than run at once, so each is read about once per run."""
+KEPT_BYTES = 4 << 20
+"""Cases this process checked are kept, as the run reads them, until their bytes in the case
+file add up to this (objects of about 3 KB for a typical case of 500 bytes): the run reads
+them without reading, parsing and compiling them again. The rest are read back."""
 KEPT_PATTERNS = 1 << 17
 """Compiled patterns kept from the check for the run (about 40 MB at most): gold with more
 patterns compiles the rest again when their cases are read back."""
@@ -209,6 +216,9 @@ class CaseStore:
         self._gold: OrderedDict[int, tuple[RecordedCase, tuple[CompiledExpectation, ...]]] = (
             OrderedDict()
         )
+        self._kept: dict[int, tuple[RecordedCase, tuple[CompiledExpectation, ...]]] = {}
+        """Cases the check kept (``KEPT_BYTES``), until the run reads each."""
+        self._kept_bytes = 0
         self.patterns: dict[str, re.Pattern[str]] = {}
         """Patterns the check compiled (here, or in a helper: ``adopt``), each taken by the
         first case that uses it."""
@@ -237,8 +247,15 @@ class CaseStore:
         length: int,
         checksum: int,
         line: int,
+        checked: Any = None,
     ) -> None:
-        """One more case, where it is and its expectations as the check compiled them."""
+        """One more case, where it is and its expectations as the check compiled them;
+        ``checked``: the case as this process parsed and checked it, kept while there is
+        room (``KEPT_BYTES``)."""
+        if checked is not None and self._kept_bytes + length <= KEPT_BYTES:
+            self._kept_bytes += length
+            self._kept[len(self.ids)] = (RecordedCase.of(checked), compiled)
+            compiled = ()  # its patterns are kept with it
         for expectation in compiled:
             if expectation.text is not None and len(self.patterns) < KEPT_PATTERNS:
                 for assertion in expectation.text.assertions:
@@ -278,8 +295,10 @@ class CaseStore:
         with self._lock:
             entry = self._gold.get(index)
             if entry is None:
-                case = RecordedCase.of(self._bytes_parsed(index))
-                entry = (case, compile_expectations(case.expectations, self.patterns))
+                entry = self._kept.pop(index, None)
+                if entry is None:
+                    case = RecordedCase.of(self._bytes_parsed(index))
+                    entry = (case, compile_expectations(case.expectations, self.patterns))
                 _remember(self._gold, index, entry)
             return entry
 
@@ -287,7 +306,7 @@ class CaseStore:
         """Case ``index`` as a report records it, for an attempt that never started: read
         back without models and without compiling (see ``RecordedCase``)."""
         with self._lock:
-            entry = self._gold.get(index)
+            entry = self._gold.get(index) or self._kept.get(index)
             return entry[0] if entry is not None else RecordedCase.of(self._bytes_parsed(index))
 
     def compiled(self, index: int) -> tuple[CompiledExpectation, ...]:

@@ -155,8 +155,9 @@ def _check_cases(
             else:
                 raw = element.value
                 compiled = check(raw, position)
-                checked = _Checked(raw["id"], compiled, element._replace(value=None),
-                                   canonical_bytes(raw, has_floats=element.has_floats))  # fmt: skip
+                canonical = canonical_bytes(raw, has_floats=element.has_floats)
+                place = element._replace(value=None)
+                checked = _Checked(raw["id"], compiled, place, canonical, raw)
                 if waiting:
                     waiting.append(checked)
                 else:
@@ -187,12 +188,14 @@ this process waits for the answer (a starved helper must not make memory grow)."
 
 @dataclass(frozen=True, slots=True)
 class _Checked:
-    """A case checked here: its id, compiled expectations, place and canonical bytes."""
+    """A case checked here: its id, compiled expectations, place, canonical bytes and the
+    case as parsed (which the store may keep for the run)."""
 
     id: str
     compiled: tuple[CompiledExpectation, ...]
     element: Element
     canonical: bytes
+    value: Any
 
     def ready(self) -> bool:
         return True
@@ -235,7 +238,7 @@ class _Taken:
         self.has_text = self.has_text or has_text
         self.scorers.update(scorers)
         self.store.add(case.id, case.compiled, element.offset, element.length,
-                       element.checksum, element.line)  # fmt: skip
+                       element.checksum, element.line, case.value)  # fmt: skip
 
     def add(self, item: _Checked | _Sent) -> None:
         if isinstance(item, _Checked):
