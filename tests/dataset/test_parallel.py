@@ -120,6 +120,23 @@ def test_the_patterns_a_helper_compiled_are_not_compiled_again_for_the_run(
     same_gold(helped, _sequential(project))
 
 
+def test_the_patterns_kept_for_the_run_are_bounded(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``KEPT_PATTERNS``, neither side keeps a pattern: those cases compile theirs when
+    they are read back, and the run reads the same gold."""
+    from goldgate.dataset import store
+
+    monkeypatch.setattr(store, "KEPT_PATTERNS", 20)
+    monkeypatch.setattr(store, "KEPT_BYTES", 0)
+    patterns._compile.cache_clear()  # type: ignore[attr-defined]  # the helper compiles anew
+    project = _project(gold_project, 120)
+    helped = _load(project)
+    assert isinstance(helped.cases, store.LazyCases)
+    assert len(helped.cases.store.patterns) == 20  # reached with the helper's patterns
+    same_gold(helped, _sequential(project))
+
+
 def test_bad_gold_in_a_helpers_batch_is_worded_by_the_whole_file_path(
     gold_project: Any, small_batches: list[parallel.Helper]
 ) -> None:
