@@ -61,12 +61,14 @@ def freeze(value: JsonValue) -> FrozenJson:
     return value  # type: ignore[no-any-return]
 
 
-_SCALARS = (str, int, float, bool, type(None))
+JSON_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""The exact types of JSON's scalars as Python holds them (``type(value) in JSON_SCALARS``:
+subclasses, such as a str enum, are not among them)."""
 
 
 def thaw(value: FrozenJson | JsonValue) -> JsonValue:
     """A plain, JSON-serialisable copy of a (possibly frozen) JSON value."""
-    if type(value) in _SCALARS:  # the common case, without the abstract-class checks below
+    if type(value) in JSON_SCALARS:  # the common case, without the abstract-class checks below
         return value
     if isinstance(value, Mapping):
         return {key: thaw(item) for key, item in value.items()}

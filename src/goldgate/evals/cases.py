@@ -25,6 +25,7 @@ from goldgate.adjudication.store import read_lines
 from goldgate.dataset.compiled import compile_text
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import UNSET, EvalFunction
+from goldgate.jsonvalue import JSON_SCALARS
 from goldgate.problems import display_path
 from goldgate.scoring.text import text_expected_problem
 
@@ -91,26 +92,23 @@ class EvalCase(NamedTuple):
 
 
 def _is_flat(value: Any) -> bool:
-    """Whether plain JSON ``value`` is a scalar, or an object or array of scalars only."""
+    """Whether plain JSON ``value`` is a scalar, or an object or array of scalars only (plain
+    JSON: its floats are finite, so a scalar here is one the orjson round trip keeps)."""
     kind = type(value)
     if kind is dict:
         items: Any = value.values()
     elif kind is list:
         items = value
     else:
-        return kind in _SCALARS
-    return set(map(type, items)) <= _SCALARS  # in C: no generator a case
-
-
-_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
-"""Scalar types of JSON (``_is_flat`` sees plain JSON only: its floats are finite)."""
+        return kind in JSON_SCALARS
+    return set(map(type, items)) <= JSON_SCALARS  # in C: no generator a case
 
 
 def fresh(value: Any) -> Any:
     """A copy of ``value`` that shares nothing mutable with it: plain JSON containers copied
     directly (several times faster than ``copy.deepcopy``), anything else deep-copied."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in JSON_SCALARS:
         return value
     if kind is dict:
         return {key: fresh(item) for key, item in value.items()}

@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["record_json"]
+from goldgate.jsonvalue import JSON_SCALARS
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+__all__ = ["record_json"]
 
 
 def record_json(
@@ -41,7 +41,7 @@ def record_json(
 
 def _json_value(value: Any, by_alias: bool) -> Any:
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in JSON_SCALARS:
         return value
     if isinstance(value, BaseModel):
         return record_json(value, by_alias=by_alias)
