@@ -37,26 +37,33 @@ def test_an_attempt_is_not_cut_short_by_the_deadline_of_the_one_before() -> None
     assert [outcome.status for outcome in delivered] == ["completed"] * 3
 
 
-def test_many_quick_attempts_then_a_slow_one_is_stopped_at_its_own_deadline() -> None:
+def _quick_then_slow(count: int, timeout: float) -> tuple[list[AttemptOutcome], float, float]:
+    """``count`` attempts, all instant but the last, which asks for 30 s: what was delivered,
+    how long the last one ran and how long the whole run took."""
     started: dict[int, float] = {}
 
     async def run(envelope: Any) -> dict[str, Any]:
         index = envelope["payload"]["index"]
         started[index] = time.monotonic()
-        if index == 499:
+        if index == count - 1:
             await anyio.sleep(30)
         return {"payload": {"index": index}}
 
     before = time.monotonic()
-    delivered = _run(500, run, timeout=0.4)
-    elapsed = time.monotonic() - started[499]
+    delivered = _run(count, run, timeout=timeout)
+    done = time.monotonic()
+    return delivered, done - started[count - 1], done - before
+
+
+def test_many_quick_attempts_then_a_slow_one_is_stopped_at_its_own_deadline() -> None:
+    delivered, elapsed, whole = _quick_then_slow(500, timeout=0.4)
 
     assert [outcome.status for outcome in delivered[:-1]] == ["completed"] * 499
     assert delivered[-1].status == "timed_out"
     assert delivered[-1].reason == "no result within the 0.4 s deadline"
     # Never before its own deadline, whatever deadline the quick ones left behind.
     assert elapsed >= 0.4 - 0.002
-    assert time.monotonic() - before < 20  # and not the 30 s it asked for
+    assert whole < 20  # and not the 30 s it asked for
 
 
 @pytest.mark.parametrize(
@@ -99,17 +106,7 @@ def test_a_slow_attempt_is_stopped_within_the_share_of_its_timeout(
     for its first attempt, 0.2 s past that attempt's own, still holds when the slow attempt
     starts just after, so that attempt runs for its 0.4 s and up to the slack beyond."""
     monkeypatch.setattr(runner, "DEADLINE_SHARE", 0.5)  # 0.2 s of a 0.4 s timeout
-    started: dict[int, float] = {}
-
-    async def run(envelope: Any) -> dict[str, Any]:
-        index = envelope["payload"]["index"]
-        started[index] = time.monotonic()
-        if index == 99:
-            await anyio.sleep(30)
-        return {"payload": {"index": index}}
-
-    delivered = _run(100, run, timeout=0.4)
-    elapsed = time.monotonic() - started[99]
+    delivered, elapsed, _ = _quick_then_slow(100, timeout=0.4)
 
     assert delivered[-1].status == "timed_out"
     assert elapsed >= 0.5  # the first attempt's deadline, kept: 0.6 s after it started
