@@ -3,8 +3,8 @@
 Heavy modules are imported inside the commands so that ``goldgate --help`` starts fast.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typer reads the hints of every command at
+# start-up, and string annotations would be compiled again by eval() on every run.
 import contextlib
 import os
 import signal

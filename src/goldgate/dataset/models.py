@@ -4,8 +4,8 @@ Every model refuses unknown keys (a typo must not silently disable a check) and 
 ``Expectation`` also accepts the seed's positional form for the Python API.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not strings (no `from __future__ import annotations`):
+# pydantic would otherwise eval() every field's annotation when a process defines the models.
 import re
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, TypeVar

@@ -10,8 +10,8 @@ joins them back into flat attempt and check views (with ``actual`` and ``expecte
 that reads reports.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not strings (no `from __future__ import annotations`):
+# pydantic would otherwise eval() every field's annotation when a process defines the models.
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal

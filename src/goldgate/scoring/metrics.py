@@ -15,8 +15,8 @@ Macro averages run over the whole catalog (a label nobody predicted or expected 
 With a support of 0 every ratio is 0.0.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not strings (no `from __future__ import annotations`):
+# pydantic would otherwise eval() every field's annotation when a process defines the models.
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, TypeAlias
