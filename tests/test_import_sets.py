@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,31 @@ def test_importing_one_module_of_a_package_loads_not_its_siblings(
 def test_the_command_line_loads_no_event_loop_before_a_command_runs() -> None:
     # `goldgate --version` and `--help` start with typer alone.
     assert _loaded("import goldgate.cli", ("asyncio", "concurrent.futures")) == []
+
+
+def test_a_whole_evals_run_loads_no_parameter_adapters_nor_package_metadata(
+    tmp_path: Path,
+) -> None:
+    # typer 0.29 built a pydantic TypeAdapter per option, and with them pydantic's plugin
+    # loader read every installed package's entry points: about 15 ms of every start-up.
+    (tmp_path / "eval_one.py").write_text(
+        "from goldgate.evals import eval, EvalContext\n\n"
+        "@eval(dataset='one', input='hi')\n"
+        "def echo(ctx: EvalContext):\n"
+        "    ctx.output = ctx.input\n"
+        "    assert ctx.output == 'hi'\n"
+    )
+    names = ("typer._adapters", "pydantic.plugin._loader", "importlib.metadata")
+    code = (
+        "import sys, goldgate.cli\n"
+        "sys.argv = ['goldgate', 'evals', 'run', 'eval_one.py', '--output', 'report.json']\n"
+        "try:\n    goldgate.cli.main()\nexcept SystemExit as done:\n    code = done.code\n"
+        f"print(__import__('json').dumps([code, [n for n in {names!r} if n in sys.modules]]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []], done.stderr
 
 
 def test_lazy_package_names_are_the_modules_objects() -> None:

@@ -326,7 +326,7 @@ def test_a_file_name_with_a_newline_is_shown_escaped(gold_project: Any, run_cli:
     [
         pytest.param(
             ("--repeat", "10001"),
-            "Invalid value for '--repeat': Input should be less than or equal to 10000",
+            "Invalid value for '--repeat': 10001 is not in the range 1<=x<=10000.",
             id="repeat",
         ),
         pytest.param(
