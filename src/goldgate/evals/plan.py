@@ -27,8 +27,8 @@ from goldgate.dataset.models import Case, Envelope, Expectation, constructed
 from goldgate.dataset.store import (
     RecordedCase,
     RecordedCases,
-    RecordedEnvelope,
     RecordedExpectation,
+    new_recorded_case,
 )
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import EvalFunction
@@ -209,15 +209,8 @@ class EvalCases(RecordedCases):
         case, compiled = self._cases[index], self._compiled[index]
         envelope = case.envelope
         expectations = _PASS_ONLY_RECORDED if compiled is PASS_ONLY else _recorded(compiled)
-        return _new_tuple(
-            RecordedCase,
-            (
-                case.case_id,
-                None,
-                None,
-                _new_tuple(RecordedEnvelope, (envelope["payload"], envelope["metadata"])),
-                expectations,
-            ),
+        return new_recorded_case(
+            case.case_id, None, None, envelope["payload"], envelope["metadata"], expectations
         )
 
     @property
@@ -232,7 +225,6 @@ def _recorded(compiled: Sequence[CompiledExpectation]) -> tuple[RecordedExpectat
     )
 
 
-_new_tuple = tuple.__new__
 _PASS_ONLY_RECORDED: Final = _recorded(PASS_ONLY)
 _ENVELOPE_FIELDS: Final = frozenset({"payload", "metadata"})
 _CASE_SET: Final = frozenset({"id", "input", "expectations", "family", "split"})
