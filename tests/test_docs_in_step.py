@@ -171,3 +171,19 @@ def test_the_readme_shows_the_comment_the_renderer_writes(repo_root: Path, readm
     shown = [line.removeprefix(">").removeprefix(" ") for line in quoted.group(1).splitlines()]
     assert shown == golden.splitlines()[: len(shown)]
     assert len(shown) >= 5
+
+
+def test_the_readme_states_the_engines_limits_as_the_code_sets_them(readme: str) -> None:
+    from goldgate.dataset.parallel import MAX_HELPERS, PARALLEL_FROM
+    from goldgate.dataset.store import KEPT_BYTES
+    from goldgate.execution.runner import RUN_AHEAD
+
+    text = " ".join(readme.split())
+    cores = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}[MAX_HELPERS + 1]
+    for stated in (
+        f"a case file of more than {PARALLEL_FROM:,} cases is checked on every core",
+        f"up to {cores}: helper processes forked from goldgate",
+        f"keeps at most {RUN_AHEAD:,} finished attempts waiting",
+        f"up to {KEPT_BYTES // 2**20} MiB of it",
+    ):
+        assert stated in text, stated
