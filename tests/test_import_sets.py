@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from goldgate.report.io import read_report
+
 SETTINGS_AND_GOLD_LOADING = (
     "yaml",
     "goldgate.settings",
@@ -65,7 +67,8 @@ def test_the_evals_engine_loads_neither_settings_nor_other_targets() -> None:
         ("goldgate.scoring.outcomes", ("pydantic", "goldgate.scoring.metrics", "goldgate.dataset")),
         ("goldgate.execution.targets.base", ("anyio", *OTHER_TARGET_KINDS, "goldgate.settings")),
         ("goldgate.settings.models", ("yaml", "goldgate.settings.load")),
-        ("goldgate.report.build", ("goldgate.settings", "goldgate.dataset.load")),
+        ("goldgate.report.build", ("pydantic", "goldgate.settings", "goldgate.dataset.load")),
+        ("goldgate.streaming", ("pydantic", "goldgate.report.models", "goldgate.dataset.models")),
     ],
 )
 def test_importing_one_module_of_a_package_loads_not_its_siblings(
@@ -79,25 +82,47 @@ def test_the_command_line_loads_no_event_loop_before_a_command_runs() -> None:
     assert _loaded("import goldgate.cli", ("asyncio", "concurrent.futures")) == []
 
 
-def test_a_whole_evals_run_loads_no_parameter_adapters_nor_package_metadata(
+def test_a_whole_evals_run_loads_neither_pydantic_nor_parameter_adapters_nor_metadata(
     tmp_path: Path,
 ) -> None:
-    # typer 0.29 built a pydantic TypeAdapter per option, and with them pydantic's plugin
-    # loader read every installed package's entry points: about 15 ms of every start-up.
+    # pydantic and the report's and gold's models cost a third of a small run's start-up
+    # (report.records); typer 0.29 built a pydantic TypeAdapter per option, and with them
+    # pydantic's plugin loader read every installed package's entry points.
+    (tmp_path / "cases.jsonl").write_text(
+        '{"id": "a", "input": "hi", "expect": {"maxLines": 1, "maxChars": 10}}\n'
+        '{"id": "b", "input": "yo", "expect": "a friendly greeting"}\n'
+    )
     (tmp_path / "eval_one.py").write_text(
         "from goldgate.evals import eval, EvalContext\n\n"
-        "@eval(dataset='one', input='hi')\n"
+        "def length(result):\n"
+        "    return {'key': 'length', 'value': min(len(result.output), 10) / 10}\n\n"
+        "@eval(dataset='one', cases='cases.jsonl', evaluators=[length],\n"
+        "      thresholds={'length.mean': 0.1})\n"
         "def echo(ctx: EvalContext):\n"
         "    ctx.output = ctx.input\n"
-        "    assert ctx.output == 'hi'\n"
+        "    ctx.store(scores={'key': 'polite', 'passed': True})\n"
+        "    assert ctx.output in ('hi', 'yo')\n"
     )
-    names = ("typer._adapters", "pydantic.plugin._loader", "importlib.metadata")
-    run = (
-        "import goldgate.cli\n"
-        "sys.argv = ['goldgate', 'evals', 'run', 'eval_one.py', '--output', 'report.json']\n"
-        "try:\n    goldgate.cli.main()\nexcept SystemExit as done:\n    assert done.code == 0\n"
+    names = (
+        "pydantic",
+        "pydantic_core",
+        "annotated_types",
+        "typer._adapters",
+        "importlib.metadata",
     )
-    assert _loaded(run, names, cwd=tmp_path) == []
+    for output in ("text", "json"):
+        run = (
+            "import goldgate.cli\n"
+            f"sys.argv = ['goldgate', 'evals', 'run', 'eval_one.py', '--format', '{output}',\n"
+            f"            '--output', 'report-{output}.json']\n"
+            "try:\n    goldgate.cli.main()\nexcept SystemExit as done:\n    assert done.code == 0\n"
+        )
+        assert _loaded(run, names, cwd=tmp_path) == [], output
+    report = read_report(tmp_path / "report-json.json")
+    [suite] = report.suites
+    assert [e.name for e in suite.cases[0].expectations] == ["pass", "expect", "polite"]
+    assert suite.adjudication == 1
+    assert suite.thresholds[0].held
 
 
 def test_lazy_package_names_are_the_modules_objects() -> None:

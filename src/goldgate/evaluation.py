@@ -21,13 +21,8 @@ from goldgate.execution.runner import RunOptions
 from goldgate.execution.targets import Target, TargetRequest, TargetResponse, build_target
 from goldgate.jsonvalue import FrozenJson
 from goldgate.report.io import parse_report
-from goldgate.report.models import (
-    DatasetRecord,
-    OptionsRecord,
-    Report,
-    TargetRecord,
-    VariantRecord,
-)
+from goldgate.report.models import Report
+from goldgate.report.records import DatasetRecord, OptionsRecord, TargetRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import RegisteredScorer, ScorerRegistry
 from goldgate.settings.load import LoadedSettings, load_settings
@@ -144,12 +139,18 @@ def _dataset_record(suite: EvaluationSuite | GoldSuite, gold: GoldSuite) -> Data
     reviewed revision); an in-memory suite is a dataset of its own."""
     if gold.dataset is not None:
         identity = gold.dataset
-        return DatasetRecord.model_construct(
-            name=identity.name, revision=identity.revision, fingerprint=identity.fingerprint
+        return DatasetRecord(
+            name=identity.name,
+            revision=identity.revision,
+            fingerprint=identity.fingerprint,
+            path=None,
         )
     revision = suite.revision if isinstance(suite, EvaluationSuite) else None
-    return DatasetRecord.model_construct(
-        name=gold.name, revision=revision or gold.fingerprint, fingerprint=gold.fingerprint
+    return DatasetRecord(
+        name=gold.name,
+        revision=revision or gold.fingerprint,
+        fingerprint=gold.fingerprint,
+        path=None,
     )
 
 
@@ -172,23 +173,24 @@ async def evaluate(
     registry = ScorerRegistry(scorers)
     gold = _gold_suite(suite, variant, metrics)
     _require_scorers(gold, registry)
-    target = TargetRecord.model_construct(
+    target = TargetRecord(
         kind="python-api", workflow_revision=variant.revision, live=False, identity={}
     )
     header = RunHeader(
         dataset=_dataset_record(suite, gold),
-        variant=VariantRecord.model_construct(
+        variant=VariantRecord(
             name=variant.name,
             revision=variant.revision,
             configuration_revision=variant.configuration_revision,
         ),
-        options=OptionsRecord.model_construct(
+        options=OptionsRecord(
             max_concurrency=max_concurrency,
             timeout=float(timeout),
             repeat=1,
             suites=(gold.name,),
             live=False,
             include_details=include_details,
+            shard=None,
         ),
         registry=registry,
         started=now(),
@@ -279,7 +281,7 @@ async def open_application(
 
 
 def dataset_record(dataset: Dataset, display_path: str | None) -> DatasetRecord:
-    return DatasetRecord.model_construct(
+    return DatasetRecord(
         name=dataset.name,
         revision=dataset.revision,
         fingerprint=dataset.fingerprint,

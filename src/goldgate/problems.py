@@ -10,12 +10,13 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Protocol
 
 from goldgate.jsonvalue import format_pointer, json_type_name
 from goldgate.textsafe import escape_control, quote
+
+if TYPE_CHECKING:  # annotations only: Python evals run without pydantic
+    from pydantic import ValidationError
 
 
 class Located(Protocol):

@@ -39,6 +39,7 @@ from goldgate.execution.targets import build_target
 from goldgate.identity import project_folder
 from goldgate.memory import collections_paused
 from goldgate.problems import display_path
+from goldgate.report import records
 from goldgate.report.build import SuiteCollector, suite_head, suite_tail
 from goldgate.report.digests import bytes_digest, value_digest
 from goldgate.report.io import (
@@ -49,14 +50,8 @@ from goldgate.report.io import (
     read_report_bytes,
     report_bytes,
 )
-from goldgate.report.models import (
-    CaseRecord,
-    ReplayRecord,
-    Report,
-    SuiteRecord,
-    TargetRecord,
-    not_run_reason,
-)
+from goldgate.report.models import CaseRecord, Report, SuiteRecord, TargetRecord
+from goldgate.report.records import RunReport, from_model, not_run_reason
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import (
     CheckOutcome,
@@ -93,12 +88,12 @@ class ReplaySource:
     def of(cls, report: Report, path: str = "<memory>") -> ReplaySource:
         return cls(report, path, bytes_digest(report_bytes(report)))
 
-    def record(self) -> ReplayRecord:
+    def record(self) -> records.ReplayRecord:
         """The run that measured the latency and usage: a replay of a replay names the
         original run, not the intermediate replay."""
         if self.report.replay_of is not None:
-            return self.report.replay_of
-        return ReplayRecord(path=self.path, digest=self.digest, started_at=self.report.started_at)
+            return from_model(records.ReplayRecord, self.report.replay_of)
+        return records.ReplayRecord(self.path, self.digest, self.report.started_at, True)
 
 
 def load_replay_source(path: Path) -> ReplaySource:
@@ -301,7 +296,7 @@ async def _replay_suite(
     gold: GoldSuite,
     registry: ScorerRegistry,
     writer: ReportWriter,
-) -> SuiteRecord:
+) -> records.SuiteRecord:
     head = saved.model_copy(
         update={
             "fingerprint": gold.fingerprint,
@@ -348,7 +343,9 @@ async def _replay_suite(
                 )
             )
     skip_reason = saved.skip_reason if saved.status == "skipped" else None
-    record = collector.record(saved.target, skip_reason=skip_reason)
+    record = collector.record(
+        from_model(records.TargetRecord, saved.target), skip_reason=skip_reason
+    )
     writer.end_suite(suite_tail(record))
     return record
 
@@ -359,12 +356,12 @@ async def _replay(
     suites: Sequence[GoldSuite],
     registry: ScorerRegistry,
     write: Callable[[bytes], object],
-) -> Report:
+) -> RunReport:
     saved = source.report
     header = RunHeader(
         dataset=dataset_record(dataset, display_path(dataset.path)),
-        variant=saved.variant,
-        options=saved.options,
+        variant=from_model(records.VariantRecord, saved.variant),
+        options=from_model(records.OptionsRecord, saved.options),
         registry=registry,
         started=_now(),
         replay_of=source.record(),
@@ -375,12 +372,12 @@ async def _replay(
     # The saved report is millions of live objects: collections triggered by the records
     # made here would scan them all, again and again, for cycles there are none of.
     with collections_paused():
-        records = [
+        ended = [
             await _replay_suite(record, gold, registry, writer)
             for record, gold in zip(saved.suites, suites, strict=True)
         ]
     return finish_report(
-        writer, header, records, duration=time.perf_counter() - clock, interruption=None
+        writer, header, ended, duration=time.perf_counter() - clock, interruption=None
     )
 
 
@@ -414,7 +411,7 @@ def _given_registry(
 
 @dataclass(frozen=True)
 class ReplayOutcome:
-    report: Report
+    report: RunReport
     report_path: Path
     fallback_reason: str | None
     source: ReplaySource

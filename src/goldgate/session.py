@@ -29,7 +29,7 @@ from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
-from goldgate.report.models import OptionsRecord, Report, TargetRecord, VariantRecord
+from goldgate.report.records import OptionsRecord, RunReport, TargetRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring.registry import ScorerRegistry
 from goldgate.stdio import user_output_to_stderr
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SessionOutcome:
-    report: Report
+    report: RunReport
     report_path: Path
     fallback_reason: str | None
 
@@ -152,7 +152,7 @@ class Session:
         return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=self.variant,
-            options=OptionsRecord.model_construct(
+            options=OptionsRecord(
                 max_concurrency=self.options.max_concurrency,
                 timeout=float(self.options.timeout),
                 repeat=self.options.repeat,
@@ -308,7 +308,7 @@ def prepare_session(request: RunRequest) -> Session:
         if skip_reason is None and suite.workflow not in targets:
             target.load()
             targets[suite.workflow] = target
-        record = TargetRecord.model_construct(
+        record = TargetRecord(
             kind=workflow.target.kind,
             workflow_revision=workflow.revision,
             live=workflow.live,
@@ -335,7 +335,7 @@ def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) ->
     from goldgate.identity import DEFAULT_VARIANT, variant_revision
 
     digest = settings.configuration_digest
-    return VariantRecord.model_construct(
+    return VariantRecord(
         name=request.variant or DEFAULT_VARIANT,
         revision=variant_revision(request.variant_revision, project, request.environ, digest),
         configuration_revision=digest,

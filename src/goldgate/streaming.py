@@ -29,18 +29,18 @@ from goldgate.execution.runner import (
     unfinished,
 )
 from goldgate.report.build import SuiteCollector, run_verdict, suite_tail
-from goldgate.report.models import (
+from goldgate.report.plain import record_json
+from goldgate.report.records import (
     REPORT_FORMAT,
     DatasetRecord,
     OptionsRecord,
     ReplayRecord,
-    Report,
+    RunReport,
     ScorerRecord,
     SuiteRecord,
     TargetRecord,
     VariantRecord,
 )
-from goldgate.report.plain import record_json
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry
 
@@ -106,7 +106,7 @@ class RunHeader:
     def scorers(self) -> tuple[ScorerRecord, ...]:
         """The custom scorers registered, by name."""
         return tuple(
-            ScorerRecord.model_construct(name=name, revision=revision)
+            ScorerRecord(name, revision)
             for name, revision in sorted(self.registry.revisions().items())
         )
 
@@ -239,7 +239,7 @@ class ReportRun:
     def finished(self) -> bool:
         return self._finished
 
-    def finish(self, *, duration: float, interruption: str | None) -> Report:
+    def finish(self, *, duration: float, interruption: str | None) -> RunReport:
         """Write the report's last members (once: the caller holds ``lock`` and checks
         ``finished``); return the report without its cases, which are in the file already,
         for the summary."""
@@ -264,7 +264,7 @@ def finish_report(
     *,
     duration: float,
     interruption: str | None,
-) -> Report:
+) -> RunReport:
     """Write a report's last members after its suites; return the report without its cases
     (they are in the file) for the summary."""
     suites = tuple(records)
@@ -281,8 +281,8 @@ def finish_report(
             "verdict": record_json(verdict),
         }
     )
-    # Constructed from the records the run built (report.plain), not validated again.
-    return Report.model_construct(
+    return RunReport(
+        format=REPORT_FORMAT,
         goldgate_version=__version__,
         started_at=header.started.isoformat(),
         dataset=header.dataset,

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from goldgate.dataset.models import Case, Envelope
-from goldgate.evals.plan import PASS_ONLY, case_model, score_expectation
+from goldgate.evals.casemodel import case_model
+from goldgate.evals.plan import PASS_ONLY, score_expectation
 
 
 @pytest.mark.parametrize(

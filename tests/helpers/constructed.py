@@ -1,5 +1,5 @@
-"""What a run constructs without validating (``report.plain``) must be what validating it
-gives: the same values of the same types, and the same JSON."""
+"""What a run constructs without validating (``report.records``, written by ``report.plain``)
+must be what validating it gives: the same values of the same types, and the same JSON."""
 
 from __future__ import annotations
 
@@ -13,18 +13,29 @@ from goldgate.report.models import Report
 from goldgate.report.plain import record_json
 
 
-def assert_constructed_as_validated(report: Report) -> None:
-    """``report`` (and every record in it) equals the report validated from its own JSON,
-    field by field and type by type (a list where a tuple belongs, an int where a float
-    belongs would differ), and writes the same JSON as ``model_dump`` does."""
+def assert_constructed_as_validated(report: Any) -> None:
+    """``report`` (a run's ``RunReport``, and every record in it) equals the report validated
+    from its own JSON, field by field and type by type (a list where a tuple belongs, an int
+    where a float belongs would differ; each record is the model's namesake, with its fields
+    in its order), and writes the same JSON as ``model_dump`` does."""
     plain = record_json(report)
     validated = Report.model_validate(plain)
     _same(report, validated, "report")
     assert orjson.dumps(plain) == orjson.dumps(validated.model_dump(mode="json"))
 
 
+_NAMESAKES = {"Report": "RunReport"}
+"""report.records' name for a model where it is not the model's own."""
+
+
 def _same(constructed: Any, validated: Any, where: str) -> None:
-    assert type(constructed) is type(validated), (where, constructed, validated)
+    kind = type(constructed)
+    if isinstance(validated, BaseModel) and hasattr(kind, "_fields"):  # report.records
+        model = type(validated)
+        assert kind.__name__ == _NAMESAKES.get(model.__name__, model.__name__), where
+        assert kind._fields == tuple(model.__pydantic_fields__), where
+    else:
+        assert kind is type(validated), (where, constructed, validated)
     if isinstance(validated, BaseModel):
         for name in type(validated).__pydantic_fields__:
             _same(getattr(constructed, name), getattr(validated, name), f"{where}.{name}")

@@ -23,6 +23,7 @@ from goldgate.report.models import (
     TargetRecord,
     ThresholdRecord,
     VariantRecord,
+    VerdictRecord,
 )
 
 FIXED_TIME = "2026-01-01T00:00:00+00:00"
@@ -187,7 +188,7 @@ def report(
         interruption=interruption,
         finished_at=FIXED_TIME,
         duration_seconds=1.0,
-        verdict=run_verdict(records, not complete, adjudication),
+        verdict=VerdictRecord(**run_verdict(records, not complete, adjudication)._asdict()),
     )
 
 

@@ -25,7 +25,8 @@ from goldgate.execution.runner import (
     unfinished,
 )
 from goldgate.report.build import SuiteCollector
-from goldgate.report.models import TargetRecord
+from goldgate.report.plain import record_json
+from goldgate.report.records import TargetRecord
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.score import score_compiled
 from goldgate.settings.load import load_settings
@@ -66,7 +67,7 @@ def _written(
     ordered.drain(missing, add_missing if fast else None)
     counts = {"attempts": dict(collector.attempts), "checks": dict(collector.checks),
               "count": collector.count}  # fmt: skip
-    record = collector.record(TARGET).model_dump(mode="json")
+    record = record_json(collector.record(TARGET))
     record.pop("duration_seconds", None)
     return lines, counts, record
 

@@ -7,14 +7,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from pydantic import TypeAdapter
+from typing import TYPE_CHECKING, Any
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
-from goldgate.dataset.models import Case, Metric, Suite, TextOptions
 from goldgate.dataset.store import LazyCases, LazyCompiled, RecordedCase, RecordedCases
 from goldgate.jsonvalue import canonical_bytes, canonical_json
+
+if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
+    from pydantic import TypeAdapter
+
+    from goldgate.dataset.models import Case, Metric, Suite, TextOptions
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,10 @@ class Dataset:
 @cache
 def _cases_adapter() -> TypeAdapter[tuple[Case, ...]]:
     # Built on first use: only suites made in Python need it, and building it costs 0.1 s.
+    from pydantic import TypeAdapter
+
+    from goldgate.dataset.models import Case
+
     return TypeAdapter(tuple[Case, ...])
 
 

@@ -27,15 +27,17 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Generic, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, NamedTuple, TypeVar, overload
 
 from goldgate.dataset.casefile import reparse
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectations
-from goldgate.dataset.models import Case, trusted_case
 from goldgate.dataset.patterns import PatternCode, rebuild_pattern
 from goldgate.errors import InvalidInputError
 from goldgate.files import open_regular_file
 from goldgate.textsafe import escape_control
+
+if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
+    from goldgate.dataset.models import Case
 
 __all__ = [
     "CaseStore",
@@ -338,6 +340,8 @@ class CaseStore:
 
     def _read(self, index: int) -> Case:
         # The bytes are those that validated (the checksum matched): not validated again.
+        from goldgate.dataset.models import trusted_case  # only for code that asks for models
+
         try:
             case = trusted_case(self._bytes_parsed(index))
         except (KeyError, TypeError):  # pragma: no cover - the checksum matched
@@ -366,7 +370,7 @@ def _remember(cache: OrderedDict[int, T], index: int, value: T) -> None:
     cache[index] = value
 
 
-class RecordedCases(Sequence[Case]):
+class RecordedCases(Sequence["Case"]):
     """A suite's cases that can also give each case as a report records it
     (``RecordedCase``), cheaper than the ``Case`` model indexing builds, and every id
     without building any case: what a run reads."""
@@ -421,7 +425,7 @@ class _View(Sequence[T], Generic[T]):
         return ids if self.positions is None else [ids[p] for p in self.positions]
 
 
-class LazyCases(_View[Case], RecordedCases):
+class LazyCases(_View["Case"], RecordedCases):
     """A suite's cases, read back from their file when asked for."""
 
     def _get(self, position: int) -> Case:

@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldgate.dataset.compiled import CompiledExpectation, GoldFields
-from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.models import Case
 from goldgate.dataset.store import RecordedCase
 from goldgate.evals.runtime import EvalTimedOut
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.report.build import SuiteCollector
-from goldgate.report.models import not_run_reason
+from goldgate.report.records import not_run_reason
 from goldgate.scoring.evalscores import SCORE_COMPARISON, SCORES_PATH, score_check
 from goldgate.scoring.outcomes import CheckOutcome, not_run
+
+if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
+    from goldgate.dataset.gold import GoldSuite
+    from goldgate.dataset.models import Case
 
 __all__ = ["EvalCollector", "score_expectation"]
 

@@ -16,14 +16,12 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 import orjson
-from pydantic import BaseModel
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_text
 from goldgate.dataset.gold import GoldSuite, dataset_fingerprint
-from goldgate.dataset.models import Case, Envelope, Expectation, constructed
 from goldgate.dataset.store import (
     RecordedCase,
     RecordedCases,
@@ -37,15 +35,17 @@ from goldgate.evals.collector import EvalCollector, score_expectation
 from goldgate.evals.runtime import SuiteRuntime
 from goldgate.jsonvalue import canonical_json
 from goldgate.problems import display_path
-from goldgate.report.models import DatasetRecord, TargetRecord
+from goldgate.report.records import DatasetRecord, TargetRecord
 from goldgate.streaming import SuiteJob
+
+if TYPE_CHECKING:  # annotations only: an eval run builds no gold model (no pydantic)
+    from goldgate.dataset.models import Case
 
 __all__ = [
     "EVALS_DATASET",
     "EXPECT_CHECK",
     "EvalPlan",
     "EvalSuite",
-    "case_model",
     "plan_evals",
 ]
 
@@ -85,7 +85,7 @@ class EvalPlan:
         fingerprint = dataset_fingerprint(
             EVALS_DATASET, [suite.gold.fingerprint for suite in self.suites]
         )
-        return DatasetRecord.model_construct(
+        return DatasetRecord(
             name=EVALS_DATASET,
             revision=fingerprint[: len("sha256:") + 12],
             fingerprint=fingerprint,
@@ -132,52 +132,6 @@ def _fixed(case: EvalCase) -> tuple[CompiledExpectation, ...]:
     return (*PASS_ONLY, expect)
 
 
-def _expectation(compiled: CompiledExpectation) -> Expectation:
-    return Expectation.model_construct(
-        name=compiled.name,
-        path=compiled.path,
-        expected=compiled.expected,
-        comparison=compiled.comparison,  # type: ignore[arg-type]
-        scorer=None,
-    )
-
-
-_PASS_ONLY_MODELS: Final = [_expectation(PASS_ONLY[0])]
-
-
-def case_model(
-    case_id: str,
-    envelope: Mapping[str, Any],
-    compiled: Sequence[CompiledExpectation],
-    family: str | None = None,
-    split: str | None = None,
-) -> Case:
-    """An eval case as the engine's ``Case``. Built without validation: the envelope is plain
-    JSON already, and the score comparison is an eval's own (gold files cannot name it). The
-    runner reads only how many expectations a case has; their compiled form is the suite's."""
-    if compiled is PASS_ONLY:
-        expectations = _PASS_ONLY_MODELS
-    else:
-        expectations = [_expectation(e) for e in compiled]
-    model = _constructed(
-        Envelope,
-        {"payload": envelope.get("payload", {}), "metadata": envelope.get("metadata", {})},
-        _ENVELOPE_FIELDS,
-    )
-    return _constructed(
-        Case,
-        {
-            "id": case_id,
-            "input": model,
-            "expectations": expectations,
-            "family": family,
-            "split": split,
-            "source": None,
-            "note": None,
-        },
-    )
-
-
 class EvalCases(RecordedCases):
     """An eval suite's cases: each as the engine's ``Case`` (``case_model``) when indexed,
     which only code that asks for models does (a replay, the Python API); a run reads each
@@ -202,6 +156,8 @@ class EvalCases(RecordedCases):
     def __getitem__(self, index: int | slice) -> Case | Sequence[Case]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        from goldgate.evals.casemodel import case_model  # the gold models: only when asked for
+
         case = self._cases[index]
         return case_model(case.case_id, case.envelope, self._compiled[index])
 
@@ -226,15 +182,6 @@ def _recorded(compiled: Sequence[CompiledExpectation]) -> tuple[RecordedExpectat
 
 
 _PASS_ONLY_RECORDED: Final = _recorded(PASS_ONLY)
-_ENVELOPE_FIELDS: Final = frozenset({"payload", "metadata"})
-_CASE_SET: Final = frozenset({"id", "input", "expectations", "family", "split"})
-_M = TypeVar("_M", bound=BaseModel)
-
-
-def _constructed(kind: type[_M], values: dict[str, Any], given: frozenset[str] = _CASE_SET) -> _M:
-    """``models.constructed``: 10,000 cases make 20,000 models, five times faster than
-    ``model_construct``. tests/evals/test_plan.py checks it against ``model_construct``."""
-    return constructed(kind, values, given)
 
 
 def _thresholds(functions: Sequence[EvalFunction], dataset: str, root: Path) -> dict[str, float]:
@@ -299,7 +246,7 @@ def _suite(
         # suite's cases all come from one file (cases_source names it).
         lines=tuple(case.function.line for case in cases) if len(files) == 1 else (),
     )
-    target = TargetRecord.model_construct(
+    target = TargetRecord(
         kind=TARGET_KIND,
         workflow_revision=None,
         live=bool(live_evals),

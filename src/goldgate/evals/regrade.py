@@ -16,7 +16,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import anyio
 
@@ -26,14 +25,15 @@ from goldgate.dataset.compiled import CompiledExpectation, compile_text
 from goldgate.dataset.gold import GoldSuite
 from goldgate.errors import InvalidInputError
 from goldgate.evals._decorator import EvalFunction
+from goldgate.evals.casemodel import case_model
 from goldgate.evals.collector import EvalCollector
 from goldgate.evals.discovery import load_evals
-from goldgate.evals.plan import TARGET_KIND, case_model
+from goldgate.evals.plan import TARGET_KIND
 from goldgate.evals.runtime import evaluate_output
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
 from goldgate.problems import display_path
-from goldgate.report.build import run_verdict, suite_head, suite_tail
+from goldgate.report.build import suite_head, suite_tail
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, read_report
 from goldgate.report.models import (
     AttemptRecord,
@@ -41,6 +41,13 @@ from goldgate.report.models import (
     ExpectationRecord,
     Report,
     SuiteRecord,
+)
+from goldgate.report.records import (
+    DatasetRecord,
+    OptionsRecord,
+    TargetRecord,
+    VariantRecord,
+    from_model,
     not_run_reason,
 )
 from goldgate.report.stream import ReportWriter
@@ -48,7 +55,7 @@ from goldgate.scoring import ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.evalscores import SCORE_COMPARISON
 from goldgate.session import SessionOutcome
 from goldgate.stdio import user_output_to_stderr
-from goldgate.streaming import RunHeader, now
+from goldgate.streaming import RunHeader, finish_report, now
 
 __all__ = ["RegradeRequest", "regrade"]
 
@@ -241,7 +248,13 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
         outcomes = anyio.run(rescore_all)
     report_file = ReportFile(output)
     try:
-        header = RunHeader(report.dataset, report.variant, report.options, ScorerRegistry(), now())
+        header = RunHeader(
+            from_model(DatasetRecord, report.dataset),
+            from_model(VariantRecord, report.variant),
+            from_model(OptionsRecord, report.options),
+            ScorerRegistry(),
+            now(),
+        )
         writer = ReportWriter(report_file.write)
         writer.head(header.as_json())
         records = []
@@ -251,23 +264,21 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
             for outcome in attempts:
                 collector.add(outcome)
             record = collector.record(
-                suite.target, skip_reason=suite.skip_reason, started=suite.status != "not_started"
+                from_model(TargetRecord, suite.target),
+                skip_reason=suite.skip_reason,
+                started=suite.status != "not_started",
             )
             writer.end_suite(suite_tail(record))
             records.append(record)
-        verdict = run_verdict(records, False, sum(record.adjudication for record in records))
-        tail = {
-            "complete": True,
-            "interruption": None,
-            "finished_at": now().isoformat(),
-            "duration_seconds": round(time.perf_counter() - clock, 6),
-            "verdict": verdict.model_dump(mode="json"),
-        }
-        writer.tail(tail)
+        summary = finish_report(
+            writer,
+            header,
+            records,
+            duration=time.perf_counter() - clock,
+            interruption=None,
+        )
         path, fallback = report_file.publish()
     except BaseException:
         report_file.discard()
         raise
-    head: dict[str, Any] = {**header.as_json(), "suites": [], **tail}
-    summary = Report.model_validate(head).model_copy(update={"suites": tuple(records)})
     return SessionOutcome(summary, Path(display_path(path)), fallback)

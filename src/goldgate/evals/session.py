@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goldgate.adjudication.store import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.evals._decorator import EvalFunction
@@ -20,11 +21,14 @@ from goldgate.execution.runner import RunOptions
 from goldgate.memory import collections_paused
 from goldgate.problems import display_path
 from goldgate.report.io import default_report_path, ensure_writable, parse_report
-from goldgate.report.models import OptionsRecord, Report, VariantRecord
+from goldgate.report.records import OptionsRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import ScorerRegistry
 from goldgate.session import SessionOutcome, execute_streamed
 from goldgate.streaming import ReportRun, RunHeader, now
+
+if TYPE_CHECKING:
+    from goldgate.report.models import Report
 
 __all__ = ["EvalsRequest", "EvalsSession", "prepare", "run_evals"]
 
@@ -70,16 +74,15 @@ def _plan(
 def _header(plan: EvalPlan, options: RunOptions, datasets: Sequence[str], live: bool) -> RunHeader:
     return RunHeader(
         dataset=plan.dataset(),
-        variant=VariantRecord.model_construct(
-            name=VARIANT, revision=plan.revision, configuration_revision=None
-        ),
-        options=OptionsRecord.model_construct(
+        variant=VariantRecord(name=VARIANT, revision=plan.revision, configuration_revision=None),
+        options=OptionsRecord(
             max_concurrency=options.max_concurrency,
             timeout=float(options.timeout),
             repeat=options.repeat,
             suites=tuple(datasets),
             live=live,
             include_details=True,
+            shard=None,
         ),
         registry=ScorerRegistry(),
         started=now(),

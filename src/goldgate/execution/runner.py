@@ -23,7 +23,6 @@ import anyio.to_thread
 from goldgate.adjudication.verdicts import adjudicate
 from goldgate.dataset.compiled import CompiledExpectation
 from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.models import Case
 from goldgate.dataset.store import RecordedCase, recorded_case
 from goldgate.errors import LoopBlocked
 from goldgate.execution.targets._documents import plain_document
@@ -33,6 +32,7 @@ from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compil
 from goldgate.scoring.score import score_custom
 
 if TYPE_CHECKING:
+    from goldgate.dataset.models import Case  # Python evals run without the gold models
     from goldgate.execution.watchdog import Watchdog
 
 AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
@@ -363,6 +363,7 @@ async def run_suite(
         ordered.deliver(position, outcome)
         if progress is not None:
             progress(ordered.done)
+
     # Sync python and http targets run in worker threads: let every worker have one.
     threads = anyio.to_thread.current_default_thread_limiter()
     threads.total_tokens = max(threads.total_tokens, options.max_concurrency)

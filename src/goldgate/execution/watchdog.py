@@ -48,15 +48,15 @@ def _neutral_code_dirs() -> tuple[str, ...]:
     """Code that both goldgate and a target may be running: the standard library and the
     libraries goldgate itself uses. Whose work it is depends on who called it."""
     import sysconfig
+    from importlib.util import find_spec
 
-    import pydantic
-    import pydantic_core
-
-    return (
-        sysconfig.get_paths()["stdlib"],
-        _package_dir(pydantic),
-        _package_dir(pydantic_core),
-    )
+    found = [sysconfig.get_paths()["stdlib"]]
+    # Found, not imported: a run of Python evals never loads pydantic, and need not here.
+    for name in ("pydantic", "pydantic_core"):
+        spec = find_spec(name)
+        if spec is not None and spec.origin is not None:
+            found.append(str(Path(spec.origin).resolve().parent))
+    return tuple(found)
 
 
 class Watchdog:

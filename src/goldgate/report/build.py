@@ -10,32 +10,35 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from goldgate.adjudication.verdicts import note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation, GoldFields
-from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.models import Case, Metric
-from goldgate.dataset.rules import metric_scopes
 from goldgate.dataset.store import RecordedCase, recorded_case
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
-from goldgate.report.models import (
-    AttemptView,
+from goldgate.report.plain import record_json
+from goldgate.report.records import (
     AwaitingRecord,
-    CaseRecord,
-    CheckView,
     CountsRecord,
-    MetricResult,
     SuiteRecord,
+    SuiteStatus,
     SuiteVerdict,
     TargetRecord,
     ThresholdRecord,
     VerdictRecord,
 )
-from goldgate.report.plain import record_json
-from goldgate.scoring import CheckOutcome, Observation, ObservationStatus, compute_metric
+from goldgate.scoring.observations import Observation, ObservationStatus
+from goldgate.scoring.outcomes import CheckOutcome
+
+if TYPE_CHECKING:
+    # Only gold with metrics makes observations, and only merging reads reports back: the
+    # models (and pydantic) are imported where they are used, so Python evals never load them.
+    from goldgate.dataset.gold import GoldSuite
+    from goldgate.dataset.models import Case, Metric
+    from goldgate.report import models
+    from goldgate.report.models import AttemptView, CheckView, MetricResult
 
 ATTEMPT_STATUSES = ("completed", "failed", "timed_out", "skipped", "cancelled")
 CHECK_OUTCOMES = ("passed", "failed", "error", "not_run")
@@ -191,7 +194,11 @@ class SuiteCollector:
         self.checks: Counter[str] = Counter()
         self.figures = _Figures()
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
-        self._metric_scopes = metric_scopes(suite.metrics)
+        self._metric_scopes: list[tuple[Metric, frozenset[str] | None]] = []
+        if suite.metrics:
+            from goldgate.dataset.rules import metric_scopes
+
+            self._metric_scopes = metric_scopes(suite.metrics)
         self._pending: list[dict[str, Any]] = []
         self.queue: list[dict[str, Any]] = []
         self.count = 0
@@ -289,21 +296,14 @@ class SuiteCollector:
         suite = self.suite
         summary = self.summary()
         skipped = skip_reason is not None
-        metrics: tuple[MetricResult, ...] = (
-            ()
-            if skipped
-            else tuple(
-                compute_metric(metric, observations)
-                for metric, observations in zip(suite.metrics, self.observations, strict=True)
-            )
-        )
+        metrics = () if skipped else _metrics(suite.metrics, self.observations)
         thresholds = _thresholds(suite.thresholds, summary, metrics)
-        counts = CountsRecord.model_construct(
-            attempts={status: self.attempts[status] for status in ATTEMPT_STATUSES},
-            checks={outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
+        counts = CountsRecord(
+            {status: self.attempts[status] for status in ATTEMPT_STATUSES},
+            {outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
         )
         verdict: SuiteVerdict
-        status: Literal["ran", "skipped", "not_started"]
+        status: SuiteStatus
         if skipped:
             verdict, status = "skipped", "skipped"
         elif not started:
@@ -311,9 +311,9 @@ class SuiteCollector:
         else:
             status = "ran"
             verdict = _verdict(counts, thresholds, bool(suite.thresholds))
-        # Constructed, not validated: every value is built here, of its declared type
-        # (report.plain; tests/report/test_plain.py validates what runs construct).
-        return SuiteRecord.model_construct(
+        # Every value is built here, of the type the model declares (tests/conftest.py
+        # validates what each in-process run builds).
+        return SuiteRecord(
             name=suite.name,
             fingerprint=suite.fingerprint,
             workflow=suite.workflow,
@@ -335,12 +335,33 @@ class SuiteCollector:
             },
             adjudication=self.figures.adjudication,
             adjudication_queue=tuple(
-                AwaitingRecord.model_construct(**entry) for entry in self.queue
+                AwaitingRecord(
+                    entry["case"],
+                    entry["attempt"],
+                    entry["check"],
+                    entry.get("note"),
+                    entry["digest"],
+                )
+                for entry in self.queue
             ),
             metrics=metrics,
             thresholds=thresholds,
             verdict=verdict,
         )
+
+
+def _metrics(
+    metrics: Sequence[Metric], observations: Sequence[Sequence[Observation]]
+) -> tuple[MetricResult, ...]:
+    """Each metric computed over its observations; gold without metrics (Python evals
+    among it) never imports the metric models."""
+    if not metrics:
+        return ()
+    from goldgate.scoring.metrics import compute_metric
+
+    return tuple(
+        compute_metric(metric, found) for metric, found in zip(metrics, observations, strict=True)
+    )
 
 
 _HEAD_FIELDS = {
@@ -355,12 +376,12 @@ _TAIL_FIELDS = {
 }  # fmt: skip
 
 
-def suite_head(record: SuiteRecord) -> dict[str, Any]:
+def suite_head(record: SuiteRecord | models.SuiteRecord) -> dict[str, Any]:
     """What a suite's record says before its cases."""
     return record_json(record, by_alias=True, include=_HEAD_FIELDS)
 
 
-def suite_tail(record: SuiteRecord) -> dict[str, Any]:
+def suite_tail(record: SuiteRecord | models.SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
     return record_json(record, include=_TAIL_FIELDS)
 
@@ -400,11 +421,11 @@ def _thresholds(
             name, _, figure = key.rpartition(".")
             actual = _metric_figure(by_name.get(name), figure)
         records.append(
-            ThresholdRecord.model_construct(
-                key=key,
-                minimum=float(minimum),
-                actual=None if actual is None else float(actual),
-                held=actual is not None and actual >= minimum,
+            ThresholdRecord(
+                key,
+                float(minimum),
+                None if actual is None else float(actual),
+                actual is not None and actual >= minimum,
             )
         )
     return tuple(records)
@@ -421,7 +442,9 @@ def _metric_figure(metric: Any, figure: str) -> float | None:
 
 
 def _verdict(
-    counts: CountsRecord, thresholds: Sequence[ThresholdRecord], gated: bool
+    counts: CountsRecord | models.CountsRecord,
+    thresholds: Sequence[ThresholdRecord],
+    gated: bool,
 ) -> SuiteVerdict:
     if counts.attempts["cancelled"]:
         return "incomplete"
@@ -444,7 +467,7 @@ NOTHING_EVALUATED = "nothing was evaluated"
 
 
 def run_verdict(
-    suites: Sequence[SuiteRecord], interrupted: bool, adjudication: int = 0
+    suites: Sequence[SuiteRecord | models.SuiteRecord], interrupted: bool, adjudication: int = 0
 ) -> VerdictRecord:
     """The run's verdict: the most severe of its suites' (130 > 4 > 1 > 0). A run in which no
     check ran and nothing failed says so: 'nothing was evaluated' (exit 0)."""
@@ -458,7 +481,7 @@ def run_verdict(
     meaning = EXIT_CODE_MEANINGS[code]
     if code is ExitCode.PASSED and not evaluated:
         meaning = NOTHING_EVALUATED
-    return VerdictRecord.model_construct(
+    return VerdictRecord(
         passed=code is ExitCode.PASSED,
         exit_code=int(code),
         meaning=meaning,
@@ -468,23 +491,29 @@ def run_verdict(
     )
 
 
-def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteRecord:
+def rebuild_suite(
+    record: models.SuiteRecord, cases: Sequence[models.CaseRecord]
+) -> models.SuiteRecord:
     """``record`` with ``cases`` and every figure recomputed from them: counts, summary,
     metrics (over the observations, from the suite's metric definitions), thresholds and
     verdict. Used where cases from several reports are joined (merged shards)."""
+    from goldgate.report.models import AwaitingRecord as Awaiting
+    from goldgate.report.models import CountsRecord as Counts
+    from goldgate.report.models import ThresholdRecord as Threshold
+
     attempts: Counter[str] = Counter()
     checks: Counter[str] = Counter()
     figures = _Figures()
     observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
     rebuilt = record.model_copy(update={"cases": tuple(cases)})
-    queue: list[AwaitingRecord] = []
+    queue: list[Awaiting] = []
     for view in rebuilt.iter_attempts():
         attempts[view.status] += 1
         for check in view.checks:
             checks[check.outcome] += 1
             if check.adjudication and isinstance(check.actual, str):
                 queue.append(
-                    AwaitingRecord(
+                    Awaiting(
                         case=view.case_id,
                         attempt=view.attempt,
                         check=check.name,
@@ -498,20 +527,13 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
             observation = _view_observation(metric, view)
             if observation is not None:
                 found.append(observation)
-    counts = CountsRecord(
+    counts = Counts(
         attempts={status: attempts[status] for status in ATTEMPT_STATUSES},
         checks={outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
     )
     summary = figures.summary()
     skipped = record.status == "skipped"
-    metrics: tuple[MetricResult, ...] = (
-        ()
-        if skipped
-        else tuple(
-            compute_metric(metric, found)
-            for metric, found in zip(record.metric_definitions, observations, strict=True)
-        )
-    )
+    metrics = () if skipped else _metrics(record.metric_definitions, observations)
     thresholds = _thresholds(
         {threshold.key: threshold.minimum for threshold in record.thresholds}, summary, metrics
     )
@@ -529,7 +551,7 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
             "adjudication": figures.adjudication,
             "adjudication_queue": tuple(queue),
             "metrics": metrics,
-            "thresholds": thresholds,
+            "thresholds": tuple(Threshold(**threshold._asdict()) for threshold in thresholds),
             "verdict": verdict,
         }
     )

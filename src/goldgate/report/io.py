@@ -16,17 +16,20 @@ import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
 from goldgate.files import read_regular_file
 from goldgate.jsonvalue import loads_exact
 from goldgate.memory import collections_paused
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
-from goldgate.report.models import REPORT_FORMAT_VERSION, Report
+from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps
+
+if TYPE_CHECKING:  # the models are imported to read a report: a run writes without them
+    from pydantic import ValidationError
+
+    from goldgate.report.models import Report
 
 REPORTS_FOLDER = Path(".goldgate/evaluations")
 _FORMAT_PREFIX = "goldgate.report/"
@@ -273,6 +276,10 @@ def validation_problem(path: str, error: ValidationError) -> InvalidInputError:
 
 def parse_report(data: bytes, path: str) -> Report:
     """Report file text, migrated to the current format; a newer format is refused."""
+    from pydantic import ValidationError
+
+    from goldgate.report.models import Report
+
     value = report_value(data, path)
     try:
         with collections_paused():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from goldgate.errors import InvalidInputError
 from goldgate.report.build import rebuild_suite, run_verdict
-from goldgate.report.models import CaseRecord, Report, SuiteRecord
+from goldgate.report.models import CaseRecord, Report, SuiteRecord, VerdictRecord
 
 __all__ = ["ShardReport", "merge_reports", "parse_shard"]
 
@@ -121,7 +121,7 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
         whole = suite.model_copy(update={"whole_case_count": None, "status": _status(parts)})
         suites.append(rebuild_suite(whole, cases))
     records = tuple(suites)
-    verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))
+    verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))._asdict()
     all_reports = [item.report for item in reports]
     return first.report.model_copy(
         update={
@@ -130,7 +130,7 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
             "started_at": min(report.started_at for report in all_reports),
             "finished_at": max(report.finished_at for report in all_reports),
             "duration_seconds": max(report.duration_seconds for report in all_reports),
-            "verdict": verdict,
+            "verdict": VerdictRecord(**verdict),
         }
     )
 

@@ -20,10 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from goldgate.dataset.models import Metric
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
+from goldgate.report.records import SuiteStatus, SuiteVerdict, not_run_reason
 from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
-
-REPORT_FORMAT_VERSION = 2
-REPORT_FORMAT = f"goldgate.report/{REPORT_FORMAT_VERSION}"
 
 CheckOutcomeName = Literal["passed", "failed", "error", "not_run"]
 AttemptStatus = Literal["completed", "failed", "timed_out", "skipped", "cancelled"]
@@ -31,7 +29,6 @@ AttemptStatus = Literal["completed", "failed", "timed_out", "skipped", "cancelle
 returned something that is not a result document; timed_out: no result within the deadline;
 skipped: the suite was not authorized (live without --live); cancelled: the run was
 interrupted before the attempt finished."""
-SuiteVerdict = Literal["passed", "failed", "error", "skipped", "incomplete"]
 
 
 class _Record(BaseModel):
@@ -180,13 +177,6 @@ class AttemptView:
     checks: tuple[CheckView, ...]
 
 
-def not_run_reason(status: str, reason: str | None) -> str:
-    """The reason every check of an attempt that did not complete carries."""
-    if status == "failed":
-        return f"the attempt failed: {reason}"
-    return reason or f"the attempt is {status}"
-
-
 def _actual(result: dict[str, Any] | None, path: str) -> tuple[bool, Any]:
     if result is None:
         return False, None
@@ -240,7 +230,7 @@ class SuiteRecord(_Record):
     step: str | None
     target: TargetRecord
     cases_source: str | None = Field(None, description="The file the cases came from.")
-    status: Literal["ran", "skipped", "not_started"]
+    status: SuiteStatus
     skip_reason: str | None = None
     repeat: int = Field(1, ge=1, description="Attempts per case.")
     case_count: int

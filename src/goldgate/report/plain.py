@@ -1,16 +1,11 @@
-"""A report's own records as JSON, without building pydantic's serializers.
+"""A report's own records as JSON, as ``model_dump(mode="json")`` writes them.
 
-A run writes a handful of small records (the header's dataset, variant and options, each
-suite's target, counts and thresholds, the verdict). Building the report models' validators
-and serializers for them cost more than running a thousand eval cases, on every run: the
-models are therefore built lazily (``defer_build``), a run constructs its records without
-validating them (``model_construct``: it built every value itself, of the declared type),
-and ``record_json`` writes them. Code that reads reports still validates them in full.
-
-``record_json`` gives what ``model_dump(mode="json")`` gives for these records: fields in
-declaration order, nested records as objects, tuples as lists; ``include`` and ``by_alias``
-as in ``model_dump``. tests/report/test_plain.py holds it to ``model_dump`` for every record
-type, and holds what a run constructs to what validating it would give.
+A run builds its records as named tuples (``report.records``) and never imports pydantic;
+code that reads reports has them as the models of ``report.models``. ``record_json`` writes
+either as ``model_dump(mode="json")`` writes the model: fields in declaration order, nested
+records as objects, tuples as lists; ``include`` and ``by_alias`` as in ``model_dump``.
+tests/report/test_plain.py holds it to ``model_dump`` for every record type, and holds what a
+run constructs to what validating it would give.
 """
 
 from __future__ import annotations
@@ -18,20 +13,26 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from pydantic import BaseModel
-
 from goldgate.jsonvalue import JSON_SCALARS
 
 __all__ = ["record_json"]
 
 
 def record_json(
-    record: BaseModel, *, by_alias: bool = False, include: Collection[str] | None = None
+    record: Any, *, by_alias: bool = False, include: Collection[str] | None = None
 ) -> dict[str, Any]:
-    """``record.model_dump(mode="json", by_alias=by_alias, include=include)``."""
-    values = record.__dict__
+    """``record.model_dump(mode="json", by_alias=by_alias, include=include)``, for a model
+    of ``report.models`` (or of the gold it names) or a record of ``report.records``."""
+    kind = type(record)
     plain: dict[str, Any] = {}
-    for name, field in type(record).__pydantic_fields__.items():
+    fields = getattr(kind, "__pydantic_fields__", None)
+    if fields is None:  # a named tuple of report.records: no aliases
+        for name, value in zip(kind._fields, record, strict=True):
+            if include is None or name in include:
+                plain[name] = _json_value(value, by_alias)
+        return plain
+    values = record.__dict__
+    for name, field in fields.items():
         if include is not None and name not in include:
             continue
         key = (field.serialization_alias or field.alias or name) if by_alias else name
@@ -43,10 +44,10 @@ def _json_value(value: Any, by_alias: bool) -> Any:
     kind = type(value)
     if kind in JSON_SCALARS:
         return value
-    if isinstance(value, BaseModel):
-        return record_json(value, by_alias=by_alias)
     if kind is tuple or kind is list:
         return [_json_value(item, by_alias) for item in value]
     if kind is dict and all(type(key) is str for key in value):
         return {key: _json_value(item, by_alias) for key, item in value.items()}
+    if hasattr(kind, "__pydantic_fields__") or hasattr(kind, "_fields"):
+        return record_json(value, by_alias=by_alias)
     raise TypeError(f"a report record holds a {kind.__name__}, which record_json does not write")

@@ -6,12 +6,19 @@ No inputs, outputs, expected values, reasons or credentials: those stay in the r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode
-from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.plain import record_json
+
+if TYPE_CHECKING:  # a run's own report has no models (report.records): no pydantic for it
+    from goldgate.report import models, records
+
+    Summarized: TypeAlias = models.Report | records.RunReport
+    """A report read back (merged shards) or as a run returns it."""
 
 
-def _suite_line(suite: SuiteRecord, width: int) -> str:
+def _suite_line(suite: models.SuiteRecord | records.SuiteRecord, width: int) -> str:
     name = suite.name.ljust(width)
     if suite.status == "skipped":
         return f"  {name}  skipped: {suite.skip_reason}"
@@ -35,7 +42,7 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
 
 
-def render_summary(report: Report, report_path: Path | None, exit_code: ExitCode) -> str:
+def render_summary(report: Summarized, report_path: Path | None, exit_code: ExitCode) -> str:
     """A few lines a CI log can show anyone. ``exit_code`` is the one the process returns,
     which can be more severe than the report's (a report written elsewhere is exit 4)."""
     width = max((len(suite.name) for suite in report.suites), default=0)
@@ -55,7 +62,7 @@ def render_summary(report: Report, report_path: Path | None, exit_code: ExitCode
     return "\n".join(lines)
 
 
-def _meaning(report: Report, exit_code: ExitCode) -> str:
+def _meaning(report: Summarized, exit_code: ExitCode) -> str:
     """The report's own meaning ("nothing was evaluated" included) when the process exits
     with the report's code; otherwise the meaning of the code it exits with."""
     if int(exit_code) == report.verdict.exit_code:
@@ -64,7 +71,7 @@ def _meaning(report: Report, exit_code: ExitCode) -> str:
 
 
 def summary_json(
-    report: Report, report_path: Path | None, exit_code: ExitCode
+    report: Summarized, report_path: Path | None, exit_code: ExitCode
 ) -> dict[str, object]:
     """The same safe summary for machines, its verdict stating ``exit_code`` as well."""
     return {
@@ -73,7 +80,7 @@ def summary_json(
         "fingerprint": report.dataset.fingerprint,
         "complete": report.complete,
         "verdict": {
-            **report.verdict.model_dump(),
+            **record_json(report.verdict),
             "passed": exit_code == ExitCode.PASSED,
             "exit_code": int(exit_code),
             "meaning": _meaning(report, exit_code),
@@ -86,8 +93,8 @@ def summary_json(
                 "skip_reason": suite.skip_reason,
                 "case_count": suite.case_count,
                 "attempt_count": suite.attempt_count,
-                "counts": suite.counts.model_dump(),
-                "thresholds": [t.model_dump() for t in suite.thresholds],
+                "counts": record_json(suite.counts),
+                "thresholds": [record_json(threshold) for threshold in suite.thresholds],
             }
             for suite in report.suites
         ],

@@ -18,7 +18,6 @@ With a support of 0 every ratio is 0.0.
 # Annotations are objects here, not strings (no `from __future__ import annotations`):
 # pydantic would otherwise eval() every field's annotation when a process defines the models.
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from goldgate.dataset.models import Metric
 from goldgate.errors import InvalidInputError
 from goldgate.jsonvalue import MISSING
+from goldgate.scoring.observations import Observation, ObservationStatus
 
 __all__ = [
     "UNAVAILABLE_KINDS",
@@ -46,7 +46,6 @@ __all__ = [
     "multilabel_prediction",
 ]
 
-ObservationStatus: TypeAlias = Literal["observed", "skipped", "error"]
 Unavailable: TypeAlias = Literal["missing", "skipped", "error", "invalid", "abstained"]
 UNAVAILABLE_KINDS: Final[tuple[Unavailable, ...]] = (
     "missing",
@@ -55,27 +54,6 @@ UNAVAILABLE_KINDS: Final[tuple[Unavailable, ...]] = (
     "invalid",
     "abstained",
 )
-_STATUSES: Final = frozenset({"observed", "skipped", "error"})
-
-
-@dataclass(frozen=True)
-class Observation:
-    """One attempt's contribution to a metric.
-
-    ``gold`` is the case's expected value at the metric's path; ``status`` says whether the
-    attempt produced a result document (``observed``), was skipped, or failed (``error``);
-    ``predicted`` is the value at the metric's path in that document, ``MISSING`` when absent.
-    """
-
-    case_id: str
-    attempt: int
-    gold: Any
-    status: ObservationStatus
-    predicted: Any = MISSING
-
-    def __post_init__(self) -> None:
-        if self.status not in _STATUSES:
-            raise ValueError(f"observation status must be one of {sorted(_STATUSES)}")
 
 
 # --- result models -----------------------------------------------------------------------------

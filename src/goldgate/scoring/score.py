@@ -8,12 +8,11 @@ long.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
-from goldgate.dataset.models import Envelope, Expectation, TextOptions
 from goldgate.errors import InvalidInputError, LoopBlocked
 from goldgate.jsonvalue import MISSING, freeze, resolve, thaw
 from goldgate.scoring.comparisons import (
@@ -27,14 +26,17 @@ from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scor
 from goldgate.scoring.registry import RegisteredScorer
 from goldgate.scoring.text import score_text
 
+if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
+    from goldgate.dataset.models import Envelope, Expectation, TextOptions
+
 __all__ = ["envelope_document", "score_compiled", "score_custom", "score_expectation"]
 
 
 def envelope_document(envelope: Envelope | Mapping[str, Any]) -> Mapping[str, Any]:
     """The case input as a JSON document ``{"payload": ..., "metadata": ...}``."""
-    if isinstance(envelope, Envelope):
-        return {"payload": envelope.payload, "metadata": envelope.metadata}
-    return envelope
+    if isinstance(envelope, Mapping):
+        return envelope
+    return {"payload": envelope.payload, "metadata": envelope.metadata}
 
 
 def _with_actual(verdict: Verdict, actual: Any) -> CheckOutcome:
@@ -58,7 +60,7 @@ async def score_expectation(
     ``InvalidInputError`` (the runner checks registrations before anything runs). Gold loaded
     from files arrives compiled; an ``Expectation`` is compiled here first.
     """
-    if isinstance(expectation, Expectation):
+    if not isinstance(expectation, CompiledExpectation):
         expectation = compile_expectation(expectation)
     if expectation.comparison == "custom":
         return await score_custom(expectation, document, registry)

@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from goldgate.dataset.compiled import TextAssertion, TextGold, compile_text
-from goldgate.dataset.models import TextOptions
 from goldgate.dataset.patterns import PATTERN_DEADLINE, PatternTimeout, search_with_deadline
 from goldgate.dataset.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.dataset.shapes import first_problem, text_problems
@@ -44,6 +43,9 @@ from goldgate.jsonvalue import (
     thaw,
 )
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
+
+if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
+    from goldgate.dataset.models import TextOptions
 
 __all__ = [
     "ADJUDICATION_REASON",
