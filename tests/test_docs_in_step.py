@@ -176,7 +176,7 @@ def test_the_readme_shows_the_comment_the_renderer_writes(repo_root: Path, readm
 
 def test_the_readme_states_the_engines_limits_as_the_code_sets_them(readme: str) -> None:
     from goldgate.dataset.parallel import MAX_HELPERS, PARALLEL_FROM
-    from goldgate.dataset.store import KEPT_BYTES
+    from goldgate.dataset.store import KEPT_BYTES, KEPT_PATTERN_BYTES
     from goldgate.execution.runner import RUN_AHEAD
 
     text = " ".join(readme.split())
@@ -186,5 +186,6 @@ def test_the_readme_states_the_engines_limits_as_the_code_sets_them(readme: str)
         f"up to {cores}: helper processes forked from goldgate",
         f"keeps at most {RUN_AHEAD:,} finished attempts waiting",
         f"up to {KEPT_BYTES // 2**20} MiB of it",
+        f"compiled, up to {KEPT_PATTERN_BYTES // 2**20} MiB of them",
     ):
         assert stated in text, stated

@@ -123,17 +123,21 @@ def test_the_patterns_a_helper_compiled_are_not_compiled_again_for_the_run(
 def test_the_patterns_kept_for_the_run_are_bounded(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past ``KEPT_PATTERNS``, neither side keeps a pattern: those cases compile theirs when
-    they are read back, and the run reads the same gold."""
+    """Past ``KEPT_PATTERN_BYTES``, neither side keeps a pattern: those cases compile theirs
+    when they are read back, and the run reads the same gold."""
     from goldgate.dataset import store
 
-    monkeypatch.setattr(store, "KEPT_PATTERNS", 20)
+    budget = 6_000
+    monkeypatch.setattr(store, "KEPT_PATTERN_BYTES", budget)
     monkeypatch.setattr(store, "KEPT_BYTES", 0)
     patterns._compile.cache_clear()  # type: ignore[attr-defined]  # the helper compiles anew
     project = _project(gold_project, 120)
     helped = _load(project)
     assert isinstance(helped.cases, store.LazyCases)
-    assert len(helped.cases.store.patterns) == 20  # reached with the helper's patterns
+    kept = helped.cases.store.patterns
+    sizes = [sys.getsizeof(pattern) + sys.getsizeof(text) for text, pattern in kept.items()]
+    assert sum(sizes) >= budget > sum(sizes[:-1])  # stopped at the first past the budget
+    assert 0 < len(kept) < 100
     same_gold(helped, _sequential(project))
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 import weakref
 import zlib
@@ -58,9 +59,10 @@ KEPT_BYTES = 2 << 20
 """Cases this process checked are kept, as the run reads them, until their bytes in the case
 file add up to this (about 17 MiB of objects; some 4,500 cases of 460 bytes): the run reads
 them without reading, parsing and compiling them again. The rest are read back."""
-KEPT_PATTERNS = 1 << 16
-"""Compiled patterns kept from the check for the run (about 16 MiB at most): gold with more
-patterns compiles the rest again when their cases are read back."""
+KEPT_PATTERN_BYTES = 48 << 20
+"""Compiled patterns are kept from the check for the run until they take this much memory
+(some 150,000 short patterns of 320 bytes, or 45,000 of 50 characters): gold with more
+compiles the rest again when their cases are read back (20 us a pattern or more)."""
 
 T = TypeVar("T")
 _new_tuple = tuple.__new__
@@ -237,6 +239,7 @@ class CaseStore:
         self.patterns: dict[str, re.Pattern[str]] = {}
         """Patterns the check compiled (here, or in a helper: ``adopt``), each taken by the
         first case that uses it."""
+        self._pattern_bytes = 0
         self.key = object()
         """This store's place among ``OPEN_FILES``."""
         OPEN_FILES.hold(self.key, handle)
@@ -272,10 +275,10 @@ class CaseStore:
             self._kept[len(self.ids)] = (RecordedCase.of(checked), compiled)
             compiled = ()  # its patterns are kept with it
         for expectation in compiled:
-            if expectation.text is not None and len(self.patterns) < KEPT_PATTERNS:
+            if expectation.text is not None and self._pattern_bytes < KEPT_PATTERN_BYTES:
                 for assertion in expectation.text.assertions:
                     if assertion.pattern is not None:
-                        self.patterns.setdefault(assertion.pattern.pattern, assertion.pattern)
+                        self._keep(assertion.pattern)
         self.ids.append(case_id)
         self.offsets.append(offset)
         self.lengths.append(length)
@@ -284,12 +287,18 @@ class CaseStore:
 
     def adopt(self, patterns: Iterable[PatternCode]) -> None:
         """Patterns a checking helper compiled (``dataset.parallel``), rebuilt for the run."""
-        kept = self.patterns
         for made in patterns:
-            if len(kept) >= KEPT_PATTERNS:
+            if self._pattern_bytes >= KEPT_PATTERN_BYTES:
                 return
-            if made.pattern not in kept:
-                kept[made.pattern] = rebuild_pattern(made)
+            if made.pattern not in self.patterns:
+                self._keep(rebuild_pattern(made))
+
+    def _keep(self, pattern: re.Pattern[str]) -> None:
+        text = pattern.pattern
+        if text not in self.patterns:
+            self.patterns[text] = pattern
+            # The pattern object holds its program; the key is the gold's own string.
+            self._pattern_bytes += sys.getsizeof(pattern) + sys.getsizeof(text)
 
     def __len__(self) -> int:
         return len(self.ids)
