@@ -152,11 +152,13 @@ def _case_violations(
     placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str]
 ) -> Iterator[Violation]:
     case = placed.case
-    names = Counter(expectation.name for expectation in case.expectations)
+    names = [expectation.name for expectation in case.expectations]
+    # Counted only where a name repeats (rare): a Counter per case was a cost of every check.
+    repeated = () if len(set(names)) == len(names) else {n for n in names if names.count(n) > 1}
     envelope = case.input.as_json()
     for index, expectation in enumerate(case.expectations):
         where: Path_ = ("expectations", index)
-        if names[expectation.name] > 1:
+        if expectation.name in repeated:
             message = f"duplicate expectation name {quote(expectation.name)} in this case"
             yield placed.at((*where, "name"), message)
         problem = result_path_problem(expectation.path, workflow)

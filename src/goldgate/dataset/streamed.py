@@ -156,8 +156,7 @@ def _check_cases(
                 raw = element.value
                 compiled = check(raw, position)
                 canonical = canonical_bytes(raw, has_floats=element.has_floats)
-                place = element._replace(value=None)
-                checked = _Checked(raw["id"], compiled, place, canonical, raw)
+                checked = _Checked(raw["id"], compiled, element, canonical, raw)
                 if waiting:
                     waiting.append(checked)
                 else:
