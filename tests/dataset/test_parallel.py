@@ -56,9 +56,11 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Helper]:
     monkeypatch.setattr(parallel, "_AHEAD", 10**6)
     started: list[parallel.Helper] = []
 
-    def start(fd: int, check: parallel.CaseCheck) -> list[parallel.Helper]:
+    def start(
+        fd: int, check: parallel.CaseCheck, send_patterns: bool = True
+    ) -> list[parallel.Helper]:
         for _ in range(HELPERS):
-            helper = parallel.start_helper(fd, check)
+            helper = parallel.start_helper(fd, check, send_patterns)
             assert helper is not None
             started.append(helper)
         return list(started)
@@ -139,6 +141,44 @@ def test_the_patterns_kept_for_the_run_are_bounded(
     assert sum(sizes) >= budget > sum(sizes[:-1])  # stopped at the first past the budget
     assert 0 < len(kept) < 100
     same_gold(helped, _sequential(project))
+
+
+def test_a_check_alone_keeps_nothing_for_a_run_that_does_not_follow(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``evaluate --check`` keeps neither checked cases nor compiled patterns, and its helper
+    sends no programs; loading for a run keeps both, the helper's patterns included."""
+    from goldgate.dataset import store
+
+    sent: list[int] = []
+    adopt = store.CaseStore.adopt
+
+    def counted(self: store.CaseStore, programs: Any) -> None:
+        programs = tuple(programs)
+        sent.append(len(programs))
+        adopt(self, programs)
+
+    monkeypatch.setattr(store.CaseStore, "adopt", counted)
+    monkeypatch.setattr(store, "KEPT_BYTES", 2_000)  # a few cases kept, then patterns
+    project = _project(gold_project, 120)
+    settings = load_settings(project.root / project.SETTINGS)
+    patterns._compile.cache_clear()  # type: ignore[attr-defined]  # the helper compiles anew
+    checked = check_gold(settings).dataset
+    assert checked is not None
+    alone = checked.suite("filed")
+    assert isinstance(alone.cases, store.LazyCases)
+    assert (alone.cases.store._kept, alone.cases.store.patterns) == ({}, {})
+    assert sent
+    assert sum(sent) == 0  # the helper answered without the programs of its patterns
+
+    sent.clear()
+    patterns._compile.cache_clear()  # type: ignore[attr-defined]
+    loaded = _load(project)
+    assert isinstance(loaded.cases, store.LazyCases)
+    assert loaded.cases.store._kept
+    assert sum(sent) >= 100  # the helper checked all but the first dozen cases
+    assert len(loaded.cases.store.patterns) >= 100
+    same_gold(alone, loaded)
 
 
 def test_bad_gold_in_a_helpers_batch_is_worded_by_the_whole_file_path(
@@ -363,7 +403,7 @@ def test_one_helper_per_spare_cpu_at_most_three(
 ) -> None:
     started: list[int] = []
 
-    def start(fd: int, check: parallel.CaseCheck) -> int:
+    def start(fd: int, check: parallel.CaseCheck, send_patterns: bool) -> int:
         started.append(fd)
         return fd
 

@@ -134,7 +134,7 @@ def _big_project(gold_project: Any, count: int) -> Any:
 def _whole_file_suite(project: Any, name: str) -> GoldSuite:
     """The suite as the whole-file path loads it (the stream refused at once)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("goldgate.dataset.load.stream_suite", lambda *args: None)
+        patch.setattr("goldgate.dataset.load.stream_suite", lambda *args, **kwargs: None)
         dataset = load_gold(load_settings(project.root / project.SETTINGS))
     return dataset.suite(name)
 

@@ -59,14 +59,18 @@ def check_gold(
     path: Path | None = None,
     *,
     extra_scorers: Collection[str] = (),
+    for_run: bool = False,
 ) -> GoldCheck:
-    """Check gold offline against itself and ``settings``; nothing is imported or run."""
+    """Check gold offline against itself and ``settings``; nothing is imported or run.
+    ``for_run``: a run follows (``load_gold``), so the first cases of a case file are kept
+    as checked, with the patterns the check compiled (``dataset.store``); a check alone
+    keeps nothing it would not use."""
     with collections_paused():  # loading builds millions of live objects and no cycles
-        return _check_gold(settings, path, extra_scorers)
+        return _check_gold(settings, path, extra_scorers, for_run)
 
 
 def _check_gold(
-    settings: LoadedSettings, path: Path | None, extra_scorers: Collection[str]
+    settings: LoadedSettings, path: Path | None, extra_scorers: Collection[str], for_run: bool
 ) -> GoldCheck:
     path = path or settings.dataset_path
     violations: list[Violation] = []
@@ -102,7 +106,9 @@ def _check_gold(
             violations.extend(from_validation_error(manifest_doc, error, ("suites", index)))
             continue
         suites.append((index, suite))
-        streamed = stream_suite(manifest_doc, path, suite, settings.workflows, scorer_names)
+        streamed = stream_suite(
+            manifest_doc, path, suite, settings.workflows, scorer_names, keep=for_run
+        )
         if streamed is not None:
             case_count += len(streamed.cases)
             built.append(streamed)
@@ -214,7 +220,7 @@ def load_gold(
     settings: LoadedSettings, path: Path | None = None, *, extra_scorers: Collection[str] = ()
 ) -> Dataset:
     """The checked dataset, or ``GoldCheckError`` listing every violation."""
-    result = check_gold(settings, path, extra_scorers=extra_scorers)
+    result = check_gold(settings, path, extra_scorers=extra_scorers, for_run=True)
     if result.dataset is None:
         count = len(result.violations)
         listing = "".join(violation.render() + "\n" for violation in result.violations)

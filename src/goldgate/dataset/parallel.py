@@ -217,27 +217,28 @@ MAX_HELPERS: Final = 3
 """Helpers at most: past three, reading the file here is what the check waits for."""
 
 
-def start_helpers(fd: int, check: CaseCheck) -> list[Helper]:
+def start_helpers(fd: int, check: CaseCheck, send_patterns: bool = True) -> list[Helper]:
     """One helper per CPU this process may keep busy beyond its own (``cpu_budget``), at
-    most ``MAX_HELPERS``; fewer when a fork fails."""
+    most ``MAX_HELPERS``; fewer when a fork fails. ``send_patterns``: whether each answer
+    brings the programs of the patterns the helper compiled (for a run that follows)."""
     wanted = min(int(cpu_budget()) - 1, MAX_HELPERS)
     helpers = []
     for _ in range(wanted):
-        helper = start_helper(fd, check)
+        helper = start_helper(fd, check, send_patterns)
         if helper is None:
             break
         helpers.append(helper)
     return helpers
 
 
-def start_helper(fd: int, check: CaseCheck) -> Helper | None:
+def start_helper(fd: int, check: CaseCheck, send_patterns: bool = True) -> Helper | None:
     """A helper forked from this process, checking cases of the file open as ``fd`` with
     ``check``; ``None`` when none can be started."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, fd, check), daemon=True)
+    process = context.Process(target=_serve, args=(theirs, fd, check, send_patterns), daemon=True)
     try:
         process.start()
     except OSError:  # no memory or no process left for a fork: everything is checked here
@@ -248,13 +249,14 @@ def start_helper(fd: int, check: CaseCheck) -> Helper | None:
     return Helper(process, mine, fd, check)
 
 
-def _serve(connection: Any, fd: int, check: CaseCheck) -> None:
+def _serve(connection: Any, fd: int, check: CaseCheck, send_patterns: bool) -> None:
     """The helper's loop: a batch in, its answer out, until told to stop or orphaned."""
     # Ctrl-C reaches the whole process group: the parent handles it and stops the helper.
     # A SIGTERM meant for the helper ends it, not a handler inherited from the parent.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    record_patterns()
+    if send_patterns:
+        record_patterns()
     try:
         while (message := connection.recv()) is not None:
             number, spans = message

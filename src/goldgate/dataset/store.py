@@ -218,8 +218,11 @@ class CaseStore:
     """Where each case of one case file is, and the file itself, held open since it was
     checked (among the ``OPEN_FILES`` limit)."""
 
-    def __init__(self, handle: BinaryIO, source: str, path: Path) -> None:
+    def __init__(self, handle: BinaryIO, source: str, path: Path, *, keep: bool = True) -> None:
         self.source = source
+        self.keeps = keep
+        """Whether cases and patterns are kept from the check for a run (not for a check
+        alone, which would never use them)."""
         self.path = path
         status = os.fstat(handle.fileno())
         self._identity = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
@@ -270,23 +273,33 @@ class CaseStore:
         """One more case, where it is and its expectations as the check compiled them;
         ``checked``: the case as this process parsed and checked it, kept while there is
         room (``KEPT_BYTES``)."""
-        if checked is not None and self._kept_bytes + length <= KEPT_BYTES:
-            self._kept_bytes += length
-            self._kept[len(self.ids)] = (RecordedCase.of(checked), compiled)
-            compiled = ()  # its patterns are kept with it
-        for expectation in compiled:
-            if expectation.text is not None and self._pattern_bytes < KEPT_PATTERN_BYTES:
-                for assertion in expectation.text.assertions:
-                    if assertion.pattern is not None:
-                        self._keep(assertion.pattern)
+        if self.keeps:
+            self._keep_checked(compiled, length, checked)
         self.ids.append(case_id)
         self.offsets.append(offset)
         self.lengths.append(length)
         self.checksums.append(checksum)
         self.lines.append(line)
 
+    def _keep_checked(
+        self, compiled: tuple[CompiledExpectation, ...], length: int, checked: Any
+    ) -> None:
+        """The case about to be added as checked, while ``KEPT_BYTES`` allow; else the
+        patterns it compiled, while ``KEPT_PATTERN_BYTES`` allow."""
+        if checked is not None and self._kept_bytes + length <= KEPT_BYTES:
+            self._kept_bytes += length
+            self._kept[len(self.ids)] = (RecordedCase.of(checked), compiled)
+            return  # its patterns are kept with it
+        for expectation in compiled:
+            if expectation.text is not None and self._pattern_bytes < KEPT_PATTERN_BYTES:
+                for assertion in expectation.text.assertions:
+                    if assertion.pattern is not None:
+                        self._keep(assertion.pattern)
+
     def adopt(self, patterns: Iterable[PatternCode]) -> None:
         """Patterns a checking helper compiled (``dataset.parallel``), rebuilt for the run."""
+        if not self.keeps:
+            return
         for made in patterns:
             if self._pattern_bytes >= KEPT_PATTERN_BYTES:
                 return

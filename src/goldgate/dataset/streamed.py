@@ -79,9 +79,12 @@ def stream_suite(
     suite: Suite,
     workflows: dict[str, WorkflowSettings],
     scorer_names: Collection[str],
+    *,
+    keep: bool = True,
 ) -> GoldSuite | None:
     """The suite, its case file checked as it streams, when it is good gold; ``None`` when it
-    has inline cases or any problem (the whole-file path then takes it)."""
+    has inline cases or any problem (the whole-file path then takes it). ``keep``: keep what
+    the check made for the run that follows (``CaseStore``)."""
     if not isinstance(suite.cases, str) or reference_problem(suite.cases) is not None:
         return None
     case_path = manifest_path.parent / suite.cases
@@ -90,7 +93,7 @@ def stream_suite(
         handle = open_regular_file(case_path, source, what="a JSON file")
     except InvalidInputError:
         return None
-    store = CaseStore(handle, source, case_path)
+    store = CaseStore(handle, source, case_path, keep=keep)
     try:
         facts = _check_cases(store, handle, suite, workflows, scorer_names)
     except (NotStreamable, _HasProblems, OSError):  # a read error: the whole-file path says it
@@ -162,7 +165,7 @@ def _check_cases(
                 else:
                     taken.add_checked(checked)
                 if position == PARALLEL_FROM and parallel_possible():  # from the next batch
-                    helpers = start_helpers(handle.fileno(), check.facts)
+                    helpers = start_helpers(handle.fileno(), check.facts, store.keeps)
             if spans and (element is None or len(spans) == BATCH) and helper is not None:
                 waiting.append(_Sent(helper, helper.send(spans), spans, lines))
                 spans, lines = [], []
