@@ -1,7 +1,7 @@
 """A report's own records as JSON, as ``model_dump(mode="json")`` writes them.
 
-A run builds its records as named tuples (``report.records``) and never imports pydantic;
-code that reads reports has them as the models of ``report.models``. ``record_json`` writes
+A run builds its own records as named tuples (``report.records``), without pydantic; code
+that reads reports has them as the models of ``report.models``. ``record_json`` writes
 either as ``model_dump(mode="json")`` writes the model: fields in declaration order, nested
 records as objects, tuples as lists; ``include`` and ``by_alias`` as in ``model_dump``.
 tests/report/test_plain.py holds it to ``model_dump`` for every record type, and holds what a

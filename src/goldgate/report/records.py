@@ -3,10 +3,11 @@
 A run writes a handful of small records (the header's dataset, variant and options, each
 suite's target, counts, thresholds and queue, the verdict) and keeps them for the summary it
 prints. They are named tuples here, with the fields of ``report.models``' models of the same
-name in the same order, so that a run (``goldgate evals run`` above all) never imports
-pydantic: importing it and defining the report's models cost some 70 ms, a third of the
-start-up of a small run. ``report.plain.record_json`` writes them as ``model_dump`` writes the
-models; code that reads reports validates them into the models in full.
+name in the same order, so that a run that needs no gold models (``goldgate evals run``)
+never imports pydantic: importing it and defining the report's and gold's models cost some
+70 ms, a third of the start-up of a small run. ``report.plain.record_json`` writes them as
+``model_dump`` writes the models; code that reads reports validates them into the models in
+full.
 
 tests/report/test_records.py holds each to its model (the same fields, in order);
 tests/conftest.py holds what every in-process run builds to what validating it gives.
