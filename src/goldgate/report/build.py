@@ -200,7 +200,7 @@ class SuiteCollector:
 
             self._metric_scopes = metric_scopes(suite.metrics)
         self._pending: list[dict[str, Any]] = []
-        self.queue: list[dict[str, Any]] = []
+        self.queue: list[AwaitingRecord] = []
         self.count = 0
 
     @property
@@ -225,15 +225,16 @@ class SuiteCollector:
         expectations = self.case_expectations(outcome.index)
         for expectation, check in zip(expectations, outcome.checks, strict=True):
             if check.adjudication and isinstance(check.actual, str):
-                entry: dict[str, Any] = {
-                    "case": outcome.case.id,
-                    "attempt": outcome.attempt,
-                    "check": expectation.name,
-                    "digest": output_digest(check.actual),
-                }
-                if self.include_details:
-                    entry["note"] = note_of(expectation.expected)
-                self.queue.append(entry)
+                note = note_of(expectation.expected) if self.include_details else None
+                self.queue.append(
+                    AwaitingRecord(
+                        outcome.case.id,
+                        outcome.attempt,
+                        expectation.name,
+                        note,
+                        output_digest(check.actual),
+                    )
+                )
 
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
@@ -334,16 +335,7 @@ class SuiteCollector:
                 key: None if value is None else float(value) for key, value in summary.items()
             },
             adjudication=self.figures.adjudication,
-            adjudication_queue=tuple(
-                AwaitingRecord(
-                    entry["case"],
-                    entry["attempt"],
-                    entry["check"],
-                    entry.get("note"),
-                    entry["digest"],
-                )
-                for entry in self.queue
-            ),
+            adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=thresholds,
             verdict=verdict,

@@ -121,7 +121,7 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
         whole = suite.model_copy(update={"whole_case_count": None, "status": _status(parts)})
         suites.append(rebuild_suite(whole, cases))
     records = tuple(suites)
-    verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))._asdict()
+    verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))
     all_reports = [item.report for item in reports]
     return first.report.model_copy(
         update={
@@ -130,7 +130,7 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
             "started_at": min(report.started_at for report in all_reports),
             "finished_at": max(report.finished_at for report in all_reports),
             "duration_seconds": max(report.duration_seconds for report in all_reports),
-            "verdict": VerdictRecord(**verdict),
+            "verdict": VerdictRecord(**verdict._asdict()),
         }
     )
 
