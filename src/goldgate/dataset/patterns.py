@@ -20,6 +20,8 @@ from array import array
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
+from goldgate.dataset.flatpatterns import flat_program
+
 __all__ = [
     "PATTERN_DEADLINE",
     "PatternCode",
@@ -109,7 +111,8 @@ def _compiler() -> Callable[[str], re.Pattern[str]]:
     compilation: dropping the cache's oldest entry scans past every slot deleted before it,
     and its flag checks go through ``enum``. The steps are those of ``re._compiler.compile``
     (parse, generate the program, build the pattern object), taken one by one so that the
-    program can be recorded for ``PatternCode``; where this Python's ``re`` is not built that
+    program can be recorded for ``PatternCode``, and a flat pattern is compiled in one pass
+    (``flatpatterns``); where this Python's ``re`` is not built that
     way (the steps are missing, or do not rebuild an equal pattern) ``re._compiler.compile``,
     or else ``re.compile``, is used and nothing is recorded. A small cache of our own still
     serves a pattern many cases repeat."""
@@ -148,6 +151,9 @@ def _steps_compiler(
         return None  # pragma: no cover - every supported Python has them
 
     def made(pattern: str) -> _Parts:
+        flat = flat_program(pattern)
+        if flat is not None:
+            return pattern, flat.flags, flat.code, 0, {}, (None,)
         parsed = parse(pattern, 0)
         state = parsed.state
         groupindex = state.groupdict
