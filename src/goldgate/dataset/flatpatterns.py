@@ -32,8 +32,8 @@ _FLAT: Final = re.compile(r"(?:[^\\*+?{}\[\]()|]|\\[^0-9A-Za-z]|\\[afnrtvAbBdDsS
 ``]`` or ``}`` alone is a literal to ``re``, but rare enough to leave to it."""
 
 _ITEM: Final = re.compile(r"\\.|.", re.DOTALL)
-_SYNTAX: Final = frozenset("\\.^$")
-"""The characters of a flat pattern that are not literals themselves."""
+_PLAIN_RUN: Final = re.compile(r"[^\\.^$]*")
+"""Characters of a flat pattern that are literals themselves."""
 
 _LONGEST: Final = 1 << 16
 """Longer patterns are left to ``re`` (which caps a width past its largest code)."""
@@ -127,20 +127,20 @@ _PROBES: Final = (
 
 
 def _assemble(pattern: str, tables: _Tables) -> FlatProgram | None:
-    if _FLAT.fullmatch(pattern) is None or len(pattern) > _LONGEST:
+    if len(pattern) > _LONGEST or _FLAT.fullmatch(pattern) is None:
         return None
     literal = tables.literal
-    prefix: list[int]
+    # The leading run of plain characters, at C speed: all of a literal pattern, and most of
+    # a ticket number's (T-123456 of T-123456\b).
+    run = _PLAIN_RUN.match(pattern).end()  # type: ignore[union-attr]  # it matches ""
+    prefix = [*map(ord, pattern[:run])] if run else []
+    body = [literal] * (2 * run)
+    body[1::2] = prefix
+    width, in_prefix = run, True
     first: _Item | None = None  # the item a pattern without a literal prefix starts with
-    if _SYNTAX.isdisjoint(pattern):  # literals only, the commonest flat pattern
-        prefix = [*map(ord, pattern)]
-        width = len(prefix)
-        body = [code for character in prefix for code in (literal, character)]
-        all_literal = True
-    else:
-        prefix, body, width, in_prefix = [], [], 0, True
+    if run < len(pattern):
         items, literal_escapes = tables.items, tables.literal_escapes
-        for token in _ITEM.findall(pattern):
+        for token in _ITEM.findall(pattern, run):
             item = items.get(token)
             if item is None:  # a character, a literal escape or an escaped punctuation mark
                 character = literal_escapes.get(token) or ord(token[-1])
@@ -154,13 +154,14 @@ def _assemble(pattern: str, tables: _Tables) -> FlatProgram | None:
                 if in_prefix and not prefix:
                     first = item
                 in_prefix = False
-        all_literal = in_prefix
     if width == 0:
         info = [tables.info, 4, 0, 0, 0]
     elif prefix:
-        mask = tables.prefix_mask | (tables.literal_mask if all_literal else 0)
+        mask = tables.prefix_mask | (tables.literal_mask if in_prefix else 0)
         size = len(prefix)
-        info = [tables.info, 0, mask, width, width, size, size, *prefix, *tables.overlap(prefix)]
+        # A prefix whose first character does not come again cannot overlap itself.
+        overlap = [0] * size if prefix.count(prefix[0]) == 1 else tables.overlap(prefix)
+        info = [tables.info, 0, mask, width, width, size, size, *prefix, *overlap]
         info[1] = len(info) - 1
     else:  # a flat pattern without a literal prefix starts with an item that is not one
         assert first is not None
