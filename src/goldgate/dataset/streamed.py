@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from pydantic import ValidationError
 
@@ -57,13 +56,12 @@ def reference_problem(reference: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
 class _Nowhere:
     """Where a problem would be described if this path described problems: it does not (the
     whole-file path does), but the shared rules position each violation they find."""
 
-    source: str = ""
-    value: None = None
+    source = ""
+    value = None
 
     def position(self, path: Sequence[str | int]) -> tuple[int, int]:
         return (1, 1)
@@ -188,10 +186,10 @@ _WAITING = 8 * 128
 this process waits for the answer (a starved helper must not make memory grow)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Checked:
+class _Checked(NamedTuple):
     """A case checked here: its id, compiled expectations, place, canonical bytes and the
-    case as parsed (which the store may keep for the run)."""
+    case as parsed (which the store may keep for the run). A named tuple: one per case, built
+    several times faster than a frozen dataclass."""
 
     id: str
     compiled: tuple[CompiledExpectation, ...]
@@ -203,8 +201,7 @@ class _Checked:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class _Sent:
+class _Sent(NamedTuple):
     """A batch of cases sent to the helper: its number, the cases' places and lines."""
 
     helper: Helper
