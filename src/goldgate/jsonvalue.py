@@ -370,6 +370,38 @@ def strict_decoder(parse_float: Callable[[str], float] | None = None) -> json.JS
 finite_float = _finite_float
 
 
+def keyless_decoder(parse_float: Callable[[str], float]) -> json.JSONDecoder:
+    """``strict_decoder`` without its duplicate-key hook, which is most of its cost (a Python
+    call and a list of pairs for every object): what it decodes is strict once
+    ``keys_surely_unique`` says so; otherwise decode it again with ``strict_decoder``."""
+    return json.JSONDecoder(parse_constant=_reject_constant, parse_float=parse_float)
+
+
+_ESCAPED_COLON = re.compile(r"\\u003[aA]")
+
+
+def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> bool:
+    """Whether no object of ``value``, decoded from ``text[start:end]`` by a decoder that keeps
+    the last of repeated keys (``keyless_decoder``), repeated a key. False also when it cannot
+    tell (then decode with ``strict_decoder``, which knows).
+
+    Every member of an object in the text has one colon outside strings, so the text's colons
+    are its members plus the colons written inside its strings. orjson writes the decoded value
+    with one colon per member kept and the colons of the strings kept. Without an escaped colon
+    (``\\u003a``) a string holds as many colons decoded as written; so the two counts are equal
+    when no member was dropped, and the written value has fewer when one was (a repeated key:
+    one member, its key and its value are gone)."""
+    if type(value) is not dict and type(value) is not list:
+        return True  # a scalar has no keys
+    if text.find("\\u003", start, end) >= 0 and _ESCAPED_COLON.search(text, start, end):
+        return False
+    try:
+        written = orjson.dumps(value)
+    except TypeError:  # an integer past 64 bits, or a lone surrogate: strict_decoder decides
+        return False
+    return written.count(b":") == text.count(":", start, end)
+
+
 def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = False) -> bool:
     """Whether ``value``, parsed from ``text``, holds a lone surrogate or nests past the
     limit: what the strict parser refuses beyond the decoder's hooks. Text decoded strictly

@@ -25,6 +25,8 @@ from goldgate.files import max_file_bytes
 from goldgate.jsonvalue import (
     JsonRejected,
     finite_float,
+    keyless_decoder,
+    keys_surely_unique,
     loads_exact,
     strict_decoder,
     too_deep_or_surrogates,
@@ -128,10 +130,13 @@ def elements(handle: BinaryIO) -> Iterator[Element]:
 
 class _Strict:
     """The strict decoder, counting the floats in what it decoded last (a value with none
-    has canonical bytes orjson can write, see ``canonical_bytes``)."""
+    has canonical bytes orjson can write, see ``canonical_bytes``). It decodes without the
+    duplicate-key hook first, and again with it only where ``keys_surely_unique`` cannot
+    rule a repeated key out."""
 
     def __init__(self) -> None:
         self.floats = 0
+        self._keyless = keyless_decoder(self._counted_float)
         self._decoder = strict_decoder(self._counted_float)
 
     def _counted_float(self, number: str) -> float:
@@ -140,7 +145,11 @@ class _Strict:
 
     def raw_decode(self, text: str, start: int = 0) -> tuple[Any, int]:
         self.floats = 0
-        return self._decoder.raw_decode(text, start)
+        value, end = self._keyless.raw_decode(text, start)
+        if keys_surely_unique(text, start, end, value):
+            return value, end
+        self.floats = 0
+        return self._decoder.raw_decode(text, start)  # raises at a repeated key
 
 
 class ElementReader:
@@ -153,6 +162,8 @@ class ElementReader:
         self._strict = _Strict()
         self._plain = json.JSONDecoder()
         self._done = False
+        self._at_value = False
+        """Whether the text is at the next element already (past the separator)."""
         text = self._text
         if text.skip() != "[":
             raise NotStreamable
@@ -165,8 +176,9 @@ class ElementReader:
             return None
         text = self._text
         decoder = self._strict if strict else self._plain
-        while True:
+        if not self._at_value:
             text.skip()
+        while True:
             buffer, start = text.buffer, text.pos
             try:
                 value, end = decoder.raw_decode(buffer, start)
@@ -174,6 +186,7 @@ class ElementReader:
                 value, end = None, -1
             if not text.eof and (end < 0 or _may_go_on(buffer, end, value)):  # cut by a chunk?
                 text.more()
+                text.skip()
                 continue
             break
         if end < 0:
@@ -185,20 +198,35 @@ class ElementReader:
         data = piece.encode()
         text.offset += len(data)
         holds_floats = strict and self._strict.floats > 0
-        element = Element(
-            value if strict else None, offset, len(data), zlib.crc32(data), line, holds_floats
+        element = _new_element(
+            Element,
+            (value if strict else None, offset, len(data), zlib.crc32(data), line, holds_floats),
         )
-        separator = text.skip()
-        if separator == "]":
+        # The commonest separator, a comma between white space, with the next element in the
+        # buffer: taken in one match. The rest (the end, or a chunk to read) as it comes.
+        separator = _SEPARATOR.match(buffer, end)
+        if separator is not None and (after := separator.end()) < len(buffer):
+            text.pos = after
+            self._at_value = True
+            return element
+        self._at_value = False
+        separator_character = text.skip()
+        if separator_character == "]":
             text.pos += 1
             if text.skip():  # anything after the array
                 raise NotStreamable
             self._done = True
-        elif separator == ",":
+        elif separator_character == ",":
             text.pos += 1
         else:
             raise NotStreamable
         return element
+
+
+_SEPARATOR: Final = re.compile(r"[ \t\n\r]*,[ \t\n\r]*")
+_new_element = tuple.__new__
+"""Builds an ``Element`` from every field at once (its generated ``__new__`` is one more
+Python call per case)."""
 
 
 def strict_value(data: bytes) -> tuple[Any, bool]:
