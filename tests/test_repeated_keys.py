@@ -4,8 +4,10 @@ without one, written without an escaped colon, passes)."""
 
 from __future__ import annotations
 
+import gc
 import io
 import json
+import weakref
 from typing import Any
 
 import pytest
@@ -135,3 +137,27 @@ def test_the_stream_refuses_a_repeated_key_however_the_colons_fall(element: str)
 def test_escaped_colons_without_a_repeated_key_still_stream() -> None:
     element = '{"a\\u003a": "b\\u003Ac", "c:": ":"}'
     assert strict_value(element.encode()) == ({"a:": "b:c", "c:": ":"}, False)
+
+
+def test_parsing_a_case_leaves_no_reference_cycle_behind() -> None:
+    """The check runs with the cyclic collector paused: a parser that is a reference cycle
+    (its decoders holding a bound method of it) was never freed, and a helper that built one
+    per case grew by megabytes a thousand cases."""
+    element = b'{"id": "c-1", "values": [1.5, {"a": ":"}]}'
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        strict_value(element)
+        before = len(gc.get_objects())
+        for _ in range(200):
+            assert strict_value(element)[1] is True
+        assert len(gc.get_objects()) <= before + 5
+
+        reader = ElementReader(io.BytesIO(b"[" + element + b"]"))
+        assert reader.next() is not None
+        parser = weakref.ref(reader._strict)
+        del reader
+        assert parser() is None  # freed by reference counting alone
+    finally:
+        if paused:
+            gc.enable()

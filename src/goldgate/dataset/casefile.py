@@ -17,6 +17,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import threading
 import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final, NamedTuple
@@ -132,23 +133,32 @@ class _Strict:
     """The strict decoder, counting the floats in what it decoded last (a value with none
     has canonical bytes orjson can write, see ``canonical_bytes``). It decodes without the
     duplicate-key hook first, and again with it only where ``keys_surely_unique`` cannot
-    rule a repeated key out."""
+    rule a repeated key out.
+
+    The float hook is a closure over a counter, not a method: a bound method held by the
+    decoders would make each parser a reference cycle, which the check (run with the cyclic
+    collector paused, ``memory.collections_paused``) would never free."""
 
     def __init__(self) -> None:
-        self.floats = 0
-        self._keyless = keyless_decoder(self._counted_float)
-        self._decoder = strict_decoder(self._counted_float)
+        counted = self._counted = [0]
 
-    def _counted_float(self, number: str) -> float:
-        self.floats += 1
-        return finite_float(number)
+        def counted_float(number: str) -> float:
+            counted[0] += 1
+            return finite_float(number)
+
+        self._keyless = keyless_decoder(counted_float)
+        self._decoder = strict_decoder(counted_float)
+
+    @property
+    def floats(self) -> int:
+        return self._counted[0]
 
     def raw_decode(self, text: str, start: int = 0) -> tuple[Any, int]:
-        self.floats = 0
+        self._counted[0] = 0
         value, end = self._keyless.raw_decode(text, start)
         if keys_surely_unique(text, start, end, value):
             return value, end
-        self.floats = 0
+        self._counted[0] = 0
         return self._decoder.raw_decode(text, start)  # raises at a repeated key
 
 
@@ -229,6 +239,9 @@ _new_element = tuple.__new__
 Python call per case)."""
 
 
+_PARSERS = threading.local()
+
+
 def strict_value(data: bytes) -> tuple[Any, bool]:
     """One element's bytes parsed as strictly as ``ElementReader.next`` parses them, and
     whether it holds a float; ``NotStreamable`` for anything that parse would refuse."""
@@ -236,7 +249,9 @@ def strict_value(data: bytes) -> tuple[Any, bool]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise NotStreamable from None
-    parser = _Strict()
+    parser = getattr(_PARSERS, "strict", None)
+    if parser is None:  # one per thread, made once: building its decoders costs microseconds
+        parser = _PARSERS.strict = _Strict()
     try:
         value, end = parser.raw_decode(text)
     except (ValueError, RecursionError, JsonRejected):
