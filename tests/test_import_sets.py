@@ -125,6 +125,45 @@ def test_a_whole_evals_run_loads_neither_pydantic_nor_parameter_adapters_nor_met
     assert suite.thresholds[0].held
 
 
+def test_a_whole_evaluate_run_loads_neither_the_report_models_nor_the_python_api(
+    tmp_path: Path,
+) -> None:
+    # A run streams its report from records (report.records); the pydantic report models and
+    # the Python API's module cost 25 ms of its start-up, for one small function.
+    (tmp_path / "config").mkdir()
+    (tmp_path / "evaluation").mkdir()
+    (tmp_path / "echo_target.py").write_text(
+        "def handle(request):\n    return {'payload': request['envelope']['payload']}\n"
+    )
+    (tmp_path / "config" / "settings.yaml").write_text(
+        "workflows:\n  app:\n    revision: r1\n    target: {python: 'echo_target:handle'}\n"
+    )
+    case = {
+        "id": "c1",
+        "input": {"payload": {"label": "a", "answer": "T-1 routed"}, "metadata": {}},
+        "expectations": [
+            {"name": "label", "path": "/payload/label", "expected": "a"},
+            {"name": "ticket", "path": "/payload/answer", "comparison": "text",
+             "expected": {"matches": ["T-1\\b"]}},
+        ],
+    }  # fmt: skip
+    (tmp_path / "evaluation" / "cases.json").write_text(json.dumps([case]))
+    manifest = {"name": "d", "revision": "r1",
+                "suites": [{"name": "s", "workflow": "app", "cases": "cases.json"}]}  # fmt: skip
+    (tmp_path / "evaluation" / "dataset.json").write_text(json.dumps(manifest))
+    run = (
+        "import goldgate.cli\n"
+        "sys.argv = ['goldgate', 'evaluate', '--output', 'report.json']\n"
+        "try:\n    goldgate.cli.main()\nexcept SystemExit as done:\n    assert done.code == 0\n"
+    )
+    names = ("goldgate.report.models", "goldgate.evaluation", *RENDERING)
+    assert _loaded(run, names, cwd=tmp_path) == []
+    report = read_report(tmp_path / "report.json")
+    assert [check.outcome for check in report.suites[0].cases[0].attempts[0].checks] == [
+        "passed", "passed",
+    ]  # fmt: skip
+
+
 def test_lazy_package_names_are_the_modules_objects() -> None:
     code = (
         "import goldgate.dataset as d, goldgate.scoring as s, goldgate.settings as c\n"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from goldgate.dataset.gold import Dataset, GoldSuite
+from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.models import Case, Expectation, Metric, Suite, TextOptions
 from goldgate.errors import InvalidInputError
 from goldgate.execution.runner import RunOptions
@@ -278,12 +278,3 @@ async def open_application(
     finally:
         for target in targets.values():
             await target.aclose()
-
-
-def dataset_record(dataset: Dataset, display_path: str | None) -> DatasetRecord:
-    return DatasetRecord(
-        name=dataset.name,
-        revision=dataset.revision,
-        fingerprint=dataset.fingerprint,
-        path=display_path,
-    )

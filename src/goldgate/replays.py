@@ -33,7 +33,6 @@ from goldgate.dataset.gold import Dataset, GoldSuite
 from goldgate.dataset.load import load_gold
 from goldgate.dataset.models import Case, TextOptions
 from goldgate.errors import InvalidInputError
-from goldgate.evaluation import dataset_record
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.execution.targets import build_target
 from goldgate.identity import project_folder
@@ -51,7 +50,7 @@ from goldgate.report.io import (
     report_bytes,
 )
 from goldgate.report.models import CaseRecord, Report, SuiteRecord, TargetRecord
-from goldgate.report.records import RunReport, from_model, not_run_reason
+from goldgate.report.records import RunReport, dataset_record, from_model, not_run_reason
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring import (
     CheckOutcome,

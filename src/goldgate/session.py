@@ -29,7 +29,13 @@ from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
-from goldgate.report.records import OptionsRecord, RunReport, TargetRecord, VariantRecord
+from goldgate.report.records import (
+    OptionsRecord,
+    RunReport,
+    TargetRecord,
+    VariantRecord,
+    dataset_record,
+)
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring.registry import ScorerRegistry
 from goldgate.stdio import user_output_to_stderr
@@ -147,8 +153,6 @@ class Session:
     variant: VariantRecord
 
     def _header(self) -> RunHeader:
-        from goldgate.evaluation import dataset_record
-
         return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=self.variant,

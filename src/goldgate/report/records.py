@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 if TYPE_CHECKING:  # annotations only: a suite's metrics exist only where its gold has some
+    from goldgate.dataset.gold import Dataset
     from goldgate.dataset.models import Metric
     from goldgate.report.models import MetricResult
 
@@ -38,6 +39,7 @@ __all__ = [
     "ThresholdRecord",
     "VariantRecord",
     "VerdictRecord",
+    "dataset_record",
     "from_model",
     "not_run_reason",
 ]
@@ -61,6 +63,11 @@ class DatasetRecord(NamedTuple):
     revision: str
     fingerprint: str
     path: str | None
+
+
+def dataset_record(dataset: Dataset, display_path: str | None) -> DatasetRecord:
+    """The report's record of the gold a run read: its identity and where it was."""
+    return DatasetRecord(dataset.name, dataset.revision, dataset.fingerprint, display_path)
 
 
 class VariantRecord(NamedTuple):
