@@ -163,32 +163,40 @@ def _case_violations(
         problem = result_path_problem(expectation.path, workflow)
         if problem:
             yield placed.at((*where, "path"), problem)
-        compiled = placed.compiled[index]
-        for suffix, message in _comparison_problems(compiled, envelope, scorer_names):
+        problems = _comparison_problems(placed.compiled[index], envelope, scorer_names)
+        for suffix, message in problems:
             yield placed.at((*where, *suffix), message)
 
 
 def _comparison_problems(
     expectation: CompiledExpectation, envelope: dict[str, Any], scorer_names: Collection[str]
-) -> Iterator[tuple[Path_, str]]:
+) -> Sequence[tuple[Path_, str]]:
+    """What is wrong with how an expectation compares (a sequence, not a generator: every
+    expectation of large gold is checked here, and most have nothing wrong)."""
     kind = expectation.comparison
     if kind == "custom":
         if expectation.scorer is None:
-            yield ("comparison",), "a custom comparison names its registered 'scorer'"
-        elif expectation.scorer not in scorer_names:
+            return [(("comparison",), "a custom comparison names its registered 'scorer'")]
+        if expectation.scorer not in scorer_names:
             scorer = quote(expectation.scorer)
-            yield ("scorer",), f"scorer {scorer} is not registered in the settings"
-        return
+            return [(("scorer",), f"scorer {scorer} is not registered in the settings")]
+        return ()
+    problems: list[tuple[Path_, str]] = []
     if expectation.scorer is not None:
-        yield ("scorer",), f"'scorer' is only used by the custom comparison, not {kind}"
+        problems.append(
+            (("scorer",), f"'scorer' is only used by the custom comparison, not {kind}")
+        )
     expected = expectation.expected
     if kind == "set" and not isinstance(expected, list):
-        yield ("expected",), f"a set comparison expects an array, found {json_type_name(expected)}"
+        problems.append(
+            (("expected",), f"a set comparison expects an array, found {json_type_name(expected)}")
+        )
     elif kind == "source_span":
-        yield from source_span_problems(expected, envelope)
+        problems += source_span_problems(expected, envelope)
     elif kind == "text" and expectation.text is not None:  # compiled once, while loading
-        yield from expectation.text.problems
-        yield from expectation.text.pattern_problems()
+        problems += expectation.text.problems
+        problems += expectation.text.pattern_problems()
+    return problems
 
 
 def _metric_violations(

@@ -5,7 +5,7 @@ reason of an ``error`` check when gold reaches scoring unchecked, e.g. from the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeGuard
 
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, json_type_name, parse_pointer, resolve
@@ -95,53 +95,73 @@ def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> I
         )
 
 
-def text_problems(expected: Any) -> Iterator[Problem]:
+def text_problems(expected: Any) -> list[Problem]:
     """Every problem of a text ``expected``: prose (a string) or an object of assertions.
     An object must declare something that can hold: no empty object or list, no bounds that
     exclude each other, no malformed dot path. Patterns are compiled once, with the rest of
-    the gold (``dataset.compiled``), which reports the ones that do not compile."""
+    the gold (``dataset.compiled``), which reports the ones that do not compile.
+
+    A list, built without a generator per assertion: every text expectation of large gold is
+    checked here, and most have no problem."""
     if isinstance(expected, str):
-        return  # prose declares nothing: the attempt goes to human adjudication
-    if not isinstance(expected, Mapping):
-        yield (
-            ("expected",),
-            f"a text comparison expects assertions or prose, found {json_type_name(expected)}",
-        )
-        return
+        return []  # prose declares nothing: the attempt goes to human adjudication
+    if type(expected) is not dict and not isinstance(expected, Mapping):
+        return [
+            (
+                ("expected",),
+                f"a text comparison expects assertions or prose, found {json_type_name(expected)}",
+            )
+        ]
     if not expected:
-        yield (
-            ("expected",),
-            "an empty assertion object declares nothing; write at least one assertion, "
-            "or prose for a person to judge",
-        )
-        return
+        return [
+            (
+                ("expected",),
+                "an empty assertion object declares nothing; write at least one assertion, "
+                "or prose for a person to judge",
+            )
+        ]
+    problems: list[Problem] = []
     for key, value in expected.items():
-        yield from _assertion_problems(key, value)
-    yield from _bounds_problems(expected)
+        found = _assertion_problems(key, value)
+        if found:
+            problems += found
+    if "minChars" in expected and "maxChars" in expected:  # the only bounds that can clash
+        problems += _bounds_problems(expected)
+    return problems
 
 
-def _assertion_problems(key: str, value: Any) -> Iterator[Problem]:
+_NO_PROBLEMS: tuple[Problem, ...] = ()
+_is_text = str.__instancecheck__  # isinstance(item, str), called from map() without a frame
+
+
+def _assertion_problems(key: str, value: Any) -> Sequence[Problem]:
     shape = TEXT_ASSERTIONS.get(key)
-    where: Suffix = ("expected", key)
     if shape is None:
-        yield where, f"unknown text assertion {quote(key)}"
-    elif shape == "count":
+        return [(("expected", key), f"unknown text assertion {quote(key)}")]
+    if shape == "count":
         if not _is_count(value):
-            yield where, f"{key!r} is a nonnegative integer"
+            return [(("expected", key), f"{key!r} is a nonnegative integer")]
     elif shape == "note":
         if not isinstance(value, str):
-            yield where, "'note' is a sentence for the adjudicator"
+            return [(("expected", key), "'note' is a sentence for the adjudicator")]
     else:
         items = (value,) if isinstance(value, str) else value
-        if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
-            yield where, f"{key!r} is a string or an array of strings"
-        elif not items:
-            yield where, f"an empty {key!r} array declares nothing; remove it or add an entry"
-        elif key == "requiredKeys" or "" in items:  # else no entry has a problem (most gold)
-            for position, item in enumerate(items):
-                problem = _entry_problem(key, item)
-                if problem is not None:
-                    yield where, f"{_NOUNS[key]} {position + 1} {problem}"
+        if not isinstance(items, (list, tuple)) or not all(map(_is_text, items)):
+            return [(("expected", key), f"{key!r} is a string or an array of strings")]
+        if not items:
+            return [
+                (
+                    ("expected", key),
+                    f"an empty {key!r} array declares nothing; remove it or add an entry",
+                )
+            ]
+        if key == "requiredKeys" or "" in items:  # else no entry has a problem (most gold)
+            return [
+                (("expected", key), f"{_NOUNS[key]} {position + 1} {problem}")
+                for position, item in enumerate(items)
+                if (problem := _entry_problem(key, item)) is not None
+            ]
+    return _NO_PROBLEMS
 
 
 _NOUNS = {
@@ -176,15 +196,18 @@ def _is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _bounds_problems(expected: Mapping[str, Any]) -> Iterator[Problem]:
+def _bounds_problems(expected: Mapping[str, Any]) -> list[Problem]:
     low, high = expected.get("minChars"), expected.get("maxChars")
     if _is_count(low) and _is_count(high) and low > high:
-        yield (
-            ("expected", "minChars"),
-            f"'minChars' {low} is above 'maxChars' {high}: no answer can hold both",
-        )
+        return [
+            (
+                ("expected", "minChars"),
+                f"'minChars' {low} is above 'maxChars' {high}: no answer can hold both",
+            )
+        ]
+    return []
 
 
-def first_problem(problems: Iterator[Problem]) -> str | None:
+def first_problem(problems: Iterable[Problem]) -> str | None:
     """The first problem's sentence, or None."""
     return next((message for _, message in problems), None)
