@@ -413,9 +413,9 @@ def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = Fal
     )
     # An escaped pair (an emoji written "\\ud83d\\ude00") is one character once decoded:
     # only a surrogate left in the decoded strings is refused.
-    return (may_hold and _holds_surrogate(value)) or (
-        _may_be_too_deep(text) and _depth(value) > MAX_DEPTH
-    )
+    # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit.
+    may_be_too_deep = text.count("[") + text.count("{") > MAX_DEPTH
+    return (may_hold and _holds_surrogate(value)) or (may_be_too_deep and _depth(value) > MAX_DEPTH)
 
 
 def _holds_surrogate(value: JsonValue) -> bool:
@@ -432,11 +432,6 @@ def _holds_surrogate(value: JsonValue) -> bool:
         elif type(item) is list:
             pending.extend(item)
     return False
-
-
-def _may_be_too_deep(text: str) -> bool:
-    # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit.
-    return text.count("[") + text.count("{") > MAX_DEPTH
 
 
 def _depth(value: JsonValue) -> int:

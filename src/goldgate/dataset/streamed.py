@@ -235,7 +235,8 @@ class _Taken:
         self.hasher.add_canonical(case.canonical)
         has_text, scorers = _facts_of(case.compiled)
         self.has_text = self.has_text or has_text
-        self.scorers.update(scorers)
+        if scorers:
+            self.scorers.update(scorers)
         self.store.add(case.id, case.compiled, element.offset, element.length,
                        element.checksum, element.line, case.value)  # fmt: skip
 
@@ -260,13 +261,17 @@ class _Taken:
 def _facts_of(compiled: tuple[CompiledExpectation, ...]) -> tuple[bool, frozenset[str]]:
     """Whether the expectations compare text, and the custom scorers they name."""
     has_text = False
-    scorers: set[str] = set()
+    scorers: set[str] | None = None
     for expectation in compiled:
         if expectation.comparison == "text":
             has_text = True
         elif expectation.comparison == "custom" and expectation.scorer is not None:
+            scorers = scorers or set()
             scorers.add(expectation.scorer)
-    return has_text, frozenset(scorers)
+    return has_text, _NO_SCORERS if scorers is None else frozenset(scorers)
+
+
+_NO_SCORERS: frozenset[str] = frozenset()
 
 
 class _CaseCheck:
