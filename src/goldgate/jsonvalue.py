@@ -377,9 +377,6 @@ def keyless_decoder(parse_float: Callable[[str], float]) -> json.JSONDecoder:
     return json.JSONDecoder(parse_constant=_reject_constant, parse_float=parse_float)
 
 
-_ESCAPED_COLON = re.compile(r"\\u003[aA]")
-
-
 def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> bool:
     """Whether no object of ``value``, decoded from ``text[start:end]`` by a decoder that keeps
     the last of repeated keys (``keyless_decoder``), repeated a key. False also when it cannot
@@ -393,7 +390,8 @@ def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> boo
     one member, its key and its value are gone)."""
     if type(value) is not dict and type(value) is not list:
         return True  # a scalar has no keys
-    if text.find("\\u003", start, end) >= 0 and _ESCAPED_COLON.search(text, start, end):
+    # An escaped colon is rare: its pattern is compiled (and cached by re) only then.
+    if text.find("\\u003", start, end) >= 0 and re.search(r"\\u003[aA]", text[start:end]):
         return False
     try:
         written = orjson.dumps(value)

@@ -19,21 +19,23 @@ does not generate exactly that for every probe below, nothing is compiled here
 thousands of generated patterns.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not strings (no `from __future__ import annotations`): a named
+# tuple's string annotations are each compiled as a forward reference when the class is made,
+# a third of this module's import.
 import functools
 import re
 from typing import Any, Final, NamedTuple
 
 __all__ = ["FlatProgram", "flat_program"]
 
-_FLAT: Final = re.compile(r"(?:[^\\*+?{}\[\]()|]|\\[^0-9A-Za-z]|\\[afnrtvAbBdDsSwWZ])*")
+_FLAT: Final = r"(?:[^\\*+?{}\[\]()|]|\\[^0-9A-Za-z]|\\[afnrtvAbBdDsSwWZ])*"
 """A flat pattern: characters that are not syntax, or escapes whose meaning is one item. A
 ``]`` or ``}`` alone is a literal to ``re``, but rare enough to leave to it."""
-
-_ITEM: Final = re.compile(r"\\.|.", re.DOTALL)
-_PLAIN_RUN: Final = re.compile(r"[^\\.^$]*")
+_ITEM: Final = r"\\.|."
+"""One item of a flat pattern."""
+_PLAIN_RUN: Final = r"[^\\.^$]*"
 """Characters of a flat pattern that are literals themselves."""
+# (Compiled with the tables, on first use: a run whose gold has no pattern pays nothing.)
 
 _LONGEST: Final = 1 << 16
 """Longer patterns are left to ``re`` (which caps a width past its largest code)."""
@@ -60,6 +62,9 @@ class FlatProgram(NamedTuple):
 
 
 class _Tables(NamedTuple):
+    flat: re.Pattern[str]
+    item: re.Pattern[str]
+    plain_run: re.Pattern[str]
     flags: int
     info: int
     literal: int
@@ -91,6 +96,9 @@ def _tables() -> _Tables | None:
     try:
         constants, compiler = re._constants, re._compiler  # type: ignore[attr-defined]
         tables = _Tables(
+            flat=re.compile(_FLAT),
+            item=re.compile(_ITEM, re.DOTALL),
+            plain_run=re.compile(_PLAIN_RUN),
             flags=re._parser.parse("", 0).state.flags,  # type: ignore[attr-defined]
             info=int(constants.INFO),
             literal=int(constants.LITERAL),
@@ -127,12 +135,12 @@ _PROBES: Final = (
 
 
 def _assemble(pattern: str, tables: _Tables) -> FlatProgram | None:
-    if len(pattern) > _LONGEST or _FLAT.fullmatch(pattern) is None:
+    if len(pattern) > _LONGEST or tables.flat.fullmatch(pattern) is None:
         return None
     literal = tables.literal
     # The leading run of plain characters, at C speed: all of a literal pattern, and most of
     # a ticket number's (T-123456 of T-123456\b).
-    run = _PLAIN_RUN.match(pattern).end()  # type: ignore[union-attr]  # it matches ""
+    run = tables.plain_run.match(pattern).end()  # type: ignore[union-attr]  # it matches ""
     prefix = [*map(ord, pattern[:run])] if run else []
     body = [literal] * (2 * run)
     body[1::2] = prefix
@@ -140,7 +148,7 @@ def _assemble(pattern: str, tables: _Tables) -> FlatProgram | None:
     first: _Item | None = None  # the item a pattern without a literal prefix starts with
     if run < len(pattern):
         items, literal_escapes = tables.items, tables.literal_escapes
-        for token in _ITEM.findall(pattern, run):
+        for token in tables.item.findall(pattern, run):
             item = items.get(token)
             if item is None:  # a character, a literal escape or an escaped punctuation mark
                 character = literal_escapes.get(token) or ord(token[-1])

@@ -8,8 +8,9 @@ a reason instead of hanging the run: in the main thread a real-time timer interr
 thread) the search runs on the ``regex`` engine, whose ``timeout=`` does the same.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not strings (no `from __future__ import annotations`): a
+# named tuple's string annotations are each compiled as a forward reference when the class is
+# made, at some 60 us a field.
 import _signal  # type: ignore[import-not-found]  # the raw C module: no enum wrapping
 import _sre  # type: ignore[import-not-found]  # builds a pattern from its compiled program
 import functools
@@ -150,10 +151,7 @@ def _steps_compiler(
     if not (callable(parse) and callable(generate) and _CODE.itemsize == _sre.CODESIZE):
         return None  # pragma: no cover - every supported Python has them
 
-    def made(pattern: str) -> _Parts:
-        flat = flat_program(pattern)
-        if flat is not None:
-            return pattern, flat.flags, flat.code, 0, {}, (None,)
+    def made_by_steps(pattern: str) -> _Parts:
         parsed = parse(pattern, 0)
         state = parsed.state
         groupindex = state.groupdict
@@ -163,9 +161,17 @@ def _steps_compiler(
         code = generate(parsed, 0)
         return pattern, state.flags, code, state.groups - 1, groupindex, tuple(indexgroup)
 
-    try:  # the steps, and a program carried as bytes, must rebuild what re compiles
+    def made(pattern: str) -> _Parts:
+        flat = flat_program(pattern)
+        if flat is not None:
+            return pattern, flat.flags, flat.code, 0, {}, (None,)
+        return made_by_steps(pattern)
+
+    # The steps, and a program carried as bytes, must rebuild what re compiles. (The flat
+    # path probes itself when a first pattern needs it: a run without patterns pays nothing.)
+    try:
         probe = r"(?P<a>x)[^\d]+\b(?i:é)|(?<=y)z*?$"
-        if rebuild_pattern(_code_of(made(probe))) == compile_whole(probe, 0):
+        if rebuild_pattern(_code_of(made_by_steps(probe))) == compile_whole(probe, 0):
             return made
     except Exception:  # pragma: no cover - every supported Python rebuilds it
         pass
