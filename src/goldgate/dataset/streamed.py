@@ -10,8 +10,9 @@ is handed back (``None``) to the whole-file path, which finds every violation an
 place of each. Good gold, the common case, is read once, in constant memory.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not strings (no `from __future__ import annotations`): a
+# named tuple's string annotations are each compiled as a forward reference when the class is
+# made, at some 60 us a field.
 from collections import deque
 from collections.abc import Collection, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
