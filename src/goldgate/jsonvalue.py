@@ -411,10 +411,15 @@ def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = Fal
     )
     # An escaped pair (an emoji written "\\ud83d\\ude00") is one character once decoded:
     # only a surrogate left in the decoded strings is refused.
-    # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit, and
-    # so more characters (most cases are shorter: not counted at all).
-    may_be_too_deep = len(text) > MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH
-    return (may_hold and _holds_surrogate(value)) or (may_be_too_deep and _depth(value) > MAX_DEPTH)
+    if may_hold and _holds_surrogate(value):
+        return True
+    # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit, and so
+    # more characters (most cases are shorter: not counted at all).
+    return (
+        len(text) > MAX_DEPTH
+        and text.count("[") + text.count("{") > MAX_DEPTH
+        and _depth(value) > MAX_DEPTH
+    )
 
 
 def _holds_surrogate(value: JsonValue) -> bool:

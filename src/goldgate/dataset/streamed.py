@@ -236,8 +236,7 @@ class _Taken:
         self.hasher.add_canonical(case.canonical)
         has_text, scorers = _facts_of(case.compiled)
         self.has_text = self.has_text or has_text
-        if scorers:
-            self.scorers.update(scorers)
+        self.scorers.update(scorers)
         self.store.add(case.id, case.compiled, element.offset, element.length,
                        element.checksum, element.line, case.value)  # fmt: skip
 
