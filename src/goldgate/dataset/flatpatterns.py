@@ -4,7 +4,7 @@ without its general parser and code generator.
 Gold patterns are mostly flat: a ticket number and a word boundary (``T-123\\b``), a literal
 phrase, an anchored code (``^INV-\\d\\d\\d$``). Each is distinct, so each is compiled anew, and
 ``re``'s parser and code generator, pure Python, walk such a pattern one character at a time
-through all their branches: two thirds of the check's time for a case like that. A flat
+through all their branches: a quarter of the whole check of gold like that. A flat
 pattern is one item after another, never a repeat, a group, a set or an alternation: a
 character, an escaped punctuation mark, ``.``, ``^``, ``$``, or one of
 ``\\a \\f \\n \\r \\t \\v \\\\`` and ``\\A \\b \\B \\d \\D \\s \\S \\w \\W \\Z``.
