@@ -155,3 +155,51 @@ def test_nothing_is_recorded_unless_asked(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(patterns, "_RECORDER", patterns._Recorder())
     compile_pattern(r"unrecorded-\d+")
     assert take_recorded() == ()
+
+
+_ONE_STEP_OPS = {"LITERAL", "NOT_LITERAL", "ANY", "AT", "IN"}  # each matches one character or none
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab.^$\\-,:=!<>PdwsbBAZxu0123456789*+?{}()[]|", max_size=14))
+def test_patterns_searched_untimed_cannot_backtrack(pattern: str) -> None:
+    """The untimed path's test (no ``*+?{(|[``) admits only patterns whose every item matches
+    one character or none: a search's work is bounded by the text's length times the
+    pattern's, so no deadline can pass."""
+    if patterns._MAY_BACKTRACK.search(pattern) is not None:
+        return
+    try:
+        parsed = re._parser.parse(pattern)  # type: ignore[attr-defined]
+    except re.error:
+        return
+    assert {str(op) for op, _ in parsed} <= _ONE_STEP_OPS, pattern
+
+
+def test_a_flat_pattern_on_a_short_text_needs_no_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[float] = []
+    monkeypatch.setattr(patterns.signal, "setitimer", lambda which, seconds: calls.append(seconds))
+    flat = compile_pattern(r"T-12\b")
+    assert search_with_deadline(flat, "ticket T-12 open") is True
+    assert search_with_deadline(flat, "ticket T-123 open") is False
+    assert calls == []
+    # A repeat, or a text long enough to make the work unbounded in practice: timed.
+    assert search_with_deadline(compile_pattern(r"T-\d+"), "ticket T-12 open") is True
+    long_text = "x" * (patterns.UNTIMED_WORK // len(flat.pattern)) + "T-12"
+    assert search_with_deadline(flat, long_text) is True
+    assert calls == [patterns.PATTERN_DEADLINE, 0, patterns.PATTERN_DEADLINE, 0]
+
+
+def test_a_flat_pattern_off_the_main_thread_stays_on_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the regex module was used")
+
+    monkeypatch.setattr(patterns, "_search_elsewhere", refuse)
+    found: list[bool] = []
+    thread = threading.Thread(
+        target=lambda: found.append(search_with_deadline(compile_pattern(r"^a.c$"), "abc"))
+    )
+    thread.start()
+    thread.join()
+    assert found == [True]

@@ -269,10 +269,23 @@ def _timed_search(compiled: re.Pattern[str], text: str, seconds: float) -> bool:
 _SEARCH_CODE = _timed_search.__code__
 
 
+UNTIMED_WORK: Final = 1 << 20
+"""Character steps a search of a pattern without repeats may take untimed: a few
+milliseconds, a hundredth of the deadline even on a slow machine."""
+_MAY_BACKTRACK: Final = re.compile(r"[*+?{(|\[]")
+"""What a repeat, group, lookaround, set or alternation needs (escaped or not: a cheap,
+conservative test). Without them each item matches one character or none."""
+
+
 def search_with_deadline(
     compiled: re.Pattern[str], text: str, seconds: float = PATTERN_DEADLINE
 ) -> bool:
     """Whether ``compiled`` matches somewhere in ``text``; ``PatternTimeout`` past the deadline."""
+    source = compiled.pattern
+    if (len(text) + 1) * len(source) <= UNTIMED_WORK and _MAY_BACKTRACK.search(source) is None:
+        # Each of the len(text) + 1 starts tries at most one item per pattern character, so
+        # the search is over long before any deadline: no timer (two system calls), no thread.
+        return compiled.search(text) is not None
     if threading.current_thread() is threading.main_thread():
         try:
             return _timed_search(compiled, text, seconds)
