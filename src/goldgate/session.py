@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from goldgate.dataset.store import GoldChangedError
-from goldgate.errors import InvalidInputError
+from goldgate.errors import GoldgateError, InvalidInputError
 from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets.base import Target, TargetRequest, TargetResponse
 from goldgate.execution.watchdog import Watchdog
@@ -29,6 +28,7 @@ from goldgate.leftovers import abandon_executor_work
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
+from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
     OptionsRecord,
     RunReport,
@@ -200,8 +200,9 @@ def execute_streamed(
     process when a target keeps the event loop blocked past every attempt to break in (it
     gets the outcome written from the watchdog's thread); ``targets`` are closed after."""
     gc.freeze()  # the loaded gold lives as long as the run: keep it out of collections
-    report_file = ReportFile(output)
-    run = ReportRun(header, jobs, options, ReportWriter(report_file.write))
+    report_file = _report_file(output, jobs, options)
+    collector = report_file.collector if isinstance(report_file, ReportProcess) else None
+    run = ReportRun(header, jobs, options, ReportWriter(report_file.write), collector=collector)
     clock = time.perf_counter()
     stops = _StopSignals()
 
@@ -226,14 +227,31 @@ def execute_streamed(
     except BaseExceptionGroup as group:
         if not run.finished:
             report_file.discard()
-        changed, _ = group.split(GoldChangedError)
-        if changed is not None:  # the gold is no longer what was checked: nothing to report
-            raise _first_leaf(changed) from None
+        # The gold is no longer what was checked, or the report process failed: one sentence.
+        ours, _ = group.split(GoldgateError)
+        if ours is not None:
+            raise _first_leaf(ours) from None
         raise
     except BaseException:
         if not run.finished:
             report_file.discard()
         raise
+
+
+def _report_file(
+    output: Path, jobs: Sequence[SuiteJob], options: RunOptions
+) -> ReportFile | ReportProcess:
+    """The report's temporary file; for a large run on a machine with a CPU to spare, handed
+    to a report process that scores the attempts and writes them while this process runs
+    the targets (``goldgate.report.process``)."""
+    report_file = ReportFile(output)
+    attempts = sum(len(job.suite.cases) for job in jobs if job.run is not None) * options.repeat
+    suites = [job.suite for job in jobs]
+    if all(job.collector is None for job in jobs) and report_process_wanted(suites, attempts):
+        process = start_report_process(suites, report_file)
+        if process is not None:
+            return process
+    return report_file
 
 
 def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -28,7 +28,7 @@ from goldgate.execution.runner import (
     run_suite,
     unfinished,
 )
-from goldgate.report.build import SuiteCollector, run_verdict, suite_tail
+from goldgate.report.build import Collector, SuiteCollector, run_verdict, suite_tail
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     REPORT_FORMAT,
@@ -57,9 +57,7 @@ __all__ = [
     "now",
 ]
 
-CollectorFactory = Callable[
-    [GoldSuite, int, bool, Callable[[dict[str, Any]], None]], SuiteCollector
-]
+CollectorFactory = Callable[[GoldSuite, int, bool, Callable[[dict[str, Any]], None]], Collector]
 """(suite, repeat, include_details, write_case) -> the collector a suite's attempts go to."""
 
 
@@ -125,21 +123,25 @@ class ReportRun:
         writer: ReportWriter,
         *,
         include_details: bool = True,
+        collector: CollectorFactory | None = None,
     ) -> None:
         self.header = header
         self.jobs = tuple(jobs)
         self.options = options
         self.writer = writer
         self.include_details = include_details
+        self.collector = collector
+        """The collector of every suite whose job names none (``SuiteCollector`` unless
+        given: a report process's, ``goldgate.report.process``)."""
         self.lock = threading.RLock()
         self.records: list[SuiteRecord] = []
-        self._current: tuple[SuiteJob, SuiteCollector, InOrder] | None = None
+        self._current: tuple[SuiteJob, Collector, InOrder] | None = None
         self._next_job = 0
         self._finished = False
         with self.lock:
             writer.head(header.as_json())
 
-    def _begin(self, job: SuiteJob, status: str) -> tuple[SuiteCollector, InOrder]:
+    def _begin(self, job: SuiteJob, status: str) -> tuple[Collector, InOrder]:
         suite = job.suite
         self.writer.begin_suite(
             {
@@ -160,7 +162,7 @@ class ReportRun:
                 ],
             }
         )
-        make = job.collector or SuiteCollector
+        make = job.collector or self.collector or SuiteCollector
         collector = make(suite, self.options.repeat, self.include_details, self.writer.case)
 
         def add(outcome: Any) -> None:
@@ -170,7 +172,7 @@ class ReportRun:
         return collector, InOrder(add, len(suite.cases) * self.options.repeat)
 
     def _end(
-        self, job: SuiteJob, collector: SuiteCollector, ordered: InOrder, started: bool
+        self, job: SuiteJob, collector: Collector, ordered: InOrder, started: bool
     ) -> None:
         suite = job.suite
         repeat = self.options.repeat
@@ -214,6 +216,7 @@ class ReportRun:
                 await run_suite(
                     job.suite, job.run, registry, self.options, ordered,
                     progress=callback, stop=stop, watchdog=watchdog,
+                    score=not collector.scores_attempts,
                 )  # fmt: skip
             with self.lock:
                 if self._current is not None:

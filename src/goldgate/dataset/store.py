@@ -239,6 +239,7 @@ class CaseStore:
         self._kept: dict[int, tuple[RecordedCase, tuple[CompiledExpectation, ...]]] = {}
         """Cases the check kept (``KEPT_BYTES``), until the run reads each."""
         self._kept_bytes = 0
+        self._last_recorded: tuple[int, RecordedCase] | None = None
         self.patterns: dict[str, re.Pattern[str]] = {}
         """Patterns the check compiled (here, or in a helper: ``adopt``), each taken by the
         first case that uses it."""
@@ -344,7 +345,12 @@ class CaseStore:
         back without models and without compiling (see ``RecordedCase``)."""
         with self._lock:
             entry = self._gold.get(index) or self._kept.get(index)
-            return entry[0] if entry is not None else RecordedCase.of(self._bytes_parsed(index))
+            if entry is not None:
+                return entry[0]
+            last = self._last_recorded  # the attempts of a case come one after another
+            if last is None or last[0] != index:
+                last = self._last_recorded = (index, RecordedCase.of(self._bytes_parsed(index)))
+            return last[1]
 
     def compiled(self, index: int) -> tuple[CompiledExpectation, ...]:
         return self.gold(index)[1]

@@ -212,6 +212,22 @@ async def _score(
     return tuple(checks)
 
 
+def builtin_checks(
+    suite: GoldSuite,
+    case: Case | RecordedCase,
+    compiled: tuple[CompiledExpectation, ...],
+    document: Mapping[str, Any],
+) -> tuple[CheckOutcome, ...]:
+    """Every check of a completed attempt whose expectations are all built in (no custom
+    scorer), as ``run_attempt`` scores them: for a report process that scores attempts
+    after they ran (``goldgate.report.process``)."""
+    envelope = case.input.as_json()
+    checks = tuple([score_compiled(item, document, envelope, suite.text) for item in compiled])
+    if suite.verdicts:
+        checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+    return checks
+
+
 async def run_attempt(
     suite: GoldSuite,
     index: int,
@@ -219,9 +235,14 @@ async def run_attempt(
     run: AttemptRun,
     registry: ScorerRegistry,
     current: _Attempt,
+    score: bool = True,
 ) -> AttemptOutcome:
-    """One attempt: the target call and every check. The caller's scope holds the deadline."""
-    case, compiled = suite.attempt_gold(index)
+    """One attempt: the target call and every check (``score`` False: none, for a collector
+    that scores completed attempts itself). The caller's scope holds the deadline."""
+    if score:
+        case, compiled = suite.attempt_gold(index)
+    else:  # scored where the report is written: the input is all this attempt reads
+        case, compiled = recorded_case(suite.cases, index), ()
     envelope = case.input.as_json()
     current.index, current.attempt, current.latency_ms = index, attempt, None
     started = time.perf_counter()
@@ -247,6 +268,8 @@ async def run_attempt(
             document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
         except TargetFailure as failure:
             return _failed(index, case, attempt, failure.reason, latency_ms)
+    if not score:
+        return completed(index, case, attempt, latency_ms, document, stderr, ())
     try:
         checks = await _score(compiled, document, envelope, registry, suite)
     except LoopBlocked as blocked:
@@ -347,9 +370,12 @@ async def run_suite(
     stop: anyio.Event | None = None,
     watchdog: Watchdog | None = None,
     run_ahead: int = RUN_AHEAD,
+    score: bool = True,
 ) -> None:
     """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
     whatever order they finish in). After ``stop`` fewer than all may have been handed on.
+    ``score`` False: completed attempts are handed on unscored (no checks), for a collector
+    that scores them itself.
 
     Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
     the earliest cases start first; no attempt starts ``run_ahead`` or more places after the
@@ -387,7 +413,9 @@ async def run_suite(
                         armed = scope.deadline = deadline + slack  # kept for what follows
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
-                    outcome = await run_attempt(suite, index, attempt, run, registry, current)
+                    outcome = await run_attempt(
+                        suite, index, attempt, run, registry, current, score
+                    )
                     if watchdog is not None:
                         watchdog.end(current)
                     deliver(position, outcome)

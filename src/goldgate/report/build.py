@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from goldgate.adjudication.verdicts import note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation, GoldFields
@@ -174,10 +174,27 @@ class _Figures:
         }
 
 
+class Collector(Protocol):
+    """Where a suite's attempts go, in case-major order, and what makes its record."""
+
+    scores_attempts: bool
+    """Whether completed attempts come unscored (no checks) and are scored here."""
+
+    def add(self, outcome: AttemptOutcome) -> None: ...
+
+    def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool: ...
+
+    def record(
+        self, target: TargetRecord, *, skip_reason: str | None = None, started: bool = True
+    ) -> SuiteRecord: ...
+
+
 class SuiteCollector:
     """One suite's attempts, taken in case-major order. Each case's record goes to
     ``write_case`` as soon as its last attempt arrives; only counters, summary sums and the
     observations metrics need are kept."""
+
+    scores_attempts = False
 
     def __init__(
         self,

@@ -147,6 +147,11 @@ class ReportFile:
                 os.close(self._descriptor)
             self._descriptor = None
 
+    def hand_over(self) -> None:
+        """Close this process's descriptor: a process forked with it writes the file now
+        (``goldgate.report.process``). ``discard`` still removes the temporary file."""
+        self._close()
+
     def publish(self) -> tuple[Path, str | None]:
         """Link the finished report into place; where that fails, write it to a new temporary
         folder instead. Returns where it is and, on fallback, why. ``RuntimeFailureError``

@@ -1,0 +1,332 @@
+"""Scoring and writing a large run's report in a process forked for it, while this process
+runs the targets.
+
+A run's own work splits in two: calling the target (which must stay in this process, where
+the user's code was loaded and where the deadlines and the watchdog hold), and everything
+after an attempt's result is in: scoring it against its gold, building its record, writing
+it. The second part is most of the run's time when targets answer quickly. So once a run is
+large (``REPORT_PROCESS_FROM`` attempts) and a second CPU is there, a process forked after
+the gold check takes it over: it inherits the checked gold, the open report file and the
+settings, and this process sends it, in order, the bytes ``ReportWriter`` writes around the
+suites and each attempt as the runner finished it (its result document unscored), in batches.
+It scores each attempt exactly as ``runner.run_attempt`` would (``builtin_checks``), hands it
+to an ordinary ``SuiteCollector``, and answers when asked: a suite's record, or where the
+finished report was published.
+
+Only gold whose checks are all built in is scored there: a custom scorer is user code, run
+with its attempt under its deadline. Python evals keep their own collector. The fork needs a
+process with no other thread (a fork copies only the calling thread). A run that stops for
+any reason ends exactly as before: ``ReportRun`` writes every unfinished attempt as
+cancelled through the same calls, and the report process publishes what it wrote. If the
+report process fails, the run fails with one sentence (exit 4).
+"""
+
+# Annotations are objects here, not strings: nothing on this path needs them deferred.
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from goldgate.dataset.gold import GoldSuite
+from goldgate.errors import GoldgateError, RuntimeFailureError
+from goldgate.execution.runner import AttemptOutcome, attempt_outcome, builtin_checks
+from goldgate.report.build import SuiteCollector
+from goldgate.report.io import ReportFile
+from goldgate.report.records import SuiteRecord, TargetRecord
+from goldgate.report.stream import ReportWriter
+
+__all__ = ["REPORT_PROCESS_FROM", "RemoteCollector", "ReportProcess", "start_report_process"]
+
+REPORT_PROCESS_FROM: Final = 1024
+"""Attempts from which a run's report is scored and written in a process of its own: below
+that the fork (a few milliseconds) is not repaid."""
+_BATCH: Final = 256
+"""Messages sent together (each send is a system call and a pickle)."""
+_PATIENCE: Final = 600.0
+"""Seconds to wait for an answer before the report process counts as stuck."""
+
+# Messages, this process to the report process: (kind, ...) tuples, sent in lists.
+_BYTES: Final = 0  # (_BYTES, data): bytes ReportWriter wrote around the suites
+_SUITE: Final = 1  # (_SUITE, suite number, repeat, include_details): a suite's cases begin
+_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, document, stderr, checks)
+_UNFINISHED: Final = 3  # (_UNFINISHED, index, attempt, status, reason)
+_RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the SuiteRecord
+_PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
+_DISCARD: Final = 6  # (_DISCARD,): the report is dropped; it ends
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread, counting threads that native code started
+    (which ``threading`` does not see)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
+    """Whether a run of ``attempts`` over ``suites`` gains from a report process and may fork
+    one (see the module's description)."""
+    if sys.platform != "linux" or attempts < REPORT_PROCESS_FROM:
+        return False
+    if any(suite.scorer_names() for suite in suites):
+        return False
+    from goldgate.dataset.parallel import cpu_budget
+
+    return cpu_budget() >= 2 and _single_threaded()
+
+
+class ReportProcess:
+    """This side of the report process: ``write`` for ``ReportWriter``, ``collector`` as
+    each suite's ``CollectorFactory``, then ``publish`` or ``discard``."""
+
+    def __init__(
+        self, process: Any, connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile
+    ) -> None:
+        self._process = process
+        self._connection = connection
+        self._suites = suites
+        self._report_file = report_file
+        """This process's copy, handed over: only to remove the temporary file if the report
+        process cannot."""
+        self._batch: list[tuple[Any, ...]] = []
+        self._ended = False
+
+    def write(self, data: bytes) -> None:
+        self.post((_BYTES, data))
+
+    def collector(
+        self,
+        suite: GoldSuite,
+        repeat: int,
+        include_details: bool,
+        write_case: Callable[[dict[str, Any]], None],
+    ) -> "RemoteCollector":
+        """The collector of ``suite``'s attempts (``write_case`` is not used here: the report
+        process writes the cases)."""
+        number = next(n for n, known in enumerate(self._suites) if known is suite)
+        self.post((_SUITE, number, repeat, include_details))
+        return RemoteCollector(self, bool(suite.metrics))
+
+    def post(self, message: tuple[Any, ...]) -> None:
+        self._batch.append(message)
+        if len(self._batch) >= _BATCH:
+            self._flush()
+
+    def call(self, message: tuple[Any, ...]) -> Any:
+        """Send ``message`` with everything before it and wait for its answer."""
+        self.post(message)
+        self._flush()
+        try:
+            if not self._connection.poll(_PATIENCE):
+                raise TimeoutError
+            failed, value = self._connection.recv()
+        except (OSError, EOFError, ValueError, TimeoutError):
+            raise self._lost() from None
+        if failed:
+            raise value
+        return value
+
+    def publish(self) -> tuple[Path, str | None]:
+        """The report, finished, linked into place by the report process (``ReportFile``):
+        where it is and, on fallback, why."""
+        try:
+            published: tuple[Path, str | None] = self.call((_PUBLISH,))
+        except BaseException:
+            self.discard()
+            raise
+        self._end()
+        return published
+
+    def discard(self) -> None:
+        """Drop the report (a run that failed); the report process ends."""
+        if not self._ended:
+            try:
+                self.post((_DISCARD,))
+                self._flush()
+            except RuntimeFailureError:
+                pass  # gone already: its temporary file is removed below
+            finally:
+                self._end()
+        self._report_file.discard()
+
+    def _flush(self) -> None:
+        if self._batch:
+            batch, self._batch = self._batch, []
+            try:
+                self._connection.send(batch)
+            except (OSError, ValueError):
+                raise self._lost() from None
+
+    def _lost(self) -> RuntimeFailureError:
+        self._process.join(1.0)
+        code = self._process.exitcode
+        how = "is not answering" if code is None else f"ended (exit {code})"
+        return RuntimeFailureError(
+            f"the process writing the report {how}, so the report could not be finished"
+        )
+
+    def _end(self) -> None:
+        self._ended = True
+        self._connection.close()
+        self._process.join(5.0)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+
+
+class RemoteCollector:
+    """A suite's ``SuiteCollector``, in the report process: attempts go there unscored."""
+
+    scores_attempts = True
+
+    def __init__(self, process: ReportProcess, has_metrics: bool) -> None:
+        self._process = process
+        self._has_metrics = has_metrics
+
+    def add(self, outcome: AttemptOutcome) -> None:
+        # A completed attempt's checks are scored there; any other's are its reason's not_run.
+        checks = None if outcome.status == "completed" else outcome.checks
+        self._process.post(
+            (_ADD, outcome.index, outcome.attempt, outcome.status, outcome.reason,
+             outcome.latency_ms, outcome.document, outcome.stderr, checks)
+        )  # fmt: skip
+
+    def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
+        if self._has_metrics:  # as SuiteCollector: a metric observes every attempt
+            return False
+        self._process.post((_UNFINISHED, index, attempt, status, reason))
+        return True
+
+    def record(
+        self, target: TargetRecord, *, skip_reason: str | None = None, started: bool = True
+    ) -> SuiteRecord:
+        record: SuiteRecord = self._process.call((_RECORD, target, skip_reason, started))
+        return record
+
+
+def start_report_process(
+    suites: Sequence[GoldSuite], report_file: ReportFile
+) -> ReportProcess | None:
+    """A report process forked from this one, writing into ``report_file`` (which this
+    process must no longer write); ``None`` when none can be started."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe()
+    process = context.Process(target=_serve, args=(theirs, suites, report_file), daemon=True)
+    try:
+        process.start()
+    except OSError:  # no memory or no process left for a fork: the run writes its report
+        mine.close()
+        theirs.close()
+        return None
+    theirs.close()
+    report_file.hand_over()
+    return ReportProcess(process, mine, suites, report_file)
+
+
+class _Writing:
+    """The report process's state: the report file and the suite being written."""
+
+    def __init__(self, suites: Sequence[GoldSuite], report_file: ReportFile) -> None:
+        self.suites = suites
+        self.report_file = report_file
+        self.suite: GoldSuite | None = None
+        self.collector: SuiteCollector | None = None
+        self.failure: BaseException | None = None
+
+    def take(self, message: tuple[Any, ...]) -> tuple[bool, Any] | None:
+        """Act on ``message``; its answer, for a message that wants one."""
+        kind = message[0]
+        wants_answer = kind in (_RECORD, _PUBLISH)
+        if self.failure is not None:
+            return (True, self.failure) if wants_answer else None
+        try:
+            value = self._act(kind, message)
+        except BaseException as error:  # answered at the next question
+            self.failure = _transportable(error)
+            return (True, self.failure) if wants_answer else None
+        return (False, value) if wants_answer else None
+
+    def _act(self, kind: int, message: tuple[Any, ...]) -> Any:
+        if kind == _ADD:
+            self._add(*message[1:])
+        elif kind == _BYTES:
+            self.report_file.write(message[1])
+        elif kind == _UNFINISHED:
+            assert self.collector is not None
+            self.collector.add_unfinished(*message[1:])
+        elif kind == _SUITE:
+            _, number, repeat, include_details = message
+            self.suite = self.suites[number]
+            cases = ReportWriter(self.report_file.write)  # the comma count of this suite's cases
+            self.collector = SuiteCollector(self.suite, repeat, include_details, cases.case)
+        elif kind == _RECORD:
+            _, target, skip_reason, started = message
+            assert self.collector is not None
+            return self.collector.record(target, skip_reason=skip_reason, started=started)
+        elif kind == _PUBLISH:
+            return self.report_file.publish()
+        elif kind == _DISCARD:
+            self.report_file.discard()
+        return None
+
+    def _add(
+        self,
+        index: int,
+        attempt: int,
+        status: str,
+        reason: str | None,
+        latency_ms: float | None,
+        document: Any,
+        stderr: str | None,
+        checks: Any,
+    ) -> None:
+        suite, collector = self.suite, self.collector
+        assert suite is not None
+        assert collector is not None
+        case, compiled = suite.attempt_gold(index)
+        if checks is None:
+            checks = builtin_checks(suite, case, compiled, document)
+        collector.add(
+            attempt_outcome(
+                index, case, attempt, status, reason, latency_ms, document, stderr, checks
+            )
+        )
+
+
+def _transportable(error: BaseException) -> BaseException:
+    """``error`` as this process may raise it: goldgate's own errors as they are (the gold
+    changed under the run, a report that cannot be written), anything else as one sentence
+    that names only its type."""
+    if isinstance(error, GoldgateError):
+        return error
+    return RuntimeFailureError(
+        f"the process writing the report failed ({type(error).__name__}), so the report "
+        "could not be finished"
+    )
+
+
+def _serve(connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile) -> None:
+    """The report process's loop: batches in, answers out, until it publishes or discards
+    the report, or the run's process is gone."""
+    # Ctrl-C reaches the whole process group: the run's process handles it and finishes the
+    # report through this one. A SIGTERM meant for this process ends it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    writing = _Writing(suites, report_file)
+    try:
+        while True:
+            for message in connection.recv():
+                answer = writing.take(message)
+                if answer is not None:
+                    connection.send(answer)
+                if message[0] in (_PUBLISH, _DISCARD):
+                    return
+    except BaseException:  # EOF (the run's process is gone): end quietly
+        pass
+    finally:
+        os._exit(0)

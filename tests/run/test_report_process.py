@@ -1,0 +1,278 @@
+"""A large run scores and writes its report in a process forked for it
+(``goldgate.report.process``) while the run's own process calls the target: the report is
+the very one the run writes alone, an interrupt still finishes it, and a report process
+that dies ends the run with one sentence and no report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.dataset.parallel import cpu_budget
+from goldgate.errors import RuntimeFailureError
+from goldgate.report.process import REPORT_PROCESS_FROM, _transportable, _Writing
+
+from .support import GOLDGATE, Project, cli_env, expect, read_report_json
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or cpu_budget() < 2,
+    reason="a report process is forked only on Linux with a second CPU to run it",
+)
+
+CASES = REPORT_PROCESS_FROM + 76
+
+PROBE_APP = '''
+import asyncio, os
+from pathlib import Path
+
+def _children():
+    """How many processes this one has forked and not yet reaped: the report process."""
+    try:
+        return len(Path(f"/proc/self/task/{os.getpid()}/children").read_text().split())
+    except OSError:
+        return -1
+
+async def handle(request):
+    payload = request["envelope"]["payload"]
+    mode = payload["mode"]
+    if mode == "raise":
+        raise ValueError("the application broke")
+    if mode == "marker":
+        Path(payload["marker"]).write_text("reached", encoding="utf-8")
+        await asyncio.sleep(60)
+    document = {"execution": {"status": "completed"},
+                "payload": {"category": payload["category"], "answer": payload["answer"]}}
+    if mode == "children":
+        document["children"] = _children()
+    return document
+'''
+
+
+def _case(index: int, mode: str = "ok", **payload: Any) -> dict[str, Any]:
+    category = ("billing", "refund", "access")[index % 3]
+    answer = f"Ticket T-{index} goes to {category}."
+    expectations = [
+        expect("category", "/payload/category", "billing"),  # a third pass
+        expect("mentions", "/payload/answer", {"contains": [category, "Ticket"]}, "text"),
+        expect("ticket", "/payload/answer", {"matches": [rf"T-{index}\b"]}, "text"),
+        expect("tags", "/payload/tags", ["a"], "set"),  # absent: fails with its reason
+    ]
+    return {
+        "id": f"case-{index:05d}",
+        "input": {
+            "payload": {"mode": mode, "category": category, "answer": answer, **payload},
+            "metadata": {"index": index},
+        },
+        "expectations": expectations,
+    }
+
+
+def _project(project: Project, cases: list[dict[str, Any]]) -> Project:
+    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
+    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
+    metric = {
+        "name": "queue",
+        "path": "/payload/category",
+        "kind": "classification",
+        "labels": ["billing", "refund", "access"],
+    }
+    return project.suite("large", "probe", cases, metrics=[metric]).write()
+
+
+def _cases() -> list[dict[str, Any]]:
+    modes = {7: "children", 11: "raise", 500: "raise"}
+    return [_case(index, modes.get(index, "ok")) for index in range(CASES)]
+
+
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without what differs from run to run: times and the probe's answer."""
+    for key in ("started_at", "finished_at", "duration_seconds"):
+        report.pop(key)
+    for suite in report["suites"]:
+        for case in suite["cases"]:
+            for attempt in case["attempts"]:
+                attempt.pop("latency_ms", None)
+                attempt.get("result", {}).pop("children", None)
+    return report
+
+
+def _raw(path: Path) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return report
+
+
+def _probe(report: dict[str, Any]) -> int:
+    attempt = report["suites"][0]["cases"][7]["attempts"][0]
+    return int(attempt["result"]["children"])
+
+
+def _one_cpu() -> None:
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def test_the_report_is_the_one_the_run_writes_alone(project: Project) -> None:
+    _project(project, _cases())
+    forked = project.output("forked.json")
+    alone = project.output("alone.json")
+    args = ["evaluate", "--config", str(project.settings_path), "--repeat", "2"]
+    first = subprocess.run(
+        [*GOLDGATE, *args, "--output", str(forked)],
+        cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    # On one CPU neither a checking helper nor a report process is forked.
+    second = subprocess.run(
+        [*GOLDGATE, *args, "--output", str(alone)],
+        cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
+        preexec_fn=_one_cpu,
+    )  # fmt: skip
+    assert (first.returncode, second.returncode) == (4, 4), first.stderr + second.stderr  # raise
+    # The summary, but for its first line's duration.
+    assert (
+        first.stdout.splitlines()[1:]
+        == second.stdout.replace("alone.json", "forked.json").splitlines()[1:]
+    )
+    with_process, without = _raw(forked), _raw(alone)
+    assert (_probe(with_process), _probe(without)) == (1, 0)
+    assert _comparable(with_process) == _comparable(without)
+    suite = with_process["suites"][0]
+    assert suite["counts"]["attempts"]["failed"] == 4  # two cases, two attempts each
+    assert suite["metrics"][0]["name"] == "queue"
+
+
+def _start(project: Project, marker: Path) -> subprocess.Popen[str]:
+    cases = _cases()
+    cases[REPORT_PROCESS_FROM + 10] = _case(REPORT_PROCESS_FROM + 10, "marker", marker=str(marker))
+    _project(project, cases)
+    return subprocess.Popen(
+        [*GOLDGATE, "evaluate", "--config", str(project.settings_path), "--output",
+         str(project.output())],
+        cwd=project.root, env=cli_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+
+
+def _wait_for(marker: Path, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the run never reached the marker:\n{process.communicate()[1]}")
+        time.sleep(0.02)
+
+
+def test_an_interrupted_run_finishes_its_report_through_the_report_process(
+    project: Project,
+) -> None:
+    marker = project.root / "reached"
+    process = _start(project, marker)
+    _wait_for(marker, process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    report = read_report_json(project.output())
+    assert (report["complete"], report["interruption"]) == (False, "SIGINT")
+    suite = report["suites"][0]
+    assert _probe(report) == 1
+    assert len(suite["cases"]) == CASES
+    statuses = [case["attempts"][0]["status"] for case in suite["cases"]]
+    finished = REPORT_PROCESS_FROM + 10
+    assert statuses[:finished].count("completed") == finished - 2  # two raise
+    assert set(statuses[finished:]) == {"cancelled"}
+    assert suite["counts"]["attempts"]["cancelled"] == CASES - finished
+    outcomes = [[check["outcome"] for check in case["attempts"][0]["checks"]]
+                for case in suite["cases"][:2]]  # fmt: skip
+    assert outcomes == [
+        ["passed", "passed", "passed", "failed"],
+        ["failed", "passed", "passed", "failed"],
+    ]
+
+
+def _children_of(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def test_a_report_process_that_dies_ends_the_run_in_one_sentence(project: Project) -> None:
+    marker = project.root / "reached"
+    process = _start(project, marker)
+    _wait_for(marker, process)
+    children = _children_of(process.pid)
+    assert len(children) == 1  # the report process (the checking helper has ended)
+    os.kill(children[0], signal.SIGKILL)
+    process.send_signal(signal.SIGINT)  # the run stops and must finish its report there
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 4, stderr
+    assert "Traceback" not in stderr
+    assert "the process writing the report ended" in stderr
+    assert "so the report could not be finished" in stderr
+    output = project.output()
+    assert not output.exists()
+    assert not list(output.parent.glob(".goldgate-*")), "the temporary file was left behind"
+
+
+# --- the report process's side, in this process --------------------------------------------
+
+
+class _FailingFile:
+    """A report file whose writes raise what ``error`` is."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+        self.discarded = False
+
+    def write(self, data: bytes) -> None:
+        raise self.error
+
+    def publish(self) -> tuple[Path, None]:
+        raise AssertionError("a failed report is never published")
+
+    def discard(self) -> None:
+        self.discarded = True
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (OSError(28, "No space left on device"), "the process writing the report failed (OSError)"),
+        (RuntimeFailureError("cannot be written anywhere"), "cannot be written anywhere"),
+    ],
+)
+def test_a_failure_in_the_report_process_answers_the_next_question(
+    error: BaseException, expected: str
+) -> None:
+    report_file = _FailingFile(error)
+    writing = _Writing([], report_file)  # type: ignore[arg-type]
+    assert writing.take((0, b'{"format":')) is None  # _BYTES: no answer wanted
+    assert writing.take((0, b"more")) is None  # ignored once failed
+    answer = writing.take((5,))  # _PUBLISH
+    assert answer is not None
+    failed, value = answer
+    assert failed is True
+    assert isinstance(value, RuntimeFailureError)
+    assert expected in str(value)
+
+
+def test_only_goldgates_own_errors_cross_as_they_are() -> None:
+    mine = RuntimeFailureError("a sentence")
+    assert _transportable(mine) is mine
+    foreign = _transportable(KeyError("secret-value"))
+    assert isinstance(foreign, RuntimeFailureError)
+    assert "secret-value" not in str(foreign)
+    assert "(KeyError)" in str(foreign)
+
+
+def test_a_small_run_forks_no_report_process(project: Project) -> None:
+    _project(project, [_case(index, "children" if index == 0 else "ok") for index in range(20)])
+    result, report = project.evaluate()
+    assert result.code == 1, result.stderr
+    assert report is not None
+    assert report["suites"][0]["cases"][0]["attempts"][0]["result"]["children"] == 0
