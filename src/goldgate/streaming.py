@@ -216,7 +216,7 @@ class ReportRun:
                 await run_suite(
                     job.suite, job.run, registry, self.options, ordered,
                     progress=callback, stop=stop, watchdog=watchdog,
-                    score=not collector.scores_attempts,
+                    leave_unscored=collector.leave_unscored,
                 )  # fmt: skip
             with self.lock:
                 if self._current is not None:

@@ -6,6 +6,7 @@ that dies ends the run with one sentence and no report."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -18,7 +19,14 @@ import pytest
 
 from goldgate.dataset.parallel import cpu_budget
 from goldgate.errors import RuntimeFailureError
-from goldgate.report.process import REPORT_PROCESS_FROM, _transportable, _Writing
+from goldgate.report.process import (
+    _AHEAD,
+    _BATCH,
+    REPORT_PROCESS_FROM,
+    ReportProcess,
+    _transportable,
+    _Writing,
+)
 
 from .support import GOLDGATE, Project, cli_env, expect, read_report_json
 
@@ -118,21 +126,36 @@ def _one_cpu() -> None:
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
-def test_the_report_is_the_one_the_run_writes_alone(project: Project) -> None:
-    _project(project, _cases())
-    forked = project.output("forked.json")
-    alone = project.output("alone.json")
+# Who scores an attempt is decided as it starts: the report process while it keeps up (at
+# most _AHEAD batches unread), else the run's process. Each way must give the same report.
+_SPLITS = {
+    "as the run decides": None,
+    "the report process scores every attempt": 10**9,
+    "the run's process scores every attempt": 0,
+}
+
+
+def _run(project: Project, output: Path, ahead: int | None, *, one_cpu: bool = False) -> Any:
     args = ["evaluate", "--config", str(project.settings_path), "--repeat", "2"]
-    first = subprocess.run(
-        [*GOLDGATE, *args, "--output", str(forked)],
-        cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
+    args += ["--output", str(output)]
+    command = [*GOLDGATE, *args]
+    if ahead is not None:
+        patch = f"import goldgate.report.process as p; p._AHEAD = {ahead}"
+        run = "import sys; from goldgate.cli import main; sys.argv[0] = 'goldgate'; main()"
+        command = [sys.executable, "-c", f"{patch}; {run}", *args]
+    return subprocess.run(
+        command, cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120,
+        check=False, preexec_fn=_one_cpu if one_cpu else None,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("split", list(_SPLITS))
+def test_the_report_is_the_one_the_run_writes_alone(project: Project, split: str) -> None:
+    _project(project, _cases())
+    forked, alone = project.output("forked.json"), project.output("alone.json")
+    first = _run(project, forked, _SPLITS[split])
     # On one CPU neither a checking helper nor a report process is forked.
-    second = subprocess.run(
-        [*GOLDGATE, *args, "--output", str(alone)],
-        cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
-        preexec_fn=_one_cpu,
-    )  # fmt: skip
+    second = _run(project, alone, None, one_cpu=True)
     assert (first.returncode, second.returncode) == (4, 4), first.stderr + second.stderr  # raise
     # The summary, but for its first line's duration.
     assert (
@@ -276,3 +299,23 @@ def test_a_small_run_forks_no_report_process(project: Project) -> None:
     assert result.code == 1, result.stderr
     assert report is not None
     assert report["suites"][0]["cases"][0]["attempts"][0]["result"]["children"] == 0
+
+
+def test_the_run_scores_what_it_starts_while_the_report_process_lags() -> None:
+    """``has_room`` (asked as each attempt starts) is the report process's own word on how
+    many batches it has read: past ``_AHEAD`` unread, the run's process scores."""
+    mine, theirs = multiprocessing.Pipe()
+    process = ReportProcess(object(), mine, [], _FailingFile(OSError()))  # type: ignore[arg-type]
+    assert process.has_room()
+    for _ in range(_AHEAD * _BATCH):
+        process.write(b"x")
+    assert not process.has_room()  # _AHEAD batches sent, none read
+    for _ in range(_AHEAD):
+        assert len(theirs.recv()) == _BATCH
+    theirs.send(_AHEAD)  # ... and then all of them read
+    assert not process.has_room()  # not heard yet: words are read as the next batch goes
+    for _ in range(_BATCH):
+        process.write(b"x")
+    assert process.has_room()
+    mine.close()
+    theirs.close()

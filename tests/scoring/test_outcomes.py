@@ -1,13 +1,21 @@
-"""``scored`` builds exactly what ``CheckOutcome(...)`` builds, without its checks."""
+"""``scored`` builds exactly what ``CheckOutcome(...)`` builds, without its checks; a
+check's values build it again."""
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import pickle
 
 import pytest
 
-from goldgate.scoring.outcomes import CheckOutcome, Outcome, scored
+from goldgate.scoring.outcomes import (
+    CheckOutcome,
+    Outcome,
+    check_of_values,
+    check_values,
+    scored,
+)
 
 
 def test_scored_sets_every_field_in_declaration_order() -> None:
@@ -52,3 +60,25 @@ def test_scored_is_frozen() -> None:
     built = scored(Outcome.PASSED, None, True, 1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         built.reason = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        CheckOutcome(Outcome.PASSED),
+        CheckOutcome(Outcome.FAILED, "the answer lacks string 1 of contains", True, "text", 2, 1),
+        CheckOutcome(
+            Outcome.NOT_RUN, "waits", True, "an answer", 0, 0, True, False, 1, 2, adjudicated=True
+        ),
+        CheckOutcome(Outcome.PASSED, None, True, {"nested": [1, None]}),
+    ],
+)
+def test_a_check_crosses_to_another_process_as_its_values(check: CheckOutcome) -> None:
+    """What a report process receives (``check_values``) builds the very check again, every
+    field in place, through a pickle as the pipe carries it."""
+    values = pickle.loads(pickle.dumps(check_values(check)))
+    assert type(values) is tuple
+    rebuilt = check_of_values(values)
+    assert rebuilt == check
+    assert vars(rebuilt) == vars(check)
+    assert rebuilt.outcome is check.outcome

@@ -486,4 +486,6 @@ class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
 def recorded_case(cases: Sequence[Case], index: int) -> Case | RecordedCase:
     """Case ``index`` of a suite's ``cases`` as a report records it: cheaply where they can
     (``RecordedCases``: a streamed case file, eval cases), the case itself otherwise."""
-    return cases.recorded(index) if isinstance(cases, RecordedCases) else cases[index]
+    if type(cases) is LazyCases or isinstance(cases, RecordedCases):  # the first: no ABC check
+        return cases.recorded(index)
+    return cases[index]

@@ -235,14 +235,16 @@ async def run_attempt(
     run: AttemptRun,
     registry: ScorerRegistry,
     current: _Attempt,
-    score: bool = True,
+    leave_unscored: Callable[[], bool] | None = None,
 ) -> AttemptOutcome:
-    """One attempt: the target call and every check (``score`` False: none, for a collector
-    that scores completed attempts itself). The caller's scope holds the deadline."""
-    if score:
+    """One attempt: the target call and every check. ``leave_unscored``, asked as the
+    attempt starts: whether a completed attempt is handed on unscored (no checks), for a
+    collector that scores such attempts itself. The caller's scope holds the deadline."""
+    compiled: tuple[CompiledExpectation, ...] | None
+    if leave_unscored is not None and leave_unscored():  # the input is all it reads here
+        case, compiled = recorded_case(suite.cases, index), None
+    else:
         case, compiled = suite.attempt_gold(index)
-    else:  # scored where the report is written: the input is all this attempt reads
-        case, compiled = recorded_case(suite.cases, index), ()
     envelope = case.input.as_json()
     current.index, current.attempt, current.latency_ms = index, attempt, None
     started = time.perf_counter()
@@ -268,7 +270,7 @@ async def run_attempt(
             document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
         except TargetFailure as failure:
             return _failed(index, case, attempt, failure.reason, latency_ms)
-    if not score:
+    if compiled is None:
         return completed(index, case, attempt, latency_ms, document, stderr, ())
     try:
         checks = await _score(compiled, document, envelope, registry, suite)
@@ -370,12 +372,11 @@ async def run_suite(
     stop: anyio.Event | None = None,
     watchdog: Watchdog | None = None,
     run_ahead: int = RUN_AHEAD,
-    score: bool = True,
+    leave_unscored: Callable[[], bool] | None = None,
 ) -> None:
     """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
     whatever order they finish in). After ``stop`` fewer than all may have been handed on.
-    ``score`` False: completed attempts are handed on unscored (no checks), for a collector
-    that scores them itself.
+    ``leave_unscored``: see ``run_attempt``.
 
     Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
     the earliest cases start first; no attempt starts ``run_ahead`` or more places after the
@@ -414,7 +415,7 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
                     outcome = await run_attempt(
-                        suite, index, attempt, run, registry, current, score
+                        suite, index, attempt, run, registry, current, leave_unscored
                     )
                     if watchdog is not None:
                         watchdog.end(current)

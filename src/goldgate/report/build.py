@@ -177,8 +177,9 @@ class _Figures:
 class Collector(Protocol):
     """Where a suite's attempts go, in case-major order, and what makes its record."""
 
-    scores_attempts: bool
-    """Whether completed attempts come unscored (no checks) and are scored here."""
+    leave_unscored: Callable[[], bool] | None
+    """Asked as each attempt starts: whether it may come unscored (a completed attempt with
+    no checks) to be scored here (``runner.run_attempt``). None: never."""
 
     def add(self, outcome: AttemptOutcome) -> None: ...
 
@@ -194,7 +195,7 @@ class SuiteCollector:
     ``write_case`` as soon as its last attempt arrives; only counters, summary sums and the
     observations metrics need are kept."""
 
-    scores_attempts = False
+    leave_unscored: Callable[[], bool] | None = None
 
     def __init__(
         self,

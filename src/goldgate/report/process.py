@@ -23,6 +23,7 @@ report process fails, the run fails with one sentence (exit 4).
 
 # Annotations are objects here, not strings: nothing on this path needs them deferred.
 import os
+import select
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -30,12 +31,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from goldgate.dataset.gold import GoldSuite
+from goldgate.dataset.store import recorded_case
 from goldgate.errors import GoldgateError, RuntimeFailureError
 from goldgate.execution.runner import AttemptOutcome, attempt_outcome, builtin_checks
 from goldgate.report.build import SuiteCollector
 from goldgate.report.io import ReportFile
 from goldgate.report.records import SuiteRecord, TargetRecord
 from goldgate.report.stream import ReportWriter
+from goldgate.scoring.outcomes import check_of_values, check_values
 
 __all__ = ["REPORT_PROCESS_FROM", "RemoteCollector", "ReportProcess", "start_report_process"]
 
@@ -44,6 +47,10 @@ REPORT_PROCESS_FROM: Final = 1024
 that the fork (a few milliseconds) is not repaid."""
 _BATCH: Final = 256
 """Messages sent together (each send is a system call and a pickle)."""
+_AHEAD: Final = 2
+"""Batches the report process may have unread before this process scores the attempts it
+starts itself (sending their checks): so the scoring shares itself out however fast each
+side is."""
 _PATIENCE: Final = 600.0
 """Seconds to wait for an answer before the report process counts as stuck."""
 
@@ -93,6 +100,17 @@ class ReportProcess:
         process cannot."""
         self._batch: list[tuple[Any, ...]] = []
         self._ended = False
+        self._sent = 0
+        self._read = 0
+        """Batches sent, and read by the report process as far as its last word says."""
+        # One poll object for every look (Connection.poll builds a selector at each call).
+        self._poll = select.poll()
+        self._poll.register(connection.fileno(), select.POLLIN)
+
+    def has_room(self) -> bool:
+        """Whether the report process keeps up: then an attempt starting now may be left to
+        it to score (``RemoteCollector.leave_unscored``)."""
+        return self._sent - self._read < _AHEAD
 
     def write(self, data: bytes) -> None:
         self.post((_BYTES, data))
@@ -120,11 +138,16 @@ class ReportProcess:
         self.post(message)
         self._flush()
         try:
-            if not self._connection.poll(_PATIENCE):
-                raise TimeoutError
-            failed, value = self._connection.recv()
+            while True:
+                if not self._poll.poll(_PATIENCE * 1000):
+                    raise TimeoutError
+                answer = self._connection.recv()
+                if type(answer) is not int:
+                    break
+                self._read = answer
         except (OSError, EOFError, ValueError, TimeoutError):
             raise self._lost() from None
+        failed, value = answer
         if failed:
             raise value
         return value
@@ -157,7 +180,10 @@ class ReportProcess:
             batch, self._batch = self._batch, []
             try:
                 self._connection.send(batch)
-            except (OSError, ValueError):
+                self._sent += 1
+                while self._poll.poll(0):  # the report process's words: batches it has read
+                    self._read = self._connection.recv()
+            except (OSError, EOFError, ValueError):
                 raise self._lost() from None
 
     def _lost(self) -> RuntimeFailureError:
@@ -178,17 +204,18 @@ class ReportProcess:
 
 
 class RemoteCollector:
-    """A suite's ``SuiteCollector``, in the report process: attempts go there unscored."""
-
-    scores_attempts = True
+    """A suite's ``SuiteCollector``, in the report process: attempts go there, those that
+    started while it kept up unscored (``ReportProcess.has_room``), the others with their
+    checks."""
 
     def __init__(self, process: ReportProcess, has_metrics: bool) -> None:
         self._process = process
         self._has_metrics = has_metrics
+        self.leave_unscored: Callable[[], bool] | None = process.has_room
 
     def add(self, outcome: AttemptOutcome) -> None:
-        # A completed attempt's checks are scored there; any other's are its reason's not_run.
-        checks = None if outcome.status == "completed" else outcome.checks
+        # No checks: a completed attempt left unscored (gold declares at least one check).
+        checks = [check_values(check) for check in outcome.checks] if outcome.checks else None
         self._process.post(
             (_ADD, outcome.index, outcome.attempt, outcome.status, outcome.reason,
              outcome.latency_ms, outcome.document, outcome.stderr, checks)
@@ -288,9 +315,12 @@ class _Writing:
         suite, collector = self.suite, self.collector
         assert suite is not None
         assert collector is not None
-        case, compiled = suite.attempt_gold(index)
-        if checks is None:
+        if checks is None:  # left to this process, which holds its gold (runner's leave_held)
+            case, compiled = suite.attempt_gold(index)
             checks = builtin_checks(suite, case, compiled, document)
+        else:
+            case = recorded_case(suite.cases, index)
+            checks = tuple([check_of_values(values) for values in checks])
         collector.add(
             attempt_outcome(
                 index, case, attempt, status, reason, latency_ms, document, stderr, checks
@@ -318,9 +348,13 @@ def _serve(connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     writing = _Writing(suites, report_file)
+    batches = 0
     try:
         while True:
-            for message in connection.recv():
+            batch = connection.recv()
+            batches += 1
+            connection.send(batches)  # read: the run's process may leave it more to score
+            for message in batch:
                 answer = writing.take(message)
                 if answer is not None:
                     connection.send(answer)
