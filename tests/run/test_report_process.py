@@ -191,18 +191,26 @@ def _wait_for(marker: Path, process: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.parametrize(
+    ("signum", "group"),
+    [(signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGTERM, True)],
+    ids=["SIGINT to goldgate", "SIGINT to its process group", "SIGTERM to its process group"],
+)
 def test_an_interrupted_run_finishes_its_report_through_the_report_process(
-    project: Project,
+    project: Project, signum: signal.Signals, group: bool
 ) -> None:
     marker = project.root / "reached"
     process = _start(project, marker)
     _wait_for(marker, process)
-    process.send_signal(signal.SIGINT)
+    if group:  # a terminal's Ctrl-C, or a CI runner stopping the job: the report process too
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
     report = read_report_json(project.output())
-    assert (report["complete"], report["interruption"]) == (False, "SIGINT")
+    assert (report["complete"], report["interruption"]) == (False, signum.name)
     suite = report["suites"][0]
     assert _probe(report) == 1
     assert len(suite["cases"]) == CASES

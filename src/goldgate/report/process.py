@@ -343,10 +343,11 @@ def _transportable(error: BaseException) -> BaseException:
 def _serve(connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile) -> None:
     """The report process's loop: batches in, answers out, until it publishes or discards
     the report, or the run's process is gone."""
-    # Ctrl-C reaches the whole process group: the run's process handles it and finishes the
-    # report through this one. A SIGTERM meant for this process ends it.
+    # Ctrl-C, and a CI runner's SIGTERM, may reach the whole process group: the run's
+    # process handles them and finishes the report through this one, which must outlive
+    # them. It ends when the run's process says so or is gone (its end of the pipe closes).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     writing = _Writing(suites, report_file)
     batches = 0
     try:
