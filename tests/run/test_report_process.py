@@ -23,6 +23,7 @@ from goldgate.report.process import (
     _AHEAD,
     _BATCH,
     REPORT_PROCESS_FROM,
+    RemoteCollector,
     ReportProcess,
     _transportable,
     _Writing,
@@ -325,5 +326,29 @@ def test_the_run_scores_what_it_starts_while_the_report_process_lags() -> None:
     for _ in range(_BATCH):
         process.write(b"x")
     assert process.has_room()
+    mine.close()
+    theirs.close()
+
+
+def test_attempts_never_started_go_as_one_message_a_row() -> None:
+    """A run interrupted with 100,000 attempts to go sends them as a few messages (each a
+    first position and a count), not one each: rows break where the position skips or the
+    status or reason changes."""
+    mine, theirs = multiprocessing.Pipe()
+    process = ReportProcess(object(), mine, [], _FailingFile(OSError()))  # type: ignore[arg-type]
+    collector = RemoteCollector(process, 2, has_metrics=False)
+    for index in range(3):  # positions 1 .. 5 (repeat 2)
+        for attempt in (1, 2):
+            if (index, attempt) != (0, 1):
+                assert collector.add_unfinished(index, attempt, "cancelled", "interrupted")
+    collector.add_unfinished(4, 1, "cancelled", "interrupted")  # position 8: a gap
+    collector.add_unfinished(4, 2, "skipped", "unauthorized")  # another status
+    process._flush()
+    assert theirs.recv() == [
+        (3, 1, 5, "cancelled", "interrupted"),
+        (3, 8, 1, "cancelled", "interrupted"),
+        (3, 9, 1, "skipped", "unauthorized"),
+    ]
+    assert not RemoteCollector(process, 1, has_metrics=True).add_unfinished(0, 1, "x", "y")
     mine.close()
     theirs.close()

@@ -58,7 +58,7 @@ _PATIENCE: Final = 600.0
 _BYTES: Final = 0  # (_BYTES, data): bytes ReportWriter wrote around the suites
 _SUITE: Final = 1  # (_SUITE, suite number, repeat, include_details): a suite's cases begin
 _ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, document, stderr, checks)
-_UNFINISHED: Final = 3  # (_UNFINISHED, index, attempt, status, reason)
+_UNFINISHED: Final = 3  # (_UNFINISHED, first position, count, status, reason): in a row
 _RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the SuiteRecord
 _PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
 _DISCARD: Final = 6  # (_DISCARD,): the report is dropped; it ends
@@ -126,12 +126,27 @@ class ReportProcess:
         process writes the cases)."""
         number = next(n for n, known in enumerate(self._suites) if known is suite)
         self.post((_SUITE, number, repeat, include_details))
-        return RemoteCollector(self, bool(suite.metrics))
+        return RemoteCollector(self, repeat, bool(suite.metrics))
 
     def post(self, message: tuple[Any, ...]) -> None:
         self._batch.append(message)
         if len(self._batch) >= _BATCH:
             self._flush()
+
+    def post_in_row(self, message: tuple[int, int, int, str, str]) -> None:
+        """Post an ``_UNFINISHED`` message, or count it into the one before when that ends
+        at the position before with the same status and reason."""
+        last = self._batch[-1] if self._batch else None
+        _, position, _, status, reason = message
+        if (
+            last is not None
+            and last[0] == _UNFINISHED
+            and last[1] + last[2] == position
+            and last[3:] == (status, reason)
+        ):
+            self._batch[-1] = (_UNFINISHED, last[1], last[2] + 1, status, reason)
+        else:
+            self.post(message)
 
     def call(self, message: tuple[Any, ...]) -> Any:
         """Send ``message`` with everything before it and wait for its answer."""
@@ -208,8 +223,9 @@ class RemoteCollector:
     started while it kept up unscored (``ReportProcess.has_room``), the others with their
     checks."""
 
-    def __init__(self, process: ReportProcess, has_metrics: bool) -> None:
+    def __init__(self, process: ReportProcess, repeat: int, has_metrics: bool) -> None:
         self._process = process
+        self._repeat = repeat
         self._has_metrics = has_metrics
         self.leave_unscored: Callable[[], bool] | None = process.has_room
 
@@ -224,7 +240,10 @@ class RemoteCollector:
     def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
         if self._has_metrics:  # as SuiteCollector: a metric observes every attempt
             return False
-        self._process.post((_UNFINISHED, index, attempt, status, reason))
+        # An interrupted run ends every attempt it never started this way (100,000 of them
+        # within the time CI allows after its signal): one message for those in a row.
+        position = index * self._repeat + attempt - 1
+        self._process.post_in_row((_UNFINISHED, position, 1, status, reason))
         return True
 
     def record(
@@ -284,8 +303,12 @@ class _Writing:
         elif kind == _BYTES:
             self.report_file.write(message[1])
         elif kind == _UNFINISHED:
-            assert self.collector is not None
-            self.collector.add_unfinished(*message[1:])
+            _, first, count, status, reason = message
+            collector = self.collector
+            assert collector is not None
+            for position in range(first, first + count):
+                index, attempt = divmod(position, collector.repeat)
+                collector.add_unfinished(index, attempt + 1, status, reason)
         elif kind == _SUITE:
             _, number, repeat, include_details = message
             self.suite = self.suites[number]
