@@ -7,11 +7,14 @@ after an attempt's result is in: scoring it against its gold, building its recor
 it. The second part is most of the run's time when targets answer quickly. So once a run is
 large (``REPORT_PROCESS_FROM`` attempts) and a second CPU is there, a process forked after
 the gold check takes it over: it inherits the checked gold, the open report file and the
-settings, and this process sends it, in order, the bytes ``ReportWriter`` writes around the
-suites and each attempt as the runner finished it (its result document unscored), in batches.
-It scores each attempt exactly as ``runner.run_attempt`` would (``builtin_checks``), hands it
-to an ordinary ``SuiteCollector``, and answers when asked: a suite's record, or where the
-finished report was published.
+settings, and this process sends it, in order and in batches, the bytes ``ReportWriter``
+writes around the suites and each attempt as the runner finished it. An attempt that started
+while the report process kept up (``ReportProcess.has_room``: it says how many batches it has
+read) comes unscored, and it scores it exactly as ``runner.run_attempt`` would
+(``builtin_checks``); the others were scored here and come with their checks, so the scoring
+shares itself out however fast each side is. It hands each attempt to an ordinary
+``SuiteCollector`` and answers when asked: a suite's record, or where the finished report was
+published.
 
 Only gold whose checks are all built in is scored there: a custom scorer is user code, run
 with its attempt under its deadline. Python evals keep their own collector. The fork needs a
@@ -49,8 +52,7 @@ _BATCH: Final = 256
 """Messages sent together (each send is a system call and a pickle)."""
 _AHEAD: Final = 2
 """Batches the report process may have unread before this process scores the attempts it
-starts itself (sending their checks): so the scoring shares itself out however fast each
-side is."""
+starts itself (sending their checks)."""
 _PATIENCE: Final = 600.0
 """Seconds to wait for an answer before the report process counts as stuck."""
 
@@ -338,7 +340,7 @@ class _Writing:
         suite, collector = self.suite, self.collector
         assert suite is not None
         assert collector is not None
-        if checks is None:  # left to this process, which holds its gold (runner's leave_held)
+        if checks is None:  # left to this process to score (runner's leave_unscored)
             case, compiled = suite.attempt_gold(index)
             checks = builtin_checks(suite, case, compiled, document)
         else:
