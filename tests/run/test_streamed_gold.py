@@ -9,11 +9,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from goldgate.dataset.store import KEPT_BYTES
+from goldgate.report.process import REPORT_PROCESS_FROM
 
 from .support import Project
 
-REWRITING_TARGET = '''
+REWRITING_TARGET = """
 import pathlib
 
 _done = []
@@ -28,7 +31,7 @@ async def handle(request):
             handle.write(data.replace(b"case-0590", b"case-059X"))
     label = request["envelope"]["payload"]["label"]
     return {"execution": {"status": "completed"}, "payload": {"label": label}}
-'''
+"""
 
 
 def _cases(count: int, padding: int = 0) -> list[dict[str, Any]]:
@@ -48,9 +51,7 @@ def _cases(count: int, padding: int = 0) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def _project_with_case_file(
-    project: Project, target: str, count: int, padding: int = 0
-) -> Project:
+def _project_with_case_file(project: Project, target: str, count: int, padding: int = 0) -> Project:
     (project.root / "gold_app.py").write_text(target)
     project.workflows["gold"] = {"revision": "g-1", "target": {"python": "gold_app:handle"}}
     cases_path = project.root / "evaluation" / "cases" / "many.json"
@@ -89,12 +90,18 @@ def test_a_case_file_runs_as_the_same_gold_inline(project: Project, tmp_path: Pa
     assert mine["cases_source"].endswith("many.json")
 
 
-def test_a_case_file_rewritten_during_the_run_ends_it_with_exit_2(project: Project) -> None:
+@pytest.mark.parametrize(
+    "count", [600, REPORT_PROCESS_FROM + 100], ids=["one process", "with a report process"]
+)
+def test_a_case_file_rewritten_during_the_run_ends_it_with_exit_2(
+    project: Project, count: int
+) -> None:
     """The first cases, up to ``KEPT_BYTES`` of the file, are kept as they were checked;
-    the rewritten case, past them, is read back and refused."""
-    rewriting = _project_with_case_file(project, REWRITING_TARGET, 600, padding=8000)
+    the rewritten case, past them, is read back and refused (in a large run, by whichever
+    process reads it first: the run's, or the one writing the report)."""
+    rewriting = _project_with_case_file(project, REWRITING_TARGET, count, padding=8000)
     case_file = rewriting.root / "evaluation" / "cases" / "many.json"
-    assert case_file.stat().st_size * 590 // 600 > KEPT_BYTES  # case-0590 is read back
+    assert case_file.stat().st_size * 590 // count > KEPT_BYTES  # case-0590 is read back
     result, report = rewriting.evaluate("--max-concurrency", "1")
 
     assert result.code == 2, result.stderr
