@@ -352,3 +352,16 @@ def test_attempts_never_started_go_as_one_message_a_row() -> None:
     assert not RemoteCollector(process, 1, has_metrics=True).add_unfinished(0, 1, "x", "y")
     mine.close()
     theirs.close()
+
+
+def test_gold_that_fills_memory_forks_no_report_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked process copies the memory both touch: past ``REPORT_PROCESS_MAX_RSS`` of
+    this process, the run writes its report itself."""
+    import goldgate.report.process as process_module
+
+    monkeypatch.setattr(process_module, "_single_threaded", lambda: True)
+    monkeypatch.setattr(process_module, "REPORT_PROCESS_MAX_RSS", 1 << 40)
+    assert process_module.report_process_wanted([], 10**6)
+    monkeypatch.setattr(process_module, "REPORT_PROCESS_MAX_RSS", 1 << 20)  # 1 MiB
+    assert not process_module.report_process_wanted([], 10**6)
+    assert not process_module.report_process_wanted([], REPORT_PROCESS_FROM - 1)

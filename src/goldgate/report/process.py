@@ -5,7 +5,8 @@ A run's own work splits in two: calling the target (which must stay in this proc
 the user's code was loaded and where the deadlines and the watchdog hold), and everything
 after an attempt's result is in: scoring it against its gold, building its record, writing
 it. The second part is most of the run's time when targets answer quickly. So once a run is
-large (``REPORT_PROCESS_FROM`` attempts) and a second CPU is there, a process forked after
+large (``REPORT_PROCESS_FROM`` attempts), a second CPU is there and the gold held in memory
+is not too large to share (``REPORT_PROCESS_MAX_RSS``), a process forked after
 the gold check takes it over: it inherits the checked gold, the open report file and the
 settings, and this process sends it, in order and in batches, the bytes ``ReportWriter``
 writes around the suites and each attempt as the runner finished it. An attempt that started
@@ -26,6 +27,7 @@ report process fails, the run fails with one sentence (exit 4).
 
 # Annotations are objects here, not strings: nothing on this path needs them deferred.
 import os
+import resource
 import select
 import signal
 import sys
@@ -43,11 +45,24 @@ from goldgate.report.records import SuiteRecord, TargetRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring.outcomes import check_of_values, check_values
 
-__all__ = ["REPORT_PROCESS_FROM", "RemoteCollector", "ReportProcess", "start_report_process"]
+__all__ = [
+    "REPORT_PROCESS_FROM",
+    "REPORT_PROCESS_MAX_RSS",
+    "RemoteCollector",
+    "ReportProcess",
+    "report_process_wanted",
+    "start_report_process",
+]
 
 REPORT_PROCESS_FROM: Final = 1024
 """Attempts from which a run's report is scored and written in a process of its own: below
 that the fork (a few milliseconds) is not repaid."""
+REPORT_PROCESS_MAX_RSS: Final = 80 << 20
+"""Resident bytes past which this process forks no report process. A forked process shares
+this one's memory and copies what both touch (pages of the gold, the cases and patterns the
+check kept): gold that holds this much (past some 40,000 cases of benchmarks/run.py's lean
+workload, 60 MB at 10,000) would cost more memory twice than the second CPU saves time,
+and a run's memory would no longer stay flat as its gold grows."""
 _BATCH: Final = 256
 """Messages sent together (each send is a system call and a pickle)."""
 _AHEAD: Final = 2
@@ -82,6 +97,8 @@ def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
         return False
     if any(suite.scorer_names() for suite in suites):
         return False
+    if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 > REPORT_PROCESS_MAX_RSS:
+        return False  # Linux counts it in KiB
     from goldgate.dataset.parallel import cpu_budget
 
     return cpu_budget() >= 2 and _single_threaded()
