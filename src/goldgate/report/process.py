@@ -57,12 +57,12 @@ __all__ = [
 REPORT_PROCESS_FROM: Final = 1024
 """Attempts from which a run's report is scored and written in a process of its own: below
 that the fork (a few milliseconds) is not repaid."""
-REPORT_PROCESS_MAX_RSS: Final = 80 << 20
+REPORT_PROCESS_MAX_RSS: Final = 128 << 20
 """Resident bytes past which this process forks no report process. A forked process shares
 this one's memory and copies what both touch (pages of the gold, the cases and patterns the
-check kept): gold that holds this much (past some 40,000 cases of benchmarks/run.py's lean
-workload, 60 MB at 10,000) would cost more memory twice than the second CPU saves time,
-and a run's memory would no longer stay flat as its gold grows."""
+check kept): for gold that holds this much (benchmarks/run.py's lean workload holds 60 MB
+at 10,000 cases and 112 MB at 100,000) a second copy would cost more memory than the second
+CPU saves time, and a run's memory would no longer stay flat as its gold grows."""
 _BATCH: Final = 256
 """Messages sent together (each send is a system call and a pickle)."""
 _AHEAD: Final = 2
