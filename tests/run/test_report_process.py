@@ -365,3 +365,21 @@ def test_gold_that_fills_memory_forks_no_report_process(monkeypatch: pytest.Monk
     monkeypatch.setattr(process_module, "REPORT_PROCESS_MAX_RSS", 1 << 20)  # 1 MiB
     assert not process_module.report_process_wanted([], 10**6)
     assert not process_module.report_process_wanted([], REPORT_PROCESS_FROM - 1)
+
+
+def test_the_memory_cap_reads_memory_now_not_a_peak_carried_over_exec() -> None:
+    """Linux carries ``ru_maxrss`` over ``exec``: goldgate started (forked) by a process
+    holding 300 MiB would seem to hold it too, and never fork a report process. Whose
+    memory the cap reads is goldgate's own, now."""
+    ballast = b"x" * (300 << 20)
+    probe = (
+        "import resource; from goldgate.report.process import _resident_bytes; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, _resident_bytes())"
+    )
+    done = subprocess.run(  # a preexec_fn makes it a real fork of this large process
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+        preexec_fn=lambda: None,
+    )  # fmt: skip
+    peak, now = (int(figure) for figure in done.stdout.split())
+    assert len(ballast) == 300 << 20
+    assert now < 100 << 20, f"read {now} bytes (ru_maxrss says {peak})"

@@ -27,7 +27,6 @@ report process fails, the run fails with one sentence (exit 4).
 
 # Annotations are objects here, not strings: nothing on this path needs them deferred.
 import os
-import resource
 import select
 import signal
 import sys
@@ -90,6 +89,16 @@ def _single_threaded() -> bool:
         return False
 
 
+def _resident_bytes() -> int:
+    """This process's resident memory now. (Not ``ru_maxrss``: Linux carries a peak over
+    ``exec``, so a process started by a large one would seem to hold what its parent held.)"""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
     """Whether a run of ``attempts`` over ``suites`` gains from a report process and may fork
     one (see the module's description)."""
@@ -97,8 +106,8 @@ def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
         return False
     if any(suite.scorer_names() for suite in suites):
         return False
-    if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 > REPORT_PROCESS_MAX_RSS:
-        return False  # Linux counts it in KiB
+    if _resident_bytes() > REPORT_PROCESS_MAX_RSS:
+        return False
     from goldgate.dataset.parallel import cpu_budget
 
     return cpu_budget() >= 2 and _single_threaded()
