@@ -59,8 +59,8 @@ that the fork (a few milliseconds) is not repaid."""
 REPORT_PROCESS_MAX_RSS: Final = 128 << 20
 """Resident bytes past which this process forks no report process. A forked process shares
 this one's memory and copies what both touch (pages of the gold, the cases and patterns the
-check kept): for gold that holds this much (benchmarks/run.py's lean workload holds 60 MB
-at 10,000 cases and 112 MB at 100,000) a second copy would cost more memory than the second
+check kept): for gold that holds this much (benchmarks/run.py's lean workload holds 62 MiB
+at 10,000 cases and 113 MiB at 100,000) a second copy would cost more memory than the second
 CPU saves time, and a run's memory would no longer stay flat as its gold grows."""
 _BATCH: Final = 256
 """Messages sent together (each send is a system call and a pickle)."""
