@@ -84,7 +84,9 @@ def _case(index: int, mode: str = "ok", **payload: Any) -> dict[str, Any]:
     }
 
 
-def _project(project: Project, cases: list[dict[str, Any]]) -> Project:
+def _project(project: Project, cases: list[dict[str, Any]], *, case_file: bool = False) -> Project:
+    """The probe suite; ``case_file``: its cases in a case file (streamed: read back from it
+    in both processes), else inline (held in memory with the manifest)."""
     (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
     project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
     metric = {
@@ -93,7 +95,12 @@ def _project(project: Project, cases: list[dict[str, Any]]) -> Project:
         "kind": "classification",
         "labels": ["billing", "refund", "access"],
     }
-    return project.suite("large", "probe", cases, metrics=[metric]).write()
+    if not case_file:
+        return project.suite("large", "probe", cases, metrics=[metric]).write()
+    path = project.root / "evaluation" / "cases" / "large.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(cases, indent=1), encoding="utf-8")
+    return project.suite("large", "probe", "cases/large.json", metrics=[metric]).write()  # type: ignore[arg-type]
 
 
 def _cases() -> list[dict[str, Any]]:
@@ -150,9 +157,12 @@ def _run(project: Project, output: Path, ahead: int | None, *, one_cpu: bool = F
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("case_file", [False, True], ids=["inline gold", "a case file"])
 @pytest.mark.parametrize("split", list(_SPLITS))
-def test_the_report_is_the_one_the_run_writes_alone(project: Project, split: str) -> None:
-    _project(project, _cases())
+def test_the_report_is_the_one_the_run_writes_alone(
+    project: Project, split: str, case_file: bool
+) -> None:
+    _project(project, _cases(), case_file=case_file)
     forked, alone = project.output("forked.json"), project.output("alone.json")
     first = _run(project, forked, _SPLITS[split])
     # On one CPU neither a checking helper nor a report process is forked.
