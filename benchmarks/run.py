@@ -747,36 +747,28 @@ def tree(pid):
             pass
     return found
 
-def rss(pid):
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-def pss(pid):
-    # Shared pages split between the processes sharing them (a forked process starts
-    # sharing all of its parent's): the tree's real memory.
+def memory(pid):
+    # Rss and Pss, in KiB: Pss splits each shared page between the processes sharing it (a
+    # forked process starts sharing all of its parent's), so summed it is real memory.
+    found = {"Rss:": 0, "Pss:": 0}
     try:
         with open(f"/proc/{pid}/smaps_rollup") as rollup:
             for line in rollup:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
+                key = line.split(None, 1)[0]
+                if key in found:
+                    found[key] = int(line.split()[1])
+    except (OSError, IndexError):
         pass
-    return 0
+    return found["Rss:"], found["Pss:"]
 
 started = time.perf_counter()
 process = subprocess.Popen(sys.argv[2:], cwd=sys.argv[1], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
 peak_tree = peak_pss = 0
 while process.poll() is None:
-    pids = tree(process.pid)
-    peak_tree = max(peak_tree, sum(rss(pid) for pid in pids))
-    peak_pss = max(peak_pss, sum(pss(pid) for pid in pids))
+    figures = [memory(pid) for pid in tree(process.pid)]
+    peak_tree = max(peak_tree, sum(rss for rss, _ in figures))
+    peak_pss = max(peak_pss, sum(pss for _, pss in figures))
     time.sleep(0.005)
 output = process.stdout.read()
 wall = time.perf_counter() - started
