@@ -19,7 +19,7 @@ import typer
 from goldgate import __version__
 from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
 from goldgate.leftovers import threads_left_running
-from goldgate.memory import long_lived_imports
+from goldgate.memory import long_lived
 from goldgate.stdio import claim_standard_streams, settle_streams, warn
 
 MAX_REPEAT = 10_000
@@ -239,7 +239,7 @@ def evaluate(
 ) -> None:
     """Run gold against the application and write an immutable report (or --check it,
     --replay a report, or --compare two)."""
-    with long_lived_imports():
+    with long_lived():
         from goldgate import commands
 
     json_output = output_format is OutputFormat.json
@@ -633,7 +633,7 @@ def evals_run(
     output_format: FormatOption = OutputFormat.text,
 ) -> None:
     """Run eval functions and write an immutable report (a suite per dataset)."""
-    with long_lived_imports():
+    with long_lived():
         from goldgate.evals.commands import run_command
         from goldgate.evals.session import EvalsRequest
 

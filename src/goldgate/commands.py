@@ -20,7 +20,7 @@ from goldgate.errors import (
     InvalidInputError,
     most_severe,
 )
-from goldgate.memory import collections_paused, long_lived_imports
+from goldgate.memory import collections_paused, long_lived
 from goldgate.problems import Violation, display_path
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import (
@@ -121,7 +121,7 @@ def check_gold_command(
     config: Path, dataset: Path | None, *, json_output: bool, github: bool = False
 ) -> ExitCode:
     """``goldgate evaluate --check``: every violation in the gold, or its fingerprints."""
-    with long_lived_imports():
+    with long_lived():
         from goldgate.dataset.load import check_gold
 
     loaded = _load_for_check(config, json_output, github)
@@ -187,7 +187,7 @@ def run_evaluation(request: RunRequest) -> ExitCode:
 
     Everything that can be refused is refused before the first attempt starts (exit 2).
     """
-    with long_lived_imports():
+    with long_lived():
         from goldgate.report.summary import render_summary, summary_json
         from goldgate.session import SessionOutcome, prepare_session
 
@@ -223,7 +223,8 @@ def run_evaluation(request: RunRequest) -> ExitCode:
         os._exit(int(code))
 
     try:
-        with user_output_to_stderr():  # importing targets and scorers may print
+        # Importing targets and scorers may print; the prepared gold lives as long as the run.
+        with user_output_to_stderr(), long_lived():
             session = prepare_session(request)
         outcome = session.execute(emergency_exit)
     except (GoldgateError, KeyboardInterrupt) as error:

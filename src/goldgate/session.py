@@ -25,6 +25,7 @@ from goldgate.execution.runner import AttemptRun, RunOptions
 from goldgate.execution.targets.base import Target, TargetRequest, TargetResponse
 from goldgate.execution.watchdog import Watchdog
 from goldgate.leftovers import abandon_executor_work
+from goldgate.memory import collections_spaced
 from goldgate.problems import display_path
 from goldgate.progress import Progress
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
@@ -184,6 +185,7 @@ class Session:
         )
 
 
+@collections_spaced()  # in the report process too: it is forked inside
 def execute_streamed(
     header: RunHeader,
     jobs: Sequence[SuiteJob],
