@@ -319,7 +319,7 @@ def bench_lean(runs: int = 3) -> None:
             size = output.stat().st_size
             durations.append(json.loads(output.read_text())["duration_seconds"])
             output.unlink()
-        # Past 256 cases a forked helper checks batches (dataset.parallel), and past 1,024
+        # Past 256 cases (or 1 MiB) a forked helper checks batches (dataset.parallel); past 1,024
         # attempts a forked report process scores and writes them (report.process): the
         # whole process tree, sampled.
         check_tree = timed_tree([*GOLDGATE, "evaluate", "--check"], root)["tree"]

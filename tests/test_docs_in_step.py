@@ -175,14 +175,15 @@ def test_the_readme_shows_the_comment_the_renderer_writes(repo_root: Path, readm
 
 
 def test_the_readme_states_the_engines_limits_as_the_code_sets_them(readme: str) -> None:
-    from goldgate.dataset.parallel import MAX_HELPERS, PARALLEL_FROM
+    from goldgate.dataset.parallel import MAX_HELPERS, PARALLEL_BYTES, PARALLEL_FROM
     from goldgate.dataset.store import KEPT_BYTES, KEPT_PATTERN_BYTES
     from goldgate.execution.runner import RUN_AHEAD
 
     text = " ".join(readme.split())
     cores = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}[MAX_HELPERS + 1]
     for stated in (
-        f"a case file of more than {PARALLEL_FROM:,} cases is checked on every core",
+        f"a case file of more than {PARALLEL_FROM:,} cases (or of {PARALLEL_BYTES // 2**20} MiB, "
+        "from its first case) is checked on every core",
         f"up to {cores}: helper processes forked from goldgate",
         f"keeps at most {RUN_AHEAD:,} finished attempts waiting",
         f"up to {KEPT_BYTES // 2**20} MiB of it",

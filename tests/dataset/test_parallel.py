@@ -97,6 +97,25 @@ def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     same_gold(helped, _sequential(project))
 
 
+def test_a_large_case_file_has_its_helper_from_the_first_case(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(gold_project, 120)
+    size = (project.root / project.CASE_FILE).stat().st_size
+    monkeypatch.setattr(streamed, "PARALLEL_BYTES", size)  # as large as the threshold
+    helped = _load(project)
+
+    assert len(small_batches) == 1
+    total = len(json.loads((project.root / project.CASE_FILE).read_text()))
+    assert small_batches[0].sent == -(-total // 4)  # every batch: none checked here first
+    same_gold(helped, _sequential(project))
+
+    small_batches.clear()
+    monkeypatch.setattr(streamed, "PARALLEL_BYTES", size + 1)  # smaller than the threshold
+    _load(project)
+    assert small_batches[0].sent == -(-(total - 12) // 4)
+
+
 def test_the_patterns_a_helper_compiled_are_not_compiled_again_for_the_run(
     gold_project: Any, small_batches: list[parallel.Helper]
 ) -> None:

@@ -14,13 +14,13 @@ each side is.
 
 Helpers are forked only on Linux, one per CPU this process may keep busy beyond its own (its
 CPU affinity and its container's CPU quota both count), at most ``MAX_HELPERS``; only while
-this process runs no other thread (a fork copies only the calling thread: a lock another
-thread held would stay held in the copy); and only after ``PARALLEL_FROM`` cases, so small
-gold never pays for them. The outcome is the same either way, since a helper runs the same
-checks (``check_spans``); if one fails in any way, this process checks the batches it did
-not answer. A helper answers with the programs of the patterns it compiled
-(``patterns.PatternCode``), which this process rebuilds in a microsecond each for the run
-(``dataset.store``) instead of compiling them again.
+this process runs no other thread (a fork copies only the calling thread: a lock another thread
+held would stay held in the copy); and only after ``PARALLEL_FROM`` cases, so small gold never
+pays for them (from the first case in a file of ``PARALLEL_BYTES``). The outcome is the same
+either way, since a helper runs the same checks (``check_spans``); if one fails in any way,
+this process checks the batches it did not answer. A helper answers with the programs of the
+patterns it compiled (``patterns.PatternCode``), which this process rebuilds in a microsecond
+each for the run (``dataset.store``) instead of compiling them again.
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`): a
@@ -43,6 +43,7 @@ from goldgate.jsonvalue import canonical_bytes
 
 __all__ = [
     "BATCH",
+    "PARALLEL_BYTES",
     "PARALLEL_FROM",
     "Answer",
     "CaseCheck",
@@ -57,6 +58,9 @@ __all__ = [
 PARALLEL_FROM: Final = 256
 """Cases checked in this process before a helper is worth forking: about 25 ms of work, which
 a fork (a few milliseconds) repays within the next batches."""
+PARALLEL_BYTES: Final = 1 << 20
+"""A case file at least this large has cases enough to repay a helper (256 cases of 4 KiB):
+it is forked before the first case, not after ``PARALLEL_FROM``."""
 BATCH: Final = 128
 """Cases per batch."""
 _AHEAD: Final = 3

@@ -13,6 +13,7 @@ place of each. Good gold, the common case, is read once, in constant memory.
 # Annotations are objects here, not strings (no `from __future__ import annotations`): a
 # named tuple's string annotations are each compiled as a forward reference when the class is
 # made, at some 60 us a field.
+import os
 from collections import deque
 from collections.abc import Collection, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -26,6 +27,7 @@ from goldgate.dataset.gold import GoldSuite, SuiteHasher
 from goldgate.dataset.models import Case, Metric, Suite
 from goldgate.dataset.parallel import (
     BATCH,
+    PARALLEL_BYTES,
     PARALLEL_FROM,
     Helper,
     Span,
@@ -130,8 +132,9 @@ def _check_cases(
 ) -> tuple[SuiteHasher, bool, set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
     first problem. Returns the fingerprint, whether any case compares text, and the custom
-    scorers named. Past ``PARALLEL_FROM`` cases, helper processes may check batches of cases
-    meanwhile (``dataset.parallel``): cases still reach the hasher and the store in order."""
+    scorers named. Past ``PARALLEL_FROM`` cases (from the first in a large file), helper
+    processes may check batches of cases meanwhile (``dataset.parallel``): cases still
+    reach the hasher and the store in order."""
     check = _CaseCheck(workflows.get(suite.workflow), scorer_names, metric_scopes(suite.metrics))
     taken = _Taken(store, SuiteHasher(suite))
     reader = ElementReader(handle)
@@ -144,6 +147,8 @@ def _check_cases(
     for_helper = False
     position = 0
     try:
+        if os.fstat(handle.fileno()).st_size >= PARALLEL_BYTES and parallel_possible():
+            helpers = start_helpers(handle.fileno(), check.facts, store.keeps)
         while True:
             if position % BATCH == 0:  # a new batch: for the helper, or checked here?
                 helper = next((h for h in helpers if h.has_room()), None)
@@ -163,7 +168,7 @@ def _check_cases(
                     waiting.append(checked)
                 else:
                     taken.add_checked(checked)
-                if position == PARALLEL_FROM and parallel_possible():  # from the next batch
+                if position == PARALLEL_FROM and not helpers and parallel_possible():
                     helpers = start_helpers(handle.fileno(), check.facts, store.keeps)
             if spans and (element is None or len(spans) == BATCH) and helper is not None:
                 waiting.append(_Sent(helper, helper.send(spans), spans, lines))
