@@ -28,7 +28,7 @@ async def handle(request):
         path = pathlib.Path("evaluation/cases/many.json")
         data = path.read_bytes()
         with path.open("r+b") as handle:
-            handle.write(data.replace(b"case-0590", b"case-059X"))
+            handle.write(data.replace(b'"case-', b'"CASE-'))  # every id, same length
     label = request["envelope"]["payload"]["label"]
     return {"execution": {"status": "completed"}, "payload": {"label": label}}
 """
@@ -96,12 +96,14 @@ def test_a_case_file_runs_as_the_same_gold_inline(project: Project, tmp_path: Pa
 def test_a_case_file_rewritten_during_the_run_ends_it_with_exit_2(
     project: Project, count: int
 ) -> None:
-    """The first cases, up to ``KEPT_BYTES`` of the file, are kept as they were checked;
-    the rewritten case, past them, is read back and refused (in a large run, by whichever
-    process reads it first: the run's, or the one writing the report)."""
+    """Cases this process checked are kept as they were checked, up to ``KEPT_BYTES`` of
+    the file; the others are read back, and the first read after the rewrite is refused (in
+    a large run, by whichever process reads it first: the run's, or the one writing the
+    report). Which cases this process checks itself depends on how fast its helper is, so
+    every case is rewritten."""
     rewriting = _project_with_case_file(project, REWRITING_TARGET, count, padding=8000)
     case_file = rewriting.root / "evaluation" / "cases" / "many.json"
-    assert case_file.stat().st_size * 590 // count > KEPT_BYTES  # case-0590 is read back
+    assert case_file.stat().st_size > 2 * KEPT_BYTES  # most cases are read back
     result, report = rewriting.evaluate("--max-concurrency", "1")
 
     assert result.code == 2, result.stderr
