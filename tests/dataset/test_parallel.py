@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -23,6 +24,7 @@ from goldgate.dataset import parallel, patterns, streamed
 from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.load import check_gold, load_gold
 from goldgate.settings.load import load_settings
+from helpers.processes import assert_gone
 
 pytestmark = pytest.mark.skipif(
     not parallel.parallel_possible(),
@@ -237,6 +239,25 @@ def test_a_helper_that_dies_costs_only_time(
     assert small_batches[0].failed
     assert small_batches[0].sent > 0
     same_gold(helped, _sequential(project))
+
+
+def test_a_helper_whose_parent_is_killed_ends(tmp_path: Path, reaper: bool) -> None:
+    # The parent dies without stopping its helper (SIGKILL, the OOM killer): the helper must
+    # see its end of the pipe close rather than wait for the next batch forever.
+    script = (
+        "import os\n"
+        "from goldgate.dataset import parallel\n"
+        f"fd = os.open({str(tmp_path)!r}, os.O_RDONLY)\n"
+        "helper = parallel.start_helper(fd, lambda raw, position: (False, frozenset()))\n"
+        "print(helper.process.pid, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    helper = int(parent.stdout.readline())
+    parent.wait(timeout=60)
+    assert_gone([helper], strict=reaper, within=30)
+    parent.stdout.close()
 
 
 def test_bytes_other_than_those_read_are_not_good_gold(tmp_path: Any) -> None:

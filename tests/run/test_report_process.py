@@ -28,6 +28,7 @@ from goldgate.report.process import (
     _transportable,
     _Writing,
 )
+from helpers.processes import assert_gone
 
 from .support import GOLDGATE, Project, cli_env, expect, read_report_json
 
@@ -256,6 +257,25 @@ def test_a_report_process_that_dies_ends_the_run_in_one_sentence(project: Projec
     assert "Traceback" not in stderr
     assert "the process writing the report ended" in stderr
     assert "so the report could not be finished" in stderr
+    output = project.output()
+    assert not output.exists()
+    assert not list(output.parent.glob(".goldgate-*")), "the temporary file was left behind"
+
+
+def test_a_report_process_whose_run_is_killed_ends_and_leaves_nothing(
+    project: Project, reaper: bool
+) -> None:
+    # SIGKILL to goldgate alone (the OOM killer, a tool that kills only the pid it started):
+    # the report process must see its end of the pipe close, not wait for it forever.
+    marker = project.root / "reached"
+    process = _start(project, marker)
+    _wait_for(marker, process)
+    children = _children_of(process.pid)
+    assert len(children) == 1  # the report process
+    process.kill()
+    process.wait(timeout=60)
+    assert_gone(children, strict=reaper, within=30)
+    process.communicate(timeout=60)  # its output pipes closed with the report process
     output = project.output()
     assert not output.exists()
     assert not list(output.parent.glob(".goldgate-*")), "the temporary file was left behind"

@@ -243,7 +243,9 @@ def start_helper(fd: int, check: CaseCheck, send_patterns: bool = True) -> Helpe
 
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, fd, check, send_patterns), daemon=True)
+    process = context.Process(
+        target=_serve, args=(theirs, fd, check, send_patterns, mine), daemon=True
+    )
     try:
         process.start()
     except OSError:  # no memory or no process left for a fork: everything is checked here
@@ -254,8 +256,13 @@ def start_helper(fd: int, check: CaseCheck, send_patterns: bool = True) -> Helpe
     return Helper(process, mine, fd, check)
 
 
-def _serve(connection: Any, fd: int, check: CaseCheck, send_patterns: bool) -> None:
+def _serve(
+    connection: Any, fd: int, check: CaseCheck, send_patterns: bool, parents_end: Any
+) -> None:
     """The helper's loop: a batch in, its answer out, until told to stop or orphaned."""
+    # The fork left a copy of the parent's end here: held open, it would keep this end from
+    # ever reading EOF, and a helper whose parent was killed would wait for it forever.
+    parents_end.close()
     # Ctrl-C reaches the whole process group: the parent handles it and stops the helper.
     # A SIGTERM meant for the helper ends it, not a handler inherited from the parent.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

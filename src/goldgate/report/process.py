@@ -290,7 +290,7 @@ def start_report_process(
 
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(theirs, suites, report_file), daemon=True)
+    process = context.Process(target=_serve, args=(theirs, suites, report_file, mine), daemon=True)
     try:
         process.start()
     except OSError:  # no memory or no process left for a fork: the run writes its report
@@ -391,9 +391,16 @@ def _transportable(error: BaseException) -> BaseException:
     )
 
 
-def _serve(connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile) -> None:
+def _serve(
+    connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile, parents_end: Any
+) -> None:
     """The report process's loop: batches in, answers out, until it publishes or discards
-    the report, or the run's process is gone."""
+    the report, or the run's process is gone (then the report is discarded: the run's
+    process could not finish it)."""
+    # The copy of the run's process's end that the fork left here: held open, it would keep
+    # this end from ever reading EOF, and a report process whose run was killed would wait
+    # for it forever.
+    parents_end.close()
     # Ctrl-C, and a CI runner's SIGTERM, may reach the whole process group: the run's
     # process handles them and finishes the report through this one, which must outlive
     # them. It ends when the run's process says so or is gone (its end of the pipe closes).
@@ -412,7 +419,7 @@ def _serve(connection: Any, suites: Sequence[GoldSuite], report_file: ReportFile
                     connection.send(answer)
                 if message[0] in (_PUBLISH, _DISCARD):
                     return
-    except BaseException:  # EOF (the run's process is gone): end quietly
-        pass
+    except BaseException:  # EOF (the run's process is gone): end quietly, leaving nothing
+        report_file.discard()
     finally:
         os._exit(0)
