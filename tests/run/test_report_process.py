@@ -19,6 +19,7 @@ import pytest
 
 from goldgate.dataset.parallel import cpu_budget
 from goldgate.errors import RuntimeFailureError
+from goldgate.report.build import SuiteCollector
 from goldgate.report.process import (
     _AHEAD,
     _BATCH,
@@ -28,6 +29,7 @@ from goldgate.report.process import (
     _transportable,
     _Writing,
 )
+from goldgate.report.stream import ReportWriter
 from helpers.processes import assert_gone
 
 from .support import GOLDGATE, Project, cli_env, expect, read_report_json
@@ -382,6 +384,149 @@ def test_attempts_never_started_go_as_one_message_a_row() -> None:
     assert not RemoteCollector(process, 1, has_metrics=True).add_unfinished(0, 1, "x", "y")
     mine.close()
     theirs.close()
+
+
+def _plain_suite(project: Project, count: int) -> Any:
+    """A suite of ``count`` cases without metrics, loaded here (nothing is imported)."""
+    from goldgate.dataset.load import load_gold
+    from goldgate.settings.load import load_settings
+
+    cases = [_case(index) for index in range(count)]
+    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
+    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
+    project.suite("plain", "probe", cases).write()
+    return load_gold(load_settings(project.settings_path)).suite("plain")
+
+
+def _records_written_alone(suite: Any, cases: range, repeat: int) -> bytes:
+    """What a SuiteCollector writes for ``cases`` never started, from their first."""
+    written = bytearray()
+    writer = ReportWriter(written.extend)
+    alone = SuiteCollector(suite, repeat, True, writer.case)
+    for index in cases:
+        for attempt in range(1, repeat + 1):
+            assert alone.add_unfinished(index, attempt, "cancelled", "interrupted")
+    return bytes(written)
+
+
+@pytest.mark.parametrize("shared_bytes", [64 << 20, 1], ids=["all of it", "up to a limit"])
+def test_the_later_half_of_a_long_row_never_started_is_written_here(
+    project: Project, monkeypatch: pytest.MonkeyPatch, shared_bytes: int
+) -> None:
+    """An interrupted run's attempts never started, in a row to the suite's end: the report
+    process writes the first half, this process the records of the rest, from a case's
+    first attempt, as a SuiteCollector would (up to ``_SHARED_BYTES``; the rest goes back)."""
+    import goldgate.report.process as process_module
+
+    monkeypatch.setattr(process_module, "_SHARE_FROM", 4)
+    monkeypatch.setattr(process_module, "_SHARED_BYTES", shared_bytes)
+    monkeypatch.setattr(process_module, "_CHUNK", 1000)  # several chunks
+    suite = _plain_suite(project, 10)
+    mine, theirs = multiprocessing.Pipe()
+    process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
+    collector = RemoteCollector(process, 2, False, suite, True)
+    for position in range(3, 20):  # from case 1's second attempt to the end (repeat 2)
+        index, attempt = divmod(position, 2)
+        assert collector.add_unfinished(index, attempt + 1, "cancelled", "interrupted")
+    process.share_unfinished(suite, 2, True)
+    process._flush()
+
+    assert theirs.recv() == [(3, 3, 9, "cancelled", "interrupted")]  # to case 6 (position 12)
+    shared = 4 if shared_bytes > 1 else 1  # cases 6 .. 9, or case 6 alone past the limit
+    records = _records_written_alone(suite, range(6, 6 + shared), 2)
+    counts = ({"cancelled": 2 * shared}, {"not_run": 8 * shared}, 2 * shared)
+    assert theirs.recv() == [(7, shared, *counts, len(records))]
+    received = b""
+    while len(received) < len(records):  # in chunks of at most _CHUNK
+        received += theirs.recv_bytes()
+    assert received == records
+    if shared_bytes == 1:  # the rest goes back to the report process
+        assert theirs.recv() == [(3, 14, 6, "cancelled", "interrupted")]
+    assert not theirs.poll()
+    mine.close()
+    theirs.close()
+
+
+def test_records_a_failed_report_process_does_not_write_are_still_read() -> None:
+    """After a failure the report process writes nothing, but it reads every chunk of the
+    records that were sent, so that what it reads next is the next batch."""
+    from goldgate.report.process import _RENDERED, _Records
+
+    mine, theirs = multiprocessing.Pipe()
+    writing = _Writing([], _FailingFile(OSError()))  # type: ignore[arg-type]
+    writing.failure = RuntimeFailureError("the report could not be written")
+    for chunk in (b"a" * 10, b"b" * 5):
+        mine.send_bytes(chunk)
+    mine.send(["the next batch"])
+    records = _Records(theirs, 15)
+    assert writing.take((_RENDERED, 1, {}, {}, 1, 15, records)) is None
+    records.skip()
+    assert theirs.recv() == ["the next batch"]
+    mine.close()
+    theirs.close()
+
+
+def test_a_short_row_or_one_short_of_the_end_is_left_whole(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import goldgate.report.process as process_module
+
+    monkeypatch.setattr(process_module, "_SHARE_FROM", 4)
+    suite = _plain_suite(project, 10)
+    mine, theirs = multiprocessing.Pipe()
+    process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
+    collector = RemoteCollector(process, 1, False, suite, True)
+    for index in (7, 8, 9):  # three: short of _SHARE_FROM
+        collector.add_unfinished(index, 1, "cancelled", "interrupted")
+    process.share_unfinished(suite, 1, True)
+    for index in range(0, 5):  # a long row that stops short of the suite's end
+        collector.add_unfinished(index, 1, "skipped", "unauthorized")
+    process.share_unfinished(suite, 1, True)
+    process._flush()
+    assert theirs.recv() == [
+        (3, 7, 3, "cancelled", "interrupted"),
+        (3, 0, 5, "skipped", "unauthorized"),
+    ]
+    mine.close()
+    theirs.close()
+
+
+def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu(
+    project: Project,
+) -> None:
+    """Both processes write the attempts never started (about half the time to the report
+    on disk); the report is the one a run on one CPU writes."""
+    from goldgate.report.process import _SHARE_FROM
+
+    marker = project.root / "reached"
+    stop = REPORT_PROCESS_FROM + 10
+    cases = [_case(index) for index in range(stop + _SHARE_FROM)]
+    cases[stop] = _case(stop, "marker", marker=str(marker))
+    project.suite("plain", "probe", cases)
+    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
+    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
+    project.write()
+    reports = []
+    one_cpu = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+    cli = "import sys; from goldgate.cli import main; sys.argv[0] = 'goldgate'; main()"
+    for prefix in ([*GOLDGATE], [sys.executable, "-c", one_cpu + cli]):
+        marker.unlink(missing_ok=True)
+        output = project.output(f"{len(reports)}.json")
+        args = ["evaluate", "--config", str(project.settings_path), "--repeat", "2"]
+        process = subprocess.Popen(
+            [*prefix, *args, "--output", str(output)], cwd=project.root, env=cli_env(),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        _wait_for(marker, process)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130, stderr
+        reports.append(_comparable(_raw(output)))
+    shared, alone = reports
+    suite = shared["suites"][0]
+    assert suite["counts"]["attempts"]["cancelled"] == 2 * _SHARE_FROM  # from the marker on
+    assert len(suite["cases"]) == len(cases)
+    assert shared == alone
 
 
 def test_gold_that_fills_memory_forks_no_report_process(monkeypatch: pytest.MonkeyPatch) -> None:

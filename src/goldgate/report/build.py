@@ -291,6 +291,18 @@ class SuiteCollector:
         self._added(index, attempt, case)
         return True
 
+    def add_written(
+        self, attempts: Mapping[str, int], checks: Mapping[str, int], count: int
+    ) -> None:
+        """Count in ``count`` attempts that another collector of this suite took, whole
+        cases whose records are written already (``report.process``: attempts never
+        started, written by the run's process while this one wrote those before them)."""
+        if self._pending:
+            raise ValueError("attempts of a case are pending: not at a case's end")
+        self.attempts.update(attempts)
+        self.checks.update(checks)
+        self.count += count
+
     def _added(self, index: int, attempt: int, case: Case | RecordedCase) -> None:
         """One more attempt of case ``index`` in ``_pending``: the case is written after
         its last."""

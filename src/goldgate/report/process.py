@@ -15,7 +15,9 @@ read) comes unscored, and it scores it exactly as ``runner.run_attempt`` would
 (``builtin_checks``); the others were scored here and come with their checks, so the scoring
 shares itself out however fast each side is. It hands each attempt to an ordinary
 ``SuiteCollector`` and answers when asked: a suite's record, or where the finished report was
-published.
+published. When a run is interrupted with many attempts never started, each process writes
+the records of half of them (``ReportProcess.share_unfinished``), so the incomplete report
+is on disk in about half the time.
 
 Only gold whose checks are all built in is scored there: a custom scorer is user code, run
 with its attempt under its deadline. Python evals keep their own collector. The fork needs a
@@ -30,7 +32,8 @@ import os
 import select
 import signal
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -78,6 +81,17 @@ _UNFINISHED: Final = 3  # (_UNFINISHED, first position, count, status, reason): 
 _RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the SuiteRecord
 _PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
 _DISCARD: Final = 6  # (_DISCARD,): the report is dropped; it ends
+_RENDERED: Final = 7  # (_RENDERED, cases, attempts, checks, count, size): records follow, raw
+
+_SHARE_FROM: Final = 2048
+"""Attempts never started, in a row to the end of a suite (an interrupted run), from which
+this process writes the records of the later half while the report process writes those of
+the first: the report is on disk in about half the time."""
+_SHARED_BYTES: Final = 64 << 20
+"""The records this process writes for that at most (some 120,000 cases of 500 bytes); the
+attempts past them go back to the report process."""
+_CHUNK: Final = 1 << 20
+"""Bytes of those records sent at a time."""
 
 
 def _single_threaded() -> bool:
@@ -154,7 +168,7 @@ class ReportProcess:
         process writes the cases)."""
         number = next(n for n, known in enumerate(self._suites) if known is suite)
         self.post((_SUITE, number, repeat, include_details))
-        return RemoteCollector(self, repeat, bool(suite.metrics))
+        return RemoteCollector(self, repeat, bool(suite.metrics), suite, include_details)
 
     def post(self, message: tuple[Any, ...]) -> None:
         self._batch.append(message)
@@ -175,6 +189,43 @@ class ReportProcess:
             self._batch[-1] = (_UNFINISHED, last[1], last[2] + 1, status, reason)
         else:
             self.post(message)
+
+    def share_unfinished(self, suite: GoldSuite, repeat: int, include_details: bool) -> None:
+        """Where the last message waiting is a long row of attempts never started that ends
+        the suite, keep its first half for the report process and write the records of the
+        later half here meanwhile, as its ``SuiteCollector`` would. They wait in a temporary
+        file (the report process is busy with its half; memory stays as it was), then go
+        over raw, a chunk at a time."""
+        last = self._batch[-1] if self._batch else None
+        if last is None or last[0] != _UNFINISHED or last[2] < _SHARE_FROM:
+            return
+        _, first, count, status, reason = last
+        end = first + count
+        split = -(-(first + count // 2) // repeat) * repeat  # the first case past the middle
+        if end != len(suite.cases) * repeat or split >= end:
+            return
+        self._batch[-1] = (_UNFINISHED, first, split - first, status, reason)
+        self._flush()  # the report process starts on its half
+        with tempfile.TemporaryFile() as records:
+            collector = SuiteCollector(
+                suite, repeat, include_details, ReportWriter(records.write).case
+            )
+            index = split // repeat
+            while index * repeat < end and records.tell() < _SHARED_BYTES:
+                for attempt in range(1, repeat + 1):
+                    collector.add_unfinished(index, attempt, status, reason)
+                index += 1
+            counts = (dict(collector.attempts), dict(collector.checks), collector.count)
+            self.post((_RENDERED, index - split // repeat, *counts, records.tell()))
+            self._flush()
+            records.seek(0)
+            try:
+                while chunk := records.read(_CHUNK):
+                    self._connection.send_bytes(chunk)
+            except (OSError, ValueError):
+                raise self._lost() from None
+        if index * repeat < end:
+            self.post((_UNFINISHED, index * repeat, end - index * repeat, status, reason))
 
     def call(self, message: tuple[Any, ...]) -> Any:
         """Send ``message`` with everything before it and wait for its answer."""
@@ -251,10 +302,20 @@ class RemoteCollector:
     started while it kept up unscored (``ReportProcess.has_room``), the others with their
     checks."""
 
-    def __init__(self, process: ReportProcess, repeat: int, has_metrics: bool) -> None:
+    def __init__(
+        self,
+        process: ReportProcess,
+        repeat: int,
+        has_metrics: bool,
+        suite: GoldSuite | None = None,
+        include_details: bool = True,
+    ) -> None:
         self._process = process
         self._repeat = repeat
         self._has_metrics = has_metrics
+        self._suite = suite
+        """The suite, for writing half of a long row of attempts never started here."""
+        self._include_details = include_details
         self.leave_unscored: Callable[[], bool] | None = process.has_room
 
     def add(self, outcome: AttemptOutcome) -> None:
@@ -277,6 +338,8 @@ class RemoteCollector:
     def record(
         self, target: TargetRecord, *, skip_reason: str | None = None, started: bool = True
     ) -> SuiteRecord:
+        if self._suite is not None:  # every attempt is in: the last row is whole
+            self._process.share_unfinished(self._suite, self._repeat, self._include_details)
         record: SuiteRecord = self._process.call((_RECORD, target, skip_reason, started))
         return record
 
@@ -310,6 +373,8 @@ class _Writing:
         self.report_file = report_file
         self.suite: GoldSuite | None = None
         self.collector: SuiteCollector | None = None
+        self.cases: ReportWriter | None = None
+        """The suite's cases' writer (it knows whether a comma goes before the next)."""
         self.failure: BaseException | None = None
 
     def take(self, message: tuple[Any, ...]) -> tuple[bool, Any] | None:
@@ -340,8 +405,14 @@ class _Writing:
         elif kind == _SUITE:
             _, number, repeat, include_details = message
             self.suite = self.suites[number]
-            cases = ReportWriter(self.report_file.write)  # the comma count of this suite's cases
-            self.collector = SuiteCollector(self.suite, repeat, include_details, cases.case)
+            self.cases = ReportWriter(self.report_file.write)
+            self.collector = SuiteCollector(self.suite, repeat, include_details, self.cases.case)
+        elif kind == _RENDERED:
+            _, cases, attempts, checks, count, _size, records = message
+            assert self.collector is not None
+            assert self.cases is not None
+            self.collector.add_written(attempts, checks, count)
+            self.cases.rendered_cases(records, cases)
         elif kind == _RECORD:
             _, target, skip_reason, started = message
             assert self.collector is not None
@@ -379,6 +450,25 @@ class _Writing:
         )
 
 
+class _Records:
+    """The records the run's process wrote (``share_unfinished``), read from the pipe a
+    chunk at a time as they are iterated."""
+
+    def __init__(self, connection: Any, size: int) -> None:
+        self._connection = connection
+        self._left = size
+
+    def __iter__(self) -> Iterator[bytes]:
+        while self._left > 0:
+            chunk = self._connection.recv_bytes()
+            self._left -= len(chunk)
+            yield chunk
+
+    def skip(self) -> None:
+        for _ in self:
+            pass
+
+
 def _transportable(error: BaseException) -> BaseException:
     """``error`` as this process may raise it: goldgate's own errors as they are (the gold
     changed under the run, a report that cannot be written), anything else as one sentence
@@ -414,7 +504,12 @@ def _serve(
             batches += 1
             connection.send(batches)  # read: the run's process may leave it more to score
             for message in batch:
-                answer = writing.take(message)
+                if message[0] == _RENDERED:  # its records come next, raw
+                    records = _Records(connection, message[-1])
+                    answer = writing.take((*message, records))
+                    records.skip()  # what a failure left unread, to stay in step
+                else:
+                    answer = writing.take(message)
                 if answer is not None:
                     connection.send(answer)
                 if message[0] in (_PUBLISH, _DISCARD):

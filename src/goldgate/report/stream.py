@@ -10,7 +10,7 @@ bits), so every value that ``json`` can write is written.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -56,6 +56,15 @@ class ReportWriter:
     def case(self, record: Mapping[str, Any]) -> None:
         self._write((b"," if self._cases else b"") + dumps(record))
         self._cases += 1
+
+    def rendered_cases(self, data: Iterable[bytes], count: int) -> None:
+        """``count`` case records another writer wrote (its ``case`` calls' bytes, in any
+        pieces), continuing this suite's cases."""
+        if count and self._cases:
+            self._write(b",")
+        for piece in data:
+            self._write(piece)
+        self._cases += count
 
     def end_suite(self, fields: Mapping[str, Any]) -> None:
         self._write(b"]," + _members(fields) + b"}")
