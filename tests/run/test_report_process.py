@@ -447,6 +447,53 @@ def test_the_later_half_of_a_long_row_never_started_is_written_here(
     theirs.close()
 
 
+class _FullDisk:
+    """A temporary file on a full disk."""
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def tell(self) -> int:
+        return 0
+
+    def write(self, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("failure", ["no temporary file", "a full disk"])
+def test_records_that_cannot_be_kept_here_are_left_to_the_report_process(
+    project: Project, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    import goldgate.report.process as process_module
+
+    def temporary_file() -> _FullDisk:
+        if failure == "no temporary file":
+            raise PermissionError(13, "Permission denied")
+        return _FullDisk()
+
+    monkeypatch.setattr(process_module, "_SHARE_FROM", 4)
+    monkeypatch.setattr(process_module.tempfile, "TemporaryFile", temporary_file)
+    suite = _plain_suite(project, 10)
+    mine, theirs = multiprocessing.Pipe()
+    process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
+    collector = RemoteCollector(process, 1, False, suite, True)
+    for index in range(2, 10):
+        collector.add_unfinished(index, 1, "cancelled", "interrupted")
+    process.share_unfinished(suite, 1, True)
+    process._flush()
+    if failure == "no temporary file":  # the row left whole
+        assert theirs.recv() == [(3, 2, 8, "cancelled", "interrupted")]
+    else:  # its first half already sent, the second half follows as a row
+        assert theirs.recv() == [(3, 2, 4, "cancelled", "interrupted")]
+        assert theirs.recv() == [(3, 6, 4, "cancelled", "interrupted")]
+    assert not theirs.poll()
+    mine.close()
+    theirs.close()
+
+
 def test_records_a_failed_report_process_does_not_write_are_still_read() -> None:
     """After a failure the report process writes nothing, but it reads every chunk of the
     records that were sent, so that what it reads next is the next batch."""

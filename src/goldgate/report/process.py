@@ -28,6 +28,7 @@ report process fails, the run fails with one sentence (exit 4).
 """
 
 # Annotations are objects here, not strings: nothing on this path needs them deferred.
+import contextlib
 import os
 import select
 import signal
@@ -204,28 +205,30 @@ class ReportProcess:
         split = -(-(first + count // 2) // repeat) * repeat  # the first case past the middle
         if end != len(suite.cases) * repeat or split >= end:
             return
-        self._batch[-1] = (_UNFINISHED, first, split - first, status, reason)
-        self._flush()  # the report process starts on its half
-        with tempfile.TemporaryFile() as records:
-            collector = SuiteCollector(
-                suite, repeat, include_details, ReportWriter(records.write).case
-            )
-            index = split // repeat
-            while index * repeat < end and records.tell() < _SHARED_BYTES:
-                for attempt in range(1, repeat + 1):
-                    collector.add_unfinished(index, attempt, status, reason)
-                index += 1
-            counts = (dict(collector.attempts), dict(collector.checks), collector.count)
-            self.post((_RENDERED, index - split // repeat, *counts, records.tell()))
-            self._flush()
-            records.seek(0)
+        with contextlib.ExitStack() as open_files:
             try:
-                while chunk := records.read(_CHUNK):
-                    self._connection.send_bytes(chunk)
-            except (OSError, ValueError):
-                raise self._lost() from None
-        if index * repeat < end:
-            self.post((_UNFINISHED, index * repeat, end - index * repeat, status, reason))
+                records = open_files.enter_context(tempfile.TemporaryFile())
+            except OSError:  # nowhere to keep them: the report process writes them all
+                return
+            self._batch[-1] = (_UNFINISHED, first, split - first, status, reason)
+            self._flush()  # the report process starts on its half
+            start = split // repeat
+            cases_after = range(start, end // repeat)
+            written = _records_of(
+                records, suite, cases_after, repeat, include_details, status, reason
+            )
+            cases = written[0] if written is not None else 0
+            if written is not None and cases:
+                self.post((_RENDERED, *written))
+                self._flush()
+                try:
+                    while chunk := records.read(_CHUNK):
+                        self._connection.send_bytes(chunk)
+                except (OSError, ValueError):
+                    raise self._lost() from None
+        rest = (start + cases) * repeat
+        if rest < end:
+            self.post((_UNFINISHED, rest, end - rest, status, reason))
 
     def call(self, message: tuple[Any, ...]) -> Any:
         """Send ``message`` with everything before it and wait for its answer."""
@@ -448,6 +451,35 @@ class _Writing:
                 index, case, attempt, status, reason, latency_ms, document, stderr, checks
             )
         )
+
+
+def _records_of(
+    records: Any,
+    suite: GoldSuite,
+    cases: range,
+    repeat: int,
+    include_details: bool,
+    status: str,
+    reason: str,
+) -> tuple[int, dict[str, int], dict[str, int], int, int] | None:
+    """Write into the file ``records`` the records of ``cases``, none of whose attempts
+    started, as a ``SuiteCollector`` writes them, up to ``_SHARED_BYTES``; rewind it. The
+    cases written, the attempts and checks counted, the attempts, the bytes; ``None`` where
+    the file could not take them (a full disk)."""
+    collector = SuiteCollector(suite, repeat, include_details, ReportWriter(records.write).case)
+    written = 0
+    try:
+        for index in cases:
+            if records.tell() >= _SHARED_BYTES:
+                break
+            for attempt in range(1, repeat + 1):
+                collector.add_unfinished(index, attempt, status, reason)
+            written += 1
+        size = records.tell()
+        records.seek(0)
+    except OSError:
+        return None
+    return written, dict(collector.attempts), dict(collector.checks), collector.count, size
 
 
 class _Records:
