@@ -19,6 +19,7 @@ import pytest
 
 from goldgate.dataset.parallel import cpu_budget
 from goldgate.errors import RuntimeFailureError
+from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.process import (
     _AHEAD,
@@ -415,12 +416,11 @@ def test_the_later_half_of_a_long_row_never_started_is_written_here(
 ) -> None:
     """An interrupted run's attempts never started, in a row to the suite's end: the report
     process writes the first half, this process the records of the rest, from a case's
-    first attempt, as a SuiteCollector would (up to ``_SHARED_BYTES``; the rest goes back)."""
-    import goldgate.report.process as process_module
+    first attempt, as a SuiteCollector would (up to ``SHARED_BYTES``; the rest goes back)."""
 
-    monkeypatch.setattr(process_module, "_SHARE_FROM", 4)
-    monkeypatch.setattr(process_module, "_SHARED_BYTES", shared_bytes)
-    monkeypatch.setattr(process_module, "_CHUNK", 1000)  # several chunks
+    monkeypatch.setattr(unstarted, "SHARE_FROM", 4)
+    monkeypatch.setattr(unstarted, "SHARED_BYTES", shared_bytes)
+    monkeypatch.setattr(unstarted, "CHUNK", 1000)  # several chunks
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
     process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
@@ -437,7 +437,7 @@ def test_the_later_half_of_a_long_row_never_started_is_written_here(
     counts = ({"cancelled": 2 * shared}, {"not_run": 8 * shared}, 2 * shared)
     assert theirs.recv() == [(7, shared, *counts, len(records))]
     received = b""
-    while len(received) < len(records):  # in chunks of at most _CHUNK
+    while len(received) < len(records):  # in chunks of at most CHUNK
         received += theirs.recv_bytes()
     assert received == records
     if shared_bytes == 1:  # the rest goes back to the report process
@@ -474,7 +474,7 @@ def test_records_that_cannot_be_kept_here_are_left_to_the_report_process(
             raise PermissionError(13, "Permission denied")
         return _FullDisk()
 
-    monkeypatch.setattr(process_module, "_SHARE_FROM", 4)
+    monkeypatch.setattr(unstarted, "SHARE_FROM", 4)
     monkeypatch.setattr(process_module.tempfile, "TemporaryFile", temporary_file)
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
@@ -497,7 +497,7 @@ def test_records_that_cannot_be_kept_here_are_left_to_the_report_process(
 def test_records_a_failed_report_process_does_not_write_are_still_read() -> None:
     """After a failure the report process writes nothing, but it reads every chunk of the
     records that were sent, so that what it reads next is the next batch."""
-    from goldgate.report.process import _RENDERED, _Records
+    from goldgate.report.process import _RENDERED
 
     mine, theirs = multiprocessing.Pipe()
     writing = _Writing([], _FailingFile(OSError()))  # type: ignore[arg-type]
@@ -505,7 +505,7 @@ def test_records_a_failed_report_process_does_not_write_are_still_read() -> None
     for chunk in (b"a" * 10, b"b" * 5):
         mine.send_bytes(chunk)
     mine.send(["the next batch"])
-    records = _Records(theirs, 15)
+    records = unstarted.Records(theirs, 15)
     assert writing.take((_RENDERED, 1, {}, {}, 1, 15, records)) is None
     records.skip()
     assert theirs.recv() == ["the next batch"]
@@ -516,14 +516,13 @@ def test_records_a_failed_report_process_does_not_write_are_still_read() -> None
 def test_a_short_row_or_one_short_of_the_end_is_left_whole(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import goldgate.report.process as process_module
 
-    monkeypatch.setattr(process_module, "_SHARE_FROM", 4)
+    monkeypatch.setattr(unstarted, "SHARE_FROM", 4)
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
     process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
     collector = RemoteCollector(process, 1, False, suite, True)
-    for index in (7, 8, 9):  # three: short of _SHARE_FROM
+    for index in (7, 8, 9):  # three: short of unstarted.SHARE_FROM
         collector.add_unfinished(index, 1, "cancelled", "interrupted")
     process.share_unfinished(suite, 1, True)
     for index in range(0, 5):  # a long row that stops short of the suite's end
@@ -543,11 +542,9 @@ def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu
 ) -> None:
     """Both processes write the attempts never started (about half the time to the report
     on disk); the report is the one a run on one CPU writes."""
-    from goldgate.report.process import _SHARE_FROM
-
     marker = project.root / "reached"
     stop = REPORT_PROCESS_FROM + 10
-    cases = [_case(index) for index in range(stop + _SHARE_FROM)]
+    cases = [_case(index) for index in range(stop + unstarted.SHARE_FROM)]
     cases[stop] = _case(stop, "marker", marker=str(marker))
     project.suite("plain", "probe", cases)
     (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
@@ -571,7 +568,7 @@ def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu
         reports.append(_comparable(_raw(output)))
     shared, alone = reports
     suite = shared["suites"][0]
-    assert suite["counts"]["attempts"]["cancelled"] == 2 * _SHARE_FROM  # from the marker on
+    assert suite["counts"]["attempts"]["cancelled"] == 2 * unstarted.SHARE_FROM  # the marker on
     assert len(suite["cases"]) == len(cases)
     assert shared == alone
 

@@ -16,8 +16,8 @@ read) comes unscored, and it scores it exactly as ``runner.run_attempt`` would
 shares itself out however fast each side is. It hands each attempt to an ordinary
 ``SuiteCollector`` and answers when asked: a suite's record, or where the finished report was
 published. When a run is interrupted with many attempts never started, each process writes
-the records of half of them (``ReportProcess.share_unfinished``), so the incomplete report
-is on disk in about half the time.
+the records of half of them (``report.unstarted``), so the incomplete report is on disk in
+about half the time.
 
 Only gold whose checks are all built in is scored there: a custom scorer is user code, run
 with its attempt under its deadline. Python evals keep their own collector. The fork needs a
@@ -34,7 +34,7 @@ import select
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,6 +42,7 @@ from goldgate.dataset.gold import GoldSuite
 from goldgate.dataset.store import recorded_case
 from goldgate.errors import GoldgateError, RuntimeFailureError
 from goldgate.execution.runner import AttemptOutcome, attempt_outcome, builtin_checks
+from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.io import ReportFile
 from goldgate.report.records import SuiteRecord, TargetRecord
@@ -83,16 +84,6 @@ _RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the
 _PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
 _DISCARD: Final = 6  # (_DISCARD,): the report is dropped; it ends
 _RENDERED: Final = 7  # (_RENDERED, cases, attempts, checks, count, size): records follow, raw
-
-_SHARE_FROM: Final = 2048
-"""Attempts never started, in a row to the end of a suite (an interrupted run), from which
-this process writes the records of the later half while the report process writes those of
-the first: the report is on disk in about half the time."""
-_SHARED_BYTES: Final = 64 << 20
-"""The records this process writes for that at most (some 120,000 cases of 500 bytes); the
-attempts past them go back to the report process."""
-_CHUNK: Final = 1 << 20
-"""Bytes of those records sent at a time."""
 
 
 def _single_threaded() -> bool:
@@ -193,17 +184,14 @@ class ReportProcess:
 
     def share_unfinished(self, suite: GoldSuite, repeat: int, include_details: bool) -> None:
         """Where the last message waiting is a long row of attempts never started that ends
-        the suite, keep its first half for the report process and write the records of the
-        later half here meanwhile, as its ``SuiteCollector`` would. They wait in a temporary
-        file (the report process is busy with its half; memory stays as it was), then go
-        over raw, a chunk at a time."""
+        the suite, leave its first half to the report process and write the records of the
+        rest here meanwhile (``report.unstarted``)."""
         last = self._batch[-1] if self._batch else None
-        if last is None or last[0] != _UNFINISHED or last[2] < _SHARE_FROM:
+        if last is None or last[0] != _UNFINISHED:
             return
         _, first, count, status, reason = last
-        end = first + count
-        split = -(-(first + count // 2) // repeat) * repeat  # the first case past the middle
-        if end != len(suite.cases) * repeat or split >= end:
+        split = unstarted.later_half(first, count, repeat, len(suite.cases) * repeat)
+        if split is None:
             return
         with contextlib.ExitStack() as open_files:
             try:
@@ -212,23 +200,21 @@ class ReportProcess:
                 return
             self._batch[-1] = (_UNFINISHED, first, split - first, status, reason)
             self._flush()  # the report process starts on its half
-            start = split // repeat
-            cases_after = range(start, end // repeat)
-            written = _records_of(
-                records, suite, cases_after, repeat, include_details, status, reason
+            start, end = split // repeat, (first + count) // repeat
+            written = unstarted.write_records(
+                records, suite, range(start, end), repeat, include_details, status, reason
             )
-            cases = written[0] if written is not None else 0
+            cases = written.cases if written is not None else 0
             if written is not None and cases:
                 self.post((_RENDERED, *written))
                 self._flush()
                 try:
-                    while chunk := records.read(_CHUNK):
-                        self._connection.send_bytes(chunk)
+                    unstarted.send_records(self._connection, records)
                 except (OSError, ValueError):
                     raise self._lost() from None
-        rest = (start + cases) * repeat
-        if rest < end:
-            self.post((_UNFINISHED, rest, end - rest, status, reason))
+        if start + cases < end:
+            rest = (start + cases) * repeat
+            self.post((_UNFINISHED, rest, first + count - rest, status, reason))
 
     def call(self, message: tuple[Any, ...]) -> Any:
         """Send ``message`` with everything before it and wait for its answer."""
@@ -453,54 +439,6 @@ class _Writing:
         )
 
 
-def _records_of(
-    records: Any,
-    suite: GoldSuite,
-    cases: range,
-    repeat: int,
-    include_details: bool,
-    status: str,
-    reason: str,
-) -> tuple[int, dict[str, int], dict[str, int], int, int] | None:
-    """Write into the file ``records`` the records of ``cases``, none of whose attempts
-    started, as a ``SuiteCollector`` writes them, up to ``_SHARED_BYTES``; rewind it. The
-    cases written, the attempts and checks counted, the attempts, the bytes; ``None`` where
-    the file could not take them (a full disk)."""
-    collector = SuiteCollector(suite, repeat, include_details, ReportWriter(records.write).case)
-    written = 0
-    try:
-        for index in cases:
-            if records.tell() >= _SHARED_BYTES:
-                break
-            for attempt in range(1, repeat + 1):
-                collector.add_unfinished(index, attempt, status, reason)
-            written += 1
-        size = records.tell()
-        records.seek(0)
-    except OSError:
-        return None
-    return written, dict(collector.attempts), dict(collector.checks), collector.count, size
-
-
-class _Records:
-    """The records the run's process wrote (``share_unfinished``), read from the pipe a
-    chunk at a time as they are iterated."""
-
-    def __init__(self, connection: Any, size: int) -> None:
-        self._connection = connection
-        self._left = size
-
-    def __iter__(self) -> Iterator[bytes]:
-        while self._left > 0:
-            chunk = self._connection.recv_bytes()
-            self._left -= len(chunk)
-            yield chunk
-
-    def skip(self) -> None:
-        for _ in self:
-            pass
-
-
 def _transportable(error: BaseException) -> BaseException:
     """``error`` as this process may raise it: goldgate's own errors as they are (the gold
     changed under the run, a report that cannot be written), anything else as one sentence
@@ -537,7 +475,7 @@ def _serve(
             connection.send(batches)  # read: the run's process may leave it more to score
             for message in batch:
                 if message[0] == _RENDERED:  # its records come next, raw
-                    records = _Records(connection, message[-1])
+                    records = unstarted.Records(connection, message[-1])
                     answer = writing.take((*message, records))
                     records.skip()  # what a failure left unread, to stay in step
                 else:
