@@ -34,7 +34,7 @@ def long_lived() -> Iterator[None]:
     runs on (goldgate's modules, pydantic's models, the event loop), and the gold, targets
     and settings a run prepares. They are hundreds of thousands of objects, millions for
     large gold, which each collection would scan again: the first one after loading 10,000
-    cases took 20 ms. Nothing is collected while they are built, and what exists then is
+    cases took 20-32 ms. Nothing is collected while they are built, and what exists then is
     frozen out of later collections (``gc.freeze``), so that collections resume with
     nothing of it to scan."""
     with collections_paused():
