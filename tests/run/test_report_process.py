@@ -541,12 +541,18 @@ def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu
     project: Project,
 ) -> None:
     """Both processes write the attempts never started (about half the time to the report
-    on disk); the report is the one a run on one CPU writes."""
+    on disk), in the suite interrupted and in the next, whose cases are streamed from a
+    case file; the report is the one a run on one CPU writes."""
     marker = project.root / "reached"
     stop = REPORT_PROCESS_FROM + 10
     cases = [_case(index) for index in range(stop + unstarted.SHARE_FROM)]
     cases[stop] = _case(stop, "marker", marker=str(marker))
     project.suite("plain", "probe", cases)
+    after = [_case(index) for index in range(unstarted.SHARE_FROM // 2 + 100)]
+    path = project.root / "evaluation" / "cases" / "after.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(after, indent=1), encoding="utf-8")
+    project.suite("after", "probe", "cases/after.json")  # type: ignore[arg-type]
     (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
     project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
     project.write()
@@ -567,9 +573,11 @@ def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu
         assert process.returncode == 130, stderr
         reports.append(_comparable(_raw(output)))
     shared, alone = reports
-    suite = shared["suites"][0]
-    assert suite["counts"]["attempts"]["cancelled"] == 2 * unstarted.SHARE_FROM  # the marker on
-    assert len(suite["cases"]) == len(cases)
+    first, second = shared["suites"]
+    assert first["counts"]["attempts"]["cancelled"] == 2 * unstarted.SHARE_FROM  # the marker on
+    assert len(first["cases"]) == len(cases)
+    assert second["counts"]["attempts"]["cancelled"] == 2 * len(after)
+    assert len(second["cases"]) == len(after)
     assert shared == alone
 
 
