@@ -93,9 +93,9 @@ class GoldSuite:
         """Case ``index`` and its compiled expectations, as an attempt needs them: for a
         streamed case file, read back once for both and without models (``CaseStore.gold``)."""
         cases = self.cases
-        if type(cases) is LazyCases and type(self.compiled) is LazyCompiled:  # no ABC checks
-            return cases.gold(index)
-        if isinstance(cases, LazyCases) and isinstance(self.compiled, LazyCompiled):
+        # Exact types (neither has subclasses): an isinstance against these ABC-derived
+        # classes costs more than the rest of this call.
+        if type(cases) is LazyCases and type(self.compiled) is LazyCompiled:
             return cases.gold(index)
         if isinstance(cases, RecordedCases):  # eval cases: no model built per attempt
             return cases.recorded(index), self.compiled[index]
