@@ -195,7 +195,10 @@ class Project:
     def dataset_path(self) -> Path:
         return self.root / "evaluation" / "dataset.json"
 
-    def suite(self, name: str, workflow: str, cases: list[dict[str, Any]], **extra: Any) -> Project:
+    def suite(
+        self, name: str, workflow: str, cases: list[dict[str, Any]] | str, **extra: Any
+    ) -> Project:
+        """A suite of inline ``cases``, or of the case file ``cases`` names."""
         self.suites.append({"name": name, "workflow": workflow, "cases": cases, **extra})
         return self
 

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -88,23 +89,33 @@ def _case(index: int, mode: str = "ok", **payload: Any) -> dict[str, Any]:
     }
 
 
+def _with_probe(project: Project) -> Project:
+    """``project`` with the probe target as its workflow ``probe``."""
+    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
+    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
+    return project
+
+
+def _case_file(project: Project, name: str, cases: list[dict[str, Any]]) -> str:
+    """``cases`` written as the case file ``evaluation/cases/<name>.json``; its reference."""
+    path = project.root / "evaluation" / "cases" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(cases, indent=1), encoding="utf-8")
+    return f"cases/{name}.json"
+
+
 def _project(project: Project, cases: list[dict[str, Any]], *, case_file: bool = False) -> Project:
     """The probe suite; ``case_file``: its cases in a case file (streamed: read back from it
     in both processes), else inline (held in memory with the manifest)."""
-    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
-    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
+    _with_probe(project)
     metric = {
         "name": "queue",
         "path": "/payload/category",
         "kind": "classification",
         "labels": ["billing", "refund", "access"],
     }
-    if not case_file:
-        return project.suite("large", "probe", cases, metrics=[metric]).write()
-    path = project.root / "evaluation" / "cases" / "large.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(cases, indent=1), encoding="utf-8")
-    return project.suite("large", "probe", "cases/large.json", metrics=[metric]).write()  # type: ignore[arg-type]
+    gold = _case_file(project, "large", cases) if case_file else cases
+    return project.suite("large", "probe", gold, metrics=[metric]).write()
 
 
 def _cases() -> list[dict[str, Any]]:
@@ -147,14 +158,17 @@ _SPLITS = {
 }
 
 
+_CLI = "import sys; from goldgate.cli import main; sys.argv[0] = 'goldgate'; main()"
+"""goldgate's console script, for ``python -c`` after a patch."""
+
+
 def _run(project: Project, output: Path, ahead: int | None, *, one_cpu: bool = False) -> Any:
     args = ["evaluate", "--config", str(project.settings_path), "--repeat", "2"]
     args += ["--output", str(output)]
     command = [*GOLDGATE, *args]
     if ahead is not None:
         patch = f"import goldgate.report.process as p; p._AHEAD = {ahead}"
-        run = "import sys; from goldgate.cli import main; sys.argv[0] = 'goldgate'; main()"
-        command = [sys.executable, "-c", f"{patch}; {run}", *args]
+        command = [sys.executable, "-c", f"{patch}; {_CLI}", *args]
     return subprocess.run(
         command, cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120,
         check=False, preexec_fn=_one_cpu if one_cpu else None,
@@ -393,9 +407,7 @@ def _plain_suite(project: Project, count: int) -> Any:
     from goldgate.settings.load import load_settings
 
     cases = [_case(index) for index in range(count)]
-    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
-    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
-    project.suite("plain", "probe", cases).write()
+    _with_probe(project).suite("plain", "probe", cases).write()
     return load_gold(load_settings(project.settings_path)).suite("plain")
 
 
@@ -467,7 +479,6 @@ class _FullDisk:
 def test_records_that_cannot_be_kept_here_are_left_to_the_report_process(
     project: Project, monkeypatch: pytest.MonkeyPatch, failure: str
 ) -> None:
-    import goldgate.report.process as process_module
 
     def temporary_file() -> _FullDisk:
         if failure == "no temporary file":
@@ -475,7 +486,7 @@ def test_records_that_cannot_be_kept_here_are_left_to_the_report_process(
         return _FullDisk()
 
     monkeypatch.setattr(unstarted, "SHARE_FROM", 4)
-    monkeypatch.setattr(process_module.tempfile, "TemporaryFile", temporary_file)
+    monkeypatch.setattr(tempfile, "TemporaryFile", temporary_file)  # as report.process calls it
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
     process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
@@ -547,19 +558,12 @@ def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu
     stop = REPORT_PROCESS_FROM + 10
     cases = [_case(index) for index in range(stop + unstarted.SHARE_FROM)]
     cases[stop] = _case(stop, "marker", marker=str(marker))
-    project.suite("plain", "probe", cases)
     after = [_case(index) for index in range(unstarted.SHARE_FROM // 2 + 100)]
-    path = project.root / "evaluation" / "cases" / "after.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(after, indent=1), encoding="utf-8")
-    project.suite("after", "probe", "cases/after.json")  # type: ignore[arg-type]
-    (project.root / "probe_app.py").write_text(PROBE_APP, encoding="utf-8")
-    project.workflows["probe"] = {"revision": "p-1", "target": {"python": "probe_app:handle"}}
-    project.write()
-    reports = []
+    _with_probe(project).suite("plain", "probe", cases)
+    project.suite("after", "probe", _case_file(project, "after", after)).write()
+    reports: list[dict[str, Any]] = []
     one_cpu = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-    cli = "import sys; from goldgate.cli import main; sys.argv[0] = 'goldgate'; main()"
-    for prefix in ([*GOLDGATE], [sys.executable, "-c", one_cpu + cli]):
+    for prefix in ([*GOLDGATE], [sys.executable, "-c", one_cpu + _CLI]):
         marker.unlink(missing_ok=True)
         output = project.output(f"{len(reports)}.json")
         args = ["evaluate", "--config", str(project.settings_path), "--repeat", "2"]
