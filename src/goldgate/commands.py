@@ -383,18 +383,13 @@ def render_report(
 def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any) -> Any:
     """The renderers' view of the comparison file at ``comparison_path``; refused
     (``InvalidInputError``) unless its candidate is the report whose bytes are given."""
-    from pydantic import ValidationError
-
     from goldgate.comparison import read_comparison
     from goldgate.problems import display_path
     from goldgate.render.compared import comparison_view
     from goldgate.report.digests import bytes_digest
 
     shown = display_path(comparison_path)
-    try:
-        comparison = read_comparison(comparison_path)
-    except ValidationError:
-        raise InvalidInputError(f"{shown} is not a goldgate comparison file") from None
+    comparison = read_comparison(shown)  # InvalidInputError naming the place
     digest = bytes_digest(report_bytes)
     if comparison.candidate.digest != digest:
         raise InvalidInputError(

@@ -9,6 +9,7 @@ report.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -330,5 +331,39 @@ def test_cli_refuses_a_file_that_is_no_comparison(run_cli: Any, compared: Compar
     )
 
     assert result.code == 2
-    assert "not a goldgate comparison file" in result.output
+    assert (
+        f"{compared.candidate_path}: not a goldgate comparison file "
+        "(its format is 'goldgate.report/2')." in " ".join(result.output.split())
+    )
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda text: text[:300], r":1:\d+: not a JSON comparison \(.+\)\."),
+        (
+            lambda text: re.sub(r'"regressed":\s*\d+', '"regressed":"many"', text, count=1),
+            r": not a valid comparison at /\S+: .+\.",
+        ),
+    ],
+    ids=["cut", "invalid"],
+)
+def test_a_damaged_comparison_file_is_refused_where_it_is_damaged(
+    run_cli: Any, compared: Compared, tmp_path: Path, damage: Any, said: str
+) -> None:
+    from goldgate.comparison import read_comparison
+    from goldgate.errors import InvalidInputError
+
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(damage(compared.comparison_path.read_text("utf-8")), "utf-8")
+    with pytest.raises(InvalidInputError) as refused:
+        read_comparison(damaged)
+    assert re.fullmatch(re.escape(str(damaged)) + said, str(refused.value)), str(refused.value)
+
+    result = run_cli(
+        "report", "markdown", str(compared.candidate_path), "--comparison", str(damaged)
+    )
+    assert result.code == 2
+    assert "Traceback" not in result.output
+    assert "not a JSON comparison" in result.output or "not a valid comparison" in result.output

@@ -4,6 +4,7 @@ file twice, their first field, their schema, what they record, and reading them 
 from __future__ import annotations
 
 import json
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,6 +234,18 @@ def test_read_report_refuses_what_it_cannot_read(
     assert str(refused.value).startswith(f"{path}: {message}")
 
 
+def test_where_a_report_is_invalid_is_an_rfc_6901_pointer() -> None:
+    from goldgate.report.io import validation_problem
+
+    class Keyed(pydantic.BaseModel):
+        figures: dict[str, int]
+
+    with pytest.raises(pydantic.ValidationError) as invalid:
+        Keyed.model_validate({"figures": {"a/b~c": "many"}})
+    problem = validation_problem("r.json", invalid.value)
+    assert str(problem).startswith("r.json: not a valid report at /figures/a~1b~0c: ")
+
+
 def test_default_location_is_private_and_never_reused(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
     first = project.run()
@@ -272,7 +285,33 @@ def test_integers_beyond_64_bits_read_back_as_written(rich: RichRun, tmp_path: P
 
 def test_a_report_that_is_not_utf8_is_refused_plainly(tmp_path: Path) -> None:
     path = tmp_path / "report.json"
-    path.write_bytes(b'{"format": "goldgate.report/2", "n": 12345678901234567890, "x": "\xff"}')
+    data = b'{"format": "goldgate.report/2", "n": 12345678901234567890, "x": "\xff"}'
+    path.write_bytes(data)
     with pytest.raises(InvalidInputError) as refused:
         read_report(path)
-    assert str(refused.value).startswith(f"{path}: not a JSON report (")
+    column = data.index(b"\xff") + 1
+    assert str(refused.value) == (
+        f"{path}:1:{column}: not a JSON report (invalid UTF-8 (byte 0xff))."
+    )
+
+
+@pytest.mark.parametrize("long_number", [False, True], ids=["orjson", "json"])
+def test_a_cut_report_is_refused_at_its_line_and_column(
+    tmp_path: Path, rich: Any, long_number: bool
+) -> None:
+    """Whichever parser read it first (orjson, or ``json`` for a run of 19 digits), a report
+    that is not JSON is refused in one sentence naming the line and column where it stops
+    being JSON."""
+    text = rich.path.read_text("utf-8")
+    assert text.count("\n") == 1  # compact: one line
+    if long_number:
+        text = text.replace("{", '{"n": 12345678901234567890, ', 1)
+    path = tmp_path / "cut.json"
+    path.write_text(text[:500], "utf-8")
+    with pytest.raises(InvalidInputError) as refused:
+        read_report(path)
+    match = re.fullmatch(
+        rf"{re.escape(str(path))}:1:(\d+): not a JSON report \(.+\)\.", str(refused.value)
+    )
+    assert match is not None, str(refused.value)
+    assert 1 < int(match.group(1)) <= 501

@@ -8,6 +8,7 @@ report: exclusively, never overwriting, mode 0600.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,8 +16,16 @@ from goldgate.comparison.compute import classify, compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value
+from goldgate.errors import InvalidInputError
+from goldgate.jsonvalue import loads_exact
 from goldgate.memory import collections_paused
-from goldgate.report.io import ReportFile, read_report_bytes, unique_path
+from goldgate.report.io import (
+    ReportFile,
+    not_json,
+    read_report_bytes,
+    unique_path,
+    validation_problem,
+)
 from goldgate.report.models import Report
 from goldgate.report.stream import dumps
 
@@ -71,7 +80,22 @@ def comparison_bytes(comparison: Comparison) -> bytes:
 
 
 def read_comparison(path: Path | str) -> Comparison:
-    return Comparison.model_validate_json(read_report_bytes(Path(path)))
+    """A comparison file; ``InvalidInputError`` naming the place where it is not one."""
+    from pydantic import ValidationError
+
+    data = read_report_bytes(Path(path))
+    try:
+        value = loads_exact(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):  # orjson's error is the first
+        raise not_json(data, str(path), "comparison") from None
+    found = value.get("format") if isinstance(value, dict) else None
+    if found != COMPARISON_FORMAT:
+        why = f"its format is {found!r}" if isinstance(found, str) else "no 'format' field"
+        raise InvalidInputError(f"{path}: not a goldgate comparison file ({why}).")
+    try:
+        return Comparison.model_validate(value)
+    except ValidationError as error:
+        raise validation_problem(str(path), error, "comparison") from None
 
 
 def default_comparison_path(candidate: Path, now: datetime) -> Path:

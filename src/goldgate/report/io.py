@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from goldgate.errors import InvalidInputError, RuntimeFailureError
 from goldgate.files import read_regular_file
-from goldgate.jsonvalue import loads_exact
+from goldgate.jsonvalue import (
+    JsonSyntaxError,
+    decode_utf8,
+    format_pointer,
+    loads_exact,
+    parse_json_text,
+)
 from goldgate.memory import collections_paused
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.records import REPORT_FORMAT_VERSION
@@ -251,10 +257,8 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     with collections_paused():
         try:
             value: Any = loads_exact(data)
-        except json.JSONDecodeError as error:  # orjson's error is one too
-            raise InvalidInputError(f"{path}: not a JSON report ({error.msg}).") from None
-        except UnicodeDecodeError:
-            raise InvalidInputError(f"{path}: not a JSON report (invalid UTF-8).") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):  # orjson's error is the first
+            raise not_json(data, path) from None
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
         raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
@@ -272,11 +276,26 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     return migrated
 
 
-def validation_problem(path: str, error: ValidationError) -> InvalidInputError:
-    """The first problem pydantic found in a report, as one sentence naming where."""
+def not_json(data: bytes, path: str, what: str = "report") -> InvalidInputError:
+    """Why the text of a ``what`` (a report, a comparison) that the fast parser refused is not
+    JSON, at its line and column: the strict parser, which names the place, reads it again."""
+    try:
+        parse_json_text(path, decode_utf8(path, data))
+    except JsonSyntaxError as error:
+        return InvalidInputError(
+            f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
+        )
+    return InvalidInputError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
+
+
+def validation_problem(
+    path: str, error: ValidationError, what: str = "report"
+) -> InvalidInputError:
+    """The first problem pydantic found in a ``what`` (a report, a comparison), as one
+    sentence naming where (an RFC 6901 pointer)."""
     first = error.errors(include_url=False)[0]
-    where = "/" + "/".join(str(part) for part in first["loc"])
-    return InvalidInputError(f"{path}: not a valid report at {where}: {first['msg']}.")
+    where = format_pointer(first["loc"])
+    return InvalidInputError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
 
 
 def parse_report(data: bytes, path: str) -> Report:
