@@ -97,3 +97,18 @@ def test_any_text_is_compiled_by_one_of_the_two_as_re_compiles_it(pattern: str) 
         _same_program(pattern)
     if expected is not None:
         assert compile_pattern(pattern) == expected
+
+
+@pytest.mark.filterwarnings("ignore:Possible (nested set|set ):FutureWarning")
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(flat_patterns, st.text(alphabet="aT-1\\bdwsAZqgN0.^$*+?{}[]()|,é\n", max_size=12)))
+@example("x" * 70_000)
+@example("a\\")
+@example("\\q")
+def test_a_pattern_taken_for_flat_surely_compiles(pattern: str) -> None:
+    """A check that no run follows leaves a flat pattern uncompiled, as sure to compile: so
+    nothing ``re`` refuses may be taken for flat, and ``is_flat`` takes what
+    ``flat_program`` takes (where this Python's ``re`` has the tables)."""
+    if flatpatterns.is_flat(pattern):
+        re.compile(pattern)  # raises if it does not compile
+    assert flatpatterns.is_flat(pattern) == (flat_program(pattern) is not None)

@@ -451,3 +451,51 @@ def test_one_helper_per_spare_cpu_at_most_three(
     monkeypatch.setattr(parallel, "start_helper", start)
     assert len(parallel.start_helpers(7, lambda raw, position: (False, frozenset()))) == wanted
     assert started == [7] * wanted
+
+
+def test_a_check_alone_compiles_no_flat_pattern_and_still_finds_bad_ones(
+    gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``evaluate --check`` compiles a pattern only where it may not compile: flat ones
+    (``T-12\\b``) surely do, and are left alone, here and in the helper; a pattern that is
+    not flat is compiled, and a bad one is found wherever it is. Loading for a run compiles
+    them all."""
+    from goldgate.dataset import compiled
+
+    project = _project(gold_project, 120)
+    settings = load_settings(project.root / project.SETTINGS)
+    compile_pattern = compiled.compile_pattern
+
+    def refused(pattern: str) -> Any:
+        # In the helper, this fails its batch: the whole-file path then compiles it here.
+        assert not pattern.startswith("T-"), f"{pattern} was compiled"
+        return compile_pattern(pattern)
+
+    monkeypatch.setattr(compiled, "compile_pattern", refused)
+    patterns._compile.cache_clear()  # type: ignore[attr-defined]
+    checked = check_gold(settings)
+    assert checked.dataset is not None
+    assert small_batches[0].sent > 0
+    assert not small_batches[0].failed
+
+    compiled_here: list[str] = []
+
+    def counted(pattern: str) -> Any:
+        compiled_here.append(pattern)
+        return compile_pattern(pattern)
+
+    monkeypatch.setattr(compiled, "compile_pattern", counted)
+    patterns._compile.cache_clear()  # type: ignore[attr-defined]
+    loaded = _load(project)
+    assert len([pattern for pattern in compiled_here if pattern.startswith("T-")]) >= 8
+    same_gold(checked.dataset.suite("filed"), loaded)
+
+    cases = json.loads((project.root / project.CASE_FILE).read_text())
+    cases[101]["expectations"][-1]["expected"]["matches"] = ["T-(unclosed"]
+    (project.root / project.CASE_FILE).write_text(json.dumps(cases, indent=1))
+    result = check_gold(settings)
+    assert result.dataset is None
+    assert [v.message for v in result.violations] == [
+        "pattern 1 is not a valid regular expression: missing ), unterminated subpattern "
+        "at position 2"
+    ]

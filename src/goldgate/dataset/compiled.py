@@ -3,7 +3,8 @@ assertions with their patterns compiled.
 
 Loading (and ``--check``) builds these while it validates, so scoring never re-validates gold
 or re-compiles a pattern: every attempt of every repeat uses the same compiled objects. The
-offline check reads the pattern problems from here too, so a pattern is compiled exactly once.
+offline check reads the pattern problems from here too, so a pattern is compiled at most once
+(a check that no run follows leaves the flat ones, which surely compile, uncompiled).
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`): a
@@ -13,6 +14,7 @@ import re
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from goldgate.dataset.flatpatterns import is_flat
 from goldgate.dataset.patterns import PatternProblem, compile_pattern
 from goldgate.dataset.shapes import TEXT_ASSERTIONS, Suffix, text_problems
 from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
@@ -56,7 +58,7 @@ class GoldFields(Protocol):
 class TextAssertion(NamedTuple):
     """One declared assertion: ``key`` (e.g. ``contains``), its operand, where it sits in a
     list (``position``, ``listed``) and, for patterns, the compiled pattern or why it is not
-    one."""
+    one (neither, for a flat pattern a check alone left uncompiled: see ``compile_text``)."""
 
     key: str
     operand: str | int
@@ -101,11 +103,18 @@ class TextGold(NamedTuple):
 
 
 def compile_text(
-    expected: Any, known: MutableMapping[str, re.Pattern[str]] | None = None
+    expected: Any,
+    known: MutableMapping[str, re.Pattern[str]] | None = None,
+    *,
+    check_only: bool = False,
 ) -> TextGold:
     """``expected`` of a text comparison, compiled; never raises. ``known``: gold checked
     before (a streamed case file read back), with the patterns its check compiled, taken
-    from it instead of compiled again; its shape is not checked again."""
+    from it instead of compiled again; its shape is not checked again. ``check_only``: for a
+    check that no run follows, which compiles a pattern only to know whether it compiles: a
+    flat one (``flatpatterns.is_flat``) surely does, and is left uncompiled (``pattern`` and
+    ``problem`` both None): some 25,000 instructions a pattern, 6% of the whole check of gold
+    with a pattern per case."""
     problems = () if known is not None else tuple(text_problems(expected))
     if problems:
         return TextGold((), False, problems)
@@ -125,7 +134,7 @@ def compile_text(
         for index, operand in enumerate(operands):
             compiled = None if known is None else known.pop(operand, None)
             why = None
-            if compiled is None:
+            if compiled is None and not (check_only and is_flat(operand)):
                 try:
                     compiled = compile_pattern(operand)
                 except PatternProblem as error:
@@ -148,21 +157,30 @@ class CompiledExpectation(NamedTuple):
 
 
 def compile_expectation(
-    expectation: GoldFields, known: MutableMapping[str, re.Pattern[str]] | None = None
+    expectation: GoldFields,
+    known: MutableMapping[str, re.Pattern[str]] | None = None,
+    *,
+    check_only: bool = False,
 ) -> CompiledExpectation:
-    """An expectation compiled (``known``: see ``compile_text``)."""
+    """An expectation compiled (``known``, ``check_only``: see ``compile_text``)."""
     try:
         tokens: tuple[str, ...] | None = parse_pointer(expectation.path)
     except PointerSyntaxError:
         tokens = None
     comparison = expectation.comparison
     expected = expectation.expected
-    text = compile_text(expected, known) if comparison == "text" else None
+    text = compile_text(expected, known, check_only=check_only) if comparison == "text" else None
     fields = (expectation.name, expectation.path, comparison, expectation.scorer, expected)
     return _new(CompiledExpectation, (*fields, tokens, text))
 
 
 def compile_expectations(
-    expectations: Sequence[GoldFields], known: MutableMapping[str, re.Pattern[str]] | None = None
+    expectations: Sequence[GoldFields],
+    known: MutableMapping[str, re.Pattern[str]] | None = None,
+    *,
+    check_only: bool = False,
 ) -> tuple[CompiledExpectation, ...]:
-    return tuple(compile_expectation(expectation, known) for expectation in expectations)
+    return tuple(
+        compile_expectation(expectation, known, check_only=check_only)
+        for expectation in expectations
+    )

@@ -26,7 +26,7 @@ import functools
 import re
 from typing import Any, Final, NamedTuple
 
-__all__ = ["FlatProgram", "flat_program"]
+__all__ = ["FlatProgram", "flat_program", "is_flat"]
 
 _FLAT: Final = r"(?:[^\\*+?{}\[\]()|]|\\[^0-9A-Za-z]|\\[afnrtvAbBdDsSwWZ])*"
 """A flat pattern: characters that are not syntax, or escapes whose meaning is one item. A
@@ -96,7 +96,7 @@ def _tables() -> _Tables | None:
     try:
         constants, compiler = re._constants, re._compiler  # type: ignore[attr-defined]
         tables = _Tables(
-            flat=re.compile(_FLAT),
+            flat=_flat(),
             item=re.compile(_ITEM, re.DOTALL),
             plain_run=re.compile(_PLAIN_RUN),
             flags=re._parser.parse("", 0).state.flags,  # type: ignore[attr-defined]
@@ -178,6 +178,19 @@ def _assemble(pattern: str, tables: _Tables) -> FlatProgram | None:
     info += body
     info.append(tables.success)
     return FlatProgram(tables.flags, info)
+
+
+@functools.cache
+def _flat() -> re.Pattern[str]:
+    return re.compile(_FLAT)
+
+
+def is_flat(pattern: str) -> bool:
+    """Whether ``pattern`` is flat (and not too long for ``flat_program``): then it compiles,
+    whatever program this Python's ``re`` makes of it, since each of its items is a character,
+    an escaped punctuation mark or non-ASCII character (a literal to ``re``), or an escape
+    ``re`` knows."""
+    return len(pattern) <= _LONGEST and _flat().fullmatch(pattern) is not None
 
 
 def flat_program(pattern: str) -> FlatProgram | None:

@@ -135,7 +135,12 @@ def _check_cases(
     scorers named. Past ``PARALLEL_FROM`` cases (from the first in a large file), helper
     processes may check batches of cases meanwhile (``dataset.parallel``): cases still
     reach the hasher and the store in order."""
-    check = _CaseCheck(workflows.get(suite.workflow), scorer_names, metric_scopes(suite.metrics))
+    check = _CaseCheck(
+        workflows.get(suite.workflow),
+        scorer_names,
+        metric_scopes(suite.metrics),
+        compile_patterns=store.keeps,
+    )
     taken = _Taken(store, SuiteHasher(suite))
     reader = ElementReader(handle)
     helpers: list[Helper] = []
@@ -281,17 +286,22 @@ _NO_SCORERS: frozenset[str] = frozenset()
 
 class _CaseCheck:
     """One case checked on its own, as the whole-file path checks it: validated, compiled
-    and cross-checked against the suite's workflow, scorers and metrics."""
+    and cross-checked against the suite's workflow, scorers and metrics. Without
+    ``compile_patterns`` (a check no run follows), flat patterns are not compiled: they surely
+    compile (``compiled.compile_text``)."""
 
     def __init__(
         self,
         workflow: WorkflowSettings | None,
         scorer_names: Collection[str],
         metrics: list[tuple[Metric, frozenset[str] | None]],
+        *,
+        compile_patterns: bool = True,
     ) -> None:
         self.workflow = workflow
         self.scorer_names = scorer_names
         self.metrics = metrics
+        self.check_only = not compile_patterns
         self.nowhere = _Nowhere()
         # What Case.model_validate calls, without its own Python frame (a tenth of the
         # validation of a small case). The gold models defer building their validators.
@@ -304,7 +314,7 @@ class _CaseCheck:
             case: Case = self._validate_case(raw)
         except ValidationError:
             raise _HasProblems from None
-        compiled = compile_expectations(case.expectations)
+        compiled = compile_expectations(case.expectations, check_only=self.check_only)
         placed = PlacedCase(case, self.nowhere, (position,), compiled)
         if next(case_violations(placed, self.workflow, self.scorer_names, self.metrics), None):
             raise _HasProblems
