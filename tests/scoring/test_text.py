@@ -134,6 +134,29 @@ def test_regex_reason_does_not_quote_the_pattern() -> None:
     assert "\\q" not in escape.reason
 
 
+def test_a_pattern_a_check_left_uncompiled_is_compiled_if_ever_scored() -> None:
+    """``evaluate --check`` leaves flat patterns uncompiled (``compile_text(check_only=True)``):
+    such gold scores as compiled gold does, never as an invalid pattern."""
+    from goldgate.dataset.compiled import compile_text
+    from goldgate.scoring.text import score_text
+
+    expected = {"matches": ["T-12\\b", "(unclosed"], "notMatches": "T-13\\b"}
+    left = compile_text(expected, check_only=True)
+    assert [(a.pattern is None, a.problem is None) for a in left.assertions] == [
+        (True, True),
+        (True, False),
+        (True, True),
+    ]
+    for answer in ("ticket T-12 done", "ticket T-13 done"):
+        ours, theirs = score_text(answer, left), score_text(answer, compile_text(expected))
+        assert (ours.outcome, ours.reason, ours.assertions_held) == (
+            theirs.outcome,
+            theirs.reason,
+            theirs.assertions_held,
+        )
+    assert "T-12" not in str(score_text("ticket T-13 done", left).reason)
+
+
 def test_matches_uses_search_semantics() -> None:
     assert _score("say hello there", {"matches": "hello"}).outcome is Outcome.PASSED
     assert _score("say hello there", {"matches": "^hello"}).outcome is Outcome.FAILED

@@ -32,7 +32,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from goldgate.dataset.compiled import TextAssertion, TextGold, compile_text
-from goldgate.dataset.patterns import PATTERN_DEADLINE, PatternTimeout, search_with_deadline
+from goldgate.dataset.patterns import (
+    PATTERN_DEADLINE,
+    PatternTimeout,
+    compile_pattern,
+    search_with_deadline,
+)
 from goldgate.dataset.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.dataset.shapes import first_problem, text_problems
 from goldgate.jsonvalue import (
@@ -195,11 +200,16 @@ def _failures(gold: TextGold, answer: _Answer) -> Iterator[str | None]:
 
 
 def _pattern_failure(assertion: TextAssertion, text: str) -> str | None:
-    if assertion.pattern is None:
+    pattern = assertion.pattern
+    if pattern is None and assertion.problem is None:
+        # Left uncompiled by a check that no run follows (a flat pattern, which compiles):
+        # compiled here should such gold ever be scored.
+        pattern = compile_pattern(str(assertion.operand))
+    if pattern is None:
         what = _item("pattern", assertion.key, assertion.position, assertion.listed)
         return f"{what} is not a valid regular expression: {assertion.problem}"
     try:
-        found = search_with_deadline(assertion.pattern, text)
+        found = search_with_deadline(pattern, text)
     except PatternTimeout:
         what = _item("pattern", assertion.key, assertion.position, assertion.listed)
         return f"{what} ran out of time ({PATTERN_DEADLINE:g} s) on the answer"
