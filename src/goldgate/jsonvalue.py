@@ -300,12 +300,17 @@ def decode_utf8(source: str, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        prefix = data[: error.start].decode("utf-8")
-        line = prefix.count("\n") + 1
-        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        line, column = utf8_error_place(data, error)
         raise JsonSyntaxError(
             source, line, column, f"invalid UTF-8 (byte 0x{data[error.start]:02x})"
         ) from None
+
+
+def utf8_error_place(data: bytes, error: UnicodeDecodeError) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of the first byte of ``data`` that is not
+    UTF-8, as ``error`` from decoding it found it."""
+    prefix = data[: error.start].decode("utf-8")
+    return prefix.count("\n") + 1, len(prefix) - (prefix.rfind("\n") + 1) + 1
 
 
 # A lone UTF-16 surrogate (escaped, or a raw one in a str that did not come from UTF-8) is

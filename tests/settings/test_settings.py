@@ -296,6 +296,11 @@ def test_yaml_positions(tmp_path: Path) -> None:
 def test_unreadable_yaml(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match=r"^nope\.yaml: file not found\.$"):
         load_yaml_file(tmp_path / "nope.yaml", "nope.yaml")
-    (tmp_path / "latin1.yaml").write_bytes(b"a: \xe9\n")
-    with pytest.raises(InvalidInputError, match=r"is not UTF-8 text"):
-        load_yaml_file(tmp_path / "latin1.yaml")
+    (tmp_path / "latin1.yaml").write_bytes(b"a: \xe9\nb: caf\xc3\xa9 \xff\n")
+    with pytest.raises(InvalidInputError) as refused:
+        load_yaml_file(tmp_path / "latin1.yaml", "latin1.yaml")
+    assert str(refused.value) == "latin1.yaml:1:4: not UTF-8 text (byte 0xe9)."
+    (tmp_path / "later.yaml").write_bytes(b"a: 1\nb: caf\xc3\xa9 \xff\n")
+    with pytest.raises(InvalidInputError) as refused:
+        load_yaml_file(tmp_path / "later.yaml", "later.yaml")
+    assert str(refused.value) == "later.yaml:2:9: not UTF-8 text (byte 0xff)."  # characters

@@ -12,6 +12,7 @@ import yaml
 
 from goldgate.errors import InvalidInputError
 from goldgate.files import read_regular_file
+from goldgate.jsonvalue import utf8_error_place
 from goldgate.textsafe import escape_control, quote
 
 
@@ -108,8 +109,11 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
     data = read_regular_file(path, source, what="a YAML file")
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInputError(f"{escape_control(source)}: is not UTF-8 text.") from None
+    except UnicodeDecodeError as error:
+        line, column = utf8_error_place(data, error)
+        raise YamlSyntaxError(
+            source, line, column, f"not UTF-8 text (byte 0x{data[error.start]:02x})"
+        ) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
