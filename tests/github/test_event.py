@@ -176,7 +176,8 @@ def test_read_event_falls_back_to_github_repository(tmp_path: Path) -> None:
     ("content", "message"),
     [
         (None, "cannot be read"),
-        (b"{not json", "not valid JSON"),
+        (b"{not json", r"not valid JSON \(line 1, column 2: "),
+        (b'{"a": 1,\n "b": }', r"not valid JSON \(line 2, column 7: "),
         (b"\xff\xfe", "not valid JSON"),
         (b"[1, 2]", "not a JSON object"),
         ("folder", "not a regular file"),

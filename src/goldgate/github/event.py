@@ -184,7 +184,12 @@ def _load(path: Path) -> Mapping[str, Any]:
         payload = json.loads(path.read_bytes())
     except OSError as error:
         raise EventError(f"the event payload {path} cannot be read ({error.strerror}).") from None
-    except ValueError:
+    except json.JSONDecodeError as error:
+        raise EventError(
+            f"the event payload {path} is not valid JSON (line {error.lineno}, column "
+            f"{error.colno}: {error.msg})."
+        ) from None
+    except ValueError:  # not UTF-8
         raise EventError(f"the event payload {path} is not valid JSON.") from None
     if not isinstance(payload, dict):
         raise EventError(f"the event payload {path} is not a JSON object.")
