@@ -234,6 +234,24 @@ def test_read_report_refuses_what_it_cannot_read(
     assert str(refused.value).startswith(f"{path}: {message}")
 
 
+def test_a_cut_report_with_a_repeated_key_is_refused_where_it_is_cut(
+    tmp_path: Path, rich: Any
+) -> None:
+    """The fast parser takes a repeated key; the strict one, which words the problem, refuses
+    it first. The refusal names where the text stops being JSON, never the key (a result's
+    key may be private)."""
+    text = rich.path.read_text("utf-8").replace("{", '{"secret-key": 1, "secret-key": 2, ', 1)
+    path = tmp_path / "cut.json"
+    path.write_text(text[:500], "utf-8")
+    with pytest.raises(InvalidInputError) as refused:
+        read_report(path)
+    message = str(refused.value)
+    assert "secret-key" not in message
+    match = re.fullmatch(rf"{re.escape(str(path))}:1:(\d+): not a JSON report \(.+\)\.", message)
+    assert match is not None, message
+    assert int(match.group(1)) > 40  # past the repeated key
+
+
 def test_where_a_report_is_invalid_is_an_rfc_6901_pointer() -> None:
     from goldgate.report.io import validation_problem
 

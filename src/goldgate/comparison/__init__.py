@@ -86,8 +86,8 @@ def read_comparison(path: Path | str) -> Comparison:
     data = read_report_bytes(Path(path))
     try:
         value = loads_exact(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):  # orjson's error is the first
-        raise not_json(data, str(path), "comparison") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
+        raise not_json(data, str(path), error, "comparison") from None
     found = value.get("format") if isinstance(value, dict) else None
     if found != COMPARISON_FORMAT:
         why = f"its format is {found!r}" if isinstance(found, str) else "no 'format' field"

@@ -257,8 +257,8 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     with collections_paused():
         try:
             value: Any = loads_exact(data)
-        except (json.JSONDecodeError, UnicodeDecodeError):  # orjson's error is the first
-            raise not_json(data, path) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
+            raise not_json(data, path, error) from None
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
         raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
@@ -276,14 +276,23 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     return migrated
 
 
-def not_json(data: bytes, path: str, what: str = "report") -> InvalidInputError:
-    """Why the text of a ``what`` (a report, a comparison) that the fast parser refused is not
-    JSON, at its line and column: the strict parser, which names the place, reads it again."""
+def not_json(
+    data: bytes, path: str, refused: ValueError, what: str = "report"
+) -> InvalidInputError:
+    """Why the text of a ``what`` (a report, a comparison) that the fast parser ``refused`` is
+    not JSON, at its line and column: the strict parser, whose words are plainer, reads it
+    again. A repeated key, which it refuses first and the fast parser takes, is not why (and
+    its key may come from a result): then the fast parser's own place and words are given."""
     try:
         parse_json_text(path, decode_utf8(path, data))
     except JsonSyntaxError as error:
+        if not error.message.startswith("duplicate key"):
+            return InvalidInputError(
+                f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
+            )
+    if isinstance(refused, json.JSONDecodeError):
         return InvalidInputError(
-            f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
+            f"{path}:{refused.lineno}:{refused.colno}: not a JSON {what} ({refused.msg})."
         )
     return InvalidInputError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
 
