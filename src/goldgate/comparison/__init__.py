@@ -8,7 +8,6 @@ report: exclusively, never overwriting, mode 0600.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,11 +16,10 @@ from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value
 from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import loads_exact
 from goldgate.memory import collections_paused
 from goldgate.report.io import (
     ReportFile,
-    not_json,
+    json_text_value,
     read_report_bytes,
     unique_path,
     validation_problem,
@@ -83,11 +81,7 @@ def read_comparison(path: Path | str) -> Comparison:
     """A comparison file; ``InvalidInputError`` naming the place where it is not one."""
     from pydantic import ValidationError
 
-    data = read_report_bytes(Path(path))
-    try:
-        value = loads_exact(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
-        raise not_json(data, str(path), error, "comparison") from None
+    value = json_text_value(read_report_bytes(Path(path)), str(path), "comparison")
     found = value.get("format") if isinstance(value, dict) else None
     if found != COMPARISON_FORMAT:
         why = f"its format is {found!r}" if isinstance(found, str) else "no 'format' field"

@@ -255,10 +255,7 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     """Report file text as plain JSON data migrated to the current format (not validated);
     not JSON, not a report or a newer format is refused."""
     with collections_paused():
-        try:
-            value: Any = loads_exact(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
-            raise not_json(data, path, error) from None
+        value = json_text_value(data, path)
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
         raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
@@ -276,9 +273,16 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     return migrated
 
 
-def not_json(
-    data: bytes, path: str, refused: ValueError, what: str = "report"
-) -> InvalidInputError:
+def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
+    """The JSON value of a ``what``'s file text (a report, a comparison), read fast; where it
+    is not JSON, ``InvalidInputError`` at the line and column."""
+    try:
+        return loads_exact(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
+        raise _not_json(data, path, error, what) from None
+
+
+def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> InvalidInputError:
     """Why the text of a ``what`` (a report, a comparison) that the fast parser ``refused`` is
     not JSON, at its line and column: the strict parser, whose words are plainer, reads it
     again. A repeated key, which it refuses first and the fast parser takes, is not why (and
