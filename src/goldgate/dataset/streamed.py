@@ -139,7 +139,7 @@ def _check_cases(
         workflows.get(suite.workflow),
         scorer_names,
         metric_scopes(suite.metrics),
-        compile_patterns=store.keeps,
+        check_only=not store.keeps,
     )
     taken = _Taken(store, SuiteHasher(suite))
     reader = ElementReader(handle)
@@ -286,9 +286,9 @@ _NO_SCORERS: frozenset[str] = frozenset()
 
 class _CaseCheck:
     """One case checked on its own, as the whole-file path checks it: validated, compiled
-    and cross-checked against the suite's workflow, scorers and metrics. Without
-    ``compile_patterns`` (a check no run follows), flat patterns are not compiled: they surely
-    compile (``compiled.compile_text``)."""
+    and cross-checked against the suite's workflow, scorers and metrics. With ``check_only``
+    (a check no run follows), flat patterns are not compiled: they surely compile
+    (``compiled.compile_text``)."""
 
     def __init__(
         self,
@@ -296,12 +296,12 @@ class _CaseCheck:
         scorer_names: Collection[str],
         metrics: list[tuple[Metric, frozenset[str] | None]],
         *,
-        compile_patterns: bool = True,
+        check_only: bool = False,
     ) -> None:
         self.workflow = workflow
         self.scorer_names = scorer_names
         self.metrics = metrics
-        self.check_only = not compile_patterns
+        self.check_only = check_only
         self.nowhere = _Nowhere()
         # What Case.model_validate calls, without its own Python frame (a tenth of the
         # validation of a small case). The gold models defer building their validators.
