@@ -524,6 +524,31 @@ def test_records_a_failed_report_process_does_not_write_are_still_read() -> None
     theirs.close()
 
 
+def test_an_answer_read_with_the_counts_is_the_answer_its_call_gets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The report process may answer a question before ``_flush`` (which sends it) has read
+    its counts: the answer read there is the one ``call`` returns, never taken for a count
+    (``call`` used to wait for an answer already read, 600 s, and the run had no report)."""
+    import goldgate.report.process as process_module
+
+    monkeypatch.setattr(process_module, "_PATIENCE", 2.0)
+    mine, theirs = multiprocessing.Pipe()
+    process = ReportProcess(object(), mine, [], _FailingFile(OSError()))  # type: ignore[arg-type]
+    theirs.send(1)  # what the report process says once it read the batch: its count,
+    theirs.send((False, "the suite's record"))  # and, as fast, its answer
+    assert process.call((process_module._RECORD, None, None, 0.0)) == "the suite's record"
+    assert process._read == 1
+    assert theirs.recv() == [(process_module._RECORD, None, None, 0.0)]
+    failure = RuntimeFailureError("the report could not be written")
+    theirs.send(2)
+    theirs.send((True, failure))
+    with pytest.raises(RuntimeFailureError, match="could not be written"):
+        process.call((process_module._PUBLISH,))
+    mine.close()
+    theirs.close()
+
+
 def test_a_short_row_or_one_short_of_the_end_is_left_whole(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

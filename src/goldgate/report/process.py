@@ -137,6 +137,9 @@ class ReportProcess:
         self._sent = 0
         self._read = 0
         """Batches sent, and read by the report process as far as its last word says."""
+        self._answer: tuple[bool, Any] | None = None
+        """An answer that arrived while ``_flush`` was reading the report process's counts:
+        it belongs to the ``call`` that sent its question, which takes it from here."""
         # One poll object for every look (Connection.poll builds a selector at each call).
         self._poll = select.poll()
         self._poll.register(connection.fileno(), select.POLLIN)
@@ -221,16 +224,13 @@ class ReportProcess:
         self.post(message)
         self._flush()
         try:
-            while True:
+            while self._answer is None:
                 if not self._poll.poll(_PATIENCE * 1000):
                     raise TimeoutError
-                answer = self._connection.recv()
-                if type(answer) is not int:
-                    break
-                self._read = answer
+                self._take_word()
         except (OSError, EOFError, ValueError, TimeoutError):
             raise self._lost() from None
-        failed, value = answer
+        (failed, value), self._answer = self._answer, None
         if failed:
             raise value
         return value
@@ -264,10 +264,20 @@ class ReportProcess:
             try:
                 self._connection.send(batch)
                 self._sent += 1
-                while self._poll.poll(0):  # the report process's words: batches it has read
-                    self._read = self._connection.recv()
+                while self._poll.poll(0):  # the report process's words so far
+                    self._take_word()
             except (OSError, EOFError, ValueError):
                 raise self._lost() from None
+
+    def _take_word(self) -> None:
+        """Read one message of the report process: a count of the batches it has read, or
+        the answer to a ``call``. The answer can come as soon as its question is sent, so
+        ``_flush`` may be the one to read it: it is kept, never taken for a count."""
+        word = self._connection.recv()
+        if type(word) is int:
+            self._read = word
+        else:
+            self._answer = word
 
     def _lost(self) -> RuntimeFailureError:
         self._process.join(1.0)
