@@ -268,3 +268,38 @@ def test_the_smaller_of_the_evals_timeout_and_the_runs_wins(run_cli: Any, projec
     report = json.loads((project / "r.json").read_text("utf-8"))
     slow = report["suites"][0]["cases"][0]["attempts"][0]
     assert (slow["status"], slow["reason"]) == ("timed_out", "no result within the 0.3 s deadline")
+
+
+@pytest.mark.parametrize("key", ["json.parse", "schema.requiredCoverage"])
+def test_a_threshold_nothing_in_an_eval_measures_is_refused_at_load(
+    project: Path, key: str
+) -> None:
+    """A figure only a gold suite's text options measure could never hold in evals: refused
+    before anything runs, naming the threshold, never a suite that passes on it."""
+    source = f'@eval(dataset="qa", thresholds={{{key!r}: 0.5}})\n'
+    source += 'def a(ctx):\n    ctx.output = "x"\n'
+    put(project, "eval_qa.py", source)
+
+    result = subprocess_cli("evals", "run", "eval_qa.py", cwd=project)
+
+    assert result.code == 2, result.output
+    assert f"threshold {key!r} is never measured in evals" in result.stderr
+    assert not (project / ".goldgate").exists()
+
+
+def test_expect_satisfied_without_any_expect_is_refused_and_with_one_is_gated(
+    project: Path,
+) -> None:
+    unmeasured = (
+        '@eval(dataset="qa", thresholds={"expect.satisfied": 0.5},'
+        ' cases=[{"id": "one", "input": "x"}])\ndef a(ctx):\n    ctx.output = "x"\n'
+    )
+    put(project, "eval_none.py", unmeasured)
+    refused = subprocess_cli("evals", "run", "eval_none.py", cwd=project)
+    assert refused.code == 2, refused.output
+    assert "no case of this dataset has one" in refused.stderr
+
+    measured = unmeasured.replace('"input": "x"}', '"input": "x", "expect": {"contains": "y"}}')
+    put(project, "eval_some.py", measured)
+    gated = subprocess_cli("evals", "run", "eval_some.py", cwd=project)
+    assert gated.code == 1, gated.output  # measured (0 of 1 held) and missed

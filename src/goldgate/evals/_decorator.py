@@ -24,7 +24,10 @@ __all__ = ["EvalDefinitionError", "EvalFunction", "EvalOptions", "eval"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-RUN_FIGURES: Final = ("pass_rate", "expect.satisfied", "json.parse", "schema.requiredCoverage")
+RUN_FIGURES: Final = ("pass_rate", "expect.satisfied")
+UNMEASURED_FIGURES: Final = ("json.parse", "schema.requiredCoverage")
+"""Run figures of gold suites that nothing in an eval measures: the ``expect`` check has no
+suite text options (``json``, ``requiredKeys``), so a threshold on one could never hold."""
 SCORE_FIGURES: Final = ("mean", "min")
 _NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 
@@ -60,6 +63,11 @@ def threshold_problem(key: Any, minimum: Any) -> str | None:
     """Why ``key: minimum`` is not a threshold an eval suite can gate on, or ``None``."""
     if not isinstance(key, str):
         return "a threshold's key is a string"
+    if key in UNMEASURED_FIGURES:
+        return (
+            f"threshold {key!r} is never measured in evals (only a gold suite's text options "
+            "measure it), so it could never hold"
+        )
     if key not in RUN_FIGURES:
         score, dot, figure = key.rpartition(".")
         if not dot or not score or figure not in SCORE_FIGURES:

@@ -227,6 +227,11 @@ def _suite(
             cases.append(case)
     compiled = tuple(_fixed(case) for case in cases)
     thresholds = _thresholds(functions, dataset, root)
+    if "expect.satisfied" in thresholds and cases and not any(c.has_expect for c in cases):
+        raise InvalidInputError(
+            f"dataset {dataset!r}: threshold 'expect.satisfied' is measured on the cases' "
+            "expect, and no case of this dataset has one, so it could never hold."
+        )
     # Named as gold names its case files: from the working folder, as CI annotations need.
     files = sorted({display_path(f.file) if f.file else "<eval>" for f in functions})
     gold = GoldSuite(
