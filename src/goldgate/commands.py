@@ -188,11 +188,11 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     Everything that can be refused is refused before the first attempt starts (exit 2).
     """
     with long_lived():
-        from goldgate.report.summary import render_summary, summary_json
+        from goldgate.report.summary import render_summary, shard_exit_code, summary_json
         from goldgate.session import SessionOutcome, prepare_session
 
     def conclude(outcome: SessionOutcome) -> ExitCode:
-        code = ExitCode(outcome.report.verdict.exit_code)
+        code = shard_exit_code(outcome.report, ExitCode(outcome.report.verdict.exit_code))
         if outcome.fallback_reason:
             # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
             warn(

@@ -15,6 +15,7 @@ import pytest
 from goldgate.dataset.gold import shard_of
 from goldgate.report.io import read_report
 from goldgate.report.models import Report
+from run import support
 from run.support import run_cli
 
 GENERATED = Path(__file__).parent / "fixtures" / "v1_generated"
@@ -71,6 +72,44 @@ def test_four_shards_merged_equal_one_run(runs: dict[str, Path], tmp_path: Path)
     assert result.code == whole.verdict.exit_code, result.stderr
     assert _decided(read_report(merged)) == _decided(whole)
     assert read_report(merged).options.shard is None
+
+
+@pytest.mark.parametrize("gated", [False, True])
+def test_a_shard_decides_nothing_alone(tmp_path: Path, gated: bool) -> None:
+    """A shard whose cases disagree with gold, or miss a threshold, exits 0: its report
+    keeps the verdict and its summary says the merge decides; the merged report exits 1.
+    A runtime failure still fails its shard (exit 4)."""
+    project = support.new_project(tmp_path / "project")
+    wrong = support.expect("category", "/payload/category", "refund")
+    cases = [support.case(f"c{n}", "ok", *([wrong] if n % 3 == 0 else [])) for n in range(12)]
+    thresholds = {"thresholds": {"pass_rate": 0.95}} if gated else {}
+    project.suite("main", "py", cases, **thresholds).write()
+    shards = []
+    for k in range(1, 5):
+        output = project.output(f"shard-{k}.json")
+        result = project.run("--shard", f"{k}/4", "--output", str(output))
+        verdict = read_report(output).verdict
+        shards.append(str(output))
+        assert result.code == 0, result.output
+        if verdict.exit_code == 1:
+            assert "in this shard; a shard decides nothing alone" in result.stdout
+            as_json = project.run(
+                "--shard", f"{k}/4", "--format", "json", "--output", str(output) + ".j"
+            )
+            shown = json.loads(as_json.stdout)["verdict"]
+            assert (as_json.code, shown["exit_code"], shown["passed"]) == (0, 0, False)
+    merged = project.output("merged.json")
+    assert run_cli("report", "merge", *shards, "-o", str(merged), cwd=project.root).code == 1
+
+    project.suites.clear()
+    raising = [support.case(f"c{n}", "raise" if n < 4 else "ok") for n in range(12)]
+    project.suite("main", "py", raising)
+    project.write()
+    codes = {
+        project.run("--shard", f"{k}/4", "--output", str(project.output(f"f{k}.json"))).code
+        for k in range(1, 5)
+    }
+    assert 4 in codes, codes
 
 
 def test_each_shard_runs_a_stable_share_of_the_cases(runs: dict[str, Path]) -> None:

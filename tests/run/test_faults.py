@@ -230,6 +230,26 @@ def test_custom_scorer_that_raises_is_an_error_check_not_a_failed_attempt(
     ]
 
 
+@pytest.mark.parametrize("minimum", [0.0, 0.5])
+def test_a_check_error_fails_its_suite_even_when_every_threshold_holds(
+    project: Project, minimum: float
+) -> None:
+    """Thresholds absorb disagreement, never breakage: a raising scorer fails the suite
+    (exit 1) however low the thresholds, and the summary says the errors decided it."""
+    boom = expect("custom", "/payload/category", "billing", "custom", "boom")
+    cases = [case("a", "ok", STATUS_OK, boom), *(case(f"c{n}") for n in range(9))]
+    project.suite("main", "py", cases, thresholds={"pass_rate": minimum}).write()
+    result, report = project.evaluate()
+    assert result.code == 1, result.output
+    assert report is not None
+    main = suite_of(report, "main")
+    assert all(threshold["held"] for threshold in main["thresholds"])
+    assert main["counts"]["checks"]["error"] == 1
+    assert main["verdict"] == "failed"
+    assert report["verdict"]["exit_code"] == 1
+    assert "thresholds 1/1 held; failed on 1 check error" in result.stdout
+
+
 # --- the report folder --------------------------------------------------------------------------
 
 

@@ -214,6 +214,10 @@ def _decided_by(suite: SuiteRecord) -> tuple[str, tuple[ThresholdItem, ...]]:
     if suite.verdict == "error":
         runtime = suite.counts.attempts.get("failed", 0) + suite.counts.attempts.get("timed_out", 0)
         return f"{runtime:,} runtime failure{'s' * (runtime != 1)}", ()
+    errors = suite.counts.checks.get("error", 0)
+    if suite.thresholds and errors and all(t.held for t in suite.thresholds):
+        items = tuple(ThresholdItem(t, False) for t in suite.thresholds)
+        return f"{errors:,} check error{'s' * (errors != 1)} (thresholds never absorb one)", items
     if suite.thresholds:
         missed = [t for t in suite.thresholds if not t.held]
         if len(suite.thresholds) == 1:

@@ -472,9 +472,11 @@ def _verdict(
         return "incomplete"
     if counts.attempts["failed"] or counts.attempts["timed_out"]:
         return "error"
+    if counts.checks["error"]:  # thresholds absorb disagreement, never a check that broke
+        return "failed"
     if gated:
         return "passed" if all(threshold.held for threshold in thresholds) else "failed"
-    return "passed" if not (counts.checks["failed"] or counts.checks["error"]) else "failed"
+    return "passed" if not counts.checks["failed"] else "failed"
 
 
 _SUITE_EXIT = {

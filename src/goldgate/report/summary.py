@@ -39,6 +39,9 @@ def _suite_line(suite: models.SuiteRecord | records.SuiteRecord, width: int) -> 
     if suite.thresholds:
         held = sum(threshold.held for threshold in suite.thresholds)
         parts.append(f"thresholds {held}/{len(suite.thresholds)} held")
+        errors = checks["error"]
+        if errors and held == len(suite.thresholds) and not runtime:
+            parts.append(f"failed on {errors} check error{'s' * (errors != 1)}")
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
 
 
@@ -62,11 +65,25 @@ def render_summary(report: Summarized, report_path: Path | None, exit_code: Exit
     return "\n".join(lines)
 
 
+SHARD_DECIDES_NOTHING = "a shard decides nothing alone: `goldgate report merge` decides"
+
+
+def shard_exit_code(report: Summarized, code: ExitCode) -> ExitCode:
+    """The code a shard's run exits with: gold disagreement and missed thresholds are 0 (the
+    merged report decides on the whole run); invalid input, runtime failures and
+    interruptions still fail the shard. Any other run's code is ``code``."""
+    if report.options.shard is not None and code is ExitCode.GOLD_DISAGREEMENT:
+        return ExitCode.PASSED
+    return code
+
+
 def _meaning(report: Summarized, exit_code: ExitCode) -> str:
     """The report's own meaning ("nothing was evaluated" included) when the process exits
     with the report's code; otherwise the meaning of the code it exits with."""
     if int(exit_code) == report.verdict.exit_code:
         return report.verdict.meaning
+    if shard_exit_code(report, ExitCode(report.verdict.exit_code)) is exit_code:
+        return f"{report.verdict.meaning} in this shard; {SHARD_DECIDES_NOTHING}"
     return EXIT_CODE_MEANINGS[exit_code]
 
 
@@ -81,7 +98,8 @@ def summary_json(
         "complete": report.complete,
         "verdict": {
             **record_json(report.verdict),
-            "passed": exit_code == ExitCode.PASSED,
+            # A shard's exit 0 on disagreement is not a pass: its report's verdict says so.
+            "passed": exit_code == ExitCode.PASSED and report.verdict.passed,
             "exit_code": int(exit_code),
             "meaning": _meaning(report, exit_code),
         },
