@@ -352,16 +352,14 @@ def compare_reports(request: CompareRequest) -> ExitCode:
 # --- goldgate report ------------------------------------------------------------------------------
 
 
-def _write_or_print(text: str, output: Path | None) -> None:
+def _write_or_print(text: str, output: Path | None, protected: Sequence[Path] = ()) -> None:
     if output is None:
         if not write_stdout(text, end=""):
             warn("goldgate: stdout cannot be written; use -o FILE to keep the rendering.")
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        message = f"{output}: cannot be written ({error.strerror or error})."
-        raise InvalidInputError(message) from None
+    from goldgate.outputs import write_output_file
+
+    write_output_file(output, text, protected=protected)
 
 
 def render_report(
@@ -376,7 +374,8 @@ def render_report(
     anywhere."""
     with collections_paused():  # a big report is millions of objects and no cycles
         text = _rendered(kind, report_path, comparison_path, **options)
-    _write_or_print(text, output)
+    read = [report_path] if comparison_path is None else [report_path, comparison_path]
+    _write_or_print(text, output, read)
     return ExitCode.PASSED
 
 

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -525,9 +525,10 @@ def _report(
     from goldgate.render.view import build_view
 
     view = comparison_view(comparison, report) if comparison is not None else None
-    if inputs.junit is not None:  # empty input: no JUnit
-        inputs.junit.parent.mkdir(parents=True, exist_ok=True)
-        inputs.junit.write_text(render_junit(report, view), encoding="utf-8")
+    protected = [report_path, *([comparison_path] if comparison_path else [])]
+    junit = inputs.junit  # empty input: no JUnit
+    if junit is not None and not _written(run, junit, render_junit(report, view), protected):
+        junit = None
     link_base = _link_base(run, event) if inputs.link_gold else None
     shown = str(report_path)
     preface = f"**goldgate: {rule}**\n\n" + "".join(
@@ -539,9 +540,10 @@ def _report(
         "full_report": shown,
     }
     summary = render_markdown(report, view, budget="summary", **options)
-    markdown_path = WORK_FOLDER / "report.md"
-    markdown_path.parent.mkdir(parents=True, exist_ok=True)
-    markdown_path.write_text(preface + summary, encoding="utf-8")
+    markdown_path: Path | None = WORK_FOLDER / "report.md"
+    assert markdown_path is not None
+    if not _written(run, markdown_path, preface + summary, protected):
+        markdown_path = None
     _summary(run, preface + summary)
     limit = comment_budget(inputs.comment_id) - comment_length(preface)
     body = preface + render_markdown(report, view, budget="comment", limit=limit, **options)
@@ -552,8 +554,8 @@ def _report(
         "exit_code": str(code),
         "report": shown,
         "comparison": str(comparison_path or ""),
-        "junit": str(inputs.junit or ""),
-        "markdown": str(markdown_path),
+        "junit": str(junit or ""),
+        "markdown": str(markdown_path or ""),
         "comment_file": comment_file,
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
@@ -617,12 +619,14 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
         "comment_id": inputs.comment_id,
         "body": with_marker(body, inputs.comment_id),
     }
+    from goldgate.outputs import OutputFileError, write_output_file
+
     try:
-        _write_new(path, json.dumps(handoff, ensure_ascii=False, indent=1) + "\n")
-    except OSError as error:
+        write_output_file(path, json.dumps(handoff, ensure_ascii=False, indent=1) + "\n")
+    except OutputFileError as error:
         run.warning(
-            f"the pull-request comment was not posted ({reason}), nor written to {path} "
-            f"({error.strerror or error}); it is in the job summary."
+            f"the pull-request comment was not posted ({reason}), nor written: {error} "
+            "It is in the job summary."
         )
         return ""
     run.warning(
@@ -632,13 +636,18 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
     return str(path)
 
 
-def _write_new(path: Path, text: str) -> None:
-    """Write ``path`` afresh: whatever was there (in a pull request's checkout, perhaps a
-    planted symlink) is removed first, and the file is created, never followed."""
-    path.unlink(missing_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
-        handle.write(text)
+def _written(run: _Run, path: Path, text: str, protected: Sequence[Path]) -> bool:
+    """Write a rendered file (``outputs.write_output_file``: never through a planted
+    symlink, never over the report); one that cannot be written is a warning, and every
+    other output and the ``fail_on`` decision are kept."""
+    from goldgate.outputs import OutputFileError, write_output_file
+
+    try:
+        write_output_file(path, text, protected=protected)
+    except OutputFileError as error:
+        run.warning(f"{error}; the other outputs are kept.")
+        return False
+    return True
 
 
 def _summary(run: _Run, markdown: str) -> None:

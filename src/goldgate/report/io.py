@@ -28,6 +28,7 @@ from goldgate.jsonvalue import (
     parse_json_text,
 )
 from goldgate.memory import collections_paused
+from goldgate.outputs import linked_folder
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps
@@ -77,6 +78,9 @@ def ensure_writable(path: Path) -> None:
     if path.exists() or path.is_symlink():
         raise InvalidInputError(f"{path}: already exists; reports are never overwritten.")
     folder = path.parent
+    linked = linked_folder(path)
+    if linked is not None:  # planted in a pull request's checkout, perhaps
+        raise InvalidInputError(f"{folder}: cannot write a report there ({linked} is a symlink).")
     existing = _nearest_existing(folder)
     try:
         if not existing.is_dir():
@@ -115,6 +119,9 @@ class ReportFile:
         self._written = 0
         self._error: OSError | None = None
         try:
+            linked = linked_folder(path)
+            if linked is not None:
+                raise NotADirectoryError(errno.ENOTDIR, f"{linked} is a symlink")
             _make_folders(path.parent)
             descriptor, temporary = tempfile.mkstemp(
                 dir=path.parent, prefix=".goldgate-", suffix=".tmp"
