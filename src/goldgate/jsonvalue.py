@@ -443,6 +443,12 @@ def _holds_surrogate(value: JsonValue) -> bool:
     return False
 
 
+def nests_too_deep(value: JsonValue) -> bool:
+    """Whether containers nest in ``value`` deeper than ``MAX_DEPTH`` (for JSON parsed by
+    another reader, such as an event payload)."""
+    return _depth(value) > MAX_DEPTH
+
+
 def _depth(value: JsonValue) -> int:
     """How deeply containers nest in ``value`` (a scalar is 0), level by level, looking only
     at containers; it stops counting once past the limit."""

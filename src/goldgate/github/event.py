@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from goldgate.jsonvalue import MAX_DEPTH, nests_too_deep
+
 _PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 _NO_COMMIT = "0" * 40
 _PAYLOAD_LIMIT = 64 * 1024 * 1024
@@ -171,6 +173,9 @@ def _workflow_run(
     )
 
 
+_TOO_DEEP: Any = object()
+
+
 def _load(path: Path) -> Mapping[str, Any]:
     try:
         info = path.stat()
@@ -191,6 +196,13 @@ def _load(path: Path) -> Mapping[str, Any]:
         ) from None
     except ValueError:  # not UTF-8
         raise EventError(f"the event payload {path} is not valid JSON.") from None
+    except RecursionError:
+        payload = _TOO_DEEP
+    if payload is _TOO_DEEP or nests_too_deep(payload):
+        raise EventError(
+            f"the event payload {path} nests deeper than {MAX_DEPTH} levels; "
+            "no GitHub event does."
+        )
     if not isinstance(payload, dict):
         raise EventError(f"the event payload {path} is not a JSON object.")
     return payload
