@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-ORACLES = REPO_ROOT.parent / "shared" / "oracles"
+ORACLES = REPO_ROOT / "tests" / "oracles"
 
 
 @pytest.fixture(autouse=True)
@@ -42,12 +42,12 @@ def repo_root() -> Path:
 
 @pytest.fixture(scope="session")
 def oracle() -> Callable[[str], Any]:
-    """Load one file of ``../shared/oracles`` (beside the repository), or skip visibly."""
+    """Load one file of the vendored oracles, ``tests/oracles`` (see its README)."""
 
     def load(name: str) -> Any:
         path = ORACLES / name
         if not path.is_file():
-            pytest.skip(f"../shared/oracles not found at {path}: no oracle to compare against")
+            raise FileNotFoundError(f"{path}: no such oracle (tests/oracles/README.md lists them)")
         return json.loads(path.read_text(encoding="utf-8"))
 
     return load

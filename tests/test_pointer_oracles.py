@@ -1,4 +1,4 @@
-"""goldgate's pointers and source-span ranges against third-party oracles in ../shared/oracles.
+"""goldgate's pointers and source-span ranges against third-party oracles in tests/oracles.
 
 The oracle files stay where they are (beside the repository); without them these tests skip
 with the reason shown."""

@@ -1,4 +1,4 @@
-"""Event payloads: the real webhook examples in shared/oracles/github_events, and the edge
+"""Event payloads: the real webhook examples in tests/oracles/github_events, and the edge
 cases they do not show (forks, deleted forks, branch pushes, bad files)."""
 
 from __future__ import annotations

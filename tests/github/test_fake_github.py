@@ -1,5 +1,5 @@
 """The fake GitHub answers in GitHub's own shapes: every response of an endpoint described
-in shared/oracles/github_api is validated against that description's schema (OpenAPI's
+in tests/oracles/github_api is validated against that description's schema (OpenAPI's
 ``nullable`` turned into JSON Schema). Compare and repos/{owner}/{repo} have no extract
 there; PyGithub reading them in the other tests is their check."""
 

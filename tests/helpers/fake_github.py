@@ -2,7 +2,7 @@
 ``base_url``, so the code under test runs its real requests, retries and pagination.
 
 It serves what goldgate uses, in the shapes of GitHub's own description
-(``shared/oracles/github_api/``; ``tests/github/test_fake_github.py`` validates every answer
+(``tests/oracles/github_api/``; ``tests/github/test_fake_github.py`` validates every answer
 against it): issue comments (list with ``per_page``/``page`` and a ``Link`` header, get,
 create, update), artifacts (list by name, of one run, get, download through a 302 to a
 second path of this server that plays the storage host), workflow runs, compare

@@ -1,5 +1,5 @@
 """Fixtures for the renderer tests: the corpus of reports (built once per session), the
-junit-10 schema from ../shared/oracles (skipped visibly when absent), and golden files."""
+junit-10 schema from tests/oracles, and golden files."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .corpus import build_all
 
 GOLDEN = Path(__file__).parent / "golden"
 REGENERATE = os.environ.get("GOLDGATE_REGENERATE") == "1"
-JUNIT_XSD = Path(__file__).resolve().parents[2].parent / "shared" / "oracles" / "junit_xsd"
+JUNIT_XSD = Path(__file__).resolve().parents[1] / "oracles" / "junit_xsd"
 
 
 @pytest.fixture(scope="session")
@@ -26,12 +26,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
 
 @pytest.fixture(scope="session")
 def junit_schema() -> Any:
-    """The junit-10 schema as an lxml validator, or a visible skip."""
+    """The junit-10 schema (vendored in tests/oracles) as an lxml validator."""
     from lxml import etree
 
     path = JUNIT_XSD / "jenkins_xunit_junit-10.xsd"
-    if not path.is_file():
-        pytest.skip(f"../shared/oracles not found at {path}: no JUnit schema to validate against")
     return etree.XMLSchema(etree.parse(str(path)))
 
 
