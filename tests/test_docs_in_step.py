@@ -90,7 +90,7 @@ def test_readme_starts_with_the_example_command_and_the_test_command(
     assert test_steps == [
         ".venv/bin/ruff check src tests",
         ".venv/bin/mypy",
-        ".venv/bin/python -m pytest -q",
+        ".venv/bin/python -m pytest -q -n auto --dist loadgroup",
     ]
     for step in test_steps:
         assert step in ci_run, f".ci/run does not run the README's {step!r}"

@@ -46,7 +46,8 @@ from .engine import (
 )
 from .scenarios import gated_commented_once_and_summarized
 
-pytestmark = pytest.mark.slow
+# One private dockerd and one image for the module: on one worker under pytest-xdist.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docker")]
 
 PROJECT_FILES = Path(__file__).parent / "project_files"
 # The runner's cancellation: SIGINT to the step's process, SIGTERM 7.5 s later, a kill 2.5 s
