@@ -199,7 +199,14 @@ def test_the_summary_says_what_share_was_comparable(runs: Runs) -> None:
 
     assert result.code == 0, result.output
     assert "comparable: 21/25 of the candidate's attempts (84.0%)" in result.stdout
-    assert "cases: 2 added, 1 removed, 1 with a changed input (not compared)" in result.stdout
+    assert (
+        "cases: 2 added, 1 removed, 1 input changed (not compared), 1 gold changed (baseline "
+        "re-scored under the candidate's gold)" in result.stdout
+    )
+    # a gold edit alone: the re-scored case is "gold changed", never a regression
+    assert "0 regressed, 0 mixed, 0 improved, 0 flaky, 1 gold changed, 1 input changed" in (
+        result.stdout
+    )
     assert "under the new gold the baseline would fail 1 more checks" in result.stdout
     written = json.loads(output.read_text("utf-8"))
     assert written["mode"] == "partial"
