@@ -33,7 +33,7 @@ def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -
     ("fail_on", "code", "rule"),
     [
         ("disagreement", 1, "fail_on disagreement: exit 1"),
-        ("regression", 1, "fail_on regression: exit 1, since an attempt regressed"),
+        ("regression", 1, "fail_on regression: exit 1, since 3 regressed or mixed"),
         ("never", 0, "fail_on never: exit 0"),
     ],
 )
