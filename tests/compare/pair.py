@@ -28,7 +28,7 @@ import yaml
 from goldgate.adjudication.verdicts import output_digest
 from run.support import run_cli
 
-APP = '''
+APP = """
 import json
 from pathlib import Path
 
@@ -48,7 +48,7 @@ async def handle(request):
             for key, values in behaviour.items()
         },
     }
-'''
+"""
 REPLY = "Thank you for writing; we have refunded the order."
 BASELINE = {
     "steady": {"category": ["billing"]},
