@@ -199,16 +199,19 @@ def classify_unit(
     rose: list[str] = []
     flaky: list[str] = []
     by_gold: list[str] = []
+    now_passes, before_passes = _passes(now, width), _passes(before, width)
+    # Only these two can make a check's change gold's; most units have neither.
+    unscored = any(NOT_RESCORED in attempt.codes for attempt in before)
+    judged = any(attempt.judged for attempt in (*now, *before))
     for position in range(width):
         name = names[position] if position < len(names) else f"check {position + 1}"
-        passes = sum(1 for a in now if _code(a, position) == "P")
-        passed = sum(1 for a in before if _code(a, position) == "P")
+        passes, passed = now_passes[position], before_passes[position]
         if passes * before_runs == passed * now_runs and not (
             0 < passes < now_runs or 0 < passed < before_runs
         ):
             continue  # the same rate and no noise: nothing to say about this check
-        gold = any(_code(a, position) == NOT_RESCORED for a in before) or _judged_by_gold(
-            position, now, before
+        gold = (unscored and any(_code(a, position) == NOT_RESCORED for a in before)) or (
+            judged and _judged_by_gold(position, now, before)
         )
         counts = (passes, now_runs, passed, before_runs)
         if gold:
@@ -235,20 +238,38 @@ def classify_unit(
         change = "gold changed"
     else:
         change = "unchanged"
-    parts = []
+    status = ""
     if not repeated and now[0].status != before[0].status:
-        parts.append(f"status {before[0].status} -> {now[0].status}")
-    if dropped:
-        parts.append(f"pass to fail: {', '.join(dropped)}")
-    if rose:
-        parts.append(f"fail to pass: {', '.join(rose)}")
-    if flaky:
-        parts.append(f"varies within a run: {', '.join(flaky)}")
-    if by_gold:
-        parts.append(f"gold changed: {', '.join(by_gold)}")
+        status = f"status {before[0].status} -> {now[0].status}"
+    return Unit(change, _detail(status, dropped, rose, flaky, by_gold, rescored))
+
+
+def _detail(
+    status: str, dropped: list[str], rose: list[str], flaky: list[str], by_gold: list[str],
+    rescored: bool,
+) -> str:  # fmt: skip
+    parts = [status] if status else []
+    for label, names in (
+        ("pass to fail", dropped),
+        ("fail to pass", rose),
+        ("varies within a run", flaky),
+        ("gold changed", by_gold),
+    ):
+        if names:
+            parts.append(f"{label}: {', '.join(names)}")
     if rescored:
         parts.append("gold changed: baseline re-scored under the candidate's gold")
-    return Unit(change, "; ".join(parts))
+    return "; ".join(parts)
+
+
+def _passes(attempts: Sequence[AttemptSide], width: int) -> list[int]:
+    """Per check position, how many of ``attempts`` passed it."""
+    counts = [0] * width
+    for attempt in attempts:
+        for position, code in enumerate(attempt.codes):
+            if code == "P":
+                counts[position] += 1
+    return counts
 
 
 def _gold_reason(position: int, before: Sequence[AttemptSide]) -> str:
@@ -799,16 +820,9 @@ def _compare_suite(
         tally.candidate.add_case(case.attempts, names)
         tally.baseline.add_case(before_attempts, names)
         changes.extend(_pairs(case, before_attempts, tally.classes, rescored))
-        if repeated:
-            unit = classify_unit(
-                names, case.attempts, before_attempts, repeated=True, rescored=rescored
-            )
-            _record(findings, classes, case.id, 0, unit)
-            views.append(_case_view(case.id, case.attempts, before_attempts, unit.change))
-        else:
-            for now, before in zip(case.attempts, before_attempts, strict=False):
-                unit = classify_unit(names, (now,), (before,), repeated=False, rescored=rescored)
-                _record(findings, classes, case.id, now.attempt, unit)
+        view = _classify_case(case, before_attempts, repeated, rescored, findings, classes)
+        if view is not None:
+            views.append(view)
     removed = [case for case in baseline.cases if case.id not in now_ids]
     unmatched = Unmatched(
         added=tuple(added),
@@ -841,6 +855,32 @@ def _compare_suite(
         findings=tuple(findings),
     )
     return _SuiteResult(comparison, tally, effect)
+
+
+def _classify_case(
+    case: CaseSide, before_attempts: Sequence[AttemptSide], repeated: bool, rescored: bool,
+    findings: list[Finding], classes: Counter[str],
+) -> CaseView | None:  # fmt: skip
+    """The one classification of a compared case into ``findings`` and ``classes``: the case
+    over its repeats (and its view), or each attempt pair of a suite run once."""
+    names = case.names
+    if repeated:
+        unit = classify_unit(
+            names, case.attempts, before_attempts, repeated=True, rescored=rescored
+        )
+        _record(findings, classes, case.id, 0, unit)
+        return _case_view(case.id, case.attempts, before_attempts, unit.change)
+    for now, before in zip(case.attempts, before_attempts, strict=False):
+        if (
+            now.codes == before.codes
+            and not rescored
+            and "skipped" not in (now.status, before.status)
+        ):
+            classes["unchanged"] += 1  # most pairs: nothing to classify
+            continue
+        unit = classify_unit(names, (now,), (before,), repeated=False, rescored=rescored)
+        _record(findings, classes, case.id, now.attempt, unit)
+    return None
 
 
 def _record(

@@ -86,5 +86,7 @@ def drop_is_significant(
     fraction (never on a rounded float)."""
     if before_runs == 0 or now_runs == 0:
         return False
+    if before_passes * now_runs <= now_passes * before_runs:
+        return False  # no drop at all: the tail is at least one half
     numerator, denominator = _fisher_drop_tail(before_passes, before_runs, now_passes, now_runs)
-    return Fraction(numerator, denominator) < DROP_ALPHA
+    return numerator * DROP_ALPHA.denominator < DROP_ALPHA.numerator * denominator
