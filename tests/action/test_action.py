@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from compare.pair import COUNTS_TEXT, EXPECTED_CLASSES, build_pair
+from goldgate.comparison.models import Classes
 from goldgate.github.action import decide_exit, read_inputs, target_environ
 from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
@@ -273,8 +274,10 @@ def test_targets_never_see_a_token() -> None:
 
 
 class _Shown:
+    """What decide_exit reads of a comparison: its one classification's counts."""
+
     def __init__(self, regressions: bool) -> None:
-        self.regressions = regressions
+        self.classes = Classes(mixed=1 if regressions else 0, flaky=1, gold_changed=1)
 
 
 @pytest.mark.parametrize(
