@@ -137,6 +137,8 @@ def test_unequal_repeats_compare_every_attempt_of_each_side() -> None:
         ((VERDICT, A, "F"), (VERDICT, A, "P"), "gold changed"),
         # assertions passed it before; a person's verdict fails the same answer now
         ((VERDICT, A, "F"), (QUEUED, A, "P"), "gold changed"),
+        # a verdict removed from the store: the same answer back to its assertions
+        ((QUEUED, A, "F"), (VERDICT, A, "P"), "gold changed"),
         # a new answer that people judged worse: the application's change
         ((VERDICT, B, "F"), (VERDICT, A, "P"), "regressed"),
         ((QUEUED, B, "F"), (QUEUED, A, "P"), "regressed"),  # its assertions failed
@@ -155,7 +157,13 @@ def test_a_human_verdict_is_a_gold_change_not_an_application_change(
     )
     assert found == change
     if change == "gold changed":
-        assert detail == "gold changed: tone (a person's verdict, not the application)"
+        why = {
+            (WAITING, VERDICT): "it waits for a person's verdict now",
+            (VERDICT, WAITING): "a person's verdict recorded between the runs",
+            (VERDICT, QUEUED): "a person's verdict recorded between the runs",
+            (QUEUED, VERDICT): "a person's verdict removed between the runs",
+        }.get((now_state, state), "a person's verdict changed between the runs, same answer")
+        assert detail == f"gold changed: tone ({why})"
 
 
 def test_a_gold_change_beside_a_regression_is_said_and_does_not_hide_it() -> None:
@@ -164,7 +172,7 @@ def test_a_gold_change_beside_a_regression_is_said_and_does_not_hide_it() -> Non
     )
     assert change == "regressed"
     assert detail == (
-        "pass to fail: queue; gold changed: tone (a person's verdict, not the application)"
+        "pass to fail: queue; gold changed: tone (a person's verdict recorded between the runs)"
     )
 
 

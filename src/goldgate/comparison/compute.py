@@ -216,7 +216,7 @@ def classify_unit(
         counts = (passes, now_runs, passed, before_runs)
         if gold:
             if passes * before_runs != passed * now_runs:
-                by_gold.append(f"{name} ({_gold_reason(position, before)})")
+                by_gold.append(f"{name} ({_gold_reason(position, now, before)})")
             continue
         if (passed == before_runs and passes == 0) or drop_is_significant(
             passed, before_runs, passes, now_runs
@@ -272,10 +272,22 @@ def _passes(attempts: Sequence[AttemptSide], width: int) -> list[int]:
     return counts
 
 
-def _gold_reason(position: int, before: Sequence[AttemptSide]) -> str:
+def _gold_reason(position: int, now: Sequence[AttemptSide], before: Sequence[AttemptSide]) -> str:
     if any(_code(a, position) == NOT_RESCORED for a in before):
         return "a changed custom expectation compare does not re-score"
-    return "a person's verdict, not the application"
+
+    def has(attempts: Sequence[AttemptSide], state: str) -> bool:
+        return any(
+            position < len(a.judged) and (a.judged[position] or ("",))[0] == state for a in attempts
+        )
+
+    if has(now, WAITING):
+        return "it waits for a person's verdict now"
+    if not has(before, VERDICT):
+        return "a person's verdict recorded between the runs"
+    if not has(now, VERDICT):
+        return "a person's verdict removed between the runs"
+    return "a person's verdict changed between the runs, same answer"
 
 
 # --- refusals -----------------------------------------------------------------------------------
