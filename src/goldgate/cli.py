@@ -233,7 +233,8 @@ def evaluate(
         bool,
         typer.Option(
             "--fail-on-regression",
-            help="With --compare: exit 1 when any attempt regressed or is mixed.",
+            help="With --compare: exit 1 when any attempt (a case, with --repeat) regressed "
+            "or is mixed.",
         ),
     ] = False,
 ) -> None:

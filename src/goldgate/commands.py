@@ -318,7 +318,7 @@ class CompareRequest:
 def compare_reports(request: CompareRequest) -> ExitCode:
     """``goldgate evaluate --compare``: no settings, no targets; a new comparison file and a
     safe summary. 0 when compared, 2 when incomparable; with ``--fail-on-regression``, 1
-    when any attempt regressed or is mixed."""
+    when the comparison's one classification has a regressed or mixed unit."""
     from datetime import UTC, datetime
 
     from goldgate.comparison import compare, default_comparison_path, write_comparison

@@ -7,13 +7,18 @@ the exit rule per ``fail_on`` and the environment targets see."""
 from __future__ import annotations
 
 import copy
+import io
 import json
 import re
+import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from compare.pair import COUNTS_TEXT, EXPECTED_CLASSES, build_pair
+from goldgate.comparison.models import Classes
 from goldgate.github.action import decide_exit, read_inputs, target_environ
 from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
@@ -33,7 +38,7 @@ def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -
     ("fail_on", "code", "rule"),
     [
         ("disagreement", 1, "fail_on disagreement: exit 1"),
-        ("regression", 1, "fail_on regression: exit 1, since an attempt regressed"),
+        ("regression", 1, "fail_on regression: exit 1, since 3 regressed or mixed"),
         ("never", 0, "fail_on never: exit 0"),
     ],
 )
@@ -44,6 +49,68 @@ def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, 
     assert runner.outputs()["exit_code"] == str(code)
     assert runner.summary.read_text("utf-8").startswith(f"**goldgate: {rule}")
     assert runner.fake.comments(runner.pr_number) == []
+
+
+def test_fail_on_regression_and_the_outputs_count_the_one_classification(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    """The constructed pair of tests/compare/pair.py (with --repeat 3: one case regressed, one
+    mixed, one improved, one flaky, one gold changed by a verdict): mode compare against the
+    merge-base artifact gives the counts the CLI gives, in the outputs, the job summary, the
+    JUnit and the annotations, and fail_on regression fails on exactly regressed + mixed."""
+    pair = build_pair(tmp_path / "pair", "--repeat", "3")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("goldgate-report.json", pair.baseline.read_bytes())
+    runner = make_runner(tmp_path / "job", fake, payload, buffer.getvalue())
+    shutil.copyfile(pair.candidate, runner.workspace / "candidate.json")
+
+    result = runner.run(
+        mode="compare", report="candidate.json", fail_on="regression", comment="off"
+    )
+
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "1"
+    assert (outputs["regressed"], outputs["improved"], outputs["flaky"]) == ("2", "1", "1")
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["classes"] == EXPECTED_CLASSES
+    summary = runner.summary.read_text("utf-8")
+    assert summary.startswith(
+        "**goldgate: fail_on regression: exit 1, since 2 regressed or mixed against the baseline.**"
+    )
+    escaped = COUNTS_TEXT.replace("_", "\\_")
+    assert f"Against the baseline: {escaped} \\(cases over repeats\\)." in summary
+    junit = (runner.workspace / outputs["junit"]).read_text("utf-8")
+    for change in ("regressed", "mixed", "improved", "flaky", "gold changed"):
+        assert f'<property name="comparison.{change}" value="1" />' in junit
+    assert junit.count('type="regression"') == 6
+    assert result.stdout.count("title=goldgate regression") == 6
+
+
+def test_fail_on_regression_passes_what_is_only_flaky_or_a_gold_change(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    """The pair's candidate compared with itself: its noisy case is flaky (it varies within
+    the run) and nothing regressed, so the step passes under fail_on regression although
+    the run itself has failing checks."""
+    pair = build_pair(tmp_path / "pair", "--repeat", "3")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("goldgate-report.json", pair.candidate.read_bytes())
+    runner = make_runner(tmp_path / "job", fake, payload, buffer.getvalue())
+    shutil.copyfile(pair.candidate, runner.workspace / "candidate.json")
+
+    result = runner.run(
+        mode="compare", report="candidate.json", fail_on="regression", comment="off"
+    )
+
+    assert result.code == 0, result.stderr
+    outputs = runner.outputs()
+    assert (outputs["exit_code"], outputs["regressed"], outputs["flaky"]) == ("0", "0", "1")
+    assert runner.summary.read_text("utf-8").startswith(
+        "**goldgate: fail_on regression: exit 0, since nothing regressed against the baseline."
+    )
 
 
 def test_a_fork_pull_request_falls_back_to_a_comment_file(
@@ -207,8 +274,10 @@ def test_targets_never_see_a_token() -> None:
 
 
 class _Shown:
+    """What decide_exit reads of a comparison: its one classification's counts."""
+
     def __init__(self, regressions: bool) -> None:
-        self.regressions = regressions
+        self.classes = Classes(mixed=1 if regressions else 0, flaky=1, gold_changed=1)
 
 
 @pytest.mark.parametrize(

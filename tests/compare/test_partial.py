@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.comparison import compare
+from goldgate.comparison import compare, read_comparison
 from goldgate.comparison.rescore import rescore_case
 from goldgate.comparison.sides import load_side
 from run.support import read_report_json, run_cli
@@ -199,8 +199,54 @@ def test_the_summary_says_what_share_was_comparable(runs: Runs) -> None:
 
     assert result.code == 0, result.output
     assert "comparable: 21/25 of the candidate's attempts (84.0%)" in result.stdout
-    assert "cases: 2 added, 1 removed, 1 with a changed input (not compared)" in result.stdout
+    assert (
+        "cases: 2 added, 1 removed, 1 input changed (not compared), 1 gold changed (baseline "
+        "re-scored under the candidate's gold)" in result.stdout
+    )
+    # a gold edit alone: the re-scored case is "gold changed", never a regression
+    assert "0 regressed, 0 mixed, 0 improved, 0 flaky, 1 gold changed, 1 input changed" in (
+        result.stdout
+    )
     assert "under the new gold the baseline would fail 1 more checks" in result.stdout
     written = json.loads(output.read_text("utf-8"))
     assert written["mode"] == "partial"
     assert written["gold_effect"]["newly_failing"] == 1
+
+
+def test_input_and_gold_changes_are_said_in_those_words_by_every_renderer(
+    runs: Runs, tmp_path: Path
+) -> None:
+    output = tmp_path / "comparison.json"
+    result = run_cli(
+        "evaluate", "--compare", str(runs.app_and_gold), "--baseline", str(runs.baseline),
+        "--partial", "--output", str(output), "--fail-on-regression", cwd=runs.folder,
+    )  # fmt: skip
+    assert result.code == 1, result.output  # the application change still regresses
+
+    comparison = read_comparison(output)
+    [pipeline] = [s for s in comparison.suites if s.name == "pipeline"]
+    findings = {finding.case_id: finding for finding in pipeline.findings}
+    assert findings[RESCORED].change == "gold changed"
+    assert findings[INPUT_CHANGED].change == "input changed"
+    assert (pipeline.classes.gold_changed, pipeline.classes.input_changed) == (1, 1)
+    regressed = comparison.classes.regressions
+    assert regressed > 0
+    assert f"regressions: yes (regressed or mixed: {regressed})" in result.stdout
+
+    where = ("--comparison", str(output))
+    candidate = str(runs.app_and_gold)
+    markdown = run_cli("report", "markdown", candidate, *where, cwd=runs.folder).stdout
+    assert "| pipeline | positive\\_billing\\_en | gold changed | gold changed:" in markdown
+    assert "- input changed: pipeline: ambiguous\\_help\\_de\n" in markdown
+    shown = run_cli("report", "show", candidate, *where, cwd=runs.folder).stdout
+    assert "| positive_billing_en" in shown
+    assert "| gold changed " in shown
+    assert "- not compared, input changed: pipeline: ambiguous_help_de" in shown
+    junit = tmp_path / "junit.xml"
+    run_cli("report", "junit", candidate, "-o", str(junit), *where, cwd=runs.folder)
+    xml = junit.read_text("utf-8")
+    assert '<property name="comparison.gold changed.cases" value="positive_billing_en" />' in xml
+    assert '<property name="comparison.input changed.cases" value="ambiguous_help_de" />' in xml
+    annotations = run_cli("report", "annotations", candidate, *where, cwd=runs.folder).stdout
+    [billing] = [line for line in annotations.splitlines() if f"/ {RESCORED}::" in line]
+    assert "::gold changed, not a regression: gold changed: baseline re-scored" in billing

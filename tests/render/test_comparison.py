@@ -20,7 +20,7 @@ import pytest
 
 from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
 from goldgate.comparison import compare, write_comparison
-from goldgate.comparison.models import CaseView, Comparison, Unmatched
+from goldgate.comparison.models import CaseView, Classes, Comparison, Finding, Unmatched
 from goldgate.render.annotations import render_annotations
 from goldgate.render.compared import comparison_view
 from goldgate.render.junit import render_junit
@@ -124,6 +124,35 @@ def test_the_adapter_finds_the_example_changes(view: ComparisonView) -> None:
     assert view.baseline == "the baseline settings at revision base"
 
 
+def _with_findings(
+    comparison: Comparison, suite_index: int, findings: tuple[Finding, ...], **suite: Any
+) -> Comparison:
+    """``comparison`` with one suite's findings replaced and every count that follows from
+    them recomputed, validated like a comparison file (so the edit cannot disagree)."""
+    edited = comparison.suites[suite_index]
+    counts = dict.fromkeys(Classes.model_fields, 0)
+
+    def units(items: tuple[Finding, ...]) -> int:  # a case whose input changed is no unit
+        return sum(1 for item in items if item.change != "input changed")
+
+    counts["unchanged"] = edited.classes.unchanged + units(edited.findings) - units(findings)
+    counts["not_compared"] = edited.classes.not_compared
+    for finding in findings:
+        counts[finding.change.replace(" ", "_")] += 1
+    classes = Classes(**counts)
+    suites = list(comparison.suites)
+    suites[suite_index] = edited.model_copy(
+        update={"findings": findings, "classes": classes, **suite}
+    )
+    total = Classes()
+    for item in suites:
+        total = total.plus(item.classes)
+    value = comparison.model_copy(
+        update={"suites": tuple(suites), "classes": total, "regressions": total.regressions > 0}
+    )
+    return Comparison.model_validate(value.model_dump(mode="json"))
+
+
 def _flaky(compared: Compared) -> ComparisonView:
     """The example's comparison with one case flaky over three repeats."""
     comparison = compared.comparison
@@ -138,28 +167,50 @@ def _flaky(compared: Compared) -> ComparisonView:
         baseline_flaky=False,
         change="flaky",
     )
-    edited = comparison.model_copy(
-        update={"suites": (pipeline.model_copy(update={"cases": (flaky,)}), *comparison.suites[1:])}
+    noise = Finding(
+        case_id="thread_withdrawn_en",
+        attempt=0,
+        change="flaky",
+        detail="varies within a run: queue (passed 3/3 before, 1/3 now; Fisher's exact test, "
+        "one-sided p=0.2, not < 0.05)",
     )
+    findings = tuple(
+        noise if finding.case_id == "thread_withdrawn_en" else finding
+        for finding in pipeline.findings
+    )
+    edited = _with_findings(comparison, 0, findings, cases=(flaky,))
     return comparison_view(edited, compared.candidate)
 
 
 def _partial(compared: Compared) -> ComparisonView:
-    """The example's comparison as a partial one: a case added, one removed, one changed."""
+    """The example's comparison as a partial one: a case added, one removed, one whose input
+    changed, and one whose gold changed and whose application did not."""
     comparison = compared.comparison
     pipeline = comparison.suites[0]
     unmatched = Unmatched(
-        added=("new_case",), removed=("old_case",), input_changed=("edited_case",)
+        added=("new_case",),
+        removed=("old_case",),
+        input_changed=("edited_case",),
+        rescored=("thread_reference_en",),
     )
-    edited = comparison.model_copy(
-        update={
-            "mode": "partial",
-            "suites": (
-                pipeline.model_copy(update={"unmatched": unmatched}),
-                *comparison.suites[1:],
-            ),
-        }
+    rescored = Finding(
+        case_id="thread_reference_en",
+        attempt=1,
+        change="gold changed",
+        detail="gold changed: baseline re-scored under the candidate's gold",
     )
+    input_changed = Finding(
+        case_id="edited_case",
+        attempt=0,
+        change="input changed",
+        detail="input changed: not compared (its input differs from the baseline's)",
+    )
+    findings = (
+        *(rescored if f.case_id == rescored.case_id else f for f in pipeline.findings),
+        input_changed,
+    )
+    edited = _with_findings(comparison, 0, findings, unmatched=unmatched)
+    edited = edited.model_copy(update={"mode": "partial"})
     return comparison_view(edited, compared.candidate)
 
 
@@ -169,7 +220,8 @@ def _many_regressions(view: ComparisonView) -> ComparisonView:
         ChangeItem("pipeline", f"case-{index:05d}", 1, "regressed", "pass to fail: queue")
         for index in range(5_000)
     )
-    return replace(view, regressions=items, improvements=())
+    counts = "5,000 regressed, 0 mixed, 0 improved, 0 flaky, 0 gold changed, 0 input changed"
+    return replace(view, regressions=items, improvements=(), counts=f"{counts} (attempts)")
 
 
 VARIANTS: dict[str, Callable[[Compared, ComparisonView], ComparisonView]] = {
@@ -214,10 +266,22 @@ def test_flaky_cases_are_not_regressions(compared: Compared) -> None:
     assert ("pipeline", "thread_withdrawn_en") not in {
         (c.suite, c.case_id) for c in view.regressions
     }
-    assert [(c.case_id, c.change, c.detail) for c in view.flaky] == [
-        ("thread_withdrawn_en", "flaky", "passed 1 of 3 (baseline 3 of 3)")
+    assert [(c.case_id, c.change, c.attempt) for c in view.flaky] == [
+        ("thread_withdrawn_en", "flaky", 0)
     ]
-    assert "Flaky attempts" in render_markdown(compared.candidate, view)
+    assert "Fisher's exact test, one-sided p=0.2, not < 0.05" in view.flaky[0].detail
+    markdown = render_markdown(compared.candidate, view)
+    assert "### Flaky cases" in markdown
+    assert "1 regressed, 1 mixed, 4 improved, 1 flaky," in markdown
+    # its failing attempt is no regression anywhere: JUnit and annotations say flaky
+    assert render_junit(compared.candidate, view).count('type="regression"') == 2
+    [line] = [
+        line
+        for line in render_annotations(compared.candidate, view).splitlines()
+        if "thread_withdrawn_en" in line
+    ]
+    assert "goldgate gold disagreement" in line
+    assert "::flaky, not a regression: varies within a run: queue" in line
 
 
 def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None:
@@ -233,7 +297,22 @@ def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None
     assert "### Partial comparison" in markdown
     assert "- added: pipeline: new\\_case\n" in markdown
     assert "- removed: pipeline: old\\_case\n" in markdown
-    assert "- changed: pipeline: edited\\_case\n" in markdown
+    assert "- input changed: pipeline: edited\\_case\n" in markdown
+    assert "| pipeline | thread\\_reference\\_en | gold changed | gold changed: baseline" in (
+        markdown
+    )
+    assert [(item.case_id, item.change) for item in view.gold_changes] == [
+        ("thread_reference_en", "gold changed")
+    ]
+    assert [(item.case_id, item.change) for item in view.input_changes] == [
+        ("edited_case", "input changed")
+    ]
+    terminal = render_terminal(compared.candidate, view)
+    assert "- not compared, input changed: pipeline: edited_case" in terminal
+    assert "| gold changed |" in terminal
+    junit = render_junit(compared.candidate, view)
+    assert '<property name="comparison.gold changed.cases" value="thread_reference_en" />' in junit
+    assert '<property name="comparison.input changed.cases" value="edited_case" />' in junit
 
 
 def test_a_partial_comparison_lists_whole_suites_on_one_side_only(compared: Compared) -> None:

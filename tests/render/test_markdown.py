@@ -173,6 +173,7 @@ def comparison() -> ComparisonView:
         regressions=(ChangeItem("python", "wrong", 1, "regressed", "category now fails", where),),
         improvements=(ChangeItem("python", "ok", 2, "improved", "status now passes"),),
         flaky=(ChangeItem("labels", "tagged @team", 1, "flaky", "passed 2 of 3"),),
+        gold_changes=(ChangeItem("python", "judged", 1, "gold changed", "gold changed: tone"),),
         mcnemar=(McNemarItem("python", 3, 1, 0.625),),
         partial=True,
         added=("new_case",),
@@ -189,7 +190,8 @@ def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> Non
         "### Runtime failures and check errors",
         "### Failing cases",
         "### Improvements",
-        "### Flaky attempts",
+        "### Flaky cases",
+        "### Gold changes",
         "### Suites",
         "### Thresholds",
         "### McNemar's test",
@@ -198,7 +200,7 @@ def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> Non
     ]
     assert f"| python | [wrong]({LINK}/evaluation/dataset.json#L31) | regressed |" in document
     assert f"; compared with main @{ZWJ} 0123abc." in document
-    assert "- changed: edited &lt;b&gt;case&lt;/b&gt;" in document
+    assert "- input changed: edited &lt;b&gt;case&lt;/b&gt;" in document
     markdown_is_safe(document, LINK)
 
 

@@ -1,31 +1,51 @@
 """Two report sides in, one ``Comparison`` out. Pure: nothing here reads or writes a file.
 
-An attempt pair (same suite, case and attempt number) is classified from its checks: a check
-passes only when its outcome is ``passed`` (``error``, ``not_run`` and a check present on
-one side only are not passing). Improved: some check started passing and none stopped;
-regressed: the reverse; mixed: both; unchanged: neither.
+The one classification (``Finding``, ``Classes``) is decided here and only here, by
+``classify_unit``; every consumer reads it. A check passes only when its outcome is
+``passed`` (``error``, ``not_run`` and a check present on one side only are not passing).
+
+- A suite run once: each attempt pair (same suite, case and attempt number) is a unit.
+  Regressed: some check went from passing to not passing and none the other way; improved:
+  the reverse; mixed: both.
+- A suite run with ``--repeat`` on either side: each case is a unit, over every attempt of
+  each side. A check dropped when it passed in every attempt before and in none now
+  (all-to-none, which is the rule above for one attempt a side), or when Fisher's exact
+  test, one-sided, on its pass counts gives p < 0.05; it rose the other way round. A case
+  with a drop is regressed (mixed with a rise too), with a rise only improved; a case whose
+  checks vary within either run and neither dropped nor rose is flaky: never a regression.
+- A check whose change is gold's, not the application's, is left out of those and makes a
+  unit ``gold changed`` when nothing else changed: a text check a person's verdict decided
+  on one side where the answer is the same on both sides or waits for a verdict on either
+  side (a verdict recorded between the runs), and a changed custom expectation compare
+  could not re-score. A case whose gold changed (partial) is ``gold changed`` unless its
+  application change under the one gold says more; a case whose input changed is ``input
+  changed`` and not compared.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from goldgate import __version__
 from goldgate.comparison.models import (
+    REPEAT_RULE,
+    SINGLE_RULE,
     AttemptChange,
     AttemptCounts,
     CaseView,
     CheckChange,
+    Classes,
     Comparable,
     Comparison,
     CountDelta,
     Delta,
     ExpectationDelta,
     Figures,
+    Finding,
     GoldEffect,
     LabelDelta,
     Latency,
@@ -38,33 +58,236 @@ from goldgate.comparison.models import (
     UsageDelta,
 )
 from goldgate.comparison.rescore import NOT_RESCORED, rescore_case
-from goldgate.comparison.sides import OUTCOMES, AttemptSide, CaseSide, ReportSide, SuiteSide
-from goldgate.comparison.stats import mcnemar_p_value, nearest_rank
+from goldgate.comparison.sides import (
+    OUTCOMES,
+    VERDICT,
+    WAITING,
+    AttemptSide,
+    CaseSide,
+    ReportSide,
+    SuiteSide,
+)
+from goldgate.comparison.stats import (
+    drop_is_significant,
+    fisher_drop_p_value,
+    mcnemar_p_value,
+    nearest_rank,
+)
 from goldgate.errors import InvalidInputError
 from goldgate.report.digests import bytes_digest, value_digest
 from goldgate.report.models import MetricResult
 
-__all__ = ["classify", "compare_sides"]
+__all__ = ["Unit", "classify", "classify_unit", "compare_sides"]
 
 _RUNTIME_FAILURES = frozenset({"failed", "timed_out"})
 REPLAY_REASON = "a replay's latency and usage are its original run's measurements"
 
 
-def classify(candidate: str, baseline: str) -> str:
-    """The class of an attempt pair from its check codes (one letter per check)."""
+def classify(candidate: str, baseline: str, gold: Collection[int] = ()) -> str:
+    """The class of an attempt pair from its check codes (one letter per check): improved,
+    regressed, mixed, gold changed or unchanged. Positions in ``gold``, and a baseline check
+    compare could not re-score, changed by gold: they only make a pair ``gold changed``."""
     if candidate == baseline:
         return "unchanged"
-    up = down = False
+    up = down = by_gold = False
     for position in range(max(len(candidate), len(baseline))):
         now = position < len(candidate) and candidate[position] == "P"
         before = position < len(baseline) and baseline[position] == "P"
-        if now and not before:
+        if now == before:
+            continue
+        if position in gold or (position < len(baseline) and baseline[position] == NOT_RESCORED):
+            by_gold = True
+        elif now:
             up = True
-        elif before and not now:
+        else:
             down = True
     if up and down:
         return "mixed"
-    return "improved" if up else "regressed" if down else "unchanged"
+    if up or down:
+        return "improved" if up else "regressed"
+    return "gold changed" if by_gold else "unchanged"
+
+
+# --- the one classification ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What ``classify_unit`` decided for one unit: its class (``unchanged`` included) and a
+    safe sentence."""
+
+    change: str
+    detail: str
+
+
+def _judged_by_gold(
+    position: int, now: Sequence[AttemptSide], before: Sequence[AttemptSide]
+) -> bool:
+    """Whether a text check's change at ``position`` is a person's verdict recorded between
+    the runs: a verdict decided it on some attempt, and either it waits for a verdict on
+    some attempt (nothing to compare) or every answer is the same on both sides."""
+    states: list[list[tuple[str, str | None] | None]] = [[], []]
+    for side, attempts in enumerate((now, before)):
+        for attempt in attempts:
+            if attempt.status == "completed":
+                judged = attempt.judged
+                states[side].append(judged[position] if position < len(judged) else None)
+    flat = [state for side in states for state in side if state is not None]
+    if not flat:
+        return False
+    if any(state == WAITING for state, _ in flat):
+        return True
+    if not any(state == VERDICT for state, _ in flat):
+        return False  # queued but decided by assertions on both sides: the application's
+    answers = [{None if s is None else s[1] for s in side} for side in states]
+    return None not in answers[0] | answers[1] and answers[0] == answers[1]
+
+
+def _code(attempt: AttemptSide, position: int) -> str | None:
+    codes = attempt.codes
+    return codes[position] if position < len(codes) else None
+
+
+def _rates(now: int, now_runs: int, before: int, before_runs: int) -> str:
+    return f"passed {before}/{before_runs} before, {now}/{now_runs} now"
+
+
+def _why(dropped: bool, now: int, now_runs: int, before: int, before_runs: int) -> str:
+    """Which test told the change from noise, with its numbers."""
+    counts = _rates(now, now_runs, before, before_runs)
+    if dropped and before == before_runs and now == 0:
+        return f"{counts}: all-to-none"
+    if not dropped and now == now_runs and before == 0:
+        return f"{counts}: none-to-all"
+    if dropped:
+        p_value = fisher_drop_p_value(before, before_runs, now, now_runs)
+    else:
+        p_value = fisher_drop_p_value(now, now_runs, before, before_runs)
+    return f"{counts}: Fisher's exact test, one-sided p={p_value:.3g} < 0.05"
+
+
+def _noise(now: int, now_runs: int, before: int, before_runs: int) -> str:
+    counts = _rates(now, now_runs, before, before_runs)
+    if now * before_runs < before * now_runs:
+        p_value = fisher_drop_p_value(before, before_runs, now, now_runs)
+    elif now * before_runs > before * now_runs:
+        p_value = fisher_drop_p_value(now, now_runs, before, before_runs)
+    else:
+        return f"{counts}"
+    return f"{counts}; Fisher's exact test, one-sided p={p_value:.3g}, not < 0.05"
+
+
+def classify_unit(
+    names: Sequence[str],
+    now: Sequence[AttemptSide],
+    before: Sequence[AttemptSide],
+    *,
+    repeated: bool,
+    rescored: bool = False,
+) -> Unit:
+    """The one classification of one unit: an attempt pair (``repeated`` false, one attempt
+    a side) or a case over its repeats (every attempt a side). Skipped attempts are left
+    out; ``not compared`` when a side has none left. ``rescored``: the case's gold changed
+    and the baseline was re-scored under the candidate's."""
+    now = [attempt for attempt in now if attempt.status != "skipped"]
+    before = [attempt for attempt in before if attempt.status != "skipped"]
+    if not now or not before:
+        return Unit("not compared", "skipped on a side")
+    now_runs, before_runs = len(now), len(before)
+    width = max([len(names), *(len(a.codes) for a in now), *(len(a.codes) for a in before)])
+    dropped: list[str] = []
+    rose: list[str] = []
+    flaky: list[str] = []
+    by_gold: list[str] = []
+    now_passes, before_passes = _passes(now, width), _passes(before, width)
+    # Only these two can make a check's change gold's; most units have neither.
+    unscored = any(NOT_RESCORED in attempt.codes for attempt in before)
+    judged = any(attempt.judged for attempt in (*now, *before))
+    for position in range(width):
+        name = names[position] if position < len(names) else f"check {position + 1}"
+        passes, passed = now_passes[position], before_passes[position]
+        if passes * before_runs == passed * now_runs and not (
+            0 < passes < now_runs or 0 < passed < before_runs
+        ):
+            continue  # the same rate and no noise: nothing to say about this check
+        gold = (unscored and any(_code(a, position) == NOT_RESCORED for a in before)) or (
+            judged and _judged_by_gold(position, now, before)
+        )
+        counts = (passes, now_runs, passed, before_runs)
+        if gold:
+            if passes * before_runs != passed * now_runs:
+                by_gold.append(f"{name} ({_gold_reason(position, now, before)})")
+            continue
+        if (passed == before_runs and passes == 0) or drop_is_significant(
+            passed, before_runs, passes, now_runs
+        ):
+            dropped.append(f"{name} ({_why(True, *counts)})" if repeated else name)
+        elif (passes == now_runs and passed == 0) or drop_is_significant(
+            passes, now_runs, passed, before_runs
+        ):
+            rose.append(f"{name} ({_why(False, *counts)})" if repeated else name)
+        else:
+            flaky.append(f"{name} ({_noise(*counts)})")
+    if dropped and rose:
+        change = "mixed"
+    elif dropped or rose:
+        change = "regressed" if dropped else "improved"
+    elif flaky:
+        change = "flaky"
+    elif by_gold or rescored:
+        change = "gold changed"
+    else:
+        change = "unchanged"
+    status = ""
+    if not repeated and now[0].status != before[0].status:
+        status = f"status {before[0].status} -> {now[0].status}"
+    return Unit(change, _detail(status, dropped, rose, flaky, by_gold, rescored))
+
+
+def _detail(
+    status: str, dropped: list[str], rose: list[str], flaky: list[str], by_gold: list[str],
+    rescored: bool,
+) -> str:  # fmt: skip
+    parts = [status] if status else []
+    for label, names in (
+        ("pass to fail", dropped),
+        ("fail to pass", rose),
+        ("varies within a run", flaky),
+        ("gold changed", by_gold),
+    ):
+        if names:
+            parts.append(f"{label}: {', '.join(names)}")
+    if rescored:
+        parts.append("gold changed: baseline re-scored under the candidate's gold")
+    return "; ".join(parts)
+
+
+def _passes(attempts: Sequence[AttemptSide], width: int) -> list[int]:
+    """Per check position, how many of ``attempts`` passed it."""
+    counts = [0] * width
+    for attempt in attempts:
+        for position, code in enumerate(attempt.codes):
+            if code == "P":
+                counts[position] += 1
+    return counts
+
+
+def _gold_reason(position: int, now: Sequence[AttemptSide], before: Sequence[AttemptSide]) -> str:
+    if any(_code(a, position) == NOT_RESCORED for a in before):
+        return "a changed custom expectation compare does not re-score"
+
+    def has(attempts: Sequence[AttemptSide], state: str) -> bool:
+        return any(
+            position < len(a.judged) and (a.judged[position] or ("",))[0] == state for a in attempts
+        )
+
+    if has(now, WAITING):
+        return "it waits for a person's verdict now"
+    if not has(before, VERDICT):
+        return "a person's verdict recorded between the runs"
+    if not has(now, VERDICT):
+        return "a person's verdict removed between the runs"
+    return "a person's verdict changed between the runs, same answer"
 
 
 # --- refusals -----------------------------------------------------------------------------------
@@ -325,6 +548,7 @@ def _figures(tally: _Tally, replay: bool) -> Figures:
             improved=classes["improved"],
             regressed=classes["regressed"],
             mixed=classes["mixed"],
+            gold_changed=classes["gold changed"],
             unchanged=classes["unchanged"],
             not_compared=classes["not_compared"],
             candidate_only=classes["candidate_only"],
@@ -496,32 +720,38 @@ def _change(
     )
 
 
-def _case_view(case_id: str, now: Sequence[AttemptSide], before: Sequence[AttemptSide]) -> CaseView:
+def _case_view(
+    case_id: str, now: Sequence[AttemptSide], before: Sequence[AttemptSide], change: str
+) -> CaseView:
     def passes(attempts: Iterable[AttemptSide]) -> tuple[int, int]:
         ran = [a for a in attempts if a.status != "skipped"]
         return sum(1 for a in ran if a.codes.count("P") == len(a.codes)), len(ran)
 
     mine, mine_n = passes(now)
     theirs, theirs_n = passes(before)
-    mine_flaky, theirs_flaky = 0 < mine < mine_n, 0 < theirs < theirs_n
-    if mine_flaky or theirs_flaky:
-        change = "flaky"
-    elif mine_n and theirs_n and mine == mine_n and theirs == 0:
-        change = "improved"
-    elif mine_n and theirs_n and mine == 0 and theirs == theirs_n:
-        change = "regressed"
-    else:
-        change = "unchanged"
     return CaseView(
         case_id=case_id,
         candidate_passes=mine,
         candidate_attempts=mine_n,
         baseline_passes=theirs,
         baseline_attempts=theirs_n,
-        candidate_flaky=mine_flaky,
-        baseline_flaky=theirs_flaky,
-        change=change,
+        candidate_flaky=_varies(now),
+        baseline_flaky=_varies(before),
+        change="unchanged" if change == "not compared" else change,
     )
+
+
+def _varies(attempts: Sequence[AttemptSide]) -> bool:
+    """Whether the attempts that ran disagree on some check's passing."""
+    ran = {tuple(code == "P" for code in a.codes) for a in attempts if a.status != "skipped"}
+    return len(ran) > 1
+
+
+def _gold_positions(now: AttemptSide, before: AttemptSide) -> frozenset[int]:
+    if not (now.judged or before.judged):
+        return frozenset()
+    width = max(len(now.judged), len(before.judged))
+    return frozenset(p for p in range(width) if _judged_by_gold(p, (now,), (before,)))
 
 
 def _pairs(
@@ -537,7 +767,7 @@ def _pairs(
         if now.status == "skipped" or before.status == "skipped":
             classes["not_compared"] += 1
             continue
-        change = classify(now.codes, before.codes)
+        change = classify(now.codes, before.codes, _gold_positions(now, before))
         classes[change] += 1
         if change != "unchanged":
             changes.append(_change(case, now, before, before.codes, change, rescored))
@@ -569,6 +799,8 @@ def _compare_suite(
     input_changed: list[str] = []
     rescored_ids: list[str] = []
     counts = Counter[str]()
+    findings: list[Finding] = []
+    classes = Counter[str]()
     for case in candidate.cases:
         before_case = before_cases.get(case.id)
         if before_case is None:
@@ -578,6 +810,15 @@ def _compare_suite(
         if case.input_key != before_case.input_key:
             input_changed.append(case.id)
             counts["input_changed"] += len(case.attempts)
+            classes["input changed"] += 1
+            findings.append(
+                Finding(
+                    case_id=case.id,
+                    attempt=0,
+                    change="input changed",
+                    detail="input changed: not compared (its input differs from the baseline's)",
+                )
+            )
             continue
         names = case.names
         rescored = case.gold_key != before_case.gold_key
@@ -591,8 +832,9 @@ def _compare_suite(
         tally.candidate.add_case(case.attempts, names)
         tally.baseline.add_case(before_attempts, names)
         changes.extend(_pairs(case, before_attempts, tally.classes, rescored))
-        if repeated:
-            views.append(_case_view(case.id, case.attempts, before_attempts))
+        view = _classify_case(case, before_attempts, repeated, rescored, findings, classes)
+        if view is not None:
+            views.append(view)
     removed = [case for case in baseline.cases if case.id not in now_ids]
     unmatched = Unmatched(
         added=tuple(added),
@@ -619,8 +861,48 @@ def _compare_suite(
         cases=tuple(views),
         unmatched=unmatched,
         metrics_scope="same cases" if same_cases else "each report's cases",
+        unit="case" if repeated else "attempt",
+        rule=REPEAT_RULE if repeated else SINGLE_RULE,
+        classes=Classes(**{key.replace(" ", "_"): value for key, value in classes.items()}),
+        findings=tuple(findings),
     )
     return _SuiteResult(comparison, tally, effect)
+
+
+def _classify_case(
+    case: CaseSide, before_attempts: Sequence[AttemptSide], repeated: bool, rescored: bool,
+    findings: list[Finding], classes: Counter[str],
+) -> CaseView | None:  # fmt: skip
+    """The one classification of a compared case into ``findings`` and ``classes``: the case
+    over its repeats (and its view), or each attempt pair of a suite run once."""
+    names = case.names
+    if repeated:
+        unit = classify_unit(
+            names, case.attempts, before_attempts, repeated=True, rescored=rescored
+        )
+        _record(findings, classes, case.id, 0, unit)
+        return _case_view(case.id, case.attempts, before_attempts, unit.change)
+    for now, before in zip(case.attempts, before_attempts, strict=False):
+        if (
+            now.codes == before.codes
+            and not rescored
+            and "skipped" not in (now.status, before.status)
+        ):
+            classes["unchanged"] += 1  # most pairs: nothing to classify
+            continue
+        unit = classify_unit(names, (now,), (before,), repeated=False, rescored=rescored)
+        _record(findings, classes, case.id, now.attempt, unit)
+    return None
+
+
+def _record(
+    findings: list[Finding], classes: Counter[str], case_id: str, attempt: int, unit: Unit
+) -> None:
+    classes[unit.change] += 1
+    if unit.change not in ("unchanged", "not compared"):
+        findings.append(
+            Finding(case_id=case_id, attempt=attempt, change=unit.change, detail=unit.detail)
+        )
 
 
 # --- the whole comparison -----------------------------------------------------------------------
@@ -664,7 +946,12 @@ def compare_sides(
         effect.merge(result.effect)
     figures = _figures(overall, replay)
     counts = figures.attempts
-    compared = counts.improved + counts.regressed + counts.mixed + counts.unchanged
+    compared = (
+        counts.improved + counts.regressed + counts.mixed + counts.gold_changed + counts.unchanged
+    )
+    classes = Classes()
+    for result in results:
+        classes = classes.plus(result.comparison.classes)
     total = sum(len(case.attempts) for suite in candidate.suites for case in suite.cases)
     return Comparison(
         goldgate_version=__version__,
@@ -679,7 +966,8 @@ def compare_sides(
             added_suites=tuple(added_suites),
             removed_suites=tuple(removed_suites),
         ),
-        regressions=counts.regressed + counts.mixed > 0,
+        regressions=classes.regressions > 0,
+        classes=classes,
         overall=figures,
         suites=tuple(result.comparison for result in results),
         gold_effect=GoldEffect(

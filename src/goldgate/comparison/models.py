@@ -9,16 +9,37 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from goldgate.report.models import DatasetRecord, VariantRecord
 
 COMPARISON_FORMAT_VERSION = 1
 COMPARISON_FORMAT = f"goldgate.comparison/{COMPARISON_FORMAT_VERSION}"
 
-AttemptClass = Literal["improved", "regressed", "mixed", "unchanged"]
-CaseClass = Literal["improved", "regressed", "unchanged", "flaky"]
-CLASSES: tuple[AttemptClass, ...] = ("improved", "regressed", "mixed", "unchanged")
+AttemptClass = Literal["improved", "regressed", "mixed", "gold changed", "unchanged"]
+CLASSES: tuple[AttemptClass, ...] = ("improved", "regressed", "mixed", "gold changed", "unchanged")
+
+ChangeClass = Literal["regressed", "mixed", "improved", "flaky", "gold changed", "input changed"]
+"""The one classification every consumer reads (the summary, ``--fail-on-regression``, the
+action, Markdown, annotations, JUnit, ``report show``)."""
+CHANGE_CLASSES: tuple[ChangeClass, ...] = (
+    "regressed",
+    "mixed",
+    "improved",
+    "flaky",
+    "gold changed",
+    "input changed",
+)
+CaseClass = Literal[
+    "regressed", "mixed", "improved", "flaky", "gold changed", "input changed", "unchanged"
+]
+
+REPEAT_RULE = (
+    "a check regressed when it passed in every attempt before and in none now, or when "
+    "Fisher's exact test (one-sided, on its pass counts) gives p < 0.05; improved the other "
+    "way round; a case whose checks vary within a run and did neither is flaky"
+)
+SINGLE_RULE = "a check regressed when it went from passed to failed, error or not run"
 
 
 class _Model(BaseModel):
@@ -52,6 +73,9 @@ class AttemptCounts(_Model):
     improved: int = 0
     regressed: int = 0
     mixed: int = 0
+    gold_changed: int = Field(
+        0, description="Pairs whose only changed checks changed by gold (a verdict)."
+    )
     unchanged: int = 0
     not_compared: int = Field(0, description="Pairs in which either attempt was skipped.")
     candidate_only: int = Field(
@@ -142,8 +166,9 @@ class AttemptChange(_Model):
 
 
 class CaseView(_Model):
-    """A case over its repeats: passes out of N on each side. Flaky when a side's attempts
-    disagree, so noise is not shown as a regression."""
+    """A case over its repeats: passes out of N on each side, and its class in the one
+    classification (flaky when a side's attempts disagree and no check's drop or rise is
+    told from noise)."""
 
     case_id: str
     candidate_passes: int
@@ -153,6 +178,46 @@ class CaseView(_Model):
     candidate_flaky: bool
     baseline_flaky: bool
     change: CaseClass
+
+
+class Finding(_Model):
+    """One entry of the one classification: an attempt that is not unchanged (a suite run
+    once), or a case over its repeats (``attempt`` 0), or a case whose input changed."""
+
+    case_id: str
+    attempt: int = Field(ge=0, description="The attempt; 0 for the whole case.")
+    change: ChangeClass
+    detail: str = Field(
+        description="One safe sentence: which checks changed, their pass counts and the test "
+        "that decided (names and numbers only)."
+    )
+
+
+class Classes(_Model):
+    """Counts of the one classification. ``input_changed`` counts cases; the others count
+    the units classified: attempts of a suite run once, cases of a suite with ``--repeat``."""
+
+    regressed: int = 0
+    mixed: int = 0
+    improved: int = 0
+    flaky: int = 0
+    gold_changed: int = 0
+    input_changed: int = 0
+    unchanged: int = 0
+    not_compared: int = Field(0, description="Units skipped (a live suite) on either side.")
+
+    def count(self, change: str) -> int:
+        return int(getattr(self, change.replace(" ", "_")))
+
+    @property
+    def regressions(self) -> int:
+        """What fails ``--fail-on-regression``: regressed and mixed units."""
+        return self.regressed + self.mixed
+
+    def plus(self, other: Classes) -> Classes:
+        return Classes(
+            **{name: getattr(self, name) + getattr(other, name) for name in type(self).model_fields}
+        )
 
 
 class LabelDelta(_Model):
@@ -208,6 +273,25 @@ class SuiteComparison(_Model):
     cases: tuple[CaseView, ...] = Field((), description="Per case, when either side repeats.")
     unmatched: Unmatched = Field(default_factory=Unmatched)
     metrics_scope: Literal["same cases", "each report's cases"] = "same cases"
+    unit: Literal["attempt", "case"] = Field(
+        description="What the classification classifies: attempts, or cases over repeats."
+    )
+    rule: str = Field(description="The rule that decided a regression, in words.")
+    classes: Classes = Field(description="The one classification's counts.")
+    findings: tuple[Finding, ...] = Field(
+        description="Every unit of the one classification that is not unchanged, in order."
+    )
+
+    @model_validator(mode="after")
+    def _findings_agree(self) -> SuiteComparison:
+        for change in CHANGE_CLASSES:
+            listed = sum(1 for finding in self.findings if finding.change == change)
+            if listed != self.classes.count(change):
+                raise ValueError(
+                    f"classes.{change.replace(' ', '_')} is {self.classes.count(change)} but "
+                    f"{listed} findings are {change!r}"
+                )
+        return self
 
 
 class GoldEffect(_Model):
@@ -240,7 +324,25 @@ class Comparison(_Model):
     candidate: ReportRef
     baseline: ReportRef
     comparable: Comparable
-    regressions: bool = Field(description="Any attempt regressed or mixed.")
+    regressions: bool = Field(
+        description="Any unit of the one classification regressed or mixed: what "
+        "--fail-on-regression and fail_on: regression fail on."
+    )
+    classes: Classes = Field(description="The one classification's counts over every suite.")
     overall: Figures
     suites: tuple[SuiteComparison, ...]
     gold_effect: GoldEffect | None = Field(None, description="Partial mode only.")
+
+    @model_validator(mode="after")
+    def _classes_agree(self) -> Comparison:
+        total = Classes()
+        for suite in self.suites:
+            total = total.plus(suite.classes)
+        if total != self.classes:
+            raise ValueError("classes are not the sum of the suites' classes")
+        if self.regressions != (total.regressions > 0):
+            raise ValueError(
+                f"regressions is {str(self.regressions).lower()} but {total.regressions} units "
+                "regressed or are mixed"
+            )
+        return self

@@ -86,9 +86,21 @@ def rescore_case(
             else:
                 assert attempt.result is not None
                 codes.append(_code(compiled, attempt.result, envelope))
+        # How a kept check was decided stays with it; a re-scored one was decided by gold.
+        judged = attempt.judged
+        if judged:
+            judged = tuple(
+                judged[position] if position is not None else None for position, *_ in plan
+            )
         rescored.append(
             AttemptSide(
-                attempt.attempt, attempt.status, attempt.latency_ms, attempt.usage, "".join(codes)
+                attempt.attempt,
+                attempt.status,
+                attempt.latency_ms,
+                attempt.usage,
+                "".join(codes),
+                None,
+                judged,
             )
         )
     return tuple(rescored)

@@ -3,7 +3,9 @@
 A report of 100,000 attempts is 40 MB of JSON and most of it is result documents, which
 full validation would copy into models. A side keeps, per attempt, its status, latency,
 usage and its checks' outcomes as one short string (``P`` passed, ``F`` failed, ``E`` error,
-``N`` not_run); per case, canonical bytes of its input and gold (equal bytes, equal values);
+``N`` not_run), and for a text check a person may judge, how it was decided and the digest
+of the answer (so that a verdict recorded between two runs is told from a changed answer);
+per case, canonical bytes of its input and gold (equal bytes, equal values);
 and, only for the cases a caller asks for, the saved result documents (partial comparison
 re-scores those). The header and each suite's own fields are validated with the report
 models; cases are checked by hand as they are reduced, so a malformed report is refused
@@ -21,8 +23,9 @@ from typing import Any, NamedTuple
 import orjson
 from pydantic import ValidationError
 
+from goldgate.adjudication.verdicts import output_digest
 from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import canonical_json
+from goldgate.jsonvalue import MISSING, PointerSyntaxError, canonical_json, resolve_pointer
 from goldgate.memory import collections_paused
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
@@ -33,7 +36,16 @@ from goldgate.report.io import (
 )
 from goldgate.report.models import Report, SuiteRecord
 
-__all__ = ["CODES", "AttemptSide", "CaseSide", "ReportSide", "SuiteSide", "load_side", "side_of"]
+__all__ = [
+    "CODES",
+    "AttemptSide",
+    "CaseSide",
+    "Judged",
+    "ReportSide",
+    "SuiteSide",
+    "load_side",
+    "side_of",
+]
 
 CODES = {"passed": "P", "failed": "F", "error": "E", "not_run": "N"}
 OUTCOMES = {code: outcome for outcome, code in CODES.items()}
@@ -66,6 +78,18 @@ class Expectation:
         return canonical([self.name, self.path, self.comparison, self.scorer, self.expected])
 
 
+VERDICT = "verdict"
+"""A person's recorded verdict decided the check."""
+WAITING = "waiting"
+"""The check waits for a person's verdict: it has no outcome of its own (``not_run``)."""
+QUEUED = "queued"
+"""The check joined the adjudication queue but its assertions decided it."""
+
+Judged = tuple[str, str | None]
+"""How a check a person may judge was decided (``VERDICT``, ``WAITING`` or ``QUEUED``) and
+the digest of the answer it is about (``None`` when the result was not saved)."""
+
+
 class AttemptSide(NamedTuple):
     """One attempt as compared (a tuple: 100,000 of them are made per report)."""
 
@@ -77,6 +101,8 @@ class AttemptSide(NamedTuple):
     """One letter per expectation, in gold order (``CODES``)."""
     result: Mapping[str, Any] | None = None
     """Kept only for the cases a caller asked for."""
+    judged: tuple[Judged | None, ...] = ()
+    """Per check, for text checks a person judged or may judge; empty when none was."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,18 +164,57 @@ def _expectations(raw: Any) -> tuple[Expectation, ...]:
     return tuple(found)
 
 
-def _attempts(raws: Any, size: int, keep: bool) -> tuple[AttemptSide, ...]:
+def _judged_state(check: Any) -> str | None:
+    if not isinstance(check, dict):
+        raise TypeError("a check is an object")
+    if check.get("adjudicated") is True:
+        return VERDICT
+    if check.get("adjudication") is True:
+        return WAITING if check.get("outcome") == "not_run" else QUEUED
+    return None
+
+
+def _answer_digest(result: Any, path: str) -> str | None:
+    try:
+        answer = resolve_pointer(result, path) if isinstance(result, dict) else MISSING
+    except PointerSyntaxError:
+        return None
+    return output_digest(answer) if isinstance(answer, str) else None
+
+
+def _judged(
+    raw: Any, text_checks: tuple[tuple[int, str], ...], size: int
+) -> tuple[Judged | None, ...]:
+    """How each text check of a completed attempt was decided, where a person judged it or
+    may judge it; ``()`` when no check was."""
+    checks = raw["checks"]
+    found: list[Judged | None] | None = None
+    for position, path in text_checks:
+        state = _judged_state(checks[position])
+        if state is not None:
+            if found is None:
+                found = [None] * size
+            found[position] = (state, _answer_digest(raw.get("result"), path))
+    return () if found is None else tuple(found)
+
+
+def _attempts(
+    raws: Any, size: int, keep: bool, text_checks: tuple[tuple[int, str], ...] = ()
+) -> tuple[AttemptSide, ...]:
     """A case's attempts, checked as they are reduced (this loop runs once per attempt of
-    both reports: it is kept lean)."""
+    both reports: it is kept lean). ``text_checks``: (position, path) of each text check."""
     not_run = "N" * size
     reduced = []
     new = tuple.__new__  # AttemptSide(...) would go through a Python-level __new__
     for raw in raws:
         status = raw["status"]
+        judged: tuple[Judged | None, ...] = ()
         if status == "completed":
             codes = "".join(map(_CODE, map(_OUTCOME, raw["checks"])))
             if len(codes) != size:
                 raise ValueError(f"{len(codes)} checks for {size} expectations")
+            if text_checks:
+                judged = _judged(raw, text_checks, size)
         elif status in _STATUSES:
             codes = not_run
         else:
@@ -161,7 +226,9 @@ def _attempts(raws: Any, size: int, keep: bool) -> tuple[AttemptSide, ...]:
         if latency is not None and type(latency) is not float and type(latency) is not int:
             raise TypeError("latency_ms must be a number")
         result = raw.get("result") if keep else None
-        reduced.append(new(AttemptSide, (number, status, latency, raw.get("usage"), codes, result)))
+        reduced.append(
+            new(AttemptSide, (number, status, latency, raw.get("usage"), codes, result, judged))
+        )
     return tuple(reduced)
 
 
@@ -175,7 +242,10 @@ def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
     )
     raw_input = raw.get("input")
     keep = wanted is not None and wanted(suite, case_id, gold_key)
-    attempts = _attempts(raw["attempts"], len(expectations), keep)
+    text_checks = tuple(
+        (position, e.path) for position, e in enumerate(expectations) if e.comparison == "text"
+    )
+    attempts = _attempts(raw["attempts"], len(expectations), keep, text_checks)
     input_key = b"" if raw_input is None else canonical(raw_input)
     names = tuple(e.name for e in expectations)
     return CaseSide(case_id, input_key, gold_key, expectations, names, attempts)

@@ -1,11 +1,22 @@
-"""Small exact statistics: the McNemar test and nearest-rank percentiles. Pure."""
+"""Small exact statistics: the McNemar test, Fisher's exact test for a drop in a pass count
+and nearest-rank percentiles. Pure."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
-__all__ = ["mcnemar_p_value", "nearest_rank"]
+__all__ = [
+    "DROP_ALPHA",
+    "drop_is_significant",
+    "fisher_drop_p_value",
+    "mcnemar_p_value",
+    "nearest_rank",
+]
+
+DROP_ALPHA = Fraction(1, 20)
+"""A drop is told from noise when Fisher's one-sided p-value is below this (0.05)."""
 
 
 def mcnemar_p_value(improved: int, regressed: int) -> float:
@@ -35,3 +46,47 @@ def nearest_rank(sorted_values: Sequence[float], percent: float) -> float | None
         return None
     rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
     return float(sorted_values[rank - 1])
+
+
+def _fisher_drop_tail(
+    before_passes: int, before_runs: int, now_passes: int, now_runs: int
+) -> tuple[int, int]:
+    """Fisher's exact one-sided test that the pass rate dropped, as the exact fraction
+    ``(numerator, denominator)``: with both sides' passes pooled (``K`` of ``N`` runs) and
+    the margins fixed, the chance that the baseline's ``before_runs`` hold at least
+    ``before_passes`` of them, ``sum over x >= a of C(n_b, x) C(n_c, K - x) / C(N, K)``."""
+    if not (0 <= before_passes <= before_runs and 0 <= now_passes <= now_runs):
+        raise ValueError("passes are between 0 and the number of runs")
+    passes = before_passes + now_passes
+    runs = before_runs + now_runs
+    numerator = sum(
+        math.comb(before_runs, x) * math.comb(now_runs, passes - x)
+        for x in range(before_passes, min(passes, before_runs) + 1)
+    )
+    return numerator, math.comb(runs, passes)
+
+
+def fisher_drop_p_value(
+    before_passes: int, before_runs: int, now_passes: int, now_runs: int
+) -> float:
+    """The one-sided p-value of Fisher's exact test for a lower pass rate now than before
+    (scipy's ``fisher_exact([[a, b - a], [c, d - c]], alternative="greater")``); 1.0 when
+    either side has no runs."""
+    if before_runs == 0 or now_runs == 0:
+        return 1.0
+    numerator, denominator = _fisher_drop_tail(before_passes, before_runs, now_passes, now_runs)
+    return min(1.0, numerator / denominator)  # one correctly rounded division of integers
+
+
+def drop_is_significant(
+    before_passes: int, before_runs: int, now_passes: int, now_runs: int
+) -> bool:
+    """Whether the drop from ``before_passes/before_runs`` to ``now_passes/now_runs`` is told
+    from noise: Fisher's exact one-sided p-value below ``DROP_ALPHA``, decided on the exact
+    fraction (never on a rounded float)."""
+    if before_runs == 0 or now_runs == 0:
+        return False
+    if before_passes * now_runs <= now_passes * before_runs:
+        return False  # no drop at all: the tail is at least one half
+    numerator, denominator = _fisher_drop_tail(before_passes, before_runs, now_passes, now_runs)
+    return numerator * DROP_ALPHA.denominator < DROP_ALPHA.numerator * denominator

@@ -3,10 +3,19 @@ Never an input, a result, an expected value or a reason."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from goldgate.comparison.models import Comparison, Delta, Figures, ReportRef
+from goldgate.comparison.models import (
+    CHANGE_CLASSES,
+    REPEAT_RULE,
+    Classes,
+    Comparison,
+    Delta,
+    Figures,
+    ReportRef,
+)
 
 
 def _rate(delta: Delta) -> str:
@@ -17,29 +26,39 @@ def _rate(delta: Delta) -> str:
     return f"{show(delta.baseline)} -> {show(delta.candidate)}{change}"
 
 
-def _classes(figures: Figures) -> str:
+def classes_text(classes: Classes) -> str:
+    """The one classification's counts, in its order: the words every renderer uses."""
+    shown = [f"{classes.count(change)} {change}" for change in CHANGE_CLASSES]
+    return ", ".join([*shown, f"{classes.unchanged} unchanged"])
+
+
+def _classes(classes: Classes, figures: Figures) -> str:
     counts = figures.attempts
-    text = (
-        f"{counts.improved} improved, {counts.regressed} regressed, {counts.mixed} mixed, "
-        f"{counts.unchanged} unchanged"
-    )
     extra = [
         f"{value} {label}"
         for value, label in (
-            (counts.not_compared, "not compared (skipped)"),
+            (classes.not_compared, "not compared (skipped)"),
             (counts.candidate_only, "candidate-only repeats"),
             (counts.baseline_only, "baseline-only repeats"),
         )
         if value
     ]
-    return "; ".join([text, *extra])
+    return "; ".join([classes_text(classes), *extra])
 
 
-def _line(name: str, figures: Figures) -> str:
+def _line(name: str, classes: Classes, figures: Figures, unit: str) -> str:
     return (
-        f"{name}: {_classes(figures)}; attempt pass rate {_rate(figures.attempt_pass_rate)}, "
-        f"McNemar p={figures.mcnemar.p_value:.4g}"
+        f"{name}: {_classes(classes, figures)}{unit}; attempt pass rate "
+        f"{_rate(figures.attempt_pass_rate)}, McNemar p={figures.mcnemar.p_value:.4g}"
     )
+
+
+def _unit(units: Collection[str]) -> str:
+    if units == {"case"}:
+        return " (cases over repeats)"
+    if units == {"case", "attempt"}:
+        return " (attempts; cases of suites run with --repeat)"
+    return ""
 
 
 def _side(ref: ReportRef) -> str:
@@ -54,12 +73,11 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         f"baseline {_side(comparison.baseline)}"
     ]
     for suite in comparison.suites:
-        line = "  " + _line(suite.name, suite.figures)
-        if suite.case_changes:
-            cases = ", ".join(f"{n} {k}" for k, n in sorted(suite.case_changes.items()))
-            line += f"; cases over repeats: {cases}"
-        lines.append(line)
-    lines.append(_line("overall", comparison.overall))
+        lines.append("  " + _line(suite.name, suite.classes, suite.figures, _unit({suite.unit})))
+    units = {suite.unit for suite in comparison.suites}
+    lines.append(_line("overall", comparison.classes, comparison.overall, _unit(units)))
+    if "case" in units:
+        lines.append(f"with --repeat, {REPEAT_RULE}")
     comparable = comparison.comparable
     lines.append(
         f"comparable: {comparable.compared_attempts}/{comparable.candidate_attempts} of the "
@@ -72,8 +90,8 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         changed = sum(len(u.input_changed) for u in unmatched)
         rescored = sum(len(u.rescored) for u in unmatched)
         lines.append(
-            f"cases: {added} added, {removed} removed, {changed} with a changed input (not "
-            f"compared); {rescored} with changed gold (baseline re-scored)"
+            f"cases: {added} added, {removed} removed, {changed} input changed (not compared), "
+            f"{rescored} gold changed (baseline re-scored under the candidate's gold)"
         )
         if comparable.added_suites or comparable.removed_suites:
             lines.append(
@@ -94,14 +112,10 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
     else:
         lines.append(f"latency and usage: not comparable ({latency.reason})")
     verdict = "regressions: yes" if comparison.regressions else "regressions: none"
-    lines.append(f"{verdict} (regressed or mixed: {_regressed(comparison.overall)})")
+    lines.append(f"{verdict} (regressed or mixed: {comparison.classes.regressions})")
     if path is not None:
         lines.append(f"comparison: {path}")
     return "\n".join(lines)
-
-
-def _regressed(figures: Figures) -> int:
-    return figures.attempts.regressed + figures.attempts.mixed
 
 
 def comparison_json(comparison: Comparison, path: Path | None) -> dict[str, Any]:
@@ -111,6 +125,7 @@ def comparison_json(comparison: Comparison, path: Path | None) -> dict[str, Any]
         "candidate": comparison.candidate.model_dump(mode="json"),
         "baseline": comparison.baseline.model_dump(mode="json"),
         "regressions": comparison.regressions,
+        "classes": comparison.classes.model_dump(mode="json"),
         "comparable": comparison.comparable.model_dump(mode="json"),
         "overall": {
             "attempts": comparison.overall.attempts.model_dump(mode="json"),
@@ -121,6 +136,8 @@ def comparison_json(comparison: Comparison, path: Path | None) -> dict[str, Any]
             {
                 "name": suite.name,
                 "status": suite.status,
+                "unit": suite.unit,
+                "classes": suite.classes.model_dump(mode="json"),
                 "attempts": suite.figures.attempts.model_dump(mode="json"),
                 "attempt_pass_rate": suite.figures.attempt_pass_rate.model_dump(mode="json"),
                 "mcnemar": suite.figures.mcnemar.model_dump(mode="json"),

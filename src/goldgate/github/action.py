@@ -189,9 +189,13 @@ def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> t
             )
         if comparison is None:
             return 0, "fail_on regression: exit 0, since there is no comparison with a baseline."
-        if comparison.regressions:
-            return 1, "fail_on regression: exit 1, since an attempt regressed against the baseline."
-        return 0, "fail_on regression: exit 0, since no attempt regressed against the baseline."
+        regressed = comparison.classes.regressions  # the comparison's one classification
+        if regressed:
+            return 1, (
+                f"fail_on regression: exit 1, since {regressed} regressed or mixed against the "
+                "baseline."
+            )
+        return 0, "fail_on regression: exit 0, since nothing regressed against the baseline."
     return run_code, f"fail_on disagreement: exit {run_code}, the run's own exit code."
 
 
@@ -560,13 +564,10 @@ def _report(
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
         "errors": str(counts["runtime"] + counts["check_error"]),
-        "improved": str(comparison.overall.attempts.improved if comparison else 0),
-        "regressed": str(
-            comparison.overall.attempts.regressed + comparison.overall.attempts.mixed
-            if comparison
-            else 0
-        ),
-        "flaky": str(len(view.flaky) if view else 0),
+        # The comparison's one classification: the counts its summary and comment show.
+        "improved": str(comparison.classes.improved if comparison else 0),
+        "regressed": str(comparison.classes.regressions if comparison else 0),
+        "flaky": str(comparison.classes.flaky if comparison else 0),
     }
     _write_outputs(run, outputs)
 

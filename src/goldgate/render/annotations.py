@@ -17,7 +17,7 @@ from itertools import chain, islice
 
 from goldgate.problems import Violation
 from goldgate.render import text
-from goldgate.render.view import AttemptItem, ChangeItem, ComparisonView, ReportView, build_view
+from goldgate.render.view import REGRESSIONS, AttemptItem, ComparisonView, ReportView, build_view
 from goldgate.report.models import Report
 
 GITHUB_LIMIT = 10
@@ -53,7 +53,7 @@ def _file(source: str | None) -> str | None:
     return source.replace("\\", "/")
 
 
-def _annotation(item: AttemptItem, regressions: dict[tuple[str, str, int], ChangeItem]) -> str:
+def _annotation(item: AttemptItem, comparison: ComparisonView | None) -> str:
     kinds = {
         "runtime": "runtime failure",
         "check_error": "check error",
@@ -61,10 +61,15 @@ def _annotation(item: AttemptItem, regressions: dict[tuple[str, str, int], Chang
     }
     kind = kinds.get(item.problem or "", "problem")
     message = item.reason
-    regression = regressions.get((item.suite, item.case_id, item.attempt))
-    if regression is not None:
+    change = (
+        None if comparison is None else comparison.change_of(item.suite, item.case_id, item.attempt)
+    )
+    if change is not None and change.change in REGRESSIONS:
         kind = "regression"
-        message = f"{regression.change} against the baseline: {regression.detail}; {message}"
+        message = f"{change.change} against the baseline: {change.detail}; {message}"
+    elif change is not None and change.change in ("gold changed", "input changed", "flaky"):
+        # Not a regression, and said so: a failure here is not the application's change.
+        message = f"{change.change}, not a regression: {change.detail}; {message}"
     location = item.location
     file = _file(location.source)
     return command(
@@ -109,12 +114,7 @@ def annotations_from_view(
         f"(GitHub shows {GITHUB_LIMIT} errors per step){where}"
     )
     comparison = view.comparison
-    regressions = (
-        {}
-        if comparison is None
-        else {(c.suite, c.case_id, c.attempt): c for c in comparison.regressions}
-    )
-    lines = _limited((_annotation(item, regressions) for item in items), total, maximum, rest)
+    lines = _limited((_annotation(item, comparison) for item in items), total, maximum, rest)
     return "".join(line + "\n" for line in lines)
 
 

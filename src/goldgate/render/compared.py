@@ -1,39 +1,17 @@
 """The adapter from a comparison (``goldgate.comparison/1``) to the ``ComparisonView`` every
-renderer reads: regressions (attempts regressed or mixed) with the checks that went from pass
-to fail, improvements, flaky cases, per-suite McNemar tests and what a partial comparison left
-out. Pure and safe: names, ids, outcomes and numbers, never a value.
+renderer reads. It reads the comparison's one classification (its findings and counts) and
+decides nothing itself: regressions (regressed or mixed), improvements, flaky cases, gold
+changes and input changes are the comparison's, with their details; per-suite McNemar tests
+and what a partial comparison left out. Pure and safe: names, ids, outcomes and numbers,
+never a value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from goldgate.comparison.models import AttemptChange, CheckChange, Comparison, SuiteComparison
-from goldgate.render.view import ChangeItem, ComparisonView, Location, McNemarItem
+from goldgate.comparison.models import CHANGE_CLASSES, REPEAT_RULE, Comparison
+from goldgate.comparison.summary import classes_text
+from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location, McNemarItem
 from goldgate.report.models import Report
-
-PASSED = "passed"
-
-
-def _names(checks: Iterable[CheckChange]) -> str:
-    return ", ".join(check.name for check in checks)
-
-
-def change_detail(change: AttemptChange) -> str:
-    """One safe sentence: which checks went from pass to fail (and back), and a status
-    change, if any."""
-    worse = [c for c in change.checks if c.baseline == PASSED and c.candidate != PASSED]
-    better = [c for c in change.checks if c.candidate == PASSED and c.baseline != PASSED]
-    parts = []
-    if change.candidate_status != change.baseline_status:
-        parts.append(f"status {change.baseline_status} -> {change.candidate_status}")
-    if worse:
-        parts.append(f"pass to fail: {_names(worse)}")
-    if better:
-        parts.append(f"fail to pass: {_names(better)}")
-    if change.rescored:
-        parts.append("baseline re-scored under this gold")
-    return "; ".join(parts)
 
 
 def _locations(report: Report | None) -> dict[tuple[str, str], Location]:
@@ -51,14 +29,13 @@ def _baseline_name(comparison: Comparison) -> str:
     return f"the baseline {variant.name} at revision {variant.revision}"
 
 
-def _flaky_detail(case_id: str, suite: SuiteComparison) -> str:
-    for view in suite.cases:
-        if view.case_id == case_id:
-            return (
-                f"passed {view.candidate_passes} of {view.candidate_attempts} "
-                f"(baseline {view.baseline_passes} of {view.baseline_attempts})"
-            )
-    return ""
+def _counts(comparison: Comparison) -> str:
+    units = {suite.unit for suite in comparison.suites}
+    unit = {
+        frozenset({"attempt"}): "attempts",
+        frozenset({"case"}): "cases over repeats",
+    }.get(frozenset(units), "attempts; cases of suites run with --repeat")
+    return f"{classes_text(comparison.classes)} ({unit})"
 
 
 def comparison_view(comparison: Comparison, report: Report | None = None) -> ComparisonView:
@@ -66,50 +43,52 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
     its gold line."""
     where = _locations(report)
     nowhere = Location(None, None)
-    regressions: list[ChangeItem] = []
-    improvements: list[ChangeItem] = []
-    flaky: list[ChangeItem] = []
+    listed: dict[str, list[ChangeItem]] = {change: [] for change in CHANGE_CLASSES}
     mcnemar: list[McNemarItem] = []
     # Whole suites on one side only (a partial comparison, e.g. with another run's report)
     # are listed too: nothing unmatched is silently dropped.
     added = [f"{name} (the whole suite)" for name in comparison.comparable.added_suites]
     removed = [f"{name} (the whole suite)" for name in comparison.comparable.removed_suites]
     changed: list[str] = []
+    regressions: list[ChangeItem] = []  # regressed and mixed, in the comparison's order
     for suite in comparison.suites:
-        flaky_ids = {case.case_id for case in suite.cases if case.change == "flaky"}
-        for change in suite.changes:
+        for finding in suite.findings:
             item = ChangeItem(
                 suite.name,
-                change.case_id,
-                change.attempt,
-                change.change,
-                change_detail(change),
-                where.get((suite.name, change.case_id), nowhere),
+                finding.case_id,
+                finding.attempt,
+                finding.change,
+                finding.detail,
+                where.get((suite.name, finding.case_id), nowhere),
             )
-            if change.change in ("regressed", "mixed"):
-                if change.case_id not in flaky_ids:
-                    regressions.append(item)
-            elif change.change == "improved" and change.case_id not in flaky_ids:
-                improvements.append(item)
-        for case_id in sorted(flaky_ids, key=[c.case_id for c in suite.cases].index):
-            location = where.get((suite.name, case_id), nowhere)
-            detail = _flaky_detail(case_id, suite)
-            flaky.append(ChangeItem(suite.name, case_id, 0, "flaky", detail, location))
+            listed[finding.change].append(item)
+            if finding.change in REGRESSIONS:
+                regressions.append(item)
+            if finding.change == "input changed":
+                changed.append(f"{suite.name}: {finding.case_id}")
         if suite.status == "compared":
             test = suite.figures.mcnemar
             mcnemar.append(McNemarItem(suite.name, test.regressed, test.improved, test.p_value))
         unmatched = suite.unmatched
         added += (f"{suite.name}: {case_id}" for case_id in unmatched.added)
         removed += (f"{suite.name}: {case_id}" for case_id in unmatched.removed)
-        changed += (f"{suite.name}: {case_id}" for case_id in unmatched.input_changed)
     return ComparisonView(
         baseline=_baseline_name(comparison),
         regressions=tuple(regressions),
-        improvements=tuple(improvements),
-        flaky=tuple(flaky),
+        improvements=tuple(listed["improved"]),
+        flaky=tuple(listed["flaky"]),
+        gold_changes=tuple(listed["gold changed"]),
         mcnemar=tuple(mcnemar),
         partial=comparison.mode == "partial",
         added=tuple(added),
         removed=tuple(removed),
         changed=tuple(changed),
+        input_changes=tuple(listed["input changed"]),
+        counts=_counts(comparison),
+        rule=REPEAT_RULE if any(suite.unit == "case" for suite in comparison.suites) else "",
+        suite_counts={
+            suite.name: {change: suite.classes.count(change) for change in CHANGE_CLASSES}
+            | {"unchanged": suite.classes.unchanged}
+            for suite in comparison.suites
+        },
     )

@@ -8,14 +8,18 @@ Exactly one outcome per testcase, most severe first:
   run (outcome ``error``);
 - ``failure``: gold disagreement: the first failing check's name and reason as the message,
   the case's gold file and line and every failing check in the text; with a comparison, an
-  attempt that regressed against the baseline is a failure of type ``regression`` whose
-  message says which checks went from pass to fail;
+  attempt that regressed against the baseline (in the comparison's one classification: its
+  own unit, or its case over repeats) is a failure of type ``regression`` whose message
+  says which checks went from pass to fail;
 - ``skipped``: every attempt of a live suite that was not authorized (with the reason) and
   every attempt an interrupted run cancelled;
 - nothing: the attempt passed (checks waiting for a person do not fail it).
 
 Each testsuite's properties hold its verdict, what decided it, its figures, thresholds and
-metrics. Only safe text: names, ids, statuses, reasons and numbers, never values.
+metrics, and with a comparison its classification's counts (``comparison.regressed``...)
+and the cases whose gold or input changed (``comparison.gold changed.cases``,
+``comparison.input changed.cases``). Only safe text: names, ids, statuses, reasons and
+numbers, never values.
 
 The output is valid against Jenkins' junit-10 schema except for the ``disabled`` attribute
 junit-xml always writes on ``testsuites`` and ``testsuite``. junit-xml writes a testcase's
@@ -79,15 +83,6 @@ def _testcase(name: str, classname: str, latency_ms: float | None) -> TestCase:
     return TestCase(name=name, classname=classname, elapsed_sec=text.seconds(latency_ms))
 
 
-Regressions = dict[tuple[str, str, int], ChangeItem]
-
-
-def _regressions(view: ReportView) -> Regressions:
-    if view.comparison is None:
-        return {}
-    return {(c.suite, c.case_id, c.attempt): c for c in view.comparison.regressions}
-
-
 def _problem_testcase(
     item: AttemptItem,
     classname: str,
@@ -131,7 +126,7 @@ def _problem_testcase(
     return case
 
 
-def _testcases(suite: SuiteView, regressions: Regressions) -> list[TestCase]:
+def _testcases(suite: SuiteView, comparison: ComparisonView | None) -> list[TestCase]:
     """One testcase per attempt, in case-major order. Passing attempts (most of them) are
     read straight from the records; only an attempt with a problem becomes a view item."""
     record = suite.record
@@ -148,12 +143,16 @@ def _testcases(suite: SuiteView, regressions: Regressions) -> list[TestCase]:
                 cases.append(_testcase(label, classname, attempt.latency_ms))
             else:
                 item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
-                regression = regressions.get((record.name, case.id, attempt.attempt))
+                regression = (
+                    None
+                    if comparison is None
+                    else comparison.regression_of(record.name, case.id, attempt.attempt)
+                )
                 cases.append(_problem_testcase(item, classname, record.skip_reason, regression))
     return cases
 
 
-def _properties(suite: SuiteView) -> dict[str, str]:
+def _properties(suite: SuiteView, comparison: ComparisonView | None) -> dict[str, str]:
     record = suite.record
     properties = {
         "verdict": record.verdict,
@@ -189,17 +188,35 @@ def _properties(suite: SuiteView) -> dict[str, str]:
             properties[f"{prefix}.exact_set_accuracy"] = text.ratio(metric.exact_set_accuracy)
         properties[f"{prefix}.micro_f1"] = text.ratio(metric.micro.f1)
         properties[f"{prefix}.macro_f1"] = text.ratio(metric.macro.f1)
+    if comparison is not None:
+        # The comparison's one classification, the counts its summary line and the Markdown
+        # show; the cases whose gold or input changed by name.
+        counts = comparison.suite_counts.get(record.name)
+        if counts is not None:
+            for change, number in counts.items():
+                properties[f"comparison.{change}"] = str(number)
+        for label, items in (
+            ("gold changed", comparison.gold_changes),
+            ("input changed", comparison.input_changes),
+        ):
+            ids = [_unit_label(item) for item in items if item.suite == record.name]
+            if ids:
+                properties[f"comparison.{label}.cases"] = ", ".join(ids)
     return {_xml(key, text.NAME_LIMIT): _xml(value) for key, value in properties.items()}
 
 
-def _testsuite(suite: SuiteView, timestamp: str, regressions: Regressions) -> TestSuite:
+def _unit_label(item: ChangeItem) -> str:
+    return item.case_id if item.attempt <= 1 else f"{item.case_id}#{item.attempt}"
+
+
+def _testsuite(suite: SuiteView, timestamp: str, comparison: ComparisonView | None) -> TestSuite:
     record = suite.record
     return TestSuite(
         name=_xml(record.name, text.NAME_LIMIT),
-        test_cases=_testcases(suite, regressions),
+        test_cases=_testcases(suite, comparison),
         timestamp=_xml(timestamp),
         file=_xml(record.cases_source) if record.cases_source else None,
-        properties=_properties(suite),
+        properties=_properties(suite, comparison),
     )
 
 
@@ -226,8 +243,7 @@ def render_junit(report: Report, comparison: ComparisonView | None = None) -> st
 
 def junit_from_view(view: ReportView) -> str:
     """The JUnit XML document for a view already built."""
-    regressions = _regressions(view)
-    suites = [_testsuite(suite, view.report.started_at, regressions) for suite in view.suites]
+    suites = [_testsuite(suite, view.report.started_at, view.comparison) for suite in view.suites]
     body = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
     body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', body))
     check_times(body)

@@ -7,7 +7,8 @@ The document reads, in order (which is also its priority):
 2. regressions (with a comparison);
 3. runtime failures and check errors;
 4. failing cases;
-5. improvements and flaky attempts (with a comparison);
+5. improvements, flaky cases and gold changes (with a comparison: the comparison's one
+   classification, whose counts follow the verdict);
 6. the per-suite table (cases, attempts, checks by outcome, pass rate, thresholds, what
    decided the verdict) and the thresholds table;
 7. McNemar's test and the cases a partial comparison left out (with a comparison);
@@ -195,7 +196,8 @@ class _Sections:
         yield from self._problems()
         if comparison is not None:
             yield from self._changes("Improvements", comparison.improvements)
-            yield from self._changes("Flaky attempts", comparison.flaky)
+            yield from self._changes("Flaky cases", comparison.flaky)
+            yield from self._changes("Gold changes", comparison.gold_changes)
         yield from self._suites()
         if comparison is not None:
             yield from self._comparison_tables(comparison)
@@ -247,7 +249,7 @@ class _Sections:
             table = self.fragments.mcnemar_table(comparison.mcnemar)
             yield self._section("McNemar's test", [table], 1)
         if comparison.partial and (comparison.added or comparison.removed or comparison.changed):
-            intro = "Not compared: their gold was added, removed or changed by this change."
+            intro = "Not compared: added, removed, or their input changed in this change."
             listing = self.fragments.partial_list(comparison)
             yield self._section("Partial comparison", [listing], 1, intro=intro)
 

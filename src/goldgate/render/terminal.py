@@ -107,10 +107,15 @@ def _changes(title: str, items: Sequence[ChangeItem]) -> _Table:
 
 def _comparison_blocks(comparison: ComparisonView) -> list[_Block]:
     blocks: list[_Block] = [_Line(f"Compared with {_cell(comparison.baseline)}.")]
+    if comparison.counts:
+        blocks.append(_Line(f"Against the baseline: {_cell(comparison.counts)}."))
+    if comparison.rule:
+        blocks.append(_Line(f"With --repeat, {_cell(comparison.rule)}."))
     for title, items in (
         ("Regressions", comparison.regressions),
         ("Improvements", comparison.improvements),
         ("Flaky cases", comparison.flaky),
+        ("Gold changes", comparison.gold_changes),
     ):
         if items:
             blocks.append(_changes(title, items))
@@ -130,7 +135,7 @@ def _comparison_blocks(comparison: ComparisonView) -> list[_Block]:
         for label, ids in (
             ("added", comparison.added),
             ("removed", comparison.removed),
-            ("changed", comparison.changed),
+            ("input changed", comparison.changed),
         ):
             if ids:
                 blocks.append(_Line(f"- not compared, {label}: {_cell(', '.join(ids))}"))

@@ -14,8 +14,8 @@ passes it as ``comparison``; nothing else changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -246,15 +246,16 @@ def suite_view(suite: SuiteRecord) -> SuiteView:
 
 @dataclass(frozen=True)
 class ChangeItem:
-    """One attempt whose outcome changed against the baseline (or flipped across repeats)."""
+    """One unit of the comparison's one classification: an attempt (``attempt`` its number)
+    or a whole case (``attempt`` 0: a case over its repeats, or one whose input changed)."""
 
     suite: str
     case_id: str
     attempt: int
     change: str
-    """regressed, improved, mixed or flaky."""
+    """regressed, mixed, improved, flaky, gold changed or input changed."""
     detail: str = ""
-    """One safe sentence: which checks changed."""
+    """One safe sentence: which checks changed, their pass counts and the test that decided."""
     location: Location = Location(None, None)
 
 
@@ -271,19 +272,56 @@ class McNemarItem:
 
 @dataclass(frozen=True)
 class ComparisonView:
-    """What a comparison adds to the view. ``partial`` lists case ids that could not be
-    compared because the pull request added, removed or changed their gold."""
+    """What a comparison adds to the view, read from its one classification: renderers
+    decide nothing about regressions themselves. ``partial`` lists case ids that could not
+    be compared because the pull request added or removed them or changed their input
+    (``changed``: "input changed")."""
 
     baseline: str
     """How to name the baseline, e.g. its commit or report file."""
     regressions: tuple[ChangeItem, ...] = ()
+    """Regressed and mixed units: what ``--fail-on-regression`` fails on."""
     improvements: tuple[ChangeItem, ...] = ()
     flaky: tuple[ChangeItem, ...] = ()
+    gold_changes: tuple[ChangeItem, ...] = ()
     mcnemar: tuple[McNemarItem, ...] = ()
     partial: bool = False
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
+    input_changes: tuple[ChangeItem, ...] = ()
+    counts: str = ""
+    """The one classification's counts in words, e.g. "2 regressed, 1 mixed, ..."."""
+    rule: str = ""
+    """How a regression was decided with --repeat (empty when no suite repeats)."""
+    suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """Per suite: the one classification's counts by class."""
+
+    @cached_property
+    def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:
+        units: dict[tuple[str, str, int], ChangeItem] = {}
+        for items in (
+            self.input_changes,
+            self.gold_changes,
+            self.flaky,
+            self.improvements,
+            self.regressions,
+        ):
+            for item in items:
+                units[item.suite, item.case_id, item.attempt] = item
+        return units
+
+    def change_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
+        """The class of an attempt: its own unit's, or its case's when the case is the unit."""
+        units = self._by_unit
+        return units.get((suite, case_id, attempt)) or units.get((suite, case_id, 0))
+
+    def regression_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
+        item = self.change_of(suite, case_id, attempt)
+        return item if item is not None and item.change in REGRESSIONS else None
+
+
+REGRESSIONS = ("regressed", "mixed")
 
 
 # --- the report ----------------------------------------------------------------------------------
