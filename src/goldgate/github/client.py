@@ -159,9 +159,11 @@ def _retry_class() -> type[GithubRetry]:
         A wait longer than ``max_wait`` (a ``Retry-After`` or a primary rate limit's reset an
         hour away) is not slept through: it raises ``GitHubUnavailable`` at once.
 
-        A POST that failed with 5xx is not retried here: GitHub may have created the comment
-        before failing, and posting again would leave two. The caller looks for it first
-        (see ``comments.upsert_comment``). Rate-limited POSTs created nothing and are retried.
+        A POST that failed with 5xx, or whose answer did not come (a read timeout, a
+        connection dropped after the request was sent), is not retried here: GitHub may
+        have created the comment, and posting again would leave two. The caller looks for
+        it first (see ``comments.upsert_comment``). Rate-limited POSTs created nothing and
+        are retried, and so are POSTs that never reached GitHub (a refused connection).
         """
 
         def __init__(self, *, max_wait: float = 60.0, **kwargs: Any) -> None:
@@ -186,6 +188,10 @@ def _retry_class() -> type[GithubRetry]:
             _pool: ConnectionPool | None = None,
             _stacktrace: TracebackType | None = None,
         ) -> Retry:
+            sent = error is not None and not self._is_connection_error(error)
+            if sent and method is not None and method.upper() == "POST":
+                assert error is not None
+                raise error.with_traceback(_stacktrace)
             retry = super().increment(method, url, response, error, _pool, _stacktrace)
             if response is not None:
                 wait = retry.get_retry_after(response) if retry.respect_retry_after_header else None
