@@ -793,7 +793,10 @@ class _Handler(BaseHTTPRequestHandler):
     server: ThreadingHTTPServer
 
     def do_GET(self) -> None:
-        self.server.fake._respond(self)  # type: ignore[attr-defined]
+        try:
+            self.server.fake._respond(self)  # type: ignore[attr-defined]
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+            self.close_connection = True
 
     do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
 

@@ -563,10 +563,6 @@ def describe_error(error: BaseException) -> str:
         said = str(error).strip()
         shown = said if said and not said.lstrip("-").isdigit() else ""
         text = f"{type(error).__name__}" + (f": {shown}" if shown else " (an unexpected error)")
-    from goldgate.github.artifacts import ArchiveRefused
-
-    if isinstance(error, ArchiveRefused) and text:
-        text = text[0].upper() + text[1:]
     text = " ".join(text.split())
     return text if text.endswith(".") else text + "."
 
