@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import time
 import zipfile
@@ -425,3 +426,59 @@ def test_a_comment_full_of_emoji_fits_github_s_count(runner: Runner, tmp_path: P
     assert COMMENT_LIMIT - 5_000 < units <= COMMENT_LIMIT
     assert len(body) < COMMENT_LIMIT * 0.75  # a code-point count would have allowed more
     assert "items are not shown" in body
+
+
+# --- a warning names what went wrong ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("where", "raised", "said"),
+    [
+        (
+            "goldgate.github.artifacts.find_baseline_artifact",
+            KeyError(5),
+            "the baseline artifact 'goldgate-baseline' could not be used: KeyError: an "
+            "unexpected error, with no message of its own.",
+        ),
+        (
+            "goldgate.github.comments.upsert_comment",
+            OSError(5),
+            "the pull-request comment was not posted (OSError: Input/output error (errno 5).)",
+        ),
+        (
+            "goldgate.github.workflow.append_summary",
+            OSError(5),
+            "the job summary could not be written: Input/output error (errno 5).",
+        ),
+    ],
+    ids=["lookup", "comment", "summary"],
+)
+def test_a_warning_names_an_unexpected_error_never_a_bare_number(
+    runner: Runner,
+    baseline_zip: bytes,
+    run_cli: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+    raised: BaseException,
+    said: str,
+) -> None:
+    """In process, so that one function of the GitHub edge can be made to fail as nothing
+    on the wire would make it: the warning names the exception's type and says what it is."""
+    import importlib
+
+    module, _, name = where.rpartition(".")
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise raised
+
+    monkeypatch.setattr(importlib.import_module(module), name, broken)
+    path = _baseline_file(runner, baseline_zip)
+    for key, value in runner.env(mode="report", report=path, fail_on="never").items():
+        monkeypatch.setenv(key, value)
+
+    result = run_cli("action", cwd=runner.workspace)
+
+    assert result.code == 0, result.output
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any(said in line for line in warnings), warnings
+    assert not [line for line in warnings if re.search(r"(: |\()5\.?\)?$", line)], warnings

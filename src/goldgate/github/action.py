@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.github.client import describe_error, os_reason
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
@@ -547,26 +548,6 @@ def _baseline(
     return None
 
 
-def describe_error(error: BaseException) -> str:
-    """One sentence for a warning: goldgate's and GitHub's own errors as they say it, any
-    other exception named by its type (``KeyError(5)`` or an ``OSError`` with an errno
-    alone must never show as a bare number)."""
-    from goldgate.github.client import GitHubUnavailable
-
-    if isinstance(error, GitHubUnavailable | GoldgateError):
-        text = str(error)
-    elif isinstance(error, OSError):
-        text = f"{type(error).__name__}: {error.strerror or 'the system refused'}"
-        if error.filename is not None:
-            text += f" ({error.filename})"
-    else:
-        said = str(error).strip()
-        shown = said if said and not said.lstrip("-").isdigit() else ""
-        text = f"{type(error).__name__}" + (f": {shown}" if shown else " (an unexpected error)")
-    text = " ".join(text.split())
-    return text if text.endswith(".") else text + "."
-
-
 def _download_baseline(
     run: _Run, name: str, event: GitHubEvent, now: datetime
 ) -> tuple[Path, Report] | None:
@@ -816,7 +797,7 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
     except OSError as error:
         run.warning(
             f"the pull-request comment was not posted ({reason}), nor written to {path} "
-            f"({error.strerror or error}); it is in the job summary."
+            f"({os_reason(error)}); it is in the job summary."
         )
         return ""
     run.warning(
@@ -844,7 +825,7 @@ def _summary(run: _Run, markdown: str) -> None:
     try:
         append_summary(path, markdown, rest_in="the report file")
     except OSError as error:
-        run.warning(f"the job summary could not be written: {error.strerror or error}.")
+        run.warning(f"the job summary could not be written: {os_reason(error)}.")
 
 
 def _write_outputs(run: _Run, outputs: Mapping[str, str]) -> None:
@@ -856,4 +837,4 @@ def _write_outputs(run: _Run, outputs: Mapping[str, str]) -> None:
     try:
         write_outputs(path, outputs)
     except OSError as error:
-        run.warning(f"the step's outputs could not be written: {error.strerror or error}.")
+        run.warning(f"the step's outputs could not be written: {os_reason(error)}.")

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from goldgate.github.client import GitHubUnavailable, reaching_github
+from goldgate.github.client import GitHubUnavailable, describe_error, os_reason, reaching_github
 
 if TYPE_CHECKING:
     from github import Github
@@ -266,7 +266,7 @@ def _extract(zip_path: Path, root: Path, *, max_bytes: int, max_files: int) -> l
                 target.parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise ArchiveRefused(
-                    f"the archive entry {entry.filename!r} cannot be written ({error.strerror})."
+                    f"the archive entry {entry.filename!r} cannot be written ({os_reason(error)})."
                 ) from None
             total = _write_entry(archive, entry, target, total, max_bytes)
             written.append(target)
@@ -312,12 +312,13 @@ def _write_entry(
                 out.write(chunk)
     except OSError as error:  # a folder and a file of the same name, for instance
         raise ArchiveRefused(
-            f"the archive entry {entry.filename!r} cannot be written ({error.strerror})."
+            f"the archive entry {entry.filename!r} cannot be written ({os_reason(error)})."
         ) from None
     except (zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError) as error:
         # A CRC or size mismatch (a header that lies), a truncated entry, an unknown method.
         raise ArchiveRefused(
-            f"the archive entry {entry.filename!r} cannot be read ({error})."
+            f"the archive entry {entry.filename!r} cannot be read "
+            f"({describe_error(error).rstrip('.')})."
         ) from None
     return total
 

@@ -254,6 +254,41 @@ def reaching_github(action: str) -> Iterator[None]:
         raise GitHubUnavailable(f"could not {action}: GitHub's answer was not JSON.") from None
 
 
+def describe_error(error: BaseException) -> str:
+    """One sentence for a warning about ``error``: goldgate's and GitHub's own errors as
+    they say it; any other exception named by its type and what it says, never a bare
+    number (``KeyError(5)`` says ``5``, an ``OSError`` with an errno alone says ``5``)."""
+    from goldgate.errors import GoldgateError
+
+    if isinstance(error, GitHubUnavailable | GoldgateError):
+        text = str(error)
+    elif isinstance(error, OSError):
+        text = f"{type(error).__name__}: {os_reason(error)}"
+    else:
+        said = " ".join(str(error).split())
+        if not said or said.strip("'\"").lstrip("-").replace(".", "", 1).isdigit():
+            said = "an unexpected error, with no message of its own"
+        text = f"{type(error).__name__}: {said}"
+    return _one_sentence(text)
+
+
+def os_reason(error: OSError) -> str:
+    """What went wrong, in words: the system's message for the error number when the error
+    carries none of its own (``OSError(5)``), with the file it names."""
+    reason = error.strerror
+    number = error.errno
+    if number is None and len(error.args) == 1 and isinstance(error.args[0], int):
+        number = error.args[0]  # OSError(5): the number alone, as an errno
+    if not reason and isinstance(number, int):
+        reason = f"{os.strerror(number)} (errno {number})"
+    if not reason:
+        said = " ".join(str(error).split())
+        reason = said if said and not said.isdigit() else f"{type(error).__name__}, with no message"
+    if error.filename is not None:
+        reason += f" ({error.filename})"
+    return reason
+
+
 def _server_message(data: Any) -> str:
     if isinstance(data, dict):
         message = data.get("message")
