@@ -431,6 +431,16 @@ def test_a_comment_full_of_emoji_fits_github_s_count(runner: Runner, tmp_path: P
 # --- a warning names what went wrong ---------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored() -> Any:
+    """The in-process runs below install goldgate's handlers (and, once interrupted, handlers
+    that hold further signals) in this process: put pytest's back."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
 @pytest.mark.parametrize(
     ("where", "raised", "said"),
     [
@@ -482,3 +492,28 @@ def test_a_warning_names_an_unexpected_error_never_a_bare_number(
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert any(said in line for line in warnings), warnings
     assert not [line for line in warnings if re.search(r"(: |\()5\.?\)?$", line)], warnings
+
+
+def test_a_signal_while_the_results_are_rendered_still_writes_the_outputs(
+    runner: Runner, baseline_zip: bytes, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In process: a KeyboardInterrupt (what goldgate's SIGINT and SIGTERM handler raises)
+    from the Markdown renderer, as if the signal came while a large report was rendered."""
+    import goldgate.render.markdown
+
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(goldgate.render.markdown, "render_markdown", interrupted)
+    path = _baseline_file(runner, baseline_zip)
+    for key, value in runner.env(mode="report", report=path, fail_on="never").items():
+        monkeypatch.setenv(key, value)
+
+    result = run_cli("action", cwd=runner.workspace)
+
+    assert result.code == 130, result.output
+    assert "interrupted while the results were published" in result.stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "130"
+    assert outputs["report"] == path
+    assert runner.summary.read_text("utf-8").startswith("**goldgate: fail_on never: exit 130")

@@ -416,7 +416,27 @@ def _conclude(
             comparison, comparison_path = _compare(run, inputs, event, report, report_path, now)
         except KeyboardInterrupt:
             _interrupted(run, "while the baseline was fetched; nothing was compared")
-    return _report(run, inputs, event, report, report_path, comparison, comparison_path, run_code)
+    try:
+        return _report(
+            run, inputs, event, report, report_path, comparison, comparison_path, run_code
+        )
+    except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
+        _interrupted(run, "while the results were published")
+        code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
+        _summary(
+            run,
+            f"**goldgate: {rule}** Interrupted while the results were published; "
+            f"the report is {report_path}.\n",
+        )
+        _write_outputs(
+            run,
+            {
+                "exit_code": str(code),
+                "report": str(report_path),
+                "comparison": str(comparison_path or ""),
+            },
+        )
+        return code
 
 
 def _interrupted(run: _Run, when: str) -> None:

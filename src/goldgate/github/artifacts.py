@@ -381,6 +381,8 @@ def _open(
     redirects (each checked as the first one was); ``GitHubUnavailable`` for any other."""
     for _ in range(redirects + 1):
         parts = urllib.parse.urlsplit(location)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise GitHubUnavailable(f"could not {what}: the storage host sent a non-http address.")
         wait = min(timeout, remaining(deadline, what))
         connection: http.client.HTTPConnection
         if parts.scheme == "https":
