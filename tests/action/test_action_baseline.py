@@ -397,6 +397,39 @@ def test_a_signal_during_the_comment_post_keeps_the_outputs(
     assert leftovers(runner, temporary) == []
 
 
+# --- a slow answer to the comment POST ------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", ["too-late", "502-after-storing"])
+def test_a_slow_or_failed_answer_to_the_comment_post_leaves_one_sticky_comment(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    answer: str,
+) -> None:
+    """GitHub stores the comment, then answers after the client stopped waiting (or 502):
+    the action looks for its marker before posting again, so there is one comment, and the
+    next run updates it."""
+    runner = baseline_runner(tmp_path, fake, payload, baseline_zip)
+    comments = r"/issues/\d+/comments$"
+    if answer == "too-late":
+        fake.delay("POST", comments, 4.0, after=True)
+    else:
+        fake.fail("POST", comments, 502, message="Server Error", after=True)
+    quick = {"GOLDGATE_GITHUB_TIMEOUT": "1"}
+
+    first, _ = in_tmp(runner, tmp_path, quick, baseline=artifact_input())
+    second, _ = in_tmp(runner, tmp_path, quick, baseline=artifact_input(), fail_on="never")
+
+    assert (first.code, second.code) == (1, 0), first.stdout + first.stderr
+    assert runner.outputs()["comment_file"] == ""
+    [(_, author, body)] = fake.comments(runner.pr_number)
+    assert author == "github-actions[bot]"
+    assert "fail_on never: exit 0" in body  # the second run updated the one comment
+    assert len(fake.requests_to("POST", comments)) == 1
+
+
 # --- the comment's budget, in GitHub's units -------------------------------------------------
 
 

@@ -58,6 +58,8 @@ WORK_FOLDER = Path(".goldgate") / "action"
 ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 PASSTHROUGH_CODES = frozenset({ExitCode.INVALID_INPUT, ExitCode.INTERRUPTED})
+REQUEST_TIMEOUT_VARIABLE = "GOLDGATE_GITHUB_TIMEOUT"
+"""Seconds to wait for each answer of the GitHub API (default 20)."""
 BASELINE_DEADLINE_VARIABLE = "GOLDGATE_BASELINE_DEADLINE"
 """Seconds the baseline download may take in all (default ``artifacts.DOWNLOAD_DEADLINE``)."""
 
@@ -524,6 +526,13 @@ def nothing_compared(comparison: Comparison) -> str | None:
     return None
 
 
+def request_timeout(env: Mapping[str, str]) -> int:
+    """Seconds to wait for each answer of the GitHub API: ``GOLDGATE_GITHUB_TIMEOUT``
+    (a whole number from 1 to 300), else 20."""
+    value = env.get(REQUEST_TIMEOUT_VARIABLE, "").strip()
+    return int(value) if value.isdigit() and 1 <= int(value) <= 300 else 20
+
+
 def baseline_deadline(env: Mapping[str, str]) -> float:
     """Seconds the whole baseline download may take: ``GOLDGATE_BASELINE_DEADLINE``, else
     ``DOWNLOAD_DEADLINE`` (a value that is not a positive number counts as unset)."""
@@ -590,7 +599,7 @@ def _download_baseline(
     github = connect(
         _token(run),
         base_url=api_url(run.env),
-        timeout=max(1, min(20, int(remaining(deadline, what)))),
+        timeout=max(1, min(request_timeout(run.env), int(remaining(deadline, what)))),
     )
     repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
     base = merge_base(repo, event.base_sha, event.head_sha)
@@ -786,7 +795,7 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
 
     reason: str | None
     try:
-        github = connect(_token(run), base_url=api_url(run.env))
+        github = connect(_token(run), base_url=api_url(run.env), timeout=request_timeout(run.env))
         repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
         result = upsert_comment(
             repo,
