@@ -254,6 +254,7 @@ def _bomb() -> bytes:
         ("no-report", "holds no goldgate report"),
         ("trickle", "took longer than this run allows"),
         ("stall", "took longer than this run allows"),
+        ("api-trickle", "took longer than the 3 s this run allows"),
     ],
 )
 def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
@@ -273,6 +274,7 @@ def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
         "no-report": _zip({"notes.txt": b"hello"}),
         "trickle": baseline_zip,
         "stall": baseline_zip,
+        "api-trickle": baseline_zip,
     }[kind]
     fake.add_artifact(
         uploaded_name(MERGE_BASE),
@@ -285,6 +287,8 @@ def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
         fake.trickle_seconds = 0.5
     if kind == "stall":
         fake.delay("GET", r"^/_blob/")
+    if kind == "api-trickle":  # the API itself: a byte every half second, from the first call
+        fake.trickle_api_seconds = 0.5
     started = time.monotonic()
 
     result, temporary = in_tmp(
@@ -304,7 +308,7 @@ def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
     assert said in out, out
     assert leftovers(runner, temporary) == []
     assert not (tmp_path / "escaped.json").exists()
-    if kind in ("trickle", "stall"):
+    if kind in ("trickle", "stall", "api-trickle"):
         assert took < 60, took  # the evaluation, plus 3 s of download at most
 
 

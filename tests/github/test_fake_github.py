@@ -261,3 +261,14 @@ def test_a_request_held_before_it_is_carried_out_stores_nothing_yet(served: Fake
     assert time.monotonic() - started >= 0.45
     with pytest.raises(AssertionError, match="saw no GET"):
         served.wait_for("GET", r"/nothing-like-this", timeout=0.1)
+
+
+def test_a_trickling_api_sends_its_answers_a_byte_at_a_time(served: FakeGitHub) -> None:
+    served.trickle_api_seconds = 0.05
+    started = time.monotonic()
+
+    status, _, data = call(served, "GET", f"{REPO}/issues/comments/1001", timeout=30)
+
+    assert status == 200
+    assert data["id"] == 1001
+    assert time.monotonic() - started > 0.05 * 100  # hundreds of bytes, each 0.05 s apart

@@ -169,6 +169,8 @@ class FakeGitHub:
         self.unsized_downloads = False
         # When set, the storage host sends the archive one byte per this many seconds.
         self.trickle_seconds: float | None = None
+        # When set, the API sends every answer one byte per this many seconds.
+        self.trickle_api_seconds: float | None = None
         self.repository_id = 300029405
         self.fork_repository_id = 700000001
         self._lock = threading.Lock()
@@ -398,6 +400,9 @@ class FakeGitHub:
         if fault is not None:
             handler.send(fault.status, fault.body, fault.headers)
             return
+        if self.trickle_api_seconds is not None:
+            status, data, extra = answer
+            answer = (status, data, {**extra, "X-Fake-Trickle": str(self.trickle_api_seconds)})
         handler.send(*answer)
 
     def _take_fault(self, method: str, path: str) -> Fault | None:

@@ -567,8 +567,15 @@ def _baseline(
             "No baseline: this run is not for a pull request, so nothing was compared."
         )
         return None
+    seconds = baseline_deadline(run.env)
     try:
-        return _download_baseline(run, name, event, now)
+        with _alarm_after(seconds + _ALARM_GRACE):
+            return _download_baseline(run, name, event, now, time.monotonic() + seconds)
+    except _DeadlinePassed:
+        run.warning(
+            f"the baseline artifact {name!r} could not be used: fetching it took longer than "
+            f"the {seconds:g} s this run allows."
+        )
     except Exception as error:  # every GitHub failure is a warning, never a crash
         run.warning(f"the baseline artifact {name!r} could not be used: {describe_error(error)}")
     run.notes.append(
@@ -578,7 +585,7 @@ def _baseline(
 
 
 def _download_baseline(
-    run: _Run, name: str, event: GitHubEvent, now: datetime
+    run: _Run, name: str, event: GitHubEvent, now: datetime, deadline: float
 ) -> tuple[Path, Report] | None:
     """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
     within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
@@ -594,7 +601,6 @@ def _download_baseline(
 
     assert event.base_sha is not None
     assert event.head_sha is not None
-    deadline = time.monotonic() + baseline_deadline(run.env)
     what = f"fetch the baseline artifact {name!r}"
     github = connect(
         _token(run),
@@ -655,23 +661,62 @@ def _kept(path: Path, now: datetime) -> Path:
     return written
 
 
+class _DeadlinePassed(BaseException):
+    """Raised by the SIGALRM handler when fetching the baseline overran its deadline (a
+    BaseException, so that no ``except Exception`` in PyGithub or requests swallows it)."""
+
+
+_ALARM_GRACE = 1.0
+"""Seconds the alarm waits past the deadline: the download's own check says it better."""
+
+
+@contextlib.contextmanager
+def _alarm_after(seconds: float) -> Iterator[None]:
+    """``_DeadlinePassed`` raised in the body once ``seconds`` have passed, whatever it is
+    blocked on (an API answer that trickles, say); main thread only, elsewhere the per-request
+    timeouts and the download's own deadline bound it."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(number: int, frame: object) -> None:
+        raise _DeadlinePassed
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextlib.contextmanager
 def _temporary_folder(prefix: str) -> Iterator[Path]:
-    """A fresh temporary folder, removed on the way out whatever happens: a signal that
-    arrives while it is being removed is held until it is gone, then raised."""
+    """A fresh temporary folder, removed on the way out whatever happens: a signal (SIGINT,
+    SIGTERM, the deadline's SIGALRM) that arrives while it is being removed is held until it
+    is gone, then acted on."""
+    import signal
+
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         yield folder
     finally:
         with _signals_held() as held:
             shutil.rmtree(folder, ignore_errors=True)
+        if signal.SIGALRM in held:
+            raise _DeadlinePassed
         if held:
             raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[list[int]]:
-    """SIGINT and SIGTERM noted, not acted on, while the body runs (main thread only)."""
+    """SIGINT, SIGTERM and SIGALRM noted, not acted on, while the body runs (main thread
+    only)."""
     import signal
     import threading
 
@@ -679,10 +724,12 @@ def _signals_held() -> Iterator[list[int]]:
     if threading.current_thread() is not threading.main_thread():
         yield held
         return
-    numbers = (signal.SIGINT, signal.SIGTERM)
-    previous = {
-        number: signal.signal(number, lambda got, _: held.append(got)) for number in numbers
-    }
+    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+
+    def hold(number: int, _: object) -> None:
+        held.append(number)
+
+    previous = {number: signal.signal(number, hold) for number in numbers}
     try:
         yield held
     finally:
