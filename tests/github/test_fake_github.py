@@ -264,11 +264,11 @@ def test_a_request_held_before_it_is_carried_out_stores_nothing_yet(served: Fake
 
 
 def test_a_trickling_api_sends_its_answers_a_byte_at_a_time(served: FakeGitHub) -> None:
-    served.trickle_api_seconds = 0.05
+    served.trickle_api_seconds = 0.002
     started = time.monotonic()
 
     status, _, data = call(served, "GET", f"{REPO}/issues/comments/1001", timeout=30)
 
     assert status == 200
     assert data["id"] == 1001
-    assert time.monotonic() - started > 0.05 * 100  # hundreds of bytes, each 0.05 s apart
+    assert time.monotonic() - started > 0.002 * 500  # over 1,000 bytes, each 2 ms apart
