@@ -209,6 +209,28 @@ def test_a_baseline_that_cannot_be_compared_is_refused_with_a_note(
     assert any("baseline not compared" in line for line in warnings), warnings
 
 
+def test_a_baseline_that_matches_no_attempt_is_refused_with_a_note(
+    runner: Runner, baseline_zip: bytes
+) -> None:
+    """Same dataset and suites, but every case's input differs: a partial comparison would
+    compare nothing and then say nothing regressed."""
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        report = json.loads(archive.read("goldgate-report.json"))
+    for suite in report["suites"]:
+        for case in suite["cases"]:
+            case["input"] = {"payload": {"another": case["id"]}, "metadata": {}}
+    (runner.workspace / "baseline.json").write_text(json.dumps(report), "utf-8")
+
+    result = runner.run(baseline="baseline.json", fail_on="regression", comment="off")
+
+    assert result.code == 0, result.stdout + result.stderr
+    assert runner.outputs()["comparison"] == ""
+    summary = runner.summary.read_text("utf-8")
+    assert "> Baseline not compared: none of the candidate's 24 attempts could be compared" in (
+        summary
+    )
+
+
 def test_a_baseline_that_is_no_report_is_refused_with_a_note(runner: Runner) -> None:
     (runner.workspace / "baseline.json").write_text("<html>not a report</html>", "utf-8")
 

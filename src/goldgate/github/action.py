@@ -519,9 +519,10 @@ def nothing_compared(comparison: Comparison) -> str | None:
     """Why a comparison that compared no attempt of the candidate is no comparison."""
     comparable = comparison.comparable
     if comparable.candidate_attempts and not comparable.compared_attempts:
+        count = comparable.candidate_attempts
         return (
-            "no attempt of the candidate matches one of the baseline (every case's input "
-            "differs, or its gold cannot be applied)"
+            f"none of the candidate's {count:,} attempt{'s' * (count != 1)} could be compared "
+            "with the baseline (their inputs or gold differ, or they did not run)"
         )
     return None
 
