@@ -23,6 +23,7 @@ import re
 import shutil
 import ssl
 import stat
+import struct
 import tempfile
 import time
 import urllib.parse
@@ -233,9 +234,24 @@ def extract_zip_safely(
 
 
 def _extract(zip_path: Path, root: Path, *, max_bytes: int, max_files: int) -> list[Path]:
+    # Checked before zipfile reads the central directory: millions of tiny entries would
+    # cost gigabytes of memory there before their number could be counted (and the count in
+    # the end record can lie, so the directory's size is bounded too).
+    end_record = _declared_entries(zip_path)
+    if end_record is not None:
+        count, directory = end_record
+        if count > max_files:
+            raise ArchiveRefused(
+                f"the archive holds {count:,} entries, over the cap of {max_files:,}."
+            )
+        if directory > max_files * _DIRECTORY_BYTES_PER_FILE + _COMMENT_MAX:
+            raise ArchiveRefused(
+                f"the archive's central directory is {directory:,} bytes, more than "
+                f"{max_files:,} entries need."
+            )
     try:
         archive = zipfile.ZipFile(zip_path)
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
         raise ArchiveRefused(f"{zip_path.name} is not a readable zip archive.") from None
     with archive:
         entries = archive.infolist()
@@ -271,6 +287,39 @@ def _extract(zip_path: Path, root: Path, *, max_bytes: int, max_files: int) -> l
             total = _write_entry(archive, entry, target, total, max_bytes)
             written.append(target)
     return written
+
+
+_END = struct.Struct("<4s4H2LH")  # end of central directory: its record
+_END64_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")
+_COMMENT_MAX = 0xFFFF
+_DIRECTORY_BYTES_PER_FILE = 1024  # 46 bytes of header, the name and extra fields
+
+
+def _declared_entries(zip_path: Path) -> tuple[int, int] | None:
+    """The number of entries and the size of the central directory that the archive's end
+    records declare (zip64 too), read from its last 64 kB; None when they cannot be found
+    (zipfile then refuses the archive)."""
+    try:
+        with open(zip_path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - _END.size - _COMMENT_MAX - _END64_LOCATOR.size))
+            tail = handle.read()
+            at = tail.rfind(b"PK\x05\x06")
+            if at < 0 or at + _END.size > len(tail):
+                return None
+            end = _END.unpack_from(tail, at)
+            entries, directory = int(end[4]), int(end[5])
+            locator = at - _END64_LOCATOR.size
+            if locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+                handle.seek(int(_END64_LOCATOR.unpack_from(tail, locator)[2]))
+                record = handle.read(_END64.size)
+                if len(record) == _END64.size and record[:4] == b"PK\x06\x06":
+                    end64 = _END64.unpack(record)
+                    entries, directory = max(entries, int(end64[7])), max(directory, int(end64[8]))
+            return entries, directory
+    except (OSError, struct.error):
+        return None
 
 
 def _safe_parts(entry: zipfile.ZipInfo) -> tuple[str, ...]:
