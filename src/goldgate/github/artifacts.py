@@ -1,18 +1,22 @@
 """The baseline: the report a push to the base branch uploaded as an artifact, found by the
 pull request's merge-base commit, downloaded and unpacked without trusting the archive.
 
-Which artifact: the newest unexpired one of that exact name whose workflow run was for the
-merge-base commit; failing that, the newest from the base branch, with a note saying so.
+Which artifact: the baseline workflow (examples/workflows/baseline.yml) names it per commit,
+``NAME-<commit sha>``. The newest unexpired ``NAME-<merge base>`` (or ``NAME``) whose workflow
+run was for the merge-base commit; failing that, the newest ``NAME-<sha>`` or ``NAME`` from
+the base branch, with a note naming its commit.
 Only runs of this repository count: a pull request from a fork runs in this repository too
 and can upload an artifact of any name, and its report must never become the baseline.
 
-Downloading: the API answers ``archive_download_url`` with a 302 to a short-lived signed URL
-on another host. The token goes to the API host only; the signed URL is fetched without it
+Downloading: within an overall deadline (a host that trickles a byte a second is given up
+when it passes). The API answers ``archive_download_url`` with a 302 to a short-lived signed
+URL on another host. The token goes to the API host only; the signed URL is fetched without it
 (that host needs none, and must not see it). PyGithub has no download method, and its
 stream helper would forward the token to a redirect on the API's own host.
 
 Unpacking: the archive comes from a workflow run, so it is read as hostile: no absolute
-paths, no ``..``, no links or devices, a cap on entries and on bytes actually written.
+paths, no ``..``, no links or devices, a cap on entries (read from the end records before
+zipfile reads the directory) and on bytes actually written.
 """
 
 from __future__ import annotations
@@ -115,7 +119,7 @@ def find_baseline_artifact(
         sha = run.get("head_sha")
         if _expired(artifact, moment) or not _same_repository(run) or not isinstance(sha, str):
             return
-        if not _names_commit(artifact.name, name, sha):
+        if not isinstance(artifact.name, str) or not _names_commit(artifact.name, name, sha):
             return
         if sha == merge_base_sha:
             exact.append(artifact)
@@ -134,7 +138,7 @@ def find_baseline_artifact(
             for index, artifact in enumerate(repo.get_artifacts()):
                 if index >= scan_limit:
                     break
-                if artifact.name.startswith(f"{name}-"):
+                if isinstance(artifact.name, str) and artifact.name.startswith(f"{name}-"):
                     consider(artifact)
     with reaching_github("name the repository"):
         full_name = _full_name(repo)
