@@ -393,8 +393,9 @@ def _conclude(
     and publish, and decide the step's exit code under fail_on. Mode compare and mode report
     take the run's exit code from the report's own verdict.
 
-    SIGINT or SIGTERM while the baseline downloads or the comment posts stops that, not the
-    step: what can still be written (JUnit, the summary, the outputs) is, with exit 130."""
+    SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
+    stops that, not the step: what can still be written (JUnit, the summary, the outputs)
+    is, with exit 130."""
     from goldgate.report.io import read_report
 
     now = datetime.now(UTC)
@@ -417,7 +418,7 @@ def _conclude(
         try:
             comparison, comparison_path = _compare(run, inputs, event, report, report_path, now)
         except KeyboardInterrupt:
-            _interrupted(run, "while the baseline was fetched; nothing was compared")
+            _interrupted(run, "while the baseline was fetched or compared; nothing was compared")
     try:
         return _report(
             run, inputs, event, report, report_path, comparison, comparison_path, run_code
