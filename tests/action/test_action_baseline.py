@@ -512,6 +512,11 @@ def _signal_handlers_restored() -> Any:
             "unexpected error, with no message of its own.",
         ),
         (
+            "goldgate.comparison.compare",
+            KeyError(5),
+            "baseline not compared: KeyError: an unexpected error, with no message of its own.",
+        ),
+        (
             "goldgate.github.comments.upsert_comment",
             OSError(5),
             "the pull-request comment was not posted (OSError: Input/output error (errno 5).)",
@@ -522,7 +527,7 @@ def _signal_handlers_restored() -> Any:
             "the job summary could not be written: Input/output error (errno 5).",
         ),
     ],
-    ids=["lookup", "comment", "summary"],
+    ids=["lookup", "compare", "comment", "summary"],
 )
 def test_a_warning_names_an_unexpected_error_never_a_bare_number(
     runner: Runner,

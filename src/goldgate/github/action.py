@@ -482,6 +482,8 @@ def _compare(
             comparison = compare(report_path, baseline_path, partial=inputs.partial, now=now)
         except GoldgateError as error:
             refusal = str(error).removeprefix("cannot compare: ")
+        except Exception as error:  # a baseline no check foresaw: a note, never a crash
+            refusal = describe_error(error)
         else:
             refusal = nothing_compared(comparison)
     if refusal is not None:
