@@ -529,7 +529,13 @@ def report_merge(
     """Join the reports of all shards of one run into the report of the whole run."""
     from goldgate.commands import merge_shard_reports
 
-    _finish(merge_shard_reports(reports, output))
+    try:
+        code = merge_shard_reports(reports, output)
+    except KeyboardInterrupt:  # typer would exit 130 without a word
+        done = f"written to {output}" if output.is_file() else "not written"
+        warn(f"goldgate: interrupted; the merged report was {done}.")
+        code = ExitCode.INTERRUPTED
+    _finish(code)
 
 
 _ACTION_INPUTS = """Inputs, as the runner passes them (action.yml documents each):

@@ -202,35 +202,28 @@ def test_mode_evals_compares_with_a_baseline_report_in_the_workspace(
     assert not runner.fake.requests_to("GET", r"/artifacts")
 
 
-def test_a_gold_baseline_compares_nothing_and_says_so(runner: Runner, baseline_zip: bytes) -> None:
-    """A misconfigured baseline, the merge-base commit's gold report, shares no suite with an
-    evals report: a partial comparison compares nothing and lists every suite on each side
-    (so fail_on regression cannot pass silently on it), and a full one is refused with a
-    warning and a note; the candidate is reported either way."""
+def test_a_gold_baseline_is_not_compared_and_says_so(runner: Runner, baseline_zip: bytes) -> None:
+    """A misconfigured baseline, the merge-base commit's gold report, is of another dataset
+    than an evals report: it is refused for the comparison, partial or full, with a warning
+    and a note (so fail_on regression cannot pass silently on it), and the candidate is
+    reported either way."""
     runner.fake.add_artifact(
         ARTIFACT, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip
     )
 
-    partial = run_evals(runner, baseline=f"artifact:{ARTIFACT}", fail_on="regression")
+    for partial in ("true", "false"):
+        result = run_evals(
+            runner, baseline=f"artifact:{ARTIFACT}", fail_on="regression", partial=partial
+        )
 
-    assert partial.code == 0, partial.stderr  # nothing compared, so nothing regressed
-    outputs = runner.outputs()
-    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
-    assert comparison["comparable"]["compared_attempts"] == 0
-    summary = runner.summary.read_text("utf-8")
-    assert "- added: reply\\_drafts \\(the whole suite\\), reply\\_quality" in summary
-    assert "- removed: pipeline \\(the whole suite\\), classify\\_step" in summary
-
-    full = run_evals(runner, baseline=f"artifact:{ARTIFACT}", partial="false", comment="off")
-
-    assert full.code == 1, full.stderr  # the run's own code: the candidate still fails
-    assert "Traceback" not in full.stderr
-    warnings = [line for line in full.stdout.splitlines() if line.startswith("::warning")]
-    assert any("the baseline could not be compared" in line for line in warnings), warnings
-    assert runner.outputs()["comparison"] == ""
-    summary = runner.summary.read_text("utf-8")
-    assert "> No comparison: the baseline could not be compared" in summary
-    assert "### Failing cases" in summary
+        assert result.code == 0, result.stderr  # no comparison, so nothing regressed
+        assert "Traceback" not in result.stderr
+        assert runner.outputs()["comparison"] == ""
+        warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+        assert any("baseline not compared: it is a report of the dataset" in w for w in warnings)
+        summary = runner.summary.read_text("utf-8")
+        assert "> Baseline not compared: it is a report of the dataset 'support" in summary
+        assert "### Failing cases" in summary
 
 
 def test_evals_never_see_a_github_or_actions_token(runner: Runner) -> None:

@@ -259,3 +259,28 @@ def test_a_replay_of_json_gold_takes_recorded_verdicts_too(run_cli: Any, example
     assert _tone(report)["outcome"] == "failed"
     assert _tone(report)["adjudicated"] is True
     assert report["suites"][0]["adjudication_queue"] == []
+
+
+def test_apply_outside_a_project_is_exit_2_naming_what_is_missing(
+    run_cli: Any, project: Path, tmp_path: Path
+) -> None:
+    _run(run_cli, project, "first.json")
+    run_cli("adjudication", "export", "first.json", "-o", "review.jsonl", cwd=project)
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ".git").mkdir()  # a repository root: the search for a project stops here
+    (elsewhere / "review.jsonl").write_bytes((project / "review.jsonl").read_bytes())
+
+    result = run_cli("adjudication", "apply", "review.jsonl", cwd=elsewhere)
+
+    assert result.code == 2, result.output
+    assert "Traceback" not in result.output
+    assert f"{elsewhere} is not inside a goldgate project" in result.stderr
+    assert "holds config/settings.yaml or evaluation/" in result.stderr
+    assert "--store" in result.stderr
+    assert sorted(path.name for path in elsewhere.iterdir()) == [".git", "review.jsonl"]
+
+    stored = run_cli(
+        "adjudication", "apply", "review.jsonl", "--store", "verdicts.jsonl", cwd=elsewhere
+    )
+    assert stored.code == 0, stored.output  # with --store, no project is needed

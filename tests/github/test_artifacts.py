@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import time
 import zipfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -72,8 +73,73 @@ def test_the_newest_artifact_of_the_merge_base_is_chosen(
     assert (choice.artifact_id, choice.exact, choice.note) == (newest, True, None)
     assert choice.repository == "octo-org/octo-repo"
     assert choice.head_sha == MERGE_BASE
-    [listing] = fake.work
-    assert listing.query == {"name": NAME, "per_page": "100"}
+    per_commit, plain = fake.work
+    assert per_commit.query == {"name": f"{NAME}-{MERGE_BASE}", "per_page": "100"}
+    assert plain.query == {"name": NAME, "per_page": "100"}
+
+
+# What examples/workflows/baseline.yml uploads on every push: NAME-<commit sha>.
+
+
+def test_the_per_commit_artifact_of_the_merge_base_is_chosen_first(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    fake.add_artifact(NAME, head_sha=MERGE_BASE, age=timedelta(minutes=1))
+    wanted = fake.add_artifact(f"{NAME}-{MERGE_BASE}", head_sha=MERGE_BASE, age=timedelta(days=1))
+    fake.add_artifact(f"{NAME}-{OTHER}", head_sha=OTHER, age=timedelta(0))
+
+    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+
+    assert choice is not None
+    assert (choice.artifact_id, choice.exact, choice.note) == (wanted, True, None)
+    [listing] = fake.work  # found by its exact name: one request
+    assert listing.query == {"name": f"{NAME}-{MERGE_BASE}", "per_page": "100"}
+
+
+def test_without_the_merge_base_the_newest_per_commit_artifact_of_the_branch_is_used(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    older, newer = "e" * 40, OTHER
+    fake.add_artifact(f"{NAME}-{older}", head_sha=older, age=timedelta(hours=3))
+    wanted = fake.add_artifact(f"{NAME}-{newer}", head_sha=newer, age=timedelta(hours=1))
+    fake.add_artifact(NAME, head_sha="1" * 40, age=timedelta(hours=2))  # the old name: older
+    fake.add_artifact(f"{NAME}-{'f' * 40}", head_sha="f" * 40, head_branch="feature")
+    fake.add_artifact(f"{NAME}-{'9' * 40}", head_sha="9" * 40, from_fork=True, age=timedelta(0))
+    fake.add_artifact(f"{NAME}-{'8' * 40}", head_sha="8" * 40, expired=True, age=timedelta(0))
+    fake.add_artifact(f"{NAME}-evals-{'7' * 40}", head_sha="7" * 40, age=timedelta(0))
+    fake.add_artifact(f"{NAME}-{'6' * 7}", head_sha="6" * 40, age=timedelta(0))  # not 40-hex
+
+    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+
+    assert choice is not None
+    assert (choice.artifact_id, choice.exact, choice.head_sha) == (wanted, False, newer)
+    assert choice.note == (
+        "no baseline artifact for the merge-base commit aaaaaaa; compared with the newest "
+        f"from main instead: '{NAME}-{newer}', of commit ddddddd."
+    )
+
+
+def test_a_name_that_claims_another_commit_than_its_run_is_not_trusted(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    fake.add_artifact(f"{NAME}-{MERGE_BASE}", head_sha=OTHER, age=timedelta(0))
+    honest = fake.add_artifact(f"{NAME}-{'e' * 40}", head_sha="e" * 40, age=timedelta(hours=5))
+
+    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+
+    assert choice is not None
+    assert (choice.artifact_id, choice.exact) == (honest, False)
+
+
+def test_only_the_newest_artifacts_are_looked_through(repo: Repository, fake: FakeGitHub) -> None:
+    fake.add_artifact(f"{NAME}-{OTHER}", head_sha=OTHER, age=timedelta(days=2))
+    for index in range(5):
+        fake.add_artifact(f"unrelated-{index}", head_sha=OTHER, age=timedelta(hours=index))
+
+    assert find_baseline_artifact(repo, NAME, MERGE_BASE, "main", scan_limit=5) is None
+    found = find_baseline_artifact(repo, NAME, MERGE_BASE, "main", scan_limit=6)
+    assert found is not None
+    assert found.head_sha == OTHER
 
 
 def test_expired_fork_and_other_name_artifacts_are_never_chosen(
@@ -111,7 +177,8 @@ def test_a_merge_base_without_an_artifact_uses_the_newest_from_the_branch(
     assert choice is not None
     assert (choice.artifact_id, choice.exact) == (newest, False)
     assert choice.note == (
-        "no baseline for the merge-base commit aaaaaaa; using the newest from main (ddddddd)."
+        "no baseline artifact for the merge-base commit aaaaaaa; compared with the newest "
+        f"from main instead: '{NAME}', of commit ddddddd."
     )
 
 
@@ -132,7 +199,8 @@ def test_every_page_of_artifacts_is_read(repo: Repository, fake: FakeGitHub) -> 
 
     assert choice is not None
     assert choice.artifact_id == exact
-    assert len(fake.requests_to("GET", r"/actions/artifacts$")) == 2
+    # NAME-<merge base> (one page), then NAME (two pages)
+    assert len(fake.requests_to("GET", r"/actions/artifacts$")) == 3
 
 
 def test_listing_refused_is_unavailable(repo: Repository, fake: FakeGitHub) -> None:
@@ -235,6 +303,51 @@ def test_the_storage_host_failing_is_unavailable(
     assert raised.value.reason == (
         f"could not download the artifact '{NAME}': the storage host answered 403."
     )
+
+
+def test_a_trickling_storage_host_is_given_up_at_the_deadline(
+    gh: Github, repo: Repository, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    choice = _chosen(repo, fake, zip_bytes=zip_of({"report.json": "x" * 5000}))
+    fake.trickle_seconds = 0.2  # a byte every 0.2 s: never silent long enough to time out
+    started = time.monotonic()
+
+    with pytest.raises(GitHubUnavailable, match="took longer than this run allows"):
+        download_artifact(
+            gh, choice, tmp_path, max_bytes=1_000_000, deadline=started + 1.5, timeout=10
+        )
+
+    assert time.monotonic() - started < 4
+    assert len(fake.requests_to("GET", r"^/_blob/")) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stalled_storage_host_is_given_up_at_the_deadline(
+    gh: Github, repo: Repository, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    choice = _chosen(repo, fake, zip_bytes=zip_of({"report.json": "{}"}))
+    fake.delay("GET", r"^/_blob/")  # no answer at all until released
+    started = time.monotonic()
+
+    with pytest.raises(GitHubUnavailable, match="took longer than this run allows"):
+        download_artifact(
+            gh, choice, tmp_path, max_bytes=1_000_000, deadline=started + 1.0, timeout=30
+        )
+
+    assert time.monotonic() - started < 3
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_deadline_already_past_sends_nothing(
+    gh: Github, repo: Repository, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    choice = _chosen(repo, fake, zip_bytes=b"x")
+    before = len(fake.requests)
+
+    with pytest.raises(GitHubUnavailable, match="took longer than this run allows"):
+        download_artifact(gh, choice, tmp_path, max_bytes=10, deadline=time.monotonic() - 1)
+
+    assert len(fake.requests) == before
 
 
 def test_download_on_enterprise_server(

@@ -314,3 +314,33 @@ def test_a_secondary_rate_limit_on_create_waits_and_posts_once(
     assert result.action == "created"
     assert len(fake.comments(7)) == 1
     assert len(fake.requests_to("POST", COMMENTS)) == 2
+
+
+@pytest.fixture
+def impatient(fake: FakeGitHub) -> Repository:
+    """A client that waits one second for an answer (the real one waits 20)."""
+    from goldgate.github.client import connect, repository
+    from helpers.fake_github import TOKEN
+
+    from .conftest import FAST
+
+    return repository(
+        connect(TOKEN, base_url=fake.base_url, policy=FAST, timeout=1, paced=False),
+        fake.repository,
+    )
+
+
+@pytest.mark.parametrize("mode", ["update", "new"])
+def test_an_answer_that_comes_after_the_timeout_still_leaves_one_comment(
+    impatient: Repository, fake: FakeGitHub, mode: str
+) -> None:
+    if mode == "new":  # new mode cannot look for the marker: it looks for its own body
+        fake.add_comment(7, with_marker("an earlier run", "main"), login=BOT)
+    fake.delay("POST", COMMENTS, 3.0, after=True)  # stored at once, answered 3 s later
+
+    result = upsert_comment(impatient, 7, "x", instance_id="main", mode=mode)  # type: ignore[arg-type]
+
+    assert result.action == "created"
+    mine = [c for c in fake.comments(7) if c[2] == with_marker("x", "main")]
+    assert [ident for ident, _, _ in mine] == [result.comment_id]
+    assert len(fake.requests_to("POST", COMMENTS)) == 1  # never sent twice by the client

@@ -195,3 +195,51 @@ def test_an_existing_destination_is_not_overwritten(tmp_path: Path) -> None:
 def test_only_a_regular_file_is_read(tmp_path: Path) -> None:
     with pytest.raises(ArchiveRefused, match="is not a regular file"):
         extract_zip_safely(tmp_path, tmp_path / "out", max_bytes=CAP, max_files=10)
+
+
+def _end_record_says(data: bytes, entries: int) -> bytes:
+    """``data`` with its end-of-central-directory record claiming ``entries`` entries."""
+    at = data.rfind(b"PK\x05\x06")
+    fields = list(struct.unpack_from("<4s4H2LH", data, at))
+    fields[3] = fields[4] = entries
+    return data[:at] + struct.pack("<4s4H2LH", *fields) + data[at + 22 :]
+
+
+def test_entries_are_counted_from_the_end_record_before_the_directory_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Millions of tiny entries would cost zipfile gigabytes before they could be counted:
+    the end record's count is checked first, and zipfile is never asked."""
+    data = _end_record_says(build([("report.json", b"{}")]), 60_000)
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("zipfile read an archive whose end record was over the cap")
+
+    monkeypatch.setattr(zipfile, "ZipFile", never)
+
+    with pytest.raises(ArchiveRefused, match="60,000 entries, over the cap of 1,000"):
+        extract_zip_safely(write(tmp_path, data), tmp_path / "out", max_bytes=CAP, max_files=1000)
+
+    assert leftovers(tmp_path) == []
+
+
+def test_an_end_record_that_understates_the_entries_still_bounds_the_directory(
+    tmp_path: Path,
+) -> None:
+    data = _end_record_says(build([(f"f{i:05d}", b"") for i in range(5_000)]), 1)
+
+    with pytest.raises(ArchiveRefused, match=r"central directory is .* more than 10 entries need"):
+        extract_zip_safely(write(tmp_path, data), tmp_path / "out", max_bytes=CAP, max_files=10)
+
+
+def test_a_zip64_archive_is_counted_from_its_zip64_end_record(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", allowZip64=True) as archive:
+        for index in range(70_000):  # over 65,535: only the zip64 record holds the count
+            archive.writestr(f"{index}", b"")
+
+    path = write(tmp_path, buffer.getvalue())
+
+    # the 16-bit count says 65,535, under this cap: only the zip64 record tells 70,000
+    with pytest.raises(ArchiveRefused, match="70,000 entries, over the cap of 66,000"):
+        extract_zip_safely(path, tmp_path / "out", max_bytes=CAP, max_files=66_000)

@@ -6,6 +6,8 @@ there; PyGithub reading them in the other tests is their check."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -43,7 +45,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def call(
-    fake: FakeGitHub, method: str, path: str, body: Any = None
+    fake: FakeGitHub, method: str, path: str, body: Any = None, *, timeout: float = 5
 ) -> tuple[int, dict[str, str], Any]:
     data = None if body is None else json.dumps(body).encode("utf-8")
     request = urllib.request.Request(
@@ -54,7 +56,7 @@ def call(
     )
     opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with opener.open(request, timeout=5) as response:
+        with opener.open(request, timeout=timeout) as response:
             status, headers, raw = response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         status, headers, raw = error.code, dict(error.headers), error.read()
@@ -196,3 +198,77 @@ def test_get_user_answers_as_to_an_installation_token(served: FakeGitHub) -> Non
 
     assert status == 403
     assert data["message"] == "Resource not accessible by integration"
+
+
+def test_a_comment_s_length_is_counted_in_utf16_units(served: FakeGitHub) -> None:
+    path = f"{REPO}/issues/5/comments"
+
+    assert call(served, "POST", path, {"body": "😀" * (65_536 // 2)})[0] == 201
+    status, _, data = call(served, "POST", path, {"body": "😀" * (65_536 // 2 + 1)})
+
+    assert status == 422  # 32,769 characters, 65,538 UTF-16 code units
+    assert "Body is too long" in data["errors"][0]["message"]
+
+
+def _blob_address(served: FakeGitHub) -> str:
+    status, headers, _ = call(served, "GET", f"{REPO}/actions/artifacts/1004/zip")
+    assert status == 302
+    return headers["Location"]
+
+
+def test_a_trickling_storage_host_sends_a_byte_at_a_time(served: FakeGitHub) -> None:
+    served.trickle_seconds = 0.1
+    started = time.monotonic()
+
+    with urllib.request.urlopen(_blob_address(served), timeout=5) as answer:
+        first = answer.read(1)
+        second = answer.read(1)
+    took = time.monotonic() - started
+
+    assert first + second == b"PK"
+    assert 0.08 < took < 2  # the second byte came a tenth of a second after the first
+
+
+def test_a_held_request_is_seen_then_answered_when_released(served: FakeGitHub) -> None:
+    served.delay("POST", r"/issues/\d+/comments$", after=True)  # stored, answer held
+    answers: list[int] = []
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            call(served, "POST", f"{REPO}/issues/5/comments", {"body": "held"}, timeout=30)[0]
+        )
+    )
+    thread.start()
+
+    seen = served.wait_for("POST", r"/issues/5/comments$", timeout=5)
+    time.sleep(0.3)
+    assert seen.body == '{"body": "held"}'
+    assert answers == []  # still held...
+    assert [body for _, _, body in served.comments(5)][-1] == "held"  # ...but stored
+    served.release()
+    thread.join(5)
+    assert answers == [201]
+    # only once: the next request is answered at once
+    assert call(served, "POST", f"{REPO}/issues/5/comments", {"body": "x"})[0] == 201
+
+
+def test_a_request_held_before_it_is_carried_out_stores_nothing_yet(served: FakeGitHub) -> None:
+    served.delay("POST", r"/issues/\d+/comments$", 0.5)
+
+    started = time.monotonic()
+    status = call(served, "POST", f"{REPO}/issues/5/comments", {"body": "late"})[0]
+
+    assert status == 201
+    assert time.monotonic() - started >= 0.45
+    with pytest.raises(AssertionError, match="saw no GET"):
+        served.wait_for("GET", r"/nothing-like-this", timeout=0.1)
+
+
+def test_a_trickling_api_sends_its_answers_a_byte_at_a_time(served: FakeGitHub) -> None:
+    served.trickle_api_seconds = 0.002
+    started = time.monotonic()
+
+    status, _, data = call(served, "GET", f"{REPO}/issues/comments/1001", timeout=30)
+
+    assert status == 200
+    assert data["id"] == 1001
+    assert time.monotonic() - started > 0.002 * 500  # over 1,000 bytes, each 2 ms apart

@@ -5,11 +5,13 @@ It serves what goldgate uses, in the shapes of GitHub's own description
 (``tests/oracles/github_api/``; ``tests/github/test_fake_github.py`` validates every answer
 against it): issue comments (list with ``per_page``/``page`` and a ``Link`` header, get,
 create, update), artifacts (list by name, of one run, get, download through a 302 to a
-second path of this server that plays the storage host), workflow runs, compare
+second path of this server that plays the storage host, which can be made to trickle),
+workflow runs, compare
 (``merge_base_commit``),
 ``repos/{owner}/{repo}``, and ``GET /user`` answering 403 as it does to an installation
 token. It records every request and can be scripted to fail: see ``fail`` and the helpers
-below it.
+below it, and to hold a request or its answer (``delay``: a stall, or an answer that comes
+after the client's timeout).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import re
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -104,6 +107,20 @@ class Fault:
 
 
 @dataclass
+class Delay:
+    """Hold ``method`` requests whose path matches ``pattern`` for ``seconds`` (or until
+    ``FakeGitHub.release``), ``times`` times (None: always). With ``after``, the request is
+    carried out first and only its answer is held (GitHub stored the comment, then the
+    answer came too late)."""
+
+    method: str
+    pattern: re.Pattern[str]
+    seconds: float
+    times: int | None = 1
+    after: bool = False
+
+
+@dataclass
 class _Artifact:
     id: int
     name: str
@@ -150,12 +167,18 @@ class FakeGitHub:
         self.download_links_expire = False
         # When set, the storage host sends no Content-Length: only the bytes tell the size.
         self.unsized_downloads = False
+        # When set, the storage host sends the archive one byte per this many seconds.
+        self.trickle_seconds: float | None = None
+        # When set, the API sends every answer one byte per this many seconds.
+        self.trickle_api_seconds: float | None = None
         self.repository_id = 300029405
         self.fork_repository_id = 700000001
         self._lock = threading.Lock()
         self._ids = iter(range(1001, 10**9))
         self._requests: list[Recorded] = []
         self._faults: list[Fault] = []
+        self._delays: list[Delay] = []
+        self._released = threading.Event()
         self._comments: dict[int, _Comment] = {}
         self._artifacts: dict[int, _Artifact] = {}
         self._merge_bases: dict[tuple[str, str], str] = {}
@@ -177,6 +200,7 @@ class FakeGitHub:
         return self
 
     def close(self) -> None:
+        self.release()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -291,6 +315,35 @@ class FakeGitHub:
             headers={"Retry-After": str(retry_after)},
         )
 
+    def delay(
+        self,
+        method: str,
+        pattern: str,
+        seconds: float = 3600.0,
+        *,
+        times: int | None = 1,
+        after: bool = False,
+    ) -> None:
+        """Hold matching requests (see ``Delay``); the default is a stall that lasts until
+        ``release`` (or ``close``). ``pattern`` is searched in the whole path, so the storage
+        host's ``/_blob/`` can be held too."""
+        with self._lock:
+            self._delays.append(Delay(method, re.compile(pattern), seconds, times, after))
+
+    def release(self) -> None:
+        """End every hold now and from now on."""
+        self._released.set()
+
+    def wait_for(self, method: str, pattern: str, timeout: float = 30.0) -> Recorded:
+        """The first request seen that matches, waiting up to ``timeout`` seconds for it."""
+        limit = time.monotonic() + timeout
+        while time.monotonic() < limit:
+            found = self.requests_to(method, pattern)
+            if found:
+                return found[0]
+            time.sleep(0.02)
+        raise AssertionError(f"the fake GitHub saw no {method} {pattern} in {timeout} s")
+
     # --- what happened --------------------------------------------------------------------
 
     @property
@@ -323,6 +376,9 @@ class FakeGitHub:
         headers = {name.lower(): value for name, value in handler.headers.items()}
         with self._lock:
             self._requests.append(Recorded(handler.command, path, query, headers, body))
+        held = self._take_delay(handler.command, path)
+        if held is not None and not held.after:
+            self._released.wait(held.seconds)
         if path.startswith("/_blob/"):
             handler.send(*self._blob(path, query, headers))
             return
@@ -339,9 +395,14 @@ class FakeGitHub:
             return
         with self._lock:
             answer = self._route(handler.command, api_path, query, body)
+        if held is not None and held.after:
+            self._released.wait(held.seconds)
         if fault is not None:
             handler.send(fault.status, fault.body, fault.headers)
             return
+        if self.trickle_api_seconds is not None:
+            status, data, extra = answer
+            answer = (status, data, {**extra, "X-Fake-Trickle": str(self.trickle_api_seconds)})
         handler.send(*answer)
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
@@ -353,6 +414,17 @@ class FakeGitHub:
                         if fault.times <= 0:
                             self._faults.remove(fault)
                     return fault
+        return None
+
+    def _take_delay(self, method: str, path: str) -> Delay | None:
+        with self._lock:
+            for held in self._delays:
+                if held.method == method and held.pattern.search(path):
+                    if held.times is not None:
+                        held.times -= 1
+                        if held.times <= 0:
+                            self._delays.remove(held)
+                    return held
         return None
 
     def _route(
@@ -492,6 +564,8 @@ class FakeGitHub:
         headers = {"Content-Type": "application/zip"}
         if self.unsized_downloads:
             headers["X-Fake-Unsized"] = "1"
+        if self.trickle_seconds is not None:
+            headers["X-Fake-Trickle"] = str(self.trickle_seconds)
         return 200, artifact.zip_bytes, headers
 
     def _list_runs(self, path: str, query: dict[str, str], body: str) -> Any:
@@ -546,7 +620,8 @@ class FakeGitHub:
             text = None
         if not isinstance(text, str):
             return "", (422, _validation("body", "missing_field", "body is missing"), {})
-        if len(text) > self.comment_limit:
+        if len(text.encode("utf-16-le", "surrogatepass")) // 2 > self.comment_limit:
+            # GitHub counts a body's length in UTF-16 code units: an emoji counts two
             message = f"Body is too long (maximum is {self.comment_limit} characters)"
             return "", (422, _validation("body", "custom", message), {})
         return text, None
@@ -723,7 +798,10 @@ class _Handler(BaseHTTPRequestHandler):
     server: ThreadingHTTPServer
 
     def do_GET(self) -> None:
-        self.server.fake._respond(self)  # type: ignore[attr-defined]
+        try:
+            self.server.fake._respond(self)  # type: ignore[attr-defined]
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+            self.close_connection = True
 
     do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
 
@@ -742,6 +820,7 @@ class _Handler(BaseHTTPRequestHandler):
         extra.setdefault("X-RateLimit-Remaining", "999")
         extra.setdefault("X-RateLimit-Reset", str(int(EPOCH.timestamp()) + 3600))
         unsized = extra.pop("X-Fake-Unsized", None) is not None
+        trickle = extra.pop("X-Fake-Trickle", None)
         for name, value in extra.items():
             self.send_header(name, value)
         if unsized:  # the length is told by closing the connection, as HTTP/1.0 did
@@ -750,8 +829,21 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        if payload and self.command != "HEAD":
+        if not payload or self.command == "HEAD":
+            return
+        if trickle is None:
             self.wfile.write(payload)
+            return
+        released = self.server.fake._released  # type: ignore[attr-defined]
+        try:
+            for index in range(len(payload)):  # one byte at a time, as a choked host sends
+                self.wfile.write(payload[index : index + 1])
+                self.wfile.flush()
+                if released.wait(float(trickle)):
+                    self.wfile.write(payload[index + 1 :])
+                    return
+        except OSError:  # the client gave up: that is what a trickle is for
+            self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the tests read ``FakeGitHub.requests`` instead."""

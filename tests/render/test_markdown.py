@@ -209,3 +209,13 @@ def test_without_a_comparison_its_sections_are_absent(corpus: dict[str, Report])
 
     for heading in ("Regressions", "Improvements", "Flaky", "McNemar", "Partial"):
         assert f"### {heading}" not in document
+
+
+def test_a_comment_is_measured_in_utf16_code_units() -> None:
+    """GitHub counts a comment's length in UTF-16 code units: an emoji counts two, so a
+    budget in characters would let an emoji-heavy body through that GitHub refuses."""
+    body = "😀" * 40_000  # 40,000 characters, 80,000 code units
+
+    assert size(body, "comment") == 80_000 > LIMITS["comment"]
+    assert size("é" * 10, "comment") == 10  # inside the Basic Multilingual Plane: one each
+    assert size(body, "summary") == 160_000  # a job summary is measured in UTF-8 bytes

@@ -8,8 +8,14 @@ from pathlib import Path
 import typer
 
 from goldgate.adjudication.queue import export_lines, read_reviewed, write_export
-from goldgate.adjudication.store import find_project, load_store, merge, store_path, write_store
-from goldgate.errors import ExitCode
+from goldgate.adjudication.store import (
+    load_store,
+    merge,
+    project_folder,
+    store_path,
+    write_store,
+)
+from goldgate.errors import ExitCode, InvalidInputError
 from goldgate.problems import display_path
 from goldgate.report.io import read_report
 
@@ -32,10 +38,25 @@ def export_command(report_path: Path, output: Path) -> ExitCode:
     return ExitCode.PASSED
 
 
+def _project_here() -> Path:
+    """The project this command runs in, or ``InvalidInputError`` saying what is missing:
+    verdicts recorded outside a project would land in a store no run reads."""
+    here = Path.cwd()
+    found = project_folder(here)
+    if found is None:
+        raise InvalidInputError(
+            f"{here} is not inside a goldgate project: neither it nor a folder above it "
+            "(up to the repository's root) holds config/settings.yaml or evaluation/, so "
+            "there is no verdict store to record in; run this from the project folder, or "
+            "name the store with --store."
+        )
+    return found
+
+
 def apply_command(verdicts_path: Path, store: Path | None) -> ExitCode:
     """Record the decided lines of a reviewer's file in the project's verdict store."""
+    path = store if store is not None else store_path(_project_here())
     reviewed = read_reviewed(verdicts_path)
-    path = store if store is not None else store_path(find_project(Path.cwd()))
     merged = merge(load_store(path), reviewed.verdicts)
     if merged.added or merged.changed:
         write_store(merged.store)

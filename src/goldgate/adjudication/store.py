@@ -44,6 +44,7 @@ __all__ = [
     "find_project",
     "load_store",
     "merge",
+    "project_folder",
     "read_lines",
     "store_path",
     "verdict_from",
@@ -107,9 +108,19 @@ def store_path(project: Path) -> Path:
 
 
 def find_project(start: Path) -> Path:
-    """The project folder a path belongs to: the nearest folder, from ``start`` (a file's
-    folder) upwards, that holds ``config/settings.yaml`` or ``evaluation/``; the search stops
-    at a repository's root (a folder holding ``.git``). ``start`` itself when none does."""
+    """The project folder a path belongs to (see ``project_folder``); ``start`` itself (a
+    file's folder) when there is none."""
+    found = project_folder(start)
+    if found is not None:
+        return found
+    start = start.resolve()
+    return start if start.is_dir() else start.parent
+
+
+def project_folder(start: Path) -> Path | None:
+    """The nearest folder, from ``start`` (a file's folder) upwards, that holds
+    ``config/settings.yaml`` or ``evaluation/``, or None; the search stops at a
+    repository's root (a folder holding ``.git``)."""
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
     for candidate in (folder, *folder.parents):
@@ -119,7 +130,7 @@ def find_project(start: Path) -> Path:
             return candidate
         if (candidate / ".git").exists():
             break
-    return folder
+    return None
 
 
 def _name(value: Any) -> bool:

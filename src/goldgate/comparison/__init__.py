@@ -105,5 +105,9 @@ def write_comparison(comparison: Comparison, path: Path) -> tuple[Path, str | No
     """Create ``path`` (mode 0600, never overwriting); where that fails, a fresh temporary
     folder, and why."""
     target = ReportFile(path)
-    target.write(comparison_bytes(comparison))
+    try:
+        target.write(comparison_bytes(comparison))
+    except BaseException:  # a signal while it is serialized: no temporary file is left
+        target.discard()
+        raise
     return target.publish()

@@ -18,8 +18,10 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.github.client import describe_error, os_reason
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
@@ -55,6 +58,10 @@ WORK_FOLDER = Path(".goldgate") / "action"
 ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 PASSTHROUGH_CODES = frozenset({ExitCode.INVALID_INPUT, ExitCode.INTERRUPTED})
+REQUEST_TIMEOUT_VARIABLE = "GOLDGATE_GITHUB_TIMEOUT"
+"""Seconds to wait for each answer of the GitHub API (default 20)."""
+BASELINE_DEADLINE_VARIABLE = "GOLDGATE_BASELINE_DEADLINE"
+"""Seconds the baseline download may take in all (default ``artifacts.DOWNLOAD_DEADLINE``)."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +231,7 @@ class _Run:
     out: Callable[[str], None]
     outputs: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    interrupted: bool = False
 
     def command(self, line: str) -> None:
         self.out(line if line.endswith("\n") else line + "\n")
@@ -387,7 +395,11 @@ def _conclude(
 ) -> int:
     """From a report on disk (just run, replayed, or given): compare with the baseline, render
     and publish, and decide the step's exit code under fail_on. Mode compare and mode report
-    take the run's exit code from the report's own verdict."""
+    take the run's exit code from the report's own verdict.
+
+    SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
+    stops that, not the step: what can still be written (JUnit, the summary, the outputs)
+    is, with exit 130."""
     from goldgate.report.io import read_report
 
     now = datetime.now(UTC)
@@ -402,16 +414,59 @@ def _conclude(
         return code
     if inputs.mode in ("compare", "report"):
         run_code = report.verdict.exit_code
-    comparison, comparison_path = _compare(run, inputs, event, report_path, now)
-    code, rule = decide_exit(inputs.fail_on, run_code, comparison)
-    _report(run, inputs, event, report, report_path, comparison, comparison_path, code, rule)
-    return code
+    comparison: Comparison | None = None
+    comparison_path: Path | None = None
+    if run_code == ExitCode.INTERRUPTED:
+        run.notes.append("No baseline: the run was interrupted, so nothing was compared.")
+    else:
+        try:
+            comparison, comparison_path = _compare(run, inputs, event, report, report_path, now)
+        except KeyboardInterrupt:
+            _interrupted(run, "while the baseline was fetched or compared; nothing was compared")
+    try:
+        return _report(
+            run, inputs, event, report, report_path, comparison, comparison_path, run_code
+        )
+    except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
+        _interrupted(run, "while the results were published")
+        code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
+        _summary(
+            run,
+            f"**goldgate: {rule}** Interrupted while the results were published; "
+            f"the report is {report_path}.\n",
+        )
+        _write_outputs(
+            run,
+            {
+                "exit_code": str(code),
+                "report": str(report_path),
+                "comparison": str(comparison_path or ""),
+            },
+        )
+        return code
+
+
+def _interrupted(run: _Run, when: str) -> None:
+    """Note a SIGINT or SIGTERM that stopped a step of the action; later ones are held (a
+    cancelled job gets SIGINT, then SIGTERM), so the outputs are still written."""
+    import signal
+    import threading
+
+    from goldgate.stdio import warn
+
+    if not run.interrupted and threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, lambda *_: None)
+    run.interrupted = True
+    run.notes.append(f"Interrupted {when}.")
+    warn(f"goldgate: interrupted {when}.")
 
 
 def _compare(
     run: _Run,
     inputs: ActionInputs,
     event: GitHubEvent | None,
+    report: Report,
     report_path: Path,
     now: datetime,
 ) -> tuple[Comparison | None, Path | None]:
@@ -421,14 +476,24 @@ def _compare(
     if inputs.baseline is None:
         run.notes.append("No baseline was configured, so nothing was compared.")
         return None, None
-    baseline = _baseline(run, inputs.baseline, event)
-    if baseline is None:
+    found = _baseline(run, inputs.baseline, event, now)
+    if found is None:
         return None, None
-    try:
-        comparison = compare(report_path, baseline, partial=inputs.partial, now=now)
-    except GoldgateError as error:
-        run.warning(f"the baseline could not be compared: {error}")
-        run.notes.append(f"No comparison: the baseline could not be compared ({error}).")
+    baseline_path, baseline = found
+    refusal = baseline_refusal(report, baseline)
+    if refusal is None:
+        try:
+            comparison = compare(report_path, baseline_path, partial=inputs.partial, now=now)
+        except GoldgateError as error:
+            refusal = str(error).removeprefix("cannot compare: ")
+        except Exception as error:  # a baseline no check foresaw: a note, never a crash
+            refusal = describe_error(error)
+        else:
+            refusal = nothing_compared(comparison)
+    if refusal is not None:
+        refusal = refusal.rstrip(".")
+        run.warning(f"baseline not compared: {refusal}.")
+        run.notes.append(f"Baseline not compared: {refusal}.")
         return None, None
     written, fallback = write_comparison(comparison, unique_path(WORK_FOLDER, "comparison", now))
     if fallback:
@@ -436,73 +501,248 @@ def _compare(
     return comparison, written
 
 
-def _baseline(run: _Run, source: str, event: GitHubEvent | None) -> Path | None:
+def baseline_refusal(candidate: Report, baseline: Report) -> str | None:
+    """Why ``baseline`` must not be compared with ``candidate`` at all, or None: a report of
+    another dataset, or of another choice of suites, would compare little or nothing and
+    then say that nothing regressed."""
+    if baseline.dataset.name != candidate.dataset.name:
+        return (
+            f"it is a report of the dataset {baseline.dataset.name!r}, the candidate of "
+            f"{candidate.dataset.name!r}"
+        )
+
+    def chosen(report: Report) -> str:
+        return ", ".join(repr(name) for name in sorted(report.options.suites)) or "all suites"
+
+    if set(baseline.options.suites) != set(candidate.options.suites):
+        return f"it ran {chosen(baseline)}, the candidate {chosen(candidate)}"
+    names = {suite.name for suite in baseline.suites}
+    if candidate.suites and not any(suite.name in names for suite in candidate.suites):
+        return "it holds none of the candidate's suites"
+    return None
+
+
+def nothing_compared(comparison: Comparison) -> str | None:
+    """Why a comparison that compared no attempt of the candidate is no comparison."""
+    comparable = comparison.comparable
+    if comparable.candidate_attempts and not comparable.compared_attempts:
+        count = comparable.candidate_attempts
+        return (
+            f"none of the candidate's {count:,} attempt{'s' * (count != 1)} could be compared "
+            "with the baseline (their inputs or gold differ, or they did not run)"
+        )
+    return None
+
+
+def request_timeout(env: Mapping[str, str]) -> int:
+    """Seconds to wait for each answer of the GitHub API: ``GOLDGATE_GITHUB_TIMEOUT``
+    (a whole number from 1 to 300), else 20."""
+    value = env.get(REQUEST_TIMEOUT_VARIABLE, "").strip()
+    return int(value) if value.isdigit() and 1 <= int(value) <= 300 else 20
+
+
+def baseline_deadline(env: Mapping[str, str]) -> float:
+    """Seconds the whole baseline download may take: ``GOLDGATE_BASELINE_DEADLINE``, else
+    ``DOWNLOAD_DEADLINE`` (a value that is not a positive number counts as unset)."""
+    from goldgate.github.artifacts import DOWNLOAD_DEADLINE
+
+    try:
+        seconds = float(env.get(BASELINE_DEADLINE_VARIABLE, "").strip() or DOWNLOAD_DEADLINE)
+    except ValueError:
+        return DOWNLOAD_DEADLINE
+    return seconds if 0 < seconds < float("inf") else DOWNLOAD_DEADLINE
+
+
+def _baseline(
+    run: _Run, source: str, event: GitHubEvent | None, now: datetime
+) -> tuple[Path, Report] | None:
+    from goldgate.report.io import read_report
+
     if not source.startswith("artifact:"):
         path = Path(source)
-        if path.is_file():
-            return path
-        run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
-        return None
+        if not path.is_file():
+            run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
+            return None
+        try:
+            return path, read_report(path)
+        except (GoldgateError, OSError, ValueError) as error:
+            run.warning(f"baseline not compared: {describe_error(error)}")
+            run.notes.append(f"Baseline not compared: {describe_error(error)}")
+            return None
     name = source.removeprefix("artifact:").strip()
     if event is None or not event.is_pull_request or not event.base_sha or not event.head_sha:
         run.notes.append(
             "No baseline: this run is not for a pull request, so nothing was compared."
         )
         return None
+    seconds = baseline_deadline(run.env)
     try:
-        return _download_baseline(run, name, event)
-    except GoldgateError as error:
-        run.warning(f"the baseline artifact could not be used: {error}")
+        with _alarm_after(seconds + _ALARM_GRACE):
+            return _download_baseline(run, name, event, now, time.monotonic() + seconds)
+    except _DeadlinePassed:
+        run.warning(
+            f"the baseline artifact {name!r} could not be used: fetching it took longer than "
+            f"the {seconds:g} s this run allows."
+        )
     except Exception as error:  # every GitHub failure is a warning, never a crash
-        reason = getattr(error, "reason", None) or str(error) or type(error).__name__
-        run.warning(f"the baseline artifact {name!r} could not be used: {reason}")
+        run.warning(f"the baseline artifact {name!r} could not be used: {describe_error(error)}")
     run.notes.append(
         f"No baseline: the artifact {name!r} could not be used, so nothing was compared."
     )
     return None
 
 
-def _download_baseline(run: _Run, name: str, event: GitHubEvent) -> Path | None:
+def _download_baseline(
+    run: _Run, name: str, event: GitHubEvent, now: datetime, deadline: float
+) -> tuple[Path, Report] | None:
+    """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
+    within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
+    and copied into the work folder: the comparison names a file that stays."""
     from goldgate.github.artifacts import (
         download_artifact,
         extract_zip_safely,
         find_baseline_artifact,
         merge_base,
+        remaining,
     )
     from goldgate.github.client import api_url, connect, repository
-    from goldgate.report.io import read_report
 
     assert event.base_sha is not None
     assert event.head_sha is not None
-    github = connect(_token(run), base_url=api_url(run.env))
+    what = f"fetch the baseline artifact {name!r}"
+    github = connect(
+        _token(run),
+        base_url=api_url(run.env),
+        timeout=max(1, min(request_timeout(run.env), int(remaining(deadline, what)))),
+    )
     repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
     base = merge_base(repo, event.base_sha, event.head_sha)
     branch = event.base_ref or event.default_branch or ""
-    # The baseline workflow names its artifact per commit (NAME-<sha>); an artifact named
-    # NAME alone is found by its run's commit instead, with the base branch as a fallback.
-    choice = find_baseline_artifact(repo, f"{name}-{base}", base, branch) or (
-        find_baseline_artifact(repo, name, base, branch)
-    )
+    remaining(deadline, what)
+    choice = find_baseline_artifact(repo, name, base, branch)
     if choice is None:
         run.notes.append(
             f"No baseline: no artifact {name!r} was found for the merge-base commit "
-            f"{base[:7]}, so nothing was compared."
+            f"{base[:7]} or on {branch or 'the base branch'} (named {name} or "
+            f"{name}-<commit sha>), so "
+            "nothing was compared."
         )
         return None
     if choice.note:
         run.notes.append(choice.note[0].upper() + choice.note[1:])
-    folder = Path(tempfile.mkdtemp(prefix="goldgate-baseline-"))
-    archive = download_artifact(github, choice, folder, max_bytes=ARTIFACT_MAX_BYTES)
-    files = extract_zip_safely(
-        archive, folder / "files", max_bytes=ARTIFACT_MAX_BYTES, max_files=ARTIFACT_MAX_FILES
-    )
+    with _temporary_folder("goldgate-baseline-") as folder:
+        archive = download_artifact(
+            github, choice, folder, max_bytes=ARTIFACT_MAX_BYTES, deadline=deadline
+        )
+        files = extract_zip_safely(
+            archive, folder / "files", max_bytes=ARTIFACT_MAX_BYTES, max_files=ARTIFACT_MAX_FILES
+        )
+        found = _first_report(files)
+        if found is None:
+            run.notes.append(f"No baseline: the artifact {choice.name!r} holds no goldgate report.")
+            return None
+        return _kept(found[0], now), found[1]
+
+
+def _first_report(files: list[Path]) -> tuple[Path, Report] | None:
+    from goldgate.report.io import read_report
+
     for path in sorted(files):
         if path.suffix == ".json":
             with contextlib.suppress(GoldgateError, OSError, ValueError):
-                read_report(path)
-                return path
-    run.notes.append(f"No baseline: the artifact {name!r} holds no goldgate report.")
+                return path, read_report(path)
     return None
+
+
+def _kept(path: Path, now: datetime) -> Path:
+    """A copy of the baseline report in the work folder, created afresh (never through a
+    link), as reports are written."""
+    from goldgate.report.io import ReportFile, unique_path
+
+    target = ReportFile(unique_path(WORK_FOLDER, "baseline", now))
+    try:
+        target.write(path.read_bytes())
+    except BaseException:
+        target.discard()
+        raise
+    written, _ = target.publish()
+    return written
+
+
+class _DeadlinePassed(BaseException):
+    """Raised by the SIGALRM handler when fetching the baseline overran its deadline (a
+    BaseException, so that no ``except Exception`` in PyGithub or requests swallows it)."""
+
+
+_ALARM_GRACE = 1.0
+"""Seconds the alarm waits past the deadline: the download's own check says it better."""
+
+
+@contextlib.contextmanager
+def _alarm_after(seconds: float) -> Iterator[None]:
+    """``_DeadlinePassed`` raised in the body once ``seconds`` have passed, whatever it is
+    blocked on (an API answer that trickles, say); main thread only, elsewhere the per-request
+    timeouts and the download's own deadline bound it."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(number: int, frame: object) -> None:
+        raise _DeadlinePassed
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _temporary_folder(prefix: str) -> Iterator[Path]:
+    """A fresh temporary folder, removed on the way out whatever happens: a signal (SIGINT,
+    SIGTERM, the deadline's SIGALRM) that arrives while it is being removed is held until it
+    is gone, then acted on."""
+    import signal
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
+    finally:
+        with _signals_held() as held:
+            shutil.rmtree(folder, ignore_errors=True)
+        if signal.SIGALRM in held:
+            raise _DeadlinePassed
+        if held:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """SIGINT, SIGTERM and SIGALRM noted, not acted on, while the body runs (main thread
+    only)."""
+    import signal
+    import threading
+
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+
+    def hold(number: int, _: object) -> None:
+        held.append(number)
+
+    previous = {number: signal.signal(number, hold) for number in numbers}
+    try:
+        yield held
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _token(run: _Run) -> str:
@@ -517,9 +757,10 @@ def _report(
     report_path: Path,
     comparison: Comparison | None,
     comparison_path: Path | None,
-    code: int,
-    rule: str,
-) -> None:
+    run_code: int,
+) -> int:
+    """Render and publish; the step's exit code. The comment is posted before the summary is
+    written, so that a signal during the post still shows in the summary (exit 130)."""
     from goldgate.github.comments import comment_budget, comment_length
     from goldgate.render import escape
     from goldgate.render.annotations import render_annotations
@@ -528,6 +769,8 @@ def _report(
     from goldgate.render.markdown import render_markdown
     from goldgate.render.view import build_view
 
+    if run.interrupted:
+        run_code = int(ExitCode.INTERRUPTED)
     view = comparison_view(comparison, report) if comparison is not None else None
     protected = [report_path, *([comparison_path] if comparison_path else [])]
     junit = inputs.junit  # empty input: no JUnit
@@ -535,23 +778,31 @@ def _report(
         junit = None
     link_base = _link_base(run, event) if inputs.link_gold else None
     shown = str(report_path)
-    preface = f"**goldgate: {rule}**\n\n" + "".join(
-        f"> {escape.markdown(note, 1_000)}\n\n" for note in run.notes
-    )
     options: dict[str, Any] = {
         "details": inputs.details,
         "link_base": link_base,
         "full_report": shown,
     }
-    summary = render_markdown(report, view, budget="summary", **options)
+
+    def preface() -> tuple[int, str]:
+        code, rule = decide_exit(inputs.fail_on, run_code, comparison)
+        return code, f"**goldgate: {rule}**\n\n" + "".join(
+            f"> {escape.markdown(note, 1_000)}\n\n" for note in run.notes
+        )
+
+    code, head = preface()
+    limit = comment_budget(inputs.comment_id) - comment_length(head)
+    body = head + render_markdown(report, view, budget="comment", limit=limit, **options)
+    comment_file = _comment(run, inputs, event, body)
+    if run.interrupted:
+        run_code = int(ExitCode.INTERRUPTED)
+        code, head = preface()
+    summary = head + render_markdown(report, view, budget="summary", **options)
     markdown_path: Path | None = WORK_FOLDER / "report.md"
     assert markdown_path is not None
-    if not _written(run, markdown_path, preface + summary, protected):
+    if not _written(run, markdown_path, summary, protected):
         markdown_path = None
-    _summary(run, preface + summary)
-    limit = comment_budget(inputs.comment_id) - comment_length(preface)
-    body = preface + render_markdown(report, view, budget="comment", limit=limit, **options)
-    comment_file = _comment(run, inputs, event, body)
+    _summary(run, summary)
     run.out(render_annotations(report, view))
     counts = build_view(report).counts
     outputs = {
@@ -570,6 +821,7 @@ def _report(
         "flaky": str(comparison.classes.flaky if comparison else 0),
     }
     _write_outputs(run, outputs)
+    return code
 
 
 def _link_base(run: _Run, event: GitHubEvent | None) -> str | None:
@@ -597,7 +849,7 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
 
     reason: str | None
     try:
-        github = connect(_token(run), base_url=api_url(run.env))
+        github = connect(_token(run), base_url=api_url(run.env), timeout=request_timeout(run.env))
         repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
         result = upsert_comment(
             repo,
@@ -607,8 +859,11 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
             mode=inputs.comment,  # type: ignore[arg-type]
         )
         reason = result.reason if result.fell_back else None
+    except KeyboardInterrupt:
+        _interrupted(run, "while the pull-request comment was posted")
+        reason = "the step was interrupted while it was posted."
     except Exception as error:  # every GitHub failure is a warning, never a crash
-        reason = getattr(error, "reason", None) or str(error) or type(error).__name__
+        reason = describe_error(error)
     if reason is None:
         return ""
     path = Path(COMMENT_FILE.format(id=re.sub(r"[^A-Za-z0-9_.-]+", "_", inputs.comment_id)))
@@ -660,7 +915,7 @@ def _summary(run: _Run, markdown: str) -> None:
     try:
         append_summary(path, markdown, rest_in="the report file")
     except OSError as error:
-        run.warning(f"the job summary could not be written: {error.strerror or error}.")
+        run.warning(f"the job summary could not be written: {os_reason(error)}.")
 
 
 def _write_outputs(run: _Run, outputs: Mapping[str, str]) -> None:
@@ -672,4 +927,4 @@ def _write_outputs(run: _Run, outputs: Mapping[str, str]) -> None:
     try:
         write_outputs(path, outputs)
     except OSError as error:
-        run.warning(f"the step's outputs could not be written: {error.strerror or error}.")
+        run.warning(f"the step's outputs could not be written: {os_reason(error)}.")

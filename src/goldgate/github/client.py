@@ -159,9 +159,11 @@ def _retry_class() -> type[GithubRetry]:
         A wait longer than ``max_wait`` (a ``Retry-After`` or a primary rate limit's reset an
         hour away) is not slept through: it raises ``GitHubUnavailable`` at once.
 
-        A POST that failed with 5xx is not retried here: GitHub may have created the comment
-        before failing, and posting again would leave two. The caller looks for it first
-        (see ``comments.upsert_comment``). Rate-limited POSTs created nothing and are retried.
+        A POST that failed with 5xx, or whose answer did not come (a read timeout, a
+        connection dropped after the request was sent), is not retried here: GitHub may
+        have created the comment, and posting again would leave two. The caller looks for
+        it first (see ``comments.upsert_comment``). Rate-limited POSTs created nothing and
+        are retried, and so are POSTs that never reached GitHub (a refused connection).
         """
 
         def __init__(self, *, max_wait: float = 60.0, **kwargs: Any) -> None:
@@ -186,6 +188,10 @@ def _retry_class() -> type[GithubRetry]:
             _pool: ConnectionPool | None = None,
             _stacktrace: TracebackType | None = None,
         ) -> Retry:
+            sent = error is not None and not self._is_connection_error(error)
+            if sent and method is not None and method.upper() == "POST":
+                assert error is not None
+                raise error.with_traceback(_stacktrace)
             retry = super().increment(method, url, response, error, _pool, _stacktrace)
             if response is not None:
                 wait = retry.get_retry_after(response) if retry.respect_retry_after_header else None
@@ -246,6 +252,41 @@ def reaching_github(action: str) -> Iterator[None]:
         raise unavailable(error, action) from None
     except json.JSONDecodeError:  # a proxy or a broken server answering half a JSON body
         raise GitHubUnavailable(f"could not {action}: GitHub's answer was not JSON.") from None
+
+
+def describe_error(error: BaseException) -> str:
+    """One sentence for a warning about ``error``: goldgate's and GitHub's own errors as
+    they say it; any other exception named by its type and what it says, never a bare
+    number (``KeyError(5)`` says ``5``, an ``OSError`` with an errno alone says ``5``)."""
+    from goldgate.errors import GoldgateError
+
+    if isinstance(error, GitHubUnavailable | GoldgateError):
+        text = str(error)
+    elif isinstance(error, OSError):
+        text = f"{type(error).__name__}: {os_reason(error)}"
+    else:
+        said = " ".join(str(error).split())
+        if not said or said.strip("'\"").lstrip("-").replace(".", "", 1).isdigit():
+            said = "an unexpected error, with no message of its own"
+        text = f"{type(error).__name__}: {said}"
+    return _one_sentence(text)
+
+
+def os_reason(error: OSError) -> str:
+    """What went wrong, in words: the system's message for the error number when the error
+    carries none of its own (``OSError(5)``), with the file it names."""
+    reason = error.strerror
+    number = error.errno
+    if number is None and len(error.args) == 1 and isinstance(error.args[0], int):
+        number = error.args[0]  # OSError(5): the number alone, as an errno
+    if not reason and isinstance(number, int):
+        reason = f"{os.strerror(number)} (errno {number})"
+    if not reason:
+        said = " ".join(str(error).split())
+        reason = said if said and not said.isdigit() else f"{type(error).__name__}, with no message"
+    if error.filename is not None:
+        reason += f" ({error.filename})"
+    return reason
 
 
 def _server_message(data: Any) -> str:

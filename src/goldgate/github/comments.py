@@ -81,8 +81,11 @@ def with_marker(body: str, instance_id: str) -> str:
 def comment_length(text: str) -> int:
     """The length GitHub's limit is checked against here, in UTF-16 code units: a
     character outside the Basic Multilingual Plane (most emoji) counts twice. That is never
-    less than the number of characters, so a body that passes here is not refused there."""
-    return len(text.encode("utf-16-le")) // 2
+    less than the number of characters, so a body that passes here is not refused there.
+    The one count the Markdown budget uses too (``render.markdown.size``)."""
+    from goldgate.render.markdown import utf16_length
+
+    return utf16_length(text)
 
 
 def comment_budget(instance_id: str) -> int:
@@ -163,22 +166,40 @@ def _create(
     *,
     look_first: bool,
 ) -> CommentResult:
-    """Create the comment. A POST that failed with 5xx is not retried by the client (see
-    ``client._retry_class``), because GitHub may have stored the comment before failing: in
-    ``update`` mode, look for it and edit it if it is there, else post once more. ``new``
-    mode cannot tell its comment from earlier ones, so it posts once more."""
+    """Create the comment. A POST that failed with 5xx, or whose answer never came (a
+    timeout, a connection reset), is not retried by the client (see
+    ``client._retry_class``): GitHub may have stored the comment before failing. So look
+    again before posting once more: in ``update`` mode for the marker (none was there
+    before the POST, so one there now is this one), in ``new`` mode for this very body."""
     from github import GithubException
 
     with reaching_github(f"comment on pull request #{pr_number}"):
         try:
             created = issue.create_comment(full)
-        except GithubException as error:
-            if error.status < 500:
+        except (GithubException, OSError) as error:
+            if isinstance(error, GithubException) and error.status < 500:
                 raise
-            stored = _find(issue, tag, authors, pr_number) if look_first else None
+            stored = (
+                _find(issue, tag, authors, pr_number)
+                if look_first
+                else _find_body(issue, full, authors, pr_number)
+            )
             if stored is not None:
                 if stored.body != full:
                     stored.edit(full)
                 return CommentResult("created", stored.id, stored.html_url)
             created = issue.create_comment(full)
         return CommentResult("created", created.id, created.html_url)
+
+
+def _find_body(
+    issue: Issue, full: str, authors: Collection[str], pr_number: int
+) -> IssueComment | None:
+    """The newest comment on ``issue`` by one of ``authors`` whose body is ``full``."""
+    found: IssueComment | None = None
+    with reaching_github(f"list the comments of pull request #{pr_number}"):
+        for comment in issue.get_comments():
+            user = comment.user
+            if user is not None and user.login in authors and comment.body == full:
+                found = comment
+    return found

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from goldgate.github.client import os_reason
 from goldgate.jsonvalue import MAX_DEPTH, nests_too_deep
 
 _PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
@@ -180,7 +181,7 @@ def _load(path: Path) -> Mapping[str, Any]:
     try:
         info = path.stat()
     except OSError as error:
-        raise EventError(f"the event payload {path} cannot be read ({error.strerror}).") from None
+        raise EventError(f"the event payload {path} cannot be read ({os_reason(error)}).") from None
     if not stat.S_ISREG(info.st_mode):
         raise EventError(f"the event payload {path} is not a regular file.")
     if info.st_size > _PAYLOAD_LIMIT:
@@ -188,7 +189,7 @@ def _load(path: Path) -> Mapping[str, Any]:
     try:
         payload = json.loads(path.read_bytes())
     except OSError as error:
-        raise EventError(f"the event payload {path} cannot be read ({error.strerror}).") from None
+        raise EventError(f"the event payload {path} cannot be read ({os_reason(error)}).") from None
     except json.JSONDecodeError as error:
         raise EventError(
             f"the event payload {path} is not valid JSON (line {error.lineno}, column "

@@ -71,8 +71,14 @@ _MARKER = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
 
 
 def size(document: str, budget: Budget) -> int:
-    """How GitHub measures ``document``: characters for a comment, bytes for a summary."""
-    return len(document) if budget == "comment" else len(document.encode("utf-8"))
+    """How GitHub measures ``document``: UTF-16 code units for a comment (a character
+    outside the Basic Multilingual Plane, most emoji, counts twice), bytes for a summary."""
+    return utf16_length(document) if budget == "comment" else len(document.encode("utf-8"))
+
+
+def utf16_length(text: str) -> int:
+    """The length of ``text`` as GitHub counts a comment's: in UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 class Raw(str):

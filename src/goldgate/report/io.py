@@ -238,7 +238,11 @@ def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
     """Write a whole report at once (one built in memory, e.g. by replay), as ``ReportFile``
     does for a streamed one: where ``path`` fails, to a fresh temporary folder."""
     target = ReportFile(path)
-    target.write(report_bytes(report))
+    try:
+        target.write(report_bytes(report))
+    except BaseException:  # a signal while it is serialized: no temporary file is left
+        target.discard()
+        raise
     return target.publish()
 
 
