@@ -6,6 +6,7 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 # No `from __future__ import annotations` here: typer reads the hints of every command at
 # start-up, and string annotations would be compiled again by eval() on every run.
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -781,8 +782,13 @@ def _main() -> NoReturn:
         # usage errors are recognised by their shape rather than by importing click.
         show = getattr(error, "show", None)
         if callable(show) and isinstance(getattr(error, "exit_code", None), int):
-            with contextlib.suppress(OSError, ValueError):  # stderr is best effort
-                show()
+            # Click writes the refused value into its message: to stderr through warn, so
+            # that no value can start a workflow command there.
+            shown = io.StringIO()
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                show(file=shown)
+            if shown.getvalue():
+                warn(shown.getvalue().rstrip("\n"))
             if _json_requested(sys.argv[1:]):
                 from goldgate.commands import emit_json_refusal
 

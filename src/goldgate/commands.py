@@ -6,7 +6,6 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from goldgate.stdio import (
     settle_streams,
     user_output_to_stderr,
     warn,
+    write_commands,
+    write_json,
     write_stdout,
 )
 
@@ -38,7 +39,7 @@ def _emit(text: str) -> bool:
 
 
 def _emit_json(payload: dict[str, Any]) -> bool:
-    return write_stdout(json.dumps(payload, indent=2, ensure_ascii=False))
+    return write_json(payload)
 
 
 _INTERRUPTED = "interrupted before the report was written."
@@ -70,7 +71,7 @@ def _violations_listing(
     if github:
         from goldgate.render.annotations import violation_annotations
 
-        write_stdout(violation_annotations(violations), end="")
+        write_commands(violation_annotations(violations))
     else:
         for violation in violations:
             _emit(violation.render())
@@ -352,9 +353,12 @@ def compare_reports(request: CompareRequest) -> ExitCode:
 # --- goldgate report ------------------------------------------------------------------------------
 
 
-def _write_or_print(text: str, output: Path | None) -> None:
+def _write_or_print(text: str, output: Path | None, *, commands: bool = False) -> None:
+    """``text`` to ``output``, else to stdout; ``commands``: it is goldgate's own workflow
+    commands (annotations, their data escaped inside them), printed as they are."""
     if output is None:
-        if not write_stdout(text, end=""):
+        written = write_commands(text) if commands else write_stdout(text, end="")
+        if not written:
             warn("goldgate: stdout cannot be written; use -o FILE to keep the rendering.")
         return
     try:
@@ -376,7 +380,7 @@ def render_report(
     anywhere."""
     with collections_paused():  # a big report is millions of objects and no cycles
         text = _rendered(kind, report_path, comparison_path, **options)
-    _write_or_print(text, output)
+    _write_or_print(text, output, commands=kind == "annotations")
     return ExitCode.PASSED
 
 

@@ -64,7 +64,12 @@ def suite_violations(
     cases: Sequence[PlacedCase],
     workflows: dict[str, WorkflowSettings],
     scorer_names: Collection[str],
+    *,
+    unparsed: Sequence[Any] = (),
 ) -> Iterator[Violation]:
+    """``unparsed``: the suite's cases that did not parse (their problems are reported
+    already). What they would hold is taken from them as far as it can be (an ``id``, a
+    text comparison), and no rule reports what they may hold but did not say."""
     workflow = workflows.get(suite.workflow)
     ids = Counter(placed.case.id for placed in cases)
     has_text = any(
@@ -72,7 +77,20 @@ def suite_violations(
         for placed in cases
         for expectation in placed.case.expectations
     )
-    yield from suite_head_violations(document, suite_path, suite, workflow, ids, has_text)
+    known_ids: Collection[str] | None = ids
+    if unparsed:
+        other = [raw.get("id") if isinstance(raw, dict) else None for raw in unparsed]
+        strings = [item for item in other if isinstance(item, str)]
+        known_ids = {*ids, *strings} if len(strings) == len(other) else None
+        has_text = has_text or any(map(_has_text_comparison, unparsed))
+    yield from suite_head_violations(
+        document,
+        suite_path,
+        suite,
+        workflow,
+        known_ids,
+        has_text if has_text or not unparsed else None,
+    )
     metrics = metric_scopes(suite.metrics)
     for placed in cases:
         if ids[placed.case.id] > 1:
@@ -80,16 +98,24 @@ def suite_violations(
         yield from case_violations(placed, workflow, scorer_names, metrics)
 
 
+def _has_text_comparison(raw: Any) -> bool:
+    expectations = raw.get("expectations") if isinstance(raw, dict) else None
+    return isinstance(expectations, list) and any(
+        isinstance(item, dict) and item.get("comparison") == "text" for item in expectations
+    )
+
+
 def suite_head_violations(
     document: Located,
     suite_path: Path_,
     suite: Suite,
     workflow: WorkflowSettings | None,
-    case_ids: Collection[str],
-    has_text: bool,
+    case_ids: Collection[str] | None,
+    has_text: bool | None,
 ) -> Iterator[Violation]:
     """What is wrong with the suite itself, given its cases' ids and whether any of them has
-    a text comparison: its target, its metrics' definitions, its thresholds."""
+    a text comparison (``None``: not known, as some cases did not parse): its target, its
+    metrics' definitions, its thresholds."""
     yield from _target_violations(document, suite_path, suite, workflow)
     yield from _metric_violations(document, suite_path, suite, case_ids, workflow)
     yield from _threshold_violations(document, suite_path, suite, has_text)
@@ -203,7 +229,7 @@ def _metric_violations(
     document: Located,
     suite_path: Path_,
     suite: Suite,
-    case_ids: Collection[str],
+    case_ids: Collection[str] | None,
     workflow: WorkflowSettings | None,
 ) -> Iterator[Violation]:
     names = Counter(metric.name for metric in suite.metrics)
@@ -217,7 +243,7 @@ def _metric_violations(
             yield violation_at(document, (*where, "path"), problem)
         yield from _catalog_violations(document, where, metric)
         for position, case_id in enumerate(metric.cases or ()):
-            if case_id not in case_ids:
+            if case_ids is not None and case_id not in case_ids:
                 yield violation_at(
                     document,
                     (*where, "cases", position),
@@ -274,7 +300,7 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
 
 
 def _threshold_violations(
-    document: Located, suite_path: Path_, suite: Suite, has_text: bool
+    document: Located, suite_path: Path_, suite: Suite, has_text: bool | None
 ) -> Iterator[Violation]:
     metrics = {metric.name: metric for metric in suite.metrics}
     for key in suite.thresholds:
@@ -284,7 +310,7 @@ def _threshold_violations(
                 message = "'json.parse' needs the suite's text.json: true"
             elif key == "schema.requiredCoverage" and not (suite.text and suite.text.requiredKeys):
                 message = "'schema.requiredCoverage' needs the suite's text.requiredKeys"
-            elif key != "pass_rate" and not has_text:
+            elif key != "pass_rate" and has_text is False:
                 # Only text comparisons measure these: the threshold could never hold.
                 message = f"{quote(key)} is measured on text comparisons, and this suite has none"
             else:
@@ -299,7 +325,7 @@ def _threshold_violations(
         name, _, figure = key.rpartition(".")
         metric = metrics.get(name)
         if metric is None or figure not in METRIC_THRESHOLDS:
-            valid = ", ".join(valid_thresholds(suite, has_text))
+            valid = ", ".join(valid_thresholds(suite, has_text is not False))
             message = f"unknown threshold {quote(key)}; this suite can gate on {valid}"
             yield violation_at(document, where, message)
         elif figure == "exact_set_accuracy" and metric.kind != "multilabel":

@@ -243,7 +243,9 @@ def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] 
     try:
         inputs = read_inputs(environ)
     except InvalidInputError as error:
-        run.command(f"::error title=goldgate::{error}")
+        from goldgate.github.workflow import escape_data
+
+        run.command(f"::error title=goldgate::{escape_data(str(error))}")
         _write_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
         return int(ExitCode.INVALID_INPUT)
     _mask(run, inputs)
