@@ -197,7 +197,8 @@ def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> Non
         "### Metrics",
     ]
     assert f"| python | [wrong]({LINK}/evaluation/dataset.json#L31) | regressed |" in document
-    assert f"; compared with main @{ZWJ} 0123abc." in document
+    # The baseline's revision is data: a commit id GitHub would link is broken up.
+    assert f"; compared with main @{ZWJ} 0123ab{ZWJ}c." in document
     assert "- changed: edited &lt;b&gt;case&lt;/b&gt;" in document
     markdown_is_safe(document, LINK)
 

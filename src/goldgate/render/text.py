@@ -14,11 +14,13 @@ import math
 import re
 from typing import Any
 
-# C0 and C1 controls, DEL, lone surrogates, bidirectional overrides and isolates (they can
-# make text read differently from what it is), line and paragraph separators, and the
-# non-characters XML refuses.
+# C0 and C1 controls, DEL, lone surrogates, bidirectional overrides, isolates and marks,
+# zero-width characters (they make text read differently from what it is, or hide a mention
+# or a workflow command from a check), line and paragraph separators, and the non-characters
+# XML refuses.
 _UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]+"
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u180e\u200b-\u200f\u2028\u2029"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufffe\uffff]+"
 )
 ELLIPSIS = "…"
 
