@@ -6,6 +6,7 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -402,9 +403,21 @@ def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any
     return comparison_view(comparison, report)
 
 
+def _note_project_secrets() -> None:
+    """Load the working folder's settings, if it has any, for the secrets they name (their
+    credentials' values are redacted from what is rendered); a report alone names none."""
+    from goldgate.settings.load import DEFAULT_SETTINGS
+
+    if DEFAULT_SETTINGS.is_file():
+        with contextlib.suppress(GoldgateError, OSError, ValueError):
+            load_settings(DEFAULT_SETTINGS)
+
+
 def _rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
     from goldgate.problems import display_path
     from goldgate.report.io import parse_report, read_report_bytes
+
+    _note_project_secrets()
 
     data = read_report_bytes(report_path)
     report = parse_report(data, str(report_path))

@@ -8,7 +8,9 @@ characters as visible escapes instead, and write JSON values as JSON.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 _CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -91,7 +93,9 @@ def printable(text: str) -> str:
     ``::`` gets ``: :`` instead, so neither a forged annotation, a mask nor
     ``::stop-commands::`` (which would silence goldgate's own commands) gets through; every
     ``##[`` (the old command form, recognised anywhere in a line) becomes ``# #[``. Nothing
-    else changes, so the log still reads as the data did."""
+    else changes, so the log still reads as the data did. Known secret values are redacted
+    first (``redact``)."""
+    text = redact(text)
     if "::" not in text and "##[" not in text:
         return text
     safe: list[str] = []
@@ -149,3 +153,75 @@ def redact_url(url: str) -> str:
     if parts["fragment"] is not None:
         shown += "#…"
     return shown
+
+
+# --- known secret values, redacted from everything rendered or printed ---------------------
+
+REDACTED: Final = "***"
+SECRET_MIN_LENGTH: Final = 4
+"""Values shorter than this are not redacted: a secret of one to three characters guards
+nothing, and replacing every ``a`` or ``on`` of a report would make it unreadable (the
+runner's ``::add-mask::`` has the same blind spot for what it cannot tell from text)."""
+TOKEN_VARIABLES: Final = (
+    "GITHUB_TOKEN",
+    "INPUT_GITHUB_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+)
+"""The GitHub and Actions tokens: always secret, wherever goldgate runs."""
+
+_secret_variables: list[str] = list(TOKEN_VARIABLES)
+_secret_values: list[str] = []
+_active: tuple[str, ...] = ()
+_active_from: tuple[str | None, ...] | None = None
+
+
+def note_secret_variables(names: Iterable[str]) -> None:
+    """Environment variables whose values are secret (the credentials the settings name):
+    their values, as the environment holds them when something is rendered, are redacted
+    from every rendered and printed text of this process."""
+    for name in names:
+        if name not in _secret_variables:
+            _secret_variables.append(name)
+
+
+def note_secret_values(values: Iterable[str]) -> None:
+    """Values that are secret whatever variable holds them (those the action masks)."""
+    for value in values:
+        if value and value not in _secret_values:
+            _secret_values.append(value)
+
+
+def _forms(value: str) -> Iterator[str]:
+    """``value`` as it may stand in text: itself, each of its lines (the runner masks line
+    by line) and as inside a JSON string (a rendered value is JSON)."""
+    for piece in (value, *value.splitlines()):
+        yield piece
+        yield json.dumps(piece, ensure_ascii=False)[1:-1]
+        yield json.dumps(piece)[1:-1]
+
+
+def secret_values() -> tuple[str, ...]:
+    """Every known secret value now, in the forms text may hold it, longest first."""
+    global _active, _active_from  # noqa: PLW0603 - one process, one set of secrets
+    source = (*(os.environ.get(name) for name in _secret_variables), *_secret_values)
+    if source != _active_from:
+        forms = {
+            form
+            for value in source
+            if value
+            for form in _forms(value)
+            if len(form.strip()) >= SECRET_MIN_LENGTH
+        }
+        _active = tuple(sorted(forms, key=len, reverse=True))
+        _active_from = source
+    return _active
+
+
+def redact(text: str) -> str:
+    """``text`` with every known secret value (``secret_values``) replaced by ``***``. Done
+    before any escaping or shortening, so that neither can split a secret from its match."""
+    for secret in secret_values():
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text

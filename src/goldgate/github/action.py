@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.textsafe import TOKEN_VARIABLES
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
@@ -40,12 +41,7 @@ FAIL_ON: tuple[str, ...] = ("disagreement", "regression", "never")
 COMMENT_MODES = ("update", "new", "off")
 DETAILS = ("safe", "values")
 
-HIDDEN_FROM_TARGETS = (
-    "GITHUB_TOKEN",
-    "INPUT_GITHUB_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-)
+HIDDEN_FROM_TARGETS = TOKEN_VARIABLES
 """Tokens the runner or the workflow hands the action that a target must never see."""
 
 COMMENT_FILE = "goldgate-comment-{id}.json"
@@ -298,10 +294,13 @@ def _guarded(call: Callable[[], ExitCode]) -> int:
 
 def _mask(run: _Run, inputs: ActionInputs) -> None:
     from goldgate.github.workflow import add_mask
+    from goldgate.textsafe import note_secret_values
 
     values = [inputs.github_token] + [
         run.env.get(name, "") for name in credential_names(inputs.config)
     ]
+    # What the log masks, every rendering redacts: comment, summary, annotations, JUnit.
+    note_secret_values(values)
     for value in values:
         command = add_mask(value)
         if command:

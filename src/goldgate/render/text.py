@@ -14,6 +14,8 @@ import math
 import re
 from typing import Any
 
+from goldgate.textsafe import redact
+
 # C0 and C1 controls, DEL, lone surrogates, bidirectional overrides, isolates and marks,
 # zero-width characters (they make text read differently from what it is, or hide a mention
 # or a workflow command from a check), line and paragraph separators, and the non-characters
@@ -33,9 +35,11 @@ VALUE_LIMIT = 160
 
 
 def one_line(text: object, limit: int = REASON_LIMIT) -> str:
-    """``text`` on one line: every run of unsafe characters becomes one space, and anything
-    past ``limit`` characters is replaced by an ellipsis."""
-    cleaned = _UNSAFE.sub(" ", str(text)).strip()
+    """``text`` on one line: every known secret value ``***`` (``textsafe.redact``), every
+    run of unsafe characters one space, and anything past ``limit`` characters replaced by
+    an ellipsis. Every renderer puts data through this (or ``name``, ``json_value``)."""
+    # Secrets go first: escaping or shortening could split one from its match.
+    cleaned = _UNSAFE.sub(" ", redact(str(text))).strip()
     if len(cleaned) > limit:
         return cleaned[: limit - 1] + ELLIPSIS
     return cleaned
@@ -52,10 +56,24 @@ def json_value(value: Any, present: bool = True) -> str:
     if not present:
         return "(absent)"
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        # Each string is redacted before it is written as JSON: escaped (once more for a
+        # string holding JSON), a secret would no longer match.
+        text = json.dumps(
+            _redacted(value), ensure_ascii=False, separators=(",", ":"), default=str
+        )
     except ValueError:  # NaN from a hand-made report: show it, do not fail
         text = repr(value)
     return one_line(text, VALUE_LIMIT)
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(str(key)): _redacted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item) for item in value]
+    return value
 
 
 def ratio(value: float | None) -> str:
