@@ -218,3 +218,26 @@ def test_validate_format_github(run_cli: Any, gold_project: Any) -> None:
     assert result.code == 2
     assert (kind, properties["file"]) == ("error", "config/settings.yaml")
     assert "unknown_key" in message
+
+
+@pytest.mark.parametrize("split", ["holdout", "Holdout", "HOLDOUT", " holdout "])
+def test_no_spelling_of_holdout_shows_held_out_gold(tmp_path: Path, split: str) -> None:
+    from run.support import STATUS_OK, case, expect, new_project, run_cli
+
+    project = new_project(tmp_path / "project")
+    held = case("held", "ok", STATUS_OK, expect("category", "/payload/category", "sealed-gold"),
+                category="sealed-answer")  # fmt: skip
+    held["split"] = split
+    shown = case("shown", "ok", STATUS_OK, expect("category", "/payload/category", "open-gold"),
+                 category="open-answer")  # fmt: skip
+    project.suite("main", "py", [held, shown]).write()
+    output = project.output()
+    assert project.run("--output", str(output)).code == 1
+
+    result = run_cli("report", "markdown", "--details", "values", str(output), cwd=project.root)
+
+    assert result.code == 0, result.output
+    assert "open-gold" in result.stdout
+    assert "open-answer" in result.stdout
+    assert "sealed" not in result.stdout
+    assert "\\(held out\\)" in result.stdout

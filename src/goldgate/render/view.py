@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from goldgate.dataset.splits import is_holdout
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
 from goldgate.report.models import (
     AttemptRecord,
@@ -91,7 +92,7 @@ class AttemptItem:
     @property
     def holdout(self) -> bool:
         """Held-out gold never appears in what CI shows."""
-        return self.case.split == "holdout"
+        return is_holdout(self.case.split)
 
     @property
     def reason(self) -> str:
