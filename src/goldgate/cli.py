@@ -436,6 +436,41 @@ def _link_base(value: str | None) -> str | None:
         raise typer.BadParameter(str(error)) from None
 
 
+@report_app.command("fork-comment")
+def report_fork_comment(
+    folder: Annotated[
+        Path,
+        typer.Argument(help="The downloaded comment artifact of a pull request's run."),
+    ],
+    head_sha: Annotated[
+        str,
+        typer.Option(
+            "--head-sha",
+            metavar="SHA",
+            help="The commit the triggering run ran on (github.event.workflow_run.head_sha).",
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", metavar="FILE", help="JSON file to write.", dir_okay=False),
+    ],
+    repository: Annotated[
+        str | None,
+        typer.Option(
+            "--repository", metavar="OWNER/REPO", help="Link gold in this repository."
+        ),
+    ] = None,
+    server_url: Annotated[
+        str | None, typer.Option("--server-url", metavar="URL", help="e.g. https://github.com")
+    ] = None,
+) -> None:
+    """Rebuild a fork pull request's comment from the report its run left (for a trusted
+    workflow_run job): the body is rendered here, never taken from the artifact."""
+    from goldgate.commands import fork_comment
+
+    _finish(fork_comment(folder, head_sha, output, repository=repository, server_url=server_url))
+
+
 @report_app.command("markdown")
 def report_markdown(
     report: ReportArgument,

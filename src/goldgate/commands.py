@@ -7,6 +7,7 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -382,6 +383,34 @@ def render_report(
     with collections_paused():  # a big report is millions of objects and no cycles
         text = _rendered(kind, report_path, comparison_path, **options)
     _write_or_print(text, output, commands=kind == "annotations")
+    return ExitCode.PASSED
+
+
+def fork_comment(
+    folder: Path,
+    head_sha: str,
+    output: Path,
+    *,
+    repository: str | None = None,
+    server_url: str | None = None,
+) -> ExitCode:
+    """``goldgate report fork-comment``: the comment for a fork's hand-off, rebuilt from its
+    report, written as JSON to ``output`` (new file) for the posting script."""
+    from goldgate.github.forkcomment import rebuild_comment, write_new
+
+    _note_project_secrets()
+    with collections_paused():
+        comment = rebuild_comment(folder, head_sha, repository=repository, server_url=server_url)
+    try:
+        write_new(output, json.dumps(comment, ensure_ascii=False) + "\n")
+    except OSError as error:
+        raise InvalidInputError(
+            f"{output}: cannot be written ({error.strerror or error})."
+        ) from None
+    write_stdout(
+        f"the comment for pull request #{comment['pull_request']} was rebuilt from its "
+        f"report: {display_path(output)}"
+    )
     return ExitCode.PASSED
 
 

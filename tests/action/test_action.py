@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 
 from .conftest import Runner, make_runner
-from .fork_poster import post_comment_files
+from .fork_poster import post_rendered, rebuild
 from .scenarios import assert_no_secret, gated_commented_once_and_summarized
 
 COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
@@ -68,24 +69,35 @@ def test_a_fork_pull_request_falls_back_to_a_comment_file(
     assert handoff["pull_request"] == runner.pr_number
     assert handoff["head_sha"] == forked["pull_request"]["head"]["sha"]
     assert handoff["comment_id"] == COMMENT_ID
-    tag, body = handoff["body"].split("\n", 1)
-    assert tag == marker(COMMENT_ID)
-    assert re.fullmatch(r'<!-- goldgate:comment id="[A-Za-z0-9_.:/@+~%-]+" -->', tag)
-    assert body.startswith("**goldgate: fail_on disagreement")
-    assert "### Regressions" in body
+    assert "body" not in handoff  # the trusted job renders it again, from the report
+    assert handoff["report"] == "goldgate-comment-goldgate_gate.report.json"
+    assert handoff["comparison"] == "goldgate-comment-goldgate_gate.comparison.json"
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert any("fork has no secrets" in line for line in warnings)
     assert any(name in line for line in warnings)
-    head = forked["pull_request"]["head"]  # and fork-comment.yml posts exactly that file
-    posted = post_comment_files(
+    # fork-comment.yml rebuilds the comment from what the artifact holds, and posts that.
+    head = forked["pull_request"]["head"]
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    for file in runner.workspace.glob("goldgate-comment-*.json"):  # the upload's glob
+        shutil.copyfile(file, artifact / file.name)
+    rendered = tmp_path / "rendered.json"
+    done = rebuild(artifact, rendered, head_sha=head["sha"])
+    assert done.returncode == 0, done.stderr
+    comment = json.loads(rendered.read_text("utf-8"))
+    tag, body = comment["body"].split("\n", 1)
+    assert tag == marker(COMMENT_ID)
+    assert re.fullmatch(r'<!-- goldgate:comment id="[A-Za-z0-9_.:/@+~%-]+" -->', tag)
+    assert "### Regressions" in body
+    posted = post_rendered(
         tmp_path / "poster",
-        {name: (runner.workspace / name).read_text("utf-8")},
+        rendered.read_text("utf-8"),
         pull={"head": {"sha": head["sha"], "repo": {"full_name": head_repo["full_name"]}}},
         head_sha=head["sha"],
         head_repository=head_repo["full_name"],
     )
     assert posted["failed"] is None
-    assert posted["calls"][-1] == ["create", runner.pr_number, handoff["body"]]
+    assert posted["calls"][-1] == ["create", runner.pr_number, comment["body"]]
     assert runner.fake.comments(runner.pr_number) == []
     assert "live\\_answer: live workflow" in runner.summary.read_text("utf-8")
     assert_no_secret(runner, result)

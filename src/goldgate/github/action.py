@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -44,7 +43,6 @@ DETAILS = ("safe", "values")
 HIDDEN_FROM_TARGETS = TOKEN_VARIABLES
 """Tokens the runner or the workflow hands the action that a target must never see."""
 
-COMMENT_FILE = "goldgate-comment-{id}.json"
 """Where a comment that could not be posted goes (``id``: the comment id, made safe for a
 file name, so that two goldgate steps of one job do not overwrite each other's)."""
 WORK_FOLDER = Path(".goldgate") / "action"
@@ -546,7 +544,7 @@ def _report(
     _summary(run, preface + summary)
     limit = comment_budget(inputs.comment_id) - comment_length(preface)
     body = preface + render_markdown(report, view, budget="comment", limit=limit, **options)
-    comment_file = _comment(run, inputs, event, body)
+    comment_file = _comment(run, inputs, event, body, (report_path, comparison_path))
     run.out(render_annotations(report, view))
     counts = build_view(report).counts
     outputs = {
@@ -586,8 +584,16 @@ def _link_base(run: _Run, event: GitHubEvent | None) -> str | None:
         return None
 
 
-def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: str) -> str:
-    """Post the sticky comment; the comment file's path when it fell back, else ''."""
+def _comment(
+    run: _Run,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    body: str,
+    sources: tuple[Path, Path | None],
+) -> str:
+    """Post the sticky comment; the hand-off file's path when it fell back, else ''. The
+    hand-off carries the report and comparison (``sources``) the comment is rendered from,
+    never the body: the trusted job renders it again (``goldgate.github.forkcomment``)."""
     if inputs.comment == "off" or event is None or event.pr_number is None:
         return ""
     from goldgate.github.client import api_url, connect, repository
@@ -609,37 +615,37 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
         reason = getattr(error, "reason", None) or str(error) or type(error).__name__
     if reason is None:
         return ""
-    path = Path(COMMENT_FILE.format(id=re.sub(r"[^A-Za-z0-9_.-]+", "_", inputs.comment_id)))
-    from goldgate.github.comments import with_marker
+    from goldgate.github.forkcomment import file_names, handoff, write_new
 
-    handoff = {
-        "pull_request": event.pr_number,
-        "head_sha": event.head_sha,
-        "comment_id": inputs.comment_id,
-        "body": with_marker(body, inputs.comment_id),
-    }
+    name, report_name, comparison_name = file_names(inputs.comment_id)
+    path = Path(name)
+    report_path, comparison_path = sources
+    document = handoff(
+        event.pr_number,
+        event.head_sha,
+        inputs.comment_id,
+        inputs.details,
+        inputs.link_gold,
+        report_name,
+        None if comparison_path is None else comparison_name,
+    )
     try:
-        _write_new(path, json.dumps(handoff, ensure_ascii=False, indent=1) + "\n")
-    except OSError as error:
+        write_new(Path(report_name), report_path.read_text("utf-8"))
+        if comparison_path is not None:
+            write_new(Path(comparison_name), comparison_path.read_text("utf-8"))
+        write_new(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    except (OSError, UnicodeDecodeError) as error:
+        shown = getattr(error, "strerror", None) or error
         run.warning(
-            f"the pull-request comment was not posted ({reason}), nor written to {path} "
-            f"({error.strerror or error}); it is in the job summary."
+            f"the pull-request comment was not posted ({reason}), nor handed off in {path} "
+            f"({shown}); it is in the job summary."
         )
         return ""
     run.warning(
-        f"the pull-request comment was not posted ({reason}); its body is in {path} for a "
-        "workflow_run job to post."
+        f"the pull-request comment was not posted ({reason}); {path} and the report beside "
+        "it are for a workflow_run job to render and post."
     )
     return str(path)
-
-
-def _write_new(path: Path, text: str) -> None:
-    """Write ``path`` afresh: whatever was there (in a pull request's checkout, perhaps a
-    planted symlink) is removed first, and the file is created, never followed."""
-    path.unlink(missing_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
-        handle.write(text)
 
 
 def _summary(run: _Run, markdown: str) -> None:
