@@ -241,3 +241,44 @@ def test_no_spelling_of_holdout_shows_held_out_gold(tmp_path: Path, split: str) 
     assert "open-answer" in result.stdout
     assert "sealed" not in result.stdout
     assert "\\(held out\\)" in result.stdout
+
+
+def _no_printed_command(text: str) -> None:
+    """No line of what goldgate printed is a workflow command to the runner: lines end at
+    CR or LF, blanks and invisible marks before '::' are skipped, '##[' counts anywhere."""
+    from goldgate.textsafe import starts_command
+
+    lines = re.split(r"\r\n|\r|\n", text)
+    assert [line for line in lines if starts_command(line) or "##[" in line] == [], text
+
+
+@pytest.mark.parametrize("name", ["hostile", "hostile_run"])
+def test_nothing_printed_from_a_hostile_report_is_a_workflow_command(
+    run_cli: Any, report_file: Callable[[str], Path], tmp_path: Path, name: str
+) -> None:
+    path = report_file(name)
+    printed = [
+        run_cli("report", "show", str(path)),
+        run_cli("report", "markdown", "--details", "values", str(path)),
+        run_cli("evaluate", "--compare", str(path), "--baseline", str(path),
+                "--output", str(tmp_path / f"{name}.comparison.json")),
+        run_cli("evaluate", "--compare", str(path), "--baseline", str(path), "--format", "json",
+                "--output", str(tmp_path / f"{name}.comparison2.json")),
+    ]  # fmt: skip
+
+    for result in printed:  # a comparison may be refused (no inputs): its sentence too
+        assert result.code in (0, 1, 2), result.output
+        assert "Traceback" not in result.output
+        _no_printed_command(result.stdout)
+        _no_printed_command(result.stderr)
+    assert "##[" in HOSTILE  # the corpus holds the old command form too
+
+
+def test_a_refused_file_name_prints_no_workflow_command(run_cli: Any, tmp_path: Path) -> None:
+    hostile = tmp_path / "x\n::error::forged\r::stop-commands::t ##[error]y.json"
+    hostile.write_text("{}", "utf-8")
+
+    result = run_cli("report", "show", str(hostile))
+
+    assert result.code == 2
+    _no_printed_command(result.output)

@@ -220,9 +220,10 @@ class _Run:
 
     def warning(self, message: str) -> None:
         from goldgate.github.workflow import escape_data
-        from goldgate.textsafe import escape_control
+        from goldgate.textsafe import escape_control, redact
 
-        self.command(f"::warning title=goldgate::{escape_data(escape_control(message))}")
+        # A command is not printed through textsafe.printable: redact here what it would.
+        self.command(f"::warning title=goldgate::{escape_data(escape_control(redact(message)))}")
 
 
 def _print(text: str) -> None:
