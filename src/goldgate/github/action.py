@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -227,8 +226,9 @@ class _Run:
 
 
 def _print(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    from goldgate.stdio import write_commands
+
+    write_commands(text)  # goldgate's own commands only, their data escaped (see _Run)
 
 
 def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] = _print) -> int:
