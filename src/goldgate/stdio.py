@@ -196,6 +196,19 @@ def write_commands(commands: str) -> bool:
     return _write_stdout(commands)
 
 
+def write_stderr_command(command: str) -> None:
+    """One of goldgate's own workflow commands on stderr, not neutralised: for a command that
+    must come before what user code writes there (see ``goldgate.github.action``)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(command + "\n")
+        stream.flush()
+    except _REFUSED:
+        _silence(stream)
+
+
 def _write_stdout(text: str) -> bool:
     global _stdout_failed  # noqa: PLW0603 - one process, one stdout
     if _stdout_failed:

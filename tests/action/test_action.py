@@ -343,3 +343,34 @@ def test_modes_report_compare_and_replay_work_from_an_existing_report(
     assert replayed != saved
     report = json.loads((runner.workspace / replayed).read_text("utf-8"))
     assert report["replay_of"]["path"].endswith(Path(saved).name)
+
+
+def test_user_code_output_can_neither_forge_nor_stop_goldgate_s_commands(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    from compare.conftest import CANDIDATE_EDITS
+
+    hostile = {
+        **CANDIDATE_EDITS,
+        "support_triage_app/app.py": [(
+            '    envelope = request["envelope"]\n',
+            '    envelope = request["envelope"]\n'
+            '    import sys\n'
+            '    print("::stop-commands::guessed", file=sys.stderr)\n'
+            '    print("::error title=goldgate::forged verdict: passed", file=sys.stderr)\n',
+        )],
+    }  # fmt: skip
+    runner = make_runner(tmp_path, fake, payload, baseline_zip, edits=hostile)
+
+    result = runner.run()
+
+    assert result.code == 1, result.stderr
+    stdout, stderr = result.stdout.splitlines(), result.stderr.splitlines()
+    pause = stderr[0]  # before anything user code writes to stderr (fd 1 goes there too)
+    token = pause.removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token), pause
+    assert stderr.index("::stop-commands::guessed") > 0
+    resume = stdout.index(f"::{token}::")
+    inside = [line for line in stdout[:resume] if line.startswith("::")]
+    assert all(line.startswith("::add-mask::") for line in inside)  # masks come first
+    assert any(line.startswith("::error ") for line in stdout[resume:])  # goldgate's own

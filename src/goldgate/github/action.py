@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -165,6 +166,25 @@ def tokens_hidden() -> Iterator[None]:
         os.environ.update(hidden)
 
 
+@contextlib.contextmanager
+def commands_paused(run: _Run) -> Iterator[None]:
+    """The runner obeys no workflow command while the body runs user code (targets, scorers,
+    evals): what they print, an answer a model was talked into say, can neither forge an
+    annotation nor silence goldgate's own commands with ``::stop-commands::`` (while
+    commands are stopped, that one is ignored too). The token that resumes them is random
+    and printed only here; goldgate prints none of its commands inside. The pause goes to
+    stderr, where user code's output goes (file descriptor 1 is stderr while it runs), so
+    that nothing it prints comes first; the resume goes to stdout, before goldgate's own."""
+    from goldgate.stdio import write_stderr_command
+
+    token = secrets.token_hex(16)
+    write_stderr_command(f"::stop-commands::{token}")
+    try:
+        yield
+    finally:
+        run.command(f"::{token}::")
+
+
 def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
     """The step's exit code under ``fail_on`` and one sentence saying which rule decided."""
     if fail_on == "never":
@@ -275,7 +295,8 @@ def _replay(run: _Run, inputs: ActionInputs, saved: Path) -> int:
 
     report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
     request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
-    run_code = _guarded(lambda: replay_evaluation(request))
+    with commands_paused(run):  # custom scorers are user code
+        run_code = _guarded(lambda: replay_evaluation(request))
     return _conclude(run, inputs, _event(run), report_path, run_code)
 
 
@@ -343,7 +364,7 @@ def _evaluate(run: _Run, inputs: ActionInputs) -> int:
         environ=target_environ(run.env),
         variant=inputs.variant,
     )
-    with tokens_hidden():
+    with tokens_hidden(), commands_paused(run):
         run_code = _guarded(lambda: run_evaluation(request))
     return _conclude(run, inputs, event, report_path, run_code)
 
@@ -373,7 +394,7 @@ def _evals(run: _Run, inputs: ActionInputs) -> int:
         repeat=inputs.repeat,
         output=report_path,
     )
-    with tokens_hidden():
+    with tokens_hidden(), commands_paused(run):
         run_code = _guarded(lambda: run_command(request))
     return _conclude(run, inputs, event, report_path, run_code)
 
