@@ -180,16 +180,20 @@ def note_secret_variables(names: Iterable[str]) -> None:
     """Environment variables whose values are secret (the credentials the settings name):
     their values, as the environment holds them when something is rendered, are redacted
     from every rendered and printed text of this process."""
+    global _active_from  # noqa: PLW0603 - one process, one set of secrets
     for name in names:
         if name not in _secret_variables:
             _secret_variables.append(name)
+            _active_from = None
 
 
 def note_secret_values(values: Iterable[str]) -> None:
     """Values that are secret whatever variable holds them (those the action masks)."""
+    global _active_from  # noqa: PLW0603 - one process, one set of secrets
     for value in values:
         if value and value not in _secret_values:
             _secret_values.append(value)
+            _active_from = None
 
 
 def _forms(value: str) -> Iterator[str]:
@@ -201,9 +205,14 @@ def _forms(value: str) -> Iterator[str]:
         yield json.dumps(piece)[1:-1]
 
 
-def secret_values() -> tuple[str, ...]:
-    """Every known secret value now, in the forms text may hold it, longest first."""
+def secret_values(*, fresh: bool = True) -> tuple[str, ...]:
+    """Every known secret value, in the forms text may hold it, longest first: as the
+    environment holds them now, or (not ``fresh``) when last asked, which is what a
+    renderer wants for each string (reading the environment costs more than redacting;
+    ``render.view.build_view`` asks afresh once per rendering)."""
     global _active, _active_from  # noqa: PLW0603 - one process, one set of secrets
+    if not fresh and _active_from is not None:
+        return _active
     source = (*(os.environ.get(name) for name in _secret_variables), *_secret_values)
     if source != _active_from:
         forms = {
@@ -218,10 +227,10 @@ def secret_values() -> tuple[str, ...]:
     return _active
 
 
-def redact(text: str) -> str:
+def redact(text: str, *, fresh: bool = True) -> str:
     """``text`` with every known secret value (``secret_values``) replaced by ``***``. Done
     before any escaping or shortening, so that neither can split a secret from its match."""
-    for secret in secret_values():
+    for secret in secret_values(fresh=fresh):
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text

@@ -39,7 +39,7 @@ def one_line(text: object, limit: int = REASON_LIMIT) -> str:
     run of unsafe characters one space, and anything past ``limit`` characters replaced by
     an ellipsis. Every renderer puts data through this (or ``name``, ``json_value``)."""
     # Secrets go first: escaping or shortening could split one from its match.
-    cleaned = _UNSAFE.sub(" ", redact(str(text))).strip()
+    cleaned = _UNSAFE.sub(" ", redact(str(text), fresh=False)).strip()
     if len(cleaned) > limit:
         return cleaned[: limit - 1] + ELLIPSIS
     return cleaned
@@ -68,9 +68,9 @@ def json_value(value: Any, present: bool = True) -> str:
 
 def _redacted(value: Any) -> Any:
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, fresh=False)
     if isinstance(value, dict):
-        return {redact(str(key)): _redacted(item) for key, item in value.items()}
+        return {redact(str(key), fresh=False): _redacted(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_redacted(item) for item in value]
     return value

@@ -30,6 +30,7 @@ from goldgate.report.models import (
     ThresholdRecord,
 )
 from goldgate.report.records import not_run_reason
+from goldgate.textsafe import secret_values
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the
@@ -332,6 +333,7 @@ def _problem_counts(suites: Sequence[SuiteRecord]) -> dict[str, int]:
 
 def build_view(report: Report, comparison: ComparisonView | None = None) -> ReportView:
     """The view of ``report`` (and ``comparison``, when there is one) that renderers read."""
+    secret_values()  # the secrets to redact from this rendering: as the environment holds them
     return ReportView(report, tuple(suite_view(suite) for suite in report.suites), comparison)
 
 
