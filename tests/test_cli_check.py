@@ -431,3 +431,27 @@ def test_a_suite_that_does_not_parse_still_has_its_cases_checked(
         (D, "/suites/1/colour"),
         (C, "/1/id"),
     }
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "pointer"),
+    [
+        ("      main:", '      "::error::flow":', "/workflows/triage/flows/::error::flow"),
+        ("          classify: {}", '          " ::add-mask::step": {}',
+         "/workflows/triage/flows/main/steps/ ::add-mask::step"),
+        ("    revision: r1", '    revision: "::stop-commands::t"', "/workflows/triage/revision"),
+    ],
+)  # fmt: skip
+def test_settings_names_that_would_start_a_command_are_refused(
+    gold_project: Any, run_cli: Any, old: str, new: str, pointer: str
+) -> None:
+    assert old in gold_project.settings
+    gold_project.settings = gold_project.settings.replace(old, new, 1)
+    gold_project.write()
+
+    result = run_cli("validate", cwd=gold_project.root)
+
+    assert result.code == 2
+    assert "must not start with '::'" in result.output
+    assert f"(at {pointer})" in result.output
+    _no_workflow_command(result.output)
