@@ -463,12 +463,29 @@ def report_fork_comment(
     server_url: Annotated[
         str | None, typer.Option("--server-url", metavar="URL", help="e.g. https://github.com")
     ] = None,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="values shows expected and actual values only if the hand-off asks for "
+            "them too (a fork's run cannot widen what is shown).",
+        ),
+    ] = Details.safe,
 ) -> None:
     """Rebuild a fork pull request's comment from the report its run left (for a trusted
     workflow_run job): the body is rendered here, never taken from the artifact."""
     from goldgate.commands import fork_comment
 
-    _finish(fork_comment(folder, head_sha, output, repository=repository, server_url=server_url))
+    _finish(
+        fork_comment(
+            folder,
+            head_sha,
+            output,
+            repository=repository,
+            server_url=server_url,
+            details=details.value,
+        )
+    )
 
 
 @report_app.command("markdown")

@@ -393,6 +393,7 @@ def fork_comment(
     *,
     repository: str | None = None,
     server_url: str | None = None,
+    details: str = "safe",
 ) -> ExitCode:
     """``goldgate report fork-comment``: the comment for a fork's hand-off, rebuilt from its
     report, written as JSON to ``output`` (new file) for the posting script."""
@@ -400,7 +401,9 @@ def fork_comment(
 
     _note_project_secrets()
     with collections_paused():
-        comment = rebuild_comment(folder, head_sha, repository=repository, server_url=server_url)
+        comment = rebuild_comment(
+            folder, head_sha, repository=repository, server_url=server_url, details=details
+        )
     try:
         write_new(output, json.dumps(comment, ensure_ascii=False) + "\n")
     except OSError as error:

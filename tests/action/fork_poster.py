@@ -71,14 +71,20 @@ def render_step() -> dict[str, Any]:
 
 
 def rebuild(
-    artifact: Path, rendered: Path, *, head_sha: str = HEAD_SHA, repository: str = "octo/triage"
+    artifact: Path,
+    rendered: Path,
+    *,
+    head_sha: str = HEAD_SHA,
+    repository: str = "octo/triage",
+    extra: str = "",
 ) -> subprocess.CompletedProcess[str]:
     """Run the render step's ``goldgate report fork-comment`` command line as the workflow
-    writes it (its shell script, with this environment's goldgate on PATH)."""
+    writes it (its shell script, with this environment's goldgate on PATH; ``extra``
+    options appended)."""
     from run.support import GOLDGATE
 
     script = render_step()["run"].splitlines()
-    command = "\n".join(line for line in script if "pip install" not in line)
+    command = "\n".join(line for line in script if "pip install" not in line) + " " + extra
     env = {
         "PATH": f"{Path(GOLDGATE[0]).parent}:/usr/bin:/bin",
         "COMMENT_DIR": str(artifact),

@@ -102,6 +102,25 @@ def test_a_hand_off_goldgate_did_not_write_is_refused(
     assert not rendered.exists()
 
 
+@pytest.mark.parametrize(
+    ("asked", "extra", "shown"),
+    [("values", "", False), ("safe", "--details values", False),
+     ("values", "--details values", True)],
+)  # fmt: skip
+def test_values_are_shown_only_when_the_trusted_job_and_the_hand_off_ask(
+    tmp_path: Path, failing_report: Path, asked: str, extra: str, shown: bool
+) -> None:
+    artifact = _artifact(tmp_path / "artifact", failing_report, details=asked)
+    rendered = tmp_path / "rendered.json"
+
+    done = rebuild(artifact, rendered, extra=extra)
+
+    assert done.returncode == 0, done.stderr
+    body = json.loads(rendered.read_text("utf-8"))["body"]
+    assert ('"refund"' in body) is shown
+    assert ('"billing"' in body) is shown
+
+
 def test_a_forged_report_is_refused(tmp_path: Path, failing_report: Path) -> None:
     artifact = _artifact(tmp_path / "artifact", failing_report)
     _, report_name, _ = file_names("goldgate")

@@ -153,11 +153,18 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
 
 
 def rebuild_comment(
-    folder: Path, head_sha: str, *, repository: str | None = None, server_url: str | None = None
+    folder: Path,
+    head_sha: str,
+    *,
+    repository: str | None = None,
+    server_url: str | None = None,
+    details: str = "safe",
 ) -> dict[str, Any]:
     """The comment to post for the hand-off in ``folder``: its claimed pull request, the
     head commit and comment id, and the marked body rendered here from the attached report
-    (and comparison). Gold links point at ``server_url``/``repository`` at ``head_sha``."""
+    (and comparison). Gold links point at ``server_url``/``repository`` at ``head_sha``.
+    Values are shown only when both ``details`` (the trusted job's choice) and the hand-off
+    say ``values``: a fork's run cannot widen what the comment shows."""
     from goldgate.commands import load_comparison_view
     from goldgate.github.comments import comment_budget, comment_length, with_marker
     from goldgate.render.escape import check_link_base
@@ -183,7 +190,7 @@ def rebuild_comment(
         view,
         budget="comment",
         limit=limit,
-        details=found.details,  # type: ignore[arg-type]
+        details="values" if details == found.details == "values" else "safe",
         link_base=link_base,
         full_report="the report artifact of the pull request's run",
     )
