@@ -455,3 +455,23 @@ def test_settings_names_that_would_start_a_command_are_refused(
     assert "must not start with '::'" in result.output
     assert f"(at {pointer})" in result.output
     _no_workflow_command(result.output)
+
+
+def test_broken_settings_and_broken_gold_are_listed_in_one_pass(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.settings = gold_project.settings.replace("revision: r1", "revison: r1")
+    gold_project.cases[0]["idd"] = 1
+    gold_project.manifest["suites"][0]["workflow"] = "nowhere"  # unknowable without settings
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert result.code == 2
+    found = [VIOLATION.match(line) for line in result.stdout.splitlines()[:-1]]
+    assert {(m["file"], m["pointer"]) for m in found if m} == {
+        ("config/settings.yaml", "/workflows/triage/revision"),
+        ("config/settings.yaml", "/workflows/triage/revison"),
+        (C, "/0/idd"),
+    }
+    assert result.stdout.splitlines()[-1] == "3 problems in 2 files."

@@ -22,7 +22,7 @@ from goldgate.errors import (
     most_severe,
 )
 from goldgate.memory import collections_paused, long_lived
-from goldgate.problems import Violation, display_path
+from goldgate.problems import Violation, display_path, sort_violations
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import (
     end_user_output,
@@ -120,6 +120,37 @@ def validate_settings(config: Path, *, json_output: bool, github: bool = False) 
     return ExitCode.PASSED
 
 
+def _gold_without_settings(config: Path, dataset: Path | None) -> list[Violation]:
+    """The problems of the gold itself when the settings did not load: of ``dataset``, else
+    of the gold the settings name (read as plain YAML) or the default, when it is there.
+    Nothing that needs the settings is checked, and a gold file that is not found adds
+    nothing (the settings' own problems may be why)."""
+    from goldgate.dataset.load import check_gold
+    from goldgate.settings.yamlfile import load_yaml_file
+
+    path = dataset
+    if path is None:
+        try:
+            value = load_yaml_file(config, display_path(config)).value
+        except (GoldgateError, OSError, ValueError):
+            return []
+        evaluation = value.get("evaluation") if isinstance(value, dict) else None
+        literal = evaluation.get("dataset") if isinstance(evaluation, dict) else None
+        if literal is not None and not isinstance(literal, str):
+            return []
+        path = (
+            config.parent.parent / "evaluation" / "dataset.json"
+            if literal is None
+            else config.parent / literal
+        )
+        if not path.is_file():
+            return []
+    try:
+        return list(check_gold(None, path).violations)
+    except (GoldgateError, OSError, ValueError):
+        return []
+
+
 def check_gold_command(
     config: Path, dataset: Path | None, *, json_output: bool, github: bool = False
 ) -> ExitCode:
@@ -127,9 +158,15 @@ def check_gold_command(
     with long_lived():
         from goldgate.dataset.load import check_gold
 
-    loaded = _load_for_check(config, json_output, github)
-    if isinstance(loaded, ExitCode):
-        return loaded
+    try:
+        loaded = load_settings(config)
+    except SettingsError as error:  # the gold's own problems are listed with theirs
+        violations = [*error.violations, *_gold_without_settings(config, dataset)]
+        return _violations_listing(sort_violations(violations), json_output, github)
+    except InvalidInputError as error:
+        if not json_output:
+            raise
+        return _refusal_json(error)
     try:
         result = check_gold(loaded, dataset)
     except InvalidInputError as error:  # a dataset file that cannot be read at all

@@ -27,6 +27,7 @@ from goldgate.problems import (
     violation_at,
 )
 from goldgate.settings.load import LoadedSettings
+from goldgate.settings.models import WorkflowSettings
 from goldgate.textsafe import escape_control
 
 
@@ -55,7 +56,7 @@ def _syntax_violation(error: JsonSyntaxError) -> Violation:
 
 
 def check_gold(
-    settings: LoadedSettings,
+    settings: LoadedSettings | None,
     path: Path | None = None,
     *,
     extra_scorers: Collection[str] = (),
@@ -64,15 +65,22 @@ def check_gold(
     """Check gold offline against itself and ``settings``; nothing is imported or run.
     ``for_run``: a run follows (``load_gold``), so the first cases of a case file are kept
     as checked, with the patterns the check compiled (``dataset.store``); a check alone
-    keeps nothing it would not use."""
+    keeps nothing it would not use. ``settings`` None: they did not load (their problems
+    are reported elsewhere), so the gold at ``path`` is checked on its own, nothing against
+    them, and nothing is kept."""
     with collections_paused():  # loading builds millions of live objects and no cycles
         return _check_gold(settings, path, extra_scorers, for_run)
 
 
 def _check_gold(
-    settings: LoadedSettings, path: Path | None, extra_scorers: Collection[str], for_run: bool
+    settings: LoadedSettings | None,
+    path: Path | None,
+    extra_scorers: Collection[str],
+    for_run: bool,
 ) -> GoldCheck:
-    path = path or settings.dataset_path
+    if path is None:
+        assert settings is not None, "without settings, the gold's path must be given"
+        path = settings.dataset_path
     violations: list[Violation] = []
     try:
         manifest_doc = load_json_file(path, display=display_path(path))
@@ -95,7 +103,8 @@ def _check_gold(
         head = None
     raw_suites = manifest_doc.value.get("suites")
     raw_suites = raw_suites if isinstance(raw_suites, list) else []
-    scorer_names = {*settings.settings.scorers, *extra_scorers}
+    scorer_names = None if settings is None else {*settings.settings.scorers, *extra_scorers}
+    workflows = None if settings is None else settings.workflows
     suites: list[tuple[int, Suite]] = []
     built: list[GoldSuite] = []
     case_count = 0
@@ -107,9 +116,7 @@ def _check_gold(
             violations.extend(_cases_of_refused_suite(manifest_doc, path, index, raw_suite))
             continue
         suites.append((index, suite))
-        streamed = stream_suite(
-            manifest_doc, path, suite, settings.workflows, scorer_names, keep=for_run
-        )
+        streamed = _streamed(manifest_doc, path, suite, workflows, scorer_names, for_run)
         if streamed is not None:
             case_count += len(streamed.cases)
             built.append(streamed)
@@ -125,7 +132,7 @@ def _check_gold(
                 ("suites", index),
                 suite,
                 placed,
-                settings.workflows,
+                workflows,
                 scorer_names,
                 unparsed=unparsed,
             )
@@ -147,6 +154,21 @@ def _check_gold(
         fingerprint=fingerprint,
     )
     return GoldCheck(path, (), dataset, case_count)
+
+
+def _streamed(
+    manifest_doc: JsonDocument,
+    path: Path,
+    suite: Suite,
+    workflows: dict[str, WorkflowSettings] | None,
+    scorer_names: Collection[str] | None,
+    keep: bool,
+) -> GoldSuite | None:
+    """The suite checked as its case file streams by (``stream_suite``); never without the
+    settings, which the streamed check needs."""
+    if workflows is None or scorer_names is None:
+        return None
+    return stream_suite(manifest_doc, path, suite, workflows, scorer_names, keep=keep)
 
 
 def _cases_of_refused_suite(

@@ -62,15 +62,17 @@ def suite_violations(
     suite_path: Path_,
     suite: Suite,
     cases: Sequence[PlacedCase],
-    workflows: dict[str, WorkflowSettings],
-    scorer_names: Collection[str],
+    workflows: dict[str, WorkflowSettings] | None,
+    scorer_names: Collection[str] | None,
     *,
     unparsed: Sequence[Any] = (),
 ) -> Iterator[Violation]:
     """``unparsed``: the suite's cases that did not parse (their problems are reported
     already). What they would hold is taken from them as far as it can be (an ``id``, a
-    text comparison), and no rule reports what they may hold but did not say."""
-    workflow = workflows.get(suite.workflow)
+    text comparison), and no rule reports what they may hold but did not say. ``workflows``
+    and ``scorer_names`` None: the settings did not load (their problems are reported), so
+    nothing is checked against them."""
+    workflow = None if workflows is None else workflows.get(suite.workflow)
     ids = Counter(placed.case.id for placed in cases)
     has_text = any(
         expectation.comparison == "text"
@@ -90,6 +92,7 @@ def suite_violations(
         workflow,
         known_ids,
         has_text if has_text or not unparsed else None,
+        settings_known=workflows is not None,
     )
     metrics = metric_scopes(suite.metrics)
     for placed in cases:
@@ -112,11 +115,14 @@ def suite_head_violations(
     workflow: WorkflowSettings | None,
     case_ids: Collection[str] | None,
     has_text: bool | None,
+    *,
+    settings_known: bool = True,
 ) -> Iterator[Violation]:
     """What is wrong with the suite itself, given its cases' ids and whether any of them has
-    a text comparison (``None``: not known, as some cases did not parse): its target, its
-    metrics' definitions, its thresholds."""
-    yield from _target_violations(document, suite_path, suite, workflow)
+    a text comparison (``None``: not known, as some cases did not parse): its target (when
+    the settings are known), its metrics' definitions, its thresholds."""
+    if settings_known:
+        yield from _target_violations(document, suite_path, suite, workflow)
     yield from _metric_violations(document, suite_path, suite, case_ids, workflow)
     yield from _threshold_violations(document, suite_path, suite, has_text)
 
@@ -124,7 +130,7 @@ def suite_head_violations(
 def case_violations(
     placed: PlacedCase,
     workflow: WorkflowSettings | None,
-    scorer_names: Collection[str],
+    scorer_names: Collection[str] | None,
     metrics: Sequence[tuple[Metric, frozenset[str] | None]],
 ) -> Iterator[Violation]:
     """What is wrong with one case on its own and as gold of the suite's metrics (each with
@@ -174,7 +180,7 @@ def _target_violations(
 
 
 def _case_violations(
-    placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str]
+    placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str] | None
 ) -> Iterator[Violation]:
     case = placed.case
     names = [expectation.name for expectation in case.expectations]
@@ -195,7 +201,9 @@ def _case_violations(
 
 
 def _comparison_problems(
-    expectation: CompiledExpectation, envelope: dict[str, Any], scorer_names: Collection[str]
+    expectation: CompiledExpectation,
+    envelope: dict[str, Any],
+    scorer_names: Collection[str] | None,
 ) -> Sequence[tuple[Path_, str]]:
     """What is wrong with how an expectation compares (a sequence, not a generator: every
     expectation of large gold is checked here, and most have nothing wrong)."""
@@ -203,7 +211,7 @@ def _comparison_problems(
     if kind == "custom":
         if expectation.scorer is None:
             return [(("comparison",), "a custom comparison names its registered 'scorer'")]
-        if expectation.scorer not in scorer_names:
+        if scorer_names is not None and expectation.scorer not in scorer_names:
             scorer = quote(expectation.scorer)
             return [(("scorer",), f"scorer {scorer} is not registered in the settings")]
         return ()
