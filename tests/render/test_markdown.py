@@ -218,7 +218,10 @@ _REFERENCES = [
     re.compile(r"[@＠]\w"),
     re.compile(r"(?<![0-9A-Za-z_])[0-9A-Fa-f]{7,40}(?![0-9A-Za-z_])"),
 ]
-_HIDDEN = re.compile("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_HIDDEN = re.compile(
+    "[\u00ad\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]"
+)
 REFERENCE_CORPUS = [
     "GH-12", "gh-3 and Gh-44", "see GH-1.", "(GH-9)", "#12", "fixes #1234", "octo/repo#12",
     "octo-org/my.repo#7", "@team", "@octo-org/team", "＠team", "mail a@b.co",
@@ -226,6 +229,7 @@ REFERENCE_CORPUS = [
     "deadbeefcafe0123456789abcdef0123456789abcdef",  # 44 digits: GitHub links none
     "a\u200bb", "@\u200bteam", "#\u200c12", "G\u200dH-12", "x\u202eevil\u202c",
     "\u2066isolate\u2069", "\ufeffbom", "a\u200e\u200fb", "\u2060word\u2061join",
+    "@\u00adteam", "G\U000e0048H-1", "#\ufff912",
 ]  # fmt: skip
 
 

@@ -17,12 +17,13 @@ from typing import Any
 from goldgate.textsafe import redact
 
 # C0 and C1 controls, DEL, lone surrogates, bidirectional overrides, isolates and marks,
-# zero-width characters (they make text read differently from what it is, or hide a mention
-# or a workflow command from a check), line and paragraph separators, and the non-characters
-# XML refuses.
+# zero-width and other invisible format characters (soft hyphen, interlinear annotation,
+# tags: they make text read differently from what it is, or hide a mention or a workflow
+# command from a check), line and paragraph separators, and the non-characters XML refuses.
 _UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u180e\u200b-\u200f\u2028\u2029"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufffe\uffff]+"
+    "[\x00-\x1f\x7f-\x9f\u00ad\ud800-\udfff\u061c\u180e\u200b-\u200f\u2028\u2029"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"
+    "\U000e0000-\U000e007f]+"
 )
 ELLIPSIS = "…"
 
