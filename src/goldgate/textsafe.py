@@ -50,7 +50,8 @@ _LINE_SEPARATORS: Final = re.compile("[\u2028\u2029]")
 # whitespace (.NET's, a subset of Python's), and zero-width and direction marks are
 # invisible, so a line they start reads as if ``::`` began it.
 _BLANK_OR_FORMAT: Final = re.compile(
-    "[\\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]*"
+    "[\\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]*"
 )
 
 
