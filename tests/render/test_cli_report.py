@@ -282,3 +282,22 @@ def test_a_refused_file_name_prints_no_workflow_command(run_cli: Any, tmp_path: 
 
     assert result.code == 2
     _no_printed_command(result.output)
+
+
+def test_the_run_summary_of_a_hand_made_report_forges_no_line(
+    corpus: dict[str, Report]
+) -> None:
+    from goldgate.errors import ExitCode
+    from goldgate.report.summary import render_summary
+    from goldgate.textsafe import printable
+
+    report = corpus["hostile"]  # names with CR, LF, ESC, NUL and a bidi override
+    summary = render_summary(report, Path("out/x\n::error::y.json"), ExitCode.RUNTIME_FAILURE)
+
+    lines = re.split(r"\r\n|\r|\n", summary)
+    assert [line for line in lines if line.startswith("verdict:")] == [lines[-2]]
+    assert lines[-1] == "report: out/x\\n::error::y.json"
+    assert "\x1b" not in summary
+    assert "\x00" not in summary
+    assert "\u202e" not in summary
+    _no_printed_command(printable(summary))  # as stdio prints it

@@ -3,10 +3,12 @@ Never an input, a result, an expected value or a reason."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from goldgate.comparison.models import Comparison, Delta, Figures, ReportRef
+from goldgate.textsafe import escape_control
 
 
 def _rate(delta: Delta) -> str:
@@ -42,9 +44,13 @@ def _line(name: str, figures: Figures) -> str:
     )
 
 
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(escape_control(name) for name in names) or "none"
+
+
 def _side(ref: ReportRef) -> str:
     replay = " (replay)" if ref.replay_of else ""
-    return f"{ref.variant.name}@{ref.variant.revision}{replay}"
+    return f"{escape_control(ref.variant.name)}@{escape_control(ref.variant.revision)}{replay}"
 
 
 def render_comparison(comparison: Comparison, path: Path | None) -> str:
@@ -54,7 +60,7 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         f"baseline {_side(comparison.baseline)}"
     ]
     for suite in comparison.suites:
-        line = "  " + _line(suite.name, suite.figures)
+        line = "  " + _line(escape_control(suite.name), suite.figures)
         if suite.case_changes:
             cases = ", ".join(f"{n} {k}" for k, n in sorted(suite.case_changes.items()))
             line += f"; cases over repeats: {cases}"
@@ -77,8 +83,8 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         )
         if comparable.added_suites or comparable.removed_suites:
             lines.append(
-                f"suites: added {', '.join(comparable.added_suites) or 'none'}; removed "
-                f"{', '.join(comparable.removed_suites) or 'none'}"
+                f"suites: added {_names(comparable.added_suites)}; removed "
+                f"{_names(comparable.removed_suites)}"
             )
         effect = comparison.gold_effect
         if effect is not None and effect.rescored_attempts:
@@ -92,11 +98,11 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
     if latency.comparable:
         lines.append(f"latency p50 {_rate(latency.p50)} ms, p95 {_rate(latency.p95)} ms")
     else:
-        lines.append(f"latency and usage: not comparable ({latency.reason})")
+        lines.append(f"latency and usage: not comparable ({escape_control(str(latency.reason))})")
     verdict = "regressions: yes" if comparison.regressions else "regressions: none"
     lines.append(f"{verdict} (regressed or mixed: {_regressed(comparison.overall)})")
     if path is not None:
-        lines.append(f"comparison: {path}")
+        lines.append(f"comparison: {escape_control(str(path))}")
     return "\n".join(lines)
 
 
