@@ -475,3 +475,18 @@ def test_broken_settings_and_broken_gold_are_listed_in_one_pass(
         (C, "/0/idd"),
     }
     assert result.stdout.splitlines()[-1] == "3 problems in 2 files."
+
+
+def test_json_output_keeps_an_old_form_command_in_a_value_but_not_in_a_line(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.manifest["suites"][0]["metrics"][0]["name"] = "##[error]metric"
+    gold_project.manifest["suites"][0]["thresholds"] = {"##[error]metric.acuracy": 0.5}
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", "--format", "json", cwd=gold_project.root)
+
+    assert result.code == 2
+    _no_workflow_command(result.stdout)
+    (violation,) = json.loads(result.stdout)["violations"]
+    assert violation["pointer"] == "/suites/0/thresholds/##[error]metric.acuracy"
