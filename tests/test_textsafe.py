@@ -117,6 +117,7 @@ HOSTILE = [
     "x ##[error]old form",
     "##[add-mask]y\n##[set-output name=a;]b",
     "\x1b[31m::error::x",
+    "\x1b[1;31m \u200b::warning::x\x1b[0m",
 ]
 
 
@@ -134,3 +135,9 @@ def test_no_printable_line_is_a_workflow_command(text: str) -> None:
 def test_printable_leaves_other_text_as_it_is() -> None:
     text = "suite a: 3/4 attempts done\n  a::b :: c # #\r[###---] 1/2\n"
     assert printable(text) == text
+
+
+def test_a_colour_sequence_does_not_hide_a_command() -> None:
+    assert starts_command("\x1b[1m::error::x")
+    assert printable("\x1b[1m::error::x\x1b[0m") == "\x1b[1m: :error::x\x1b[0m"
+    assert not starts_command("\x1b[1mgoldgate: ok")

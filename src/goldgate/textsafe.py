@@ -47,11 +47,12 @@ def has_control(text: str) -> bool:
 
 _LINE_SEPARATORS: Final = re.compile("[\u2028\u2029]")
 # What may stand before a workflow command at the start of a line: the runner trims
-# whitespace (.NET's, a subset of Python's), and zero-width and direction marks are
-# invisible, so a line they start reads as if ``::`` began it.
+# whitespace (.NET's, a subset of Python's), and zero-width and direction marks and terminal
+# colour sequences (rich's, on a terminal) are invisible, so a line they start reads as if
+# ``::`` began it.
 _BLANK_OR_FORMAT: Final = re.compile(
-    "[\\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-    "\U000e0000-\U000e007f]*"
+    "(?:[\\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]|\x1b\\[[0-9;?]*[ -/]*[@-~])*"
 )
 
 
