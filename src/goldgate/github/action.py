@@ -652,12 +652,13 @@ def _comment(
         None if comparison_path is None else comparison_name,
     )
     try:
-        write_new(Path(report_name), report_path.read_text("utf-8"))
+        # Byte for byte: the comparison names the report by the digest of its bytes.
+        write_new(Path(report_name), report_path.read_bytes())
         if comparison_path is not None:
-            write_new(Path(comparison_name), comparison_path.read_text("utf-8"))
+            write_new(Path(comparison_name), comparison_path.read_bytes())
         write_new(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-    except (OSError, UnicodeDecodeError) as error:
-        shown = getattr(error, "strerror", None) or error
+    except OSError as error:
+        shown = error.strerror or error
         run.warning(
             f"the pull-request comment was not posted ({reason}), nor handed off in {path} "
             f"({shown}); it is in the job summary."

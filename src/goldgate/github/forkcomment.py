@@ -202,10 +202,11 @@ def rebuild_comment(
     }
 
 
-def write_new(path: Path, text: str) -> None:
-    """Write ``path`` afresh: whatever was there (in a pull request's checkout, perhaps a
-    planted symlink) is removed first, and the file is created, never followed."""
+def write_new(path: Path, content: str | bytes) -> None:
+    """Write ``path`` afresh (text as UTF-8, bytes as they are): whatever was there (in a
+    pull request's checkout, perhaps a planted symlink) is removed first, and the file is
+    created, never followed."""
     path.unlink(missing_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
-        handle.write(text)
+    with os.fdopen(os.open(path, flags, 0o644), "wb") as handle:
+        handle.write(content.encode("utf-8") if isinstance(content, str) else content)
