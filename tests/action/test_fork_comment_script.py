@@ -82,6 +82,7 @@ def test_the_comment_is_rendered_from_the_report_and_posted(
         ({"format": "goldgate.fork-comment/0"}, "not a goldgate fork hand-off"),
         ({"pull_request": "7"}, "not a pull request number"),
         ({"comment_id": "x\n::error::y"}, "comment_id"),
+        ({"comment_id": "x" * 201}, "at most 200 characters"),
         ({"report": "../../etc/passwd"}, "'report' is not the name"),
         ({"report": "goldgate-comment-missing.json"}, "goldgate-comment-missing.json"),
         ({"details": "everything"}, "'details'"),

@@ -29,6 +29,8 @@ FORMAT: Final = "goldgate.fork-comment/1"
 HANDOFF_GLOB: Final = "goldgate-comment-*.json"
 HANDOFF_LIMIT: Final = 64 * 1024
 """Bytes of a hand-off file: a few fields and two file names."""
+COMMENT_ID_LIMIT: Final = 200
+"""Characters of a comment id: its marker must leave the body room."""
 _FIELDS: Final = frozenset(
     {"format", "pull_request", "head_sha", "comment_id", "details", "link_gold", "report",
      "comparison"}
@@ -136,6 +138,8 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
     try:
         if not isinstance(comment_id, str) or not comment_id.strip():
             raise ValueError("must be a nonempty string")
+        if len(comment_id) > COMMENT_ID_LIMIT:
+            raise ValueError(f"must be at most {COMMENT_ID_LIMIT} characters")
         refuse_control(comment_id)
     except ValueError as error:
         raise _refuse(source, f"'comment_id' {error}") from None
