@@ -264,3 +264,229 @@ def test_python_dash_m_goldgate(repo_root: Path) -> None:
     assert version.stdout.startswith("goldgate ")
     assert check.returncode == 0, check.stdout + check.stderr
     assert "gold OK: support_checks" in check.stdout
+
+
+# --- names that would start a workflow command, and one pass with no knock-on errors -----------
+
+COMMAND_NAMES = ["::error::forged", "  ::add-mask::x", "\u200b::stop-commands::t"]
+PLACES = [
+    (("suites", 0, "name"), D, "/suites/0/name"),
+    (("suites", 0, "flow"), D, "/suites/0/flow"),
+    (("suites", 0, "step"), D, "/suites/0/step"),
+    (("suites", 0, "workflow"), D, "/suites/0/workflow"),
+    (("suites", 0, "metrics", 0, "name"), D, "/suites/0/metrics/0/name"),
+    (("suites", 0, "cases", 0, "id"), D, "/suites/0/cases/0/id"),
+    (("suites", 0, "cases", 0, "expectations", 1, "name"), D,
+     "/suites/0/cases/0/expectations/1/name"),
+    (("suites", 0, "cases", 1, "split"), D, "/suites/0/cases/1/split"),
+    (("name",), D, "/name"),
+    (("revision",), D, "/revision"),
+]  # fmt: skip
+
+
+def _runner_lines(text: str) -> list[str]:
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def _no_workflow_command(text: str) -> None:
+    from goldgate.textsafe import starts_command
+
+    forged = [line for line in _runner_lines(text) if starts_command(line) or "##[" in line]
+    assert not forged, text
+
+
+@pytest.mark.parametrize("name", COMMAND_NAMES)
+@pytest.mark.parametrize(("place", "file", "pointer"), PLACES)
+def test_a_name_that_starts_a_workflow_command_is_refused_at_its_place(
+    gold_project: Any, run_cli: Any, name: str, place: tuple[Any, ...], file: str, pointer: str
+) -> None:
+    *parents, last = place
+    holder = gold_project.manifest
+    for key in parents:
+        holder = holder[key]
+    holder[last] = name
+    gold_project.write()
+
+    text = run_cli("evaluate", "--check", cwd=gold_project.root)
+    github = run_cli("evaluate", "--check", "--format", "github", cwd=gold_project.root)
+
+    assert text.code == github.code == 2
+    lines = text.stdout.splitlines()
+    assert lines[-1] == "1 problem in 1 file.", text.output
+    found = VIOLATION.match(lines[0])
+    assert found is not None
+    assert (found["file"], found["pointer"]) == (file, pointer)
+    assert "must not start with '::'" in found["message"]
+    _no_workflow_command(text.output)
+    command, count = github.stdout.splitlines()
+    assert command.startswith(f"::error file={file},line=")
+    assert count == "1 problem in 1 file."
+
+
+def test_a_case_file_s_case_id_is_refused_too(gold_project: Any, run_cli: Any) -> None:
+    gold_project.cases[1]["id"] = "::error::forged"
+    gold_project.cases[0]["expectations"][3]["scorer"] = " ::notice::x"
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert result.code == 2
+    pointers = [m["pointer"] for m in map(VIOLATION.match, result.stdout.splitlines()) if m]
+    assert pointers == ["/0/expectations/3/scorer", "/1/id"]
+    _no_workflow_command(result.output)
+
+
+@pytest.mark.parametrize(
+    "option", [["--variant", "::error::x"], ["--variant", " ::add-mask::x"],
+               ["--variant-revision", "::stop-commands::t"], ["--variant", "a\nb"]],
+)  # fmt: skip
+def test_a_variant_that_would_forge_a_line_is_refused(
+    gold_project: Any, run_cli: Any, option: list[str]
+) -> None:
+    gold_project.write()
+
+    result = run_cli("evaluate", *option, cwd=gold_project.root)
+
+    assert result.code == 2
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"goldgate: {option[0]}: names, ids and revisions must not ")
+    _no_workflow_command(result.output)
+
+
+def test_a_usage_error_never_echoes_a_workflow_command(gold_project: Any, run_cli: Any) -> None:
+    result = run_cli("evaluate", "--format", "::error::x", cwd=gold_project.root)
+
+    assert result.code == 2
+    assert "Invalid value" in result.stderr
+    _no_workflow_command(result.output)
+
+
+@pytest.mark.parametrize(
+    ("mistake", "expected"),
+    [
+        pytest.param(
+            lambda p: p.cases[0].update(expectatons=p.cases[0].pop("expectations")),
+            {(C, "/0/expectations"), (C, "/0/expectatons")},
+            id="typo-in-a-case-with-the-suite-s-only-text-comparison",
+        ),
+        pytest.param(
+            lambda p: p.manifest["suites"][0]["cases"][0].update(idd=1),
+            {(D, "/suites/0/cases/0/idd")},
+            id="typo-in-a-case-a-metric-names",
+        ),
+        pytest.param(
+            lambda p: p.cases[1].update(iid=p.cases[1].pop("id")),
+            {(C, "/1/id"), (C, "/1/iid")},
+            id="typo-in-a-case-id",
+        ),
+    ],
+)
+def test_one_typo_adds_no_knock_on_error(
+    gold_project: Any, run_cli: Any, mistake: Any, expected: set[tuple[str, str]]
+) -> None:
+    gold_project.manifest["suites"][0]["metrics"][0]["cases"] = ["a", "b"]
+    gold_project.manifest["suites"][1]["thresholds"] = {"expect.satisfied": 0.5}
+    gold_project.write()
+    assert run_cli("evaluate", "--check", cwd=gold_project.root).code == 0
+    mistake(gold_project)
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert result.code == 2
+    found = [VIOLATION.match(line) for line in result.stdout.splitlines()[:-1]]
+    assert {(m["file"], m["pointer"]) for m in found if m} == expected, result.stdout
+
+
+def test_real_mistakes_beside_a_typo_are_still_found(gold_project: Any, run_cli: Any) -> None:
+    gold_project.manifest["suites"][0]["cases"][0]["idd"] = 1
+    gold_project.manifest["suites"][0]["metrics"][0]["cases"] = ["a", "zz"]
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    found = [VIOLATION.match(line) for line in result.stdout.splitlines()[:-1]]
+    assert {m["pointer"] for m in found if m} == {
+        "/suites/0/cases/0/idd",
+        "/suites/0/metrics/0/cases/1",
+    }
+
+
+def test_a_suite_that_does_not_parse_still_has_its_cases_checked(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.manifest["suites"][0]["colour"] = "blue"
+    gold_project.manifest["suites"][0]["cases"][1]["id"] = ""
+    gold_project.manifest["suites"][1]["colour"] = "red"
+    gold_project.cases[1]["id"] = " y"
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    found = [VIOLATION.match(line) for line in result.stdout.splitlines()[:-1]]
+    assert {(m["file"], m["pointer"]) for m in found if m} == {
+        (D, "/suites/0/colour"),
+        (D, "/suites/0/cases/1/id"),
+        (D, "/suites/1/colour"),
+        (C, "/1/id"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "pointer"),
+    [
+        ("      main:", '      "::error::flow":', "/workflows/triage/flows/::error::flow"),
+        ("          classify: {}", '          " ::add-mask::step": {}',
+         "/workflows/triage/flows/main/steps/ ::add-mask::step"),
+        ("    revision: r1", '    revision: "::stop-commands::t"', "/workflows/triage/revision"),
+    ],
+)  # fmt: skip
+def test_settings_names_that_would_start_a_command_are_refused(
+    gold_project: Any, run_cli: Any, old: str, new: str, pointer: str
+) -> None:
+    assert old in gold_project.settings
+    gold_project.settings = gold_project.settings.replace(old, new, 1)
+    gold_project.write()
+
+    result = run_cli("validate", cwd=gold_project.root)
+
+    assert result.code == 2
+    assert "must not start with '::'" in result.output
+    assert f"(at {pointer})" in result.output
+    _no_workflow_command(result.output)
+
+
+def test_broken_settings_and_broken_gold_are_listed_in_one_pass(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.settings = gold_project.settings.replace("revision: r1", "revison: r1")
+    gold_project.cases[0]["idd"] = 1
+    gold_project.manifest["suites"][0]["workflow"] = "nowhere"  # unknowable without settings
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", cwd=gold_project.root)
+
+    assert result.code == 2
+    found = [VIOLATION.match(line) for line in result.stdout.splitlines()[:-1]]
+    assert {(m["file"], m["pointer"]) for m in found if m} == {
+        ("config/settings.yaml", "/workflows/triage/revision"),
+        ("config/settings.yaml", "/workflows/triage/revison"),
+        (C, "/0/idd"),
+    }
+    assert result.stdout.splitlines()[-1] == "3 problems in 2 files."
+
+
+def test_json_output_keeps_an_old_form_command_in_a_value_but_not_in_a_line(
+    gold_project: Any, run_cli: Any
+) -> None:
+    gold_project.manifest["suites"][0]["metrics"][0]["name"] = "##[error]metric"
+    gold_project.manifest["suites"][0]["thresholds"] = {"##[error]metric.acuracy": 0.5}
+    gold_project.write()
+
+    result = run_cli("evaluate", "--check", "--format", "json", cwd=gold_project.root)
+
+    assert result.code == 2
+    _no_workflow_command(result.stdout)
+    (violation,) = json.loads(result.stdout)["violations"]
+    assert violation["pointer"] == "/suites/0/thresholds/##[error]metric.acuracy"

@@ -32,6 +32,7 @@ _COMMANDS = [
     ("report", "junit"),
     ("report", "markdown"),
     ("report", "annotations"),
+    ("report", "fork-comment"),
     ("evals", "run"),
     ("evals", "regrade"),
     ("adjudication", "export"),

@@ -50,3 +50,18 @@ def test_progress_shows_names_and_counts_only(capsys: Any) -> None:
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == "s: running 1 attempts\ns: 1/1 attempts done\n"
+
+
+def test_no_progress_line_is_a_workflow_command() -> None:
+    import re
+
+    from goldgate.textsafe import starts_command
+
+    for interactive in (True, False):
+        for name in ("::error::x", "a\n::add-mask::b", "a\r::stop-commands::t", "x ##[error]y"):
+            stream = io.StringIO()
+            update = Progress(stream, interactive=interactive).suite(_Suite(name, 2), 1)  # type: ignore[arg-type]
+            update(1)
+            update(2)
+            lines = re.split(r"\r\n|\r|\n", stream.getvalue())
+            assert not [line for line in lines if starts_command(line) or "##[" in line], lines

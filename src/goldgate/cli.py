@@ -6,6 +6,7 @@ Heavy modules are imported inside the commands so that ``goldgate --help`` start
 # No `from __future__ import annotations` here: typer reads the hints of every command at
 # start-up, and string annotations would be compiled again by eval() on every run.
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -436,6 +437,58 @@ def _link_base(value: str | None) -> str | None:
         raise typer.BadParameter(str(error)) from None
 
 
+@report_app.command("fork-comment")
+def report_fork_comment(
+    folder: Annotated[
+        Path,
+        typer.Argument(help="The downloaded comment artifact of a pull request's run."),
+    ],
+    head_sha: Annotated[
+        str,
+        typer.Option(
+            "--head-sha",
+            metavar="SHA",
+            help="The commit the triggering run ran on (github.event.workflow_run.head_sha).",
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", metavar="FILE", help="JSON file to write.", dir_okay=False),
+    ],
+    repository: Annotated[
+        str | None,
+        typer.Option(
+            "--repository", metavar="OWNER/REPO", help="Link gold in this repository."
+        ),
+    ] = None,
+    server_url: Annotated[
+        str | None, typer.Option("--server-url", metavar="URL", help="e.g. https://github.com")
+    ] = None,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="values shows expected and actual values only if the hand-off asks for "
+            "them too (a fork's run cannot widen what is shown).",
+        ),
+    ] = Details.safe,
+) -> None:
+    """Rebuild a fork pull request's comment from the report its run left (for a trusted
+    workflow_run job): the body is rendered here, never taken from the artifact."""
+    from goldgate.commands import fork_comment
+
+    _finish(
+        fork_comment(
+            folder,
+            head_sha,
+            output,
+            repository=repository,
+            server_url=server_url,
+            details=details.value,
+        )
+    )
+
+
 @report_app.command("markdown")
 def report_markdown(
     report: ReportArgument,
@@ -788,8 +841,13 @@ def _main() -> NoReturn:
         # usage errors are recognised by their shape rather than by importing click.
         show = getattr(error, "show", None)
         if callable(show) and isinstance(getattr(error, "exit_code", None), int):
-            with contextlib.suppress(OSError, ValueError):  # stderr is best effort
-                show()
+            # Click writes the refused value into its message: to stderr through warn, so
+            # that no value can start a workflow command there.
+            shown = io.StringIO()
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                show(file=shown)
+            if shown.getvalue():
+                warn(shown.getvalue().rstrip("\n"))
             if _json_requested(sys.argv[1:]):
                 from goldgate.commands import emit_json_refusal
 

@@ -6,6 +6,7 @@ paths) and raise ``GoldgateError`` for whole-run failures.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -21,13 +22,15 @@ from goldgate.errors import (
     most_severe,
 )
 from goldgate.memory import collections_paused, long_lived
-from goldgate.problems import Violation, display_path
+from goldgate.problems import Violation, display_path, sort_violations
 from goldgate.settings.load import LoadedSettings, SettingsError, load_settings
 from goldgate.stdio import (
     end_user_output,
     settle_streams,
     user_output_to_stderr,
     warn,
+    write_commands,
+    write_json,
     write_stdout,
 )
 
@@ -38,7 +41,7 @@ def _emit(text: str) -> bool:
 
 
 def _emit_json(payload: dict[str, Any]) -> bool:
-    return write_stdout(json.dumps(payload, indent=2, ensure_ascii=False))
+    return write_json(payload)
 
 
 _INTERRUPTED = "interrupted before the report was written."
@@ -70,7 +73,7 @@ def _violations_listing(
     if github:
         from goldgate.render.annotations import violation_annotations
 
-        write_stdout(violation_annotations(violations), end="")
+        write_commands(violation_annotations(violations))
     else:
         for violation in violations:
             _emit(violation.render())
@@ -117,6 +120,37 @@ def validate_settings(config: Path, *, json_output: bool, github: bool = False) 
     return ExitCode.PASSED
 
 
+def _gold_without_settings(config: Path, dataset: Path | None) -> list[Violation]:
+    """The problems of the gold itself when the settings did not load: of ``dataset``, else
+    of the gold the settings name (read as plain YAML) or the default, when it is there.
+    Nothing that needs the settings is checked, and a gold file that is not found adds
+    nothing (the settings' own problems may be why)."""
+    from goldgate.dataset.load import check_gold
+    from goldgate.settings.yamlfile import load_yaml_file
+
+    path = dataset
+    if path is None:
+        try:
+            value = load_yaml_file(config, display_path(config)).value
+        except (GoldgateError, OSError, ValueError):
+            return []
+        evaluation = value.get("evaluation") if isinstance(value, dict) else None
+        literal = evaluation.get("dataset") if isinstance(evaluation, dict) else None
+        if literal is not None and not isinstance(literal, str):
+            return []
+        path = (
+            config.parent.parent / "evaluation" / "dataset.json"
+            if literal is None
+            else config.parent / literal
+        )
+        if not path.is_file():
+            return []
+    try:
+        return list(check_gold(None, path).violations)
+    except (GoldgateError, OSError, ValueError):
+        return []
+
+
 def check_gold_command(
     config: Path, dataset: Path | None, *, json_output: bool, github: bool = False
 ) -> ExitCode:
@@ -124,9 +158,15 @@ def check_gold_command(
     with long_lived():
         from goldgate.dataset.load import check_gold
 
-    loaded = _load_for_check(config, json_output, github)
-    if isinstance(loaded, ExitCode):
-        return loaded
+    try:
+        loaded = load_settings(config)
+    except SettingsError as error:  # the gold's own problems are listed with theirs
+        violations = [*error.violations, *_gold_without_settings(config, dataset)]
+        return _violations_listing(sort_violations(violations), json_output, github)
+    except InvalidInputError as error:
+        if not json_output:
+            raise
+        return _refusal_json(error)
     try:
         result = check_gold(loaded, dataset)
     except InvalidInputError as error:  # a dataset file that cannot be read at all
@@ -352,9 +392,15 @@ def compare_reports(request: CompareRequest) -> ExitCode:
 # --- goldgate report ------------------------------------------------------------------------------
 
 
-def _write_or_print(text: str, output: Path | None, protected: Sequence[Path] = ()) -> None:
+def _write_or_print(
+    text: str, output: Path | None, protected: Sequence[Path] = (), *, commands: bool = False
+) -> None:
+    """``text`` to ``output`` (never over a file in ``protected``), else to stdout;
+    ``commands``: it is goldgate's own workflow commands (annotations, their data escaped
+    inside them), printed as they are."""
     if output is None:
-        if not write_stdout(text, end=""):
+        written = write_commands(text) if commands else write_stdout(text, end="")
+        if not written:
             warn("goldgate: stdout cannot be written; use -o FILE to keep the rendering.")
         return
     from goldgate.outputs import write_output_file
@@ -375,7 +421,34 @@ def render_report(
     with collections_paused():  # a big report is millions of objects and no cycles
         text = _rendered(kind, report_path, comparison_path, **options)
     read = [report_path] if comparison_path is None else [report_path, comparison_path]
-    _write_or_print(text, output, read)
+    _write_or_print(text, output, read, commands=kind == "annotations")
+    return ExitCode.PASSED
+
+
+def fork_comment(
+    folder: Path,
+    head_sha: str,
+    output: Path,
+    *,
+    repository: str | None = None,
+    server_url: str | None = None,
+    details: str = "safe",
+) -> ExitCode:
+    """``goldgate report fork-comment``: the comment for a fork's hand-off, rebuilt from its
+    report, written as JSON to ``output`` (new file) for the posting script."""
+    from goldgate.github.forkcomment import rebuild_comment
+    from goldgate.outputs import write_output_file
+
+    _note_project_secrets()
+    with collections_paused():
+        comment = rebuild_comment(
+            folder, head_sha, repository=repository, server_url=server_url, details=details
+        )
+    write_output_file(output, json.dumps(comment, ensure_ascii=False) + "\n")
+    write_stdout(
+        f"the comment for pull request #{comment['pull_request']} was rebuilt from its "
+        f"report: {display_path(output)}"
+    )
     return ExitCode.PASSED
 
 
@@ -397,9 +470,21 @@ def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any
     return comparison_view(comparison, report)
 
 
+def _note_project_secrets() -> None:
+    """Load the working folder's settings, if it has any, for the secrets they name (their
+    credentials' values are redacted from what is rendered); a report alone names none."""
+    from goldgate.settings.load import DEFAULT_SETTINGS
+
+    if DEFAULT_SETTINGS.is_file():
+        with contextlib.suppress(GoldgateError, OSError, ValueError):
+            load_settings(DEFAULT_SETTINGS)
+
+
 def _rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
     from goldgate.problems import display_path
     from goldgate.report.io import parse_report, read_report_bytes
+
+    _note_project_secrets()
 
     data = read_report_bytes(report_path)
     report = parse_report(data, str(report_path))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from goldgate.dataset.gold import GoldSuite
+from goldgate.textsafe import escape_control, printable
 
 _BAR_WIDTH = 24
 
@@ -29,29 +30,31 @@ class Progress:
         self.interactive = _is_terminal(self.stream) if interactive is None else interactive
 
     def _show(self, text: str) -> None:
-        """Write and flush ``text``; after the first refusal, nothing more is tried."""
+        """Write and flush ``text`` (no line of it a workflow command); after the first
+        refusal, nothing more is tried."""
         if self.stream is None:
             return
         try:
-            self.stream.write(text)
+            self.stream.write(printable(text))
             self.stream.flush()
         except (OSError, ValueError):
             self.stream = None
 
     def suite(self, suite: GoldSuite, repeat: int) -> Callable[[int], None]:
         total = len(suite.cases) * repeat
+        name = escape_control(suite.name)  # data: a line break in it would end the bar's line
         # In a log, a line per quarter is enough to show the run is alive.
         marks = {max(1, round(total * share)) for share in (0.25, 0.5, 0.75, 1.0)}
         if not self.interactive:
-            self._show(f"{suite.name}: running {total} attempts\n")
+            self._show(f"{name}: running {total} attempts\n")
 
         def update(done: int) -> None:
             if self.interactive:
                 filled = _BAR_WIDTH * done // total if total else _BAR_WIDTH
                 bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
                 end = "\n" if done >= total else ""
-                self._show(f"\r{suite.name}: [{bar}] {done}/{total}{end}")
+                self._show(f"\r{name}: [{bar}] {done}/{total}{end}")
             elif done in marks:
-                self._show(f"{suite.name}: {done}/{total} attempts done\n")
+                self._show(f"{name}: {done}/{total} attempts done\n")
 
         return update

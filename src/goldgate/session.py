@@ -359,8 +359,27 @@ def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) ->
     from goldgate.identity import DEFAULT_VARIANT, variant_revision
 
     digest = settings.configuration_digest
+    for option, given in (
+        ("--variant", request.variant),
+        ("--variant-revision", request.variant_revision),
+    ):
+        if given is not None:
+            _printable_option(option, given)
     return VariantRecord(
         name=request.variant or DEFAULT_VARIANT,
         revision=variant_revision(request.variant_revision, project, request.environ, digest),
         configuration_revision=digest,
     )
+
+
+def _printable_option(option: str, value: str) -> None:
+    """Refuse an option value that is printed as a name (exit 2) unless it is one:
+    nonempty, no control characters, not starting with ``::``."""
+    from goldgate.textsafe import refuse_control
+
+    try:
+        refuse_control(value)
+    except ValueError as error:
+        raise InvalidInputError(f"{option}: {error}.") from None
+    if not value.strip():
+        raise InvalidInputError(f"{option}: must not be empty.")

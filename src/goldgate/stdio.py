@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
+
+from goldgate.textsafe import printable
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -173,13 +176,45 @@ def end_user_output() -> None:
 
 
 def write_stdout(text: str, end: str = "\n") -> bool:
-    """``text`` and ``end`` on stdout; False when stdout refuses it (closed, full, no
-    reader), then and for every later call: the caller says on stderr what was lost."""
+    """``text`` and ``end`` on stdout, no line of it a workflow command (``printable``);
+    False when stdout refuses it (closed, full, no reader), then and for every later call:
+    the caller says on stderr what was lost."""
+    return _write_stdout(printable(text + end))
+
+
+def write_json(document: object) -> bool:
+    """``document`` as indented JSON on stdout (``write_stdout``). ``##[`` can only stand
+    inside a JSON string, where it is written as ``#\\u0023[``: the value read back is the
+    same, and the line is no workflow command."""
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    return write_stdout(text.replace("##[", "#\\u0023["))
+
+
+def write_commands(commands: str) -> bool:
+    """goldgate's own workflow commands on stdout, as ``write_stdout`` but not neutralised:
+    every piece of data in them must already be escaped (``goldgate.github.workflow``)."""
+    return _write_stdout(commands)
+
+
+def write_stderr_command(command: str) -> None:
+    """One of goldgate's own workflow commands on stderr, not neutralised: for a command that
+    must come before what user code writes there (see ``goldgate.github.action``)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(command + "\n")
+        stream.flush()
+    except _REFUSED:
+        _silence(stream)
+
+
+def _write_stdout(text: str) -> bool:
     global _stdout_failed  # noqa: PLW0603 - one process, one stdout
     if _stdout_failed:
         return False
     try:
-        sys.stdout.write(text + end)
+        sys.stdout.write(text)
         sys.stdout.flush()
     except _REFUSED:
         _stdout_failed = True
@@ -189,12 +224,13 @@ def write_stdout(text: str, end: str = "\n") -> bool:
 
 
 def warn(text: str) -> None:
-    """``text`` and a newline on stderr, if stderr takes it."""
+    """``text`` and a newline on stderr, if stderr takes it; no line of it a workflow
+    command (the runner reads stderr too)."""
     stream = sys.stderr
     if stream is None:  # started without stderr, outside the console script
         return
     try:
-        stream.write(text + "\n")
+        stream.write(printable(text + "\n"))
         stream.flush()
     except _REFUSED:
         _silence(stream)

@@ -24,7 +24,7 @@ from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 
 from .conftest import Runner, make_runner
-from .fork_poster import post_comment_files
+from .fork_poster import post_rendered, rebuild
 from .scenarios import assert_no_secret, gated_commented_once_and_summarized
 
 COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
@@ -135,24 +135,35 @@ def test_a_fork_pull_request_falls_back_to_a_comment_file(
     assert handoff["pull_request"] == runner.pr_number
     assert handoff["head_sha"] == forked["pull_request"]["head"]["sha"]
     assert handoff["comment_id"] == COMMENT_ID
-    tag, body = handoff["body"].split("\n", 1)
-    assert tag == marker(COMMENT_ID)
-    assert re.fullmatch(r'<!-- goldgate:comment id="[A-Za-z0-9_.:/@+~%-]+" -->', tag)
-    assert body.startswith("**goldgate: fail_on disagreement")
-    assert "### Regressions" in body
+    assert "body" not in handoff  # the trusted job renders it again, from the report
+    assert handoff["report"] == "goldgate-comment-goldgate_gate.report.json"
+    assert handoff["comparison"] == "goldgate-comment-goldgate_gate.comparison.json"
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert any("fork has no secrets" in line for line in warnings)
     assert any(name in line for line in warnings)
-    head = forked["pull_request"]["head"]  # and fork-comment.yml posts exactly that file
-    posted = post_comment_files(
+    # fork-comment.yml rebuilds the comment from what the artifact holds, and posts that.
+    head = forked["pull_request"]["head"]
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    for file in runner.workspace.glob("goldgate-comment-*.json"):  # the upload's glob
+        shutil.copyfile(file, artifact / file.name)
+    rendered = tmp_path / "rendered.json"
+    done = rebuild(artifact, rendered, head_sha=head["sha"])
+    assert done.returncode == 0, done.stderr
+    comment = json.loads(rendered.read_text("utf-8"))
+    tag, body = comment["body"].split("\n", 1)
+    assert tag == marker(COMMENT_ID)
+    assert re.fullmatch(r'<!-- goldgate:comment id="[A-Za-z0-9_.:/@+~%-]+" -->', tag)
+    assert "### Regressions" in body
+    posted = post_rendered(
         tmp_path / "poster",
-        {name: (runner.workspace / name).read_text("utf-8")},
+        rendered.read_text("utf-8"),
         pull={"head": {"sha": head["sha"], "repo": {"full_name": head_repo["full_name"]}}},
         head_sha=head["sha"],
         head_repository=head_repo["full_name"],
     )
     assert posted["failed"] is None
-    assert posted["calls"][-1] == ["create", runner.pr_number, handoff["body"]]
+    assert posted["calls"][-1] == ["create", runner.pr_number, comment["body"]]
     assert runner.fake.comments(runner.pr_number) == []
     assert "live\\_answer: live workflow" in runner.summary.read_text("utf-8")
     assert_no_secret(runner, result)
@@ -400,3 +411,34 @@ def test_modes_report_compare_and_replay_work_from_an_existing_report(
     assert replayed != saved
     report = json.loads((runner.workspace / replayed).read_text("utf-8"))
     assert report["replay_of"]["path"].endswith(Path(saved).name)
+
+
+def test_user_code_output_can_neither_forge_nor_stop_goldgate_s_commands(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    from compare.conftest import CANDIDATE_EDITS
+
+    hostile = {
+        **CANDIDATE_EDITS,
+        "support_triage_app/app.py": [(
+            '    envelope = request["envelope"]\n',
+            '    envelope = request["envelope"]\n'
+            '    import sys\n'
+            '    print("::stop-commands::guessed", file=sys.stderr)\n'
+            '    print("::error title=goldgate::forged verdict: passed", file=sys.stderr)\n',
+        )],
+    }  # fmt: skip
+    runner = make_runner(tmp_path, fake, payload, baseline_zip, edits=hostile)
+
+    result = runner.run()
+
+    assert result.code == 1, result.stderr
+    stdout, stderr = result.stdout.splitlines(), result.stderr.splitlines()
+    pause = stderr[0]  # before anything user code writes to stderr (fd 1 goes there too)
+    token = pause.removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token), pause
+    assert stderr.index("::stop-commands::guessed") > 0
+    resume = stdout.index(f"::{token}::")
+    inside = [line for line in stdout[:resume] if line.startswith("::")]
+    assert all(line.startswith("::add-mask::") for line in inside)  # masks come first
+    assert any(line.startswith("::error ") for line in stdout[resume:])  # goldgate's own

@@ -77,3 +77,9 @@ def _inline_is_safe(token: Any, link_base: str | None, parent: str) -> None:
         assert not re.search(r"#(?!" + ZWJ + r")\d", content), content
         assert "://" not in content, content
         assert not re.search(r"(?i)www\.", content), content
+        assert not re.search(r"(?i)\bgh-\d", content), content
+        assert not re.search(r"(?<![0-9A-Za-z_])[0-9A-Fa-f]{7,40}(?![0-9A-Za-z_])", content)
+        # Zero-width characters and direction marks from data are gone; the only one left
+        # is the joiner that breaks a mention, a reference or a commit id.
+        hidden = re.findall("[\u200b\u200c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]", content)
+        assert not hidden, content

@@ -17,7 +17,11 @@ from run.support import EXAMPLE, STATUS_OK, case, expect, new_project, run_cli
 from .builders import attempt, expectation, normalized, report, suite
 from .builders import case as built_case
 
-HOSTILE = "a|b `c` <script>alert(1)</script> @team #12 ::error::x [l](http://e.com) *b* _i_ ~s~"
+HOSTILE = (
+    "a|b `c` <script>alert(1)</script> @team #12 ::error::x [l](http://e.com) *b* _i_ ~s~ "
+    "GH-12 octo/repo#3 0123456789abcdef0123456789abcdef01234567 ##[error]x "
+    "@\u200bhidden z\u200ew\u200fi\u2066d\u2069t\ufeffh"
+)
 """Everything Markdown, HTML, GitHub and the workflow-command parser read specially, on one
 line (gold refuses control characters in names)."""
 CONTROL = "x\n::error::injected\r\n::warning file=a::y\x1b[31mred\x07\x00\u202eevil\u2028z"

@@ -218,3 +218,86 @@ def test_validate_format_github(run_cli: Any, gold_project: Any) -> None:
     assert result.code == 2
     assert (kind, properties["file"]) == ("error", "config/settings.yaml")
     assert "unknown_key" in message
+
+
+@pytest.mark.parametrize("split", ["holdout", "Holdout", "HOLDOUT", " holdout "])
+def test_no_spelling_of_holdout_shows_held_out_gold(tmp_path: Path, split: str) -> None:
+    from run.support import STATUS_OK, case, expect, new_project, run_cli
+
+    project = new_project(tmp_path / "project")
+    held = case("held", "ok", STATUS_OK, expect("category", "/payload/category", "sealed-gold"),
+                category="sealed-answer")  # fmt: skip
+    held["split"] = split
+    shown = case("shown", "ok", STATUS_OK, expect("category", "/payload/category", "open-gold"),
+                 category="open-answer")  # fmt: skip
+    project.suite("main", "py", [held, shown]).write()
+    output = project.output()
+    assert project.run("--output", str(output)).code == 1
+
+    result = run_cli("report", "markdown", "--details", "values", str(output), cwd=project.root)
+
+    assert result.code == 0, result.output
+    assert "open-gold" in result.stdout
+    assert "open-answer" in result.stdout
+    assert "sealed" not in result.stdout
+    assert "\\(held out\\)" in result.stdout
+
+
+def _no_printed_command(text: str) -> None:
+    """No line of what goldgate printed is a workflow command to the runner: lines end at
+    CR or LF, blanks and invisible marks before '::' are skipped, '##[' counts anywhere."""
+    from goldgate.textsafe import starts_command
+
+    lines = re.split(r"\r\n|\r|\n", text)
+    assert [line for line in lines if starts_command(line) or "##[" in line] == [], text
+
+
+@pytest.mark.parametrize("name", ["hostile", "hostile_run"])
+def test_nothing_printed_from_a_hostile_report_is_a_workflow_command(
+    run_cli: Any, report_file: Callable[[str], Path], tmp_path: Path, name: str
+) -> None:
+    path = report_file(name)
+    printed = [
+        run_cli("report", "show", str(path)),
+        run_cli("report", "markdown", "--details", "values", str(path)),
+        run_cli("evaluate", "--compare", str(path), "--baseline", str(path),
+                "--output", str(tmp_path / f"{name}.comparison.json")),
+        run_cli("evaluate", "--compare", str(path), "--baseline", str(path), "--format", "json",
+                "--output", str(tmp_path / f"{name}.comparison2.json")),
+    ]  # fmt: skip
+
+    for result in printed:  # a comparison may be refused (no inputs): its sentence too
+        assert result.code in (0, 1, 2), result.output
+        assert "Traceback" not in result.output
+        _no_printed_command(result.stdout)
+        _no_printed_command(result.stderr)
+    assert "##[" in HOSTILE  # the corpus holds the old command form too
+
+
+def test_a_refused_file_name_prints_no_workflow_command(run_cli: Any, tmp_path: Path) -> None:
+    hostile = tmp_path / "x\n::error::forged\r::stop-commands::t ##[error]y.json"
+    hostile.write_text("{}", "utf-8")
+
+    result = run_cli("report", "show", str(hostile))
+
+    assert result.code == 2
+    _no_printed_command(result.output)
+
+
+def test_the_run_summary_of_a_hand_made_report_forges_no_line(
+    corpus: dict[str, Report]
+) -> None:
+    from goldgate.errors import ExitCode
+    from goldgate.report.summary import render_summary
+    from goldgate.textsafe import printable
+
+    report = corpus["hostile"]  # names with CR, LF, ESC, NUL and a bidi override
+    summary = render_summary(report, Path("out/x\n::error::y.json"), ExitCode.RUNTIME_FAILURE)
+
+    lines = re.split(r"\r\n|\r|\n", summary)
+    assert [line for line in lines if line.startswith("verdict:")] == [lines[-2]]
+    assert lines[-1] == "report: out/x\\n::error::y.json"
+    assert "\x1b" not in summary
+    assert "\x00" not in summary
+    assert "\u202e" not in summary
+    _no_printed_command(printable(summary))  # as stdio prints it

@@ -199,7 +199,8 @@ def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> Non
         "### Metrics",
     ]
     assert f"| python | [wrong]({LINK}/evaluation/dataset.json#L31) | regressed |" in document
-    assert f"; compared with main @{ZWJ} 0123abc." in document
+    # The baseline's revision is data: a commit id GitHub would link is broken up.
+    assert f"; compared with main @{ZWJ} 0123ab{ZWJ}c." in document
     assert "- input changed: edited &lt;b&gt;case&lt;/b&gt;" in document
     markdown_is_safe(document, LINK)
 
@@ -219,3 +220,47 @@ def test_a_comment_is_measured_in_utf16_code_units() -> None:
     assert size(body, "comment") == 80_000 > LIMITS["comment"]
     assert size("é" * 10, "comment") == 10  # inside the Basic Multilingual Plane: one each
     assert size(body, "summary") == 160_000  # a job summary is measured in UTF-8 bytes
+
+
+# GitHub's autolinks, as it finds them in rendered text: a reference must not survive.
+_REFERENCES = [
+    re.compile(r"(?i)(?<![0-9a-z_])gh-\d"),
+    re.compile(r"#\d"),
+    re.compile(r"[\w.-]+/[\w.-]+#\d"),
+    re.compile(r"[@＠]\w"),
+    re.compile(r"(?<![0-9A-Za-z_])[0-9A-Fa-f]{7,40}(?![0-9A-Za-z_])"),
+]
+_HIDDEN = re.compile(
+    "[\u00ad\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]"
+)
+REFERENCE_CORPUS = [
+    "GH-12", "gh-3 and Gh-44", "see GH-1.", "(GH-9)", "#12", "fixes #1234", "octo/repo#12",
+    "octo-org/my.repo#7", "@team", "@octo-org/team", "＠team", "mail a@b.co",
+    "0123456789abcdef0123456789abcdef01234567", "commit 0123abc", "DEADBEEF12 upper",
+    "deadbeefcafe0123456789abcdef0123456789abcdef",  # 44 digits: GitHub links none
+    "a\u200bb", "@\u200bteam", "#\u200c12", "G\u200dH-12", "x\u202eevil\u202c",
+    "\u2066isolate\u2069", "\ufeffbom", "a\u200e\u200fb", "\u2060word\u2061join",
+    "@\u00adteam", "G\U000e0048H-1", "#\ufff912",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", REFERENCE_CORPUS)
+def test_no_reference_mention_commit_or_hidden_mark_survives_escaping(value: str) -> None:
+    from goldgate.render.escape import markdown
+
+    from .checks import markdown_parser
+
+    escaped = markdown(value)
+    texts = [
+        child.content
+        for token in markdown_parser().parse(escaped)
+        if token.type == "inline"
+        for child in token.children or []
+        if child.type == "text"
+    ]
+    for text in texts:
+        for reference in _REFERENCES:
+            assert not reference.search(text), (value, text)
+        assert not _HIDDEN.search(text), (value, text)
+    assert escaped.replace(ZWJ, "").replace("\\", "").strip() != ""

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
 from goldgate.adjudication.queue import export_lines, read_reviewed, write_export
 from goldgate.adjudication.store import (
     load_store,
@@ -18,6 +16,7 @@ from goldgate.adjudication.store import (
 from goldgate.errors import ExitCode, InvalidInputError
 from goldgate.problems import display_path
 from goldgate.report.io import read_report
+from goldgate.stdio import write_stdout
 
 __all__ = ["apply_command", "export_command"]
 
@@ -31,7 +30,7 @@ def export_command(report_path: Path, output: Path) -> ExitCode:
     report = read_report(report_path)
     lines = list(export_lines(report, display_path(report_path)))
     write_export(lines, output)
-    typer.echo(
+    write_stdout(
         f"exported {_plural(len(lines), 'answer')} awaiting a human verdict to "
         f"{display_path(output)}"
     )
@@ -60,7 +59,7 @@ def apply_command(verdicts_path: Path, store: Path | None) -> ExitCode:
     merged = merge(load_store(path), reviewed.verdicts)
     if merged.added or merged.changed:
         write_store(merged.store)
-    typer.echo(
+    write_stdout(
         f"recorded {_plural(merged.added, 'new verdict')}, {merged.changed} changed, "
         f"{merged.unchanged} already recorded; {reviewed.undecided} still undecided; "
         f"store: {display_path(path)}"

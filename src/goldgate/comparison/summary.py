@@ -3,7 +3,7 @@ Never an input, a result, an expected value or a reason."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from goldgate.comparison.models import (
     Figures,
     ReportRef,
 )
+from goldgate.textsafe import escape_control
 
 
 def _rate(delta: Delta) -> str:
@@ -61,9 +62,13 @@ def _unit(units: Collection[str]) -> str:
     return ""
 
 
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(escape_control(name) for name in names) or "none"
+
+
 def _side(ref: ReportRef) -> str:
     replay = " (replay)" if ref.replay_of else ""
-    return f"{ref.variant.name}@{ref.variant.revision}{replay}"
+    return f"{escape_control(ref.variant.name)}@{escape_control(ref.variant.revision)}{replay}"
 
 
 def render_comparison(comparison: Comparison, path: Path | None) -> str:
@@ -73,7 +78,8 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         f"baseline {_side(comparison.baseline)}"
     ]
     for suite in comparison.suites:
-        lines.append("  " + _line(suite.name, suite.classes, suite.figures, _unit({suite.unit})))
+        name = escape_control(suite.name)
+        lines.append("  " + _line(name, suite.classes, suite.figures, _unit({suite.unit})))
     units = {suite.unit for suite in comparison.suites}
     lines.append(_line("overall", comparison.classes, comparison.overall, _unit(units)))
     if "case" in units:
@@ -95,8 +101,8 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         )
         if comparable.added_suites or comparable.removed_suites:
             lines.append(
-                f"suites: added {', '.join(comparable.added_suites) or 'none'}; removed "
-                f"{', '.join(comparable.removed_suites) or 'none'}"
+                f"suites: added {_names(comparable.added_suites)}; removed "
+                f"{_names(comparable.removed_suites)}"
             )
         effect = comparison.gold_effect
         if effect is not None and effect.rescored_attempts:
@@ -110,11 +116,11 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
     if latency.comparable:
         lines.append(f"latency p50 {_rate(latency.p50)} ms, p95 {_rate(latency.p95)} ms")
     else:
-        lines.append(f"latency and usage: not comparable ({latency.reason})")
+        lines.append(f"latency and usage: not comparable ({escape_control(str(latency.reason))})")
     verdict = "regressions: yes" if comparison.regressions else "regressions: none"
     lines.append(f"{verdict} (regressed or mixed: {comparison.classes.regressions})")
     if path is not None:
-        lines.append(f"comparison: {path}")
+        lines.append(f"comparison: {escape_control(str(path))}")
     return "\n".join(lines)
 
 

@@ -27,6 +27,7 @@ from goldgate.problems import (
     violation_at,
 )
 from goldgate.settings.load import LoadedSettings
+from goldgate.settings.models import WorkflowSettings
 from goldgate.textsafe import escape_control
 
 
@@ -55,7 +56,7 @@ def _syntax_violation(error: JsonSyntaxError) -> Violation:
 
 
 def check_gold(
-    settings: LoadedSettings,
+    settings: LoadedSettings | None,
     path: Path | None = None,
     *,
     extra_scorers: Collection[str] = (),
@@ -64,15 +65,22 @@ def check_gold(
     """Check gold offline against itself and ``settings``; nothing is imported or run.
     ``for_run``: a run follows (``load_gold``), so the first cases of a case file are kept
     as checked, with the patterns the check compiled (``dataset.store``); a check alone
-    keeps nothing it would not use."""
+    keeps nothing it would not use. ``settings`` None: they did not load (their problems
+    are reported elsewhere), so the gold at ``path`` is checked on its own, nothing against
+    them, and nothing is kept."""
     with collections_paused():  # loading builds millions of live objects and no cycles
         return _check_gold(settings, path, extra_scorers, for_run)
 
 
 def _check_gold(
-    settings: LoadedSettings, path: Path | None, extra_scorers: Collection[str], for_run: bool
+    settings: LoadedSettings | None,
+    path: Path | None,
+    extra_scorers: Collection[str],
+    for_run: bool,
 ) -> GoldCheck:
-    path = path or settings.dataset_path
+    if path is None:
+        assert settings is not None, "without settings, the gold's path must be given"
+        path = settings.dataset_path
     violations: list[Violation] = []
     try:
         manifest_doc = load_json_file(path, display=display_path(path))
@@ -95,7 +103,8 @@ def _check_gold(
         head = None
     raw_suites = manifest_doc.value.get("suites")
     raw_suites = raw_suites if isinstance(raw_suites, list) else []
-    scorer_names = {*settings.settings.scorers, *extra_scorers}
+    scorer_names = None if settings is None else {*settings.settings.scorers, *extra_scorers}
+    workflows = None if settings is None else settings.workflows
     suites: list[tuple[int, Suite]] = []
     built: list[GoldSuite] = []
     case_count = 0
@@ -104,23 +113,28 @@ def _check_gold(
             suite = Suite.model_validate(raw_suite)
         except ValidationError as error:
             violations.extend(from_validation_error(manifest_doc, error, ("suites", index)))
+            violations.extend(_cases_of_refused_suite(manifest_doc, path, index, raw_suite))
             continue
         suites.append((index, suite))
-        streamed = stream_suite(
-            manifest_doc, path, suite, settings.workflows, scorer_names, keep=for_run
-        )
+        streamed = _streamed(manifest_doc, path, suite, workflows, scorer_names, for_run)
         if streamed is not None:
             case_count += len(streamed.cases)
             built.append(streamed)
             continue
-        placed, source, case_problems, raw_cases, lines = _load_cases(
-            manifest_doc, path, index, suite
+        placed, source, case_problems, raw_cases, lines, unparsed = _load_cases(
+            manifest_doc, path, index, suite.cases
         )
         violations.extend(case_problems)
         case_count += len(placed)
         violations.extend(
             suite_violations(
-                manifest_doc, ("suites", index), suite, placed, settings.workflows, scorer_names
+                manifest_doc,
+                ("suites", index),
+                suite,
+                placed,
+                workflows,
+                scorer_names,
+                unparsed=unparsed,
             )
         )
         if not case_problems:
@@ -142,6 +156,32 @@ def _check_gold(
     return GoldCheck(path, (), dataset, case_count)
 
 
+def _streamed(
+    manifest_doc: JsonDocument,
+    path: Path,
+    suite: Suite,
+    workflows: dict[str, WorkflowSettings] | None,
+    scorer_names: Collection[str] | None,
+    keep: bool,
+) -> GoldSuite | None:
+    """The suite checked as its case file streams by (``stream_suite``); never without the
+    settings, which the streamed check needs."""
+    if workflows is None or scorer_names is None:
+        return None
+    return stream_suite(manifest_doc, path, suite, workflows, scorer_names, keep=keep)
+
+
+def _cases_of_refused_suite(
+    manifest_doc: JsonDocument, path: Path, index: int, raw_suite: Any
+) -> list[Violation]:
+    """The problems of the cases of a suite that did not parse (so that one pass lists every
+    mistake): each case is checked on its own, as the suite's rules need the suite."""
+    cases = raw_suite.get("cases") if isinstance(raw_suite, dict) else None
+    if not (isinstance(cases, str) and cases) and not isinstance(cases, list):
+        return []  # the suite's own problems say what is wrong with its cases
+    return _load_cases(manifest_doc, path, index, cases).problems
+
+
 class _LoadedCases(NamedTuple):
     placed: list[PlacedCase]
     source: str
@@ -150,6 +190,8 @@ class _LoadedCases(NamedTuple):
     """The cases as loaded: what the suite's fingerprint is taken over."""
     lines: tuple[int, ...] = ()
     """Each case's line in ``source`` (only when every case loaded)."""
+    unparsed: tuple[Any, ...] = ()
+    """The cases that did not parse, as they are in the file."""
 
 
 def _refused(source: str, violation: Violation) -> _LoadedCases:
@@ -157,20 +199,21 @@ def _refused(source: str, violation: Violation) -> _LoadedCases:
 
 
 def _load_cases(
-    manifest_doc: JsonDocument, manifest_path: Path, index: int, suite: Suite
+    manifest_doc: JsonDocument, manifest_path: Path, index: int, cases: list[Any] | str
 ) -> _LoadedCases:
-    """The suite's cases that parsed, where they came from, and the problems of the rest."""
+    """The cases of suite ``index`` (inline, or the case file it names) that parsed, where
+    they came from, and the problems of the rest."""
     where = ("suites", index, "cases")
-    if isinstance(suite.cases, list):
-        if not suite.cases:
+    if isinstance(cases, list):
+        if not cases:
             return _LoadedCases(
                 [],
                 manifest_doc.source,
                 [violation_at(manifest_doc, where, "must not be empty")],
                 [],
             )
-        return _validate_cases(manifest_doc, suite.cases, where, inline=True)
-    reference = suite.cases
+        return _validate_cases(manifest_doc, cases, where, inline=True)
+    reference = cases
     problem = reference_problem(reference)
     if problem is not None:
         return _LoadedCases(
@@ -201,19 +244,22 @@ def _validate_cases(
 ) -> _LoadedCases:
     placed: list[PlacedCase] = []
     problems: list[Violation] = []
+    unparsed: list[Any] = []
     for position, raw in enumerate(raw_cases):
         path = (*prefix, position)
         if isinstance(raw, str) and not inline:
             message = "a case file holds cases only; file references are one level deep"
             problems.append(violation_at(document, path, message))
+            unparsed.append(raw)
             continue
         try:
             case = Case.model_validate(raw)
             placed.append(PlacedCase(case, document, path, compile_expectations(case.expectations)))
         except ValidationError as error:
             problems.extend(from_validation_error(document, error, path))
+            unparsed.append(raw)
     lines = () if problems else element_lines(document.text, prefix)
-    return _LoadedCases(placed, document.source, problems, raw_cases, lines)
+    return _LoadedCases(placed, document.source, problems, raw_cases, lines, tuple(unparsed))
 
 
 def load_gold(

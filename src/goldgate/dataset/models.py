@@ -21,7 +21,8 @@ Label = str | None
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Name = Annotated[str, Field(min_length=1), AfterValidator(refuse_control)]
-"""A nonempty name, id or revision without control characters."""
+"""A nonempty name, id or revision without control characters, not starting with ``::``:
+anything gold names may be printed, at the start of a line too."""
 
 
 def _dot_path(value: str) -> str:
@@ -75,7 +76,7 @@ class Expectation(_Gold):
     path: str = Field(description="RFC 6901 pointer into the result document.")
     expected: Any = Field(description="The reviewed value; required even when null.")
     comparison: Comparison = "exact"
-    scorer: NonEmpty | None = Field(None, description="Registered scorer name, for custom.")
+    scorer: Name | None = Field(None, description="Registered scorer name, for custom.")
 
     def __init__(
         self,
@@ -127,7 +128,7 @@ class Metric(_Gold):
     path: str
     kind: MetricKind
     labels: list[Label] = Field(min_length=1)
-    cases: list[NonEmpty] | None = Field(
+    cases: list[Name] | None = Field(
         None, description="Case ids the metric includes; all of the suite's cases by default."
     )
 
@@ -143,9 +144,9 @@ class TextOptions(_Gold):
 
 class Suite(_Gold):
     name: Name
-    workflow: NonEmpty
-    flow: NonEmpty | None = None
-    step: NonEmpty | None = None
+    workflow: Name
+    flow: Name | None = None
+    step: Name | None = None
     cases: list[Any] | NonEmpty = Field(
         description="A nonempty array of cases, or the relative path of a case file."
     )

@@ -62,17 +62,38 @@ def suite_violations(
     suite_path: Path_,
     suite: Suite,
     cases: Sequence[PlacedCase],
-    workflows: dict[str, WorkflowSettings],
-    scorer_names: Collection[str],
+    workflows: dict[str, WorkflowSettings] | None,
+    scorer_names: Collection[str] | None,
+    *,
+    unparsed: Sequence[Any] = (),
 ) -> Iterator[Violation]:
-    workflow = workflows.get(suite.workflow)
+    """``unparsed``: the suite's cases that did not parse (their problems are reported
+    already). What they would hold is taken from them as far as it can be (an ``id``, a
+    text comparison), and no rule reports what they may hold but did not say. ``workflows``
+    and ``scorer_names`` None: the settings did not load (their problems are reported), so
+    nothing is checked against them."""
+    workflow = None if workflows is None else workflows.get(suite.workflow)
     ids = Counter(placed.case.id for placed in cases)
     has_text = any(
         expectation.comparison == "text"
         for placed in cases
         for expectation in placed.case.expectations
     )
-    yield from suite_head_violations(document, suite_path, suite, workflow, ids, has_text)
+    known_ids: Collection[str] | None = ids
+    if unparsed:
+        other = [raw.get("id") if isinstance(raw, dict) else None for raw in unparsed]
+        strings = [item for item in other if isinstance(item, str)]
+        known_ids = {*ids, *strings} if len(strings) == len(other) else None
+        has_text = has_text or any(map(_has_text_comparison, unparsed))
+    yield from suite_head_violations(
+        document,
+        suite_path,
+        suite,
+        workflow,
+        known_ids,
+        has_text if has_text or not unparsed else None,
+        settings_known=workflows is not None,
+    )
     metrics = metric_scopes(suite.metrics)
     for placed in cases:
         if ids[placed.case.id] > 1:
@@ -80,17 +101,28 @@ def suite_violations(
         yield from case_violations(placed, workflow, scorer_names, metrics)
 
 
+def _has_text_comparison(raw: Any) -> bool:
+    expectations = raw.get("expectations") if isinstance(raw, dict) else None
+    return isinstance(expectations, list) and any(
+        isinstance(item, dict) and item.get("comparison") == "text" for item in expectations
+    )
+
+
 def suite_head_violations(
     document: Located,
     suite_path: Path_,
     suite: Suite,
     workflow: WorkflowSettings | None,
-    case_ids: Collection[str],
-    has_text: bool,
+    case_ids: Collection[str] | None,
+    has_text: bool | None,
+    *,
+    settings_known: bool = True,
 ) -> Iterator[Violation]:
     """What is wrong with the suite itself, given its cases' ids and whether any of them has
-    a text comparison: its target, its metrics' definitions, its thresholds."""
-    yield from _target_violations(document, suite_path, suite, workflow)
+    a text comparison (``None``: not known, as some cases did not parse): its target (when
+    the settings are known), its metrics' definitions, its thresholds."""
+    if settings_known:
+        yield from _target_violations(document, suite_path, suite, workflow)
     yield from _metric_violations(document, suite_path, suite, case_ids, workflow)
     yield from _threshold_violations(document, suite_path, suite, has_text)
 
@@ -98,7 +130,7 @@ def suite_head_violations(
 def case_violations(
     placed: PlacedCase,
     workflow: WorkflowSettings | None,
-    scorer_names: Collection[str],
+    scorer_names: Collection[str] | None,
     metrics: Sequence[tuple[Metric, frozenset[str] | None]],
 ) -> Iterator[Violation]:
     """What is wrong with one case on its own and as gold of the suite's metrics (each with
@@ -148,7 +180,7 @@ def _target_violations(
 
 
 def _case_violations(
-    placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str]
+    placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str] | None
 ) -> Iterator[Violation]:
     case = placed.case
     names = [expectation.name for expectation in case.expectations]
@@ -169,7 +201,9 @@ def _case_violations(
 
 
 def _comparison_problems(
-    expectation: CompiledExpectation, envelope: dict[str, Any], scorer_names: Collection[str]
+    expectation: CompiledExpectation,
+    envelope: dict[str, Any],
+    scorer_names: Collection[str] | None,
 ) -> Sequence[tuple[Path_, str]]:
     """What is wrong with how an expectation compares (a sequence, not a generator: every
     expectation of large gold is checked here, and most have nothing wrong)."""
@@ -177,7 +211,7 @@ def _comparison_problems(
     if kind == "custom":
         if expectation.scorer is None:
             return [(("comparison",), "a custom comparison names its registered 'scorer'")]
-        if expectation.scorer not in scorer_names:
+        if scorer_names is not None and expectation.scorer not in scorer_names:
             scorer = quote(expectation.scorer)
             return [(("scorer",), f"scorer {scorer} is not registered in the settings")]
         return ()
@@ -203,7 +237,7 @@ def _metric_violations(
     document: Located,
     suite_path: Path_,
     suite: Suite,
-    case_ids: Collection[str],
+    case_ids: Collection[str] | None,
     workflow: WorkflowSettings | None,
 ) -> Iterator[Violation]:
     names = Counter(metric.name for metric in suite.metrics)
@@ -217,7 +251,7 @@ def _metric_violations(
             yield violation_at(document, (*where, "path"), problem)
         yield from _catalog_violations(document, where, metric)
         for position, case_id in enumerate(metric.cases or ()):
-            if case_id not in case_ids:
+            if case_ids is not None and case_id not in case_ids:
                 yield violation_at(
                     document,
                     (*where, "cases", position),
@@ -274,7 +308,7 @@ def _metric_gold_violations(placed: PlacedCase, metric: Metric) -> Iterator[Viol
 
 
 def _threshold_violations(
-    document: Located, suite_path: Path_, suite: Suite, has_text: bool
+    document: Located, suite_path: Path_, suite: Suite, has_text: bool | None
 ) -> Iterator[Violation]:
     metrics = {metric.name: metric for metric in suite.metrics}
     for key in suite.thresholds:
@@ -284,7 +318,7 @@ def _threshold_violations(
                 message = "'json.parse' needs the suite's text.json: true"
             elif key == "schema.requiredCoverage" and not (suite.text and suite.text.requiredKeys):
                 message = "'schema.requiredCoverage' needs the suite's text.requiredKeys"
-            elif key != "pass_rate" and not has_text:
+            elif key != "pass_rate" and has_text is False:
                 # Only text comparisons measure these: the threshold could never hold.
                 message = f"{quote(key)} is measured on text comparisons, and this suite has none"
             else:
@@ -299,7 +333,7 @@ def _threshold_violations(
         name, _, figure = key.rpartition(".")
         metric = metrics.get(name)
         if metric is None or figure not in METRIC_THRESHOLDS:
-            valid = ", ".join(valid_thresholds(suite, has_text))
+            valid = ", ".join(valid_thresholds(suite, has_text is not False))
             message = f"unknown threshold {quote(key)}; this suite can gate on {valid}"
             yield violation_at(document, where, message)
         elif figure == "exact_set_accuracy" and metric.kind != "multilabel":

@@ -19,6 +19,7 @@ from typing import Any, Final, TypeVar, overload
 
 from goldgate.errors import InvalidInputError
 from goldgate.imports import is_async_callable
+from goldgate.textsafe import starts_command
 
 __all__ = ["EvalDefinitionError", "EvalFunction", "EvalOptions", "eval"]
 
@@ -109,9 +110,13 @@ def _check(function: Callable[..., Any], options: EvalOptions) -> None:
     if options.cases is not None and count == 0:
         raise refuse("an eval with cases takes an EvalContext parameter to read them")
     if options.dataset is not None and (
-        not isinstance(options.dataset, str) or not _NAME.fullmatch(options.dataset)
+        not isinstance(options.dataset, str)
+        or not _NAME.fullmatch(options.dataset)
+        or starts_command(options.dataset)
     ):
-        raise refuse("dataset must be a nonempty name without control characters")
+        raise refuse(
+            "dataset must be a nonempty name without control characters, not starting with '::'"
+        )
     cases = options.cases
     if cases is not None and not isinstance(cases, str | os.PathLike | list | tuple):
         raise refuse("cases must be a list of dicts or the path of a .jsonl file")

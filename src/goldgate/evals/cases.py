@@ -28,6 +28,7 @@ from goldgate.evals._decorator import UNSET, EvalFunction
 from goldgate.jsonvalue import JSON_SCALARS
 from goldgate.problems import display_path
 from goldgate.scoring.text import text_expected_problem
+from goldgate.textsafe import starts_command
 
 __all__ = ["CASE_KEYS", "EvalCase", "expand"]
 
@@ -212,10 +213,11 @@ def _case_id(function: EvalFunction, raw: Any, index: int, where: str) -> str:
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise InvalidInputError(f"{where}: a case 'id' is a string or an integer.")
     text = str(raw)
-    if type(raw) is not int and not _ID.fullmatch(text):  # an integer's digits always match
+    # An integer's digits always match.
+    if type(raw) is not int and (not _ID.fullmatch(text) or starts_command(text)):
         raise InvalidInputError(
             f"{where}: case id {text!r} must be nonempty, without control characters or "
-            "surrounding whitespace."
+            "surrounding whitespace, and must not start with '::'."
         )
     return f"{function.name}[{text}]"
 

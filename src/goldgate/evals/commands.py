@@ -6,7 +6,6 @@ whose stream handling this follows).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,6 +16,7 @@ from goldgate.stdio import (
     settle_streams,
     user_output_to_stderr,
     warn,
+    write_json,
     write_stdout,
 )
 
@@ -43,7 +43,7 @@ def _conclude(outcome: SessionOutcome, json_output: bool) -> ExitCode:
         code = most_severe(code, ExitCode.RUNTIME_FAILURE)
     if json_output:
         summary = summary_json(outcome.report, outcome.report_path, code)
-        shown = write_stdout(json.dumps(summary, indent=2, ensure_ascii=False))
+        shown = write_json(summary)
     else:
         shown = write_stdout(render_summary(outcome.report, outcome.report_path, code))
     if not shown:

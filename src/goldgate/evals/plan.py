@@ -37,6 +37,7 @@ from goldgate.jsonvalue import canonical_json
 from goldgate.problems import display_path
 from goldgate.report.records import DatasetRecord, TargetRecord
 from goldgate.streaming import SuiteJob
+from goldgate.textsafe import has_control, quote, starts_command
 
 if TYPE_CHECKING:  # annotations only: an eval run builds no gold model (no pydantic)
     from goldgate.dataset.models import Case
@@ -340,6 +341,13 @@ def plan_evals(
     root = project.resolve()
     grouped: dict[str, list[EvalFunction]] = {}
     for function in functions:
+        for what, name in (("dataset", function.dataset), ("eval name", function.name)):
+            # A file's stem or a callable's __name__ is printed like any gold name.
+            if has_control(name) or starts_command(name):
+                raise InvalidInputError(
+                    f"{relative_to(function.file, root)}: the {what} {quote(name)} must not "
+                    "hold control characters nor start with '::'."
+                )
         grouped.setdefault(function.dataset, []).append(function)
     unknown = [name for name in datasets if name not in grouped]
     if unknown:

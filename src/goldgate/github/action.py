@@ -17,9 +17,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
+import secrets
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
 from goldgate.github.client import describe_error, os_reason
+from goldgate.textsafe import TOKEN_VARIABLES
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
@@ -43,15 +43,9 @@ FAIL_ON: tuple[str, ...] = ("disagreement", "regression", "never")
 COMMENT_MODES = ("update", "new", "off")
 DETAILS = ("safe", "values")
 
-HIDDEN_FROM_TARGETS = (
-    "GITHUB_TOKEN",
-    "INPUT_GITHUB_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-)
+HIDDEN_FROM_TARGETS = TOKEN_VARIABLES
 """Tokens the runner or the workflow hands the action that a target must never see."""
 
-COMMENT_FILE = "goldgate-comment-{id}.json"
 """Where a comment that could not be posted goes (``id``: the comment id, made safe for a
 file name, so that two goldgate steps of one job do not overwrite each other's)."""
 WORK_FOLDER = Path(".goldgate") / "action"
@@ -179,6 +173,25 @@ def tokens_hidden() -> Iterator[None]:
         os.environ.update(hidden)
 
 
+@contextlib.contextmanager
+def commands_paused(run: _Run) -> Iterator[None]:
+    """The runner obeys no workflow command while the body runs user code (targets, scorers,
+    evals): what they print, an answer a model was talked into say, can neither forge an
+    annotation nor silence goldgate's own commands with ``::stop-commands::`` (while
+    commands are stopped, that one is ignored too). The token that resumes them is random
+    and printed only here; goldgate prints none of its commands inside. The pause goes to
+    stderr, where user code's output goes (file descriptor 1 is stderr while it runs), so
+    that nothing it prints comes first; the resume goes to stdout, before goldgate's own."""
+    from goldgate.stdio import write_stderr_command
+
+    token = secrets.token_hex(16)
+    write_stderr_command(f"::stop-commands::{token}")
+    try:
+        yield
+    finally:
+        run.command(f"::{token}::")
+
+
 def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
     """The step's exit code under ``fail_on`` and one sentence saying which rule decided."""
     if fail_on == "never":
@@ -238,14 +251,16 @@ class _Run:
 
     def warning(self, message: str) -> None:
         from goldgate.github.workflow import escape_data
-        from goldgate.textsafe import escape_control
+        from goldgate.textsafe import escape_control, redact
 
-        self.command(f"::warning title=goldgate::{escape_data(escape_control(message))}")
+        # A command is not printed through textsafe.printable: redact here what it would.
+        self.command(f"::warning title=goldgate::{escape_data(escape_control(redact(message)))}")
 
 
 def _print(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    from goldgate.stdio import write_commands
+
+    write_commands(text)  # goldgate's own commands only, their data escaped (see _Run)
 
 
 def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] = _print) -> int:
@@ -255,7 +270,9 @@ def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] 
     try:
         inputs = read_inputs(environ)
     except InvalidInputError as error:
-        run.command(f"::error title=goldgate::{error}")
+        from goldgate.github.workflow import escape_data
+
+        run.command(f"::error title=goldgate::{escape_data(str(error))}")
         _write_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
         return int(ExitCode.INVALID_INPUT)
     _mask(run, inputs)
@@ -290,7 +307,8 @@ def _replay(run: _Run, inputs: ActionInputs, saved: Path) -> int:
 
     report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
     request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
-    run_code = _guarded(lambda: replay_evaluation(request))
+    with commands_paused(run):  # custom scorers are user code
+        run_code = _guarded(lambda: replay_evaluation(request))
     return _conclude(run, inputs, _event(run), report_path, run_code)
 
 
@@ -308,10 +326,13 @@ def _guarded(call: Callable[[], ExitCode]) -> int:
 
 def _mask(run: _Run, inputs: ActionInputs) -> None:
     from goldgate.github.workflow import add_mask
+    from goldgate.textsafe import note_secret_values
 
     values = [inputs.github_token] + [
         run.env.get(name, "") for name in credential_names(inputs.config)
     ]
+    # What the log masks, every rendering redacts: comment, summary, annotations, JUnit.
+    note_secret_values(values)
     for value in values:
         command = add_mask(value)
         if command:
@@ -355,7 +376,7 @@ def _evaluate(run: _Run, inputs: ActionInputs) -> int:
         environ=target_environ(run.env),
         variant=inputs.variant,
     )
-    with tokens_hidden():
+    with tokens_hidden(), commands_paused(run):
         run_code = _guarded(lambda: run_evaluation(request))
     return _conclude(run, inputs, event, report_path, run_code)
 
@@ -385,7 +406,7 @@ def _evals(run: _Run, inputs: ActionInputs) -> int:
         repeat=inputs.repeat,
         output=report_path,
     )
-    with tokens_hidden():
+    with tokens_hidden(), commands_paused(run):
         run_code = _guarded(lambda: run_command(request))
     return _conclude(run, inputs, event, report_path, run_code)
 
@@ -793,7 +814,7 @@ def _report(
     code, head = preface()
     limit = comment_budget(inputs.comment_id) - comment_length(head)
     body = head + render_markdown(report, view, budget="comment", limit=limit, **options)
-    comment_file = _comment(run, inputs, event, body)
+    comment_file = _comment(run, inputs, event, body, (report_path, comparison_path))
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
         code, head = preface()
@@ -840,8 +861,16 @@ def _link_base(run: _Run, event: GitHubEvent | None) -> str | None:
         return None
 
 
-def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: str) -> str:
-    """Post the sticky comment; the comment file's path when it fell back, else ''."""
+def _comment(
+    run: _Run,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    body: str,
+    sources: tuple[Path, Path | None],
+) -> str:
+    """Post the sticky comment; the hand-off file's path when it fell back, else ''. The
+    hand-off carries the report and comparison (``sources``) the comment is rendered from,
+    never the body: the trusted job renders it again (``goldgate.github.forkcomment``)."""
     if inputs.comment == "off" or event is None or event.pr_number is None:
         return ""
     from goldgate.github.client import api_url, connect, repository
@@ -866,28 +895,38 @@ def _comment(run: _Run, inputs: ActionInputs, event: GitHubEvent | None, body: s
         reason = describe_error(error)
     if reason is None:
         return ""
-    path = Path(COMMENT_FILE.format(id=re.sub(r"[^A-Za-z0-9_.-]+", "_", inputs.comment_id)))
-    from goldgate.github.comments import with_marker
+    from goldgate.github.forkcomment import file_names, handoff
 
-    handoff = {
-        "pull_request": event.pr_number,
-        "head_sha": event.head_sha,
-        "comment_id": inputs.comment_id,
-        "body": with_marker(body, inputs.comment_id),
-    }
+    name, report_name, comparison_name = file_names(inputs.comment_id)
+    path = Path(name)
+    report_path, comparison_path = sources
+    document = handoff(
+        event.pr_number,
+        event.head_sha,
+        inputs.comment_id,
+        inputs.details,
+        inputs.link_gold,
+        report_name,
+        None if comparison_path is None else comparison_name,
+    )
     from goldgate.outputs import OutputFileError, write_output_file
 
     try:
-        write_output_file(path, json.dumps(handoff, ensure_ascii=False, indent=1) + "\n")
-    except OutputFileError as error:
+        # Byte for byte: the comparison names the report by the digest of its bytes.
+        write_output_file(Path(report_name), report_path.read_bytes())
+        if comparison_path is not None:
+            write_output_file(Path(comparison_name), comparison_path.read_bytes())
+        write_output_file(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    except (OSError, OutputFileError) as error:
+        shown = os_reason(error) if isinstance(error, OSError) else str(error)
         run.warning(
-            f"the pull-request comment was not posted ({reason}), nor written: {error} "
-            "It is in the job summary."
+            f"the pull-request comment was not posted ({reason}), nor handed off in {path} "
+            f"({shown}); it is in the job summary."
         )
         return ""
     run.warning(
-        f"the pull-request comment was not posted ({reason}); its body is in {path} for a "
-        "workflow_run job to post."
+        f"the pull-request comment was not posted ({reason}); {path} and the report beside "
+        "it are for a workflow_run job to render and post."
     )
     return str(path)
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from goldgate.textsafe import printable
+
 AnnotationKind = Literal["error", "warning", "notice"]
 ANNOTATION_KINDS: tuple[AnnotationKind, ...] = ("error", "warning", "notice")
 
@@ -126,20 +128,9 @@ def add_mask(value: str) -> str:
 
 
 def neutralize_commands(text: str) -> str:
-    """``text`` safe to print to the log: no line of it can be read as a workflow command.
-
-    A line whose first non-blank characters are ``::`` gets ``: :`` instead, and every
-    ``##[`` (the old command form, recognised anywhere in a line) becomes ``# #[``; nothing
-    else changes, so the log still reads as the data did."""
-    pieces = text.splitlines(keepends=True)
-    safe: list[str] = []
-    for piece in pieces:
-        stripped = piece.lstrip()
-        line = piece
-        if stripped.startswith("::"):
-            line = f"{piece[: len(piece) - len(stripped)]}: :{stripped[2:]}"
-        safe.append(line.replace("##[", "# #["))
-    return "".join(safe)
+    """``text`` safe to print to the log: ``goldgate.textsafe.printable``, the one function
+    every line goldgate prints goes through."""
+    return printable(text)
 
 
 def write_outputs(path: Path | str, outputs: Mapping[str, str]) -> None:

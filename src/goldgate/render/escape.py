@@ -4,15 +4,17 @@ Everything that comes from gold, targets or a report file goes through ``markdow
 ``html`` inside an HTML block such as ``<summary>``) before it reaches a comment, so that
 data can never:
 
-- mention someone or link an issue: ``@team`` and ``#123`` are broken with a zero-width
-  joiner after the ``@`` or ``#`` (GitHub finds mentions and references in the rendered
-  text, where a backslash escape is already gone);
+- mention someone or link an issue or a commit: ``@team``, ``#123``, ``owner/repo#123``
+  and ``GH-123`` are broken with a zero-width joiner after the ``@``, ``#`` or ``GH``, and
+  a word of 7 to 40 hexadecimal digits (a commit id) every 6 digits (GitHub finds mentions
+  and references in the rendered text, where a backslash escape is already gone);
 - become HTML: ``<``, ``>`` and ``&`` become entities;
 - end a table cell, open a code span, a link, an image, emphasis or strikethrough: ``|``,
   backticks, ``[``, ``]``, ``(``, ``)``, ``*``, ``_``, ``~``, ``!`` and ``\\`` are
   backslash-escaped;
 - become an autolink: ``://`` and ``www.`` are broken with a zero-width joiner;
-- start a line: newlines and control characters become spaces (``text.one_line``).
+- start a line or hide what it says: newlines, control characters, zero-width characters
+  and direction marks become spaces (``text.one_line``), before any of the above.
 """
 
 from __future__ import annotations
@@ -34,10 +36,23 @@ _BACKSLASHED = str.maketrans(
 _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "|": "&#124;"})
 _MENTION = re.compile(r"([@#＠＃])")
 _AUTOLINK = re.compile(r"(?i)(:)(//)|(www)(\.)")
+# GitHub links ``GH-12`` to issue 12 (``#12`` and ``owner/repo#12`` are broken at the
+# ``#``), and a word of 7 to 40 hexadecimal digits to the commit it names.
+_GH_REFERENCE = re.compile(r"(?i)(?<![0-9a-z_])(gh)(-[0-9])")
+_HEX_WORD = re.compile(r"(?<![0-9A-Za-z_])[0-9A-Fa-f]{7,40}(?![0-9A-Za-z_])")
+_HEX_PIECE = 6
+"""Hexadecimal digits between two joiners: too few to name a commit."""
+
+
+def _break_hex(match: re.Match[str]) -> str:
+    word = match.group()
+    return ZWJ.join(word[i : i + _HEX_PIECE] for i in range(0, len(word), _HEX_PIECE))
 
 
 def _break_links(value: str) -> str:
     value = _MENTION.sub(r"\1" + ZWJ, value)
+    value = _GH_REFERENCE.sub(r"\1" + ZWJ + r"\2", value)
+    value = _HEX_WORD.sub(_break_hex, value)
     return _AUTOLINK.sub(
         lambda m: (m.group(1) or m.group(3)) + ZWJ + (m.group(2) or m.group(4)), value
     )

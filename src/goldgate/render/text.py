@@ -14,11 +14,16 @@ import math
 import re
 from typing import Any
 
-# C0 and C1 controls, DEL, lone surrogates, bidirectional overrides and isolates (they can
-# make text read differently from what it is), line and paragraph separators, and the
-# non-characters XML refuses.
+from goldgate.textsafe import redact
+
+# C0 and C1 controls, DEL, lone surrogates, bidirectional overrides, isolates and marks,
+# zero-width and other invisible format characters (soft hyphen, interlinear annotation,
+# tags: they make text read differently from what it is, or hide a mention or a workflow
+# command from a check), line and paragraph separators, and the non-characters XML refuses.
 _UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]+"
+    "[\x00-\x1f\x7f-\x9f\u00ad\ud800-\udfff\u061c\u180e\u200b-\u200f\u2028\u2029"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"
+    "\U000e0000-\U000e007f]+"
 )
 ELLIPSIS = "…"
 
@@ -31,9 +36,11 @@ VALUE_LIMIT = 160
 
 
 def one_line(text: object, limit: int = REASON_LIMIT) -> str:
-    """``text`` on one line: every run of unsafe characters becomes one space, and anything
-    past ``limit`` characters is replaced by an ellipsis."""
-    cleaned = _UNSAFE.sub(" ", str(text)).strip()
+    """``text`` on one line: every known secret value ``***`` (``textsafe.redact``), every
+    run of unsafe characters one space, and anything past ``limit`` characters replaced by
+    an ellipsis. Every renderer puts data through this (or ``name``, ``json_value``)."""
+    # Secrets go first: escaping or shortening could split one from its match.
+    cleaned = _UNSAFE.sub(" ", redact(str(text), fresh=False)).strip()
     if len(cleaned) > limit:
         return cleaned[: limit - 1] + ELLIPSIS
     return cleaned
@@ -50,10 +57,24 @@ def json_value(value: Any, present: bool = True) -> str:
     if not present:
         return "(absent)"
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        # Each string is redacted before it is written as JSON: escaped (once more for a
+        # string holding JSON), a secret would no longer match.
+        text = json.dumps(
+            _redacted(value), ensure_ascii=False, separators=(",", ":"), default=str
+        )
     except ValueError:  # NaN from a hand-made report: show it, do not fail
         text = repr(value)
     return one_line(text, VALUE_LIMIT)
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value, fresh=False)
+    if isinstance(value, dict):
+        return {redact(str(key), fresh=False): _redacted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item) for item in value]
+    return value
 
 
 def ratio(value: float | None) -> str:

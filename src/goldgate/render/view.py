@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
+from goldgate.dataset.splits import is_holdout
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
 from goldgate.report.models import (
     AttemptRecord,
@@ -29,6 +30,7 @@ from goldgate.report.models import (
     ThresholdRecord,
 )
 from goldgate.report.records import not_run_reason
+from goldgate.textsafe import secret_values
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the
@@ -91,7 +93,7 @@ class AttemptItem:
     @property
     def holdout(self) -> bool:
         """Held-out gold never appears in what CI shows."""
-        return self.case.split == "holdout"
+        return is_holdout(self.case.split)
 
     @property
     def reason(self) -> str:
@@ -373,6 +375,7 @@ def _problem_counts(suites: Sequence[SuiteRecord]) -> dict[str, int]:
 
 def build_view(report: Report, comparison: ComparisonView | None = None) -> ReportView:
     """The view of ``report`` (and ``comparison``, when there is one) that renderers read."""
+    secret_values()  # the secrets to redact from this rendering: as the environment holds them
     return ReportView(report, tuple(suite_view(suite) for suite in report.suites), comparison)
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.report.plain import record_json
+from goldgate.textsafe import escape_control
 
 if TYPE_CHECKING:  # a run's own report has no models (report.records): no pydantic for it
     from goldgate.report import models, records
@@ -19,9 +20,9 @@ if TYPE_CHECKING:  # a run's own report has no models (report.records): no pydan
 
 
 def _suite_line(suite: models.SuiteRecord | records.SuiteRecord, width: int) -> str:
-    name = suite.name.ljust(width)
+    name = escape_control(suite.name).ljust(width)
     if suite.status == "skipped":
-        return f"  {name}  skipped: {suite.skip_reason}"
+        return f"  {name}  skipped: {escape_control(str(suite.skip_reason))}"
     if suite.status == "not_started":
         return f"  {name}  not started (interrupted)"
     attempts = suite.counts.attempts
@@ -48,9 +49,11 @@ def _suite_line(suite: models.SuiteRecord | records.SuiteRecord, width: int) -> 
 def render_summary(report: Summarized, report_path: Path | None, exit_code: ExitCode) -> str:
     """A few lines a CI log can show anyone. ``exit_code`` is the one the process returns,
     which can be more severe than the report's (a report written elsewhere is exit 4)."""
-    width = max((len(suite.name) for suite in report.suites), default=0)
+    # Names come from a report file too (report merge): each on its line, controls shown.
+    width = max((len(escape_control(suite.name)) for suite in report.suites), default=0)
+    dataset = report.dataset
     lines = [
-        f"goldgate: {report.dataset.name} @ {report.dataset.revision} "
+        f"goldgate: {escape_control(dataset.name)} @ {escape_control(dataset.revision)} "
         f"({len(report.suites)} suites, {report.duration_seconds:.2f} s)"
     ]
     lines.extend(_suite_line(suite, width) for suite in report.suites)
@@ -58,10 +61,11 @@ def render_summary(report: Summarized, report_path: Path | None, exit_code: Exit
     if verdict.adjudication:
         count = verdict.adjudication
         lines.append(f"{count} check{'s' * (count != 1)} await{'s' * (count == 1)} a human verdict")
-    state = "" if report.complete else f" (incomplete: {report.interruption or 'interrupted'})"
+    stopped = escape_control(report.interruption or "interrupted")
+    state = "" if report.complete else f" (incomplete: {stopped})"
     lines.append(f"verdict: {_meaning(report, exit_code)} (exit {int(exit_code)}){state}")
     if report_path is not None:
-        lines.append(f"report: {report_path}")
+        lines.append(f"report: {escape_control(str(report_path))}")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,9 @@ from goldgate.problems import (
     sort_violations,
     violation_at,
 )
-from goldgate.settings.models import Settings, WorkflowSettings
+from goldgate.settings.models import EnvHeader, Settings, WorkflowSettings
 from goldgate.settings.yamlfile import YamlDocument, YamlSyntaxError, load_yaml_file
-from goldgate.textsafe import escape_control
+from goldgate.textsafe import escape_control, note_secret_variables
 
 DEFAULT_SETTINGS = Path("config/settings.yaml")
 
@@ -68,6 +69,18 @@ class LoadedSettings:
         return [self.project_root, *(self.folder / entry for entry in self.settings.python_path)]
 
 
+def secret_variables(workflows: Iterable[WorkflowSettings]) -> list[str]:
+    """The environment variables whose values are secret: every workflow's credentials and
+    the variables its HTTP headers are read from."""
+    names: list[str] = []
+    for workflow in workflows:
+        http = workflow.target.http
+        headers = [] if http is None else list(http.headers.values())
+        found = [*workflow.credentials, *(h.env for h in headers if isinstance(h, EnvHeader))]
+        names += [name for name in found if name not in names]
+    return names
+
+
 def load_settings(path: Path) -> LoadedSettings:
     """Load and validate settings without importing or calling anything they name."""
     try:
@@ -90,6 +103,7 @@ def load_settings(path: Path) -> LoadedSettings:
     violations.extend(_cross_check(document, settings, workflows))
     if violations:
         raise SettingsError(violations)
+    note_secret_variables(secret_variables(workflows.values()))
     return LoadedSettings(
         path=path,
         settings=settings,

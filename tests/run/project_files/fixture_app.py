@@ -38,6 +38,12 @@ async def handle(request):
     mode = payload.get("mode", "ok")
     if mode == "raise":
         raise ValueError("the application broke: " + str(payload.get("echo")))
+    if mode == "leak":
+        # An application that puts a credential into its answer and its error messages.
+        secret = os.environ.get(payload["variable"], "")
+        if payload.get("raise"):
+            raise ValueError(f"refused for key {secret}")
+        payload = {**payload, "category": f"key {secret} (json: {json.dumps(secret)})"}
     if mode == "nonobject":
         return [1, 2, 3]
     if mode == "print":
