@@ -16,9 +16,11 @@ after the client's timeout).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -189,7 +191,7 @@ class FakeGitHub:
     # --- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> FakeGitHub:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = _Server(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.fake = self  # type: ignore[attr-defined]
         self._server = server
@@ -204,6 +206,7 @@ class FakeGitHub:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server.end_connections()
             self._server = None
 
     def __enter__(self) -> FakeGitHub:
@@ -791,6 +794,35 @@ class FakeGitHub:
             "committer": None,
             "parents": [],
         }
+
+
+class _Server(ThreadingHTTPServer):
+    """Ends, on close, the connections its clients kept alive: a request thread left
+    waiting on one would outlive the fake and, in the test process, stop goldgate from
+    forking the helpers it forks only while it runs one thread."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: dict[socket.socket, threading.Thread] = {}
+        self._open_lock = threading.Lock()
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open[request] = threading.current_thread()
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open.pop(request, None)
+
+    def end_connections(self) -> None:
+        with self._open_lock:
+            open_now = list(self._open.items())
+        for connection, _ in open_now:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        for _, thread in open_now:
+            thread.join(5.0)
 
 
 class _Handler(BaseHTTPRequestHandler):
