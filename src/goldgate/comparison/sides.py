@@ -32,6 +32,7 @@ from goldgate.report.io import (
     validation_problem,
 )
 from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.verify import verify_report
 
 __all__ = ["CODES", "AttemptSide", "CaseSide", "ReportSide", "SuiteSide", "load_side", "side_of"]
 
@@ -209,6 +210,7 @@ def _reduce(
                     why = f"missing {error}" if isinstance(error, KeyError) else str(error)
                     raise _invalid(path, where, why) from None
             suites.append(SuiteSide(record, tuple(reduced)))
+        verify_report(value, header, path)  # after the reduction, which checked the cases
     return ReportSide(label, path, digest, header, tuple(suites))
 
 

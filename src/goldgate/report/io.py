@@ -312,14 +312,19 @@ def validation_problem(
 
 
 def parse_report(data: bytes, path: str) -> Report:
-    """Report file text, migrated to the current format; a newer format is refused."""
+    """Report file text, migrated to the current format and verified (``report.verify``: a
+    stored figure its attempts and gold do not give is refused); a newer format is refused."""
     from pydantic import ValidationError
 
     from goldgate.report.models import Report
+    from goldgate.report.verify import verify_report
 
     value = report_value(data, path)
     try:
         with collections_paused():
-            return Report.model_validate(value)
+            report = Report.model_validate(value)
     except ValidationError as error:
         raise validation_problem(path, error) from None
+    with collections_paused():
+        verify_report(value, report, path)
+    return report
