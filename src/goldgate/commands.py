@@ -380,10 +380,14 @@ def render_report(
     return ExitCode.PASSED
 
 
-def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any) -> Any:
+def load_comparison_view(
+    comparison_path: Path, report_bytes: bytes, report: Any, report_path: Path
+) -> Any:
     """The renderers' view of the comparison file at ``comparison_path``; refused
-    (``InvalidInputError``) unless its candidate is the report whose bytes are given."""
+    (``InvalidInputError``) unless its candidate is the report whose bytes are given (read
+    from ``report_path``) and its figures are what its reports give (``comparison.verify``)."""
     from goldgate.comparison import read_comparison
+    from goldgate.comparison.verify import verify_comparison
     from goldgate.problems import display_path
     from goldgate.render.compared import comparison_view
     from goldgate.report.digests import bytes_digest
@@ -395,6 +399,7 @@ def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any
         raise InvalidInputError(
             f"{shown} compares the report {comparison.candidate.digest}, not this report ({digest})"
         )
+    verify_comparison(comparison, shown, report_path)
     return comparison_view(comparison, report)
 
 
@@ -406,7 +411,7 @@ def _rendered(kind: str, report_path: Path, comparison_path: Path | None, **opti
     report = parse_report(data, str(report_path))
     comparison = None
     if comparison_path is not None:
-        comparison = load_comparison_view(comparison_path, data, report)
+        comparison = load_comparison_view(comparison_path, data, report, report_path)
     shown_path = display_path(report_path)
     if kind == "junit":
         from goldgate.render.junit import render_junit

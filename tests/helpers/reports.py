@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from goldgate.dataset.compiled import compile_expectation
-from goldgate.report.build import check_json, rebuild_suite, run_verdict
-from goldgate.report.models import Report, VerdictRecord
+from goldgate.report.build import _thresholds, _verdict, check_json, rebuild_suite, run_verdict
+from goldgate.report.models import Report, SuiteRecord, ThresholdRecord, VerdictRecord
 from goldgate.report.verify import RESCORED_COMPARISONS
 from goldgate.scoring.score import score_compiled
 
@@ -53,16 +53,36 @@ def _rescored(value: dict[str, Any]) -> None:
                     }  # fmt: skip
 
 
+def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
+    """``rebuild_suite``, keeping a Python eval's value figures (``KEY.mean``...), which it
+    does not compute, and what its thresholds and verdict make of them."""
+    rebuilt = rebuild_suite(suite, suite.cases)
+    summary = {**rebuilt.summary}
+    summary.update({k: v for k, v in suite.summary.items() if k not in summary})
+    minimums = {threshold.key: threshold.minimum for threshold in suite.thresholds}
+    thresholds = _thresholds(minimums, summary, rebuilt.metrics)
+    verdict = (
+        _verdict(rebuilt.counts, thresholds, bool(minimums))
+        if suite.status == "ran"
+        else suite.verdict
+    )
+    return rebuilt.model_copy(
+        update={
+            "case_count": suite.case_count,
+            "summary": summary,
+            "thresholds": tuple(ThresholdRecord(**t._asdict()) for t in thresholds),
+            "verdict": verdict,
+        }
+    )
+
+
 def coherent(value: dict[str, Any]) -> dict[str, Any]:
     """``value`` (a report's JSON) with its checks of pure comparisons scored again, and its
     counts, summaries, metrics, thresholds, queues and verdicts recomputed from its attempts
     and gold (``case_count`` kept as stored)."""
     _rescored(value)
     report = Report.model_validate(value)
-    suites = tuple(
-        rebuild_suite(suite, suite.cases).model_copy(update={"case_count": suite.case_count})
-        for suite in report.suites
-    )
+    suites = tuple(_rebuilt(suite) for suite in report.suites)
     verdict = run_verdict(suites, not report.complete, sum(s.adjudication for s in suites))
     rebuilt = report.model_copy(
         update={"suites": suites, "verdict": VerdictRecord(**verdict._asdict())}

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import orjson
 from pydantic import ValidationError
 
-from goldgate.errors import InvalidInputError
+from goldgate.errors import ReportRefusedError
 from goldgate.jsonvalue import canonical_json
 from goldgate.memory import collections_paused
 from goldgate.report.digests import bytes_digest
@@ -119,8 +119,8 @@ class ReportSide:
         return next((suite for suite in self.suites if suite.name == name), None)
 
 
-def _invalid(path: str, where: str, why: str) -> InvalidInputError:
-    return InvalidInputError(f"{path}: not a valid report at {where}: {why}.")
+def _invalid(path: str, where: str, why: str) -> ReportRefusedError:
+    return ReportRefusedError(f"{path}: not a valid report at {where}: {why}.")
 
 
 def _expectations(raw: Any) -> tuple[Expectation, ...]:

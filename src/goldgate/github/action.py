@@ -26,7 +26,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.errors import (
+    ExitCode,
+    GoldgateError,
+    InvalidInputError,
+    ReportRefusedError,
+    RuntimeFailureError,
+    most_severe,
+)
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
@@ -220,6 +227,8 @@ class _Run:
     out: Callable[[str], None]
     outputs: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    failure: str | None = None
+    """The sentence of the error that ended goldgate's own run, if one did."""
 
     def command(self, line: str) -> None:
         self.out(line if line.endswith("\n") else line + "\n")
@@ -278,17 +287,19 @@ def _replay(run: _Run, inputs: ActionInputs, saved: Path) -> int:
 
     report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
     request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
-    run_code = _guarded(lambda: replay_evaluation(request))
+    run_code = _guarded(lambda: replay_evaluation(request), run)
     return _conclude(run, inputs, _event(run), report_path, run_code)
 
 
-def _guarded(call: Callable[[], ExitCode]) -> int:
+def _guarded(call: Callable[[], ExitCode], run: _Run | None = None) -> int:
     try:
         return int(call())
     except GoldgateError as error:
         from goldgate.stdio import warn
 
         warn(f"goldgate: {error}")
+        if run is not None:
+            run.failure = str(error)
         return int(error.exit_code)
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
@@ -344,7 +355,7 @@ def _evaluate(run: _Run, inputs: ActionInputs) -> int:
         variant=inputs.variant,
     )
     with tokens_hidden():
-        run_code = _guarded(lambda: run_evaluation(request))
+        run_code = _guarded(lambda: run_evaluation(request), run)
     return _conclude(run, inputs, event, report_path, run_code)
 
 
@@ -374,7 +385,7 @@ def _evals(run: _Run, inputs: ActionInputs) -> int:
         output=report_path,
     )
     with tokens_hidden():
-        run_code = _guarded(lambda: run_command(request))
+        run_code = _guarded(lambda: run_command(request), run)
     return _conclude(run, inputs, event, report_path, run_code)
 
 
@@ -388,19 +399,45 @@ def _conclude(
 
     now = datetime.now(UTC)
     report: Report | None = None
+    refused: GoldgateError | None = None
     if report_path.is_file():
-        with contextlib.suppress(GoldgateError, OSError, ValueError):
+        try:
             report = read_report(report_path)
+        except GoldgateError as error:  # unreadable, or its stored verdict is not its own
+            refused = error
+        except MemoryError:
+            refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
     if report is None:
-        code, rule = decide_exit(inputs.fail_on, run_code, None)
-        _summary(run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n")
-        _write_outputs(run, {"exit_code": str(code)})
-        return code
+        if refused is not None:
+            run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
+            run.failure = str(refused)
+        return _no_report(run, inputs, run_code)
     if inputs.mode in ("compare", "report"):
-        run_code = report.verdict.exit_code
+        run_code = report.verdict.exit_code  # recomputed from its attempts as it was read
     comparison, comparison_path = _compare(run, inputs, event, report_path, now)
+    if run.failure is not None:  # the baseline was refused: nothing it says is trusted
+        return _no_report(run, inputs, int(ExitCode.INVALID_INPUT))
     code, rule = decide_exit(inputs.fail_on, run_code, comparison)
-    _report(run, inputs, event, report, report_path, comparison, comparison_path, code, rule)
+    decision = (code, rule, run_code)
+    _report(run, inputs, event, report, report_path, comparison, comparison_path, decision)
+    return code
+
+
+def _no_report(run: _Run, inputs: ActionInputs, run_code: int) -> int:
+    """The outputs and summary of a run that has no report to publish: goldgate's exit code
+    and, when an error ended it, its sentence."""
+    from goldgate.github.workflow import escape_data
+    from goldgate.render import escape
+    from goldgate.textsafe import escape_control
+
+    code, rule = decide_exit(inputs.fail_on, run_code, None)
+    if run.failure is not None:
+        run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
+        why = escape.markdown(run.failure, 1_000)
+        _summary(run, f"**goldgate: {rule}** Nothing was published: {why}\n")
+    else:
+        _summary(run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n")
+    _write_outputs(run, {"exit_code": str(run_code)})
     return code
 
 
@@ -422,6 +459,9 @@ def _compare(
         return None, None
     try:
         comparison = compare(report_path, baseline, partial=inputs.partial, now=now)
+    except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
+        run.failure = f"the baseline was refused: {error}"
+        return None, None
     except GoldgateError as error:
         run.warning(f"the baseline could not be compared: {error}")
         run.notes.append(f"No comparison: the baseline could not be compared ({error}).")
@@ -513,9 +553,11 @@ def _report(
     report_path: Path,
     comparison: Comparison | None,
     comparison_path: Path | None,
-    code: int,
-    rule: str,
+    decision: tuple[int, str, int],
 ) -> None:
+    """Render and publish; ``decision``: the step's exit code under fail_on, the rule that
+    decided it and goldgate's own exit code (the ``exit_code`` output, whatever fail_on)."""
+    _, rule, run_code = decision
     from goldgate.github.comments import comment_budget, comment_length
     from goldgate.render import escape
     from goldgate.render.annotations import render_annotations
@@ -549,7 +591,7 @@ def _report(
     run.out(render_annotations(report, view))
     counts = build_view(report).counts
     outputs = {
-        "exit_code": str(code),
+        "exit_code": str(run_code),
         "report": shown,
         "comparison": str(comparison_path or ""),
         "junit": str(inputs.junit or ""),

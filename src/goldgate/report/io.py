@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from goldgate.errors import InvalidInputError, RuntimeFailureError
+from goldgate.errors import InvalidInputError, ReportRefusedError, RuntimeFailureError
 from goldgate.files import read_regular_file
 from goldgate.jsonvalue import (
     JsonSyntaxError,
@@ -257,13 +257,13 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     with collections_paused():
         value = json_text_value(data, path)
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
-        raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
+        raise ReportRefusedError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
     if not name.startswith(_FORMAT_PREFIX) or not name.removeprefix(_FORMAT_PREFIX).isdigit():
-        raise InvalidInputError(f"{path}: unknown report format {name!r}.")
+        raise ReportRefusedError(f"{path}: unknown report format {name!r}.")
     version = int(name.removeprefix(_FORMAT_PREFIX))
     if version > REPORT_FORMAT_VERSION:
-        raise InvalidInputError(
+        raise ReportRefusedError(
             f"{path}: report format {name!r} is newer than this goldgate reads "
             f"({_FORMAT_PREFIX}{REPORT_FORMAT_VERSION}); upgrade goldgate."
         )
@@ -282,7 +282,7 @@ def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
         raise _not_json(data, path, error, what) from None
 
 
-def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> InvalidInputError:
+def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> ReportRefusedError:
     """Why the text of a ``what`` (a report, a comparison) that the fast parser ``refused`` is
     not JSON, at its line and column: the strict parser, whose words are plainer, reads it
     again. A repeated key, which it refuses first and the fast parser takes, is not why (and
@@ -291,24 +291,24 @@ def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> Invalid
         parse_json_text(path, decode_utf8(path, data))
     except JsonSyntaxError as error:
         if not error.message.startswith("duplicate key"):
-            return InvalidInputError(
+            return ReportRefusedError(
                 f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
             )
     if isinstance(refused, json.JSONDecodeError):
-        return InvalidInputError(
+        return ReportRefusedError(
             f"{path}:{refused.lineno}:{refused.colno}: not a JSON {what} ({refused.msg})."
         )
-    return InvalidInputError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
+    return ReportRefusedError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
 
 
 def validation_problem(
     path: str, error: ValidationError, what: str = "report"
-) -> InvalidInputError:
+) -> ReportRefusedError:
     """The first problem pydantic found in a ``what`` (a report, a comparison), as one
     sentence naming where (an RFC 6901 pointer)."""
     first = error.errors(include_url=False)[0]
     where = format_pointer(first["loc"])
-    return InvalidInputError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
+    return ReportRefusedError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
 
 
 def parse_report(data: bytes, path: str) -> Report:

@@ -29,7 +29,7 @@ import orjson
 
 from goldgate.adjudication.verdicts import decided, note_of, output_digest
 from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
-from goldgate.errors import InvalidInputError
+from goldgate.errors import ReportRefusedError
 from goldgate.jsonvalue import MISSING, format_pointer, json_equal, parse_pointer, resolve
 from goldgate.report.build import (
     ATTEMPT_STATUSES,
@@ -94,7 +94,7 @@ class _Broken(Exception):
 
 
 def verify_report(value: Mapping[str, Any], report: Report, path: str) -> None:
-    """Refuse (``InvalidInputError``, naming the field by JSON pointer) a report whose stored
+    """Refuse (``ReportRefusedError``, naming the field by JSON pointer) a report whose stored
     figures are not what its attempts and gold give. ``value`` is the report's plain JSON,
     migrated; ``report`` is it validated (its suites' cases may be left out: they are read
     from ``value``)."""
@@ -105,10 +105,10 @@ def verify_report(value: Mapping[str, Any], report: Report, path: str) -> None:
             _verify_suite(raw, record, details, json_options, index, path)
         except _Broken as error:
             where = format_pointer(error.where)
-            raise InvalidInputError(f"{path}: not a valid report at {where}: {error}.") from None
+            raise ReportRefusedError(f"{path}: not a valid report at {where}: {error}.") from None
     complete = value.get("complete")
     if type(complete) is not bool:
-        raise InvalidInputError(f"{path}: not a valid report at /complete: not a boolean.")
+        raise ReportRefusedError(f"{path}: not a valid report at /complete: not a boolean.")
     adjudication = sum(suite.adjudication for suite in report.suites)
     verdict = run_verdict(report.suites, not complete, adjudication)
     stored = value.get("verdict")
@@ -378,7 +378,7 @@ def _verify_queue(stored: Any, tally: _Tally, where: tuple[str | int, ...], path
     for position, entry in enumerate(stored):
         key = (entry.get("case"), entry.get("attempt"), entry.get("check"))
         if type(entry) is not dict or not any(key == each for each in remaining):
-            raise InvalidInputError(
+            raise ReportRefusedError(
                 f"{path}: stored {format_pointer((*where, position))} names no check of its "
                 "attempts that waits for a person; the report was altered or is corrupt."
             )
@@ -421,11 +421,11 @@ def _agree(path: str, where: tuple[str | int, ...], stored: Any, computed: Any) 
     pointer = format_pointer(tokens)
     private = bool(_PRIVATE.intersection(str(token) for token in tokens[-1:]))
     if private:
-        raise InvalidInputError(
+        raise ReportRefusedError(
             f"{path}: stored {pointer} is not what its attempts and gold give; the report was "
             "altered or is corrupt."
         )
-    raise InvalidInputError(
+    raise ReportRefusedError(
         f"{path}: stored {pointer} is {_shown(stored)} but its attempts and gold give "
         f"{_shown(computed)}; the report was altered or is corrupt."
     )
