@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from goldgate.errors import InvalidInputError, ReportRefusedError, RuntimeFailureError
 from goldgate.files import read_regular_file
 from goldgate.jsonvalue import (
@@ -277,9 +279,45 @@ def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
     """The JSON value of a ``what``'s file text (a report, a comparison), read fast; where it
     is not JSON, ``InvalidInputError`` at the line and column."""
     try:
-        return loads_exact(data)
+        value = loads_exact(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
         raise _not_json(data, path, error, what) from None
+    if not _keys_surely_unique(data, value):
+        _refuse_repeated_key(data, path, what)
+    return value
+
+
+def _keys_surely_unique(data: bytes, value: Any) -> bool:
+    """Whether no object of ``value`` (parsed from ``data`` by a parser that keeps the last
+    of repeated keys) repeated a key: the colons of the text and of ``value`` written again
+    are as many unless a member was dropped (``jsonvalue.keys_surely_unique``, on bytes: a
+    colon is one byte in UTF-8, never part of another character). False when it cannot tell
+    (an escaped colon, an integer orjson cannot write)."""
+    if type(value) is not dict and type(value) is not list:
+        return True
+    if b"\\u003" in data:
+        return False
+    try:
+        return orjson.dumps(value).count(b":") == data.count(b":")
+    except TypeError:
+        return False
+
+
+def _refuse_repeated_key(data: bytes, path: str, what: str) -> None:
+    """Refuse text that repeats a key in one object, at its line and column: two readers
+    may take different members, so the file says two things. The key is not quoted (it may
+    be a result's, and private)."""
+    try:
+        parse_json_text(path, decode_utf8(path, data))
+    except JsonSyntaxError as error:
+        if error.message.startswith("duplicate key"):
+            raise ReportRefusedError(
+                f"{path}:{error.line}:{error.column}: not a JSON {what} (a key is repeated "
+                "in one object)."
+            ) from None
+        raise ReportRefusedError(
+            f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
+        ) from None
 
 
 def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> ReportRefusedError:
