@@ -58,6 +58,7 @@ RESCORED_COMPARISONS = frozenset({"exact", "set", "source_span", "text", "score"
 
 _RUNTIME_FAILURES = ("failed", "timed_out")
 _TEXT_FIELDS = ("assertions_declared", "assertions_held", "json_parsed")
+_PLAIN_KEYS = frozenset({"outcome", "reason"})
 _PRIVATE = frozenset({"note", "digest"})
 """Queue fields whose values a message never shows (a note is private, a digest is noise)."""
 
@@ -73,6 +74,13 @@ class _Check(NamedTuple):
     json_parsed: bool | None
     required_keys_declared: int | None
     required_keys_found: int | None
+
+
+_PLAIN_VIEWS = {
+    outcome: _Check(outcome, False, None, None, None, None, None, None)
+    for outcome in CHECK_OUTCOMES
+}
+"""The view of a stored check that holds only its outcome (and reason): most of them."""
 
 
 class _Gold(NamedTuple):
@@ -139,6 +147,11 @@ class _Tally:
         self.definitions = record.metric_definitions
         self.observations: list[list[Observation]] = [[] for _ in self.definitions]
         self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
+        self.tokens = [parse_pointer(m.path) for m in self.definitions]
+        self._last: tuple[Any, tuple[CheckOutcome | None, ...]] | None = None
+        """The results last scored again (their bytes) and what scoring them gave."""
+        self._gold: tuple[Mapping[str, Any], list[Any]] | None = None
+        """The case last observed, and its gold at each metric's path."""
         self.values: dict[str, list[float]] = {}
         self.queue: list[dict[str, Any]] = []
         self.waiting: list[tuple[str, int, str]] = []
@@ -148,6 +161,7 @@ class _Tally:
         """One case's attempts into the tallies, each rescorable check scored again."""
         expectations = case["expectations"]
         compiled: list[CompiledExpectation] | None = None
+        self._last = None  # scores are reused within a case only: its gold is theirs
         envelope = case.get("input") if self.details else None
         for number, attempt in enumerate(case["attempts"]):
             status = attempt["status"]
@@ -197,44 +211,88 @@ class _Tally:
         envelope: Mapping[str, Any],
         where: tuple[str | int, ...],
     ) -> None:
+        fresh = None if compiled is None else self._scored(compiled, result, envelope, stored)
         views = []
         for position, check in enumerate(stored):
             outcome = check["outcome"]
-            if outcome not in CHECK_OUTCOMES:
-                raise ValueError(f"unknown check outcome {outcome!r}")
+            plain = _PLAIN_VIEWS.get(outcome) if check.keys() <= _PLAIN_KEYS else None
+            if plain is not None:  # most checks: an outcome and perhaps its reason
+                view = plain
+            else:
+                view = self._view(check, outcome, compiled, position, result)
             self.checks[outcome] += 1
-            actual: Any = None
-            if compiled is not None:
-                gold = compiled[position]
-                if gold.tokens is not None:
-                    found = resolve(result, gold.tokens)
-                    actual = None if found is MISSING else found
-                if gold.comparison in RESCORED_COMPARISONS:
-                    _verify_check(
-                        check, gold, result, envelope, self.json_options,
-                        (*where, position), self.path,
-                    )  # fmt: skip
-            view = _Check(
-                outcome,
-                _flag(check, "adjudication"),
-                _count(check, "assertions_declared"),
-                _count(check, "assertions_held"),
-                actual,
-                _optional_flag(check, "json_parsed"),
-                _count(check, "required_keys_declared"),
-                _count(check, "required_keys_found"),
-            )
-            if (view.required_keys_found or 0) > (view.required_keys_declared or 0):
-                raise ValueError("a check found more required keys than it declared")
             views.append(view)
+            if fresh is not None:
+                again = fresh[position]
+                if again is not None and not _same(view, check, again):
+                    _disagreement(check, again, (*where, position), self.path)
             if view.adjudication:
-                self._waits(case, attempt, case["expectations"][position], actual)
+                self._waits(case, attempt, case["expectations"][position], view.actual)
         self.figures.add(views)
         scores = result.get("scores") if isinstance(result, dict) else None
         if type(scores) is list:  # a Python eval's numeric scores (its KEY.mean figures)
             for entry in scores:
                 if type(entry) is dict and type(entry.get("key")) is str:
                     add_value(self.values, entry)
+
+    def _scored(
+        self,
+        compiled: Sequence[CompiledExpectation],
+        result: Any,
+        envelope: Mapping[str, Any],
+        stored: Sequence[Mapping[str, Any]],
+    ) -> tuple[CheckOutcome | None, ...]:
+        """Each check of a pure comparison scored again (None for the rest). Attempts of a
+        case whose results are the same bytes are scored once (``--repeat`` of a steady
+        application): the scores depend on nothing else."""
+        parsed = tuple(check.get("json_parsed") is not None for check in stored)
+        try:
+            key: Any = (orjson.dumps(result), parsed)
+        except TypeError:  # an integer past 64 bits: scored every time
+            key = None
+        if key is not None and self._last is not None and self._last[0] == key:
+            return self._last[1]
+        fresh = tuple(
+            score_compiled(gold, result, envelope, self.json_options if wants_json else None)
+            if gold.comparison in RESCORED_COMPARISONS
+            else None
+            for gold, wants_json in zip(compiled, parsed, strict=True)
+        )
+        self._last = None if key is None else (key, fresh)
+        return fresh
+
+    def _view(
+        self,
+        check: Mapping[str, Any],
+        outcome: str,
+        compiled: Sequence[CompiledExpectation] | None,
+        position: int,
+        result: Any,
+    ) -> _Check:
+        """A stored check with more than its outcome and reason, its fields' types checked;
+        with the value it looked at where the figures need it (a text check's answer)."""
+        if outcome not in CHECK_OUTCOMES:
+            raise ValueError(f"unknown check outcome {outcome!r}")
+        actual: Any = None
+        if compiled is not None:
+            gold = compiled[position]
+            if gold.comparison == "text" and gold.tokens is not None:
+                found = resolve(result, gold.tokens)
+                actual = None if found is MISSING else found
+        view = _Check(
+            outcome,
+            _flag(check, "adjudication"),
+            _count(check, "assertions_declared"),
+            _count(check, "assertions_held"),
+            actual,
+            _optional_flag(check, "json_parsed"),
+            _count(check, "required_keys_declared"),
+            _count(check, "required_keys_found"),
+        )
+        _flag(check, "adjudicated")
+        if (view.required_keys_found or 0) > (view.required_keys_declared or 0):
+            raise ValueError("a check found more required keys than it declared")
+        return view
 
     def _waits(
         self,
@@ -262,17 +320,20 @@ class _Tally:
         """What the attempt says for each metric, as the run observed it
         (``build._observation``)."""
         case_id = case["id"]
-        for metric, scope, found in zip(
-            self.definitions, self.scopes, self.observations, strict=True
-        ):
+        if self._gold is None or self._gold[0] is not case:
+            paths = {e["path"]: e.get("expected") for e in reversed(case["expectations"])}
+            self._gold = (case, [paths.get(m.path, MISSING) for m in self.definitions])
+        for metric, tokens, scope, expected, found in zip(
+            self.definitions, self.tokens, self.scopes, self._gold[1], self.observations,
+            strict=True,
+        ):  # fmt: skip
             if scope is not None and case_id not in scope:
                 continue
-            expected = next(
-                e.get("expected") for e in case["expectations"] if e["path"] == metric.path
-            )
+            if expected is MISSING:
+                raise ValueError(f"no expectation at the path of metric {metric.name!r}")
             state: ObservationStatus
             if status == "completed" and result is not None:
-                predicted: Any = resolve(result, parse_pointer(metric.path))
+                predicted: Any = resolve(result, tokens)
                 state = "observed"
             else:
                 predicted = MISSING
@@ -338,19 +399,26 @@ def _verify_suite(
     _agree(path, (*here, "verdict"), stored("verdict"), verdict)
 
 
-def _verify_check(
-    check: Mapping[str, Any],
-    gold: CompiledExpectation,
-    result: Any,
-    envelope: Mapping[str, Any],
-    json_options: TextOptions,
-    where: tuple[str | int, ...],
-    path: str,
+def _same(view: _Check, check: Mapping[str, Any], fresh: CheckOutcome) -> bool:
+    """Whether a stored check (its fields' types checked in ``view``) is what scoring it
+    again gave; a check a person decided is left to ``_disagreement``."""
+    return (
+        view.outcome == fresh.outcome
+        and view.adjudication is fresh.adjudication
+        and view.assertions_declared == fresh.assertions_declared
+        and view.assertions_held == fresh.assertions_held
+        and view.json_parsed == fresh.json_parsed
+        and "adjudicated" not in check
+    )
+
+
+def _disagreement(
+    check: Mapping[str, Any], fresh: CheckOutcome, where: tuple[str | int, ...], path: str
 ) -> None:
-    """The stored check against the check scored again from the stored result and gold."""
-    options = json_options if check.get("json_parsed") is not None else None
-    fresh: CheckOutcome = score_compiled(gold, result, envelope, options)
-    if check.get("adjudicated") is True:
+    """Refuse the stored check where it is not ``fresh`` (the check scored again from the
+    stored result and gold), naming the field; a check a person decided (``adjudicated``)
+    must be what one of the two verdicts makes of ``fresh``."""
+    if check.get("adjudicated", False) is True:
         if not fresh.adjudication:
             _agree(path, (*where, "adjudicated"), True, False)
         passing, failing = decided(fresh, True), decided(fresh, False)
