@@ -26,6 +26,7 @@ from goldgate.jsonvalue import canonical_json
 from goldgate.memory import collections_paused
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
+    memory_bounded,
     read_report_bytes,
     report_bytes,
     report_value,
@@ -218,9 +219,10 @@ def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> Re
     """A report file as one side of a comparison (``wanted``: whose results to keep)."""
     data = read_report_bytes(path)
     digest = bytes_digest(data)
-    value = report_value(data, str(path))
-    del data  # the parsed value is enough; the reduced side is far smaller still
-    return _reduce(value, label, str(path), digest, wanted)
+    with memory_bounded(str(path)):
+        value = report_value(data, str(path))
+        del data  # the parsed value is enough; the reduced side is far smaller still
+        return _reduce(value, label, str(path), digest, wanted)
 
 
 def side_of(

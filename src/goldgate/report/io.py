@@ -14,6 +14,7 @@ import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -248,9 +249,41 @@ def read_report_bytes(path: Path) -> bytes:
 
 
 def read_report(path: Path | str) -> Report:
-    """A report file, migrated to the current format; a newer format is refused."""
+    """A report file, migrated to the current format and verified; a newer format is
+    refused."""
     path = Path(path)
-    return parse_report(read_report_bytes(path), str(path))
+    report, _ = read_report_and_digest(path)
+    return report
+
+
+def read_report_and_digest(path: Path) -> tuple[Report, str]:
+    """``read_report`` and the sha256 of the file's bytes, which are let go of as soon as
+    they are parsed (a big report: a large share of the memory reading it takes)."""
+    from goldgate.report.digests import bytes_digest
+
+    with memory_bounded(str(path)):
+        data = read_report_bytes(path)
+        digest = bytes_digest(data)
+        value = report_value(data, str(path))
+        del data
+        return validated_report(value, str(path)), digest
+
+
+@contextlib.contextmanager
+def memory_bounded(path: str) -> Iterator[None]:
+    """Running out of memory while reading the report at ``path`` is a runtime failure
+    (exit 4) named in one sentence, not a traceback: what was being read is let go of as
+    the error leaves, so there is memory enough to say so."""
+    try:
+        yield
+    except MemoryError:
+        size = ""
+        with contextlib.suppress(OSError):
+            size = f"{os.path.getsize(path) / 1e6:.1f} MB; "
+        raise RuntimeFailureError(
+            f"{path}: not enough memory to read this report ({size}reading a report takes "
+            "about 15 times its size)."
+        ) from None
 
 
 def report_value(data: bytes, path: str) -> dict[str, Any]:
@@ -298,9 +331,25 @@ def _keys_surely_unique(data: bytes, value: Any) -> bool:
     if b"\\u003" in data:
         return False
     try:
-        return orjson.dumps(value).count(b":") == data.count(b":")
+        return _written_colons(value) == data.count(b":")
     except TypeError:
         return False
+
+
+def _written_colons(value: Any) -> int:
+    """The colons of ``value`` written as compact JSON, written a case at a time: never a
+    second copy of a big report at once (orjson, short of memory for one, crashes)."""
+    if type(value) is not dict or type(value.get("suites")) is not list:
+        return orjson.dumps(value).count(b":")
+    total = orjson.dumps({**value, "suites": []}).count(b":")
+    for suite in value["suites"]:
+        cases = suite.get("cases") if type(suite) is dict else None
+        if type(cases) is not list:
+            total += orjson.dumps(suite).count(b":")
+            continue
+        total += orjson.dumps({**suite, "cases": []}).count(b":")
+        total += sum(orjson.dumps(case).count(b":") for case in cases)
+    return total
 
 
 def _refuse_repeated_key(data: bytes, path: str, what: str) -> None:
@@ -340,29 +389,66 @@ def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> ReportR
 
 
 def validation_problem(
-    path: str, error: ValidationError, what: str = "report"
+    path: str, error: ValidationError, what: str = "report", at: tuple[str | int, ...] = ()
 ) -> ReportRefusedError:
-    """The first problem pydantic found in a ``what`` (a report, a comparison), as one
-    sentence naming where (an RFC 6901 pointer)."""
+    """The first problem pydantic found in a ``what`` (a report, a comparison; ``at``: the
+    place of the part validated), as one sentence naming where (an RFC 6901 pointer)."""
     first = error.errors(include_url=False)[0]
-    where = format_pointer(first["loc"])
+    where = format_pointer((*at, *first["loc"]))
     return ReportRefusedError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
 
 
 def parse_report(data: bytes, path: str) -> Report:
     """Report file text, migrated to the current format and verified (``report.verify``: a
     stored figure its attempts and gold do not give is refused); a newer format is refused."""
+    with memory_bounded(path):
+        return validated_report(report_value(data, path), path)
+
+
+def validated_report(value: dict[str, Any], path: str) -> Report:
+    """A report's plain JSON (``report_value``) as the report model, verified
+    (``report.verify``). Equal small records (checks, expectations) are one instance."""
     from pydantic import ValidationError
 
-    from goldgate.report.models import Report
+    from goldgate.report.models import SHARED, CaseRecord, Report
     from goldgate.report.verify import verify_report
 
-    value = report_value(data, path)
+    raw_suites = value.get("suites")
+    if not isinstance(raw_suites, list) or not all(type(s) is dict for s in raw_suites):
+        raw_suites = None  # validating it whole names the problem
+    context: dict[str, Any] = {SHARED: {}}
     try:
         with collections_paused():
-            report = Report.model_validate(value)
+            if raw_suites is None:
+                Report.model_validate(value, context=context)
+            header = Report.model_validate(
+                {**value, "suites": [{**suite, "cases": []} for suite in raw_suites or ()]},
+                context=context,
+            )
     except ValidationError as error:
         raise validation_problem(path, error) from None
+    if len(header.suites) != len(raw_suites or ()):  # pragma: no cover - validated above
+        raise ReportRefusedError(f"{path}: not a valid report at /suites.")
+    cases: list[list[CaseRecord]] = [[] for _ in header.suites]
+
+    def take(suite: int, position: int, case: Any) -> None:
+        # The cases are validated one by one as they are verified, and each case's plain
+        # JSON is let go of then: the report is never held twice in memory.
+        try:
+            cases[suite].append(CaseRecord.model_validate(case, context=context))
+        except ValidationError as error:
+            raise validation_problem(path, error, at=("suites", suite, "cases", position)) from None
+
     with collections_paused():
-        verify_report(value, report, path)
-    return report
+        for index, raw in enumerate(raw_suites or ()):
+            if not isinstance(raw.get("cases"), list):
+                where = format_pointer(("suites", index, "cases"))
+                raise ReportRefusedError(
+                    f"{path}: not a valid report at {where}: Input should be a valid array."
+                )
+        verify_report(value, header, path, take)
+        suites = tuple(
+            suite.model_copy(update={"cases": tuple(found)})
+            for suite, found in zip(header.suites, cases, strict=True)
+        )
+        return header.model_copy(update={"suites": suites})

@@ -21,7 +21,7 @@ keys found, ``text.chars`` without details). docs/report-format.md says the same
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from goldgate.report.models import Report, SuiteRecord
     from goldgate.scoring.outcomes import CheckOutcome
 
-__all__ = ["RESCORED_COMPARISONS", "verify_report"]
+__all__ = ["RESCORED_COMPARISONS", "CaseTaker", "verify_report"]
 
 RESCORED_COMPARISONS = frozenset({"exact", "set", "source_span", "text", "score"})
 """The comparisons whose stored outcomes are scored again on reading (pure, no user code)."""
@@ -101,16 +101,25 @@ class _Broken(Exception):
         self.where = where
 
 
-def verify_report(value: Mapping[str, Any], report: Report, path: str) -> None:
+CaseTaker = Callable[[int, int, Any], None]
+"""(suite index, case index, the case's plain JSON): called with each case before it is
+tallied (``report.io`` validates it there)."""
+
+
+def verify_report(
+    value: Mapping[str, Any], report: Report, path: str, take: CaseTaker | None = None
+) -> None:
     """Refuse (``ReportRefusedError``, naming the field by JSON pointer) a report whose stored
     figures are not what its attempts and gold give. ``value`` is the report's plain JSON,
     migrated; ``report`` is it validated (its suites' cases may be left out: they are read
-    from ``value``)."""
+    from ``value``). With ``take``, each case is handed to it first and let go of once
+    tallied (its place in ``value`` set to None): a reader that builds the case's record
+    there never holds the whole report twice."""
     details = value["options"].get("include_details") is True
     json_options = _json_options()
     for index, (raw, record) in enumerate(zip(value["suites"], report.suites, strict=True)):
         try:
-            _verify_suite(raw, record, details, json_options, index, path)
+            _verify_suite(raw, record, details, json_options, index, path, take)
         except _Broken as error:
             where = format_pointer(error.where)
             raise ReportRefusedError(f"{path}: not a valid report at {where}: {error}.") from None
@@ -348,16 +357,22 @@ def _verify_suite(
     json_options: TextOptions,
     index: int,
     path: str,
+    take: CaseTaker | None,
 ) -> None:
     here: tuple[str | int, ...] = ("suites", index)
     tally = _Tally(record, details, json_options, path)
     stored = partial(_stored, raw, record)
-    for position, case in enumerate(raw["cases"]):
+    cases = raw["cases"]
+    for position, case in enumerate(cases):
+        if take is not None:
+            take(index, position, case)
         try:
             tally.case(case, (*here, "cases", position))
         except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as error:
             why = f"missing {error}" if isinstance(error, KeyError) else str(error) or "malformed"
             raise _Broken((*here, "cases", position), why) from None
+        if take is not None:
+            cases[position] = None  # tallied and taken: its plain JSON is let go of
     attempts, checks = tally.attempts, tally.checks
     counts = CountsRecord(
         {status: attempts[status] for status in ATTEMPT_STATUSES},
