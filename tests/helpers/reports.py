@@ -68,7 +68,6 @@ def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
     )
     return rebuilt.model_copy(
         update={
-            "case_count": suite.case_count,
             "summary": summary,
             "thresholds": tuple(ThresholdRecord(**t._asdict()) for t in thresholds),
             "verdict": verdict,
@@ -79,7 +78,7 @@ def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
 def coherent(value: dict[str, Any], *, rescore: bool = True) -> dict[str, Any]:
     """``value`` (a report's JSON) with its checks of pure comparisons scored again, and its
     counts, summaries, metrics, thresholds, queues and verdicts recomputed from its attempts
-    and gold (``case_count`` kept as stored). ``rescore=False`` keeps the checks as they
+    and gold. ``rescore=False`` keeps the checks as they
     are: a forgery whose every figure agrees with its forged check outcomes."""
     if rescore:
         _rescored(value)

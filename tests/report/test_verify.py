@@ -160,6 +160,16 @@ FORGED: dict[str, tuple[Edit, str]] = {
         "/suites/2/cases/2/attempts/0/checks/0/outcome",
     ),
     "every check, every figure agreeing": (_all_passed, "/checks/0/outcome"),
+    "case count": (_set("suites", 0, "case_count", value=9), "/suites/0/case_count"),
+    "a failing attempt made skipped, every figure agreeing": (
+        lambda r: (
+            r["suites"][0]["cases"][1].update(
+                attempts=[{"attempt": 1, "status": "skipped", "reason": "not authorized"}]
+            ),
+            r.update(coherent(r, rescore=False)),
+        ),
+        "/suites/0/cases/1/attempts/0/status",
+    ),
     "checks of a skipped attempt": (
         _set("suites", 4, "cases", 0, "attempts", 0, "checks", value=[{"outcome": "passed"}]),
         "/suites/4/cases/0/attempts/0/checks",

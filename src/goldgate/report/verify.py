@@ -148,6 +148,7 @@ class _Tally:
         self, record: SuiteRecord, details: bool, json_options: TextOptions, path: str
     ) -> None:
         self.details = details
+        self.skipped = record.status == "skipped"
         self.json_options = json_options
         self.path = path
         self.attempts: Counter[str] = Counter()
@@ -175,6 +176,13 @@ class _Tally:
         for number, attempt in enumerate(case["attempts"]):
             status = attempt["status"]
             self.attempts[status] += 1
+            if status == "skipped" and not self.skipped:
+                pointer = format_pointer((*here, "attempts", number, "status"))
+                raise ReportRefusedError(
+                    f"{self.path}: stored {pointer} is 'skipped' in a suite that was not "
+                    "skipped (only a suite not authorized to run skips its attempts); the "
+                    "report was altered or is corrupt."
+                )
             stored = attempt.get("checks") or ()
             result = attempt.get("result") if self.details else None
             if status != "completed":
@@ -381,6 +389,7 @@ def _verify_suite(
     if record.status == "skipped":  # a suite skipped as a whole: every attempt skipped
         unskipped = sum(attempts.values()) - attempts["skipped"]
         _agree(path, (*here, "status"), stored("status"), "ran" if unskipped else "skipped")
+    _agree(path, (*here, "case_count"), stored("case_count"), len(raw["cases"]))
     _agree(path, (*here, "attempt_count"), stored("attempt_count"), sum(attempts.values()))
     _agree(path, (*here, "counts"), stored("counts"), counts._asdict())
     stored_summary = stored("summary")
