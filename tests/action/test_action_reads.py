@@ -6,15 +6,18 @@ unreadable or forged report (or a forged baseline) is exit 2, the ``exit_code`` 
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from helpers.fake_github import FakeGitHub
 from helpers.reports import coherent
 
-from .conftest import Runner
+from .conftest import Runner, make_runner
 
 
 def _saved(runner: Runner) -> tuple[str, dict[str, Any]]:
@@ -112,3 +115,23 @@ def test_the_exit_code_output_is_goldgates_whatever_fail_on(
     assert result.code == step, result.stderr
     assert runner.outputs()["exit_code"] == "1"
     assert Path(runner.workspace / saved).is_file()
+
+
+def test_a_forged_baseline_artifact_is_no_baseline_and_says_why(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        value = json.loads(archive.read("goldgate-report.json"))
+    value["verdict"]["exit_code"] = 0
+    forged = io.BytesIO()
+    with zipfile.ZipFile(forged, "w") as archive:
+        archive.writestr("goldgate-report.json", json.dumps(value))
+    runner = make_runner(tmp_path, fake, payload, forged.getvalue())
+
+    result = runner.run(comment="off", fail_on="regression")
+
+    assert "Traceback" not in result.stderr
+    summary = runner.summary.read_text("utf-8")
+    assert "holds no goldgate report" in summary, summary
+    assert "/verdict/exit" in summary, summary
+    assert runner.outputs()["comparison"] == ""

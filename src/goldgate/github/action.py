@@ -532,12 +532,19 @@ def _download_baseline(run: _Run, name: str, event: GitHubEvent) -> Path | None:
     files = extract_zip_safely(
         archive, folder / "files", max_bytes=ARTIFACT_MAX_BYTES, max_files=ARTIFACT_MAX_FILES
     )
+    refused: str | None = None
     for path in sorted(files):
         if path.suffix == ".json":
-            with contextlib.suppress(GoldgateError, OSError, ValueError):
+            try:
                 read_report(path)
-                return path
-    run.notes.append(f"No baseline: the artifact {name!r} holds no goldgate report.")
+            except ReportRefusedError as error:  # not a report, or one that lies
+                refused = refused or str(error).removeprefix(f"{path}: ")
+                continue
+            except (GoldgateError, OSError, ValueError):
+                continue
+            return path
+    why = f" ({refused.rstrip('.')})" if refused else ""
+    run.notes.append(f"No baseline: the artifact {name!r} holds no goldgate report{why}.")
     return None
 
 
