@@ -393,3 +393,24 @@ def test_an_unreadable_comparison_is_refused(
     result = _render(run_cli, reports, broken)
 
     _refused(result, broken)
+
+
+def test_a_forged_repeat_of_a_steady_attempt_is_refused(
+    run_cli: Any, reports: Reports, tmp_path: Path
+) -> None:
+    """Repeats with the same result are verified once (reading stays fast), never an edited
+    repeat: the stored checks are part of what makes two attempts the same."""
+    repeated = tmp_path / "repeated.json"
+    command = ("evaluate", "--repeat", "3", "--output", str(repeated))
+    assert run_process(*command, cwd=reports.root).code == 1
+    value = json.loads(repeated.read_text("utf-8"))
+    first, second, third = value["suites"][0]["cases"][1]["attempts"]
+    assert first["result"] == second["result"] == third["result"]
+    assert first["checks"][0]["outcome"] == "failed"
+    third["checks"][0] = {"outcome": "passed"}
+    forged = _write(tmp_path, coherent(value, rescore=False))
+
+    result = run_cli("report", "show", str(forged))
+
+    _refused(result, forged, "/suites/0/cases/1/attempts/2/checks/0/outcome")
+    assert run_cli("report", "show", str(repeated)).code == 0

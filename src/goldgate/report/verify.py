@@ -158,8 +158,8 @@ class _Tally:
         self.observations: list[list[Observation]] = [[] for _ in self.definitions]
         self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
         self.tokens = [parse_pointer(m.path) for m in self.definitions]
-        self._last: tuple[Any, tuple[CheckOutcome | None, ...]] | None = None
-        """The results last scored again (their bytes) and what scoring them gave."""
+        self._last: tuple[Any, list[_Check]] | None = None
+        """The case's attempt last verified (its result's and checks' bytes), its checks."""
         self._gold: tuple[Mapping[str, Any], list[Any]] | None = None
         """The case last observed, and its gold at each metric's path."""
         self.values: dict[str, list[float]] = {}
@@ -171,7 +171,7 @@ class _Tally:
         """One case's attempts into the tallies, each rescorable check scored again."""
         expectations = case["expectations"]
         compiled: list[CompiledExpectation] | None = None
-        self._last = None  # scores are reused within a case only: its gold is theirs
+        self._last = None  # an attempt is reused within its case only: its gold is theirs
         envelope = case.get("input") if self.details else None
         for number, attempt in enumerate(case["attempts"]):
             status = attempt["status"]
@@ -228,6 +228,42 @@ class _Tally:
         envelope: Mapping[str, Any],
         where: tuple[str | int, ...],
     ) -> None:
+        # An attempt whose result and stored checks are the very bytes of the case's attempt
+        # before it (``--repeat`` of a steady application) is that attempt again: its checks
+        # were verified, scored again and typed then, and are only counted now.
+        try:
+            key: Any = (orjson.dumps(result), orjson.dumps(stored))
+        except TypeError:  # an integer past 64 bits: verified every time
+            key = None
+        last = self._last
+        if key is not None and last is not None and last[0] == key:
+            views = last[1]
+            for position, view in enumerate(views):
+                self.checks[view.outcome] += 1
+                if view.adjudication:
+                    self._waits(case, attempt, case["expectations"][position], view.actual)
+        else:
+            views = self._verified(case, attempt, stored, compiled, result, envelope, where)
+            self._last = None if key is None else (key, views)
+        self.figures.add(views)
+        scores = result.get("scores") if isinstance(result, dict) else None
+        if type(scores) is list:  # a Python eval's numeric scores (its KEY.mean figures)
+            for entry in scores:
+                if type(entry) is dict and type(entry.get("key")) is str:
+                    add_value(self.values, entry)
+
+    def _verified(
+        self,
+        case: Mapping[str, Any],
+        attempt: Mapping[str, Any],
+        stored: Sequence[Mapping[str, Any]],
+        compiled: Sequence[CompiledExpectation] | None,
+        result: Any,
+        envelope: Mapping[str, Any],
+        where: tuple[str | int, ...],
+    ) -> list[_Check]:
+        """The attempt's stored checks, typed, counted and (pure comparisons, with details)
+        scored again from its result and gold."""
         fresh = None if compiled is None else self._scored(compiled, result, envelope, stored)
         views = []
         for position, check in enumerate(stored):
@@ -245,12 +281,7 @@ class _Tally:
                     _disagreement(check, again, (*where, position), self.path)
             if view.adjudication:
                 self._waits(case, attempt, case["expectations"][position], view.actual)
-        self.figures.add(views)
-        scores = result.get("scores") if isinstance(result, dict) else None
-        if type(scores) is list:  # a Python eval's numeric scores (its KEY.mean figures)
-            for entry in scores:
-                if type(entry) is dict and type(entry.get("key")) is str:
-                    add_value(self.values, entry)
+        return views
 
     def _scored(
         self,
@@ -259,24 +290,14 @@ class _Tally:
         envelope: Mapping[str, Any],
         stored: Sequence[Mapping[str, Any]],
     ) -> tuple[CheckOutcome | None, ...]:
-        """Each check of a pure comparison scored again (None for the rest). Attempts of a
-        case whose results are the same bytes are scored once (``--repeat`` of a steady
-        application): the scores depend on nothing else."""
-        parsed = tuple(check.get("json_parsed") is not None for check in stored)
-        try:
-            key: Any = (orjson.dumps(result), parsed)
-        except TypeError:  # an integer past 64 bits: scored every time
-            key = None
-        if key is not None and self._last is not None and self._last[0] == key:
-            return self._last[1]
-        fresh = tuple(
+        """Each check of a pure comparison scored again (None for the rest)."""
+        parsed = (check.get("json_parsed") is not None for check in stored)
+        return tuple(
             score_compiled(gold, result, envelope, self.json_options if wants_json else None)
             if gold.comparison in RESCORED_COMPARISONS
             else None
             for gold, wants_json in zip(compiled, parsed, strict=True)
         )
-        self._last = None if key is None else (key, fresh)
-        return fresh
 
     def _view(
         self,
