@@ -836,6 +836,9 @@ def _main() -> NoReturn:
     except (KeyboardInterrupt, typer.Abort):
         warn("goldgate: interrupted.")
         sys.exit(int(ExitCode.INTERRUPTED))
+    except MemoryError:  # what was being built is let go of as it leaves: enough to say so
+        warn("goldgate: not enough memory to go on (the input is too large for this machine).")
+        sys.exit(int(ExitCode.RUNTIME_FAILURE))
     except Exception as error:  # click's usage errors
         # Recent typer versions vendor click (typer._click) and do not install it, so
         # usage errors are recognised by their shape rather than by importing click.

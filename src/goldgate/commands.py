@@ -452,21 +452,23 @@ def fork_comment(
     return ExitCode.PASSED
 
 
-def load_comparison_view(comparison_path: Path, report_bytes: bytes, report: Any) -> Any:
+def load_comparison_view(comparison_path: Path, digest: str, report: Any, report_path: Path) -> Any:
     """The renderers' view of the comparison file at ``comparison_path``; refused
-    (``InvalidInputError``) unless its candidate is the report whose bytes are given."""
+    (``InvalidInputError``) unless its candidate is the report whose bytes have ``digest``
+    (read from ``report_path``) and its figures are what its reports give
+    (``comparison.verify``)."""
     from goldgate.comparison import read_comparison
+    from goldgate.comparison.verify import verify_comparison
     from goldgate.problems import display_path
     from goldgate.render.compared import comparison_view
-    from goldgate.report.digests import bytes_digest
 
     shown = display_path(comparison_path)
     comparison = read_comparison(shown)  # InvalidInputError naming the place
-    digest = bytes_digest(report_bytes)
     if comparison.candidate.digest != digest:
         raise InvalidInputError(
             f"{shown} compares the report {comparison.candidate.digest}, not this report ({digest})"
         )
+    verify_comparison(comparison, shown, report_path)
     return comparison_view(comparison, report)
 
 
@@ -482,15 +484,14 @@ def _note_project_secrets() -> None:
 
 def _rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
     from goldgate.problems import display_path
-    from goldgate.report.io import parse_report, read_report_bytes
+    from goldgate.report.io import read_report_and_digest
 
     _note_project_secrets()
 
-    data = read_report_bytes(report_path)
-    report = parse_report(data, str(report_path))
+    report, digest = read_report_and_digest(report_path)
     comparison = None
     if comparison_path is not None:
-        comparison = load_comparison_view(comparison_path, data, report)
+        comparison = load_comparison_view(comparison_path, digest, report, report_path)
     shown_path = display_path(report_path)
     if kind == "junit":
         from goldgate.render.junit import render_junit

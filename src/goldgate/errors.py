@@ -60,6 +60,11 @@ class InvalidInputError(GoldgateError):
     exit_code = ExitCode.INVALID_INPUT
 
 
+class ReportRefusedError(InvalidInputError):
+    """A report or comparison file that cannot be read as one, or whose stored verdicts,
+    counts or figures its own attempts and gold contradict (exit 2): never trusted."""
+
+
 class GoldCheckError(InvalidInputError):
     """The gold check found violations; they travel with the error for rendering."""
 

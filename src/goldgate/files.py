@@ -101,7 +101,12 @@ def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes
     cap = max_file_bytes()
     with open_regular_file(path, source, what=what) as handle:
         try:
-            data = handle.read(cap + 1)
+            # As much as the file holds, not the cap: read(n) sets n bytes aside first, and
+            # a 256 MiB buffer for every small file fails under a memory limit.
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(min(size, cap) + 1)
+            if len(data) > size:  # it grew after the stat: the rest, up to the cap
+                data += handle.read(cap + 1 - len(data))
         except OSError as error:
             source = escape_control(source)
             raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None

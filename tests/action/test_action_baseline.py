@@ -21,6 +21,7 @@ import yaml
 
 from goldgate.github.comments import COMMENT_LIMIT
 from helpers.fake_github import FakeGitHub
+from helpers.reports import coherent
 from run.support import CliRun, run_cli, start_cli
 
 from .conftest import MERGE_BASE, Runner, make_runner
@@ -225,7 +226,7 @@ def test_a_baseline_that_matches_no_attempt_is_refused_with_a_note(
     for suite in report["suites"]:
         for case in suite["cases"]:
             case["input"] = {"payload": {"another": case["id"]}, "metadata": {}}
-    (runner.workspace / "baseline.json").write_text(json.dumps(report), "utf-8")
+    (runner.workspace / "baseline.json").write_text(json.dumps(coherent(report)), "utf-8")
 
     result = runner.run(baseline="baseline.json", fail_on="regression", comment="off")
 
@@ -237,15 +238,18 @@ def test_a_baseline_that_matches_no_attempt_is_refused_with_a_note(
     )
 
 
-def test_a_baseline_that_is_no_report_is_refused_with_a_note(runner: Runner) -> None:
+def test_a_baseline_path_that_is_no_report_is_refused_with_exit_2(runner: Runner) -> None:
+    """A baseline the workflow names by path is input like a report: one that cannot be
+    read is exit 2 with one sentence (an artifact that holds none is a note instead)."""
     (runner.workspace / "baseline.json").write_text("<html>not a report</html>", "utf-8")
 
     result = runner.run(baseline="baseline.json", fail_on="regression", comment="off")
 
-    assert result.code == 0, result.stdout + result.stderr
+    assert result.code == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
+    assert runner.outputs()["exit_code"] == "2"
     summary = runner.summary.read_text("utf-8")
-    assert "> Baseline not compared: baseline.json" in summary
+    assert "Nothing was published: the baseline was refused: baseline.json:1:1" in summary
 
 
 # --- every download bounded, nothing left behind ---------------------------------------------
@@ -483,7 +487,9 @@ def test_a_comment_full_of_emoji_fits_github_s_count(runner: Runner, tmp_path: P
         for index in range(3_000)
     ]
     path = write_report(report([suite("emoji", failing)]), tmp_path / "emoji.json")
-    (runner.workspace / "emoji.json").write_bytes(path.read_bytes())
+    value = json.loads(path.read_bytes())
+    value["options"]["include_details"] = False  # built without results: none to score
+    (runner.workspace / "emoji.json").write_text(json.dumps(coherent(value, rescore=False)))
 
     result = runner.run(mode="report", report="emoji.json", baseline="", fail_on="never")
 

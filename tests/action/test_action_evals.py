@@ -175,7 +175,7 @@ def test_the_exit_code_of_mode_evals_follows_fail_on(
 
     assert result.code == code, result.stderr
     outputs = runner.outputs()
-    assert outputs["exit_code"] == str(code)
+    assert outputs["exit_code"] == ("4" if stalled else "1")  # goldgate's own, whatever fail_on
     assert outputs["regressed"] == "4"  # the new eval is an added case, not a regression
     assert outputs["errors"] == ("1" if stalled else "0")
     summary = runner.summary.read_text("utf-8")

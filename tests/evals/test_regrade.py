@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from helpers.reports import coherent
+
 SOURCE = """
 from pathlib import Path
 from goldgate.evals import eval, EvalContext
@@ -84,7 +86,7 @@ def test_regrade_never_overwrites_and_refuses_what_it_cannot_regrade(
     report = json.loads((project / "run.json").read_text())
     report["complete"] = False
     report["interruption"] = "SIGINT"
-    (project / "partial.json").write_text(json.dumps(report))
+    (project / "partial.json").write_text(json.dumps(coherent(report)))
     partial = run_cli("evals", "regrade", "partial.json", cwd=project)
     assert partial.code == 2
     assert "the report is incomplete" in partial.stderr

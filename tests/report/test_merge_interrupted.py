@@ -4,6 +4,7 @@ signalled once its temporary file exists)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.report.io import read_report, write_report
+from helpers.reports import coherent
 from render.builders import attempt, case, expectation, report, suite
 from run.support import start_cli
 
@@ -36,7 +38,11 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         shard = built.model_copy(
             update={"options": built.options.model_copy(update={"shard": f"{k}/2"})}
         )
-        paths.append(write_report(shard, folder / f"shard-{k}.json"))
+        written = write_report(shard, folder / f"shard-{k}.json")
+        value = json.loads(written.read_bytes())
+        value["options"]["include_details"] = False  # built without results: none to score
+        written.write_text(json.dumps(coherent(value, rescore=False)), "utf-8")
+        paths.append(written)
     return paths[0], paths[1]
 
 

@@ -15,6 +15,7 @@ import pytest
 from goldgate.dataset.gold import shard_of
 from goldgate.report.io import read_report
 from goldgate.report.models import Report
+from helpers.reports import coherent
 from run import support
 from run.support import run_cli
 
@@ -150,7 +151,7 @@ def test_overlapping_cases_are_refused(runs: dict[str, Path], tmp_path: Path) ->
         0, json.loads(runs["1/4"].read_text())["suites"][0]["cases"][0]
     )
     path = tmp_path / "forged.json"
-    path.write_text(json.dumps(forged))
+    path.write_text(json.dumps(coherent(forged)))
     shards = [str(runs[k]) for k in ("1/4", "2/4", "3/4")] + [str(path)]
     result = run_cli("report", "merge", *shards, "-o", str(tmp_path / "m.json"), cwd=tmp_path)
     assert result.code == 2

@@ -17,6 +17,7 @@ __all__ = [
     "REVIEWER_FAILED",
     "VerdictKey",
     "adjudicate",
+    "decided",
     "is_digest",
     "note_of",
     "output_digest",
@@ -62,7 +63,7 @@ def note_of(expected: Any) -> str | None:
     return None
 
 
-def _decided(check: CheckOutcome, passed: bool) -> CheckOutcome:
+def decided(check: CheckOutcome, passed: bool) -> CheckOutcome:
     """``check`` decided by a verdict: prose takes it whole; beside assertions a failing
     verdict fails the check and a passing one leaves the assertions' outcome standing."""
     if not passed:
@@ -96,10 +97,10 @@ def adjudicate(
 ) -> tuple[CheckOutcome, ...]:
     """``checks`` with every check that waits for a person and has a verdict recorded for
     this very answer decided by it (``adjudicated``); the rest unchanged."""
-    decided = []
+    found = []
     for expectation, check in zip(expectations, checks, strict=True):
         passed = None
         if check.adjudication and isinstance(check.actual, str):
             passed = verdicts.get((case_id, expectation.name, output_digest(check.actual)))
-        decided.append(check if passed is None else _decided(check, passed))
-    return tuple(decided)
+        found.append(check if passed is None else decided(check, passed))
+    return tuple(found)

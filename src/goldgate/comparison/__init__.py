@@ -15,7 +15,7 @@ from goldgate.comparison.compute import classify, compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value
-from goldgate.errors import InvalidInputError
+from goldgate.errors import ReportRefusedError
 from goldgate.memory import collections_paused
 from goldgate.report.io import (
     ReportFile,
@@ -85,7 +85,7 @@ def read_comparison(path: Path | str) -> Comparison:
     found = value.get("format") if isinstance(value, dict) else None
     if found != COMPARISON_FORMAT:
         why = f"its format is {found!r}" if isinstance(found, str) else "no 'format' field"
-        raise InvalidInputError(f"{path}: not a goldgate comparison file ({why}).")
+        raise ReportRefusedError(f"{path}: not a goldgate comparison file ({why}).")
     try:
         return Comparison.model_validate(value)
     except ValidationError as error:

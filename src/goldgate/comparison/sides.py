@@ -24,17 +24,19 @@ import orjson
 from pydantic import ValidationError
 
 from goldgate.adjudication.verdicts import output_digest
-from goldgate.errors import InvalidInputError
+from goldgate.errors import ReportRefusedError
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, canonical_json, resolve_pointer
 from goldgate.memory import collections_paused
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
+    memory_bounded,
     read_report_bytes,
     report_bytes,
     report_value,
     validation_problem,
 )
 from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.verify import verify_report
 
 __all__ = [
     "CODES",
@@ -144,8 +146,8 @@ class ReportSide:
         return next((suite for suite in self.suites if suite.name == name), None)
 
 
-def _invalid(path: str, where: str, why: str) -> InvalidInputError:
-    return InvalidInputError(f"{path}: not a valid report at {where}: {why}.")
+def _invalid(path: str, where: str, why: str) -> ReportRefusedError:
+    return ReportRefusedError(f"{path}: not a valid report at {where}: {why}.")
 
 
 def _expectations(raw: Any) -> tuple[Expectation, ...]:
@@ -279,6 +281,7 @@ def _reduce(
                     why = f"missing {error}" if isinstance(error, KeyError) else str(error)
                     raise _invalid(path, where, why) from None
             suites.append(SuiteSide(record, tuple(reduced)))
+        verify_report(value, header, path)  # after the reduction, which checked the cases
     return ReportSide(label, path, digest, header, tuple(suites))
 
 
@@ -286,9 +289,10 @@ def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> Re
     """A report file as one side of a comparison (``wanted``: whose results to keep)."""
     data = read_report_bytes(path)
     digest = bytes_digest(data)
-    value = report_value(data, str(path))
-    del data  # the parsed value is enough; the reduced side is far smaller still
-    return _reduce(value, label, str(path), digest, wanted)
+    with memory_bounded(str(path)):
+        value = report_value(data, str(path))
+        del data  # the parsed value is enough; the reduced side is far smaller still
+        return _reduce(value, label, str(path), digest, wanted)
 
 
 def side_of(

@@ -25,7 +25,13 @@ from goldgate.evals.runtime import EvalTimedOut
 from goldgate.execution.runner import AttemptOutcome
 from goldgate.report.build import SuiteCollector
 from goldgate.report.records import not_run_reason
-from goldgate.scoring.evalscores import SCORE_COMPARISON, SCORES_PATH, score_check
+from goldgate.scoring.evalscores import (
+    SCORE_COMPARISON,
+    SCORES_PATH,
+    add_value,
+    score_check,
+    value_figures,
+)
 from goldgate.scoring.outcomes import CheckOutcome, not_run
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
@@ -98,23 +104,11 @@ class EvalCollector(SuiteCollector):
 
     def summary(self) -> dict[str, float | None]:
         figures = super().summary()
-        for key, (total, low, count) in self.values.items():
-            figures[f"{key}.mean"] = total / count
-            figures[f"{key}.min"] = low
-            figures[f"{key}.count"] = count
+        figures.update(value_figures(self.values))
         return figures
 
     def _value(self, entry: Any) -> None:
-        value = entry.get("value")
-        if "error" in entry or isinstance(value, bool) or not isinstance(value, int | float):
-            return
-        figures = self.values.get(entry["key"])
-        if figures is None:
-            self.values[entry["key"]] = [float(value), float(value), 1.0]
-        else:
-            figures[0] += value
-            figures[1] = min(figures[1], value)
-            figures[2] += 1
+        add_value(self.values, entry)
 
     def add(self, outcome: AttemptOutcome) -> None:
         if type(outcome.document) is EvalTimedOut:

@@ -27,7 +27,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.errors import (
+    ExitCode,
+    GoldgateError,
+    InvalidInputError,
+    ReportRefusedError,
+    RuntimeFailureError,
+    most_severe,
+)
 from goldgate.github.client import describe_error, os_reason
 from goldgate.textsafe import TOKEN_VARIABLES
 
@@ -245,6 +252,8 @@ class _Run:
     outputs: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     interrupted: bool = False
+    failure: str | None = None
+    """The sentence of the error that ended goldgate's own run, if one did."""
 
     def command(self, line: str) -> None:
         self.out(line if line.endswith("\n") else line + "\n")
@@ -308,17 +317,19 @@ def _replay(run: _Run, inputs: ActionInputs, saved: Path) -> int:
     report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
     request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
     with commands_paused(run):  # custom scorers are user code
-        run_code = _guarded(lambda: replay_evaluation(request))
+        run_code = _guarded(lambda: replay_evaluation(request), run)
     return _conclude(run, inputs, _event(run), report_path, run_code)
 
 
-def _guarded(call: Callable[[], ExitCode]) -> int:
+def _guarded(call: Callable[[], ExitCode], run: _Run | None = None) -> int:
     try:
         return int(call())
     except GoldgateError as error:
         from goldgate.stdio import warn
 
         warn(f"goldgate: {error}")
+        if run is not None:
+            run.failure = str(error)
         return int(error.exit_code)
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
@@ -377,7 +388,7 @@ def _evaluate(run: _Run, inputs: ActionInputs) -> int:
         variant=inputs.variant,
     )
     with tokens_hidden(), commands_paused(run):
-        run_code = _guarded(lambda: run_evaluation(request))
+        run_code = _guarded(lambda: run_evaluation(request), run)
     return _conclude(run, inputs, event, report_path, run_code)
 
 
@@ -407,7 +418,7 @@ def _evals(run: _Run, inputs: ActionInputs) -> int:
         output=report_path,
     )
     with tokens_hidden(), commands_paused(run):
-        run_code = _guarded(lambda: run_command(request))
+        run_code = _guarded(lambda: run_command(request), run)
     return _conclude(run, inputs, event, report_path, run_code)
 
 
@@ -425,16 +436,21 @@ def _conclude(
 
     now = datetime.now(UTC)
     report: Report | None = None
+    refused: GoldgateError | None = None
     if report_path.is_file():
-        with contextlib.suppress(GoldgateError, OSError, ValueError):
+        try:
             report = read_report(report_path)
+        except GoldgateError as error:  # unreadable, or its stored verdict is not its own
+            refused = error
+        except MemoryError:
+            refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
     if report is None:
-        code, rule = decide_exit(inputs.fail_on, run_code, None)
-        _summary(run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n")
-        _write_outputs(run, {"exit_code": str(code)})
-        return code
+        if refused is not None:
+            run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
+            run.failure = str(refused)
+        return _no_report(run, inputs, run_code)
     if inputs.mode in ("compare", "report"):
-        run_code = report.verdict.exit_code
+        run_code = report.verdict.exit_code  # recomputed from its attempts as it was read
     comparison: Comparison | None = None
     comparison_path: Path | None = None
     if run_code == ExitCode.INTERRUPTED:
@@ -444,6 +460,8 @@ def _conclude(
             comparison, comparison_path = _compare(run, inputs, event, report, report_path, now)
         except KeyboardInterrupt:
             _interrupted(run, "while the baseline was fetched or compared; nothing was compared")
+    if run.failure is not None:  # the baseline was refused: nothing it says is trusted
+        return _no_report(run, inputs, int(ExitCode.INVALID_INPUT))
     try:
         return _report(
             run, inputs, event, report, report_path, comparison, comparison_path, run_code
@@ -459,12 +477,30 @@ def _conclude(
         _write_outputs(
             run,
             {
-                "exit_code": str(code),
+                "exit_code": str(int(ExitCode.INTERRUPTED)),
                 "report": str(report_path),
                 "comparison": str(comparison_path or ""),
             },
         )
         return code
+
+
+def _no_report(run: _Run, inputs: ActionInputs, run_code: int) -> int:
+    """The outputs and summary of a run that has no report to publish: goldgate's exit code
+    and, when an error ended it, its sentence."""
+    from goldgate.github.workflow import escape_data
+    from goldgate.render import escape
+    from goldgate.textsafe import escape_control
+
+    code, rule = decide_exit(inputs.fail_on, run_code, None)
+    if run.failure is not None:
+        run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
+        why = escape.markdown(run.failure, 1_000)
+        _summary(run, f"**goldgate: {rule}** Nothing was published: {why}\n")
+    else:
+        _summary(run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n")
+    _write_outputs(run, {"exit_code": str(run_code)})
+    return code
 
 
 def _interrupted(run: _Run, when: str) -> None:
@@ -586,6 +622,9 @@ def _baseline(
             return None
         try:
             return path, read_report(path)
+        except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
+            run.failure = f"the baseline was refused: {error}"
+            return None
         except (GoldgateError, OSError, ValueError) as error:
             run.warning(f"baseline not compared: {describe_error(error)}")
             run.notes.append(f"Baseline not compared: {describe_error(error)}")
@@ -659,20 +698,30 @@ def _download_baseline(
             archive, folder / "files", max_bytes=ARTIFACT_MAX_BYTES, max_files=ARTIFACT_MAX_FILES
         )
         found = _first_report(files)
-        if found is None:
-            run.notes.append(f"No baseline: the artifact {choice.name!r} holds no goldgate report.")
+        if found is None or isinstance(found, str):
+            why = f" ({found.rstrip('.')})" if found else ""
+            run.notes.append(
+                f"No baseline: the artifact {choice.name!r} holds no goldgate report{why}."
+            )
             return None
         return _kept(found[0], now), found[1]
 
 
-def _first_report(files: list[Path]) -> tuple[Path, Report] | None:
+def _first_report(files: list[Path]) -> tuple[Path, Report] | str | None:
+    """The first report of an artifact's files; else why its JSON files were refused (not
+    a report, or one whose stored verdicts lie), or None."""
     from goldgate.report.io import read_report
 
+    refused: str | None = None
     for path in sorted(files):
         if path.suffix == ".json":
-            with contextlib.suppress(GoldgateError, OSError, ValueError):
+            try:
                 return path, read_report(path)
-    return None
+            except ReportRefusedError as error:
+                refused = refused or str(error).removeprefix(f"{path}: ")
+            except (GoldgateError, OSError, ValueError):
+                continue
+    return refused
 
 
 def _kept(path: Path, now: datetime) -> Path:
@@ -827,7 +876,7 @@ def _report(
     run.out(render_annotations(report, view))
     counts = build_view(report).counts
     outputs = {
-        "exit_code": str(code),
+        "exit_code": str(run_code),  # goldgate's own code, whatever fail_on says
         "report": shown,
         "comparison": str(comparison_path or ""),
         "junit": str(junit or ""),

@@ -172,14 +172,14 @@ def rebuild_comment(
     from goldgate.github.comments import comment_budget, comment_length, with_marker
     from goldgate.render.escape import check_link_base
     from goldgate.render.markdown import render_markdown
-    from goldgate.report.io import parse_report, read_report_bytes
+    from goldgate.report.io import read_report_and_digest
 
     found = read_handoff(find_handoff(folder), head_sha)
-    data = read_report_bytes(found.report)
-    report = parse_report(data, str(found.report))  # recomputed and checked like any report
+    # Recomputed and checked like any report: a fork's run wrote it.
+    report, digest = read_report_and_digest(found.report)
     view = None
     if found.comparison is not None:
-        view = load_comparison_view(found.comparison, data, report)
+        view = load_comparison_view(found.comparison, digest, report, found.report)
     link_base = None
     if found.link_gold and repository and _REPOSITORY.fullmatch(repository):
         server = (server_url or "https://github.com").rstrip("/")

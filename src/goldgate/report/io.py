@@ -14,11 +14,14 @@ import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from goldgate.errors import InvalidInputError, RuntimeFailureError
+import orjson
+
+from goldgate.errors import InvalidInputError, ReportRefusedError, RuntimeFailureError
 from goldgate.files import read_regular_file
 from goldgate.jsonvalue import (
     JsonSyntaxError,
@@ -257,9 +260,41 @@ def read_report_bytes(path: Path) -> bytes:
 
 
 def read_report(path: Path | str) -> Report:
-    """A report file, migrated to the current format; a newer format is refused."""
+    """A report file, migrated to the current format and verified; a newer format is
+    refused."""
     path = Path(path)
-    return parse_report(read_report_bytes(path), str(path))
+    report, _ = read_report_and_digest(path)
+    return report
+
+
+def read_report_and_digest(path: Path) -> tuple[Report, str]:
+    """``read_report`` and the sha256 of the file's bytes, which are let go of as soon as
+    they are parsed (a big report: a large share of the memory reading it takes)."""
+    from goldgate.report.digests import bytes_digest
+
+    with memory_bounded(str(path)):
+        data = read_report_bytes(path)
+        digest = bytes_digest(data)
+        value = report_value(data, str(path))
+        del data
+        return validated_report(value, str(path)), digest
+
+
+@contextlib.contextmanager
+def memory_bounded(path: str) -> Iterator[None]:
+    """Running out of memory while reading the report at ``path`` is a runtime failure
+    (exit 4) named in one sentence, not a traceback: what was being read is let go of as
+    the error leaves, so there is memory enough to say so."""
+    try:
+        yield
+    except MemoryError:
+        size = ""
+        with contextlib.suppress(OSError):
+            size = f"{os.path.getsize(path) / 1e6:.1f} MB; "
+        raise RuntimeFailureError(
+            f"{path}: not enough memory to read this report ({size}reading a report takes "
+            "about 15 times its size)."
+        ) from None
 
 
 def report_value(data: bytes, path: str) -> dict[str, Any]:
@@ -268,13 +303,13 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     with collections_paused():
         value = json_text_value(data, path)
     if not isinstance(value, dict) or not isinstance(value.get("format"), str):
-        raise InvalidInputError(f"{path}: not a goldgate report (no 'format' field).")
+        raise ReportRefusedError(f"{path}: not a goldgate report (no 'format' field).")
     name = value["format"]
     if not name.startswith(_FORMAT_PREFIX) or not name.removeprefix(_FORMAT_PREFIX).isdigit():
-        raise InvalidInputError(f"{path}: unknown report format {name!r}.")
+        raise ReportRefusedError(f"{path}: unknown report format {name!r}.")
     version = int(name.removeprefix(_FORMAT_PREFIX))
     if version > REPORT_FORMAT_VERSION:
-        raise InvalidInputError(
+        raise ReportRefusedError(
             f"{path}: report format {name!r} is newer than this goldgate reads "
             f"({_FORMAT_PREFIX}{REPORT_FORMAT_VERSION}); upgrade goldgate."
         )
@@ -288,12 +323,64 @@ def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
     """The JSON value of a ``what``'s file text (a report, a comparison), read fast; where it
     is not JSON, ``InvalidInputError`` at the line and column."""
     try:
-        return loads_exact(data)
+        value = loads_exact(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
         raise _not_json(data, path, error, what) from None
+    if not _keys_surely_unique(data, value):
+        _refuse_repeated_key(data, path, what)
+    return value
 
 
-def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> InvalidInputError:
+def _keys_surely_unique(data: bytes, value: Any) -> bool:
+    """Whether no object of ``value`` (parsed from ``data`` by a parser that keeps the last
+    of repeated keys) repeated a key: the colons of the text and of ``value`` written again
+    are as many unless a member was dropped (``jsonvalue.keys_surely_unique``, on bytes: a
+    colon is one byte in UTF-8, never part of another character). False when it cannot tell
+    (an escaped colon, an integer orjson cannot write)."""
+    if type(value) is not dict and type(value) is not list:
+        return True
+    if b"\\u003" in data:
+        return False
+    try:
+        return _written_colons(value) == data.count(b":")
+    except TypeError:
+        return False
+
+
+def _written_colons(value: Any) -> int:
+    """The colons of ``value`` written as compact JSON, written a case at a time: never a
+    second copy of a big report at once (orjson, short of memory for one, crashes)."""
+    if type(value) is not dict or type(value.get("suites")) is not list:
+        return orjson.dumps(value).count(b":")
+    total = orjson.dumps({**value, "suites": []}).count(b":")
+    for suite in value["suites"]:
+        cases = suite.get("cases") if type(suite) is dict else None
+        if type(cases) is not list:
+            total += orjson.dumps(suite).count(b":")
+            continue
+        total += orjson.dumps({**suite, "cases": []}).count(b":")
+        total += sum(orjson.dumps(case).count(b":") for case in cases)
+    return total
+
+
+def _refuse_repeated_key(data: bytes, path: str, what: str) -> None:
+    """Refuse text that repeats a key in one object, at its line and column: two readers
+    may take different members, so the file says two things. The key is not quoted (it may
+    be a result's, and private)."""
+    try:
+        parse_json_text(path, decode_utf8(path, data))
+    except JsonSyntaxError as error:
+        if error.message.startswith("duplicate key"):
+            raise ReportRefusedError(
+                f"{path}:{error.line}:{error.column}: not a JSON {what} (a key is repeated "
+                "in one object)."
+            ) from None
+        raise ReportRefusedError(
+            f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
+        ) from None
+
+
+def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> ReportRefusedError:
     """Why the text of a ``what`` (a report, a comparison) that the fast parser ``refused`` is
     not JSON, at its line and column: the strict parser, whose words are plainer, reads it
     again. A repeated key, which it refuses first and the fast parser takes, is not why (and
@@ -302,35 +389,77 @@ def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> Invalid
         parse_json_text(path, decode_utf8(path, data))
     except JsonSyntaxError as error:
         if not error.message.startswith("duplicate key"):
-            return InvalidInputError(
+            return ReportRefusedError(
                 f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
             )
     if isinstance(refused, json.JSONDecodeError):
-        return InvalidInputError(
+        return ReportRefusedError(
             f"{path}:{refused.lineno}:{refused.colno}: not a JSON {what} ({refused.msg})."
         )
-    return InvalidInputError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
+    return ReportRefusedError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
 
 
 def validation_problem(
-    path: str, error: ValidationError, what: str = "report"
-) -> InvalidInputError:
-    """The first problem pydantic found in a ``what`` (a report, a comparison), as one
-    sentence naming where (an RFC 6901 pointer)."""
+    path: str, error: ValidationError, what: str = "report", at: tuple[str | int, ...] = ()
+) -> ReportRefusedError:
+    """The first problem pydantic found in a ``what`` (a report, a comparison; ``at``: the
+    place of the part validated), as one sentence naming where (an RFC 6901 pointer)."""
     first = error.errors(include_url=False)[0]
-    where = format_pointer(first["loc"])
-    return InvalidInputError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
+    where = format_pointer((*at, *first["loc"]))
+    return ReportRefusedError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
 
 
 def parse_report(data: bytes, path: str) -> Report:
-    """Report file text, migrated to the current format; a newer format is refused."""
+    """Report file text, migrated to the current format and verified (``report.verify``: a
+    stored figure its attempts and gold do not give is refused); a newer format is refused."""
+    with memory_bounded(path):
+        return validated_report(report_value(data, path), path)
+
+
+def validated_report(value: dict[str, Any], path: str) -> Report:
+    """A report's plain JSON (``report_value``) as the report model, verified
+    (``report.verify``). Equal small records (checks, expectations) are one instance."""
     from pydantic import ValidationError
 
-    from goldgate.report.models import Report
+    from goldgate.report.models import SHARED, CaseRecord, Report
+    from goldgate.report.verify import verify_report
 
-    value = report_value(data, path)
+    raw_suites = value.get("suites")
+    if not isinstance(raw_suites, list) or not all(type(s) is dict for s in raw_suites):
+        raw_suites = None  # validating it whole names the problem
+    context: dict[str, Any] = {SHARED: {}}
     try:
         with collections_paused():
-            return Report.model_validate(value)
+            if raw_suites is None:
+                Report.model_validate(value, context=context)
+            header = Report.model_validate(
+                {**value, "suites": [{**suite, "cases": []} for suite in raw_suites or ()]},
+                context=context,
+            )
     except ValidationError as error:
         raise validation_problem(path, error) from None
+    if len(header.suites) != len(raw_suites or ()):  # pragma: no cover - validated above
+        raise ReportRefusedError(f"{path}: not a valid report at /suites.")
+    cases: list[list[CaseRecord]] = [[] for _ in header.suites]
+
+    def take(suite: int, position: int, case: Any) -> None:
+        # The cases are validated one by one as they are verified, and each case's plain
+        # JSON is let go of then: the report is never held twice in memory.
+        try:
+            cases[suite].append(CaseRecord.model_validate(case, context=context))
+        except ValidationError as error:
+            raise validation_problem(path, error, at=("suites", suite, "cases", position)) from None
+
+    with collections_paused():
+        for index, raw in enumerate(raw_suites or ()):
+            if not isinstance(raw.get("cases"), list):
+                where = format_pointer(("suites", index, "cases"))
+                raise ReportRefusedError(
+                    f"{path}: not a valid report at {where}: Input should be a valid array."
+                )
+        verify_report(value, header, path, take)
+        suites = tuple(
+            suite.model_copy(update={"cases": tuple(found)})
+            for suite, found in zip(header.suites, cases, strict=True)
+        )
+        return header.model_copy(update={"suites": suites})

@@ -61,24 +61,45 @@ def _case_2(attempts: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _awaiting(attempt: dict[str, Any], check: dict[str, Any], details: bool) -> dict[str, Any]:
+    """The queue entry format 2 keeps for a format-1 check that waits for a person."""
+    from goldgate.adjudication.verdicts import note_of, output_digest
+
+    return {
+        "case": attempt["case_id"],
+        "attempt": attempt["attempt"],
+        "check": check["name"],
+        "note": note_of(check.get("expected")) if details else None,
+        "digest": output_digest(check["actual"]),
+    }
+
+
 def _1_to_2(report: dict[str, Any]) -> dict[str, Any]:
     """Format 2 stores each case's input and gold once, beside its attempts, and a check only
     as what gold and the result do not say; the verdict says whether anything was evaluated
-    and how many checks wait for a person."""
+    and how many checks wait for a person (per suite, with the queue of them)."""
     migrated = {**report, "format": "goldgate.report/2", "interruption": None}
     repeat = report.get("options", {}).get("repeat", 1)
     suites = []
     adjudication = 0
     evaluated = False
+    details = report.get("options", {}).get("include_details") is True
     for suite in report.get("suites", []):
         attempts = suite.get("attempts", [])
+        waiting = 0
+        queue = []
         for attempt in attempts:
             for check in attempt.get("checks", []):
-                adjudication += bool(check.get("adjudication"))
+                waiting += bool(check.get("adjudication"))
                 evaluated = evaluated or check.get("outcome") != "not_run"
+                if check.get("adjudication") and isinstance(check.get("actual"), str):
+                    queue.append(_awaiting(attempt, check, details))
+        adjudication += waiting
         rest = {key: value for key, value in suite.items() if key != "attempts"}
         suites.append(
             {
+                "adjudication": waiting,
+                "adjudication_queue": queue,
                 **rest,
                 "cases_source": None,
                 "repeat": repeat,

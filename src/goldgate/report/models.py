@@ -16,7 +16,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from goldgate.dataset.models import Metric
 from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
@@ -35,6 +42,43 @@ class _Record(BaseModel):
     # Built on first validation: a run constructs its records without validating them and
     # writes them with report.plain, so that no run pays for building these models.
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+SHARED = "shared records"
+"""The validation context key of a dict in which reading a report shares equal records."""
+
+
+def _shared(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """A list of small records (a report has hundreds of thousands of checks, most of them
+    ``{"outcome": "passed"}``) validated into records shared by every equal one: frozen, so
+    one instance serves them all, and a report reads into a fraction of the memory. Only
+    where the validation context holds the cache (``report.io``); a list holding anything
+    new is validated whole, so a problem is still named at its place."""
+    cache = info.context.get(SHARED) if isinstance(info.context, dict) else None
+    if cache is None or type(value) is not list:
+        return handler(value)
+    name = info.field_name
+    keys: list[Any] = []
+    found: list[Any] = []
+    missing = False
+    try:
+        for item in value:
+            if type(item) is not dict:
+                return handler(value)
+            # Types are part of the key: 1, 1.0 and True are equal in Python, not in JSON.
+            key = (name, tuple(item.items()), tuple(map(type, item.values())))
+            record = cache.get(key)
+            missing = missing or record is None
+            keys.append(key)
+            found.append(record)
+    except TypeError:  # an unhashable value (a list, an object): validated as it is
+        return handler(value)
+    if not missing:
+        return tuple(found)
+    records = handler(value)
+    for key, record in zip(keys, records, strict=True):
+        cache.setdefault(key, record)
+    return records
 
 
 class CheckRecord(_Record):
@@ -71,6 +115,8 @@ class AttemptRecord(_Record):
         "check of an attempt that did not complete is not_run for the attempt's reason).",
     )
 
+    _shared_checks = field_validator("checks", mode="wrap")(_shared)
+
 
 class ExpectationRecord(_Record):
     name: str
@@ -95,6 +141,8 @@ class CaseRecord(_Record):
     input: dict[str, Any] | None = Field(None, description="Private: the case envelope.")
     expectations: tuple[ExpectationRecord, ...]
     attempts: tuple[AttemptRecord, ...]
+
+    _shared_expectations = field_validator("expectations", mode="wrap")(_shared)
 
 
 class TargetRecord(_Record):

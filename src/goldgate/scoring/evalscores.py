@@ -24,7 +24,14 @@ from typing import Any, Final
 
 from goldgate.scoring.outcomes import CheckOutcome, Outcome
 
-__all__ = ["SCORES_PATH", "SCORE_COMPARISON", "score_check", "score_key"]
+__all__ = [
+    "SCORES_PATH",
+    "SCORE_COMPARISON",
+    "add_value",
+    "score_check",
+    "score_key",
+    "value_figures",
+]
 
 SCORE_COMPARISON: Final = "score"
 SCORES_PATH: Final = "/scores"
@@ -89,3 +96,29 @@ def score_check(scores: Any, expected: Any) -> CheckOutcome:
     if len(judged) > 1:
         reason += f" ({len(judged) - len(failed)} of {len(judged)} '{key}' scores passed)"
     return CheckOutcome(Outcome.FAILED, reason)
+
+
+def add_value(values: dict[str, list[float]], entry: Mapping[str, Any]) -> None:
+    """Sum score ``entry``'s numeric value into ``values`` (key -> [sum, min, count]); an
+    entry that could not be taken or holds no number adds nothing. ``entry["key"]`` is a
+    string. Also what reading a report back recomputes (``report.verify``)."""
+    value = entry.get("value")
+    if "error" in entry or isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    figures = values.get(entry["key"])
+    if figures is None:
+        values[entry["key"]] = [float(value), float(value), 1.0]
+    else:
+        figures[0] += value
+        figures[1] = min(figures[1], value)
+        figures[2] += 1
+
+
+def value_figures(values: Mapping[str, list[float]]) -> dict[str, float | None]:
+    """The summary figures ``KEY.mean``, ``KEY.min`` and ``KEY.count`` of summed values."""
+    figures: dict[str, float | None] = {}
+    for key, (total, low, count) in values.items():
+        figures[f"{key}.mean"] = total / count
+        figures[f"{key}.min"] = low
+        figures[f"{key}.count"] = count
+    return figures

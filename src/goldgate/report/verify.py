@@ -1,0 +1,579 @@
+"""A report is data, not a verdict: what a report states about itself is recomputed from its
+attempts and gold when it is read, and a report whose stored figure disagrees is refused.
+
+Recomputed for every suite: each check's outcome where its comparison is built in and pure
+(exact, set, source_span, text, an eval's score) and the report holds what it was scored on
+(written with details: the attempt's result, the case's gold and input), with the text
+fields it records (assertions declared and held, waiting for a person, parsed as JSON);
+the counts of attempts and checks; the summary figures; the metrics (over the observations,
+from the suite's metric definitions, with details); the thresholds' measured values and
+whether they held; the checks waiting for a person and their queue; the suite's verdict.
+Then the run's verdict: exit code, meaning, passed, the verdicts' tally. The figures are
+computed by the very functions a run uses (``report.build``, ``goldgate.scoring``), so an
+honest report always agrees.
+
+Kept as stored, since nothing in the report can recompute them: a ``custom`` check's outcome
+(the scorer is user code), every outcome of a report written without details (nothing to
+score again) and what only the run knew (a threshold's minimum, a text check's required
+keys found, ``text.chars`` without details). docs/report-format.md says the same.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
+
+from goldgate.adjudication.verdicts import decided, note_of, output_digest
+from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
+from goldgate.errors import ReportRefusedError
+from goldgate.jsonvalue import MISSING, format_pointer, json_equal, parse_pointer, resolve
+from goldgate.report.build import (
+    ATTEMPT_STATUSES,
+    CHECK_OUTCOMES,
+    _Figures,
+    _metrics,
+    _thresholds,
+    _verdict,
+    run_verdict,
+)
+from goldgate.report.plain import record_json
+from goldgate.report.records import CountsRecord
+from goldgate.scoring.evalscores import add_value, value_figures
+from goldgate.scoring.observations import Observation, ObservationStatus
+from goldgate.scoring.score import score_compiled
+
+if TYPE_CHECKING:
+    from goldgate.dataset.models import TextOptions
+    from goldgate.report.models import Report, SuiteRecord
+    from goldgate.scoring.outcomes import CheckOutcome
+
+__all__ = ["RESCORED_COMPARISONS", "CaseTaker", "verify_report"]
+
+RESCORED_COMPARISONS = frozenset({"exact", "set", "source_span", "text", "score"})
+"""The comparisons whose stored outcomes are scored again on reading (pure, no user code)."""
+
+_RUNTIME_FAILURES = ("failed", "timed_out")
+_TEXT_FIELDS = ("assertions_declared", "assertions_held", "json_parsed")
+_PLAIN_KEYS = frozenset({"outcome", "reason"})
+_PRIVATE = frozenset({"note", "digest"})
+"""Queue fields whose values a message never shows (a note is private, a digest is noise)."""
+
+
+class _Check(NamedTuple):
+    """What ``_Figures.add`` reads of a check, taken from its stored record."""
+
+    outcome: str
+    adjudication: bool
+    assertions_declared: int | None
+    assertions_held: int | None
+    actual: Any
+    json_parsed: bool | None
+    required_keys_declared: int | None
+    required_keys_found: int | None
+
+
+_PLAIN_VIEWS = {
+    outcome: _Check(outcome, False, None, None, None, None, None, None)
+    for outcome in CHECK_OUTCOMES
+}
+"""The view of a stored check that holds only its outcome (and reason): most of them."""
+
+
+class _Gold(NamedTuple):
+    """A stored expectation's fields, as ``compile_expectation`` reads them."""
+
+    name: str
+    path: str
+    comparison: str
+    scorer: str | None
+    expected: Any
+
+
+class _Broken(Exception):
+    """A stored value of the wrong shape, found where a figure is recomputed."""
+
+    def __init__(self, where: tuple[str | int, ...], why: str) -> None:
+        super().__init__(why)
+        self.where = where
+
+
+CaseTaker = Callable[[int, int, Any], None]
+"""(suite index, case index, the case's plain JSON): called with each case before it is
+tallied (``report.io`` validates it there)."""
+
+
+def verify_report(
+    value: Mapping[str, Any], report: Report, path: str, take: CaseTaker | None = None
+) -> None:
+    """Refuse (``ReportRefusedError``, naming the field by JSON pointer) a report whose stored
+    figures are not what its attempts and gold give. ``value`` is the report's plain JSON,
+    migrated; ``report`` is it validated (its suites' cases may be left out: they are read
+    from ``value``). With ``take``, each case is handed to it first and let go of once
+    tallied (its place in ``value`` set to None): a reader that builds the case's record
+    there never holds the whole report twice."""
+    details = value["options"].get("include_details") is True
+    json_options = _json_options()
+    for index, (raw, record) in enumerate(zip(value["suites"], report.suites, strict=True)):
+        try:
+            _verify_suite(raw, record, details, json_options, index, path, take)
+        except _Broken as error:
+            where = format_pointer(error.where)
+            raise ReportRefusedError(f"{path}: not a valid report at {where}: {error}.") from None
+    complete = value.get("complete")
+    if type(complete) is not bool:
+        raise ReportRefusedError(f"{path}: not a valid report at /complete: not a boolean.")
+    adjudication = sum(suite.adjudication for suite in report.suites)
+    verdict = run_verdict(report.suites, not complete, adjudication)
+    stored = value.get("verdict")
+    if isinstance(stored, Mapping):  # a field a format left out reads as its default
+        stored = {**report.verdict.model_dump(mode="json"), **stored}
+    _agree(path, ("verdict",), stored, record_json(verdict))
+
+
+def _json_options() -> TextOptions:
+    from goldgate.dataset.models import TextOptions
+
+    return TextOptions.model_validate({"json": True})
+
+
+class _Tally:
+    """One suite's attempts, read back in case-major order into what its record states:
+    the same tallies ``SuiteCollector`` keeps as a run goes."""
+
+    def __init__(
+        self, record: SuiteRecord, details: bool, json_options: TextOptions, path: str
+    ) -> None:
+        self.details = details
+        self.skipped = record.status == "skipped"
+        self.json_options = json_options
+        self.path = path
+        self.attempts: Counter[str] = Counter()
+        self.checks: Counter[str] = Counter()
+        self.figures = _Figures()
+        self.definitions = record.metric_definitions
+        self.observations: list[list[Observation]] = [[] for _ in self.definitions]
+        self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
+        self.tokens = [parse_pointer(m.path) for m in self.definitions]
+        self._last: tuple[Any, list[_Check]] | None = None
+        """The case's attempt last verified (its result's and checks' bytes), its checks."""
+        self._gold: tuple[Mapping[str, Any], list[Any]] | None = None
+        """The case last observed, and its gold at each metric's path."""
+        self.values: dict[str, list[float]] = {}
+        self.queue: list[dict[str, Any]] = []
+        self.waiting: list[tuple[str, int, str]] = []
+        self.known: dict[str, Any] = {}  # compiled patterns, shared by the suite's cases
+
+    def case(self, case: Mapping[str, Any], here: tuple[str | int, ...]) -> None:
+        """One case's attempts into the tallies, each rescorable check scored again."""
+        expectations = case["expectations"]
+        compiled: list[CompiledExpectation] | None = None
+        self._last = None  # an attempt is reused within its case only: its gold is theirs
+        envelope = case.get("input") if self.details else None
+        for number, attempt in enumerate(case["attempts"]):
+            status = attempt["status"]
+            self.attempts[status] += 1
+            if status == "skipped" and not self.skipped:
+                pointer = format_pointer((*here, "attempts", number, "status"))
+                raise ReportRefusedError(
+                    f"{self.path}: stored {pointer} is 'skipped' in a suite that was not "
+                    "skipped (only a suite not authorized to run skips its attempts); the "
+                    "report was altered or is corrupt."
+                )
+            stored = attempt.get("checks") or ()
+            result = attempt.get("result") if self.details else None
+            if status != "completed":
+                if stored:  # an attempt that did not complete has none: all are not_run
+                    _agree(self.path, (*here, "attempts", number, "checks"), stored, [])
+                self.checks["not_run"] += len(expectations)
+            else:
+                if len(stored) != len(expectations):
+                    raise ValueError(
+                        f"attempt {number}: {len(stored)} checks for "
+                        f"{len(expectations)} expectations"
+                    )
+                if self.details and compiled is None:
+                    compiled = [self._compiled(e) for e in expectations]
+                if self.details and not isinstance(result, dict):
+                    raise ValueError(
+                        f"attempt {number}: a completed attempt of a report written with "
+                        "details has no result"
+                    )
+                where = (*here, "attempts", number, "checks")
+                self._checks(case, attempt, stored, compiled, result, envelope or {}, where)
+            if self.definitions and self.details:
+                self._observe(case, attempt, status, result)
+
+    def _compiled(self, expectation: Mapping[str, Any]) -> CompiledExpectation:
+        comparison = expectation.get("comparison") or "exact"
+        gold = _Gold(
+            expectation["name"],
+            expectation["path"],
+            comparison,
+            expectation.get("scorer"),
+            expectation.get("expected"),
+        )
+        return compile_expectation(gold, self.known)
+
+    def _checks(
+        self,
+        case: Mapping[str, Any],
+        attempt: Mapping[str, Any],
+        stored: Sequence[Mapping[str, Any]],
+        compiled: Sequence[CompiledExpectation] | None,
+        result: Any,
+        envelope: Mapping[str, Any],
+        where: tuple[str | int, ...],
+    ) -> None:
+        # An attempt whose result and stored checks are the very bytes of the case's attempt
+        # before it (``--repeat`` of a steady application) is that attempt again: its checks
+        # were verified, scored again and typed then, and are only counted now.
+        try:
+            key: Any = (orjson.dumps(result), orjson.dumps(stored))
+        except TypeError:  # an integer past 64 bits: verified every time
+            key = None
+        last = self._last
+        if key is not None and last is not None and last[0] == key:
+            views = last[1]
+            for position, view in enumerate(views):
+                self.checks[view.outcome] += 1
+                if view.adjudication:
+                    self._waits(case, attempt, case["expectations"][position], view.actual)
+        else:
+            views = self._verified(case, attempt, stored, compiled, result, envelope, where)
+            self._last = None if key is None else (key, views)
+        self.figures.add(views)
+        scores = result.get("scores") if isinstance(result, dict) else None
+        if type(scores) is list:  # a Python eval's numeric scores (its KEY.mean figures)
+            for entry in scores:
+                if type(entry) is dict and type(entry.get("key")) is str:
+                    add_value(self.values, entry)
+
+    def _verified(
+        self,
+        case: Mapping[str, Any],
+        attempt: Mapping[str, Any],
+        stored: Sequence[Mapping[str, Any]],
+        compiled: Sequence[CompiledExpectation] | None,
+        result: Any,
+        envelope: Mapping[str, Any],
+        where: tuple[str | int, ...],
+    ) -> list[_Check]:
+        """The attempt's stored checks, typed, counted and (pure comparisons, with details)
+        scored again from its result and gold."""
+        fresh = None if compiled is None else self._scored(compiled, result, envelope, stored)
+        views = []
+        for position, check in enumerate(stored):
+            outcome = check["outcome"]
+            plain = _PLAIN_VIEWS.get(outcome) if check.keys() <= _PLAIN_KEYS else None
+            if plain is not None:  # most checks: an outcome and perhaps its reason
+                view = plain
+            else:
+                view = self._view(check, outcome, compiled, position, result)
+            self.checks[outcome] += 1
+            views.append(view)
+            if fresh is not None:
+                again = fresh[position]
+                if again is not None and not _same(view, check, again):
+                    _disagreement(check, again, (*where, position), self.path)
+            if view.adjudication:
+                self._waits(case, attempt, case["expectations"][position], view.actual)
+        return views
+
+    def _scored(
+        self,
+        compiled: Sequence[CompiledExpectation],
+        result: Any,
+        envelope: Mapping[str, Any],
+        stored: Sequence[Mapping[str, Any]],
+    ) -> tuple[CheckOutcome | None, ...]:
+        """Each check of a pure comparison scored again (None for the rest)."""
+        parsed = (check.get("json_parsed") is not None for check in stored)
+        return tuple(
+            score_compiled(gold, result, envelope, self.json_options if wants_json else None)
+            if gold.comparison in RESCORED_COMPARISONS
+            else None
+            for gold, wants_json in zip(compiled, parsed, strict=True)
+        )
+
+    def _view(
+        self,
+        check: Mapping[str, Any],
+        outcome: str,
+        compiled: Sequence[CompiledExpectation] | None,
+        position: int,
+        result: Any,
+    ) -> _Check:
+        """A stored check with more than its outcome and reason, its fields' types checked;
+        with the value it looked at where the figures need it (a text check's answer)."""
+        if outcome not in CHECK_OUTCOMES:
+            raise ValueError(f"unknown check outcome {outcome!r}")
+        actual: Any = None
+        if compiled is not None:
+            gold = compiled[position]
+            if gold.comparison == "text" and gold.tokens is not None:
+                found = resolve(result, gold.tokens)
+                actual = None if found is MISSING else found
+        view = _Check(
+            outcome,
+            _flag(check, "adjudication"),
+            _count(check, "assertions_declared"),
+            _count(check, "assertions_held"),
+            actual,
+            _optional_flag(check, "json_parsed"),
+            _count(check, "required_keys_declared"),
+            _count(check, "required_keys_found"),
+        )
+        _flag(check, "adjudicated")
+        if (view.required_keys_found or 0) > (view.required_keys_declared or 0):
+            raise ValueError("a check found more required keys than it declared")
+        return view
+
+    def _waits(
+        self,
+        case: Mapping[str, Any],
+        attempt: Mapping[str, Any],
+        expectation: Mapping[str, Any],
+        actual: Any,
+    ) -> None:
+        name = expectation["name"]
+        self.waiting.append((case["id"], attempt["attempt"], name))
+        if isinstance(actual, str):
+            self.queue.append(
+                {
+                    "case": case["id"],
+                    "attempt": attempt["attempt"],
+                    "check": name,
+                    "note": note_of(expectation.get("expected")),
+                    "digest": output_digest(actual),
+                }
+            )
+
+    def _observe(
+        self, case: Mapping[str, Any], attempt: Mapping[str, Any], status: str, result: Any
+    ) -> None:
+        """What the attempt says for each metric, as the run observed it
+        (``build._observation``)."""
+        case_id = case["id"]
+        if self._gold is None or self._gold[0] is not case:
+            paths = {e["path"]: e.get("expected") for e in reversed(case["expectations"])}
+            self._gold = (case, [paths.get(m.path, MISSING) for m in self.definitions])
+        for metric, tokens, scope, expected, found in zip(
+            self.definitions, self.tokens, self.scopes, self._gold[1], self.observations,
+            strict=True,
+        ):  # fmt: skip
+            if scope is not None and case_id not in scope:
+                continue
+            if expected is MISSING:
+                raise ValueError(f"no expectation at the path of metric {metric.name!r}")
+            state: ObservationStatus
+            if status == "completed" and result is not None:
+                predicted: Any = resolve(result, tokens)
+                state = "observed"
+            else:
+                predicted = MISSING
+                state = "error" if status in _RUNTIME_FAILURES else "skipped"
+            found.append(Observation(case_id, attempt["attempt"], expected, state, predicted))
+
+
+def _verify_suite(
+    raw: Mapping[str, Any],
+    record: SuiteRecord,
+    details: bool,
+    json_options: TextOptions,
+    index: int,
+    path: str,
+    take: CaseTaker | None,
+) -> None:
+    here: tuple[str | int, ...] = ("suites", index)
+    tally = _Tally(record, details, json_options, path)
+    stored = partial(_stored, raw, record)
+    cases = raw["cases"]
+    for position, case in enumerate(cases):
+        if take is not None:
+            take(index, position, case)
+        try:
+            tally.case(case, (*here, "cases", position))
+        except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as error:
+            why = f"missing {error}" if isinstance(error, KeyError) else str(error) or "malformed"
+            raise _Broken((*here, "cases", position), why) from None
+        if take is not None:
+            cases[position] = None  # tallied and taken: its plain JSON is let go of
+    attempts, checks = tally.attempts, tally.checks
+    counts = CountsRecord(
+        {status: attempts[status] for status in ATTEMPT_STATUSES},
+        {outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
+    )
+    if record.status == "skipped":  # a suite skipped as a whole: every attempt skipped
+        unskipped = sum(attempts.values()) - attempts["skipped"]
+        _agree(path, (*here, "status"), stored("status"), "ran" if unskipped else "skipped")
+    _agree(path, (*here, "case_count"), stored("case_count"), len(raw["cases"]))
+    _agree(path, (*here, "attempt_count"), stored("attempt_count"), sum(attempts.values()))
+    _agree(path, (*here, "counts"), stored("counts"), counts._asdict())
+    stored_summary = stored("summary")
+    summary = tally.figures.summary()
+    if details:
+        summary.update(value_figures(tally.values))
+    elif isinstance(stored_summary, Mapping):  # what only the results could say, as stored
+        summary["text.chars"] = stored_summary.get("text.chars")
+        summary.update({k: v for k, v in stored_summary.items() if k not in summary})
+    _agree(path, (*here, "summary"), stored_summary, summary)
+    _agree(path, (*here, "adjudication"), stored("adjudication"), tally.figures.adjudication)
+    _verify_queue(stored("adjudication_queue"), tally, (*here, "adjudication_queue"), path)
+    skipped = record.status == "skipped"
+    metrics: Sequence[Any] = record.metrics
+    # A report without metric definitions (format 1, migrated) keeps its metrics as stored.
+    if skipped or (details and (tally.definitions or not record.metrics)):
+        metrics = () if skipped else _metrics(tally.definitions, tally.observations)
+        computed = [metric.model_dump(mode="json") for metric in metrics]
+        _agree(path, (*here, "metrics"), stored("metrics"), computed)
+    minimums = {threshold.key: threshold.minimum for threshold in record.thresholds}
+    thresholds = _thresholds(minimums, summary, metrics)
+    stored_thresholds = stored("thresholds")
+    _agree(path, (*here, "thresholds"), stored_thresholds, [t._asdict() for t in thresholds])
+    verdict: str
+    if skipped:
+        verdict = "skipped"
+    elif record.status == "not_started":
+        verdict = "incomplete"
+    else:
+        verdict = _verdict(counts, thresholds, bool(record.thresholds))
+    _agree(path, (*here, "verdict"), stored("verdict"), verdict)
+
+
+def _same(view: _Check, check: Mapping[str, Any], fresh: CheckOutcome) -> bool:
+    """Whether a stored check (its fields' types checked in ``view``) is what scoring it
+    again gave; a check a person decided is left to ``_disagreement``."""
+    return (
+        view.outcome == fresh.outcome
+        and view.adjudication is fresh.adjudication
+        and view.assertions_declared == fresh.assertions_declared
+        and view.assertions_held == fresh.assertions_held
+        and view.json_parsed == fresh.json_parsed
+        and "adjudicated" not in check
+    )
+
+
+def _disagreement(
+    check: Mapping[str, Any], fresh: CheckOutcome, where: tuple[str | int, ...], path: str
+) -> None:
+    """Refuse the stored check where it is not ``fresh`` (the check scored again from the
+    stored result and gold), naming the field; a check a person decided (``adjudicated``)
+    must be what one of the two verdicts makes of ``fresh``."""
+    if check.get("adjudicated", False) is True:
+        if not fresh.adjudication:
+            _agree(path, (*where, "adjudicated"), True, False)
+        passing, failing = decided(fresh, True), decided(fresh, False)
+        fresh = failing if check.get("outcome") == failing.outcome.value else passing
+    else:
+        _agree(path, (*where, "adjudicated"), check.get("adjudicated", False), False)
+    _agree(path, (*where, "outcome"), check.get("outcome"), fresh.outcome.value)
+    _agree(path, (*where, "adjudication"), check.get("adjudication", False), fresh.adjudication)
+    for name in _TEXT_FIELDS:
+        _agree(path, (*where, name), check.get(name), getattr(fresh, name))
+
+
+def _verify_queue(stored: Any, tally: _Tally, where: tuple[str | int, ...], path: str) -> None:
+    if tally.details:
+        _agree(path, where, stored, tally.queue)
+        return
+    # Without the answers, which checks waited is known but not what was queued for them:
+    # every queued entry must name one of them, in order.
+    if not isinstance(stored, list):
+        _agree(path, where, stored, [])
+        return
+    remaining = iter(tally.waiting)
+    for position, entry in enumerate(stored):
+        key = (entry.get("case"), entry.get("attempt"), entry.get("check"))
+        if type(entry) is not dict or not any(key == each for each in remaining):
+            raise ReportRefusedError(
+                f"{path}: stored {format_pointer((*where, position))} names no check of its "
+                "attempts that waits for a person; the report was altered or is corrupt."
+            )
+
+
+def _stored(raw: Mapping[str, Any], record: SuiteRecord, key: str) -> Any:
+    """The suite's stored ``key``; where its format left it out, the default it reads as."""
+    if key in raw:
+        return raw[key]
+    default = getattr(record, key)
+    return [each.model_dump(mode="json") for each in default] if type(default) is tuple else default
+
+
+def _count(check: Mapping[str, Any], name: str) -> int | None:
+    value = check.get(name)
+    if value is None or (type(value) is int and value >= 0):
+        return value
+    raise ValueError(f"a check's {name} must be a non-negative integer")
+
+
+def _flag(check: Mapping[str, Any], name: str) -> bool:
+    value = check.get(name, False)
+    if type(value) is not bool:
+        raise ValueError(f"a check's {name} must be a boolean")
+    return value
+
+
+def _optional_flag(check: Mapping[str, Any], name: str) -> bool | None:
+    value = check.get(name)
+    if value is not None and type(value) is not bool:
+        raise ValueError(f"a check's {name} must be a boolean")
+    return value
+
+
+def _agree(path: str, where: tuple[str | int, ...], stored: Any, computed: Any) -> None:
+    """Refuse ``stored`` (the report's value at ``where``) unless it is ``computed``."""
+    if json_equal(stored, computed):
+        return
+    tokens, stored, computed = _first_difference(where, stored, computed)
+    pointer = format_pointer(tokens)
+    private = bool(_PRIVATE.intersection(str(token) for token in tokens[-1:]))
+    if private:
+        raise ReportRefusedError(
+            f"{path}: stored {pointer} is not what its attempts and gold give; the report was "
+            "altered or is corrupt."
+        )
+    raise ReportRefusedError(
+        f"{path}: stored {pointer} is {_shown(stored)} but its attempts and gold give "
+        f"{_shown(computed)}; the report was altered or is corrupt."
+    )
+
+
+def _first_difference(
+    where: tuple[str | int, ...], stored: Any, computed: Any
+) -> tuple[tuple[str | int, ...], Any, Any]:
+    """The innermost place where ``stored`` and ``computed`` differ, and both values there."""
+    if isinstance(stored, Mapping) and isinstance(computed, Mapping):
+        for key, value in computed.items():
+            if key not in stored:
+                return (*where, key), MISSING, value
+            if not json_equal(stored[key], value):
+                return _first_difference((*where, key), stored[key], value)
+        extra = next(key for key in stored if key not in computed)
+        return (*where, extra), stored[extra], MISSING
+    if isinstance(stored, list) and isinstance(computed, list) and len(stored) == len(computed):
+        for position, (left, right) in enumerate(zip(stored, computed, strict=True)):
+            if not json_equal(left, right):
+                return _first_difference((*where, position), left, right)
+    return where, stored, computed
+
+
+def _shown(value: Any) -> str:
+    """A stored or computed value in a message: short, and never a whole private value."""
+    if value is MISSING:
+        return "absent"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = orjson.dumps(value).decode("utf-8")
+        except (TypeError, orjson.JSONEncodeError):
+            text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

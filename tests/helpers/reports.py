@@ -1,0 +1,91 @@
+"""Reports edited on purpose, made coherent again: a test that forges what a report holds
+(an extra case, another gold) to reach a check beyond the reader's own verification
+recomputes every figure the report states, as a run would have written them."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from goldgate.dataset.compiled import compile_expectation
+from goldgate.report.build import _thresholds, _verdict, check_json, rebuild_suite, run_verdict
+from goldgate.report.models import Report, SuiteRecord, ThresholdRecord, VerdictRecord
+from goldgate.report.verify import RESCORED_COMPARISONS
+from goldgate.scoring.score import score_compiled
+
+
+class _Gold(NamedTuple):
+    name: str
+    path: str
+    comparison: str
+    scorer: str | None
+    expected: Any
+
+
+def _rescored(value: dict[str, Any]) -> None:
+    """Every check of a pure comparison scored again from its stored result and gold."""
+    for suite in value["suites"]:
+        for case in suite["cases"]:
+            gold = [
+                compile_expectation(
+                    _Gold(
+                        e["name"],
+                        e["path"],
+                        e.get("comparison") or "exact",
+                        e.get("scorer"),
+                        e.get("expected"),
+                    )
+                )
+                for e in case["expectations"]
+            ]
+            for attempt in case["attempts"]:
+                if attempt["status"] != "completed" or attempt.get("result") is None:
+                    continue
+                for position, check in enumerate(attempt["checks"]):
+                    if gold[position].comparison not in RESCORED_COMPARISONS:
+                        continue
+                    fresh = score_compiled(
+                        gold[position], attempt["result"], case.get("input") or {}
+                    )
+                    attempt["checks"][position] = {
+                        **{k: v for k, v in check_json(fresh).items() if k != "json_parsed"},
+                        **{k: check[k] for k in ("json_parsed", "required_keys_found",
+                                                 "required_keys_declared") if k in check},
+                    }  # fmt: skip
+
+
+def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
+    """``rebuild_suite``, keeping a Python eval's value figures (``KEY.mean``...), which it
+    does not compute, and what its thresholds and verdict make of them."""
+    rebuilt = rebuild_suite(suite, suite.cases)
+    summary = {**rebuilt.summary}
+    summary.update({k: v for k, v in suite.summary.items() if k not in summary})
+    minimums = {threshold.key: threshold.minimum for threshold in suite.thresholds}
+    thresholds = _thresholds(minimums, summary, rebuilt.metrics)
+    verdict = (
+        _verdict(rebuilt.counts, thresholds, bool(minimums))
+        if suite.status == "ran"
+        else suite.verdict
+    )
+    return rebuilt.model_copy(
+        update={
+            "summary": summary,
+            "thresholds": tuple(ThresholdRecord(**t._asdict()) for t in thresholds),
+            "verdict": verdict,
+        }
+    )
+
+
+def coherent(value: dict[str, Any], *, rescore: bool = True) -> dict[str, Any]:
+    """``value`` (a report's JSON) with its checks of pure comparisons scored again, and its
+    counts, summaries, metrics, thresholds, queues and verdicts recomputed from its attempts
+    and gold. ``rescore=False`` keeps the checks as they
+    are: a forgery whose every figure agrees with its forged check outcomes."""
+    if rescore:
+        _rescored(value)
+    report = Report.model_validate(value)
+    suites = tuple(_rebuilt(suite) for suite in report.suites)
+    verdict = run_verdict(suites, not report.complete, sum(s.adjudication for s in suites))
+    rebuilt = report.model_copy(
+        update={"suites": suites, "verdict": VerdictRecord(**verdict._asdict())}
+    )
+    return rebuilt.model_dump(mode="json")
