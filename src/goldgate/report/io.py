@@ -31,6 +31,7 @@ from goldgate.memory import collections_paused
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps
+from goldgate.supervisor import announce
 
 if TYPE_CHECKING:  # the models are imported to read a report: a run writes without them
     from pydantic import ValidationError
@@ -124,6 +125,7 @@ class ReportFile:
             return
         os.fchmod(descriptor, 0o600)
         self._descriptor, self._temporary = descriptor, Path(temporary)
+        announce("temp", temporary)  # named by a supervisor whose run never finished it
 
     def write(self, data: bytes) -> None:
         self._chunks.append(data)
