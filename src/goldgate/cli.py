@@ -579,9 +579,10 @@ def action() -> None:
     """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
     (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
     job summary, annotations, step outputs)."""
-    from goldgate.github.action import run_action
+    from goldgate.github.action import hold_tokens_apart, run_action
 
-    _finish(ExitCode(run_action()))
+    tokens = hold_tokens_apart()  # may start goldgate again, without them in its environment
+    _finish(ExitCode(run_action({**os.environ, **tokens})))
 
 
 def _refuse_for_mode(given: dict[str, bool], mode: str, why: str) -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "import_deadline",
     "in_child",
     "note_signal",
+    "run_child",
     "signal_received",
     "supervise",
 ]
@@ -237,3 +238,44 @@ def _outcome(
     if heard.signals:  # a real signal to goldgate: interrupted, whatever the child did
         code = most_severe(code, ExitCode.INTERRUPTED)
     return int(code)
+
+
+def run_child(argv: list[str], env: dict[str, str]) -> int:
+    """Run ``argv`` (a goldgate command that supervises its own run) as a new program with
+    exactly ``env``, forwarding SIGINT and SIGTERM to it; its exit code. A child killed by a
+    signal wrote no report: one sentence, and exit 4 (130 when goldgate was interrupted)."""
+    import subprocess
+
+    from goldgate.errors import ExitCode
+    from goldgate.stdio import warn
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    received: list[int] = []
+    started: list[subprocess.Popen[bytes]] = []
+
+    def forward(signum: int, frame: object) -> None:
+        received.append(signum)
+        if started:
+            with contextlib.suppress(OSError):
+                started[0].send_signal(signum)
+
+    handlers = {number: signal.signal(number, forward) for number in _SIGNALS}
+    try:
+        process = subprocess.Popen(argv, env=env, close_fds=True)
+        started.append(process)
+        if received:  # it came while the child was starting
+            process.send_signal(received[0])
+        code = process.wait()
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    if code >= 0:
+        return code
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    warn(f"goldgate: the run ended without writing its report (its process was killed by {name}).")
+    return int(ExitCode.INTERRUPTED if received else ExitCode.RUNTIME_FAILURE)
