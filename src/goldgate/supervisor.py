@@ -208,6 +208,21 @@ def _wait(pid: int, read_end: int, heard: _Heard, import_seconds: float) -> tupl
     return status, overdue
 
 
+def _kept(temporary: Path, display_path: Any) -> str:
+    """What the sentence says of the report's temporary file: where it is when it holds
+    what the run wrote before it ended (the report is written in chunks of a megabyte);
+    an empty one is removed."""
+    try:
+        size = temporary.stat().st_size
+    except OSError:
+        return ""
+    if size == 0:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        return ""
+    return f"; what it wrote before it ended is in {display_path(temporary)}"
+
+
 def _outcome(
     heard: _Heard, status: int, overdue: str | None, import_seconds: float, json_output: bool
 ) -> int:
@@ -226,8 +241,8 @@ def _outcome(
         )
     else:
         kept = ""
-        if heard.temporary is not None and Path(heard.temporary).is_file():
-            kept = f"; what it wrote before it ended is in {display_path(Path(heard.temporary))}"
+        if heard.temporary is not None:
+            kept = _kept(Path(heard.temporary), display_path)
         sentence = f"the run ended without writing its report ({_how_it_ended(status)}){kept}."
     warn(f"goldgate: {sentence}")
     if json_output:
