@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_PR_SET_PDEATHSIG = 1
+_RUNTIME_FAILURE = 4
 _channel: int | None = None
 """In the child: the write end of the pipe to the parent."""
 _signalled: list[int] = []
@@ -132,6 +134,7 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
     try:
         pid = os.fork()
@@ -143,6 +146,7 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
     if pid == 0:
         os.close(read_end)
         _channel = write_end
+        _die_with(parent)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         return None
     os.close(write_end)
@@ -162,6 +166,19 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
             signal.signal(number, handler)
         os.close(read_end)
     return _outcome(heard, status, overdue, import_seconds, json_output)
+
+
+def _die_with(parent: int) -> None:
+    """In the child: be killed when the parent is (a tool that kills only the process it
+    started, the OOM killer), as the run would be without a supervisor (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it was gone before the request took effect
+        os._exit(int(_RUNTIME_FAILURE))
 
 
 def _wait(pid: int, read_end: int, heard: _Heard, import_seconds: float) -> tuple[int, str | None]:

@@ -118,8 +118,7 @@ async def stubborn(ctx):
 
 
 @eval(dataset="d")
-async def after(ctx):
-    await asyncio.sleep(0)
+async def after(ctx):  # never awaits: a cancellation cannot reach it
     ctx.output = "after"
 """
 )
@@ -169,7 +168,7 @@ def test_sigterm_stops_an_async_eval_that_ignores_it_with_an_incomplete_report(
     attempts = {c["id"]: c["attempts"][0] for c in report["suites"][0]["cases"]}
     assert attempts["fine"]["status"] == "completed"
     assert attempts["stubborn"]["status"] == "cancelled"
-    assert attempts["after"]["status"] == "cancelled"
+    assert attempts["after"]["status"] == "cancelled"  # nothing starts after the stop
 
 
 REGRADED = """

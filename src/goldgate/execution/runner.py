@@ -428,7 +428,8 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.end(current)
                     deliver(position, outcome)
-                    item = next(identities, None)
+                    # Nothing starts after a stop, even when the attempt came back from it.
+                    item = None if stop is not None and stop.is_set() else next(identities, None)
                     if scope.cancel_called:
                         # The attempt outlived its deadline without ending cancelled (it
                         # ignored the cancellation): the next one gets a scope of its own.
