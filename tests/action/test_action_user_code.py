@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 from helpers.fake_github import TOKEN
-from run.support import CliRun, run_cli
+from run.support import CliRun, run_cli, start_cli
 
 from .conftest import SECRET, Runner
 from .scenarios import everything_written
@@ -179,3 +180,54 @@ def test_mode_evals_with_an_eval_file_that_ends_its_process_is_exit_4(runner: Ru
     assert runner.outputs()["exit_code"] == "4"
     summary = runner.summary.read_text("utf-8")
     assert "The run wrote no report (exit 4)." in summary
+
+
+SLOW = """\
+import asyncio
+import pathlib
+
+
+async def handle(request):
+    if request["envelope"]["payload"].get("slow"):
+        pathlib.Path(__file__).with_name("sleeping").touch()
+        await asyncio.sleep(120)
+    return {"execution": {"status": "completed"}, "payload": {"found": []}}
+"""
+
+
+def test_a_signal_to_the_action_reaches_the_run_which_keeps_what_finished(
+    runner: Runner,
+) -> None:
+    config = _probe_project(runner.workspace / "probe")
+    (runner.workspace / "probe" / "probe_app.py").write_text(SLOW, "utf-8")
+    dataset_path = runner.workspace / "probe" / "evaluation" / "dataset.json"
+    dataset = json.loads(dataset_path.read_text("utf-8"))
+    [quick] = dataset["suites"][0]["cases"]
+    slow = {**quick, "id": "slow", "input": {"payload": {"slow": True}, "metadata": {}}}
+    dataset["suites"][0]["cases"] = [quick, slow]
+    dataset_path.write_text(json.dumps(dataset), "utf-8")
+    runner.output.write_text("", "utf-8")
+    runner.summary.write_text("", "utf-8")
+    env = runner.env(config=str(config.relative_to(runner.workspace)), baseline="", comment="off")
+    process = start_cli("action", cwd=runner.workspace, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (runner.workspace / "probe" / "sleeping").exists():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the slow case never started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise
+
+    assert process.returncode == 130, stdout + stderr
+    assert "Traceback" not in stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "130"
+    report: dict[str, Any] = json.loads((runner.workspace / outputs["report"]).read_text("utf-8"))
+    assert (report["complete"], report["interruption"]) == (False, "SIGINT")
+    statuses = [case["attempts"][0]["status"] for case in report["suites"][0]["cases"]]
+    assert statuses == ["completed", "cancelled"]
