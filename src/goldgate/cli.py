@@ -333,16 +333,21 @@ def evaluate(
     )
 
 
+def _streams_inheritable() -> bool:
+    """Whether stdout and stderr are descriptors 1 and 2, which a child or a new program can
+    share (not so for a caller that captures them in memory, an in-process test)."""
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def _supervised(import_seconds: float, json_output: bool) -> None:
     """Run the rest of this command (which imports and runs user code) in a child process
     that user code cannot turn into a false outcome (``goldgate.supervisor``); this process
     waits and exits with the run's code. A caller whose stdout or stderr is not a file
     descriptor (an in-process test) cannot share them with a child: it runs here."""
-    try:
-        inheritable = sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
-    except (AttributeError, OSError, ValueError):
-        inheritable = False
-    if not inheritable:
+    if not _streams_inheritable():
         return
     from goldgate.supervisor import supervise
 
@@ -581,7 +586,8 @@ def action() -> None:
     job summary, annotations, step outputs)."""
     from goldgate.github.action import hold_tokens_apart, run_action
 
-    tokens = hold_tokens_apart()  # may start goldgate again, without them in its environment
+    # Starts goldgate again without them in its environment (not under an in-process caller).
+    tokens = hold_tokens_apart() if _streams_inheritable() else {}
     _finish(ExitCode(run_action({**os.environ, **tokens})))
 
 
