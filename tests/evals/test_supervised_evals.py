@@ -197,3 +197,33 @@ def test_regrade_whose_evaluator_ends_the_process_is_exit_4(project: Path) -> No
     assert result.code == 4, result.output
     assert f"{ENDED} (its process exited with status 0)" in result.stderr
     assert not (project / "again.json").exists()
+
+
+IGNORING_EVALUATOR = """
+async def judge(result):
+    while True:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            pass
+
+
+@eval(dataset="d", evaluators=[judge])
+async def judged(ctx):
+    ctx.output = "ok"
+"""
+
+
+def test_an_async_evaluator_that_ignores_cancellation_times_out_its_attempt(
+    project: Path,
+) -> None:
+    put(project, "eval_judged.py", IGNORING_EVALUATOR + FINE)
+
+    result = run_cli("evals", "run", "evals", "--timeout", "1", "--output", "out.json", cwd=project)
+
+    assert result.code == 4, result.output
+    attempts = {
+        c["id"]: c["attempts"][0] for c in _report(project / "out.json")["suites"][0]["cases"]
+    }
+    assert attempts["judged"]["status"] == "timed_out"
+    assert attempts["fine"]["status"] == "completed"

@@ -86,7 +86,7 @@ async def _call(function: Callable[..., Any], *args: Any, is_async: bool | None 
     """Await an async callable; run a sync one in a thread (and await what it returns, if
     that is awaitable)."""
     if is_async_callable(function) if is_async is None else is_async:
-        return await function(*args)
+        return await interruptible(function(*args))  # the watchdog's, if it ignores cancelling
     result = await _in_thread(function, *args)
     if inspect.isawaitable(result):
         result = await result
