@@ -124,6 +124,7 @@ class Watchdog:
         self.last_tick = time.monotonic()
         self.deadlines: dict[object, float] = {}
         self.tasks: dict[object, asyncio.Task[Any] | None] = {}
+        self.ignoring_since: float | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stop_at: float | None = None
         self._why = "deadline"
@@ -157,12 +158,24 @@ class Watchdog:
     def _break_in(self, why: str, late: float) -> None:
         """On the loop: every attempt past its deadline by ``late`` (all of them, after a
         stop request) gets ``LoopBlocked`` instead of the next cancellation it would catch
-        (see ``interruptible``)."""
+        (see ``interruptible``). ``ignoring_since``: since when some attempt still running
+        has been broken into (None: none)."""
         now = time.monotonic()
+        running = False
         for token, deadline in list(self.deadlines.items()):
             task = self.tasks.get(token)
-            if task is not None and (why == "stop" or deadline + late <= now):
+            if task is None:
+                continue
+            if task.done():  # its worker ended without saying so (cancelled): nothing runs
+                self.end(token)
+                continue
+            if why == "stop" or deadline + late <= now:
                 _BROKEN_IN[task] = why
+                running = True
+        if not running:
+            self.ignoring_since = None
+        elif self.ignoring_since is None:
+            self.ignoring_since = now
 
     def request_stop(self) -> None:
         if self.stop_at is None:
@@ -216,9 +229,10 @@ class Watchdog:
         while not self._closed.wait(_POLL):
             now = time.monotonic()
             if now - self.last_tick < self.grace:  # the loop is alive
-                kicked_at, last_kick = self._ignoring(now, kicked_at, last_kick)
-                if kicked_at is not None and now - kicked_at >= self.give_up:
-                    self.on_stuck()
+                kicked_at, last_kick = None, self._ignoring(now, last_kick)
+                since = self.ignoring_since
+                if since is not None and now - since >= self.give_up:
+                    self.on_stuck()  # it ignores LoopBlocked as well
                     return
                 continue
             why = self._due(now, self.grace)
@@ -235,20 +249,19 @@ class Watchdog:
                 last_kick = now
                 signal.pthread_kill(self._main, signal.SIGUSR1)
 
-    def _ignoring(
-        self, now: float, kicked_at: float | None, last_kick: float
-    ) -> tuple[float | None, float]:
-        """With the loop alive: break into attempts that ignore being cancelled; when the
-        first break-in was asked for, and when the last."""
+    def _ignoring(self, now: float, last_kick: float) -> float:
+        """With the loop alive: ask the loop to break into attempts that ignore being
+        cancelled (``_break_in``); when it was last asked."""
         late = self.grace + _IGNORED
         why = self._due(now, late)
         loop = self._loop
         if why is None or loop is None:
-            return None, last_kick
+            self.ignoring_since = None
+            return last_kick
         if now - last_kick >= _KICK_AGAIN:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 loop.call_soon_threadsafe(
                     self._break_in, "ignored" if why == "deadline" else why, late
                 )
             last_kick = now
-        return (now if kicked_at is None else kicked_at), last_kick
+        return last_kick

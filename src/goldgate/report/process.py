@@ -136,6 +136,7 @@ class ReportProcess:
         self._ended = False
         self._sent = 0
         self._read = 0
+        self._answers: list[Any] = []
         """Batches sent, and read by the report process as far as its last word says."""
         # One poll object for every look (Connection.poll builds a selector at each call).
         self._poll = select.poll()
@@ -222,6 +223,9 @@ class ReportProcess:
         self._flush()
         try:
             while True:
+                if self._answers:  # read by a flush before this call waited for it
+                    answer = self._answers.pop(0)
+                    break
                 if not self._poll.poll(_PATIENCE * 1000):
                     raise TimeoutError
                 answer = self._connection.recv()
@@ -265,7 +269,11 @@ class ReportProcess:
                 self._connection.send(batch)
                 self._sent += 1
                 while self._poll.poll(0):  # the report process's words: batches it has read
-                    self._read = self._connection.recv()
+                    word = self._connection.recv()
+                    if type(word) is int:
+                        self._read = word
+                    else:  # an answer: kept for the call that waits for it
+                        self._answers.append(word)
             except (OSError, EOFError, ValueError):
                 raise self._lost() from None
 
