@@ -316,6 +316,7 @@ def evaluate(
         )
     _check_timeout(timeout)
     given = {name: value for name, value in run_options.items() if value is not None}
+    _supervised(300.0 if timeout is None else timeout, json_output)
     _finish(
         commands.run_evaluation(
             commands.RunRequest(
@@ -332,6 +333,29 @@ def evaluate(
             )
         )
     )
+
+
+def _streams_inheritable() -> bool:
+    """Whether stdout and stderr are descriptors 1 and 2, which a child or a new program can
+    share (not so for a caller that captures them in memory, an in-process test)."""
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _supervised(import_seconds: float, json_output: bool) -> None:
+    """Run the rest of this command (which imports and runs user code) in a child process
+    that user code cannot turn into a false outcome (``goldgate.supervisor``); this process
+    waits and exits with the run's code. A caller whose stdout or stderr is not a file
+    descriptor (an in-process test) cannot share them with a child: it runs here."""
+    if not _streams_inheritable():
+        return
+    from goldgate.supervisor import supervise
+
+    code = supervise(import_seconds=import_seconds, json_output=json_output)
+    if code is not None:
+        raise typer.Exit(code)
 
 
 def _check_timeout(timeout: float | None) -> None:
@@ -620,9 +644,11 @@ def action() -> None:
     """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
     (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
     job summary, annotations, step outputs)."""
-    from goldgate.github.action import run_action
+    from goldgate.github.action import hold_tokens_apart, run_action
 
-    _finish(ExitCode(run_action()))
+    # Starts goldgate again without them in its environment (not under an in-process caller).
+    tokens = hold_tokens_apart() if _streams_inheritable() else {}
+    _finish(ExitCode(run_action({**os.environ, **tokens})))
 
 
 def _refuse_for_mode(given: dict[str, bool], mode: str, why: str) -> None:
@@ -698,6 +724,7 @@ def evals_run(
         from goldgate.evals.session import EvalsRequest
 
     _check_timeout(timeout)
+    _supervised(timeout, output_format is OutputFormat.json)
     _finish(
         run_command(
             EvalsRequest(
@@ -741,6 +768,7 @@ def evals_regrade(
     from goldgate.evals.regrade import RegradeRequest
 
     _check_timeout(timeout)
+    _supervised(timeout, output_format is OutputFormat.json)
     request = RegradeRequest(
         report=report,
         paths=tuple(paths or ()),
@@ -803,7 +831,12 @@ def _finish(code: ExitCode) -> NoReturn:
 
 
 def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    from goldgate.supervisor import note_signal, signal_received
+
+    first = not signal_received()
+    note_signal(signum)
+    if first:  # a second signal (Ctrl-C reaches a supervised child twice) is held
+        raise KeyboardInterrupt
 
 
 def _json_requested(argv: list[str]) -> bool:
@@ -869,20 +902,42 @@ def _stopped_by_signal() -> bool:
 
 def main() -> None:
     """The console script. Once the command is done the process exits with its code: stdout
-    and stderr are flushed, and threads a target left running do not hold it open."""
+    and stderr are flushed, and threads a target left running do not hold it open. A
+    supervised child (``goldgate.supervisor``) tells its parent the code and always ends
+    with ``os._exit``, whatever happened."""
+    from goldgate import supervisor
+
     claim_standard_streams()
     present = frozenset(threading.enumerate())
     try:
         _main()
     except SystemExit as done:
         settle_streams()
-        if isinstance(done.code, int | None) and _stopped_by_signal():
-            os._exit(done.code or 0)  # the report is on disk: a late SIGTERM must not win
+        if not isinstance(done.code, int | None):
+            if supervisor.in_child():
+                warn(str(done.code))
+                settle_streams()
+                os._exit(1)
+            raise
+        code = done.code or 0
+        supervisor.announce("exit", code)
+        if _stopped_by_signal():
+            os._exit(code)  # the report is on disk: a late SIGTERM must not win
         left = threads_left_running(present)
-        if left and isinstance(done.code, int | None):
+        if left:
             warn(
                 f"goldgate: the target left {left} thread{'s' * (left > 1)} running; exiting anyway"
             )
             settle_streams()
-            os._exit(done.code or 0)  # skips joining them at interpreter exit
+            os._exit(code)  # skips joining them at interpreter exit
+        if supervisor.in_child():
+            os._exit(code)
+        raise
+    except BaseException:
+        if supervisor.in_child():  # never back into the caller of the parent's command
+            import traceback
+
+            traceback.print_exc()
+            settle_streams()
+            os._exit(1)
         raise

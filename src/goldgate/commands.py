@@ -33,6 +33,7 @@ from goldgate.stdio import (
     write_json,
     write_stdout,
 )
+from goldgate.supervisor import announce
 
 
 def _emit(text: str) -> bool:
@@ -240,6 +241,7 @@ def run_evaluation(request: RunRequest) -> ExitCode:
                 f"{outcome.report_path} instead."
             )
             code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+        announce("report", int(code), str(outcome.report_path))
         if request.json_output:
             shown = _emit_json(summary_json(outcome.report, outcome.report_path, code))
         else:

@@ -92,7 +92,8 @@ class RuntimeFailureError(GoldgateError):
 class LoopBlocked(BaseException):
     """Raised inside code that kept the event loop blocked past an attempt's deadline or a
     stop request (see ``execution.watchdog``). A BaseException, so that the target's own
-    ``except Exception`` cannot swallow it. ``why`` is ``deadline`` or ``stop``."""
+    ``except Exception`` cannot swallow it. ``why`` is ``deadline``, ``ignored`` (the code
+    caught the deadline's cancellation and went on) or ``stop``."""
 
     def __init__(self, why: str) -> None:
         super().__init__(why)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.errors import InvalidInputError
+from goldgate.supervisor import import_deadline, signal_received
 
 
 def is_async_callable(function: object) -> bool:
@@ -41,10 +42,17 @@ def import_attribute(import_path: str, search_paths: Sequence[Path], who: str) -
             sys.path.insert(0, entry)
     importlib.invalidate_caches()
     try:
-        value: Any = importlib.import_module(module_name)
+        with import_deadline(who):
+            value: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         missing = f"module {error.name!r}" if error.name else "a module"
         raise InvalidInputError(f"{who} could not be imported: {missing} was not found.") from None
+    except KeyboardInterrupt:
+        if signal_received():
+            raise  # Ctrl-C or SIGTERM while importing: interrupted, not a broken module
+        raise InvalidInputError(
+            f"{who} could not be imported: importing {module_name!r} raised KeyboardInterrupt."
+        ) from None
     except (Exception, SystemExit) as error:
         raise InvalidInputError(
             f"{who} could not be imported: importing {module_name!r} raised {type(error).__name__}."

@@ -41,6 +41,7 @@ from goldgate.report.stream import ReportWriter
 from goldgate.scoring.registry import ScorerRegistry
 from goldgate.stdio import user_output_to_stderr
 from goldgate.streaming import ReportRun, RunHeader, SuiteJob, now
+from goldgate.supervisor import note_signal
 
 if TYPE_CHECKING:
     from goldgate.commands import RunRequest
@@ -115,6 +116,7 @@ class _StopSignals:
             stop()
 
     def _handle(self, signum: int, frame: object) -> None:
+        note_signal(signum)
         self.received.append(signal.Signals(signum).name)
         if len(self.received) == 1 and self._stop is not None:
             self._stop()

@@ -265,7 +265,8 @@ def test_a_report_process_that_dies_ends_the_run_in_one_sentence(project: Projec
     marker = project.root / "reached"
     process = _start(project, marker)
     _wait_for(marker, process)
-    children = _children_of(process.pid)
+    [run] = _children_of(process.pid)  # the supervised run (goldgate.supervisor)
+    children = _children_of(run)
     assert len(children) == 1  # the report process (the checking helper has ended)
     os.kill(children[0], signal.SIGKILL)
     process.send_signal(signal.SIGINT)  # the run stops and must finish its report there
@@ -287,11 +288,12 @@ def test_a_report_process_whose_run_is_killed_ends_and_leaves_nothing(
     marker = project.root / "reached"
     process = _start(project, marker)
     _wait_for(marker, process)
-    children = _children_of(process.pid)
+    [run] = _children_of(process.pid)  # the supervised run, killed with goldgate
+    children = _children_of(run)
     assert len(children) == 1  # the report process
     process.kill()
     process.wait(timeout=60)
-    assert_gone(children, strict=reaper, within=30)
+    assert_gone([run, *children], strict=reaper, within=30)
     process.communicate(timeout=60)  # its output pipes closed with the report process
     output = project.output()
     assert not output.exists()

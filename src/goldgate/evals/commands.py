@@ -19,6 +19,7 @@ from goldgate.stdio import (
     write_json,
     write_stdout,
 )
+from goldgate.supervisor import announce
 
 if TYPE_CHECKING:
     from goldgate.evals.regrade import RegradeRequest
@@ -41,6 +42,7 @@ def _conclude(outcome: SessionOutcome, json_output: bool) -> ExitCode:
             f"{outcome.report_path} instead."
         )
         code = most_severe(code, ExitCode.RUNTIME_FAILURE)
+    announce("report", int(code), str(outcome.report_path))
     if json_output:
         summary = summary_json(outcome.report, outcome.report_path, code)
         shown = write_json(summary)

@@ -21,6 +21,7 @@ from goldgate.errors import GoldgateError, InvalidInputError
 from goldgate.evals._decorator import EvalFunction
 from goldgate.problems import display_path
 from goldgate.stdio import user_output_to_stderr
+from goldgate.supervisor import import_deadline, signal_received
 
 __all__ = ["eval_files", "import_eval_file", "is_eval_file", "load_evals"]
 
@@ -91,8 +92,8 @@ def import_eval_file(path: Path, search_paths: Sequence[Path] = ()) -> list[Eval
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        with user_output_to_stderr():  # stdout is goldgate's
-            spec.loader.exec_module(module)
+        with user_output_to_stderr(), import_deadline(f"eval file {display}"):
+            spec.loader.exec_module(module)  # stdout is goldgate's
     except SyntaxError as error:
         sys.modules.pop(name, None)
         line = error.lineno or 1
@@ -100,9 +101,15 @@ def import_eval_file(path: Path, search_paths: Sequence[Path] = ()) -> list[Eval
         raise InvalidInputError(
             f"{where}:{line}: the eval file does not parse ({error.msg})."
         ) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         sys.modules.pop(name, None)
-        raise  # Ctrl-C while importing: interrupted, not a broken file
+        if signal_received():
+            raise  # Ctrl-C or SIGTERM while importing: interrupted, not a broken file
+        line = _line_in(error, path) or 1
+        raise InvalidInputError(
+            f"{display}:{line}: the eval file does not import: importing it raised "
+            "KeyboardInterrupt."
+        ) from None
     except GoldgateError as error:  # an eval defined wrongly: say where
         sys.modules.pop(name, None)
         line = _line_in(error, path) or 1

@@ -41,6 +41,7 @@ from goldgate.evals._context import DEFAULT_KEY, EvalContext, EvalResult, normal
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase
 from goldgate.execution.targets.base import TargetFailure, TargetResponse, response
+from goldgate.execution.watchdog import interruptible
 from goldgate.imports import is_async_callable
 
 __all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
@@ -85,7 +86,7 @@ async def _call(function: Callable[..., Any], *args: Any, is_async: bool | None 
     """Await an async callable; run a sync one in a thread (and await what it returns, if
     that is awaitable)."""
     if is_async_callable(function) if is_async is None else is_async:
-        return await function(*args)
+        return await interruptible(function(*args))  # the watchdog's, if it ignores cancelling
     result = await _in_thread(function, *args)
     if inspect.isawaitable(result):
         result = await result
@@ -186,8 +187,8 @@ async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> 
     scope = anyio.move_on_after(timeout) if timeout is not None else _NO_SCOPE
     with scope:
         try:
-            if function.is_async:  # the common case, without a further coroutine
-                returned = await function.function(*args)
+            if function.is_async:  # the watchdog breaks in if it ignores being cancelled
+                returned = await interruptible(function.function(*args))
             else:
                 returned = await _call(function.function, *args, is_async=False)
         except AssertionError as error:

@@ -179,7 +179,10 @@ def _blocked(
     else:
         status = "timed_out"
         who = "the target" if latency_ms is None else "a custom scorer"
-        reason = f"{who} blocked the event loop past the attempt's deadline"
+        if blocked.why == "ignored":
+            reason = f"{who} ignored being cancelled at the attempt's deadline"
+        else:
+            reason = f"{who} blocked the event loop past the attempt's deadline"
     return AttemptOutcome(
         index, case, attempt, status, reason, latency_ms, None, None, _not_run_all(case, reason)
     )
@@ -361,6 +364,11 @@ def asyncio_clock() -> Callable[[], float]:
         return anyio.current_time
 
 
+async def _cancel_when_stopped(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
 async def run_suite(
     suite: GoldSuite,
     run: AttemptRun,
@@ -420,7 +428,12 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.end(current)
                     deliver(position, outcome)
-                    item = next(identities, None)
+                    # Nothing starts after a stop, even when the attempt came back from it.
+                    item = None if stop is not None and stop.is_set() else next(identities, None)
+                    if scope.cancel_called:
+                        # The attempt outlived its deadline without ending cancelled (it
+                        # ignored the cancellation): the next one gets a scope of its own.
+                        break
             if watchdog is not None:
                 watchdog.end(current)
             if scope.cancelled_caught and item is not None:
@@ -429,14 +442,10 @@ async def run_suite(
                 deliver(position, _timed_out(index, case, attempt, timeout, current.latency_ms))
                 item = next(identities, None)
 
-    async def cancel_when_stopped(event: anyio.Event, scope: anyio.CancelScope) -> None:
-        await event.wait()
-        scope.cancel()
-
     with anyio.CancelScope() as outer_scope:
         async with anyio.create_task_group() as outer:
             if stop is not None:
-                outer.start_soon(cancel_when_stopped, stop, outer_scope)
+                outer.start_soon(_cancel_when_stopped, stop, outer_scope)
             async with anyio.create_task_group() as workers:
                 for _ in range(min(options.max_concurrency, total)):
                     workers.start_soon(worker)

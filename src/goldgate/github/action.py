@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -168,16 +169,67 @@ def target_environ(env: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key not in HIDDEN_FROM_TARGETS}
 
 
-@contextlib.contextmanager
-def tokens_hidden() -> Iterator[None]:
-    """This process's environment without any GitHub or Actions token while the body runs:
-    python targets and Python evals run in this process and read ``os.environ`` directly.
-    The action itself keeps the token it read before (``_Run.env`` is a copy)."""
-    hidden = {name: os.environ.pop(name) for name in HIDDEN_FROM_TARGETS if name in os.environ}
+TOKENS_FD = "GOLDGATE_ACTION_TOKENS_FD"
+"""Names the descriptor the tokens wait in after ``hold_tokens_apart`` re-executed goldgate."""
+_MAX_TOKEN_BYTES = 60_000  # below a pipe's buffer: written before anyone reads it
+
+
+def hold_tokens_apart() -> dict[str, str]:
+    """The GitHub and Actions tokens, kept out of this process's environment block.
+
+    ``/proc/<pid>/environ`` shows the environment a process was started with, to any process
+    of the same user: the targets' included. So when a token is in the environment, it is
+    written into a pipe and goldgate starts again (exec, same process) with an environment
+    without it, and the new program reads the tokens back from the pipe: neither its
+    environment block nor that of anything it starts ever held them."""
+    descriptor = os.environ.pop(TOKENS_FD, None)
+    if descriptor is not None:
+        return _read_tokens(int(descriptor))
+    held = {name: os.environ[name] for name in HIDDEN_FROM_TARGETS if name in os.environ}
+    if not held:
+        return {}
+    data = json.dumps(held).encode("utf-8")
+    if len(data) > _MAX_TOKEN_BYTES:
+        raise InvalidInputError("the GitHub and Actions tokens in the environment are too long.")
+    read_end, write_end = os.pipe()
+    os.write(write_end, data)
+    os.close(write_end)
+    os.set_inheritable(read_end, True)
+    env = target_environ(os.environ)
+    env[TOKENS_FD] = str(read_end)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [*goldgate_command(), "action"], env)
+
+
+def _read_tokens(descriptor: int) -> dict[str, str]:
+    chunks = []
     try:
-        yield
+        while chunk := os.read(descriptor, 65536):
+            chunks.append(chunk)
     finally:
-        os.environ.update(hidden)
+        os.close(descriptor)
+    value = json.loads(b"".join(chunks) or b"{}")
+    return {str(key): str(item) for key, item in value.items() if key in HIDDEN_FROM_TARGETS}
+
+
+def goldgate_command() -> list[str]:
+    """This goldgate as a new program. ``-P``: the working folder (a pull request's checkout)
+    does not go first on ``sys.path``, so a ``goldgate`` folder there is not imported."""
+    return [sys.executable, "-P", "-m", "goldgate"]
+
+
+def _run_user_code(run: _Run, arguments: list[str]) -> int:
+    """A goldgate command that runs user code (targets, scorers, evals), as a program of its
+    own started with an environment that never held a token (``target_environ``): user code
+    in it cannot read one from its memory, its environment or its parent's, and what it
+    leaves running ends with it. That program supervises its own run
+    (``goldgate.supervisor``); its exit code is the run's."""
+    from goldgate.supervisor import run_child
+
+    env = target_environ(run.env)
+    env.pop(TOKENS_FD, None)
+    return run_child([*goldgate_command(), *arguments], env)
 
 
 @contextlib.contextmanager
@@ -369,34 +421,33 @@ def _live(run: _Run, inputs: ActionInputs, event: GitHubEvent | None) -> bool:
 
 
 def _evaluate(run: _Run, inputs: ActionInputs) -> int:
-    from goldgate.commands import RunRequest, run_evaluation
     from goldgate.report.io import unique_path
 
     event = _event(run)
     live = _live(run, inputs, event)
     now = datetime.now(UTC)
     report_path = unique_path(WORK_FOLDER, "report", now)
-    request = RunRequest(
-        config=inputs.config,
-        suites=inputs.suites,
-        live=live,
-        max_concurrency=inputs.max_concurrency,
-        timeout=inputs.timeout,
-        repeat=inputs.repeat,
-        output=report_path,
-        environ=target_environ(run.env),
-        variant=inputs.variant,
-    )
-    with tokens_hidden(), commands_paused(run):
-        run_code = _guarded(lambda: run_evaluation(request), run)
+    arguments = ["evaluate", f"--config={inputs.config}", f"--output={report_path}"]
+    arguments += [f"--suite={suite}" for suite in inputs.suites]
+    arguments += ["--live"] if live else []
+    arguments += _run_options(inputs)
+    arguments += [f"--variant={inputs.variant}"] if inputs.variant is not None else []
+    with commands_paused(run):
+        run_code = _run_user_code(run, arguments)
     return _conclude(run, inputs, event, report_path, run_code)
+
+
+def _run_options(inputs: ActionInputs) -> list[str]:
+    return [
+        f"--max-concurrency={inputs.max_concurrency}",
+        f"--timeout={inputs.timeout!r}",
+        f"--repeat={inputs.repeat}",
+    ]
 
 
 def _evals(run: _Run, inputs: ActionInputs) -> int:
     """Mode evals: ``goldgate evals run`` over the ``evals`` paths (``suites`` choosing
     datasets), then as evaluate: the report is the same format."""
-    from goldgate.evals.commands import run_command
-    from goldgate.evals.session import EvalsRequest
     from goldgate.report.io import unique_path
 
     if not inputs.evals:
@@ -408,17 +459,12 @@ def _evals(run: _Run, inputs: ActionInputs) -> int:
         return int(ExitCode.INVALID_INPUT)
     event = _event(run)
     report_path = unique_path(WORK_FOLDER, "evals", datetime.now(UTC))
-    request = EvalsRequest(
-        paths=inputs.evals,
-        datasets=inputs.suites,
-        live=_live(run, inputs, event),
-        max_concurrency=inputs.max_concurrency,
-        timeout=inputs.timeout,
-        repeat=inputs.repeat,
-        output=report_path,
-    )
-    with tokens_hidden(), commands_paused(run):
-        run_code = _guarded(lambda: run_command(request), run)
+    arguments = ["evals", "run", f"--output={report_path}"]
+    arguments += [f"--dataset={dataset}" for dataset in inputs.suites]
+    arguments += ["--live"] if _live(run, inputs, event) else []
+    arguments += [*_run_options(inputs), "--", *(str(path) for path in inputs.evals)]
+    with commands_paused(run):
+        run_code = _run_user_code(run, arguments)
     return _conclude(run, inputs, event, report_path, run_code)
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -35,6 +36,7 @@ from goldgate.outputs import linked_folder
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps
+from goldgate.supervisor import announce
 
 if TYPE_CHECKING:  # the models are imported to read a report: a run writes without them
     from pydantic import ValidationError
@@ -88,7 +90,13 @@ def ensure_writable(path: Path) -> None:
     try:
         if not existing.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".goldgate-probe-"))
+        # SIGINT and SIGTERM wait until the probe is gone: one between the two calls would
+        # leave it behind (they are delivered as soon as the mask is restored).
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
+        try:
+            os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".goldgate-probe-"))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     except OSError as error:
         raise InvalidInputError(
             f"{folder}: cannot write a report there ({error.strerror or error})."
@@ -134,6 +142,7 @@ class ReportFile:
             return
         os.fchmod(descriptor, 0o600)
         self._descriptor, self._temporary = descriptor, Path(temporary)
+        announce("temp", temporary)  # named by a supervisor whose run never finished it
 
     def write(self, data: bytes) -> None:
         self._chunks.append(data)

@@ -23,6 +23,7 @@ from goldgate.execution.targets.base import (
     TargetResponse,
     response,
 )
+from goldgate.execution.watchdog import interruptible
 from goldgate.imports import import_attribute, is_async_callable
 from goldgate.settings.models import DEFAULT_MAX_RESULT_BYTES
 
@@ -105,8 +106,8 @@ class PythonTarget:
         assert function is not None
         payload = request.as_json()
         try:
-            if self._async:
-                result = await function(payload)
+            if self._async:  # broken into by the watchdog if it ignores being cancelled
+                result = await interruptible(function(payload))
             else:
                 result = await _call_in_daemon_thread(function, payload)
                 if inspect.isawaitable(result):
