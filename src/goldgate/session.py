@@ -28,6 +28,7 @@ from goldgate.leftovers import abandon_executor_work
 from goldgate.memory import collections_spaced
 from goldgate.problems import display_path
 from goldgate.progress import Progress
+from goldgate.report.build import STUCK
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
@@ -220,7 +221,7 @@ def execute_streamed(
         with run.lock:
             if run.finished:
                 return  # the main thread got there first
-            emergency_exit(finish(stops.first or "watchdog"))
+            emergency_exit(finish(stops.first or STUCK))
 
     try:
         with stops, Watchdog(stuck) as watchdog:

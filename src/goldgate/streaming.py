@@ -272,7 +272,10 @@ def finish_report(
     (they are in the file) for the summary."""
     suites = tuple(records)
     verdict = run_verdict(
-        suites, interruption is not None, sum(suite.adjudication for suite in suites)
+        suites,
+        interruption is not None,
+        sum(suite.adjudication for suite in suites),
+        interruption=interruption,
     )
     finished_at, seconds = now().isoformat(), round(duration, 6)
     writer.tail(

@@ -511,14 +511,34 @@ _SUITE_EXIT = {
 NOTHING_EVALUATED = "nothing was evaluated"
 
 
+STUCK = "watchdog"
+"""The interruption of a run the watchdog ended: a target kept the event loop blocked and no
+signal asked for the stop."""
+STUCK_MEANING = (
+    "runtime failure: a target kept the event loop blocked and could not be stopped; what "
+    "finished is in the report"
+)
+
+
 def run_verdict(
-    suites: Sequence[SuiteRecord | models.SuiteRecord], interrupted: bool, adjudication: int = 0
+    suites: Sequence[SuiteRecord | models.SuiteRecord],
+    interrupted: bool,
+    adjudication: int = 0,
+    *,
+    interruption: str | None = None,
 ) -> VerdictRecord:
     """The run's verdict: the most severe of its suites' (130 > 4 > 1 > 0). A run in which no
-    check ran and nothing failed says so: 'nothing was evaluated' (exit 0)."""
+    check ran and nothing failed says so: 'nothing was evaluated' (exit 0). A run the
+    watchdog ended (``interruption`` is ``STUCK``) is incomplete, but nobody interrupted it:
+    what its suites left unfinished is a runtime failure (4), never 130."""
+    stuck = interruption == STUCK
+    stopped = ExitCode.RUNTIME_FAILURE if stuck else ExitCode.INTERRUPTED
     code = most_severe(
-        *(_SUITE_EXIT[suite.verdict] for suite in suites),
-        ExitCode.INTERRUPTED if interrupted else ExitCode.PASSED,
+        *(
+            stopped if suite.verdict == "incomplete" else _SUITE_EXIT[suite.verdict]
+            for suite in suites
+        ),
+        stopped if interrupted else ExitCode.PASSED,
     )
     evaluated = any(
         suite.counts.checks.get(outcome, 0) for suite in suites for outcome in CHECK_OUTCOMES[:3]
@@ -526,6 +546,8 @@ def run_verdict(
     meaning = EXIT_CODE_MEANINGS[code]
     if code is ExitCode.PASSED and not evaluated:
         meaning = NOTHING_EVALUATED
+    elif stuck and code is ExitCode.RUNTIME_FAILURE:
+        meaning = STUCK_MEANING
     return VerdictRecord(
         passed=code is ExitCode.PASSED,
         exit_code=int(code),

@@ -127,7 +127,13 @@ def verify_report(
     if type(complete) is not bool:
         raise ReportRefusedError(f"{path}: not a valid report at /complete: not a boolean.")
     adjudication = sum(suite.adjudication for suite in report.suites)
-    verdict = run_verdict(report.suites, not complete, adjudication)
+    interruption = value.get("interruption")
+    verdict = run_verdict(
+        report.suites,
+        not complete,
+        adjudication,
+        interruption=interruption if isinstance(interruption, str) else None,
+    )
     stored = value.get("verdict")
     if isinstance(stored, Mapping):  # a field a format left out reads as its default
         stored = {**report.verdict.model_dump(mode="json"), **stored}
