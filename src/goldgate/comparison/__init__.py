@@ -18,11 +18,11 @@ from goldgate.comparison.stats import mcnemar_p_value
 from goldgate.errors import ReportRefusedError
 from goldgate.memory import collections_paused
 from goldgate.report.io import (
-    ReportFile,
     json_text_value,
     read_report_bytes,
     unique_path,
     validation_problem,
+    write_whole_file,
 )
 from goldgate.report.models import Report
 from goldgate.report.stream import dumps
@@ -104,10 +104,4 @@ def default_comparison_path(candidate: Path, now: datetime) -> Path:
 def write_comparison(comparison: Comparison, path: Path) -> tuple[Path, str | None]:
     """Create ``path`` (mode 0600, never overwriting); where that fails, a fresh temporary
     folder, and why."""
-    target = ReportFile(path)
-    try:
-        target.write(comparison_bytes(comparison))
-    except BaseException:  # a signal while it is serialized: no temporary file is left
-        target.discard()
-        raise
-    return target.publish()
+    return write_whole_file(comparison_bytes(comparison), path)

@@ -90,17 +90,24 @@ def ensure_writable(path: Path) -> None:
     try:
         if not existing.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
-        # SIGINT and SIGTERM wait until the probe is gone: one between the two calls would
-        # leave it behind (they are delivered as soon as the mask is restored).
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
-        try:
+        with _signals_held():  # one between the two calls would leave the probe behind
             os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".goldgate-probe-"))
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     except OSError as error:
         raise InvalidInputError(
             f"{folder}: cannot write a report there ({error.strerror or error})."
         ) from None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (in this thread, where goldgate handles them) until the block
+    is done, and are delivered as soon as it is: a file made and removed, or a whole report
+    written and linked into place, is never left half done by a signal."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _nearest_existing(folder: Path) -> Path:
@@ -249,13 +256,22 @@ def write_report(report: Report, path: Path) -> Path:
 def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
     """Write a whole report at once (one built in memory, e.g. by replay), as ``ReportFile``
     does for a streamed one: where ``path`` fails, to a fresh temporary folder."""
-    target = ReportFile(path)
-    try:
-        target.write(report_bytes(report))
-    except BaseException:  # a signal while it is serialized: no temporary file is left
-        target.discard()
-        raise
-    return target.publish()
+    return write_whole_file(report_bytes(report), path)
+
+
+def write_whole_file(data: bytes, path: Path) -> tuple[Path, str | None]:
+    """``data`` (a report or a comparison) created at ``path`` as ``ReportFile`` creates a
+    report; where it is and, on fallback, why."""
+    # Held while its temporary file exists: a signal between its creation and its link (or
+    # its removal) would leave it behind. The signal is delivered once the report is whole.
+    with _signals_held():
+        target = ReportFile(path)
+        try:
+            target.write(data)
+        except BaseException:
+            target.discard()
+            raise
+        return target.publish()
 
 
 def report_bytes(report: Report) -> bytes:
