@@ -914,10 +914,8 @@ def _report(
         run_code = int(ExitCode.INTERRUPTED)
         code, head = preface()
     summary = head + render_markdown(report, view, budget="summary", **options)
-    markdown_path: Path | None = WORK_FOLDER / "report.md"
-    assert markdown_path is not None
-    if not _written(run, markdown_path, summary, protected):
-        markdown_path = None
+    markdown_path = WORK_FOLDER / "report.md"
+    markdown_written = _written(run, markdown_path, summary, protected)
     _summary(run, summary)
     run.out(render_annotations(report, view))
     counts = build_view(report).counts
@@ -926,7 +924,7 @@ def _report(
         "report": shown,
         "comparison": str(comparison_path or ""),
         "junit": str(junit or ""),
-        "markdown": str(markdown_path or ""),
+        "markdown": str(markdown_path) if markdown_written else "",
         "comment_file": comment_file,
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
