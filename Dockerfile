@@ -8,7 +8,7 @@
 #   mmdebstrap --variant=apt --include=python3,python3-venv,tini bookworm base.tar
 #   docker import base.tar goldgate-base:local
 #   docker build --build-arg BASE=goldgate-base:local .
-# which is how tests/action/test_container.py builds it where no registry is reachable.
+# which is how tests/app/action/test_container.py builds it where no registry is reachable.
 #
 # Behind a TLS-intercepting proxy or with a private index, hand pip its CA bundle and the
 # index URL (a file holding it: it may carry credentials) as build secrets. They are mounted

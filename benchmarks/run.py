@@ -403,8 +403,8 @@ def bench_overhead() -> None:
     sys.path.insert(0, str(HERE.parent / "src"))
     import anyio
 
-    from goldgate.dataset.models import Case
-    from goldgate.evaluation import EvaluationSuite, EvaluationVariant, Expectation, evaluate
+    from goldgate.gold.models import Case
+    from goldgate.run.api import EvaluationSuite, EvaluationVariant, Expectation, evaluate
 
     document = {"execution": {"status": "completed"}}
 
@@ -419,8 +419,8 @@ def bench_overhead() -> None:
     ]
     variant = EvaluationVariant(name="bench", revision="r", run=run)
 
-    from goldgate.evaluation import _gold_suite
-    from goldgate.execution.runner import InOrder, RunOptions, run_suite
+    from goldgate.run.api import _gold_suite
+    from goldgate.run.runner import InOrder, RunOptions, run_suite
     from goldgate.scoring import ScorerRegistry
 
     gold = _gold_suite(EvaluationSuite("overhead", cases), variant, ())
@@ -539,7 +539,7 @@ def _render_report(attempts: int) -> dict[str, object]:
 
 
 def bench_render() -> None:
-    from goldgate.memory import collections_paused
+    from goldgate.base.memory import collections_paused
     from goldgate.render.junit import render_junit
     from goldgate.render.markdown import render_markdown
     from goldgate.report.io import read_report

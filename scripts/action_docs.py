@@ -5,7 +5,7 @@
 
 The tables sit between ``<!-- action.yml inputs -->`` / ``<!-- action.yml outputs -->`` and
 ``<!-- end -->``; everything else in the README is left alone.
-tests/action/test_action_metadata.py reads both files on its own and compares them.
+tests/app/action/test_action_metadata.py reads both files on its own and compares them.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def _constructed_reports_are_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     without validating (``report.plain``): each is checked against validating it."""
     from tests.helpers.constructed import assert_constructed_as_validated
 
-    from goldgate import streaming
+    from goldgate.run import streaming
 
     finish = streaming.finish_report
 

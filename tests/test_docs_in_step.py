@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.errors import EXIT_CODE_MEANINGS
-from goldgate.schemas import SCHEMA_NAMES
+from goldgate.app.schema import SCHEMA_NAMES
+from goldgate.base.errors import EXIT_CODE_MEANINGS
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_readme_starts_with_the_example_command_and_the_test_command(
 def test_help_imports_nothing_heavy() -> None:
     # --help must start fast: the models, YAML, anyio and (later) jinja2 or PyGithub load
     # only inside the commands that use them. Import-based, so it does not depend on timing.
-    heavy = ("pydantic", "anyio", "yaml", "jinja2", "github", "goldgate.dataset")
+    heavy = ("pydantic", "anyio", "yaml", "jinja2", "github", "goldgate.gold")
     code = f"import sys; import goldgate.cli; print([m for m in {heavy!r} if m in sys.modules])"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -176,9 +176,9 @@ def test_the_readme_shows_the_comment_the_renderer_writes(repo_root: Path, readm
 
 
 def test_the_readme_states_the_engines_limits_as_the_code_sets_them(readme: str) -> None:
-    from goldgate.dataset.parallel import MAX_HELPERS, PARALLEL_BYTES, PARALLEL_FROM
-    from goldgate.dataset.store import KEPT_BYTES, KEPT_PATTERN_BYTES
-    from goldgate.execution.runner import RUN_AHEAD
+    from goldgate.gold._stream.parallel import MAX_HELPERS, PARALLEL_BYTES, PARALLEL_FROM
+    from goldgate.gold._stream.store import KEPT_BYTES, KEPT_PATTERN_BYTES
+    from goldgate.run.runner import RUN_AHEAD
 
     text = " ".join(readme.split())
     cores = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}[MAX_HELPERS + 1]

@@ -16,17 +16,17 @@ from goldgate.report.io import read_report
 
 SETTINGS_AND_GOLD_LOADING = (
     "yaml",
-    "goldgate.settings",
-    "goldgate.settings.load",
-    "goldgate.settings.models",
-    "goldgate.dataset.load",
-    "goldgate.evaluation",
+    "goldgate.gold.settings",
+    "goldgate.gold.settings.load",
+    "goldgate.gold.settings.models",
+    "goldgate.gold.load",
+    "goldgate.run.api",
 )
 OTHER_TARGET_KINDS = (
     "http.client",
-    "goldgate.execution.targets.http_target",
-    "goldgate.execution.targets.command_target",
-    "goldgate.execution.targets.factory",
+    "goldgate.run.targets.http_target",
+    "goldgate.run.targets.command_target",
+    "goldgate.run.targets.factory",
 )
 RENDERING = ("rich", "jinja2", "github")
 
@@ -56,19 +56,19 @@ def test_the_evals_engine_loads_neither_settings_nor_other_targets() -> None:
     # `goldgate evals run` needs neither settings.yaml nor the gold loader nor the http and
     # command targets; the packages it imports from name them lazily.
     names = (*SETTINGS_AND_GOLD_LOADING, *OTHER_TARGET_KINDS, *RENDERING)
-    imports = "import goldgate.evals.session, goldgate.evals.commands, goldgate.report.summary"
+    imports = "import goldgate.evals.session, goldgate.app.evals, goldgate.report.summary"
     assert _loaded(imports, names) == []
 
 
 @pytest.mark.parametrize(
     ("module", "absent"),
     [
-        ("goldgate.dataset.shapes", ("pydantic", "goldgate.dataset.models", "goldgate.settings")),
-        ("goldgate.scoring.outcomes", ("pydantic", "goldgate.scoring.metrics", "goldgate.dataset")),
-        ("goldgate.execution.targets.base", ("anyio", *OTHER_TARGET_KINDS, "goldgate.settings")),
-        ("goldgate.settings.models", ("yaml", "goldgate.settings.load")),
-        ("goldgate.report.build", ("pydantic", "goldgate.settings", "goldgate.dataset.load")),
-        ("goldgate.streaming", ("pydantic", "goldgate.report.models", "goldgate.dataset.models")),
+        ("goldgate.gold.shapes", ("pydantic", "goldgate.gold.models", "goldgate.gold.settings")),
+        ("goldgate.scoring.outcomes", ("pydantic", "goldgate.scoring.metrics", "goldgate.gold")),
+        ("goldgate.run.targets.base", ("anyio", *OTHER_TARGET_KINDS, "goldgate.gold.settings")),
+        ("goldgate.gold.settings.models", ("yaml", "goldgate.gold.settings.load")),
+        ("goldgate.report.build", ("pydantic", "goldgate.gold.settings", "goldgate.gold.load")),
+        ("goldgate.run.streaming", ("pydantic", "goldgate.report.models", "goldgate.gold.models")),
     ],
 )
 def test_importing_one_module_of_a_package_loads_not_its_siblings(
@@ -158,7 +158,7 @@ def test_a_whole_evaluate_run_loads_neither_report_models_nor_python_api_nor_oth
     )
     # Nor the other kinds of target than the one it runs (the http client, subprocesses).
     other_kinds = tuple(name for name in OTHER_TARGET_KINDS if not name.endswith(".factory"))
-    names = ("goldgate.report.models", "goldgate.evaluation", *other_kinds, *RENDERING)
+    names = ("goldgate.report.models", "goldgate.run.api", *other_kinds, *RENDERING)
     assert _loaded(run, names, cwd=tmp_path) == []
     report = read_report(tmp_path / "report.json")
     assert [check.outcome for check in report.suites[0].cases[0].attempts[0].checks] == [
@@ -168,13 +168,13 @@ def test_a_whole_evaluate_run_loads_neither_report_models_nor_python_api_nor_oth
 
 def test_lazy_package_names_are_the_modules_objects() -> None:
     code = (
-        "import goldgate.dataset as d, goldgate.scoring as s, goldgate.settings as c\n"
-        "import goldgate.execution as e, goldgate.execution.targets as t\n"
-        "from goldgate.dataset.models import Case\n"
+        "import goldgate.gold as d, goldgate.scoring as s, goldgate.gold.settings as c\n"
+        "import goldgate.run as e, goldgate.run.targets as t\n"
+        "from goldgate.gold.models import Case\n"
         "from goldgate.scoring.registry import ScorerRegistry\n"
-        "from goldgate.settings.load import load_settings\n"
-        "from goldgate.execution.runner import run_suite\n"
-        "from goldgate.execution.targets.factory import build_target\n"
+        "from goldgate.gold.settings.load import load_settings\n"
+        "from goldgate.run.runner import run_suite\n"
+        "from goldgate.run.targets.factory import build_target\n"
         "print(d.Case is Case, s.ScorerRegistry is ScorerRegistry, c.load_settings is "
         "load_settings, e.run_suite is run_suite, t.build_target is build_target)\n"
         "try:\n    d.nope\nexcept AttributeError as error:\n    print(error)\n"
@@ -182,5 +182,5 @@ def test_lazy_package_names_are_the_modules_objects() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == [
         "True True True True True",
-        "module 'goldgate.dataset' has no attribute 'nope'",
+        "module 'goldgate.gold' has no attribute 'nope'",
     ]

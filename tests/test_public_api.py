@@ -30,7 +30,7 @@ def test_importing_goldgate_loads_no_models() -> None:
 
 
 def test_the_api_names_are_the_evaluation_modules() -> None:
-    from goldgate import evaluation
+    from goldgate.run import api as evaluation
 
     assert goldgate.evaluate is evaluation.evaluate
     assert goldgate.EvaluationVariant is evaluation.EvaluationVariant
@@ -41,14 +41,15 @@ def test_the_api_names_are_the_evaluation_modules() -> None:
 def test_replay_and_compare_are_public_and_no_module_shadows_them() -> None:
     # Importing the modules that hold them must not replace the public functions: the
     # modules are named replays and comparison for that reason.
-    from goldgate import comparison, replays
+    from goldgate import comparison
     from goldgate.comparison import models
+    from goldgate.comparison import replay as replays
 
     assert goldgate.replay is replays.replay
     assert goldgate.compare is comparison.compare
     assert goldgate.Comparison is models.Comparison
     code = (
-        "import goldgate.comparison.models, goldgate.replays, goldgate; "
+        "import goldgate.comparison.models, goldgate.comparison.replay, goldgate; "
         "from goldgate import compare, replay; print(callable(compare), callable(replay))"
     )
     result = subprocess.run(

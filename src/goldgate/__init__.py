@@ -12,31 +12,31 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Application": "goldgate.evaluation",
-    "EvaluationSuite": "goldgate.evaluation",
-    "EvaluationVariant": "goldgate.evaluation",
-    "evaluate": "goldgate.evaluation",
-    "open_application": "goldgate.evaluation",
-    "Expectation": "goldgate.dataset.models",
-    "Case": "goldgate.dataset.models",
-    "Envelope": "goldgate.dataset.models",
-    "Metric": "goldgate.dataset.models",
-    "TextOptions": "goldgate.dataset.models",
-    "FrozenJson": "goldgate.jsonvalue",
-    "MISSING": "goldgate.jsonvalue",
+    "Application": "goldgate.run.api",
+    "EvaluationSuite": "goldgate.run.api",
+    "EvaluationVariant": "goldgate.run.api",
+    "evaluate": "goldgate.run.api",
+    "open_application": "goldgate.run.api",
+    "Expectation": "goldgate.gold.models",
+    "Case": "goldgate.gold.models",
+    "Envelope": "goldgate.gold.models",
+    "Metric": "goldgate.gold.models",
+    "TextOptions": "goldgate.gold.models",
+    "FrozenJson": "goldgate.base.jsonvalue",
+    "MISSING": "goldgate.base.jsonvalue",
     "RegisteredScorer": "goldgate.scoring.registry",
     "Report": "goldgate.report.models",
     "read_report": "goldgate.report.io",
-    "replay": "goldgate.replays",
+    "replay": "goldgate.comparison.replay",
     "compare": "goldgate.comparison",
     "Comparison": "goldgate.comparison.models",
     "read_comparison": "goldgate.comparison",
-    "load_settings": "goldgate.settings.load",
-    "check_gold": "goldgate.dataset.load",
-    "load_gold": "goldgate.dataset.load",
-    "GoldgateError": "goldgate.errors",
-    "InvalidInputError": "goldgate.errors",
-    "ExitCode": "goldgate.errors",
+    "load_settings": "goldgate.gold.settings.load",
+    "check_gold": "goldgate.gold.load",
+    "load_gold": "goldgate.gold.load",
+    "GoldgateError": "goldgate.base.errors",
+    "InvalidInputError": "goldgate.base.errors",
+    "ExitCode": "goldgate.base.errors",
 }
 
 __all__ = [
@@ -69,24 +69,24 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
+    from goldgate.base.jsonvalue import MISSING, FrozenJson
     from goldgate.comparison import compare, read_comparison
     from goldgate.comparison.models import Comparison
-    from goldgate.dataset.load import check_gold, load_gold
-    from goldgate.dataset.models import Case, Envelope, Expectation, Metric, TextOptions
-    from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
-    from goldgate.evaluation import (
+    from goldgate.comparison.replay import replay
+    from goldgate.gold.load import check_gold, load_gold
+    from goldgate.gold.models import Case, Envelope, Expectation, Metric, TextOptions
+    from goldgate.gold.settings.load import load_settings
+    from goldgate.report.io import read_report
+    from goldgate.report.models import Report
+    from goldgate.run.api import (
         Application,
         EvaluationSuite,
         EvaluationVariant,
         evaluate,
         open_application,
     )
-    from goldgate.jsonvalue import MISSING, FrozenJson
-    from goldgate.replays import replay
-    from goldgate.report.io import read_report
-    from goldgate.report.models import Report
     from goldgate.scoring.registry import RegisteredScorer
-    from goldgate.settings.load import load_settings
 
 
 def __getattr__(name: str) -> Any:

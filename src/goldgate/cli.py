@@ -18,10 +18,10 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from goldgate import __version__
-from goldgate.errors import ExitCode, GoldgateError, InvalidInputError
-from goldgate.leftovers import threads_left_running
-from goldgate.memory import long_lived
-from goldgate.stdio import claim_standard_streams, settle_streams, warn
+from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.base.memory import long_lived
+from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
+from goldgate.run.leftovers import threads_left_running
 
 MAX_REPEAT = 10_000
 """More attempts per case than any gate needs; a typo such as --repeat 1000000 is refused."""
@@ -104,7 +104,7 @@ def validate(
     output_format: FormatOption = OutputFormat.text,
 ) -> None:
     """Check the settings (nothing is imported or called) and print the configuration digest."""
-    from goldgate.commands import validate_settings
+    from goldgate.app.commands import validate_settings
 
     _finish(
         validate_settings(
@@ -242,7 +242,7 @@ def evaluate(
     """Run gold against the application and write an immutable report (or --check it,
     --replay a report, or --compare two)."""
     with long_lived():
-        from goldgate import commands
+        from goldgate.app import commands
 
     json_output = output_format is OutputFormat.json
     github = output_format is OutputFormat.github
@@ -346,12 +346,12 @@ def _streams_inheritable() -> bool:
 
 def _supervised(import_seconds: float, json_output: bool) -> None:
     """Run the rest of this command (which imports and runs user code) in a child process
-    that user code cannot turn into a false outcome (``goldgate.supervisor``); this process
+    that user code cannot turn into a false outcome (``goldgate.app.supervisor``); this process
     waits and exits with the run's code. A caller whose stdout or stderr is not a file
     descriptor (an in-process test) cannot share them with a child: it runs here."""
     if not _streams_inheritable():
         return
-    from goldgate.supervisor import supervise
+    from goldgate.app.supervisor import supervise
 
     code = supervise(import_seconds=import_seconds, json_output=json_output)
     if code is not None:
@@ -395,7 +395,7 @@ def schema(
     name: Annotated[SchemaName, typer.Argument(help="Which file format.")],
 ) -> None:
     """Print the JSON Schema of a file format, generated from the models goldgate uses."""
-    from goldgate.schemas import schema_text
+    from goldgate.app.schema import schema_text
 
     typer.echo(schema_text(name.value), nl=False)
 
@@ -445,7 +445,7 @@ def report_junit(
     comparison: ComparisonFile = None,
 ) -> None:
     """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
-    from goldgate.commands import render_report
+    from goldgate.app.commands import render_report
 
     _finish(render_report("junit", report, output, comparison))
 
@@ -499,7 +499,7 @@ def report_fork_comment(
 ) -> None:
     """Rebuild a fork pull request's comment from the report its run left (for a trusted
     workflow_run job): the body is rendered here, never taken from the artifact."""
-    from goldgate.commands import fork_comment
+    from goldgate.app.commands import fork_comment
 
     _finish(
         fork_comment(
@@ -542,7 +542,7 @@ def report_markdown(
     comparison: ComparisonFile = None,
 ) -> None:
     """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
-    from goldgate.commands import render_report
+    from goldgate.app.commands import render_report
 
     _finish(
         render_report(
@@ -567,7 +567,7 @@ def report_annotations(
     comparison: ComparisonFile = None,
 ) -> None:
     """GitHub workflow commands: an error at the gold line of each failing case."""
-    from goldgate.commands import render_report
+    from goldgate.app.commands import render_report
 
     _finish(render_report("annotations", report, None, comparison, maximum=maximum))
 
@@ -578,7 +578,7 @@ def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> No
     import os
     import shutil
 
-    from goldgate.commands import render_report
+    from goldgate.app.commands import render_report
 
     terminal = sys.stdout.isatty()
     _finish(
@@ -604,7 +604,7 @@ def report_merge(
     ],
 ) -> None:
     """Join the reports of all shards of one run into the report of the whole run."""
-    from goldgate.commands import merge_shard_reports
+    from goldgate.app.commands import merge_shard_reports
 
     try:
         code = merge_shard_reports(reports, output)
@@ -644,7 +644,7 @@ def action() -> None:
     """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
     (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
     job summary, annotations, step outputs)."""
-    from goldgate.github.action import hold_tokens_apart, run_action
+    from goldgate.app.action import hold_tokens_apart, run_action
 
     # Starts goldgate again without them in its environment (not under an in-process caller).
     tokens = hold_tokens_apart() if _streams_inheritable() else {}
@@ -720,7 +720,7 @@ def evals_run(
 ) -> None:
     """Run eval functions and write an immutable report (a suite per dataset)."""
     with long_lived():
-        from goldgate.evals.commands import run_command
+        from goldgate.app.evals import run_command
         from goldgate.evals.session import EvalsRequest
 
     _check_timeout(timeout)
@@ -764,7 +764,7 @@ def evals_regrade(
     output_format: FormatOption = OutputFormat.text,
 ) -> None:
     """Run the evaluators again on a report's saved outputs (no eval is called)."""
-    from goldgate.evals.commands import regrade_command
+    from goldgate.app.evals import regrade_command
     from goldgate.evals.regrade import RegradeRequest
 
     _check_timeout(timeout)
@@ -801,7 +801,7 @@ def adjudication_export(
     ],
 ) -> None:
     """Write every answer awaiting a human verdict (id, note, input, output) for reviewers."""
-    from goldgate.adjudication.commands import export_command
+    from goldgate.app.adjudication import export_command
 
     _finish(export_command(report, output))
 
@@ -821,7 +821,7 @@ def adjudication_apply(
     ] = None,
 ) -> None:
     """Record reviewers' verdicts in the project's verdict store."""
-    from goldgate.adjudication.commands import apply_command
+    from goldgate.app.adjudication import apply_command
 
     _finish(apply_command(verdicts, store))
 
@@ -831,7 +831,7 @@ def _finish(code: ExitCode) -> NoReturn:
 
 
 def _stop(signum: int, frame: object) -> None:
-    from goldgate.supervisor import note_signal, signal_received
+    from goldgate.app.supervisor import note_signal, signal_received
 
     first = not signal_received()
     note_signal(signum)
@@ -860,7 +860,7 @@ def _main() -> NoReturn:
     except GoldgateError as error:
         warn(f"goldgate: {error}")
         if _json_requested(sys.argv[1:]):  # e.g. run options refused with --check
-            from goldgate.commands import emit_json_refusal
+            from goldgate.app.commands import emit_json_refusal
 
             emit_json_refusal(str(error))
         sys.exit(int(error.exit_code))
@@ -885,7 +885,7 @@ def _main() -> NoReturn:
             if shown.getvalue():
                 warn(shown.getvalue().rstrip("\n"))
             if _json_requested(sys.argv[1:]):
-                from goldgate.commands import emit_json_refusal
+                from goldgate.app.commands import emit_json_refusal
 
                 describe = getattr(error, "format_message", None)
                 message = describe() if callable(describe) else str(error)
@@ -896,16 +896,16 @@ def _main() -> NoReturn:
 
 
 def _stopped_by_signal() -> bool:
-    session = sys.modules.get("goldgate.session")  # loaded only when a run happened
+    session = sys.modules.get("goldgate.run.session")  # loaded only when a run happened
     return session is not None and bool(session.stopping())
 
 
 def main() -> None:
     """The console script. Once the command is done the process exits with its code: stdout
     and stderr are flushed, and threads a target left running do not hold it open. A
-    supervised child (``goldgate.supervisor``) tells its parent the code and always ends
+    supervised child (``goldgate.app.supervisor``) tells its parent the code and always ends
     with ``os._exit``, whatever happened."""
-    from goldgate import supervisor
+    from goldgate.app import supervisor
 
     claim_standard_streams()
     present = frozenset(threading.enumerate())

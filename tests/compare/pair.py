@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from goldgate.adjudication.verdicts import output_digest
+from goldgate.scoring.adjudication import output_digest
 from run.support import run_cli
 
 APP = """

@@ -1,7 +1,7 @@
 """One constructed pair of reports (``pair.py``) gives the same counts everywhere: the
 ``evaluate --compare`` summary, its exit code with ``--fail-on-regression``, the comparison
 file, the Markdown, ``report show``, JUnit (parsed) and annotations, all through the real
-CLI. (The action's outputs for the same pair: tests/action/test_action.py.)"""
+CLI. (The action's outputs for the same pair: tests/app/action/test_action.py.)"""
 
 from __future__ import annotations
 

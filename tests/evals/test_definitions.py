@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError
 from goldgate.evals import EvalContext, EvalDefinitionError, EvalFunction, eval
 from goldgate.evals._context import normalize_scores
 from goldgate.evals.cases import DEEP, FLAT, PLAIN, expand

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.models import Case, Envelope
 from goldgate.evals.casemodel import case_model
 from goldgate.evals.plan import PASS_ONLY, score_expectation
+from goldgate.gold.models import Case, Envelope
 
 
 @pytest.mark.parametrize(
@@ -67,8 +67,8 @@ def _planned(tmp_path: Any) -> Any:
 
 
 def test_eval_cases_are_models_when_indexed_and_recorded_cases_for_a_run(tmp_path: Any) -> None:
-    from goldgate.dataset.store import RecordedCase, RecordedCases, recorded_case
     from goldgate.evals.plan import EvalCases
+    from goldgate.gold._stream.store import RecordedCase, RecordedCases, recorded_case
 
     suite = _planned(tmp_path)
     cases = suite.cases

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from goldgate.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError
 from goldgate.evals import run_evals
 from goldgate.report.models import Report, SuiteRecord
 

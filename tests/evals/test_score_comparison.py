@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.compiled import CompiledExpectation
+from goldgate.gold.compiled import CompiledExpectation
 from goldgate.scoring import Outcome, score_compiled
 from goldgate.scoring.evalscores import score_check
 

@@ -1,4 +1,4 @@
-"""goldgate.text.score: seed 004's engine contract, sharing the text comparison's code."""
+"""goldgate.scoring.textapi.score: seed 004's engine contract, sharing the text comparison."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate import text
-from goldgate.dataset.models import TextOptions
+from goldgate.gold.models import TextOptions
 from goldgate.scoring import ADJUDICATION_REASON, compare_text
+from goldgate.scoring import textapi as text
 
 SEED_LINE_EXPECT = {"maxLines": 1, "maxChars": 72, "note": "one conventional subject, no body"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from goldgate.dataset.compiled import compile_expectation
+from goldgate.gold.compiled import compile_expectation
 from goldgate.report.build import _thresholds, _verdict, check_json, rebuild_suite, run_verdict
 from goldgate.report.models import Report, SuiteRecord, ThresholdRecord, VerdictRecord
 from goldgate.report.verify import RESCORED_COMPARISONS

@@ -246,7 +246,7 @@ def test_no_spelling_of_holdout_shows_held_out_gold(tmp_path: Path, split: str) 
 def _no_printed_command(text: str) -> None:
     """No line of what goldgate printed is a workflow command to the runner: lines end at
     CR or LF, blanks and invisible marks before '::' are skipped, '##[' counts anywhere."""
-    from goldgate.textsafe import starts_command
+    from goldgate.base.textsafe import starts_command
 
     lines = re.split(r"\r\n|\r|\n", text)
     assert [line for line in lines if starts_command(line) or "##[" in line] == [], text
@@ -287,9 +287,9 @@ def test_a_refused_file_name_prints_no_workflow_command(run_cli: Any, tmp_path: 
 def test_the_run_summary_of_a_hand_made_report_forges_no_line(
     corpus: dict[str, Report]
 ) -> None:
-    from goldgate.errors import ExitCode
+    from goldgate.base.errors import ExitCode
+    from goldgate.base.textsafe import printable
     from goldgate.report.summary import render_summary
-    from goldgate.textsafe import printable
 
     report = corpus["hostile"]  # names with CR, LF, ESC, NUL and a bidi override
     summary = render_summary(report, Path("out/x\n::error::y.json"), ExitCode.RUNTIME_FAILURE)

@@ -431,8 +431,8 @@ def test_cli_refuses_a_file_that_is_no_comparison(run_cli: Any, compared: Compar
 def test_a_damaged_comparison_file_is_refused_where_it_is_damaged(
     run_cli: Any, compared: Compared, tmp_path: Path, damage: Any, said: str
 ) -> None:
+    from goldgate.base.errors import InvalidInputError
     from goldgate.comparison import read_comparison
-    from goldgate.errors import InvalidInputError
 
     damaged = tmp_path / "damaged.json"
     damaged.write_text(damage(compared.comparison_path.read_text("utf-8")), "utf-8")

@@ -1,4 +1,4 @@
-"""Rendered files are created like reports (``goldgate.outputs``): never through a symlink
+"""Rendered files are created like reports (``goldgate.base.outputs``): never through a symlink
 planted in the checkout, never over the report being rendered, and a path that cannot be
 written is one sentence (exit 2), never a traceback."""
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from goldgate.dataset.models import Metric
+from goldgate.gold.models import Metric
 from goldgate.render.annotations import render_annotations
 from goldgate.render.junit import check_times, render_junit
 from goldgate.render.markdown import LIMITS, render_markdown, size

@@ -23,10 +23,10 @@ FORBIDDEN = (
     "aiohttp",
     "anyio",
     "goldgate.github",
-    "goldgate.execution",
-    "goldgate.session",
-    "goldgate.evaluation",
-    "goldgate.commands",
+    "goldgate.run",
+    "goldgate.run.session",
+    "goldgate.run.api",
+    "goldgate.app.commands",
     "goldgate.cli",
 )
 NETWORK_MODULES = (
@@ -37,8 +37,8 @@ NETWORK_MODULES = (
     "requests",
     "httpx",
     "aiohttp",
-    "goldgate.execution",
-    "goldgate.session",
+    "goldgate.run",
+    "goldgate.run.session",
 )
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from goldgate.base.textsafe import REDACTED, SECRET_MIN_LENGTH, redact
 from goldgate.render.escape import markdown
-from goldgate.textsafe import REDACTED, SECRET_MIN_LENGTH, redact
 from run.support import STATUS_OK, case, expect, new_project, run_cli
 
 KEY = 'sk-live_<b>|`x`*_~"\\@team 123'

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.gold import shard_of
+from goldgate.gold.suites import shard_of
 from goldgate.report.io import read_report
 from goldgate.report.models import Report
 from helpers.reports import coherent

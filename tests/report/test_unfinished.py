@@ -11,12 +11,16 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.load import load_gold
 from goldgate.evals import EvalContext, eval
 from goldgate.evals.collector import EvalCollector
 from goldgate.evals.plan import plan_evals
-from goldgate.execution.runner import (
+from goldgate.gold.load import load_gold
+from goldgate.gold.settings.load import load_settings
+from goldgate.gold.suites import GoldSuite
+from goldgate.report.build import SuiteCollector
+from goldgate.report.plain import record_json
+from goldgate.report.records import TargetRecord
+from goldgate.run.runner import (
     INTERRUPTED_REASON,
     AttemptOutcome,
     InOrder,
@@ -24,12 +28,8 @@ from goldgate.execution.runner import (
     completed,
     unfinished,
 )
-from goldgate.report.build import SuiteCollector
-from goldgate.report.plain import record_json
-from goldgate.report.records import TargetRecord
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.score import score_compiled
-from goldgate.settings.load import load_settings
 
 TARGET = TargetRecord(kind="python", workflow_revision="r1", live=False, identity={})
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.errors import ExitCode, MissingDependencyError, most_severe
+from goldgate.base.errors import ExitCode, MissingDependencyError, most_severe
 from goldgate.report.build import run_verdict
 from goldgate.report.models import CountsRecord, SuiteRecord, TargetRecord
 
@@ -212,7 +212,8 @@ def test_exit_3_for_a_missing_optional_dependency(
 ) -> None:
     # No command needs an optional extra yet, so the mapping is shown through the console
     # script's entry point with the evaluate command replaced.
-    from goldgate import cli, commands
+    from goldgate import cli
+    from goldgate.app import commands
 
     def needs_extra(request: commands.RunRequest) -> ExitCode:
         raise MissingDependencyError("rendering JUnit XML", "junit")

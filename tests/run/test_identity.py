@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.dataset import Case, load_gold
-from goldgate.evaluation import (
+from goldgate.gold import Case, load_gold
+from goldgate.gold.settings.load import load_settings
+from goldgate.run.api import (
     EvaluationSuite,
     EvaluationVariant,
     Expectation,
     RegisteredScorer,
     evaluate,
 )
-from goldgate.identity import commit_revision, project_folder, variant_revision
-from goldgate.settings.load import load_settings
+from goldgate.run.identity import commit_revision, project_folder, variant_revision
 
 from .support import EXAMPLE, Project, case, run_cli
 

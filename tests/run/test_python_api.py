@@ -1,4 +1,4 @@
-"""The Python API (``goldgate.evaluation``): the seed's examples with our package name, an
+"""The Python API (``goldgate.run.api``): the seed's examples with our package name, an
 immutable in-memory report, no file written, scorers checked before anything runs, and the
 application lifecycle over the bundled example."""
 
@@ -14,9 +14,12 @@ from typing import Any
 import pydantic
 import pytest
 
-from goldgate.dataset import Case, Metric, load_gold
-from goldgate.errors import InvalidInputError
-from goldgate.evaluation import (
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import FrozenJson
+from goldgate.gold import Case, Metric, load_gold
+from goldgate.gold.settings.load import load_settings
+from goldgate.report.models import Report, ScorerRecord
+from goldgate.run.api import (
     EvaluationSuite,
     EvaluationVariant,
     Expectation,
@@ -24,9 +27,6 @@ from goldgate.evaluation import (
     evaluate,
     open_application,
 )
-from goldgate.jsonvalue import FrozenJson
-from goldgate.report.models import Report, ScorerRecord
-from goldgate.settings.load import load_settings
 
 from .support import EXAMPLE
 
@@ -375,8 +375,8 @@ async def test_an_in_memory_suite_records_the_variant_target() -> None:
 def test_plain_dicts_where_models_belong_are_a_clear_type_error(
     change: dict[str, Any], message: str
 ) -> None:
-    from goldgate.dataset.models import Case
-    from goldgate.evaluation import EvaluationSuite, EvaluationVariant, evaluate
+    from goldgate.gold.models import Case
+    from goldgate.run.api import EvaluationSuite, EvaluationVariant, evaluate
 
     async def run(envelope: Any) -> dict[str, Any]:
         return {"execution": {"status": "completed"}}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.errors import RuntimeFailureError
+from goldgate.base.errors import RuntimeFailureError
 from goldgate.report import io as report_io
 from goldgate.report.io import read_report, write_report, write_report_safely
 from goldgate.report.models import Report

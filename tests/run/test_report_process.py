@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.parallel import cpu_budget
-from goldgate.errors import RuntimeFailureError
+from goldgate.base.errors import RuntimeFailureError
+from goldgate.gold._stream.parallel import cpu_budget
 from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.process import (
@@ -265,7 +265,7 @@ def test_a_report_process_that_dies_ends_the_run_in_one_sentence(project: Projec
     marker = project.root / "reached"
     process = _start(project, marker)
     _wait_for(marker, process)
-    [run] = _children_of(process.pid)  # the supervised run (goldgate.supervisor)
+    [run] = _children_of(process.pid)  # the supervised run (goldgate.app.supervisor)
     children = _children_of(run)
     assert len(children) == 1  # the report process (the checking helper has ended)
     os.kill(children[0], signal.SIGKILL)
@@ -405,8 +405,8 @@ def test_attempts_never_started_go_as_one_message_a_row() -> None:
 
 def _plain_suite(project: Project, count: int) -> Any:
     """A suite of ``count`` cases without metrics, loaded here (nothing is imported)."""
-    from goldgate.dataset.load import load_gold
-    from goldgate.settings.load import load_settings
+    from goldgate.gold.load import load_gold
+    from goldgate.gold.settings.load import load_settings
 
     cases = [_case(index) for index in range(count)]
     _with_probe(project).suite("plain", "probe", cases).write()

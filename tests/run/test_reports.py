@@ -14,7 +14,7 @@ import pydantic
 import pytest
 
 import goldgate
-from goldgate.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError
 from goldgate.report.io import read_report
 from goldgate.report.models import Report
 from helpers.reports import coherent

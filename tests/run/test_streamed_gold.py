@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.store import KEPT_BYTES
+from goldgate.gold._stream.store import KEPT_BYTES
 from goldgate.report.process import REPORT_PROCESS_FROM
 
 from .support import Project

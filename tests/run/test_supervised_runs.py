@@ -1,6 +1,7 @@
 """Issue 29, items 2 and 10 through the real CLI: user code that ends the process, raises
 KeyboardInterrupt at import, hangs its import or ignores being cancelled never gives a false
-outcome; the run's code is decided by a process user code cannot end (``goldgate.supervisor``)."""
+outcome; the run's code is decided by a process user code cannot end
+(``goldgate.app.supervisor``)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goldgate.jsonvalue import MISSING, json_equal
+from goldgate.base.jsonvalue import MISSING, json_equal
 from goldgate.scoring import (
     ABSENT_REASON,
     Outcome,

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from goldgate.dataset.models import Metric
-from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import MISSING
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import MISSING
+from goldgate.gold.models import Metric
 from goldgate.scoring import (
     UNAVAILABLE_KINDS,
     ClassificationMetricResult,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.models import Metric
-from goldgate.jsonvalue import MISSING
+from goldgate.base.jsonvalue import MISSING
+from goldgate.gold.models import Metric
 from goldgate.scoring import (
     UNAVAILABLE_KINDS,
     ClassificationMetricResult,

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import FrozenJson
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import FrozenJson
 from goldgate.scoring import RegisteredScorer, ScorerRegistry, import_scorer, is_async_callable
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.models import Envelope, Expectation, TextOptions
-from goldgate.jsonvalue import FrozenJson
+from goldgate.base.jsonvalue import FrozenJson
+from goldgate.gold.models import Envelope, Expectation, TextOptions
 from goldgate.scoring import Outcome, RegisteredScorer, ScorerRegistry, score_expectation
 
 SECRET = "sk-live-7f3a9QZ"

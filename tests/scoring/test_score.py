@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.models import Envelope, Expectation, TextOptions
-from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import FrozenJson
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import FrozenJson
+from goldgate.gold.models import Envelope, Expectation, TextOptions
 from goldgate.scoring import (
     ABSENT_REASON,
     CheckOutcome,

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.dataset.models import TextOptions
-from goldgate.jsonvalue import MISSING
+from goldgate.base.jsonvalue import MISSING
+from goldgate.gold.models import TextOptions
 from goldgate.scoring import (
     ABSENT_REASON,
     ADJUDICATION_REASON,
@@ -137,7 +137,7 @@ def test_regex_reason_does_not_quote_the_pattern() -> None:
 def test_a_pattern_a_check_left_uncompiled_is_compiled_if_ever_scored() -> None:
     """``evaluate --check`` leaves flat patterns uncompiled (``compile_text(check_only=True)``):
     such gold scores as compiled gold does, never as an invalid pattern."""
-    from goldgate.dataset.compiled import compile_text
+    from goldgate.gold.compiled import compile_text
     from goldgate.scoring.text import score_text
 
     expected = {"matches": ["T-12\\b", "(unclosed"], "notMatches": "T-13\\b"}

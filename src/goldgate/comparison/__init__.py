@@ -11,12 +11,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from goldgate.base.errors import ReportRefusedError
+from goldgate.base.memory import collections_paused
 from goldgate.comparison.compute import classify, compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value
-from goldgate.errors import ReportRefusedError
-from goldgate.memory import collections_paused
 from goldgate.report.io import (
     json_text_value,
     read_report_bytes,

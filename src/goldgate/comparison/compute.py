@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from goldgate import __version__
+from goldgate.base.errors import InvalidInputError
 from goldgate.comparison.models import (
     REPEAT_RULE,
     SINGLE_RULE,
@@ -73,7 +74,6 @@ from goldgate.comparison.stats import (
     mcnemar_p_value,
     nearest_rank,
 )
-from goldgate.errors import InvalidInputError
 from goldgate.report.digests import bytes_digest, value_digest
 from goldgate.report.models import MetricResult
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import loads_exact
 from goldgate.comparison.sides import CODES, AttemptSide, CaseSide, Expectation
-from goldgate.dataset.compiled import compile_expectation
-from goldgate.dataset.models import Expectation as GoldExpectation
-from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import loads_exact
+from goldgate.gold.compiled import compile_expectation
+from goldgate.gold.models import Expectation as GoldExpectation
 from goldgate.scoring import score_compiled
 
 __all__ = ["NOT_RESCORED", "rescore_case"]

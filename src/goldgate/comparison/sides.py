@@ -23,10 +23,9 @@ from typing import Any, NamedTuple
 import orjson
 from pydantic import ValidationError
 
-from goldgate.adjudication.verdicts import output_digest
-from goldgate.errors import ReportRefusedError
-from goldgate.jsonvalue import MISSING, PointerSyntaxError, canonical_json, resolve_pointer
-from goldgate.memory import collections_paused
+from goldgate.base.errors import ReportRefusedError
+from goldgate.base.jsonvalue import MISSING, PointerSyntaxError, canonical_json, resolve_pointer
+from goldgate.base.memory import collections_paused
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
     memory_bounded,
@@ -37,6 +36,7 @@ from goldgate.report.io import (
 )
 from goldgate.report.models import Report, SuiteRecord
 from goldgate.report.verify import verify_report
+from goldgate.scoring.adjudication import output_digest
 
 __all__ = [
     "CODES",

@@ -7,6 +7,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from goldgate.base.textsafe import escape_control
 from goldgate.comparison.models import (
     CHANGE_CLASSES,
     REPEAT_RULE,
@@ -16,7 +17,6 @@ from goldgate.comparison.models import (
     Figures,
     ReportRef,
 )
-from goldgate.textsafe import escape_control
 
 
 def _rate(delta: Delta) -> str:

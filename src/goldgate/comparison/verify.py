@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from goldgate.base.errors import GoldgateError, ReportRefusedError
+from goldgate.base.jsonvalue import json_equal
 from goldgate.comparison.models import CLASSES, Comparison
-from goldgate.errors import GoldgateError, ReportRefusedError
-from goldgate.jsonvalue import json_equal
 
 __all__ = ["verify_comparison"]
 

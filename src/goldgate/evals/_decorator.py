@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar, overload
 
-from goldgate.errors import InvalidInputError
-from goldgate.imports import is_async_callable
-from goldgate.textsafe import starts_command
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.imports import is_async_callable
+from goldgate.base.textsafe import starts_command
 
 __all__ = ["EvalDefinitionError", "EvalFunction", "EvalOptions", "eval"]
 

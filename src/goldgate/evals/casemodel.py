@@ -9,9 +9,9 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from goldgate.dataset.compiled import CompiledExpectation
-from goldgate.dataset.models import Case, Envelope, Expectation, constructed
 from goldgate.evals.plan import PASS_ONLY
+from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.models import Case, Envelope, Expectation, constructed
 
 __all__ = ["case_model"]
 

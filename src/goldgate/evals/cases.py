@@ -21,14 +21,14 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from goldgate.adjudication.store import read_lines
-from goldgate.dataset.compiled import compile_text
-from goldgate.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import JSON_SCALARS
+from goldgate.base.problems import display_path
+from goldgate.base.textsafe import starts_command
 from goldgate.evals._decorator import UNSET, EvalFunction
-from goldgate.jsonvalue import JSON_SCALARS
-from goldgate.problems import display_path
+from goldgate.gold.compiled import compile_text
+from goldgate.report.verdictstore import read_lines
 from goldgate.scoring.text import text_expected_problem
-from goldgate.textsafe import starts_command
 
 __all__ = ["CASE_KEYS", "EvalCase", "expand"]
 

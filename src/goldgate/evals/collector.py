@@ -19,12 +19,12 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from goldgate.dataset.compiled import CompiledExpectation, GoldFields
-from goldgate.dataset.store import RecordedCase
 from goldgate.evals.runtime import EvalTimedOut
-from goldgate.execution.runner import AttemptOutcome
+from goldgate.gold._stream.store import RecordedCase
+from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.report.build import SuiteCollector
 from goldgate.report.records import not_run_reason
+from goldgate.run.runner import AttemptOutcome
 from goldgate.scoring.evalscores import (
     SCORE_COMPARISON,
     SCORES_PATH,
@@ -35,8 +35,8 @@ from goldgate.scoring.evalscores import (
 from goldgate.scoring.outcomes import CheckOutcome, not_run
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
-    from goldgate.dataset.gold import GoldSuite
-    from goldgate.dataset.models import Case
+    from goldgate.gold.models import Case
+    from goldgate.gold.suites import GoldSuite
 
 __all__ = ["EvalCollector", "score_expectation"]
 

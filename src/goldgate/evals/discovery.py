@@ -17,11 +17,11 @@ import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from goldgate.errors import GoldgateError, InvalidInputError
+from goldgate.app.supervisor import import_deadline, signal_received
+from goldgate.base.errors import GoldgateError, InvalidInputError
+from goldgate.base.problems import display_path
+from goldgate.base.stdio import user_output_to_stderr
 from goldgate.evals._decorator import EvalFunction
-from goldgate.problems import display_path
-from goldgate.stdio import user_output_to_stderr
-from goldgate.supervisor import import_deadline, signal_received
 
 __all__ = ["eval_files", "import_eval_file", "is_eval_file", "load_evals"]
 

@@ -20,27 +20,27 @@ from typing import TYPE_CHECKING, Any, Final, overload
 
 import orjson
 
-from goldgate.dataset.compiled import CompiledExpectation, compile_text
-from goldgate.dataset.gold import GoldSuite, dataset_fingerprint
-from goldgate.dataset.store import (
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import canonical_json
+from goldgate.base.problems import display_path
+from goldgate.base.textsafe import has_control, quote, starts_command
+from goldgate.evals._decorator import EvalFunction
+from goldgate.evals.cases import EvalCase, expand
+from goldgate.evals.collector import EvalCollector, score_expectation
+from goldgate.evals.runtime import SuiteRuntime
+from goldgate.gold._stream.store import (
     RecordedCase,
     RecordedCases,
     RecordedExpectation,
     new_recorded_case,
 )
-from goldgate.errors import InvalidInputError
-from goldgate.evals._decorator import EvalFunction
-from goldgate.evals.cases import EvalCase, expand
-from goldgate.evals.collector import EvalCollector, score_expectation
-from goldgate.evals.runtime import SuiteRuntime
-from goldgate.jsonvalue import canonical_json
-from goldgate.problems import display_path
+from goldgate.gold.compiled import CompiledExpectation, compile_text
+from goldgate.gold.suites import GoldSuite, dataset_fingerprint
 from goldgate.report.records import DatasetRecord, TargetRecord
-from goldgate.streaming import SuiteJob
-from goldgate.textsafe import has_control, quote, starts_command
+from goldgate.run.streaming import SuiteJob
 
 if TYPE_CHECKING:  # annotations only: an eval run builds no gold model (no pydantic)
-    from goldgate.dataset.models import Case
+    from goldgate.gold.models import Case
 
 __all__ = [
     "EVALS_DATASET",

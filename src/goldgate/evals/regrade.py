@@ -19,20 +19,18 @@ from pathlib import Path
 
 import anyio
 
-from goldgate.adjudication.store import find_project, load_store, store_path, verdicts_by_suite
-from goldgate.adjudication.verdicts import adjudicate
-from goldgate.dataset.compiled import CompiledExpectation, compile_text
-from goldgate.dataset.gold import GoldSuite
-from goldgate.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import PointerSyntaxError, parse_pointer
+from goldgate.base.problems import display_path
+from goldgate.base.stdio import user_output_to_stderr
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.casemodel import case_model
 from goldgate.evals.collector import EvalCollector
 from goldgate.evals.discovery import load_evals
 from goldgate.evals.plan import TARGET_KIND
 from goldgate.evals.runtime import evaluate_output
-from goldgate.execution.runner import AttemptOutcome
-from goldgate.jsonvalue import PointerSyntaxError, parse_pointer
-from goldgate.problems import display_path
+from goldgate.gold.compiled import CompiledExpectation, compile_text
+from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import suite_head, suite_tail
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, read_report
 from goldgate.report.models import (
@@ -51,11 +49,13 @@ from goldgate.report.records import (
     not_run_reason,
 )
 from goldgate.report.stream import ReportWriter
+from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
+from goldgate.run.runner import AttemptOutcome
+from goldgate.run.session import SessionOutcome
+from goldgate.run.streaming import RunHeader, finish_report, now
 from goldgate.scoring import ScorerRegistry, not_run, score_compiled
+from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.evalscores import SCORE_COMPARISON
-from goldgate.session import SessionOutcome
-from goldgate.stdio import user_output_to_stderr
-from goldgate.streaming import RunHeader, finish_report, now
 
 __all__ = ["RegradeRequest", "regrade"]
 

@@ -36,13 +36,13 @@ import anyio.from_thread
 import anyio.lowlevel
 import orjson
 
-from goldgate.errors import LoopBlocked
+from goldgate.base.errors import LoopBlocked
+from goldgate.base.imports import is_async_callable
 from goldgate.evals._context import DEFAULT_KEY, EvalContext, EvalResult, normalize_scores
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase
-from goldgate.execution.targets.base import TargetFailure, TargetResponse, response
-from goldgate.execution.watchdog import interruptible
-from goldgate.imports import is_async_callable
+from goldgate.run.targets.base import TargetFailure, TargetResponse, response
+from goldgate.run.watchdog import interruptible
 
 __all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
 

@@ -13,19 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldgate.adjudication.store import find_project, load_store, store_path, verdicts_by_suite
+from goldgate.base.memory import collections_paused
+from goldgate.base.problems import display_path
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.discovery import load_evals
 from goldgate.evals.plan import EvalPlan, plan_evals
-from goldgate.execution.runner import RunOptions
-from goldgate.memory import collections_paused
-from goldgate.problems import display_path
 from goldgate.report.io import default_report_path, ensure_writable, parse_report
 from goldgate.report.records import OptionsRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
+from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
+from goldgate.run.runner import RunOptions
+from goldgate.run.session import SessionOutcome, execute_streamed
+from goldgate.run.streaming import ReportRun, RunHeader, now
 from goldgate.scoring import ScorerRegistry
-from goldgate.session import SessionOutcome, execute_streamed
-from goldgate.streaming import ReportRun, RunHeader, now
 
 if TYPE_CHECKING:
     from goldgate.report.models import Report

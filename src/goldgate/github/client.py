@@ -258,7 +258,7 @@ def describe_error(error: BaseException) -> str:
     """One sentence for a warning about ``error``: goldgate's and GitHub's own errors as
     they say it; any other exception named by its type and what it says, never a bare
     number (``KeyError(5)`` says ``5``, an ``OSError`` with an errno alone says ``5``)."""
-    from goldgate.errors import GoldgateError
+    from goldgate.base.errors import GoldgateError
 
     if isinstance(error, GitHubUnavailable | GoldgateError):
         text = str(error)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from goldgate.base.jsonvalue import MAX_DEPTH, nests_too_deep
 from goldgate.github.client import os_reason
-from goldgate.jsonvalue import MAX_DEPTH, nests_too_deep
 
 _PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 _NO_COMMIT = "0" * 40

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import chain, islice
 
-from goldgate.problems import Violation
+from goldgate.base.problems import Violation
 from goldgate.render import text
 from goldgate.render.view import REGRESSIONS, AttemptItem, ComparisonView, ReportView, build_view
 from goldgate.report.models import Report

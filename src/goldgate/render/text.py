@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from goldgate.textsafe import redact
+from goldgate.base.textsafe import redact
 
 # C0 and C1 controls, DEL, lone surrogates, bidirectional overrides, isolates and marks,
 # zero-width and other invisible format characters (soft hyphen, interlinear annotation,

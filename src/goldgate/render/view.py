@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from goldgate.dataset.splits import is_holdout
-from goldgate.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
+from goldgate.base.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
+from goldgate.base.textsafe import secret_values
+from goldgate.gold.splits import is_holdout
 from goldgate.report.models import (
     AttemptRecord,
     CaseRecord,
@@ -30,7 +31,6 @@ from goldgate.report.models import (
     ThresholdRecord,
 )
 from goldgate.report.records import not_run_reason
-from goldgate.textsafe import secret_values
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the

@@ -12,12 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from goldgate.adjudication.verdicts import note_of, output_digest
-from goldgate.dataset.compiled import CompiledExpectation, GoldFields
-from goldgate.dataset.store import RecordedCase, recorded_case
-from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
-from goldgate.execution.runner import AttemptOutcome
-from goldgate.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
+from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
+from goldgate.base.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
+from goldgate.gold._stream.store import RecordedCase, recorded_case
+from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
@@ -29,14 +27,16 @@ from goldgate.report.records import (
     ThresholdRecord,
     VerdictRecord,
 )
+from goldgate.run.runner import AttemptOutcome
+from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.outcomes import CheckOutcome
 
 if TYPE_CHECKING:
     # Only gold with metrics makes observations, and only merging reads reports back: the
     # models (and pydantic) are imported where they are used, so Python evals never load them.
-    from goldgate.dataset.gold import GoldSuite
-    from goldgate.dataset.models import Case, Metric
+    from goldgate.gold.models import Case, Metric
+    from goldgate.gold.suites import GoldSuite
     from goldgate.report import models
     from goldgate.report.models import AttemptView, MetricResult
 
@@ -235,7 +235,7 @@ class SuiteCollector:
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
         self._metric_scopes: list[tuple[Metric, frozenset[str] | None]] = []
         if suite.metrics:
-            from goldgate.dataset.rules import metric_scopes
+            from goldgate.gold.rules import metric_scopes
 
             self._metric_scopes = metric_scopes(suite.metrics)
         self._pending: list[dict[str, Any]] = []

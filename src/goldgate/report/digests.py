@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from goldgate.jsonvalue import canonical_json
+from goldgate.base.jsonvalue import canonical_json
 
 __all__ = ["bytes_digest", "value_digest"]
 

@@ -22,21 +22,21 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from goldgate.errors import InvalidInputError, ReportRefusedError, RuntimeFailureError
-from goldgate.files import read_regular_file
-from goldgate.jsonvalue import (
+from goldgate.app.supervisor import announce
+from goldgate.base.errors import InvalidInputError, ReportRefusedError, RuntimeFailureError
+from goldgate.base.files import read_regular_file
+from goldgate.base.jsonvalue import (
     JsonSyntaxError,
     decode_utf8,
     format_pointer,
     loads_exact,
     parse_json_text,
 )
-from goldgate.memory import collections_paused
-from goldgate.outputs import linked_folder
+from goldgate.base.memory import collections_paused
+from goldgate.base.outputs import linked_folder
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps
-from goldgate.supervisor import announce
 
 if TYPE_CHECKING:  # the models are imported to read a report: a run writes without them
     from pydantic import ValidationError

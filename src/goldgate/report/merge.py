@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from goldgate.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError
 from goldgate.report.build import rebuild_suite, run_verdict
 from goldgate.report.models import CaseRecord, Report, SuiteRecord, VerdictRecord
 

@@ -63,7 +63,7 @@ def _case_2(attempts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _awaiting(attempt: dict[str, Any], check: dict[str, Any], details: bool) -> dict[str, Any]:
     """The queue entry format 2 keeps for a format-1 check that waits for a person."""
-    from goldgate.adjudication.verdicts import note_of, output_digest
+    from goldgate.scoring.adjudication import note_of, output_digest
 
     return {
         "case": attempt["case_id"],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from goldgate.jsonvalue import JSON_SCALARS
+from goldgate.base.jsonvalue import JSON_SCALARS
 
 __all__ = ["record_json"]
 

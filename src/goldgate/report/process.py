@@ -38,15 +38,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from goldgate.dataset.gold import GoldSuite
-from goldgate.dataset.store import recorded_case
-from goldgate.errors import GoldgateError, RuntimeFailureError
-from goldgate.execution.runner import AttemptOutcome, attempt_outcome, builtin_checks
+from goldgate.base.errors import GoldgateError, RuntimeFailureError
+from goldgate.gold._stream.store import recorded_case
+from goldgate.gold.suites import GoldSuite
 from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.io import ReportFile
 from goldgate.report.records import SuiteRecord, TargetRecord
 from goldgate.report.stream import ReportWriter
+from goldgate.run.runner import AttemptOutcome, attempt_outcome, builtin_checks
 from goldgate.scoring.outcomes import check_of_values, check_values
 
 __all__ = [
@@ -114,7 +114,7 @@ def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
         return False
     if _resident_bytes() > REPORT_PROCESS_MAX_RSS:
         return False
-    from goldgate.dataset.parallel import cpu_budget
+    from goldgate.gold._stream.parallel import cpu_budget
 
     return cpu_budget() >= 2 and _single_threaded()
 

@@ -19,8 +19,8 @@ tests/conftest.py holds what every in-process run builds to what validating it g
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 if TYPE_CHECKING:  # annotations only: a suite's metrics exist only where its gold has some
-    from goldgate.dataset.gold import Dataset
-    from goldgate.dataset.models import Metric
+    from goldgate.gold.models import Metric
+    from goldgate.gold.suites import Dataset
     from goldgate.report.models import MetricResult
 
 __all__ = [

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from goldgate.errors import EXIT_CODE_MEANINGS, ExitCode
+from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode
+from goldgate.base.textsafe import escape_control
 from goldgate.report.plain import record_json
-from goldgate.textsafe import escape_control
 
 if TYPE_CHECKING:  # a run's own report has no models (report.records): no pydantic for it
     from goldgate.report import models, records

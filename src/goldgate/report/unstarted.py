@@ -15,7 +15,7 @@ disk in about half the time.
 from collections.abc import Iterator
 from typing import IO, Any, Final, NamedTuple
 
-from goldgate.dataset.gold import GoldSuite
+from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import SuiteCollector
 from goldgate.report.stream import ReportWriter
 

@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from goldgate.adjudication.verdicts import decided, note_of, output_digest
-from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
-from goldgate.errors import ReportRefusedError
-from goldgate.jsonvalue import MISSING, format_pointer, json_equal, parse_pointer, resolve
+from goldgate.base.errors import ReportRefusedError
+from goldgate.base.jsonvalue import MISSING, format_pointer, json_equal, parse_pointer, resolve
+from goldgate.gold.compiled import CompiledExpectation, compile_expectation
 from goldgate.report.build import (
     ATTEMPT_STATUSES,
     CHECK_OUTCOMES,
@@ -42,12 +41,13 @@ from goldgate.report.build import (
 )
 from goldgate.report.plain import record_json
 from goldgate.report.records import CountsRecord
+from goldgate.scoring.adjudication import decided, note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
 from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.score import score_compiled
 
 if TYPE_CHECKING:
-    from goldgate.dataset.models import TextOptions
+    from goldgate.gold.models import TextOptions
     from goldgate.report.models import Report, SuiteRecord
     from goldgate.scoring.outcomes import CheckOutcome
 
@@ -141,7 +141,7 @@ def verify_report(
 
 
 def _json_options() -> TextOptions:
-    from goldgate.dataset.models import TextOptions
+    from goldgate.gold.models import TextOptions
 
     return TextOptions.model_validate({"json": True})
 

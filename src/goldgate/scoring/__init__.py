@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from goldgate.lazy import load_export
+from goldgate.base.lazy import load_export
 
 _EXPORTS = {
     "Verdict": "goldgate.scoring.comparisons",

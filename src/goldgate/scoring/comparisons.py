@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from goldgate.dataset.shapes import first_problem, source_span_problems
-from goldgate.jsonvalue import MISSING, json_equal, json_type_name, resolve
-from goldgate.jsonvalue import parse_pointer as _parse_pointer
+from goldgate.base.jsonvalue import MISSING, json_equal, json_type_name, resolve
+from goldgate.base.jsonvalue import parse_pointer as _parse_pointer
+from goldgate.gold.shapes import first_problem, source_span_problems
 from goldgate.scoring.outcomes import ABSENT_REASON, Outcome
 
 __all__ = [

@@ -22,9 +22,9 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from goldgate.dataset.models import Metric
-from goldgate.errors import InvalidInputError
-from goldgate.jsonvalue import MISSING
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import MISSING
+from goldgate.gold.models import Metric
 from goldgate.scoring.observations import Observation, ObservationStatus
 
 __all__ = [

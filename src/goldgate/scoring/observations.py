@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
-from goldgate.jsonvalue import MISSING
+from goldgate.base.jsonvalue import MISSING
 
 __all__ = ["Observation", "ObservationStatus"]
 

@@ -12,7 +12,7 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Any
 
-from goldgate.frozen import built
+from goldgate.base.frozen import built
 
 __all__ = ["ABSENT_REASON", "CheckOutcome", "Outcome", "check_of_values", "check_values", "not_run"]
 

@@ -13,13 +13,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeAlias
 
-from goldgate.errors import InvalidInputError
-from goldgate.imports import import_attribute, is_async_callable
-from goldgate.jsonvalue import FrozenJson
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.imports import import_attribute, is_async_callable
+from goldgate.base.jsonvalue import FrozenJson
 
 if TYPE_CHECKING:
-    from goldgate.dataset.gold import GoldSuite
-    from goldgate.settings.load import LoadedSettings
+    from goldgate.gold.settings.load import LoadedSettings
+    from goldgate.gold.suites import GoldSuite
 
 __all__ = [
     "RegisteredScorer",

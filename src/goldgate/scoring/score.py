@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from goldgate.dataset.compiled import CompiledExpectation, compile_expectation
-from goldgate.errors import InvalidInputError, LoopBlocked
-from goldgate.jsonvalue import MISSING, freeze, resolve, thaw
+from goldgate.base.errors import InvalidInputError, LoopBlocked
+from goldgate.base.jsonvalue import MISSING, freeze, resolve, thaw
+from goldgate.gold.compiled import CompiledExpectation, compile_expectation
 from goldgate.scoring.comparisons import (
     Verdict,
     compare_exact,
@@ -27,7 +27,7 @@ from goldgate.scoring.registry import RegisteredScorer
 from goldgate.scoring.text import score_text
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
-    from goldgate.dataset.models import Envelope, Expectation, TextOptions
+    from goldgate.gold.models import Envelope, Expectation, TextOptions
 
 __all__ = ["envelope_document", "score_compiled", "score_custom", "score_expectation"]
 

@@ -22,7 +22,7 @@ A check that could not run (a broken regular expression, ``requiredKeys`` agains
 not JSON) fails and never passes; its reason names why. A malformed assertion object (an
 unknown key, a value of the wrong type) or one that declares nothing or can never hold (an
 empty object or array, ``minChars`` above ``maxChars``, a dot path with an empty segment) is
-an ``error``: the gold check refuses it offline (``goldgate.dataset.shapes``).
+an ``error``: the gold check refuses it offline (``goldgate.gold.shapes``).
 """
 
 from __future__ import annotations
@@ -31,26 +31,26 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from goldgate.dataset.compiled import TextAssertion, TextGold, compile_text
-from goldgate.dataset.patterns import (
-    PATTERN_DEADLINE,
-    PatternTimeout,
-    compile_pattern,
-    search_with_deadline,
-)
-from goldgate.dataset.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
-from goldgate.dataset.shapes import first_problem, text_problems
-from goldgate.jsonvalue import (
+from goldgate.base.jsonvalue import (
     MISSING,
     JsonSyntaxError,
     json_type_name,
     parse_json_text,
     thaw,
 )
+from goldgate.gold.compiled import TextAssertion, TextGold, compile_text
+from goldgate.gold.patterns import (
+    PATTERN_DEADLINE,
+    PatternTimeout,
+    compile_pattern,
+    search_with_deadline,
+)
+from goldgate.gold.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
+from goldgate.gold.shapes import first_problem, text_problems
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
-    from goldgate.dataset.models import TextOptions
+    from goldgate.gold.models import TextOptions
 
 __all__ = [
     "ADJUDICATION_REASON",

@@ -1,0 +1,115 @@
+"""Reading input files: regular files only, and none larger than a cap.
+
+Every file goldgate reads (settings, workflow files, manifests, case files, reports) comes
+through ``read_regular_file``. The file is ``stat``ed before it is opened, so a named pipe, a
+device such as ``/dev/zero`` or a folder is refused at once instead of blocking or filling
+memory, and a file over the cap is refused without reading it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import BinaryIO, Final
+
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.textsafe import escape_control, quote
+
+MAX_FILE_BYTES_VARIABLE: Final = "GOLDGATE_MAX_FILE_BYTES"
+DEFAULT_MAX_FILE_BYTES: Final = 256 * 1024 * 1024
+"""No gold or settings file is larger; a larger one is a mistake or an attack."""
+
+
+class MissingFileError(InvalidInputError):
+    """A file that does not exist, so that a caller can say where the path came from."""
+
+
+def max_file_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """The largest file goldgate reads: ``GOLDGATE_MAX_FILE_BYTES`` when set, else 256 MiB."""
+    text = environ.get(MAX_FILE_BYTES_VARIABLE)
+    if text is None or not text.strip():
+        return DEFAULT_MAX_FILE_BYTES
+    if not text.strip().isdecimal() or int(text) <= 0:
+        raise InvalidInputError(
+            f"{MAX_FILE_BYTES_VARIABLE} must be a positive whole number of bytes, "
+            f"found {quote(text.strip())}."
+        )
+    return int(text)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _refuse_unless_regular(source: str, status: os.stat_result, what: str, cap: int) -> None:
+    if stat.S_ISDIR(status.st_mode):
+        raise InvalidInputError(f"{source}: is a folder, not {what}.")
+    if not stat.S_ISREG(status.st_mode):
+        raise InvalidInputError(
+            f"{source}: is {_kind(status.st_mode)}; only regular files are read."
+        )
+    if status.st_size > cap:
+        raise _too_large(source, status.st_size, cap)
+
+
+def _too_large(source: str, size: int | None, cap: int) -> InvalidInputError:
+    found = "" if size is None else f"{size:,} bytes, "
+    return InvalidInputError(
+        f"{source}: is {found}over the limit of {cap:,} bytes "
+        f"(set {MAX_FILE_BYTES_VARIABLE} to change it)."
+    )
+
+
+def open_regular_file(path: Path, source: str, *, what: str = "a file") -> BinaryIO:
+    """The regular file at ``path``, open for reading (see ``read_regular_file``); the caller
+    reads it in pieces and must not read past ``max_file_bytes()``."""
+    cap = max_file_bytes()
+    source = escape_control(source)  # a file name is data too: it must not break a line
+    try:
+        _refuse_unless_regular(source, os.stat(path), what, cap)
+        # Non-blocking, so that a file swapped for a named pipe since the stat cannot block
+        # the open; fstat then checks what was actually opened.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise MissingFileError(f"{source}: file not found.") from None
+    except OSError as error:
+        raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
+    except ValueError as error:  # a name no file can have, such as one with a NUL byte
+        raise InvalidInputError(f"{source}: cannot be read ({error}).") from None
+    handle = os.fdopen(descriptor, "rb")
+    try:
+        _refuse_unless_regular(source, os.fstat(handle.fileno()), what, cap)
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
+def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes:
+    """The bytes of the regular file at ``path`` (``source`` names it in messages, ``what``
+    says what it should be, e.g. "a JSON file"). Anything else, or a file over the cap, is an
+    ``InvalidInputError`` naming ``source``; nothing is read from it."""
+    cap = max_file_bytes()
+    with open_regular_file(path, source, what=what) as handle:
+        try:
+            # As much as the file holds, not the cap: read(n) sets n bytes aside first, and
+            # a 256 MiB buffer for every small file fails under a memory limit.
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read(min(size, cap) + 1)
+            if len(data) > size:  # it grew after the stat: the rest, up to the cap
+                data += handle.read(cap + 1 - len(data))
+        except OSError as error:
+            source = escape_control(source)
+            raise InvalidInputError(f"{source}: cannot be read ({error.strerror}).") from None
+    if len(data) > cap:  # it grew after the stat
+        raise _too_large(escape_control(source), None, cap)
+    return data

@@ -1,0 +1,24 @@
+"""Package namespaces that load their modules on first use (PEP 562).
+
+A package such as ``goldgate.gold`` names what its modules offer, but importing one of
+them (``goldgate.gold.shapes``, say) must not load the others: the settings, YAML and a
+hundred pydantic models would be built for a command that needs none of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from importlib import import_module
+from typing import Any
+
+
+def load_export(package: str, exports: Mapping[str, str], name: str) -> Any:
+    """``package``'s attribute ``name``, imported from the module ``exports`` names and kept
+    in the package's namespace, so that the next lookup does not come here."""
+    module = exports.get(name)
+    if module is None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    setattr(sys.modules[package], name, value)
+    return value

@@ -1,0 +1,507 @@
+"""Replay: the current gold applied to the saved results of a complete report. No target is
+built, imported or called, so a replay works where the application's code cannot even be
+imported; only custom scorers (from the settings) are imported, as for a run.
+
+The saved attempts become the same ``AttemptOutcome`` stream the runner produces and go
+through the same ``SuiteCollector`` and ``ReportWriter``, so a replay is an ordinary report:
+its checks and metrics are what the current gold says about the saved results; recorded
+runtime failures stay failures (never retried); latency and usage are copied and the report
+names the run that measured them (``replay_of``).
+
+A replay needs the saved run to be what the gold describes: the same dataset name, suite and
+case identities and order, inputs, configuration and workflow revisions, targets and attempt
+identities. The gold revision may differ. The first mismatch is refused (exit 2) with one
+sentence naming the suite, case and field, and for private values a digest of each side.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.memory import collections_paused
+from goldgate.base.problems import display_path
+from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.load import load_gold
+from goldgate.gold.models import Case, TextOptions
+from goldgate.gold.settings.load import LoadedSettings, load_settings
+from goldgate.gold.suites import Dataset, GoldSuite
+from goldgate.report import records
+from goldgate.report.build import SuiteCollector, suite_head, suite_tail
+from goldgate.report.digests import bytes_digest, value_digest
+from goldgate.report.io import (
+    ReportFile,
+    default_report_path,
+    ensure_writable,
+    parse_report,
+    read_report_bytes,
+    report_bytes,
+)
+from goldgate.report.models import CaseRecord, Report, SuiteRecord, TargetRecord
+from goldgate.report.records import RunReport, dataset_record, from_model, not_run_reason
+from goldgate.report.stream import ReportWriter
+from goldgate.report.verdictstore import attach_verdicts
+from goldgate.run.identity import project_folder
+from goldgate.run.runner import AttemptOutcome
+from goldgate.run.streaming import RunHeader, finish_report
+from goldgate.run.targets import build_target
+from goldgate.scoring import (
+    CheckOutcome,
+    RegisteredScorer,
+    ScorerRegistry,
+    not_run,
+    score_compiled,
+)
+from goldgate.scoring.adjudication import adjudicate
+from goldgate.scoring.registry import settings_registry
+from goldgate.scoring.score import score_custom
+
+__all__ = [
+    "ReplayOutcome",
+    "ReplaySource",
+    "load_replay_source",
+    "prepare_replay",
+    "replay",
+    "replay_checks",
+    "require_replayable",
+]
+
+
+@dataclass(frozen=True)
+class ReplaySource:
+    """A saved report and how it is named in the replay: path as given, digest of its bytes."""
+
+    report: Report
+    path: str
+    digest: str
+
+    @classmethod
+    def of(cls, report: Report, path: str = "<memory>") -> ReplaySource:
+        return cls(report, path, bytes_digest(report_bytes(report)))
+
+    def record(self) -> records.ReplayRecord:
+        """The run that measured the latency and usage: a replay of a replay names the
+        original run, not the intermediate replay."""
+        if self.report.replay_of is not None:
+            return from_model(records.ReplayRecord, self.report.replay_of)
+        return records.ReplayRecord(self.path, self.digest, self.report.started_at, True)
+
+
+def load_replay_source(path: Path) -> ReplaySource:
+    data = read_report_bytes(path)
+    return ReplaySource(parse_report(data, str(path)), str(path), bytes_digest(data))
+
+
+# --- what must match ---------------------------------------------------------------------------
+
+
+def _refuse(where: str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"cannot replay: {where}{what}.")
+
+
+def _differs(label: str, saved: object, current: object, source: str = "the gold") -> str:
+    return f"{label} is {saved!r} in the report but {current!r} in {source}"
+
+
+def _digests_differ(label: str, saved: object, current: object, source: str = "the gold") -> str:
+    return f"{label} differs (report {value_digest(saved)}, {source} {value_digest(current)})"
+
+
+def _replayed_suites(report: Report, dataset: Dataset) -> list[GoldSuite]:
+    """The gold's suites the report ran: all, or those it asked for with --suite."""
+    if report.dataset.name != dataset.name:
+        raise _refuse("", _differs("the dataset name", report.dataset.name, dataset.name))
+    wanted = report.options.suites
+    suites = [s for s in dataset.suites if not wanted or s.name in wanted]
+    saved = [suite.name for suite in report.suites]
+    current = [suite.name for suite in suites]
+    for position, (before, now) in enumerate(zip(saved, current, strict=False), start=1):
+        if before != now:
+            raise _refuse("", _differs(f"suite {position}", before, now))
+    if len(saved) != len(current):
+        extra = saved[len(current)] if len(saved) > len(current) else current[len(saved)]
+        where = "the report only" if len(saved) > len(current) else "the gold only"
+        raise _refuse("", f"suite {extra!r} is in {where}")
+    return suites
+
+
+def _target_record(settings: LoadedSettings, suite: GoldSuite) -> TargetRecord:
+    """The target a run of ``suite`` would record. The target is built only to describe
+    itself: nothing is imported, started or contacted."""
+    workflow = settings.workflows[suite.workflow]
+    target = build_target(
+        workflow.target,
+        project_root=settings.project_root,
+        search_paths=settings.python_paths,
+        environ={},
+    )
+    return TargetRecord(
+        kind=workflow.target.kind,
+        workflow_revision=workflow.revision,
+        live=workflow.live,
+        identity=target.describe(),
+    )
+
+
+def _require_same_suite(saved: SuiteRecord, gold: GoldSuite, target: TargetRecord) -> None:
+    where = f"suite {saved.name!r}: "
+    for label in ("workflow", "flow", "step"):
+        before, now = getattr(saved, label), getattr(gold, label)
+        if before != now:
+            raise _refuse(where, _differs(f"the {label}", before, now))
+    if saved.target.kind != target.kind:
+        raise _refuse(
+            where, _differs("the target kind", saved.target.kind, target.kind, "the settings")
+        )
+    if saved.target.workflow_revision != target.workflow_revision:
+        raise _refuse(
+            where,
+            _differs(
+                "the workflow revision",
+                saved.target.workflow_revision,
+                target.workflow_revision,
+                "the settings",
+            ),
+        )
+    if value_digest(saved.target.identity) != value_digest(target.identity):
+        raise _refuse(
+            where,
+            _digests_differ(
+                "the target identity", saved.target.identity, target.identity, "the settings"
+            ),
+        )
+    if saved.status == "not_started":  # pragma: no cover - only incomplete reports have it
+        raise _refuse(where, "it was not started")
+    if len(saved.cases) != len(gold.cases):
+        raise _refuse(
+            where,
+            f"{len(saved.cases)} cases in the report but {len(gold.cases)} in the gold",
+        )
+    for position, (record, case) in enumerate(zip(saved.cases, gold.cases, strict=True), 1):
+        if record.id != case.id:
+            raise _refuse(where, _differs(f"case {position}", record.id, case.id))
+        _require_same_case(where, record, case, saved.repeat)
+
+
+def _require_same_case(where: str, record: CaseRecord, case: Case, repeat: int) -> None:
+    where = f"{where}case {record.id!r}: "
+    if record.input is None:
+        raise _refuse(where, "the report was written without details (no input)")
+    envelope = case.input.as_json()
+    if value_digest(record.input) != value_digest(envelope):
+        raise _refuse(where, _digests_differ("the input", record.input, envelope))
+    numbers = [attempt.attempt for attempt in record.attempts]
+    if numbers != list(range(1, repeat + 1)):
+        raise _refuse(
+            where, f"the attempts are numbered {numbers}, not 1 to {repeat} (--repeat {repeat})"
+        )
+    for attempt in record.attempts:
+        if attempt.status == "completed" and attempt.result is None:
+            raise _refuse(
+                where,
+                f"attempt {attempt.attempt} has no saved result (the report was written "
+                "without details)",
+            )
+
+
+def require_replayable(
+    source: ReplaySource, dataset: Dataset, settings: LoadedSettings | None
+) -> list[GoldSuite]:
+    """The gold suites to replay the report with, or ``InvalidInputError`` naming the first
+    thing that does not match. Checked in the order a reader would look: completeness, the
+    dataset, the suites, the configuration, then each suite's target, cases and attempts.
+    Without ``settings`` (gold from the Python API) the configuration and targets are the
+    report's own: there is nothing else to hold them against."""
+    report = source.report
+    if not report.complete:
+        raise _refuse(
+            "",
+            f"{source.path} is incomplete (interrupted by {report.interruption or 'a signal'});"
+            " only a complete report can be replayed",
+        )
+    suites = _replayed_suites(report, dataset)
+    if settings is None:
+        for saved, gold in zip(report.suites, suites, strict=True):
+            _require_same_suite(saved, gold, saved.target)
+        return suites
+    if report.variant.configuration_revision != settings.configuration_digest:
+        raise _refuse(
+            "",
+            _differs(
+                "the configuration revision",
+                report.variant.configuration_revision,
+                settings.configuration_digest,
+                "the settings",
+            ),
+        )
+    for saved, gold in zip(report.suites, suites, strict=True):
+        _require_same_suite(saved, gold, _target_record(settings, gold))
+    return suites
+
+
+# --- scoring saved results ---------------------------------------------------------------------
+
+
+def _scored(
+    compiled: Sequence[CompiledExpectation],
+    document: Mapping[str, Any],
+    envelope: Mapping[str, Any],
+    text: TextOptions | None,
+) -> tuple[CheckOutcome, ...]:
+    return tuple(score_compiled(e, document, envelope, text) for e in compiled)
+
+
+def _text(result: Mapping[str, Any]) -> bytes | None:
+    try:
+        return orjson.dumps(result)
+    except (orjson.JSONEncodeError, TypeError):  # integers beyond 64 bits: score each
+        return None
+
+
+async def replay_checks(
+    compiled: Sequence[CompiledExpectation],
+    status: str,
+    reason: str | None,
+    result: Mapping[str, Any] | None,
+    envelope: Mapping[str, Any],
+    registry: Mapping[str, RegisteredScorer],
+    text: TextOptions | None = None,
+) -> tuple[CheckOutcome, ...]:
+    """The checks gold gives one saved attempt: a completed one's result scored as a run
+    scores it; every check of any other is not_run for the attempt's recorded reason."""
+    if status != "completed" or result is None:
+        return (not_run(not_run_reason(status, reason)),) * len(compiled)
+    if not any(e.comparison == "custom" for e in compiled):
+        return _scored(compiled, result, envelope, text)
+    checks = []
+    for expectation in compiled:
+        if expectation.comparison == "custom":
+            checks.append(await score_custom(expectation, result, registry))
+        else:
+            checks.append(score_compiled(expectation, result, envelope, text))
+    return tuple(checks)
+
+
+async def _replay_suite(
+    saved: SuiteRecord,
+    gold: GoldSuite,
+    registry: ScorerRegistry,
+    writer: ReportWriter,
+) -> records.SuiteRecord:
+    head = saved.model_copy(
+        update={
+            "fingerprint": gold.fingerprint,
+            "cases_source": gold.cases_source,
+            "metric_definitions": gold.metrics,
+        }
+    )
+    writer.begin_suite(suite_head(head))
+    collector = SuiteCollector(gold, saved.repeat, True, writer.case)
+    custom = [any(e.comparison == "custom" for e in c) for c in gold.compiled]
+    for index, (saved_case, case) in enumerate(zip(saved.cases, gold.cases, strict=True)):
+        compiled = gold.compiled[index]
+        envelope = case.input.as_json()
+        # Scoring is a pure function of gold, input and result (custom scorers aside, which
+        # are the user's code and may not be): repeats that saved the same result are
+        # scored once. Keyed by the result's JSON text, so only equal documents share.
+        scored: dict[bytes, tuple[CheckOutcome, ...]] = {}
+        for attempt in saved_case.attempts:
+            result = attempt.result
+            if attempt.status == "completed" and result is not None and not custom[index]:
+                key = _text(result)
+                checks = scored.get(key) if key is not None else None
+                if checks is None:
+                    checks = _scored(compiled, result, envelope, gold.text)  # no await
+                    if key is not None:
+                        scored[key] = checks
+            else:
+                checks = await replay_checks(
+                    compiled, attempt.status, attempt.reason, result, envelope, registry, gold.text
+                )
+            if gold.verdicts and attempt.status == "completed":
+                checks = adjudicate(checks, compiled, case.id, gold.verdicts)
+            collector.add(
+                AttemptOutcome(
+                    index,
+                    case,
+                    attempt.attempt,
+                    attempt.status,
+                    attempt.reason,
+                    attempt.latency_ms,
+                    result if attempt.status == "completed" else None,
+                    attempt.stderr,
+                    checks,
+                )
+            )
+    skip_reason = saved.skip_reason if saved.status == "skipped" else None
+    record = collector.record(
+        from_model(records.TargetRecord, saved.target), skip_reason=skip_reason
+    )
+    writer.end_suite(suite_tail(record))
+    return record
+
+
+async def _replay(
+    source: ReplaySource,
+    dataset: Dataset,
+    suites: Sequence[GoldSuite],
+    registry: ScorerRegistry,
+    write: Callable[[bytes], object],
+) -> RunReport:
+    saved = source.report
+    header = RunHeader(
+        dataset=dataset_record(dataset, display_path(dataset.path)),
+        variant=from_model(records.VariantRecord, saved.variant),
+        options=from_model(records.OptionsRecord, saved.options),
+        registry=registry,
+        started=_now(),
+        replay_of=source.record(),
+    )
+    clock = time.perf_counter()
+    writer = ReportWriter(write)
+    writer.head(header.as_json())
+    # The saved report is millions of live objects: collections triggered by the records
+    # made here would scan them all, again and again, for cycles there are none of.
+    with collections_paused():
+        ended = [
+            await _replay_suite(record, gold, registry, writer)
+            for record, gold in zip(saved.suites, suites, strict=True)
+        ]
+    return finish_report(
+        writer, header, ended, duration=time.perf_counter() - clock, interruption=None
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _registry(
+    settings: LoadedSettings, suites: Sequence[GoldSuite], given: Sequence[RegisteredScorer] | None
+) -> ScorerRegistry:
+    """The custom scorers the suites name: ``given`` (Python API), else imported from the
+    settings as a run imports them."""
+    if given is not None:
+        return _given_registry(suites, given)
+    return settings_registry(settings, suites)
+
+
+def _given_registry(
+    suites: Sequence[GoldSuite], given: Sequence[RegisteredScorer]
+) -> ScorerRegistry:
+    registry = ScorerRegistry(given)
+    needed = sorted(set().union(*(suite.scorer_names() for suite in suites)))
+    missing = [name for name in needed if name not in registry]
+    if missing:
+        raise InvalidInputError(f"scorer {missing[0]!r} is not registered.")
+    return registry
+
+
+# --- the CLI and the Python API ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplayOutcome:
+    report: RunReport
+    report_path: Path
+    fallback_reason: str | None
+    source: ReplaySource
+
+
+@dataclass(frozen=True)
+class PreparedReplay:
+    source: ReplaySource
+    dataset: Dataset
+    suites: tuple[GoldSuite, ...]
+    registry: ScorerRegistry
+    output: Path
+
+    def execute(self) -> ReplayOutcome:
+        """Replay into a new report file, linked into place when complete."""
+        report_file = ReportFile(self.output)
+        try:
+            report = anyio.run(
+                _replay, self.source, self.dataset, self.suites, self.registry, report_file.write
+            )
+        except BaseException:
+            report_file.discard()
+            raise
+        path, fallback_reason = report_file.publish()
+        return ReplayOutcome(report, Path(display_path(path)), fallback_reason, self.source)
+
+
+def prepare_replay(
+    report: Path, config: Path, dataset: Path | None, output: Path | None
+) -> PreparedReplay:
+    """Everything a replay needs, or ``InvalidInputError`` before anything is written."""
+    settings = load_settings(config)
+    gold = load_gold(settings, dataset)
+    source = load_replay_source(report)
+    suites = attach_verdicts(require_replayable(source, gold, settings), settings.project_root)
+    output = output or default_report_path(project_folder(settings.path), gold.name, _now())
+    ensure_writable(output)
+    registry = _registry(settings, suites, None)
+    return PreparedReplay(source, gold, tuple(suites), registry, output)
+
+
+async def replay(
+    report: Report | Path | str,
+    gold: LoadedSettings | Dataset | GoldSuite | Path | str,
+    *,
+    dataset: Path | str | None = None,
+    scorers: Sequence[RegisteredScorer] | None = None,
+) -> Report:
+    """The current gold applied to a saved report's results; returns the new report and
+    writes nothing.
+
+    ``gold`` is a settings file (or loaded settings), whose dataset (``dataset`` when given)
+    is the current gold and whose configuration and targets the report must have run under,
+    as for ``goldgate evaluate --replay``; or gold already in memory (a ``Dataset``, or one
+    ``GoldSuite`` as given to ``evaluate``), when there are no settings to check the
+    configuration and targets against. Custom scorers are ``scorers`` when given, else
+    imported from the settings."""
+    source = (
+        ReplaySource.of(report) if isinstance(report, Report) else load_replay_source(Path(report))
+    )
+    settings: LoadedSettings | None = None
+    if isinstance(gold, GoldSuite):
+        current = _dataset_of(gold)
+    elif isinstance(gold, Dataset):
+        current = gold
+    else:
+        settings = gold if isinstance(gold, LoadedSettings) else load_settings(Path(gold))
+        current = load_gold(settings, _path(dataset))
+    suites = require_replayable(source, current, settings)
+    if settings is not None:  # the project's recorded verdicts, as a run would take them
+        suites = attach_verdicts(suites, settings.project_root)
+    if settings is None:
+        registry = _given_registry(suites, scorers or ())
+    else:
+        registry = _registry(settings, suites, scorers)
+    chunks: list[bytes] = []
+    await _replay(source, current, suites, registry, chunks.append)
+    return parse_report(b"".join(chunks), "<memory>")
+
+
+def _dataset_of(suite: GoldSuite) -> Dataset:
+    """One suite as the dataset ``evaluate`` names in its report."""
+    identity = suite.dataset
+    return Dataset(
+        name=identity.name if identity else suite.name,
+        revision=identity.revision if identity else suite.fingerprint,
+        suites=(suite,),
+        path=Path("<python>"),
+        fingerprint=identity.fingerprint if identity else suite.fingerprint,
+    )
+
+
+def _path(value: Path | str | None) -> Path | None:
+    return None if value is None else Path(value)

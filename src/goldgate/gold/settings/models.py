@@ -1,0 +1,176 @@
+"""The settings file's models: workflows, their targets, flows and steps, scorers, evaluation.
+
+Unknown keys are refused everywhere, and nothing here imports or calls user code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from goldgate.base.textsafe import quote, redact_url, refuse_control
+
+_IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
+
+Printable = Annotated[str, AfterValidator(refuse_control)]
+"""A name or revision that is printed and recorded: no control characters."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def _check_import_path(value: str) -> str:
+    if not _IMPORT_PATH.fullmatch(value):
+        raise ValueError(
+            f"{quote(value)} is not an import path of the form 'package.module:attribute'"
+        )
+    return value
+
+
+class EnvHeader(_Strict):
+    """A header value read from an environment variable at run time, never stored."""
+
+    env: str = Field(description="Name of the environment variable holding the value.")
+    prefix: str = Field("", description="Text put before the value, e.g. 'Bearer '.")
+
+    @field_validator("env")
+    @classmethod
+    def _env_name(cls, value: str) -> str:
+        if not _ENV_NAME.fullmatch(value):
+            raise ValueError(f"{quote(value)} is not an environment variable name")
+        return value
+
+
+class HttpEndpoint(_Strict):
+    url: str = Field(description="URL that receives the request as a JSON POST.")
+    headers: dict[str, str | EnvHeader] = Field(default_factory=dict)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not re.match(r"https?://[^/\s]+", value):
+            raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
+        return value
+
+
+class TargetSettings(_Strict):
+    """How goldgate reaches the application: exactly one of python, command or http."""
+
+    python: str | None = Field(None, description="An importable callable, 'module:attribute'.")
+    command: list[str] | None = Field(
+        None, description="argv; the request arrives as JSON on stdin, the result on stdout."
+    )
+    http: HttpEndpoint | None = None
+    max_result_bytes: Annotated[int, Field(gt=0)] = Field(
+        DEFAULT_MAX_RESULT_BYTES, description="A larger result is a runtime failure."
+    )
+
+    @field_validator("python")
+    @classmethod
+    def _python(cls, value: str | None) -> str | None:
+        return None if value is None else _check_import_path(value)
+
+    @field_validator("command")
+    @classmethod
+    def _command(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or not value[0]):
+            raise ValueError("a command target needs a program as its first element")
+        return value
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> TargetSettings:
+        given = [kind for kind in ("python", "command", "http") if getattr(self, kind) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "a target needs exactly one of 'python', 'command' or 'http'"
+                + (f", found {' and '.join(given)}" if given else "")
+            )
+        return self
+
+    @property
+    def kind(self) -> Literal["python", "command", "http"]:
+        if self.python is not None:
+            return "python"
+        if self.command is not None:
+            return "command"
+        return "http"
+
+
+class StepSettings(_Strict):
+    collection: list[Printable] | None = Field(
+        None, description="Child steps run per item when this step is a flow collection."
+    )
+
+
+class FlowSettings(_Strict):
+    steps: dict[Printable, StepSettings] = Field(default_factory=dict)
+
+
+class WorkflowSettings(_Strict):
+    revision: Printable = Field(description="Changes whenever the workflow's behaviour changes.")
+    target: TargetSettings
+    live: bool = Field(False, description="Makes external calls: runs only with --live.")
+    credentials: list[str] = Field(
+        default_factory=list, description="Environment variables a live run needs."
+    )
+    flows: dict[Printable, FlowSettings] = Field(default_factory=dict)
+    description: str | None = None
+
+    @field_validator("credentials")
+    @classmethod
+    def _credential_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not _ENV_NAME.fullmatch(name):
+                raise ValueError(f"{quote(name)} is not an environment variable name")
+        return value
+
+
+class ScorerSettings(_Strict):
+    import_path: str = Field(alias="import", description="'module:attribute' of the scorer.")
+    revision: Printable
+
+    model_config = ConfigDict(populate_by_name=False)
+
+    @field_validator("import_path")
+    @classmethod
+    def _import(cls, value: str) -> str:
+        return _check_import_path(value)
+
+
+class EvaluationSettings(_Strict):
+    dataset: str | None = Field(
+        None, description="Literal path relative to this file; never environment-expanded."
+    )
+
+
+class Settings(_Strict):
+    schema_: str | None = Field(None, alias="$schema")
+    workflows: dict[str, WorkflowSettings | str] = Field(
+        description="Each workflow inline, or the path (relative to this file) of a YAML file "
+        "holding it."
+    )
+    scorers: dict[str, ScorerSettings] = Field(default_factory=dict)
+    python_path: list[str] = Field(
+        default_factory=list,
+        description="Folders, relative to this file, put on sys.path for python targets.",
+    )
+    evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
+
+    model_config = ConfigDict(populate_by_name=False)
+
+    @field_validator("workflows", "scorers")
+    @classmethod
+    def _names(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for name in value:
+            if not _NAME.fullmatch(name):
+                raise ValueError(
+                    f"{quote(name)} is not a valid name (letters, digits, '_', '.', '-')"
+                )
+        return value

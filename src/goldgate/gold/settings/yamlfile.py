@@ -1,0 +1,136 @@
+"""Safe YAML with positions: duplicate keys refused, every value's line and column known."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.files import read_regular_file
+from goldgate.base.jsonvalue import utf8_error_place
+from goldgate.base.textsafe import escape_control, quote
+
+
+class YamlSyntaxError(InvalidInputError):
+    """Text that is not (safe, duplicate-free) YAML, with the place it went wrong."""
+
+    def __init__(self, source: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{source}:{line}:{column}: {message}.")
+        self.source = source
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    source: str
+    value: Any
+    _values: dict[tuple[str, ...], tuple[int, int]]
+    _keys: dict[tuple[str, ...], tuple[int, int]]
+
+    def position(self, path: Sequence[str | int]) -> tuple[int, int]:
+        tokens = tuple(str(token) for token in path)
+        if tokens in self._keys:
+            return self._keys[tokens]
+        for length in range(len(tokens), -1, -1):
+            if tokens[:length] in self._values:
+                return self._values[tokens[:length]]
+        return 1, 1
+
+
+class _SafeLoader(yaml.SafeLoader):
+    """The safe loader, with a scalar it cannot build (a date such as 2020-13-01, an integer
+    too long to convert) reported at its place instead of escaping as a ValueError."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as error:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot load this value ({error})", node.start_mark
+            ) from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(source: str, node: yaml.Node) -> None:
+    # "\ud800" in a double-quoted scalar loads as a lone surrogate: not a character, so it
+    # could be neither hashed into the digest nor printed.
+    if isinstance(node, yaml.ScalarNode) and _SURROGATE.search(str(node.value)):
+        line, column = _mark(node)
+        message = "string holds a lone UTF-16 surrogate, which is not a character"
+        raise YamlSyntaxError(source, line, column, message)
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _index(
+    source: str,
+    node: yaml.Node,
+    path: tuple[str, ...],
+    values: dict[tuple[str, ...], tuple[int, int]],
+    keys: dict[tuple[str, ...], tuple[int, int]],
+    visited: set[int],
+) -> None:
+    values[path] = _mark(node)
+    if id(node) in visited:
+        return  # an alias: indexed where its anchor is, and never expanded (no alias bombs)
+    visited.add(id(node))
+    _refuse_surrogates(source, node)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            _refuse_surrogates(source, key_node)
+            key = str(key_node.value)
+            if key in seen:
+                line, column = _mark(key_node)
+                raise YamlSyntaxError(source, line, column, f"duplicate key {quote(key)}")
+            seen.add(key)
+            keys[(*path, key)] = _mark(key_node)
+            _index(source, value_node, (*path, key), values, keys, visited)
+    elif isinstance(node, yaml.SequenceNode):
+        for position, item in enumerate(node.value):
+            _index(source, item, (*path, str(position)), values, keys, visited)
+
+
+def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
+    """Parse one YAML file with the safe loader; problems name the file, line and column.
+    Only a regular file within the size cap is read (see ``goldgate.base.files``)."""
+    source = display or str(path)
+    data = read_regular_file(path, source, what="a YAML file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line, column = utf8_error_place(data, error)
+        raise YamlSyntaxError(
+            source, line, column, f"not UTF-8 text (byte 0x{data[error.start]:02x})"
+        ) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
+    except RecursionError:
+        raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = (error.problem or error.context or "invalid YAML").strip()
+        raise YamlSyntaxError(source, line, column, problem) from None
+    except yaml.YAMLError as error:
+        raise InvalidInputError(escape_control(f"{source}: invalid YAML ({error}).")) from None
+    values: dict[tuple[str, ...], tuple[int, int]] = {}
+    keys: dict[tuple[str, ...], tuple[int, int]] = {}
+    if node is not None:
+        try:
+            _index(source, node, (), values, keys, set())
+        except RecursionError:  # pragma: no cover - composing fails first
+            raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
+    return YamlDocument(source, value, values, keys)

@@ -1,0 +1,219 @@
+"""The shape of ``expected`` for source_span and text comparisons: one set of rules for the
+offline check (every problem, each at its place) and for scoring (the first problem, as the
+reason of an ``error`` check when gold reaches scoring unchecked, e.g. from the Python API).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeGuard
+
+from goldgate.base.jsonvalue import (
+    MISSING,
+    PointerSyntaxError,
+    json_type_name,
+    parse_pointer,
+    resolve,
+)
+from goldgate.base.textsafe import quote
+
+Suffix = tuple[str | int, ...]
+Problem = tuple[Suffix, str]
+
+SPAN_KEYS = ("input_path", "required", "allowed")
+TEXT_ASSERTIONS = {
+    "contains": "strings",
+    "notContains": "strings",
+    "matches": "patterns",
+    "notMatches": "patterns",
+    "minChars": "count",
+    "maxChars": "count",
+    "maxLines": "count",
+    "requiredKeys": "strings",
+    "note": "note",
+}
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
+        return value[0], value[1]
+    return None
+
+
+def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> Iterator[Problem]:
+    """Every problem of a source_span ``expected``; with ``envelope`` also whether its
+    input_path holds a string that the ranges fit (Unicode code points, end exclusive)."""
+    if not isinstance(expected, Mapping):
+        yield (
+            ("expected",),
+            "a source_span expects {input_path, required, allowed}, "
+            f"found {json_type_name(expected)}",
+        )
+        return
+    for key in sorted(expected.keys() - set(SPAN_KEYS)):
+        yield ("expected", key), f"unknown key {quote(key)} in a source_span expectation"
+    for key in SPAN_KEYS:
+        if key not in expected:
+            yield ("expected",), f"a source_span expectation needs {key!r}"
+    if not set(SPAN_KEYS) <= expected.keys():
+        return
+    required, allowed = _span(expected["required"]), _span(expected["allowed"])
+    for key, span in (("required", required), ("allowed", allowed)):
+        if span is None:
+            yield ("expected", key), f"{key!r} is a [start, end] pair of nonnegative integers"
+        elif span[0] > span[1]:
+            yield ("expected", key), f"{key!r} starts after it ends"
+    source_pointer = expected["input_path"]
+    try:
+        tokens = parse_pointer(source_pointer)
+    except PointerSyntaxError as error:
+        yield ("expected", "input_path"), str(error)
+        return
+    if (
+        required is not None
+        and allowed is not None
+        and required[0] <= required[1]
+        and allowed[0] <= allowed[1]
+    ):
+        if required[0] == required[1]:
+            yield ("expected", "required"), "'required' must be a nonempty range"
+        if not (allowed[0] <= required[0] and required[1] <= allowed[1]):
+            yield ("expected", "required"), "'required' must lie inside 'allowed'"
+    if envelope is None:
+        return
+    source = resolve(envelope, tokens)
+    if source is MISSING:
+        yield ("expected", "input_path"), f"nothing in this case's input at {quote(source_pointer)}"
+    elif not isinstance(source, str):
+        yield (
+            ("expected", "input_path"),
+            f"the case's input at {quote(source_pointer)} is {json_type_name(source)}, "
+            "not a string",
+        )
+    elif allowed is not None and allowed[1] > len(source):
+        yield (
+            ("expected", "allowed"),
+            f"'allowed' ends at {allowed[1]}, past the source's {len(source)} code points",
+        )
+
+
+def text_problems(expected: Any) -> list[Problem]:
+    """Every problem of a text ``expected``: prose (a string) or an object of assertions.
+    An object must declare something that can hold: no empty object or list, no bounds that
+    exclude each other, no malformed dot path. Patterns are compiled once, with the rest of
+    the gold (``dataset.compiled``), which reports the ones that do not compile.
+
+    A list, built without a generator per assertion: every text expectation of large gold is
+    checked here, and most have no problem."""
+    if isinstance(expected, str):
+        return []  # prose declares nothing: the attempt goes to human adjudication
+    if type(expected) is not dict and not isinstance(expected, Mapping):
+        return [
+            (
+                ("expected",),
+                f"a text comparison expects assertions or prose, found {json_type_name(expected)}",
+            )
+        ]
+    if not expected:
+        return [
+            (
+                ("expected",),
+                "an empty assertion object declares nothing; write at least one assertion, "
+                "or prose for a person to judge",
+            )
+        ]
+    problems: list[Problem] = []
+    for key, value in expected.items():
+        found = _assertion_problems(key, value)
+        if found:
+            problems += found
+    if "minChars" in expected and "maxChars" in expected:  # the only bounds that can clash
+        problems += _bounds_problems(expected)
+    return problems
+
+
+_NO_PROBLEMS: tuple[Problem, ...] = ()
+_is_text = str.__instancecheck__  # isinstance(item, str), called from map() without a frame
+
+
+def _assertion_problems(key: str, value: Any) -> Sequence[Problem]:
+    shape = TEXT_ASSERTIONS.get(key)
+    if shape is None:
+        return [(("expected", key), f"unknown text assertion {quote(key)}")]
+    if shape == "count":
+        if not _is_count(value):
+            return [(("expected", key), f"{key!r} is a nonnegative integer")]
+    elif shape == "note":
+        if not isinstance(value, str):
+            return [(("expected", key), "'note' is a sentence for the adjudicator")]
+    else:
+        items = (value,) if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(map(_is_text, items)):
+            return [(("expected", key), f"{key!r} is a string or an array of strings")]
+        if not items:
+            return [
+                (
+                    ("expected", key),
+                    f"an empty {key!r} array declares nothing; remove it or add an entry",
+                )
+            ]
+        if key == "requiredKeys" or "" in items:  # else no entry has a problem (most gold)
+            return [
+                (("expected", key), f"{_NOUNS[key]} {position + 1} {problem}")
+                for position, item in enumerate(items)
+                if (problem := _entry_problem(key, item)) is not None
+            ]
+    return _NO_PROBLEMS
+
+
+_NOUNS = {
+    "contains": "string",
+    "notContains": "string",
+    "matches": "pattern",
+    "notMatches": "pattern",
+    "requiredKeys": "path",
+}
+
+
+def _entry_problem(key: str, item: str) -> str | None:
+    """What is wrong with one entry of a list assertion (the rest of a sentence), or None."""
+    if key == "requiredKeys":
+        return dot_path_problem(item)
+    if item == "":
+        # An empty string is in every answer, and an empty pattern matches every answer.
+        holds = "always" if key in ("contains", "matches") else "never"
+        return f"is empty, so it {holds} holds"
+    return None
+
+
+def dot_path_problem(path: str) -> str | None:
+    """Why ``path`` is not a dot path (``answer.items.0``), or None: an empty segment (an
+    empty path, a leading or trailing dot, two dots in a row) names no key of any answer."""
+    if "" in path.split("."):
+        return f'{quote(path)} has an empty segment; write dot paths such as "answer.items.0"'
+    return None
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _bounds_problems(expected: Mapping[str, Any]) -> list[Problem]:
+    low, high = expected.get("minChars"), expected.get("maxChars")
+    if _is_count(low) and _is_count(high) and low > high:
+        return [
+            (
+                ("expected", "minChars"),
+                f"'minChars' {low} is above 'maxChars' {high}: no answer can hold both",
+            )
+        ]
+    return []
+
+
+def first_problem(problems: Iterable[Problem]) -> str | None:
+    """The first problem's sentence, or None."""
+    return next((message for _, message in problems), None)

@@ -1,0 +1,142 @@
+"""A report's adjudication queue, exported for reviewers, and their verdicts recorded.
+
+``goldgate adjudication export REPORT -o FILE.jsonl`` writes one line per check awaiting a
+person::
+
+    {"id": "replies/refund_en#1/tone", "suite": "replies", "case": "refund_en", "attempt": 1,
+     "check": "tone", "digest": "sha256:…", "note": "…", "input": …, "output": "…",
+     "verdict": null, "comment": null}
+
+The reviewer sets ``verdict`` to ``"pass"`` or ``"fail"`` (and may add a ``comment``);
+``goldgate adjudication apply FILE.jsonl`` records every decided line in the project's
+verdict store. A line whose ``output`` no longer hashes to its ``digest`` is refused: a
+verdict is about the answer the reviewer read.
+
+The file holds inputs and outputs (private detail): it is created new, never overwriting a
+file, with mode 0600, like a report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.problems import display_path
+from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.stream import dumps
+from goldgate.report.verdictstore import Verdict, read_lines, verdict_from
+from goldgate.scoring.adjudication import note_of, output_digest
+
+__all__ = ["Reviewed", "export_lines", "read_reviewed", "write_export"]
+
+EXPORT_KEYS = ("id", "attempt", "note", "input", "output")
+"""What a reviewer's line carries besides the store's keys."""
+
+
+def _reviewer_input(suite: SuiteRecord, envelope: Any) -> Any:
+    """What the reviewer reads as the input: an eval's own input, else the case envelope."""
+    if suite.target.kind == "eval" and isinstance(envelope, dict):
+        payload = envelope.get("payload")
+        if isinstance(payload, dict):
+            return payload.get("input")
+    return envelope
+
+
+def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
+    """Every answer awaiting a person, in report order, as a reviewer's line; an answer that
+    several attempts gave (``--repeat``) once, since a verdict is about the answer."""
+    exported: set[tuple[str, str, str, str]] = set()
+    for suite in report.suites:
+        if not suite.adjudication_queue:
+            continue
+        wanted = {(e.case, e.attempt, e.check): e for e in suite.adjudication_queue}
+        for attempt in suite.iter_attempts():
+            for check in attempt.checks:
+                entry = wanted.get((attempt.case_id, attempt.attempt, check.name))
+                if entry is None:
+                    continue
+                if not check.actual_present or not isinstance(check.actual, str):
+                    raise InvalidInputError(
+                        f"{source}: suite {suite.name!r} case {attempt.case_id!r} has no saved "
+                        "answer to review (a report written without details)."
+                    )
+                if output_digest(check.actual) != entry.digest:
+                    raise InvalidInputError(
+                        f"{source}: suite {suite.name!r} case {attempt.case_id!r}: the saved "
+                        "answer does not match its digest; the report was altered."
+                    )
+                key = (suite.name, attempt.case_id, check.name, entry.digest)
+                if key in exported:
+                    continue
+                exported.add(key)
+                yield {
+                    "id": f"{suite.name}/{attempt.case_id}#{attempt.attempt}/{check.name}",
+                    "suite": suite.name,
+                    "case": attempt.case_id,
+                    "attempt": attempt.attempt,
+                    "check": check.name,
+                    "digest": entry.digest,
+                    "note": entry.note if entry.note is not None else note_of(check.expected),
+                    "input": _reviewer_input(suite, attempt.input),
+                    "output": check.actual,
+                    "verdict": None,
+                    "comment": None,
+                }
+
+
+def write_export(lines: list[dict[str, Any]], path: Path) -> None:
+    """Create ``path`` (never overwriting a file, mode 0600) holding ``lines``."""
+    display = display_path(path)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise InvalidInputError(f"{display}: already exists; an export never overwrites.") from None
+    except OSError as error:
+        raise InvalidInputError(
+            f"{display}: cannot be created ({error.strerror or error})."
+        ) from None
+    with os.fdopen(descriptor, "wb") as out:
+        for line in lines:
+            out.write(dumps(line) + b"\n")
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """A reviewer's file: the verdicts it decides and how many lines still wait."""
+
+    verdicts: tuple[Verdict, ...]
+    undecided: int
+
+
+def read_reviewed(path: Path) -> Reviewed:
+    """A reviewer's file checked strictly, each problem with its file and line."""
+    verdicts: list[Verdict] = []
+    undecided = 0
+    seen: dict[tuple[str, str, str, str], tuple[str, Verdict]] = {}
+    for where, value in read_lines(path):
+        verdict = verdict_from(value, where, extra=EXPORT_KEYS, verdict_may_be_null=True)
+        output = value.get("output") if isinstance(value, dict) else None
+        if output is not None:
+            if not isinstance(output, str):
+                raise InvalidInputError(f"{where}: 'output' must be the answer's text.")
+            if output_digest(output) != value["digest"]:
+                raise InvalidInputError(
+                    f"{where}: 'digest' is not the digest of 'output'; a verdict is about the "
+                    "answer as exported, so export again rather than edit it."
+                )
+        if verdict is None:
+            undecided += 1
+            continue
+        before = seen.get(verdict.key)
+        if before is not None and before[1].passed != verdict.passed:
+            raise InvalidInputError(
+                f"{where}: contradicts the verdict of {before[0]} on the same answer."
+            )
+        if before is None:
+            seen[verdict.key] = (where, verdict)
+            verdicts.append(verdict)
+    return Reviewed(tuple(verdicts), undecided)

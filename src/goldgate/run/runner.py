@@ -1,0 +1,452 @@
+"""The runner: one suite's cases on a bounded pool of workers, each attempt under a deadline.
+
+Attempts are started in case-major order and handed on in that order whatever order they
+finish in, each as soon as it and every attempt before it are done, so a report can be
+written while the run goes on and memory holds only what is in flight. A target's failure is
+data for that attempt; the run goes on. Cancellation of the surrounding scope (Ctrl-C) stops
+scheduling; what was handed on is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+
+from goldgate.base.errors import LoopBlocked
+from goldgate.base.frozen import built
+from goldgate.gold._stream.store import RecordedCase, recorded_case
+from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.suites import GoldSuite
+from goldgate.run.targets._documents import plain_document
+from goldgate.run.targets.base import TargetFailure, TargetResponse
+from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compiled
+from goldgate.scoring.adjudication import adjudicate
+from goldgate.scoring.score import score_custom
+
+if TYPE_CHECKING:
+    from goldgate.gold.models import Case  # Python evals run without the gold models
+    from goldgate.run.watchdog import Watchdog
+
+AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
+"""Runs one attempt: the case's envelope in, a result document (or TargetResponse) out."""
+
+ProgressCallback = Callable[[int], None]
+AttemptSink = Callable[["AttemptOutcome"], None]
+
+_NO_LIMIT = 2**63  # in-process results are not bounded: the caller's own code made them
+MAX_REPEAT = 10_000
+MAX_TIMEOUT = 86_400.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    max_concurrency: int = 1
+    timeout: float = 300.0
+    repeat: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_concurrency <= 64:
+            raise ValueError("max_concurrency must be between 1 and 64")
+        if not (0 < self.timeout <= MAX_TIMEOUT and math.isfinite(self.timeout)):
+            raise ValueError(
+                f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}"
+            )
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise ValueError(f"repeat must be between 1 and {MAX_REPEAT}")
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What one attempt produced, before it is written into the report."""
+
+    index: int
+    """The case's position in its suite."""
+    case: Case | RecordedCase
+    """The case (as a report records it, for an attempt that never started)."""
+    attempt: int
+    status: str
+    reason: str | None
+    latency_ms: float | None
+    document: Mapping[str, Any] | None
+    stderr: str | None
+    checks: tuple[CheckOutcome, ...]
+
+
+def attempt_outcome(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    status: str,
+    reason: str | None,
+    latency_ms: float | None,
+    document: Mapping[str, Any] | None,
+    stderr: str | None,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
+    attempt, run or not, makes one."""
+    return built(
+        AttemptOutcome,
+        {
+            "index": index,
+            "case": case,
+            "attempt": attempt,
+            "status": status,
+            "reason": reason,
+            "latency_ms": latency_ms,
+            "document": document,
+            "stderr": stderr,
+            "checks": checks,
+        },
+    )
+
+
+def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int]]:
+    """(case index, 1-based attempt) in case-major order, produced lazily."""
+    for index in range(len(suite.cases)):
+        for attempt in range(1, repeat + 1):
+            yield index, attempt
+
+
+@lru_cache(maxsize=256)
+def _not_run(reason: str, count: int) -> tuple[CheckOutcome, ...]:
+    return (not_run(reason),) * count
+
+
+def _not_run_all(case: Case | RecordedCase, reason: str) -> tuple[CheckOutcome, ...]:
+    """Every check of an attempt that did not complete (shared: outcomes are frozen, and an
+    interrupted run makes many of them with one reason)."""
+    return _not_run(reason, len(case.expectations))
+
+
+def unfinished(
+    suite: GoldSuite, index: int, attempt: int, status: str, reason: str
+) -> AttemptOutcome:
+    """An attempt that never produced a result (skipped, cancelled)."""
+    case = recorded_case(suite.cases, index)
+    return attempt_outcome(
+        index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
+    )
+
+
+def _failed(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    reason: str,
+    latency_ms: float | None,
+    stderr: str | None = None,
+) -> AttemptOutcome:
+    checks = _not_run_all(case, f"the attempt failed: {reason}")
+    return AttemptOutcome(index, case, attempt, "failed", reason, latency_ms, None, stderr, checks)
+
+
+def _timed_out(
+    index: int, case: Case | RecordedCase, attempt: int, timeout: float, latency_ms: float | None
+) -> AttemptOutcome:
+    if latency_ms is None:
+        reason = f"no result within the {timeout:g} s deadline"
+    else:  # the target answered; its custom scoring did not finish in time
+        reason = f"scoring ran out of time: the {timeout:g} s deadline passed while scoring"
+    return AttemptOutcome(
+        index, case, attempt, "timed_out", reason, latency_ms, None, None,
+        _not_run_all(case, reason),
+    )  # fmt: skip
+
+
+INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
+
+
+def _blocked(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    blocked: LoopBlocked,
+    latency_ms: float | None,
+) -> AttemptOutcome:
+    """An attempt whose target (or custom scorer) kept the event loop blocked until the
+    watchdog broke in: past its deadline (timed out) or past a stop request (cancelled)."""
+    if blocked.why == "stop":
+        status, reason = "cancelled", INTERRUPTED_REASON
+    else:
+        status = "timed_out"
+        who = "the target" if latency_ms is None else "a custom scorer"
+        if blocked.why == "ignored":
+            reason = f"{who} ignored being cancelled at the attempt's deadline"
+        else:
+            reason = f"{who} blocked the event loop past the attempt's deadline"
+    return AttemptOutcome(
+        index, case, attempt, status, reason, latency_ms, None, None, _not_run_all(case, reason)
+    )
+
+
+class _Attempt:
+    """The attempt a worker is on, so that its deadline can be recorded against it."""
+
+    __slots__ = ("attempt", "index", "latency_ms")
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.attempt = 0
+        self.latency_ms: float | None = None
+
+
+async def _score(
+    compiled: tuple[CompiledExpectation, ...],
+    document: Mapping[str, Any],
+    envelope: Mapping[str, Any],
+    registry: ScorerRegistry,
+    suite: GoldSuite,
+) -> tuple[CheckOutcome, ...]:
+    checks = []
+    for expectation in compiled:
+        if expectation.comparison == "custom":
+            checks.append(await score_custom(expectation, document, registry))
+        else:
+            checks.append(score_compiled(expectation, document, envelope, suite.text))
+    return tuple(checks)
+
+
+def builtin_checks(
+    suite: GoldSuite,
+    case: Case | RecordedCase,
+    compiled: tuple[CompiledExpectation, ...],
+    document: Mapping[str, Any],
+) -> tuple[CheckOutcome, ...]:
+    """Every check of a completed attempt whose expectations are all built in (no custom
+    scorer), as ``run_attempt`` scores them: for a report process that scores attempts
+    after they ran (``goldgate.report.process``)."""
+    envelope = case.input.as_json()
+    checks = tuple([score_compiled(item, document, envelope, suite.text) for item in compiled])
+    if suite.verdicts:
+        checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+    return checks
+
+
+async def run_attempt(
+    suite: GoldSuite,
+    index: int,
+    attempt: int,
+    run: AttemptRun,
+    registry: ScorerRegistry,
+    current: _Attempt,
+    leave_unscored: Callable[[], bool] | None = None,
+) -> AttemptOutcome:
+    """One attempt: the target call and every check. ``leave_unscored``, asked as the
+    attempt starts: whether a completed attempt is handed on unscored (no checks), for a
+    collector that scores such attempts itself. The caller's scope holds the deadline."""
+    compiled: tuple[CompiledExpectation, ...] | None
+    if leave_unscored is not None and leave_unscored():  # the input is all it reads here
+        case, compiled = recorded_case(suite.cases, index), None
+    else:
+        case, compiled = suite.attempt_gold(index)
+    envelope = case.input.as_json()
+    current.index, current.attempt, current.latency_ms = index, attempt, None
+    started = time.perf_counter()
+    stderr: str | None = None
+    try:
+        response = await run(envelope)
+    except LoopBlocked as blocked:
+        return _blocked(index, case, attempt, blocked, None)
+    except TargetFailure as failure:
+        latency = (time.perf_counter() - started) * 1000
+        return _failed(index, case, attempt, failure.reason, latency, failure.stderr)
+    except anyio.get_cancelled_exc_class():
+        raise
+    except BaseException as error:  # SystemExit, KeyboardInterrupt ... from the target
+        latency = (time.perf_counter() - started) * 1000
+        return _failed(index, case, attempt, f"the target raised {type(error).__name__}", latency)
+    latency_ms = current.latency_ms = (time.perf_counter() - started) * 1000
+    document: Mapping[str, Any]
+    if isinstance(response, TargetResponse):
+        document, stderr = response.document, response.stderr
+    else:  # a Python API run callable: check and copy what it returned
+        try:
+            document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
+        except TargetFailure as failure:
+            return _failed(index, case, attempt, failure.reason, latency_ms)
+    if compiled is None:
+        return completed(index, case, attempt, latency_ms, document, stderr, ())
+    try:
+        checks = await _score(compiled, document, envelope, registry, suite)
+    except LoopBlocked as blocked:
+        return _blocked(index, case, attempt, blocked, latency_ms)
+    if suite.verdicts:
+        checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+    return completed(index, case, attempt, latency_ms, document, stderr, checks)
+
+
+def completed(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    latency_ms: float,
+    document: Mapping[str, Any],
+    stderr: str | None,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """A completed attempt's outcome."""
+    return attempt_outcome(
+        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
+    )
+
+
+DEADLINE_SLACK = 0.001
+"""How much later than its own deadline an attempt may be stopped, at least (the event loop
+itself wakes to the millisecond); ``DEADLINE_SHARE`` of the timeout where that is more. A
+worker's deadline is set this much past its attempt's, and kept for the attempts that start
+within this time after: moving it reschedules a timer, which cost more than an attempt."""
+DEADLINE_SHARE = 0.001
+"""The slack as a share of the timeout: 0.3 s of the default 300 s, so that a worker moves
+its deadline a few times a second at most, however quick its attempts."""
+
+RUN_AHEAD = 4096
+"""How far past the earliest unfinished attempt a worker may start one. Finished attempts
+wait in ``InOrder`` until every earlier one is in: without a bound, one slow attempt early
+in a large run would keep every later outcome in memory."""
+_ROOM_POLL = 0.01
+"""Seconds between looks for room (only while one slow attempt holds the others back)."""
+
+
+class InOrder:
+    """Hands outcomes to ``sink`` in identity order (0 .. ``total`` - 1), holding those that
+    finished early until every one before them is in."""
+
+    def __init__(self, sink: AttemptSink, total: int) -> None:
+        self.sink = sink
+        self.total = total
+        self.held: dict[int, AttemptOutcome] = {}
+        self.next = 0
+        self.done = 0
+
+    def deliver(self, position: int, outcome: AttemptOutcome) -> None:
+        self.done += 1
+        if position != self.next:
+            self.held[position] = outcome
+            return
+        self.sink(outcome)
+        self.next += 1
+        while self.next in self.held:
+            self.sink(self.held.pop(self.next))
+            self.next += 1
+
+    def drain(
+        self,
+        missing: Callable[[int], AttemptOutcome],
+        add_missing: Callable[[int], bool] | None = None,
+    ) -> None:
+        """Hand on everything left: what finished early as it is, the rest as ``missing``
+        makes it (a run that stopped: cancelled). ``add_missing``, when given, takes a
+        missing position itself first, in order with the sink (False: it did not)."""
+        while self.next < self.total:
+            outcome = self.held.pop(self.next, None)
+            if outcome is not None:
+                self.sink(outcome)
+            elif add_missing is None or not add_missing(self.next):
+                self.sink(missing(self.next))
+            self.next += 1
+
+
+def asyncio_clock() -> Callable[[], float]:
+    """The running event loop's clock, which ``anyio.current_time`` reads (on asyncio) at
+    some cost per call: the time each attempt's deadline is counted from."""
+    try:
+        return asyncio.get_running_loop().time
+    except RuntimeError:  # another backend than asyncio (trio, through the Python API)
+        return anyio.current_time
+
+
+async def _cancel_when_stopped(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+async def run_suite(
+    suite: GoldSuite,
+    run: AttemptRun,
+    registry: ScorerRegistry,
+    options: RunOptions,
+    ordered: InOrder,
+    *,
+    progress: ProgressCallback | None = None,
+    stop: anyio.Event | None = None,
+    watchdog: Watchdog | None = None,
+    run_ahead: int = RUN_AHEAD,
+    leave_unscored: Callable[[], bool] | None = None,
+) -> None:
+    """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
+    whatever order they finish in). After ``stop`` fewer than all may have been handed on.
+    ``leave_unscored``: see ``run_attempt``.
+
+    Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
+    the earliest cases start first; no attempt starts ``run_ahead`` or more places after the
+    earliest unfinished one. Each worker keeps one cancel scope whose deadline moves per
+    attempt. Setting ``stop`` stops scheduling and cancels what is in flight.
+    """
+    identities = enumerate(attempt_identities(suite, options.repeat))
+    total = len(suite.cases) * options.repeat
+
+    def deliver(position: int, outcome: AttemptOutcome) -> None:
+        ordered.deliver(position, outcome)
+        if progress is not None:
+            progress(ordered.done)
+
+    # Sync python and http targets run in worker threads: let every worker have one.
+    threads = anyio.to_thread.current_default_thread_limiter()
+    threads.total_tokens = max(threads.total_tokens, options.max_concurrency)
+    timeout, slack = options.timeout, max(DEADLINE_SLACK, options.timeout * DEADLINE_SHARE)
+
+    async def worker() -> None:
+        current = _Attempt()
+        item = next(identities, None)
+        clock = asyncio_clock()
+        while item is not None:
+            with anyio.CancelScope() as scope:
+                armed = math.inf  # the scope's deadline (its property costs a call to read)
+                while item is not None:
+                    position, (index, attempt) = item
+                    if position - ordered.next >= run_ahead:
+                        armed = scope.deadline = math.inf  # waiting for room is not its time
+                        while position - ordered.next >= run_ahead:
+                            await anyio.sleep(_ROOM_POLL)
+                    deadline = clock() + timeout
+                    if not deadline <= armed <= deadline + slack:
+                        armed = scope.deadline = deadline + slack  # kept for what follows
+                    if watchdog is not None:
+                        watchdog.begin(current, timeout)
+                    outcome = await run_attempt(
+                        suite, index, attempt, run, registry, current, leave_unscored
+                    )
+                    if watchdog is not None:
+                        watchdog.end(current)
+                    deliver(position, outcome)
+                    # Nothing starts after a stop, even when the attempt came back from it.
+                    item = None if stop is not None and stop.is_set() else next(identities, None)
+                    if scope.cancel_called:
+                        # The attempt outlived its deadline without ending cancelled (it
+                        # ignored the cancellation): the next one gets a scope of its own.
+                        break
+            if watchdog is not None:
+                watchdog.end(current)
+            if scope.cancelled_caught and item is not None:
+                position, (index, attempt) = item
+                case = suite.attempt_gold(index)[0]  # read for the attempt already
+                deliver(position, _timed_out(index, case, attempt, timeout, current.latency_ms))
+                item = next(identities, None)
+
+    with anyio.CancelScope() as outer_scope:
+        async with anyio.create_task_group() as outer:
+            if stop is not None:
+                outer.start_soon(_cancel_when_stopped, stop, outer_scope)
+            async with anyio.create_task_group() as workers:
+                for _ in range(min(options.max_concurrency, total)):
+                    workers.start_soon(worker)
+            outer_scope.cancel()  # the workers are done: end the watcher too

@@ -1,0 +1,92 @@
+"""Targets: how goldgate reaches the application for one workflow.
+
+The request contract is the same for all three kinds. A target receives one JSON object::
+
+    {
+      "workflow": "<workflow name>",
+      "flow": "<flow name>" | null,
+      "step": "<step name>" | null,
+      "envelope": {"payload": {...}, "metadata": {...}}
+    }
+
+and returns the result document, a JSON object such as::
+
+    {"execution": {"status": "completed"}, "payload": {...}, "flows": {...}}
+
+- ``python: package.module:attribute`` — the callable gets the request as a plain ``dict``
+  (a fresh copy on every call) and returns the result document as a ``dict`` with string
+  keys and JSON values (no NaN or infinity). Sync callables run in a daemon thread; coroutine
+  functions, and callables returning an awaitable, are awaited.
+- ``command: [argv...]`` — run in the project folder, in a process group of its own, with
+  the request as UTF-8 JSON on stdin (then closed). It prints the result document as strict
+  JSON on stdout and exits 0; logs belong on stderr (the tail is kept). At the deadline the
+  whole process group is killed.
+- ``http: {url, headers}`` — ``POST url`` with ``Content-Type: application/json`` and the
+  request as the body; a 2xx answer's body is the result document. Header values may name an
+  environment variable (``{env: NAME, prefix: "Bearer "}``), read at each call and never
+  stored. Redirects are not followed.
+
+Every kind fails the attempt with a ``TargetFailure`` (exit 4 for the run) when the target
+raises, exits non-zero, answers a non-2xx status, answers something that is not strict JSON
+or not an object, or returns more than ``max_result_bytes``. Its ``reason`` is one sentence,
+safe for stdout: it never holds the request, the response, header values or secrets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from goldgate.base.lazy import load_export
+
+_EXPORTS = {
+    "JsonObject": "goldgate.run.targets.base",
+    "Target": "goldgate.run.targets.base",
+    "TargetFailure": "goldgate.run.targets.base",
+    "TargetRequest": "goldgate.run.targets.base",
+    "TargetResponse": "goldgate.run.targets.base",
+    "DEFAULT_KILL_GRACE": "goldgate.run.targets.command_target",
+    "DEFAULT_STDERR_LIMIT": "goldgate.run.targets.command_target",
+    "CommandTarget": "goldgate.run.targets.command_target",
+    "build_target": "goldgate.run.targets.factory",
+    "DEFAULT_HTTP_TIMEOUT": "goldgate.run.targets.http_target",
+    "HttpTarget": "goldgate.run.targets.http_target",
+    "PythonTarget": "goldgate.run.targets.python_target",
+    "import_callable": "goldgate.run.targets.python_target",
+}
+
+__all__ = [
+    "DEFAULT_HTTP_TIMEOUT",
+    "DEFAULT_KILL_GRACE",
+    "DEFAULT_STDERR_LIMIT",
+    "CommandTarget",
+    "HttpTarget",
+    "JsonObject",
+    "PythonTarget",
+    "Target",
+    "TargetFailure",
+    "TargetRequest",
+    "TargetResponse",
+    "build_target",
+    "import_callable",
+]
+
+if TYPE_CHECKING:
+    from goldgate.run.targets.base import (
+        JsonObject,
+        Target,
+        TargetFailure,
+        TargetRequest,
+        TargetResponse,
+    )
+    from goldgate.run.targets.command_target import (
+        DEFAULT_KILL_GRACE,
+        DEFAULT_STDERR_LIMIT,
+        CommandTarget,
+    )
+    from goldgate.run.targets.factory import build_target
+    from goldgate.run.targets.http_target import DEFAULT_HTTP_TIMEOUT, HttpTarget
+    from goldgate.run.targets.python_target import PythonTarget, import_callable
+
+
+def __getattr__(name: str) -> Any:
+    return load_export(__name__, _EXPORTS, name)

@@ -1,0 +1,110 @@
+"""What every target shares: the request, the response, the failure and the protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+import orjson
+
+from goldgate.base.frozen import built
+from goldgate.base.jsonvalue import JsonValue, thaw
+
+JsonObject: TypeAlias = dict[str, JsonValue]
+"""A plain JSON object as ``json`` produces it."""
+
+
+@dataclass(frozen=True)
+class TargetRequest:
+    """What a target receives for one attempt: the workflow, optional flow and step, and the
+    case's envelope (``{"payload": {...}, "metadata": {...}}``, plain or frozen JSON)."""
+
+    workflow: str
+    flow: str | None
+    step: str | None
+    envelope: Mapping[str, Any] = field(repr=False)
+
+    def as_json(self) -> JsonObject:
+        """A fresh, plain JSON object: ``{"workflow", "flow", "step", "envelope"}``. Every call
+        returns a new deep copy, so a target may change what it gets without harm."""
+        return {
+            "workflow": self.workflow,
+            "flow": self.flow,
+            "step": self.step,
+            "envelope": _deep_copy(self.envelope),
+        }
+
+
+def _deep_copy(envelope: Mapping[str, Any]) -> JsonObject:
+    """A fresh plain copy: through orjson for plain dicts (several times faster than walking
+    them in Python), else by thawing (frozen input from the Python API)."""
+    if type(envelope) is dict:
+        try:
+            copied: JsonObject = orjson.loads(orjson.dumps(envelope))
+            return copied
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    thawed: JsonObject = thaw(envelope)
+    return thawed
+
+
+@dataclass(frozen=True)
+class TargetResponse:
+    """A result document (always a JSON object) and, for commands, the tail of stderr."""
+
+    document: JsonObject = field(repr=False)
+    stderr: str | None = field(default=None, repr=False)
+
+
+def response(document: JsonObject, stderr: str | None = None) -> TargetResponse:
+    """``TargetResponse(document, stderr)`` built without ``__init__`` (``goldgate.base.frozen``):
+    every attempt of an in-process target makes one."""
+    return built(TargetResponse, {"document": document, "stderr": stderr})
+
+
+class TargetFailure(Exception):
+    """One attempt's target failed: it raised, exited non-zero, answered an HTTP error, or
+    returned something that is not a result document (exit 4 for the run).
+
+    ``reason`` (also ``str(failure)``) is one sentence that is safe for stdout: it names kinds,
+    sizes, exit codes, HTTP status codes and exception type names, never the request, the
+    response, header values or secrets. ``stderr`` is the bounded tail of a command's standard
+    error, private detail for the report only.
+    """
+
+    def __init__(self, reason: str, *, stderr: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.stderr = stderr
+
+    def __repr__(self) -> str:
+        return f"TargetFailure({self.reason!r})"
+
+
+@runtime_checkable
+class Target(Protocol):
+    """How goldgate reaches the application for one workflow.
+
+    ``load()`` prepares the target and raises ``InvalidInputError`` for configuration that can
+    never work (a python target that does not import); call it before anything runs. Calling
+    the target runs one attempt; any failure of the attempt is a ``TargetFailure``, while
+    cancellation (a deadline, Ctrl-C) propagates unchanged after the target cleaned up.
+    """
+
+    def load(self) -> None:
+        """Prepare the target; ``InvalidInputError`` when it cannot work at all."""
+        ...
+
+    async def __call__(self, request: TargetRequest) -> TargetResponse:
+        """Run one attempt: the result document, or ``TargetFailure``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release whatever the target holds."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """The target's identity for the report: its kind and python import path, argv or
+        URL. Never header values."""
+        ...

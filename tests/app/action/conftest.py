@@ -1,0 +1,158 @@
+"""The action's world: a baseline report of the example (built once per session), a fake
+GitHub on loopback that serves it as the merge-base commit's artifact, a workspace holding a
+candidate copy of the example, and the runner's files and variables."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from helpers.fake_github import TOKEN, FakeGitHub
+from run.support import CliRun, run_cli
+
+EVENTS = Path(__file__).resolve().parents[2] / "oracles" / "github_events"
+OPENED = EVENTS / "pull_request_opened.payload.json"
+MERGE_BASE = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+SECRET = "sk-planted-Secret-Value-0123456789"
+ARTIFACT = "goldgate-baseline"
+
+
+@pytest.fixture(scope="session")
+def payload() -> dict[str, Any]:
+    value: dict[str, Any] = json.loads(OPENED.read_text("utf-8"))
+    return value
+
+
+@pytest.fixture(scope="session")
+def baseline_zip(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    folder = tmp_path_factory.mktemp("action-baseline")
+    root = example_copy(folder / "baseline", BASELINE_EDITS)
+    report = evaluate(root, folder / "baseline.json", "--variant-revision", "base")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("goldgate-report.json", report.read_bytes())
+    return buffer.getvalue()
+
+
+@dataclass
+class Runner:
+    """One job: a workspace, the runner's files, and ``goldgate action`` run in it."""
+
+    workspace: Path
+    fake: FakeGitHub
+    event_path: Path
+    output: Path
+    summary: Path
+    pr_number: int
+
+    def env(self, **inputs: str) -> dict[str, str]:
+        env = {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(self.event_path),
+            "GITHUB_REPOSITORY": self.fake.repository,
+            "GITHUB_SHA": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+            "GITHUB_API_URL": self.fake.base_url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_WORKFLOW": "goldgate",
+            "GITHUB_JOB": "gate",
+            "GITHUB_OUTPUT": str(self.output),
+            "GITHUB_STEP_SUMMARY": str(self.summary),
+            "GITHUB_TOKEN": TOKEN,
+            "INPUT_GITHUB_TOKEN": TOKEN,
+            "ACTIONS_RUNTIME_TOKEN": "actions-runtime-" + SECRET,
+            "OPENAI_API_KEY": SECRET,
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+            "HTTP_PROXY": "",
+            "HTTPS_PROXY": "",
+            "http_proxy": "",
+            "https_proxy": "",
+            "INPUT_BASELINE": f"artifact:{ARTIFACT}",
+            "INPUT_JUNIT": "goldgate-junit.xml",
+        }
+        env.update({f"INPUT_{key.upper()}": value for key, value in inputs.items()})
+        return env
+
+    def run(self, **inputs: str) -> CliRun:
+        self.output.write_text("", "utf-8")
+        self.summary.write_text("", "utf-8")
+        return run_cli("action", cwd=self.workspace, env=self.env(**inputs), timeout=180)
+
+    def outputs(self) -> dict[str, str]:
+        return parse_outputs(self.output.read_text("utf-8"))
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """``name<<DELIMITER`` blocks as the runner reads them."""
+    values: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        name, _, delimiter = line.partition("<<")
+        body = []
+        for inner in lines:
+            if inner == delimiter:
+                break
+            body.append(inner)
+        values[name] = "\n".join(body)
+    return values
+
+
+R = TypeVar("R", bound="Runner")
+
+
+def make_runner(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    kind: Callable[..., R] = Runner,
+    *,
+    edits: dict[str, list[tuple[str, str]]] = CANDIDATE_EDITS,
+    artifact: str = ARTIFACT,
+    **extra: Any,
+) -> R:
+    """A job laid out as a runner lays it out (the folders it mounts into a Docker action's
+    container: the workspace, ``_github_workflow`` with the event, ``_runner_file_commands``
+    with the output and summary files), of ``kind`` (a Runner; ``extra`` are its own
+    fields): a copy of the example with ``edits``, the merge-base commit's artifact
+    ``artifact`` holding ``baseline_zip``."""
+    pull = payload["pull_request"]
+    fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
+    fake.add_artifact(artifact, head_sha=MERGE_BASE, head_branch="master", zip_bytes=baseline_zip)
+    workspace = example_copy(tmp_path / "workspace", edits)
+    (tmp_path / "_github_workflow").mkdir()
+    (tmp_path / "_runner_file_commands").mkdir()
+    event_path = tmp_path / "_github_workflow" / "event.json"
+    event_path.write_text(json.dumps(payload), "utf-8")
+    return kind(
+        workspace,
+        fake,
+        event_path,
+        tmp_path / "_runner_file_commands" / "set_output",
+        tmp_path / "_runner_file_commands" / "step_summary",
+        int(payload["number"]),
+        **extra,
+    )
+
+
+@pytest.fixture
+def fake(payload: dict[str, Any]) -> Iterator[FakeGitHub]:
+    repository = payload["repository"]["full_name"]
+    with FakeGitHub(repository=repository, default_branch="master") as server:
+        yield server
+
+
+@pytest.fixture
+def runner(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> Runner:
+    return make_runner(tmp_path, fake, payload, baseline_zip)

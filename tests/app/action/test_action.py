@@ -1,0 +1,445 @@
+"""``goldgate action`` end to end, as the runner starts it: a subprocess in a workspace
+holding the example (a candidate with known regressions, see tests/compare/conftest), the
+real pull_request payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a fake GitHub on
+loopback serving the merge-base commit's baseline artifact. Plus the pure middle: inputs,
+the exit rule per ``fail_on`` and the environment targets see."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import re
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare.pair import COUNTS_TEXT, EXPECTED_CLASSES, build_pair
+from goldgate.app.action import decide_exit, read_inputs, target_environ
+from goldgate.comparison.models import Classes
+from goldgate.github.comments import marker
+from helpers.fake_github import FakeGitHub
+
+from .conftest import Runner, make_runner
+from .fork_poster import post_rendered, rebuild
+from .scenarios import assert_no_secret, gated_commented_once_and_summarized
+
+COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
+
+
+def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -> None:
+    gated_commented_once_and_summarized(runner, COMMENT_ID)
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code", "rule"),
+    [
+        ("disagreement", 1, "fail_on disagreement: exit 1"),
+        ("regression", 1, "fail_on regression: exit 1, since 3 regressed or mixed"),
+        ("never", 0, "fail_on never: exit 0"),
+    ],
+)
+def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, rule: str) -> None:
+    result = runner.run(fail_on=fail_on, comment="off")
+
+    assert result.code == code, result.stderr
+    assert runner.outputs()["exit_code"] == "1"  # goldgate's own (a disagreement), whatever fail_on
+    assert runner.summary.read_text("utf-8").startswith(f"**goldgate: {rule}")
+    assert runner.fake.comments(runner.pr_number) == []
+
+
+def test_fail_on_regression_and_the_outputs_count_the_one_classification(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    """The constructed pair of tests/compare/pair.py (with --repeat 3: one case regressed, one
+    mixed, one improved, one flaky, one gold changed by a verdict): mode compare against the
+    merge-base artifact gives the counts the CLI gives, in the outputs, the job summary, the
+    JUnit and the annotations, and fail_on regression fails on exactly regressed + mixed."""
+    pair = build_pair(tmp_path / "pair", "--repeat", "3")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("goldgate-report.json", pair.baseline.read_bytes())
+    runner = make_runner(tmp_path / "job", fake, payload, buffer.getvalue())
+    shutil.copyfile(pair.candidate, runner.workspace / "candidate.json")
+
+    result = runner.run(
+        mode="compare", report="candidate.json", fail_on="regression", comment="off"
+    )
+
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    assert outputs["exit_code"] == "1"
+    assert (outputs["regressed"], outputs["improved"], outputs["flaky"]) == ("2", "1", "1")
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["classes"] == EXPECTED_CLASSES
+    summary = runner.summary.read_text("utf-8")
+    assert summary.startswith(
+        "**goldgate: fail_on regression: exit 1, since 2 regressed or mixed against the baseline.**"
+    )
+    escaped = COUNTS_TEXT.replace("_", "\\_")
+    assert f"Against the baseline: {escaped} \\(cases over repeats\\)." in summary
+    junit = (runner.workspace / outputs["junit"]).read_text("utf-8")
+    for change in ("regressed", "mixed", "improved", "flaky", "gold changed"):
+        assert f'<property name="comparison.{change}" value="1" />' in junit
+    assert junit.count('type="regression"') == 6
+    assert result.stdout.count("title=goldgate regression") == 6
+
+
+def test_fail_on_regression_passes_what_is_only_flaky_or_a_gold_change(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    """The pair's candidate compared with itself: its noisy case is flaky (it varies within
+    the run) and nothing regressed, so the step passes under fail_on regression although
+    the run itself has failing checks."""
+    pair = build_pair(tmp_path / "pair", "--repeat", "3")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("goldgate-report.json", pair.candidate.read_bytes())
+    runner = make_runner(tmp_path / "job", fake, payload, buffer.getvalue())
+    shutil.copyfile(pair.candidate, runner.workspace / "candidate.json")
+
+    result = runner.run(
+        mode="compare", report="candidate.json", fail_on="regression", comment="off"
+    )
+
+    assert result.code == 0, result.stderr  # fail_on decides the step
+    outputs = runner.outputs()
+    # exit_code is goldgate's own (the candidate's failing checks), whatever fail_on says.
+    assert (outputs["exit_code"], outputs["regressed"], outputs["flaky"]) == ("1", "0", "1")
+    assert runner.summary.read_text("utf-8").startswith(
+        "**goldgate: fail_on regression: exit 0, since nothing regressed against the baseline."
+    )
+
+
+def test_a_fork_pull_request_falls_back_to_a_comment_file(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    forked = copy.deepcopy(payload)
+    head_repo = forked["pull_request"]["head"]["repo"]
+    head_repo["full_name"] = "someone/Hello-World"
+    head_repo["id"] = fake.fork_repository_id
+    head_repo["fork"] = True
+    fake.read_only_token()
+    runner = make_runner(tmp_path, fake, forked, baseline_zip)
+
+    result = runner.run(live="true")
+
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    outputs = runner.outputs()
+    name = outputs["comment_file"]
+    assert name == "goldgate-comment-goldgate_gate.json"  # the comment id, safe for a file
+    handoff = json.loads((runner.workspace / name).read_text("utf-8"))
+    assert handoff["pull_request"] == runner.pr_number
+    assert handoff["head_sha"] == forked["pull_request"]["head"]["sha"]
+    assert handoff["comment_id"] == COMMENT_ID
+    assert "body" not in handoff  # the trusted job renders it again, from the report
+    assert handoff["report"] == "goldgate-comment-goldgate_gate.report.json"
+    assert handoff["comparison"] == "goldgate-comment-goldgate_gate.comparison.json"
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any("fork has no secrets" in line for line in warnings)
+    assert any(name in line for line in warnings)
+    # fork-comment.yml rebuilds the comment from what the artifact holds, and posts that.
+    head = forked["pull_request"]["head"]
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    for file in runner.workspace.glob("goldgate-comment-*.json"):  # the upload's glob
+        shutil.copyfile(file, artifact / file.name)
+    rendered = tmp_path / "rendered.json"
+    done = rebuild(artifact, rendered, head_sha=head["sha"])
+    assert done.returncode == 0, done.stderr
+    comment = json.loads(rendered.read_text("utf-8"))
+    tag, body = comment["body"].split("\n", 1)
+    assert tag == marker(COMMENT_ID)
+    assert re.fullmatch(r'<!-- goldgate:comment id="[A-Za-z0-9_.:/@+~%-]+" -->', tag)
+    assert "### Regressions" in body
+    posted = post_rendered(
+        tmp_path / "poster",
+        rendered.read_text("utf-8"),
+        pull={"head": {"sha": head["sha"], "repo": {"full_name": head_repo["full_name"]}}},
+        head_sha=head["sha"],
+        head_repository=head_repo["full_name"],
+    )
+    assert posted["failed"] is None
+    assert posted["calls"][-1] == ["create", runner.pr_number, comment["body"]]
+    assert runner.fake.comments(runner.pr_number) == []
+    assert "live\\_answer: live workflow" in runner.summary.read_text("utf-8")
+    assert_no_secret(runner, result)
+
+
+def test_no_baseline_is_said_plainly_and_the_candidate_still_reported(
+    tmp_path: Path, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    with FakeGitHub(repository=payload["repository"]["full_name"]) as empty:
+        runner = make_runner(tmp_path, empty, payload, baseline_zip)
+        with empty._lock:
+            empty._artifacts.clear()
+        result = runner.run(fail_on="regression")
+
+        assert result.code == 0, result.stderr
+        outputs = runner.outputs()
+        assert outputs["comparison"] == ""
+        assert outputs["regressed"] == "0"
+        summary = runner.summary.read_text("utf-8")
+        assert summary.startswith("**goldgate: fail_on regression: exit 0, since there is no")
+        assert "> No baseline: no artifact 'goldgate-baseline' was found" in summary
+        assert "### Failing cases" in summary
+        (comment,) = empty.comments(runner.pr_number)
+        assert "No baseline: no artifact" in comment[2]
+
+
+def test_github_failing_is_a_warning_not_a_crash(runner: Runner) -> None:
+    runner.fake.fail("GET", r"/compare/", 404, message="Not Found", times=None)
+    runner.fake.fail("POST", r"/issues/.*comments", 500, message="boom", times=None)
+
+    result = runner.run()
+
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 2, warnings
+    assert runner.outputs()["comment_file"] == "goldgate-comment-goldgate_gate.json"
+
+
+def test_invalid_input_is_exit_2_with_one_error(runner: Runner) -> None:
+    result = runner.run(fail_on="sometimes")
+
+    assert result.code == 2
+    assert re.search(r"^::error title=goldgate::input fail_on must be one of", result.stdout, re.M)
+    assert runner.outputs() == {"exit_code": "2"}
+    assert "Traceback" not in result.stderr
+
+
+# --- the pure middle ----------------------------------------------------------------------------
+
+
+def test_inputs_and_their_defaults() -> None:
+    inputs = read_inputs({"GITHUB_WORKFLOW": "ci", "GITHUB_JOB": "gate", "GITHUB_TOKEN": "t"})
+    assert (inputs.mode, inputs.fail_on, inputs.comment, inputs.details) == (
+        "evaluate",
+        "disagreement",
+        "update",
+        "safe",
+    )
+    assert inputs.comment_id == "ci/gate"
+    assert inputs.junit is None  # action.yml's default: no JUnit unless a path is given
+    assert inputs.partial is True
+    assert inputs.report is None
+    assert inputs.github_token == "t"
+    assert "github_token" not in repr(inputs)  # never printed by accident
+
+    given = read_inputs(
+        {
+            "INPUT_SUITES": "a, b\nc,,",
+            "INPUT_LIVE": "true",
+            "INPUT_REPEAT": "3",
+            "INPUT_TIMEOUT": "2.5",
+            "INPUT_BASELINE": "artifact:base",
+            "INPUT_COMMENT_ID": "mine",
+            "INPUT_LINK_GOLD": "false",
+        }
+    )
+    assert given.suites == ("a", "b", "c")
+    assert given.evals == ()
+    assert read_inputs({"INPUT_EVALS": " evals/eval_a.py\n  evals/more  b_eval.py \n"}).evals == (
+        Path("evals/eval_a.py"),
+        Path("evals/more"),
+        Path("b_eval.py"),
+    )
+    assert (given.live, given.repeat, given.timeout, given.link_gold) == (True, 3, 2.5, False)
+    assert (given.baseline, given.comment_id) == ("artifact:base", "mine")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "why"),
+    [
+        ("mode", "deploy", "be one of check, evaluate, evals,"),
+        ("live", "maybe", "be true or false"),
+        ("repeat", "0", "be more than 0"),
+        ("timeout", "soon", "be a number"),
+        ("timeout", "nan", "be more than 0"),
+        # beyond what a run accepts: refused here, by name, rather than by the run
+        ("max_concurrency", "65", "be at most 64"),
+        ("repeat", "10001", "be at most 10000"),
+        ("timeout", "86401", "be at most 86400"),
+    ],
+)
+def test_bad_inputs_are_refused_by_name(name: str, value: str, why: str) -> None:
+    from goldgate.base.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match=f"input {name} must {why}"):
+        read_inputs({f"INPUT_{name.upper()}": value})
+
+
+def test_targets_never_see_a_token() -> None:
+    env = {
+        "GITHUB_TOKEN": "a",
+        "INPUT_GITHUB_TOKEN": "b",
+        "ACTIONS_RUNTIME_TOKEN": "c",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "d",
+        "OPENAI_API_KEY": "kept",
+    }
+    assert target_environ(env) == {"OPENAI_API_KEY": "kept"}
+
+
+class _Shown:
+    """What decide_exit reads of a comparison: its one classification's counts."""
+
+    def __init__(self, regressions: bool) -> None:
+        self.classes = Classes(mixed=1 if regressions else 0, flaky=1, gold_changed=1)
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "run_code", "regressions", "expected"),
+    [
+        ("disagreement", 1, False, 1),
+        ("disagreement", 0, True, 0),
+        ("regression", 1, False, 0),
+        ("regression", 0, True, 1),
+        ("regression", 4, False, 4),
+        ("regression", 130, True, 130),
+        ("regression", 1, None, 0),
+        ("never", 1, True, 0),
+        ("never", 4, True, 0),
+        ("never", 2, None, 2),
+        ("never", 130, None, 130),
+    ],
+)
+def test_the_exit_rule(
+    fail_on: str, run_code: int, regressions: bool | None, expected: int
+) -> None:
+    comparison: Any = None if regressions is None else _Shown(regressions)
+    code, rule = decide_exit(fail_on, run_code, comparison)
+
+    assert code == expected
+    assert rule.startswith(f"fail_on {fail_on}: exit {expected}")
+
+
+def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
+    import inspect
+
+    from goldgate.app import action
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| `goldgate action`"))
+    source = inspect.getsource(action.read_inputs)
+    names = set(re.findall(r'_(?:input|bool|number|choice)\(env, "([a-z_]+)"', source))
+    assert len(names) >= 16
+    assert sorted(name for name in names if f"`{name}`" not in row) == []
+    result = runner.run(comment="off")
+    assert result.code == 1
+    assert sorted(name for name in runner.outputs() if f"`{name}`" not in row) == []
+
+
+def test_a_baseline_path_is_compared_partially(runner: Runner, baseline_zip: bytes) -> None:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
+
+    result = runner.run(baseline="baseline.json", partial="true", fail_on="regression")
+
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
+    assert comparison["mode"] == "partial"
+    assert outputs["regressed"] == "3"
+    assert not runner.fake.requests_to("GET", r"/artifacts")
+
+
+def test_a_missing_baseline_path_is_said_plainly(runner: Runner) -> None:
+    result = runner.run(baseline="nowhere.json")
+
+    assert result.code == 1, result.stderr
+    assert runner.outputs()["comparison"] == ""
+    assert "> No baseline: nowhere.json is not a file" in runner.summary.read_text("utf-8")
+
+
+def test_mode_check_checks_the_gold_offline(runner: Runner) -> None:
+    result = runner.run(mode="check")
+
+    assert result.code == 0, result.stderr
+    assert runner.outputs() == {"exit_code": "0"}
+    assert "gold OK" in result.stdout
+
+
+@pytest.mark.parametrize("mode", ["replay", "compare", "report"])
+def test_a_mode_without_its_report_is_refused(runner: Runner, mode: str) -> None:
+    result = runner.run(mode=mode)
+
+    assert result.code == 2
+    assert f"mode {mode} needs the input report" in result.stdout
+
+
+def test_modes_report_compare_and_replay_work_from_an_existing_report(
+    runner: Runner, baseline_zip: bytes
+) -> None:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
+        (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
+    first = runner.run(baseline="", comment="off")
+    saved = runner.outputs()["report"]
+    assert (runner.workspace / saved).is_file(), first.stderr
+
+    # report: render the given report; no comparison without a baseline
+    result = runner.run(mode="report", report=saved, baseline="", comment="off")
+    assert result.code == first.code, result.stderr
+    outputs = runner.outputs()
+    assert outputs["report"] == saved
+    assert outputs["comparison"] == ""
+    assert (runner.workspace / "goldgate-junit.xml").is_file()
+
+    # compare: the given report is the candidate; the rule that decided is said first
+    result = runner.run(
+        mode="compare", report=saved, baseline="baseline.json", comment="off",
+        fail_on="regression",
+    )  # fmt: skip
+    assert result.code == 1, result.stderr
+    outputs = runner.outputs()
+    assert outputs["regressed"] == "3"
+    assert runner.summary.read_text("utf-8").startswith("**goldgate: fail_on regression")
+
+    # replay: the current gold over the saved results, into a new report
+    result = runner.run(mode="replay", report=saved, baseline="", comment="off")
+    assert result.code == first.code, result.stderr
+    replayed = runner.outputs()["report"]
+    assert replayed != saved
+    report = json.loads((runner.workspace / replayed).read_text("utf-8"))
+    assert report["replay_of"]["path"].endswith(Path(saved).name)
+
+
+def test_user_code_output_can_neither_forge_nor_stop_goldgate_s_commands(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    from compare.conftest import CANDIDATE_EDITS
+
+    hostile = {
+        **CANDIDATE_EDITS,
+        "support_triage_app/app.py": [(
+            '    envelope = request["envelope"]\n',
+            '    envelope = request["envelope"]\n'
+            '    import sys\n'
+            '    print("::stop-commands::guessed", file=sys.stderr)\n'
+            '    print("::error title=goldgate::forged verdict: passed", file=sys.stderr)\n',
+        )],
+    }  # fmt: skip
+    runner = make_runner(tmp_path, fake, payload, baseline_zip, edits=hostile)
+
+    result = runner.run()
+
+    assert result.code == 1, result.stderr
+    stdout, stderr = result.stdout.splitlines(), result.stderr.splitlines()
+    pause = stderr[0]  # before anything user code writes to stderr (fd 1 goes there too)
+    token = pause.removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token), pause
+    assert stderr.index("::stop-commands::guessed") > 0
+    resume = stdout.index(f"::{token}::")
+    inside = [line for line in stdout[:resume] if line.startswith("::")]
+    assert all(line.startswith("::add-mask::") for line in inside)  # masks come first
+    assert any(line.startswith("::error ") for line in stdout[resume:])  # goldgate's own
