@@ -171,7 +171,7 @@ def test_lazy_package_names_are_the_modules_objects() -> None:
         "import goldgate.gold as d, goldgate.scoring as s, goldgate.gold.settings as c\n"
         "import goldgate.run as e, goldgate.run.targets as t\n"
         "from goldgate.gold.models import Case\n"
-        "from goldgate.scoring.registry import ScorerRegistry\n"
+        "from goldgate.scoring.scorers import ScorerRegistry\n"
         "from goldgate.gold.settings.load import load_settings\n"
         "from goldgate.run.runner import run_suite\n"
         "from goldgate.run.targets.factory import build_target\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from goldgate._version import __version__
 
 _EXPORTS = {
     "Application": "goldgate.run.api",
@@ -24,7 +24,7 @@ _EXPORTS = {
     "TextOptions": "goldgate.gold.models",
     "FrozenJson": "goldgate.base.jsonvalue",
     "MISSING": "goldgate.base.jsonvalue",
-    "RegisteredScorer": "goldgate.scoring.registry",
+    "RegisteredScorer": "goldgate.scoring.scorers",
     "Report": "goldgate.report.models",
     "read_report": "goldgate.report.io",
     "replay": "goldgate.comparison.replay",
@@ -86,7 +86,7 @@ if TYPE_CHECKING:
         evaluate,
         open_application,
     )
-    from goldgate.scoring.registry import RegisteredScorer
+    from goldgate.scoring.scorers import RegisteredScorer
 
 
 def __getattr__(name: str) -> Any:

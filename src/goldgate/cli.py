@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
 from goldgate.base.memory import long_lived
 from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
@@ -104,7 +104,7 @@ def validate(
     output_format: FormatOption = OutputFormat.text,
 ) -> None:
     """Check the settings (nothing is imported or called) and print the configuration digest."""
-    from goldgate.app.commands import validate_settings
+    from goldgate.app.check import validate_settings
 
     _finish(
         validate_settings(
@@ -242,7 +242,11 @@ def evaluate(
     """Run gold against the application and write an immutable report (or --check it,
     --replay a report, or --compare two)."""
     with long_lived():
-        from goldgate.app import commands
+        from goldgate.app import check as check_app
+        from goldgate.app import compare as compare_app
+        from goldgate.app import evaluate as evaluate_app
+        from goldgate.app import replay as replay_app
+        from goldgate.run.session import RunRequest
 
     json_output = output_format is OutputFormat.json
     github = output_format is OutputFormat.github
@@ -266,7 +270,7 @@ def evaluate(
             }
         )
         _finish(
-            commands.check_gold_command(config, dataset, json_output=json_output, github=github)
+            check_app.check_gold_command(config, dataset, json_output=json_output, github=github)
         )
     if github:
         raise typer.BadParameter(
@@ -287,8 +291,8 @@ def evaluate(
         if replay is not None:
             raise typer.BadParameter("replay or compare, not both", param_hint="--replay")
         _finish(
-            commands.compare_reports(
-                commands.CompareRequest(
+            compare_app.compare_reports(
+                compare_app.CompareRequest(
                     candidate=compare,
                     baseline=baseline,
                     output=output,
@@ -304,8 +308,8 @@ def evaluate(
     if replay is not None:
         _refuse_for_mode(run_only, "--replay", "a replay re-scores what the report ran")
         _finish(
-            commands.replay_evaluation(
-                commands.ReplayRequest(
+            replay_app.replay_evaluation(
+                replay_app.ReplayRequest(
                     report=replay,
                     config=config,
                     dataset=dataset,
@@ -318,8 +322,8 @@ def evaluate(
     given = {name: value for name, value in run_options.items() if value is not None}
     _supervised(300.0 if timeout is None else timeout, json_output)
     _finish(
-        commands.run_evaluation(
-            commands.RunRequest(
+        evaluate_app.run_evaluation(
+            RunRequest(
                 config=config,
                 dataset=dataset,
                 suites=tuple(suite or ()),
@@ -445,7 +449,7 @@ def report_junit(
     comparison: ComparisonFile = None,
 ) -> None:
     """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
-    from goldgate.app.commands import render_report
+    from goldgate.app.render import render_report
 
     _finish(render_report("junit", report, output, comparison))
 
@@ -499,7 +503,7 @@ def report_fork_comment(
 ) -> None:
     """Rebuild a fork pull request's comment from the report its run left (for a trusted
     workflow_run job): the body is rendered here, never taken from the artifact."""
-    from goldgate.app.commands import fork_comment
+    from goldgate.app.forkcomment import fork_comment
 
     _finish(
         fork_comment(
@@ -542,7 +546,7 @@ def report_markdown(
     comparison: ComparisonFile = None,
 ) -> None:
     """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
-    from goldgate.app.commands import render_report
+    from goldgate.app.render import render_report
 
     _finish(
         render_report(
@@ -567,7 +571,7 @@ def report_annotations(
     comparison: ComparisonFile = None,
 ) -> None:
     """GitHub workflow commands: an error at the gold line of each failing case."""
-    from goldgate.app.commands import render_report
+    from goldgate.app.render import render_report
 
     _finish(render_report("annotations", report, None, comparison, maximum=maximum))
 
@@ -578,7 +582,7 @@ def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> No
     import os
     import shutil
 
-    from goldgate.app.commands import render_report
+    from goldgate.app.render import render_report
 
     terminal = sys.stdout.isatty()
     _finish(
@@ -604,7 +608,7 @@ def report_merge(
     ],
 ) -> None:
     """Join the reports of all shards of one run into the report of the whole run."""
-    from goldgate.app.commands import merge_shard_reports
+    from goldgate.app.merge import merge_shard_reports
 
     try:
         code = merge_shard_reports(reports, output)
@@ -831,7 +835,7 @@ def _finish(code: ExitCode) -> NoReturn:
 
 
 def _stop(signum: int, frame: object) -> None:
-    from goldgate.app.supervisor import note_signal, signal_received
+    from goldgate.base.channel import note_signal, signal_received
 
     first = not signal_received()
     note_signal(signum)
@@ -860,7 +864,7 @@ def _main() -> NoReturn:
     except GoldgateError as error:
         warn(f"goldgate: {error}")
         if _json_requested(sys.argv[1:]):  # e.g. run options refused with --check
-            from goldgate.app.commands import emit_json_refusal
+            from goldgate.app.conclude import emit_json_refusal
 
             emit_json_refusal(str(error))
         sys.exit(int(error.exit_code))
@@ -885,7 +889,7 @@ def _main() -> NoReturn:
             if shown.getvalue():
                 warn(shown.getvalue().rstrip("\n"))
             if _json_requested(sys.argv[1:]):
-                from goldgate.app.commands import emit_json_refusal
+                from goldgate.app.conclude import emit_json_refusal
 
                 describe = getattr(error, "format_message", None)
                 message = describe() if callable(describe) else str(error)
@@ -905,7 +909,7 @@ def main() -> None:
     and stderr are flushed, and threads a target left running do not hold it open. A
     supervised child (``goldgate.app.supervisor``) tells its parent the code and always ends
     with ``os._exit``, whatever happened."""
-    from goldgate.app import supervisor
+    from goldgate.base import channel
 
     claim_standard_streams()
     present = frozenset(threading.enumerate())
@@ -914,13 +918,13 @@ def main() -> None:
     except SystemExit as done:
         settle_streams()
         if not isinstance(done.code, int | None):
-            if supervisor.in_child():
+            if channel.in_child():
                 warn(str(done.code))
                 settle_streams()
                 os._exit(1)
             raise
         code = done.code or 0
-        supervisor.announce("exit", code)
+        channel.announce("exit", code)
         if _stopped_by_signal():
             os._exit(code)  # the report is on disk: a late SIGTERM must not win
         left = threads_left_running(present)
@@ -930,11 +934,11 @@ def main() -> None:
             )
             settle_streams()
             os._exit(code)  # skips joining them at interpreter exit
-        if supervisor.in_child():
+        if channel.in_child():
             os._exit(code)
         raise
     except BaseException:
-        if supervisor.in_child():  # never back into the caller of the parent's command
+        if channel.in_child():  # never back into the caller of the parent's command
             import traceback
 
             traceback.print_exc()

@@ -175,7 +175,7 @@ def test_help_names_the_exit_codes(run_cli: Any) -> None:
 
 
 def test_version(run_cli: Any) -> None:
-    from goldgate import __version__
+    from goldgate._version import __version__
 
     result = run_cli("--version")
 

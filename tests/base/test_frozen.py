@@ -10,8 +10,8 @@ import pytest
 
 from goldgate.base.frozen import built
 from goldgate.gold._stream.store import RecordedCase, RecordedEnvelope
-from goldgate.run.runner import AttemptOutcome, completed
 from goldgate.run.targets.base import TargetResponse, response
+from goldgate.scoring.attempt import AttemptOutcome, completed
 from goldgate.scoring.outcomes import CheckOutcome, Outcome, scored
 
 
@@ -47,7 +47,7 @@ def test_built_sets_exactly_the_fields_given() -> None:
 def test_an_unfinished_attempt_is_the_constructed_one() -> None:
     from goldgate.gold.models import Case, Suite
     from goldgate.gold.suites import GoldSuite
-    from goldgate.run.runner import unfinished
+    from goldgate.scoring.attempt import unfinished
 
     case = Case.model_validate(
         {"id": "c", "input": {"payload": {}, "metadata": {}},

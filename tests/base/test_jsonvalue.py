@@ -9,24 +9,23 @@ from types import MappingProxyType
 
 import pytest
 
-from goldgate.base.errors import ExitCode, InvalidInputError
+from goldgate.base.errors import ExitCode, InvalidInputError, JsonSyntaxError
 from goldgate.base.jsonvalue import (
     MISSING,
-    JsonSyntaxError,
-    PointerSyntaxError,
     canonical_json,
-    decode_utf8,
-    format_pointer,
     freeze,
     json_equal,
     json_type_name,
-    load_json_file,
-    parse_json_text,
+    thaw,
+)
+from goldgate.base.pointers import (
+    PointerSyntaxError,
+    format_pointer,
     parse_pointer,
     resolve,
     resolve_pointer,
-    thaw,
 )
+from goldgate.base.strictjson import decode_utf8, load_json_file, parse_json_text
 
 # --- strict parsing ------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.app import commands
+from goldgate.app import evaluate
 from goldgate.base.memory import (
     RUN_YOUNG_THRESHOLD,
     collections_paused,
@@ -97,9 +97,9 @@ class _Prepared(Exception):
     """Stops the run where it would start."""
 
 
-def _example_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> commands.RunRequest:
+def _example_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> session.RunRequest:
     monkeypatch.syspath_prepend(str(EXAMPLE))
-    return commands.RunRequest(
+    return session.RunRequest(
         config=EXAMPLE / "config" / "settings.yaml",
         output=tmp_path / "report.json",
         variant_revision="test",
@@ -113,7 +113,7 @@ def test_a_prepared_run_starts_without_a_collection_scanning_its_gold(
     # to scan (20 ms) before the run froze them: the run prepares with collections paused.
     seen: dict[str, object] = {}
 
-    def execute(session: Session, emergency_exit: object) -> None:
+    def execute(session: Session, emergency_exit: object, progress: object = None) -> None:
         seen["collections"] = list(collections)
         seen["young"] = gc.get_count()[0]
         seen["cases"] = sum(len(suite.cases) for suite in session.dataset.suites)
@@ -121,7 +121,7 @@ def test_a_prepared_run_starts_without_a_collection_scanning_its_gold(
 
     monkeypatch.setattr(Session, "execute", execute)
     with pytest.raises(_Prepared):
-        commands.run_evaluation(_example_request(tmp_path, monkeypatch))
+        evaluate.run_evaluation(_example_request(tmp_path, monkeypatch))
 
     assert seen["cases"] > 0
     assert seen["collections"] == []
@@ -144,7 +144,7 @@ def test_a_run_and_its_report_process_collect_the_young_generation_spaced(
     monkeypatch.setattr(owner, stage.rpartition(".")[2], stop)
     before = gc.get_threshold()
     with pytest.raises(_Prepared):
-        commands.run_evaluation(_example_request(tmp_path, monkeypatch))
+        evaluate.run_evaluation(_example_request(tmp_path, monkeypatch))
 
     assert thresholds == [RUN_YOUNG_THRESHOLD]
     assert gc.get_threshold() == before

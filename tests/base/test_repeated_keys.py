@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.base.jsonvalue import (
+from goldgate.base.strictjson import (
     JsonRejected,
     finite_float,
     keyless_decoder,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from goldgate.evals.casemodel import case_model
-from goldgate.evals.plan import PASS_ONLY, score_expectation
+from goldgate.evals.collector import PASS_ONLY, score_expectation
 from goldgate.gold.models import Case, Envelope
 
 

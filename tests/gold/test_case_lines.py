@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.base.jsonvalue import parse_json_text
+from goldgate.base.strictjson import parse_json_text
 from goldgate.gold.lines import element_lines
 from goldgate.gold.load import load_gold
 from goldgate.gold.settings.load import load_settings

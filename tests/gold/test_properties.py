@@ -11,16 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from goldgate.base.errors import InvalidInputError
-from goldgate.base.jsonvalue import (
-    JsonSyntaxError,
-    decode_utf8,
-    format_pointer,
-    json_equal,
-    parse_json_text,
-    parse_pointer,
-    resolve,
-)
+from goldgate.base.errors import InvalidInputError, JsonSyntaxError
+from goldgate.base.jsonvalue import json_equal
+from goldgate.base.pointers import format_pointer, parse_pointer, resolve
+from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.gold import check_gold
 from goldgate.gold.settings import load_settings
 from helpers.strategies import json_values

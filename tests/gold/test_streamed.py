@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goldgate.base.errors import GoldCheckError, InvalidInputError
-from goldgate.base.jsonvalue import canonical_bytes, canonical_json, parse_json_text
+from goldgate.base.jsonvalue import canonical_bytes, canonical_json
+from goldgate.base.strictjson import parse_json_text
 from goldgate.gold._stream import casefile
 from goldgate.gold._stream.casefile import NotStreamable, elements
 from goldgate.gold._stream.store import GoldChangedError, LazyCases, LazyCompiled
@@ -522,7 +523,7 @@ def test_a_read_error_while_streaming_is_worded_by_the_whole_file_path(
 
 
 def _failing_for(name: str, error: Exception) -> Any:
-    from goldgate.base.jsonvalue import load_json_file
+    from goldgate.base.strictjson import load_json_file
 
     def load(path: Path, *, display: str | None = None) -> Any:
         if path.name == name:

@@ -26,7 +26,7 @@ FORBIDDEN = (
     "goldgate.run",
     "goldgate.run.session",
     "goldgate.run.api",
-    "goldgate.app.commands",
+    "goldgate.app",
     "goldgate.cli",
 )
 NETWORK_MODULES = (

@@ -8,17 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.render import workflow
+from goldgate.github import envfiles
+from goldgate.github.envfiles import append_summary, write_outputs
 from goldgate.render.workflow import (
     Annotation,
     add_mask,
     annotation,
-    append_summary,
     escape_data,
     escape_property,
     limit_annotations,
     neutralize_commands,
-    write_outputs,
 )
 
 
@@ -279,7 +278,7 @@ def test_a_value_holding_the_delimiter_gets_another(
 ) -> None:
     first, second = uuid.UUID(int=1), uuid.UUID(int=2)
     draws = iter([first, second])
-    monkeypatch.setattr(workflow.uuid, "uuid4", lambda: next(draws))
+    monkeypatch.setattr(envfiles.uuid, "uuid4", lambda: next(draws))
     value = f"a line\nghadelimiter_{first}\nname=injected"
     output = tmp_path / "out"
 
@@ -328,9 +327,9 @@ def test_summary_at_the_real_limit(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     line = "| case | passed |\n"
 
-    append_summary(summary, line * (workflow.SUMMARY_LIMIT // len(line) + 10))
+    append_summary(summary, line * (envfiles.SUMMARY_LIMIT // len(line) + 10))
 
-    assert summary.stat().st_size <= workflow.SUMMARY_LIMIT
+    assert summary.stat().st_size <= envfiles.SUMMARY_LIMIT
 
 
 def test_a_full_summary_is_left_alone(tmp_path: Path) -> None:

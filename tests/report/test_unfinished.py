@@ -1,6 +1,6 @@
 """Attempts that never started (an interrupted run, a skipped suite) are written by
 ``SuiteCollector.add_unfinished`` without building their outcomes: what it writes and counts
-must be exactly what adding ``runner.unfinished(...)`` writes and counts, case records,
+must be exactly what adding ``attempt.unfinished(...)`` writes and counts, case records,
 counters and the suite's record alike, with or without attempts that did finish before."""
 
 from __future__ import annotations
@@ -20,14 +20,8 @@ from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import SuiteCollector
 from goldgate.report.plain import record_json
 from goldgate.report.records import TargetRecord
-from goldgate.run.runner import (
-    INTERRUPTED_REASON,
-    AttemptOutcome,
-    InOrder,
-    _failed,
-    completed,
-    unfinished,
-)
+from goldgate.run.runner import InOrder, _failed
+from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, completed, unfinished
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.score import score_compiled
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from goldgate.base.errors import ExitCode, MissingDependencyError, most_severe
+from goldgate.base.errors import ExitCode, most_severe
 from goldgate.report.build import run_verdict
 from goldgate.report.models import CountsRecord, SuiteRecord, TargetRecord
 
@@ -202,30 +201,6 @@ def test_exit_2_for_an_authorized_live_suite_without_its_credential(project: Pro
     result, _ = project.evaluate("--live", env={"GG_LIVE_TOKEN": ""})
     _refused(project, result.code, project.output())
     assert "GG_LIVE_TOKEN" in result.stderr
-
-
-# --- exit 3 -------------------------------------------------------------------------------------
-
-
-def test_exit_3_for_a_missing_optional_dependency(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # No command needs an optional extra yet, so the mapping is shown through the console
-    # script's entry point with the evaluate command replaced.
-    from goldgate import cli
-    from goldgate.app import commands
-
-    def needs_extra(request: commands.RunRequest) -> ExitCode:
-        raise MissingDependencyError("rendering JUnit XML", "junit")
-
-    monkeypatch.setattr(commands, "run_evaluation", needs_extra)
-    monkeypatch.setattr(sys, "argv", ["goldgate", "evaluate", "--config", "settings.yaml"])
-    with pytest.raises(SystemExit) as exited:
-        cli.main()
-    assert exited.value.code == 3
-    err = capsys.readouterr().err
-    assert "rendering JUnit XML needs the 'junit' extra" in err
-    assert "pip install 'goldgate[junit]'" in err
 
 
 # --- exit 4 -------------------------------------------------------------------------------------

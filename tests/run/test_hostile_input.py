@@ -172,7 +172,7 @@ def test_a_raised_size_cap_lets_a_large_file_through(
 
 def test_the_size_cap_is_one_place_for_every_reader(tmp_path: Path) -> None:
     from goldgate.base.errors import InvalidInputError
-    from goldgate.base.jsonvalue import load_json_file
+    from goldgate.base.strictjson import load_json_file
     from goldgate.gold.settings.yamlfile import load_yaml_file
 
     fifo = tmp_path / "pipe"

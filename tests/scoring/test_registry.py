@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from goldgate.base.errors import InvalidInputError
+from goldgate.base.imports import is_async_callable
 from goldgate.base.jsonvalue import FrozenJson
-from goldgate.scoring import RegisteredScorer, ScorerRegistry, import_scorer, is_async_callable
+from goldgate.run.scorers import import_scorer
+from goldgate.scoring import RegisteredScorer, ScorerRegistry
 
 
 async def same(actual: FrozenJson, expected: FrozenJson) -> bool:

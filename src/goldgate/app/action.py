@@ -338,7 +338,7 @@ def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] 
         return int(ExitCode.INVALID_INPUT)
     _mask(run, inputs)
     if inputs.mode == "check":
-        from goldgate.app.commands import check_gold_command
+        from goldgate.app.check import check_gold_command
 
         code = _guarded(
             lambda: check_gold_command(inputs.config, None, json_output=False, github=True)
@@ -363,7 +363,7 @@ def run_action(env: Mapping[str, str] | None = None, out: Callable[[str], None] 
 
 def _replay(run: _Run, inputs: ActionInputs, saved: Path) -> int:
     """Mode replay: the current gold over the saved report's results, then as evaluate."""
-    from goldgate.app.commands import ReplayRequest, replay_evaluation
+    from goldgate.app.replay import ReplayRequest, replay_evaluation
     from goldgate.report.io import unique_path
 
     report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
@@ -1039,7 +1039,7 @@ def _written(run: _Run, path: Path, text: str, protected: Sequence[Path]) -> boo
 
 
 def _summary(run: _Run, markdown: str) -> None:
-    from goldgate.render.workflow import append_summary
+    from goldgate.github.envfiles import append_summary
 
     path = run.env.get("GITHUB_STEP_SUMMARY", "").strip()
     if not path:
@@ -1051,7 +1051,7 @@ def _summary(run: _Run, markdown: str) -> None:
 
 
 def _write_outputs(run: _Run, outputs: Mapping[str, str]) -> None:
-    from goldgate.render.workflow import write_outputs
+    from goldgate.github.envfiles import write_outputs
 
     path = run.env.get("GITHUB_OUTPUT", "").strip()
     if not path:

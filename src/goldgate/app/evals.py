@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from goldgate.app.supervisor import announce
+from goldgate.base.channel import announce
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, GoldgateError, most_severe
 from goldgate.base.stdio import (
     end_user_output,
@@ -58,7 +58,7 @@ def _conclude(outcome: SessionOutcome, json_output: bool) -> ExitCode:
 
 def _refused(error: GoldgateError | KeyboardInterrupt, json_output: bool) -> ExitCode:
     if json_output:
-        from goldgate.app.commands import emit_json_refusal
+        from goldgate.app.conclude import emit_json_refusal
 
         if isinstance(error, KeyboardInterrupt):
             emit_json_refusal(_INTERRUPTED)
@@ -102,7 +102,9 @@ def run_command(request: EvalsRequest) -> ExitCode:
                 f"every attempt after {request.timeout:g} s; pass --timeout {seconds:g} to "
                 "give it its time."
             )
-        return session.execute(emergency_exit)
+        from goldgate.app.progress import Progress
+
+        return session.execute(emergency_exit, Progress().suite)
 
     outcome = _guarded(run, request.json_output)
     if isinstance(outcome, ExitCode):

@@ -20,8 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from goldgate.base.errors import InvalidInputError
+from goldgate.app.conclude import note_project_secrets
+from goldgate.base.errors import ExitCode, InvalidInputError
 from goldgate.base.files import read_regular_file
+from goldgate.base.memory import collections_paused
+from goldgate.base.problems import display_path
+from goldgate.base.stdio import write_stdout
 from goldgate.base.textsafe import quote, refuse_control
 
 FORMAT: Final = "goldgate.fork-comment/1"
@@ -168,7 +172,7 @@ def rebuild_comment(
     (and comparison). Gold links point at ``server_url``/``repository`` at ``head_sha``.
     Values are shown only when both ``details`` (the trusted job's choice) and the hand-off
     say ``values``: a fork's run cannot widen what the comment shows."""
-    from goldgate.app.commands import load_comparison_view
+    from goldgate.app.render import load_comparison_view
     from goldgate.github.comments import comment_budget, comment_length, with_marker
     from goldgate.render.escape import check_link_base
     from goldgate.render.markdown import render_markdown
@@ -205,3 +209,27 @@ def rebuild_comment(
     }
 
 
+def fork_comment(
+    folder: Path,
+    head_sha: str,
+    output: Path,
+    *,
+    repository: str | None = None,
+    server_url: str | None = None,
+    details: str = "safe",
+) -> ExitCode:
+    """``goldgate report fork-comment``: the comment for a fork's hand-off, rebuilt from its
+    report, written as JSON to ``output`` (new file) for the posting script."""
+    from goldgate.base.outputs import write_output_file
+
+    note_project_secrets()
+    with collections_paused():
+        comment = rebuild_comment(
+            folder, head_sha, repository=repository, server_url=server_url, details=details
+        )
+    write_output_file(output, json.dumps(comment, ensure_ascii=False) + "\n")
+    write_stdout(
+        f"the comment for pull request #{comment['pull_request']} was rebuilt from its "
+        f"report: {display_path(output)}"
+    )
+    return ExitCode.PASSED

@@ -25,64 +25,28 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "announce",
-    "import_deadline",
-    "in_child",
-    "note_signal",
-    "run_child",
-    "signal_received",
-    "supervise",
-]
+from goldgate.base.channel import open_channel
+
+__all__ = ["run_child", "supervise"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1
 _RUNTIME_FAILURE = 4
-_channel: int | None = None
 """In the child: the write end of the pipe to the parent."""
-_signalled: list[int] = []
 
 
-def note_signal(signum: int) -> None:
-    """A real SIGINT or SIGTERM reached this process (its handlers call this), so that a
-    ``KeyboardInterrupt`` raised while importing user code can be told from one the code
-    raised itself."""
-    _signalled.append(signum)
 
 
-def signal_received() -> bool:
-    return bool(_signalled)
 
 
-def in_child() -> bool:
-    """Whether this process is a supervised child (it must end with ``os._exit``)."""
-    return _channel is not None
 
 
-def announce(kind: str, *values: Any) -> None:
-    """Tell the parent something (nothing happens outside a supervised child). One line of
-    JSON, far below PIPE_BUF, so that it arrives whole or not at all."""
-    if _channel is None:
-        return
-    line = json.dumps([kind, *values], ensure_ascii=True).encode("ascii") + b"\n"
-    with contextlib.suppress(OSError):
-        os.write(_channel, line)
 
 
-@contextlib.contextmanager
-def import_deadline(what: str) -> Iterator[None]:
-    """Around an import of user code: the parent ends the child when it takes longer than
-    the deadline given to ``supervise``."""
-    announce("import", what)
-    try:
-        yield
-    finally:
-        announce("imported")
 
 
 @dataclass
@@ -129,7 +93,6 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
     """Fork the process that does the work. In the child: None, and the caller goes on (it
     must end with ``os._exit``, announcing its exit code). In the parent: once the child has
     ended, the exit code of the run."""
-    global _channel  # noqa: PLW0603 - one process, one parent
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
@@ -145,7 +108,7 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
         return None  # no process to spare: the run goes on unsupervised
     if pid == 0:
         os.close(read_end)
-        _channel = write_end
+        open_channel(write_end)
         _die_with(parent)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         return None
@@ -263,7 +226,7 @@ def _outcome(
         sentence = f"the run ended without writing its report ({_how_it_ended(status)}){kept}."
     warn(f"goldgate: {sentence}")
     if json_output:
-        from goldgate.app.commands import emit_json_refusal
+        from goldgate.app.conclude import emit_json_refusal
 
         emit_json_refusal(sentence)
     code = ExitCode.RUNTIME_FAILURE

@@ -14,8 +14,9 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from goldgate.base.jsonvalue import MAX_DEPTH, JsonSyntaxError
+from goldgate.base.errors import JsonSyntaxError
 from goldgate.base.textsafe import quote
 
 # The standard library's C string reader (typeshed does not declare it): linear, strict about
@@ -253,3 +254,6 @@ def locate(index: PositionIndex, text: str, path: Sequence[str | int]) -> tuple[
         if prefix in index.values:
             return line_column(index.line_starts, index.values[prefix])
     return 1, 1
+
+
+MAX_DEPTH: Final = 512

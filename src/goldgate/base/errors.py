@@ -73,16 +73,6 @@ class GoldCheckError(InvalidInputError):
         self.violations = violations
 
 
-class MissingDependencyError(GoldgateError):
-    """An optional extra is not installed (exit 3); the message names the install command."""
-
-    exit_code = ExitCode.MISSING_DEPENDENCY
-
-    def __init__(self, what: str, extra: str) -> None:
-        super().__init__(f"{what} needs the '{extra}' extra: pip install 'goldgate[{extra}]'.")
-        self.extra = extra
-
-
 class RuntimeFailureError(GoldgateError):
     """The run itself could not go on: a report that cannot be written, for instance (exit 4)."""
 
@@ -91,10 +81,21 @@ class RuntimeFailureError(GoldgateError):
 
 class LoopBlocked(BaseException):
     """Raised inside code that kept the event loop blocked past an attempt's deadline or a
-    stop request (see ``execution.watchdog``). A BaseException, so that the target's own
+    stop request (see ``goldgate.run.watchdog``). A BaseException, so that the target's own
     ``except Exception`` cannot swallow it. ``why`` is ``deadline``, ``ignored`` (the code
     caught the deadline's cancellation and went on) or ``stop``."""
 
     def __init__(self, why: str) -> None:
         super().__init__(why)
         self.why = why
+
+
+class JsonSyntaxError(InvalidInputError):
+    """Text that is not strict JSON, with the place it went wrong (1-based line and column)."""
+
+    def __init__(self, source: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{source}:{line}:{column}: {message}")
+        self.source = source
+        self.line = line
+        self.column = column
+        self.message = message

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from goldgate.app.supervisor import import_deadline, signal_received
+from goldgate.base.channel import import_deadline, signal_received
 from goldgate.base.errors import InvalidInputError
 
 

@@ -1,27 +1,15 @@
-"""JSON values: strict loading with positions, RFC 6901 pointers (absent is not null), equality.
-
-Loading takes the fast path through the standard library and only falls back to the slower
-position-aware scanner (``_scanner``) when something is wrong or a caller needs the line and
-column of a value, so that clean gold loads at C speed.
-"""
+"""JSON values: frozen (``FrozenJson``), absent (``MISSING``, never ``null``), compared with
+JSON's own equality, and written canonically. Loading is ``strictjson``; pointers are
+``pointers``."""
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
 import orjson
-
-from goldgate.base.errors import InvalidInputError
-from goldgate.base.files import read_regular_file
-from goldgate.base.textsafe import quote
 
 JsonValue: TypeAlias = Any
 """A plain JSON value as ``json`` produces it: dict, list, str, int, float, bool or None."""
@@ -90,12 +78,12 @@ def json_equal(left: Any, right: Any) -> bool:
         return left is None and right is None
     if isinstance(left, Mapping) and isinstance(right, Mapping):
         return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
-    if _is_array(left) and _is_array(right):
+    if is_array(left) and is_array(right):
         return len(left) == len(right) and all(map(json_equal, left, right))
     return False
 
 
-def _is_array(value: Any) -> bool:
+def is_array(value: Any) -> bool:
     return isinstance(value, list | tuple)
 
 
@@ -113,7 +101,7 @@ def json_type_name(value: Any) -> str:
         return "string"
     if isinstance(value, Mapping):
         return "object"
-    if _is_array(value):
+    if is_array(value):
         return "array"
     return type(value).__name__
 
@@ -166,307 +154,3 @@ def _plain_mapping(value: Any) -> Any:
 
 
 # --- RFC 6901 pointers ------------------------------------------------------------------------
-
-_TOKEN_ESCAPE = re.compile(r"~(?![01])")
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-
-
-class PointerSyntaxError(ValueError):
-    """A string that is not an RFC 6901 JSON pointer."""
-
-
-def parse_pointer(pointer: str) -> tuple[str, ...]:
-    """The reference tokens of an RFC 6901 pointer, unescaped (``~1`` before ``~0``)."""
-    if not isinstance(pointer, str):
-        raise PointerSyntaxError("a JSON pointer must be a string")
-    return _parse_pointer_text(pointer)
-
-
-@lru_cache(maxsize=4096)  # gold repeats the same few paths across thousands of cases
-def _parse_pointer_text(pointer: str) -> tuple[str, ...]:
-    if pointer == "":
-        return ()
-    if not pointer.startswith("/"):
-        raise PointerSyntaxError(f"JSON pointer {quote(pointer)} must be empty or start with '/'")
-    if _TOKEN_ESCAPE.search(pointer):
-        raise PointerSyntaxError(
-            f"JSON pointer {quote(pointer)} has a '~' that is not '~0' or '~1'"
-        )
-    return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
-
-
-def format_pointer(tokens: Iterable[str | int]) -> str:
-    """The RFC 6901 pointer for a sequence of object keys and array indexes."""
-    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
-
-
-def resolve(document: Any, tokens: Sequence[str]) -> Any:
-    """The value at ``tokens``, or ``MISSING`` when there is none (``-`` is always absent)."""
-    current = document
-    for token in tokens:
-        # Result documents are plain dicts: the exact type test spares the ABC check.
-        if type(current) is dict or isinstance(current, Mapping):
-            if token not in current:
-                return MISSING
-            current = current[token]
-        elif _is_array(current):
-            if not _ARRAY_INDEX.fullmatch(token):
-                return MISSING
-            index = int(token)
-            if index >= len(current):
-                return MISSING
-            current = current[index]
-        else:
-            return MISSING
-    return current
-
-
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    """``resolve`` for a pointer string; a malformed pointer raises ``PointerSyntaxError``."""
-    return resolve(document, parse_pointer(pointer))
-
-
-# --- strict loading ---------------------------------------------------------------------------
-
-_UTF8_BOM = b"\xef\xbb\xbf"
-
-
-MAX_DEPTH: Final = 512
-"""How deeply JSON values may nest in any file goldgate reads."""
-
-
-class JsonSyntaxError(InvalidInputError):
-    """Text that is not strict JSON, with the place it went wrong (1-based line and column)."""
-
-    def __init__(self, source: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{source}:{line}:{column}: {message}")
-        self.source = source
-        self.line = line
-        self.column = column
-        self.message = message
-
-
-@dataclass(frozen=True)
-class JsonDocument:
-    """A strictly parsed JSON text, able to say where each of its values starts."""
-
-    source: str
-    text: str
-    value: JsonValue
-    _index: list[Any] = field(default_factory=list, repr=False, compare=False)
-
-    def position(self, path: Sequence[str | int]) -> tuple[int, int]:
-        """Line and column of the value at ``path`` (or of the key, where ``path`` names an
-        object member); the nearest existing ancestor when the path does not exist."""
-        from goldgate.base._scanner import locate
-
-        if not self._index:
-            self._index.append(_scan_positions(self.source, self.text))
-        return locate(self._index[0], self.text, path)
-
-
-def _scan_positions(source: str, text: str) -> Any:
-    from goldgate.base._scanner import scan
-
-    return scan(source, text)
-
-
-class _Rejected(Exception):
-    """Raised from a json hook; the scanner then finds and describes the exact place."""
-
-
-def _reject_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _Rejected
-    return result
-
-
-def _reject_constant(name: str) -> Any:
-    raise _Rejected
-
-
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if math.isinf(number):
-        raise _Rejected
-    return number
-
-
-def decode_utf8(source: str, data: bytes) -> str:
-    """The text of ``data``, refusing a byte order mark and invalid UTF-8 with their place."""
-    if data.startswith(_UTF8_BOM):
-        raise JsonSyntaxError(source, 1, 1, "starts with a UTF-8 byte order mark; save it without")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line, column = utf8_error_place(data, error)
-        raise JsonSyntaxError(
-            source, line, column, f"invalid UTF-8 (byte 0x{data[error.start]:02x})"
-        ) from None
-
-
-def utf8_error_place(data: bytes, error: UnicodeDecodeError) -> tuple[int, int]:
-    """The 1-based line and column (in characters) of the first byte of ``data`` that is not
-    UTF-8, as ``error`` from decoding it found it."""
-    prefix = data[: error.start].decode("utf-8")
-    return prefix.count("\n") + 1, len(prefix) - (prefix.rfind("\n") + 1) + 1
-
-
-# A lone UTF-16 surrogate (escaped, or a raw one in a str that did not come from UTF-8) is
-# not a Unicode character: it cannot be written back as UTF-8, hashed or printed.
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-_RAW_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _may_hold_surrogates(text: str) -> bool:
-    # Two simple searches: one alternation of both was four times slower on large gold.
-    return ("\\u" in text and bool(_ESCAPED_SURROGATE.search(text))) or bool(
-        _RAW_SURROGATE.search(text)
-    )
-
-
-def parse_json_text(source: str, text: str) -> JsonDocument:
-    """Strict JSON: duplicate keys, NaN/Infinity, out-of-range numbers, trailing data,
-    control characters and lone surrogates in strings are errors naming ``source``, line and
-    column."""
-    try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_reject_pairs,
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-        )
-    except (ValueError, _Rejected, RecursionError) as error:  # ValueError: too many digits
-        from goldgate.base._scanner import find_problem
-
-        find_problem(source, text)  # raises JsonSyntaxError at the first problem
-        if isinstance(error, RecursionError):
-            raise JsonSyntaxError(source, 1, 1, "nested too deeply to load") from None
-        if isinstance(error, json.JSONDecodeError):  # pragma: no cover - scanner is stricter
-            raise JsonSyntaxError(source, error.lineno, error.colno, error.msg) from None
-        raise JsonSyntaxError(source, 1, 1, "not strict JSON") from None  # pragma: no cover
-    if too_deep_or_surrogates(text, value):
-        from goldgate.base._scanner import scan
-
-        index = scan(source, text)  # raises JsonSyntaxError at a lone surrogate or too deep
-        if _depth(value) > MAX_DEPTH:  # pragma: no cover - the scanner refuses it first
-            raise JsonSyntaxError(source, 1, 1, "nested too deeply to load")
-        return JsonDocument(source, text, value, [index])
-    return JsonDocument(source, text, value)
-
-
-JsonRejected = _Rejected
-"""What the strict decoder's hooks raise (a duplicate key, NaN, an infinite number)."""
-
-
-def strict_decoder(parse_float: Callable[[str], float] | None = None) -> json.JSONDecoder:
-    """The standard library's decoder with ``parse_json_text``'s strict hooks; what it refuses
-    raises ``ValueError`` or ``JsonRejected`` (lone surrogates and depth are checked apart,
-    by ``too_deep_or_surrogates``). ``parse_float`` replaces the float hook (it must refuse
-    what ``finite_float`` refuses)."""
-    return json.JSONDecoder(
-        object_pairs_hook=_reject_pairs,
-        parse_constant=_reject_constant,
-        parse_float=parse_float or _finite_float,
-    )
-
-
-finite_float = _finite_float
-
-
-def keyless_decoder(parse_float: Callable[[str], float]) -> json.JSONDecoder:
-    """``strict_decoder`` without its duplicate-key hook, which is most of its cost (a Python
-    call and a list of pairs for every object): what it decodes is strict once
-    ``keys_surely_unique`` says so; otherwise decode it again with ``strict_decoder``."""
-    return json.JSONDecoder(parse_constant=_reject_constant, parse_float=parse_float)
-
-
-def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> bool:
-    """Whether no object of ``value``, decoded from ``text[start:end]`` by a decoder that keeps
-    the last of repeated keys (``keyless_decoder``), repeated a key. False also when it cannot
-    tell (then decode with ``strict_decoder``, which knows).
-
-    Every member of an object in the text has one colon outside strings, so the text's colons
-    are its members plus the colons written inside its strings. orjson writes the decoded value
-    with one colon per member kept and the colons of the strings kept. Without an escaped colon
-    (``\\u003a``) a string holds as many colons decoded as written; so the two counts are equal
-    when no member was dropped, and the written value has fewer when one was (a repeated key:
-    one member, its key and its value are gone)."""
-    if type(value) is not dict and type(value) is not list:
-        return True  # a scalar has no keys
-    # An escaped colon is rare: its pattern is compiled (and cached by re) only then.
-    if text.find("\\u003", start, end) >= 0 and re.search(r"\\u003[aA]", text[start:end]):
-        return False
-    try:
-        written = orjson.dumps(value)
-    except TypeError:  # an integer past 64 bits, or a lone surrogate: strict_decoder decides
-        return False
-    return written.count(b":") == text.count(":", start, end)
-
-
-def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = False) -> bool:
-    """Whether ``value``, parsed from ``text``, holds a lone surrogate or nests past the
-    limit: what the strict parser refuses beyond the decoder's hooks. Text decoded strictly
-    from UTF-8 (``from_utf8``) cannot hold a raw surrogate, only an escaped one."""
-    may_hold = (
-        "\\u" in text and bool(_ESCAPED_SURROGATE.search(text))
-        if from_utf8
-        else _may_hold_surrogates(text)
-    )
-    # An escaped pair (an emoji written "\\ud83d\\ude00") is one character once decoded:
-    # only a surrogate left in the decoded strings is refused.
-    if may_hold and _holds_surrogate(value):
-        return True
-    # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit, and so
-    # more characters (most cases are shorter: not counted at all).
-    return (
-        len(text) > MAX_DEPTH
-        and text.count("[") + text.count("{") > MAX_DEPTH
-        and _depth(value) > MAX_DEPTH
-    )
-
-
-def _holds_surrogate(value: JsonValue) -> bool:
-    """Whether any string in ``value`` (a key or a value) holds a UTF-16 surrogate."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if type(item) is str:
-            if _RAW_SURROGATE.search(item):
-                return True
-        elif type(item) is dict:
-            pending.extend(item)
-            pending.extend(item.values())
-        elif type(item) is list:
-            pending.extend(item)
-    return False
-
-
-def nests_too_deep(value: JsonValue) -> bool:
-    """Whether containers nest in ``value`` deeper than ``MAX_DEPTH`` (for JSON parsed by
-    another reader, such as an event payload)."""
-    return _depth(value) > MAX_DEPTH
-
-
-def _depth(value: JsonValue) -> int:
-    """How deeply containers nest in ``value`` (a scalar is 0), level by level, looking only
-    at containers; it stops counting once past the limit."""
-    level = [value] if type(value) in (dict, list) else []
-    depth = 0
-    while level and depth <= MAX_DEPTH:
-        depth += 1
-        deeper: list[JsonValue] = []
-        for container in level:
-            items = container.values() if type(container) is dict else container
-            deeper.extend([item for item in items if type(item) in (dict, list)])
-        level = deeper
-    return depth
-
-
-def load_json_file(path: Path, *, display: str | None = None) -> JsonDocument:
-    """Read and strictly parse one JSON file; unreadable files are input errors too (only a
-    regular file within the size cap is read, see ``goldgate.base.files``)."""
-    source = display or str(path)
-    data = read_regular_file(path, source, what="a JSON file")
-    return parse_json_text(source, decode_utf8(source, data))

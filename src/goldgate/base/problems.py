@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from goldgate.base.jsonvalue import format_pointer, json_type_name
+from goldgate.base.jsonvalue import json_type_name
+from goldgate.base.pointers import format_pointer
 from goldgate.base.textsafe import escape_control, quote
 
 if TYPE_CHECKING:  # annotations only: Python evals run without pydantic

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.base.errors import InvalidInputError
 from goldgate.comparison.models import (
     REPEAT_RULE,

@@ -50,7 +50,7 @@ from goldgate.report.records import RunReport, dataset_record, from_model, not_r
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import attach_verdicts
 from goldgate.run.identity import project_folder
-from goldgate.run.runner import AttemptOutcome
+from goldgate.run.scorers import settings_registry
 from goldgate.run.streaming import RunHeader, finish_report
 from goldgate.run.targets import build_target
 from goldgate.scoring import (
@@ -61,7 +61,7 @@ from goldgate.scoring import (
     score_compiled,
 )
 from goldgate.scoring.adjudication import adjudicate
-from goldgate.scoring.registry import settings_registry
+from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.score import score_custom
 
 __all__ = [

@@ -24,8 +24,9 @@ import orjson
 from pydantic import ValidationError
 
 from goldgate.base.errors import ReportRefusedError
-from goldgate.base.jsonvalue import MISSING, PointerSyntaxError, canonical_json, resolve_pointer
+from goldgate.base.jsonvalue import MISSING, canonical_json
 from goldgate.base.memory import collections_paused
+from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
     memory_bounded,

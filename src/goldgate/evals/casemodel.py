@@ -9,7 +9,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from goldgate.evals.plan import PASS_ONLY
+from goldgate.evals.collector import PASS_ONLY
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.models import Case, Envelope, Expectation, constructed
 

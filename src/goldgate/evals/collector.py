@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from goldgate.evals.runtime import EvalTimedOut
 from goldgate.gold._stream.store import RecordedCase
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.report.build import SuiteCollector
 from goldgate.report.records import not_run_reason
-from goldgate.run.runner import AttemptOutcome
+from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.evalscores import (
     SCORE_COMPARISON,
     SCORES_PATH,
@@ -46,6 +46,10 @@ def score_expectation(key: str) -> CompiledExpectation:
     return CompiledExpectation(
         key, SCORES_PATH, SCORE_COMPARISON, None, {"key": key}, (SCORES_PATH[1:],)
     )
+
+
+PASS_ONLY: Final = (score_expectation("pass"),)
+"""The checks of a case without ``expect``, shared by every such case."""
 
 
 def _timed_out(outcome: AttemptOutcome) -> AttemptOutcome:

@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from goldgate.app.supervisor import import_deadline, signal_received
+from goldgate.base.channel import import_deadline, signal_received
 from goldgate.base.errors import GoldgateError, InvalidInputError
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr

@@ -26,7 +26,7 @@ from goldgate.base.problems import display_path
 from goldgate.base.textsafe import has_control, quote, starts_command
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
-from goldgate.evals.collector import EvalCollector, score_expectation
+from goldgate.evals.collector import PASS_ONLY, EvalCollector
 from goldgate.evals.runtime import SuiteRuntime
 from goldgate.gold._stream.store import (
     RecordedCase,
@@ -120,8 +120,6 @@ def relative_to(path: Path | None, root: Path) -> str:
         return display_path(path)
 
 
-PASS_ONLY: Final = (score_expectation("pass"),)
-"""The checks of a case without ``expect``, shared by every such case."""
 
 
 def _fixed(case: EvalCase) -> tuple[CompiledExpectation, ...]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.base.jsonvalue import PointerSyntaxError, parse_pointer
+from goldgate.base.pointers import PointerSyntaxError, parse_pointer
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
 from goldgate.evals._decorator import EvalFunction
@@ -50,11 +50,11 @@ from goldgate.report.records import (
 )
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
-from goldgate.run.runner import AttemptOutcome
 from goldgate.run.session import SessionOutcome
 from goldgate.run.streaming import RunHeader, finish_report, now
 from goldgate.scoring import ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.adjudication import adjudicate
+from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.evalscores import SCORE_COMPARISON
 
 __all__ = ["RegradeRequest", "regrade"]

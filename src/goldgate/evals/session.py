@@ -24,7 +24,7 @@ from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.run.runner import RunOptions
 from goldgate.run.session import SessionOutcome, execute_streamed
-from goldgate.run.streaming import ReportRun, RunHeader, now
+from goldgate.run.streaming import ReportRun, RunHeader, SuiteProgress, now
 from goldgate.scoring import ScorerRegistry
 
 if TYPE_CHECKING:
@@ -140,11 +140,21 @@ class EvalsSession:
     options: RunOptions
     output: Path
 
-    def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
+    def execute(
+        self,
+        emergency_exit: Callable[[SessionOutcome], None],
+        progress: SuiteProgress | None = None,
+    ) -> SessionOutcome:
         """Run every suite, streaming the report into its file; link it into place."""
         header = _header(self.plan, self.options, self.request.datasets, self.request.live)
         return execute_streamed(
-            header, self.plan.jobs(), self.options, self.output, ScorerRegistry(), emergency_exit
+            header,
+            self.plan.jobs(),
+            self.options,
+            self.output,
+            ScorerRegistry(),
+            emergency_exit,
+            progress=progress,
         )
 
 

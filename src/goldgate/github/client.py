@@ -96,7 +96,7 @@ def connect(
     writes to stay clear of secondary rate limits); tests turn it off."""
     from github import Auth, Github
 
-    import goldgate
+    from goldgate._version import __version__
 
     if not token.strip():
         raise GitHubUnavailable("no GitHub token was given, so GitHub cannot be reached.")
@@ -108,7 +108,7 @@ def connect(
         auth=Auth.Token(token),
         base_url=base_url or api_url(),
         timeout=timeout,
-        user_agent=f"goldgate/{goldgate.__version__}",
+        user_agent=f"goldgate/{__version__}",
         per_page=100,
         retry=bounded_retry(chosen),
         lazy=True,

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from goldgate.base.jsonvalue import MAX_DEPTH, nests_too_deep
+from goldgate.base._scanner import MAX_DEPTH
+from goldgate.base.strictjson import nests_too_deep
 from goldgate.github.client import os_reason
 
 _PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})

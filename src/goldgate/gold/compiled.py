@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from goldgate.base.jsonvalue import PointerSyntaxError, parse_pointer
+from goldgate.base.pointers import PointerSyntaxError, parse_pointer
 from goldgate.gold._flatpatterns import is_flat
 from goldgate.gold.patterns import PatternProblem, compile_pattern
 from goldgate.gold.shapes import TEXT_ASSERTIONS, Suffix, text_problems

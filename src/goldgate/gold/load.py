@@ -9,9 +9,9 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
-from goldgate.base.errors import GoldCheckError, InvalidInputError
+from goldgate.base.errors import GoldCheckError, InvalidInputError, JsonSyntaxError
 from goldgate.base.files import MissingFileError
-from goldgate.base.jsonvalue import JsonDocument, JsonSyntaxError, json_type_name, load_json_file
+from goldgate.base.jsonvalue import json_type_name
 from goldgate.base.memory import collections_paused
 from goldgate.base.problems import (
     Violation,
@@ -20,6 +20,7 @@ from goldgate.base.problems import (
     sort_violations,
     violation_at,
 )
+from goldgate.base.strictjson import JsonDocument, load_json_file
 from goldgate.base.textsafe import escape_control
 from goldgate.gold._stream.streamed import reference_problem, stream_suite
 from goldgate.gold.compiled import compile_expectations

@@ -8,13 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeGuard
 
-from goldgate.base.jsonvalue import (
-    MISSING,
-    PointerSyntaxError,
-    json_type_name,
-    parse_pointer,
-    resolve,
-)
+from goldgate.base.jsonvalue import MISSING, json_type_name
+from goldgate.base.pointers import PointerSyntaxError, parse_pointer, resolve
 from goldgate.base.textsafe import quote
 
 Suffix = tuple[str | int, ...]

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from goldgate.base.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
+from goldgate.base.jsonvalue import MISSING
+from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
 from goldgate.report.models import (

@@ -13,7 +13,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
-from goldgate.base.jsonvalue import MISSING, parse_pointer, resolve, resolve_pointer
+from goldgate.base.jsonvalue import MISSING
+from goldgate.base.pointers import parse_pointer, resolve, resolve_pointer
 from goldgate.gold._stream.store import RecordedCase, recorded_case
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.report.plain import record_json
@@ -27,8 +28,8 @@ from goldgate.report.records import (
     ThresholdRecord,
     VerdictRecord,
 )
-from goldgate.run.runner import AttemptOutcome
 from goldgate.scoring.adjudication import note_of, output_digest
+from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.outcomes import CheckOutcome
 
@@ -299,7 +300,7 @@ class SuiteCollector:
         self._added(outcome.index, outcome.attempt, outcome.case)
 
     def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
-        """What ``add`` of ``runner.unfinished(...)`` does, without building the outcome and
+        """What ``add`` of ``attempt.unfinished(...)`` does, without building the outcome and
         its not-run checks: an interrupted run writes every attempt it never started this
         way (100,000 of them within the time CI allows after its signal). False, having done
         nothing, where the outcome itself is needed (a metric observes every attempt)."""

@@ -22,18 +22,19 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from goldgate.app.supervisor import announce
-from goldgate.base.errors import InvalidInputError, ReportRefusedError, RuntimeFailureError
-from goldgate.base.files import read_regular_file
-from goldgate.base.jsonvalue import (
+from goldgate.base.channel import announce
+from goldgate.base.errors import (
+    InvalidInputError,
     JsonSyntaxError,
-    decode_utf8,
-    format_pointer,
-    loads_exact,
-    parse_json_text,
+    ReportRefusedError,
+    RuntimeFailureError,
 )
+from goldgate.base.files import read_regular_file
+from goldgate.base.jsonvalue import loads_exact
 from goldgate.base.memory import collections_paused
 from goldgate.base.outputs import linked_folder
+from goldgate.base.pointers import format_pointer
+from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps

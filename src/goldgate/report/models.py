@@ -25,7 +25,8 @@ from pydantic import (
     field_validator,
 )
 
-from goldgate.base.jsonvalue import MISSING, PointerSyntaxError, resolve_pointer
+from goldgate.base.jsonvalue import MISSING
+from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.gold.models import Metric
 from goldgate.report.records import SuiteStatus, SuiteVerdict, not_run_reason
 from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult

@@ -46,7 +46,7 @@ from goldgate.report.build import SuiteCollector
 from goldgate.report.io import ReportFile
 from goldgate.report.records import SuiteRecord, TargetRecord
 from goldgate.report.stream import ReportWriter
-from goldgate.run.runner import AttemptOutcome, attempt_outcome, builtin_checks
+from goldgate.scoring.attempt import AttemptOutcome, attempt_outcome, builtin_checks
 from goldgate.scoring.outcomes import check_of_values, check_values
 
 __all__ = [

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
-from goldgate.base.errors import InvalidInputError
-from goldgate.base.jsonvalue import JsonSyntaxError, decode_utf8, parse_json_text
+from goldgate.base.errors import InvalidInputError, JsonSyntaxError
 from goldgate.base.problems import display_path
+from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.scoring.adjudication import VerdictKey, is_digest
 
 if TYPE_CHECKING:

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from goldgate.base.errors import ReportRefusedError
-from goldgate.base.jsonvalue import MISSING, format_pointer, json_equal, parse_pointer, resolve
+from goldgate.base.jsonvalue import MISSING, json_equal
+from goldgate.base.pointers import format_pointer, parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
 from goldgate.report.build import (
     ATTEMPT_STATUSES,

@@ -16,7 +16,8 @@ _EXPORTS = {
 __all__ = ["AttemptOutcome", "AttemptRun", "RunOptions", "run_suite"]
 
 if TYPE_CHECKING:
-    from goldgate.run.runner import AttemptOutcome, AttemptRun, RunOptions, run_suite
+    from goldgate.run.runner import AttemptRun, RunOptions, run_suite
+    from goldgate.scoring.attempt import AttemptOutcome
 
 
 def __getattr__(name: str) -> Any:

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from goldgate.app.progress import Progress
-from goldgate.app.supervisor import note_signal
+from goldgate.base.channel import note_signal
 from goldgate.base.errors import GoldgateError, InvalidInputError
 from goldgate.base.memory import collections_spaced
 from goldgate.base.problems import display_path
@@ -39,13 +39,12 @@ from goldgate.report.records import (
 from goldgate.report.stream import ReportWriter
 from goldgate.run.leftovers import abandon_executor_work
 from goldgate.run.runner import AttemptRun, RunOptions
-from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, now
+from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, SuiteProgress, now
 from goldgate.run.targets.base import Target, TargetRequest, TargetResponse
 from goldgate.run.watchdog import Watchdog
-from goldgate.scoring.registry import ScorerRegistry
+from goldgate.scoring.scorers import ScorerRegistry
 
 if TYPE_CHECKING:
-    from goldgate.app.commands import RunRequest
     from goldgate.gold.settings.load import LoadedSettings
     from goldgate.gold.suites import Dataset, GoldSuite
 
@@ -175,7 +174,11 @@ class Session:
             started=now(),
         )
 
-    def execute(self, emergency_exit: Callable[[SessionOutcome], None]) -> SessionOutcome:
+    def execute(
+        self,
+        emergency_exit: Callable[[SessionOutcome], None],
+        progress: SuiteProgress | None = None,
+    ) -> SessionOutcome:
         """Run every job, streaming the report into its file, and link it into place."""
         return execute_streamed(
             self._header(),
@@ -185,6 +188,7 @@ class Session:
             self.registry,
             emergency_exit,
             targets=self.targets,
+            progress=progress,
         )
 
 
@@ -198,12 +202,14 @@ def execute_streamed(
     emergency_exit: Callable[[SessionOutcome], None],
     *,
     targets: Sequence[Target] = (),
+    progress: SuiteProgress | None = None,
 ) -> SessionOutcome:
     """One CLI run (``evaluate``, ``evals run``): ``jobs`` streamed into a report at
     ``output``, linked into place at the end. SIGINT and SIGTERM stop it and are held until
     the report is on disk; what targets print goes to stderr; ``emergency_exit`` ends the
     process when a target keeps the event loop blocked past every attempt to break in (it
-    gets the outcome written from the watchdog's thread); ``targets`` are closed after."""
+    gets the outcome written from the watchdog's thread); ``targets`` are closed after;
+    ``progress`` is told of each suite's attempts as they finish."""
     gc.freeze()  # the loaded gold lives as long as the run: keep it out of collections
     report_file = _report_file(output, jobs, options)
     collector = report_file.collector if isinstance(report_file, ReportProcess) else None
@@ -227,7 +233,7 @@ def execute_streamed(
         with stops, Watchdog(stuck) as watchdog:
             stops.connect(watchdog.request_stop)
             with user_output_to_stderr():  # targets and scorers may print: not to stdout
-                anyio.run(_run_streamed, run, registry, stops, watchdog, targets)
+                anyio.run(_run_streamed, run, registry, stops, watchdog, targets, progress)
             return finish(stops.first)
     except BaseExceptionGroup as group:
         if not run.finished:
@@ -270,6 +276,7 @@ async def _run_streamed(
     stops: _StopSignals,
     watchdog: Watchdog,
     targets: Sequence[Target],
+    progress: SuiteProgress | None,
 ) -> None:
     abandon_executor_work()  # closing the loop must not wait for what a target left there
     stop = anyio.Event()
@@ -280,11 +287,10 @@ async def _run_streamed(
         loop.call_soon_threadsafe(stop.set)
 
     stops.connect(request_stop)
-    progress = Progress()
     async with anyio.create_task_group() as group:
         group.start_soon(watchdog.heartbeat)
         try:
-            await run.run(registry, stop=stop, progress=progress.suite, watchdog=watchdog)
+            await run.run(registry, stop=stop, progress=progress, watchdog=watchdog)
         finally:
             with anyio.CancelScope(shield=True):
                 for target in targets:
@@ -300,8 +306,8 @@ def prepare_session(request: RunRequest) -> Session:
     from goldgate.gold.settings.load import load_settings
     from goldgate.report.verdictstore import attach_verdicts
     from goldgate.run.identity import project_folder
+    from goldgate.run.scorers import settings_registry
     from goldgate.run.targets.factory import build_target
-    from goldgate.scoring.registry import settings_registry
 
     options = RunOptions(
         max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
@@ -386,3 +392,22 @@ def _printable_option(option: str, value: str) -> None:
         raise InvalidInputError(f"{option}: {error}.") from None
     if not value.strip():
         raise InvalidInputError(f"{option}: must not be empty.")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What ``goldgate evaluate`` was asked to do."""
+
+    config: Path
+    dataset: Path | None = None
+    suites: tuple[str, ...] = ()
+    live: bool = False
+    max_concurrency: int = 1
+    timeout: float = 300.0
+    repeat: int = 1
+    output: Path | None = None
+    json_output: bool = False
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    shard: tuple[int, int] | None = None
+    variant: str | None = None
+    variant_revision: str | None = None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from goldgate import __version__
+from goldgate._version import __version__
 from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import Collector, SuiteCollector, run_verdict, suite_tail
 from goldgate.report.plain import record_json
@@ -33,16 +33,9 @@ from goldgate.report.records import (
     VariantRecord,
 )
 from goldgate.report.stream import ReportWriter
-from goldgate.run.runner import (
-    INTERRUPTED_REASON,
-    AttemptRun,
-    InOrder,
-    ProgressCallback,
-    RunOptions,
-    run_suite,
-    unfinished,
-)
+from goldgate.run.runner import AttemptRun, InOrder, ProgressCallback, RunOptions, run_suite
 from goldgate.scoring import ScorerRegistry
+from goldgate.scoring.attempt import INTERRUPTED_REASON, unfinished
 
 if TYPE_CHECKING:
     from goldgate.run.watchdog import Watchdog
@@ -59,6 +52,11 @@ __all__ = [
 
 CollectorFactory = Callable[[GoldSuite, int, bool, Callable[[dict[str, Any]], None]], Collector]
 """(suite, repeat, include_details, write_case) -> the collector a suite's attempts go to."""
+
+
+SuiteProgress = Callable[[GoldSuite, int], ProgressCallback | None]
+"""Told each suite as it starts (and its repeat), what to call with its attempts done: the
+progress display, which the command that runs (``goldgate.app``) passes in."""
 
 
 def now() -> datetime:
@@ -197,7 +195,7 @@ class ReportRun:
         registry: ScorerRegistry,
         *,
         stop: anyio.Event | None = None,
-        progress: Callable[[GoldSuite, int], ProgressCallback | None] | None = None,
+        progress: SuiteProgress | None = None,
         watchdog: Watchdog | None = None,
     ) -> None:
         """Every job in order. After ``stop`` is set nothing new starts."""

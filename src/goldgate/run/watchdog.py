@@ -87,9 +87,8 @@ def _package_dir(module: Any) -> str:
 def _own_code_dirs() -> tuple[str, ...]:
     import asyncio
 
-    import goldgate
-
-    return (_package_dir(goldgate), _package_dir(anyio), _package_dir(asyncio))
+    goldgate = str(Path(__file__).resolve().parents[1])  # the package, not its public face
+    return (goldgate, _package_dir(anyio), _package_dir(asyncio))
 
 
 def _neutral_code_dirs() -> tuple[str, ...]:

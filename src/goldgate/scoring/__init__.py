@@ -38,11 +38,9 @@ _EXPORTS = {
     "CheckOutcome": "goldgate.scoring.outcomes",
     "Outcome": "goldgate.scoring.outcomes",
     "not_run": "goldgate.scoring.outcomes",
-    "RegisteredScorer": "goldgate.scoring.registry",
-    "ScorerFunction": "goldgate.scoring.registry",
-    "ScorerRegistry": "goldgate.scoring.registry",
-    "import_scorer": "goldgate.scoring.registry",
-    "is_async_callable": "goldgate.scoring.registry",
+    "RegisteredScorer": "goldgate.scoring.scorers",
+    "ScorerFunction": "goldgate.scoring.scorers",
+    "ScorerRegistry": "goldgate.scoring.scorers",
     "envelope_document": "goldgate.scoring.score",
     "score_compiled": "goldgate.scoring.score",
     "score_expectation": "goldgate.scoring.score",
@@ -88,8 +86,6 @@ __all__ = [
     "describe_difference",
     "dot_path_exists",
     "envelope_document",
-    "import_scorer",
-    "is_async_callable",
     "multilabel_metric",
     "multilabel_prediction",
     "not_run",
@@ -129,14 +125,12 @@ if TYPE_CHECKING:
         multilabel_prediction,
     )
     from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, not_run
-    from goldgate.scoring.registry import (
+    from goldgate.scoring.score import envelope_document, score_compiled, score_expectation
+    from goldgate.scoring.scorers import (
         RegisteredScorer,
         ScorerFunction,
         ScorerRegistry,
-        import_scorer,
-        is_async_callable,
     )
-    from goldgate.scoring.score import envelope_document, score_compiled, score_expectation
     from goldgate.scoring.text import (
         ADJUDICATION_REASON,
         TEXT_ASSERTIONS,

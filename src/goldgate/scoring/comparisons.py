@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from goldgate.base.jsonvalue import MISSING, json_equal, json_type_name, resolve
-from goldgate.base.jsonvalue import parse_pointer as _parse_pointer
+from goldgate.base.jsonvalue import MISSING, is_array, json_equal, json_type_name
+from goldgate.base.pointers import parse_pointer as _parse_pointer
+from goldgate.base.pointers import resolve
 from goldgate.gold.shapes import first_problem, source_span_problems
 from goldgate.scoring.outcomes import ABSENT_REASON, Outcome
 
@@ -60,10 +61,6 @@ def _a(type_name: str) -> str:
     return ("an " if type_name[0] in "aeiou" else "a ") + type_name
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, list | tuple)
-
-
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
@@ -97,7 +94,7 @@ def describe_difference(actual: Any, expected: Any) -> str:
             f"the string differs from the expected string of the same length "
             f"({_plural(len(actual), 'code point')}) at code point {first}"
         )
-    if _is_array(actual):
+    if is_array(actual):
         if len(actual) != len(expected):
             return (
                 f"the array has {_plural(len(actual), 'element')}, "
@@ -155,7 +152,7 @@ def set_key(value: Any) -> Any:
         return ("string", value)
     if value is None:
         return ("null",)
-    if _is_array(value):
+    if is_array(value):
         return ("array", tuple(set_key(item) for item in value))
     if isinstance(value, Mapping):
         return ("object", frozenset((key, set_key(item)) for key, item in value.items()))
@@ -167,12 +164,12 @@ def compare_set(actual: Any, expected: Any) -> Verdict:
     duplicates are ignored, nothing is coerced, nested arrays keep their order."""
     if actual is MISSING:
         return ABSENT
-    if not _is_array(expected):
+    if not is_array(expected):
         return _error(
             f"the expected value of a set comparison must be an array, "
             f"got {_a(json_type_name(expected))}"
         )
-    if not _is_array(actual):
+    if not is_array(actual):
         return _failed(f"expected an array for a set comparison, got {_a(json_type_name(actual))}")
     actual_keys = {set_key(item) for item in actual}
     expected_keys = {set_key(item) for item in expected}

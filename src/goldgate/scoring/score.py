@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from goldgate.base.errors import InvalidInputError, LoopBlocked
-from goldgate.base.jsonvalue import MISSING, freeze, resolve, thaw
+from goldgate.base.jsonvalue import MISSING, freeze, thaw
+from goldgate.base.pointers import resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
 from goldgate.scoring.comparisons import (
     Verdict,
@@ -23,7 +24,7 @@ from goldgate.scoring.comparisons import (
 )
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
-from goldgate.scoring.registry import RegisteredScorer
+from goldgate.scoring.scorers import RegisteredScorer
 from goldgate.scoring.text import score_text
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)

@@ -31,13 +31,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from goldgate.base.jsonvalue import (
-    MISSING,
-    JsonSyntaxError,
-    json_type_name,
-    parse_json_text,
-    thaw,
-)
+from goldgate.base.errors import JsonSyntaxError
+from goldgate.base.jsonvalue import MISSING, json_type_name, thaw
+from goldgate.base.strictjson import parse_json_text
 from goldgate.gold.compiled import TextAssertion, TextGold, compile_text
 from goldgate.gold.patterns import (
     PATTERN_DEADLINE,

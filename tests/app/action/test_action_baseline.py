@@ -535,7 +535,7 @@ def _signal_handlers_restored() -> Any:
             "the pull-request comment was not posted (OSError: Input/output error (errno 5).)",
         ),
         (
-            "goldgate.render.workflow.append_summary",
+            "goldgate.github.envfiles.append_summary",
             OSError(5),
             "the job summary could not be written: Input/output error (errno 5).",
         ),

@@ -11,8 +11,9 @@ import pytest
 
 from goldgate.gold.models import Case, Suite
 from goldgate.gold.suites import GoldSuite
-from goldgate.run.runner import AttemptOutcome, InOrder, RunOptions, run_suite
+from goldgate.run.runner import InOrder, RunOptions, run_suite
 from goldgate.scoring import ScorerRegistry
+from goldgate.scoring.attempt import AttemptOutcome
 
 
 def _suite(count: int) -> GoldSuite:

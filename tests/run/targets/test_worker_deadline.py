@@ -12,8 +12,9 @@ import pytest
 from tests.run.targets.test_run_ahead import _suite
 
 from goldgate.run import runner
-from goldgate.run.runner import AttemptOutcome, InOrder, RunOptions, run_suite
+from goldgate.run.runner import InOrder, RunOptions, run_suite
 from goldgate.scoring import ScorerRegistry
+from goldgate.scoring.attempt import AttemptOutcome
 
 
 def _run(count: int, run: Any, timeout: float) -> list[AttemptOutcome]:

@@ -24,12 +24,12 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Final, NamedTuple
 
 from goldgate.base.files import max_file_bytes
-from goldgate.base.jsonvalue import (
+from goldgate.base.jsonvalue import loads_exact
+from goldgate.base.strictjson import (
     JsonRejected,
     finite_float,
     keyless_decoder,
     keys_surely_unique,
-    loads_exact,
     strict_decoder,
     too_deep_or_surrogates,
 )

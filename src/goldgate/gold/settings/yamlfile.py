@@ -12,7 +12,7 @@ import yaml
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import read_regular_file
-from goldgate.base.jsonvalue import utf8_error_place
+from goldgate.base.strictjson import utf8_error_place
 from goldgate.base.textsafe import escape_control, quote
 
 

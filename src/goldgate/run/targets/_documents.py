@@ -9,13 +9,10 @@ from typing import Any
 
 import orjson
 
-from goldgate.base.jsonvalue import (
-    MAX_DEPTH,
-    JsonSyntaxError,
-    decode_utf8,
-    json_type_name,
-    parse_json_text,
-)
+from goldgate.base._scanner import MAX_DEPTH
+from goldgate.base.errors import JsonSyntaxError
+from goldgate.base.jsonvalue import json_type_name
+from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.run.targets.base import JsonObject, TargetFailure
 
 

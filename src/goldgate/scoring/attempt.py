@@ -1,0 +1,121 @@
+"""One attempt's outcome: what it produced and its checks, before the report records it; and
+the checks of an attempt scored after it ran (the report process does that)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from goldgate.base.frozen import built
+from goldgate.gold._stream.store import RecordedCase, recorded_case
+from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.suites import GoldSuite
+from goldgate.scoring.adjudication import adjudicate
+from goldgate.scoring.outcomes import CheckOutcome, not_run
+from goldgate.scoring.score import score_compiled
+
+if TYPE_CHECKING:
+    from goldgate.gold.models import Case  # Python evals run without the gold models
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What one attempt produced, before it is written into the report."""
+
+    index: int
+    """The case's position in its suite."""
+    case: Case | RecordedCase
+    """The case (as a report records it, for an attempt that never started)."""
+    attempt: int
+    status: str
+    reason: str | None
+    latency_ms: float | None
+    document: Mapping[str, Any] | None
+    stderr: str | None
+    checks: tuple[CheckOutcome, ...]
+
+
+def attempt_outcome(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    status: str,
+    reason: str | None,
+    latency_ms: float | None,
+    document: Mapping[str, Any] | None,
+    stderr: str | None,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
+    attempt, run or not, makes one."""
+    return built(
+        AttemptOutcome,
+        {
+            "index": index,
+            "case": case,
+            "attempt": attempt,
+            "status": status,
+            "reason": reason,
+            "latency_ms": latency_ms,
+            "document": document,
+            "stderr": stderr,
+            "checks": checks,
+        },
+    )
+
+
+@lru_cache(maxsize=256)
+def _not_run(reason: str, count: int) -> tuple[CheckOutcome, ...]:
+    return (not_run(reason),) * count
+
+
+def _not_run_all(case: Case | RecordedCase, reason: str) -> tuple[CheckOutcome, ...]:
+    """Every check of an attempt that did not complete (shared: outcomes are frozen, and an
+    interrupted run makes many of them with one reason)."""
+    return _not_run(reason, len(case.expectations))
+
+
+def unfinished(
+    suite: GoldSuite, index: int, attempt: int, status: str, reason: str
+) -> AttemptOutcome:
+    """An attempt that never produced a result (skipped, cancelled)."""
+    case = recorded_case(suite.cases, index)
+    return attempt_outcome(
+        index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
+    )
+
+
+INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
+
+
+def builtin_checks(
+    suite: GoldSuite,
+    case: Case | RecordedCase,
+    compiled: tuple[CompiledExpectation, ...],
+    document: Mapping[str, Any],
+) -> tuple[CheckOutcome, ...]:
+    """Every check of a completed attempt whose expectations are all built in (no custom
+    scorer), as ``run_attempt`` scores them: for a report process that scores attempts
+    after they ran (``goldgate.report.process``)."""
+    envelope = case.input.as_json()
+    checks = tuple([score_compiled(item, document, envelope, suite.text) for item in compiled])
+    if suite.verdicts:
+        checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+    return checks
+
+
+def completed(
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    latency_ms: float,
+    document: Mapping[str, Any],
+    stderr: str | None,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """A completed attempt's outcome."""
+    return attempt_outcome(
+        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
+    )

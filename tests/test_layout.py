@@ -1,0 +1,282 @@
+"""The house by stage (docs/extending.md, DESIGN's code layout), read from the source with ast.
+
+Imports run one way, from the top of STAGES down: a module imports its own stage or one
+below it, never one above. No import circle, between modules or between packages, whether
+the import runs at load, inside a function or only for type checking. Nothing below
+``app/`` writes to stdout or stderr; ``render/`` and ``scoring/`` do no I/O. No module is
+longer than ``MAX_LINES``, and only the entry points and the version sit loose at the top.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "goldgate"
+
+STAGES = (
+    "app",
+    "github",
+    "render",
+    "comparison",
+    "evals",
+    "run",
+    "report",
+    "scoring",
+    "gold",
+    "base",
+)
+"""Top to bottom: each stage may import the stages after it, none before it."""
+
+ENTRY_POINTS = frozenset({"goldgate", "goldgate.cli", "goldgate.__main__"})
+"""Above every stage: the public face and the command line."""
+LOOSE = frozenset({"__init__.py", "__main__.py", "cli.py", "_version.py"})
+MAX_LINES = 500
+
+# Temporary, while issue 24 lands: what is still too long or circular. Only ever shrinks.
+OVERSIZED = frozenset(
+    {
+        "app/action.py",
+        "cli.py",
+        "comparison/compute.py",
+        "comparison/replay.py",
+        "github/artifacts.py",
+        "report/build.py",
+        "report/verify.py",
+    }
+)
+KNOWN_CYCLES = [["goldgate.report.models", "goldgate.report.records"]]
+
+WRITERS = frozenset(
+    {"write_stdout", "write_json", "write_commands", "write_stderr_command", "warn"}
+)
+"""``goldgate.base.stdio``'s writers: only the commands (``app/``, ``cli.py``) call them."""
+NO_IO_STAGES = ("render", "scoring")
+IO_CALLS = frozenset({"open", "import_module", "import_attribute", "__import__"})
+IO_METHODS = frozenset(
+    {"read_text", "read_bytes", "write_text", "write_bytes", "open", "mkdir", "unlink"}
+)
+IO_MODULES = frozenset({"os", "shutil", "subprocess", "socket", "tempfile", "importlib"})
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: Path
+    tree: ast.Module
+
+    @property
+    def is_package(self) -> bool:
+        return self.path.name == "__init__.py"
+
+    @property
+    def package(self) -> str:
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+
+@cache
+def modules() -> dict[str, Module]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = ["goldgate", *path.relative_to(PACKAGE).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        name = ".".join(parts)
+        found[name] = Module(name, path, ast.parse(path.read_text("utf-8"), str(path)))
+    return found
+
+
+def imported(module: Module) -> Iterator[tuple[str, int]]:
+    """Every goldgate module ``module`` imports (with the line), wherever the import sits."""
+    known = modules()
+    for node in ast.walk(module.tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{module.path}:{node.lineno}: a relative import"
+            base = node.module or ""
+            # ``from package import module`` imports the module; ``from module import name``
+            # the module alone.
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        for name in names:
+            if name in known and name != module.name:
+                yield name, node.lineno
+
+
+@cache
+def graph() -> dict[str, frozenset[str]]:
+    return {name: frozenset(n for n, _ in imported(m)) for name, m in modules().items()}
+
+
+def stage(name: str) -> int:
+    """The stage's place in STAGES; -1 above them all, len(STAGES) below them all."""
+    if name in ENTRY_POINTS:
+        return -1
+    if name == "goldgate._version":
+        return len(STAGES)
+    return STAGES.index(name.split(".")[1])
+
+
+def cycles(edges: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_graph_is_read() -> None:
+    # The checks below are only as good as the graph: it must see the imports that exist.
+    edges = graph()
+    assert len(edges) > 100
+    assert "goldgate.base.errors" in edges["goldgate.base.files"]
+    assert "goldgate.gold.settings.load" in edges["goldgate.gold.load"]  # inside a function
+
+
+def test_no_import_runs_up_a_stage() -> None:
+    upward = [
+        f"{modules()[name].path.relative_to(PACKAGE)}:{line}: {name} imports {target}"
+        for name, module in modules().items()
+        for target, line in imported(module)
+        if stage(target) < stage(name)
+    ]
+    assert upward == []
+
+
+def test_no_import_circle_between_modules() -> None:
+    assert cycles(graph()) == KNOWN_CYCLES
+
+
+def test_no_import_circle_between_packages() -> None:
+    # A package's modules may use its subpackages and be used by them (gold/_stream is
+    # gold's own); between packages that do not nest, imports go one way.
+    edges: dict[str, set[str]] = defaultdict(set)
+    known = modules()
+    for name, targets in graph().items():
+        source = known[name].package
+        for target in targets:
+            into = known[target].package
+            nested = into.startswith(source + ".") or source.startswith(into + ".")
+            if into != source and not nested:
+                edges[source].add(into)
+    assert cycles({name: frozenset(targets) for name, targets in edges.items()}) == []
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    edges = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}
+    assert cycles(edges) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_no_module_is_longer_than_a_sitting(name: str) -> None:
+    path = modules()[name].path
+    lines = len(path.read_text("utf-8").splitlines())
+    listed = path.relative_to(PACKAGE).as_posix() in OVERSIZED
+    assert (lines > MAX_LINES) is listed, f"{path.relative_to(PACKAGE)}: {lines} lines"
+
+
+def test_only_the_entry_points_sit_loose_at_the_top() -> None:
+    loose = {path.name for path in PACKAGE.glob("*.py")}
+    assert loose <= LOOSE
+    folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    assert folders == set(STAGES)
+
+
+def _writes_to_a_stream(module: Module) -> list[str]:
+    found = []
+    for node in ast.walk(module.tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "print":
+                found.append(f"{line}: print()")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == "sys" and node.attr in {"stdout", "stderr", "__stdout__"}:
+                found.append(f"{line}: sys.{node.attr}")
+            if node.value.id == "typer" and node.attr in {"echo", "secho"}:
+                found.append(f"{line}: typer.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "goldgate.base.stdio":
+            found += [f"{line}: {a.name}" for a in node.names if a.name in WRITERS]
+    return found
+
+
+# The stream layer itself, and the child's side of the supervisor's pipe (it settles the
+# streams before the process ends): they own stdout and stderr, and print nothing of their own.
+STREAM_OWNERS = frozenset({"goldgate.base.stdio"})
+
+
+def test_nothing_below_app_prints() -> None:
+    printing = {
+        name: writes
+        for name, module in modules().items()
+        if stage(name) > 0 and name not in STREAM_OWNERS
+        if (writes := _writes_to_a_stream(module))
+    }
+    assert printing == {}
+
+
+def _does_io(module: Module) -> list[str]:
+    found = []
+    for node in ast.walk(module.tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in IO_CALLS:
+                found.append(f"{line}: {func.id}()")
+            if isinstance(func, ast.Attribute) and func.attr in IO_METHODS:
+                found.append(f"{line}: .{func.attr}()")
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            found += [f"{line}: import {n}" for n in names if (n or "").split(".")[0] in IO_MODULES]
+    return found
+
+
+@pytest.mark.parametrize("stage_name", NO_IO_STAGES)
+def test_render_and_scoring_do_no_io(stage_name: str) -> None:
+    doing_io = {
+        name: io
+        for name, module in modules().items()
+        if name.startswith(f"goldgate.{stage_name}.") or name == f"goldgate.{stage_name}"
+        if (io := _does_io(module))
+    }
+    assert doing_io == {}
