@@ -1,1 +1,6 @@
-"""base"""
+"""What every stage stands on: the one exception hierarchy and its exit codes (``errors``),
+strict JSON with positions (``strictjson``), JSON values and RFC 6901 pointers, reading
+files safely (``files``), text made safe to print (``textsafe``), the standard streams
+(``stdio``), the supervised child's side of its pipe (``channel``), importing user code,
+and memory management. Imports nothing from any other stage.
+"""

@@ -1,5 +1,7 @@
-"""Compare: a candidate report against a baseline, per attempt improved, regressed, mixed or
-unchanged, with aggregate deltas. Descriptive: the gate decides what fails.
+"""Reports (and gold) in, a report or a comparison out: ``replay`` applies the current gold to
+a report's saved results; ``compare`` (here) classifies a candidate report against a
+baseline, per attempt improved, regressed, mixed or unchanged, with aggregate deltas.
+Descriptive: the gate decides what fails.
 
 ``compare`` is the Python API and what ``goldgate evaluate --compare`` runs: it loads no
 settings and runs nothing. The comparison file (``goldgate.comparison/1``) is written like a

@@ -1,7 +1,7 @@
 """goldgate's side of GitHub: what a workflow run needs from it, kept at the edge.
 
-- ``workflow``: workflow commands and environment files (annotations, masks, outputs, the job
-  summary); pure text, no network.
+- ``envfiles``: the step's outputs and job summary files (workflow commands, which are pure
+  text, are ``goldgate.render``'s).
 - ``event``: what triggered the run, read from ``GITHUB_EVENT_PATH``.
 - ``client``: the PyGithub client (Enterprise Server, retries, rate limits) and
   ``GitHubUnavailable``, the one error every other module turns failures into.

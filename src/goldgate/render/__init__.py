@@ -1,4 +1,4 @@
-"""Rendering: pure functions from a report (and, later, a comparison) to text for CI.
+"""Rendering: pure functions from a report (and a comparison) to text for CI.
 
 - ``junit``: JUnit XML for the checks tab;
 - ``markdown``: a pull-request comment or a job summary, within GitHub's size limits;
@@ -7,5 +7,5 @@
 
 Each renderer reads a ``view.ReportView`` built once from the report, so a comparison can
 be added to the view without restructuring the renderers. Nothing here reads or writes a
-file or talks to the network: the CLI does the I/O, and (later) ``goldgate.github`` posts.
+file or talks to the network: ``goldgate.app`` does the I/O and ``goldgate.github`` posts.
 """

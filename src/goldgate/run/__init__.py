@@ -1,4 +1,6 @@
-"""Execution: targets (python, command, http) and the runner that drives them."""
+"""Running gold against the application: targets (a registry of kinds), the runner that
+drives one suite's attempts under deadlines, the watchdog, the streamed report run and its
+signals (``session``, ``streaming``), importing scorers, and the Python API (``api``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Scoring: comparisons, text assertions, the custom scorer registry and suite metrics.
+"""Scoring: comparisons, text assertions, the custom scorer registry, suite metrics, an
+attempt's outcome and the verdicts reviewers recorded (``adjudication``).
 
 Everything here is a pure function over frozen data; only ``score_expectation`` is async,
 and only because custom scorers are.

@@ -1,1 +1,5 @@
-"""gold/_stream"""
+"""Gold's private speed-ups for large case files: a case file parsed as a stream
+(``casefile``), checked as it streams by (``streamed``), helper processes that check it on
+several cores (``parallel``), and cases read back from the file when a run needs them
+(``store``). Only ``goldgate.gold`` uses them.
+"""
