@@ -4,39 +4,21 @@ recomputes every figure the report states, as a run would have written them."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
-from goldgate.gold.compiled import compile_expectation
-from goldgate.report.build import _thresholds, _verdict, check_json, rebuild_suite, run_verdict
+from goldgate.report.build import check_json
 from goldgate.report.models import Report, SuiteRecord, ThresholdRecord, VerdictRecord
-from goldgate.report.verify import RESCORED_COMPARISONS
+from goldgate.report.rebuild import rebuild_suite
+from goldgate.report.verdicts import run_verdict, suite_thresholds, suite_verdict
+from goldgate.report.verify import RESCORED_COMPARISONS, compile_stored
 from goldgate.scoring.score import score_compiled
-
-
-class _Gold(NamedTuple):
-    name: str
-    path: str
-    comparison: str
-    scorer: str | None
-    expected: Any
 
 
 def _rescored(value: dict[str, Any]) -> None:
     """Every check of a pure comparison scored again from its stored result and gold."""
     for suite in value["suites"]:
         for case in suite["cases"]:
-            gold = [
-                compile_expectation(
-                    _Gold(
-                        e["name"],
-                        e["path"],
-                        e.get("comparison") or "exact",
-                        e.get("scorer"),
-                        e.get("expected"),
-                    )
-                )
-                for e in case["expectations"]
-            ]
+            gold = [compile_stored(e) for e in case["expectations"]]
             for attempt in case["attempts"]:
                 if attempt["status"] != "completed" or attempt.get("result") is None:
                     continue
@@ -60,9 +42,9 @@ def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
     summary = {**rebuilt.summary}
     summary.update({k: v for k, v in suite.summary.items() if k not in summary})
     minimums = {threshold.key: threshold.minimum for threshold in suite.thresholds}
-    thresholds = _thresholds(minimums, summary, rebuilt.metrics)
+    thresholds = suite_thresholds(minimums, summary, rebuilt.metrics)
     verdict = (
-        _verdict(rebuilt.counts, thresholds, bool(minimums))
+        suite_verdict(rebuilt.counts, thresholds, bool(minimums))
         if suite.status == "ran"
         else suite.verdict
     )

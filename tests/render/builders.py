@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from goldgate.report.build import ATTEMPT_STATUSES, CHECK_OUTCOMES, run_verdict
 from goldgate.report.models import (
     AttemptRecord,
     CaseRecord,
@@ -25,6 +24,7 @@ from goldgate.report.models import (
     VariantRecord,
     VerdictRecord,
 )
+from goldgate.report.verdicts import ATTEMPT_STATUSES, CHECK_OUTCOMES, run_verdict
 
 FIXED_TIME = "2026-01-01T00:00:00+00:00"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from goldgate.base.errors import ExitCode, most_severe
-from goldgate.report.build import run_verdict
 from goldgate.report.models import CountsRecord, SuiteRecord, TargetRecord
+from goldgate.report.verdicts import run_verdict
 
 from .support import (
     STATUS_OK,

@@ -2,7 +2,9 @@
 data, and per suite the counters, summary figures, metric observations, thresholds and
 verdict that are kept while the records themselves go to the file.
 
-Pure: nothing here runs a target or touches a file.
+What those figures come to (thresholds, verdicts, the run's verdict) is ``report.verdicts``,
+shared with reading a report back (``report.verify``); rebuilding a read suite around other
+cases is ``report.rebuild``. Pure: nothing here runs a target or touches a file.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
 from goldgate.base.jsonvalue import MISSING
-from goldgate.base.pointers import parse_pointer, resolve, resolve_pointer
+from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold._stream.store import RecordedCase, recorded_case
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.report.plain import record_json
@@ -25,8 +26,15 @@ from goldgate.report.records import (
     SuiteStatus,
     SuiteVerdict,
     TargetRecord,
-    ThresholdRecord,
-    VerdictRecord,
+)
+from goldgate.report.verdicts import (
+    ATTEMPT_STATUSES,
+    CHECK_OUTCOMES,
+    RUNTIME_FAILURES,
+    Figures,
+    suite_metrics,
+    suite_thresholds,
+    suite_verdict,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.attempt import AttemptOutcome
@@ -34,16 +42,12 @@ from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.outcomes import CheckOutcome
 
 if TYPE_CHECKING:
-    # Only gold with metrics makes observations, and only merging reads reports back: the
-    # models (and pydantic) are imported where they are used, so Python evals never load them.
+    # Only gold with metrics makes observations: the gold models (and pydantic) are imported
+    # where they are used, so Python evals never load them.
     from goldgate.gold.models import Case, Metric
     from goldgate.gold.suites import GoldSuite
     from goldgate.report import models
-    from goldgate.report.models import AttemptView, MetricResult
 
-ATTEMPT_STATUSES = ("completed", "failed", "timed_out", "skipped", "cancelled")
-CHECK_OUTCOMES = ("passed", "failed", "error", "not_run")
-_RUNTIME_FAILURES = ("failed", "timed_out")
 _CHECK_FIELDS = (
     "assertions_declared",
     "assertions_held",
@@ -128,74 +132,6 @@ def _gold_json(expectation: GoldFields, include_details: bool) -> dict[str, Any]
     return item
 
 
-class CheckFigures(Protocol):
-    """What the summary figures read of a check (an outcome, a view, a stored record)."""
-
-    @property
-    def outcome(self) -> str: ...
-    @property
-    def adjudication(self) -> bool: ...
-    @property
-    def assertions_declared(self) -> int | None: ...
-    @property
-    def assertions_held(self) -> int | None: ...
-    @property
-    def actual(self) -> Any: ...
-    @property
-    def json_parsed(self) -> bool | None: ...
-    @property
-    def required_keys_declared(self) -> int | None: ...
-    @property
-    def required_keys_found(self) -> int | None: ...
-
-
-class _Figures:
-    """The suite-wide figures thresholds can gate on, summed as attempts arrive.
-
-    pass_rate is passed / (passed + failed + error) over checks that ran; the text figures are
-    taken over the checks that declared them, so absent is never zero.
-    """
-
-    def __init__(self) -> None:
-        self.ran = self.passed = self.declared = self.held = 0
-        self.parsed = self.parse_seen = self.keys = self.keys_declared = 0
-        self.chars = self.texts = 0
-        self.adjudication = 0
-
-    def add(self, checks: Sequence[CheckFigures]) -> None:
-        """Check outcomes as scored, or checks as read back from a report."""
-        for check in checks:
-            if check.outcome != "not_run":
-                self.ran += 1
-                self.passed += check.outcome == "passed"
-            if check.adjudication:
-                self.adjudication += 1
-            if check.assertions_declared is not None:
-                self.declared += check.assertions_declared
-                self.held += check.assertions_held or 0
-                if isinstance(check.actual, str):
-                    self.chars += len(check.actual)
-                    self.texts += 1
-            if check.json_parsed is not None:
-                self.parse_seen += 1
-                self.parsed += check.json_parsed
-            if check.required_keys_declared:
-                self.keys_declared += check.required_keys_declared
-                self.keys += check.required_keys_found or 0
-
-    def summary(self) -> dict[str, float | None]:
-        def ratio(numerator: int, denominator: int) -> float | None:
-            return numerator / denominator if denominator else None
-
-        return {
-            "pass_rate": ratio(self.passed, self.ran),
-            "expect.satisfied": ratio(self.held, self.declared),
-            "json.parse": ratio(self.parsed, self.parse_seen),
-            "schema.requiredCoverage": ratio(self.keys, self.keys_declared),
-            "text.chars": ratio(self.chars, self.texts),
-        }
-
-
 class Collector(Protocol):
     """Where a suite's attempts go, in case-major order, and what makes its record."""
 
@@ -232,7 +168,7 @@ class SuiteCollector:
         self.write_case = write_case
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
-        self.figures = _Figures()
+        self.figures = Figures()
         self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
         self._metric_scopes: list[tuple[Metric, frozenset[str] | None]] = []
         if suite.metrics:
@@ -349,8 +285,8 @@ class SuiteCollector:
         suite = self.suite
         summary = self.summary()
         skipped = skip_reason is not None
-        metrics = () if skipped else _metrics(suite.metrics, self.observations)
-        thresholds = _thresholds(suite.thresholds, summary, metrics)
+        metrics = () if skipped else suite_metrics(suite.metrics, self.observations)
+        thresholds = suite_thresholds(suite.thresholds, summary, metrics)
         counts = CountsRecord(
             {status: self.attempts[status] for status in ATTEMPT_STATUSES},
             {outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
@@ -363,7 +299,7 @@ class SuiteCollector:
             verdict, status = "incomplete", "not_started"
         else:
             status = "ran"
-            verdict = _verdict(counts, thresholds, bool(suite.thresholds))
+            verdict = suite_verdict(counts, thresholds, bool(suite.thresholds))
         # Every value is built here, of the type the model declares (tests/conftest.py
         # validates what each in-process run builds).
         return SuiteRecord(
@@ -392,20 +328,6 @@ class SuiteCollector:
             thresholds=thresholds,
             verdict=verdict,
         )
-
-
-def _metrics(
-    metrics: Sequence[Metric], observations: Sequence[Sequence[Observation]]
-) -> tuple[MetricResult, ...]:
-    """Each metric computed over its observations; gold without metrics (Python evals
-    among it) never imports the metric models."""
-    if not metrics:
-        return ()
-    from goldgate.scoring.metrics import compute_metric
-
-    return tuple(
-        compute_metric(metric, found) for metric, found in zip(metrics, observations, strict=True)
-    )
 
 
 _HEAD_FIELDS = {
@@ -449,190 +371,5 @@ def _observation(
         status: ObservationStatus = "observed"
     else:
         predicted = MISSING
-        status = "error" if outcome.status in _RUNTIME_FAILURES else "skipped"
+        status = "error" if outcome.status in RUNTIME_FAILURES else "skipped"
     return Observation(outcome.case.id, outcome.attempt, expected, status, predicted)
-
-
-def _thresholds(
-    thresholds: Mapping[str, float], summary: Mapping[str, float | None], metrics: Sequence[Any]
-) -> tuple[ThresholdRecord, ...]:
-    by_name = {metric.name: metric for metric in metrics}
-    records = []
-    for key, minimum in thresholds.items():
-        if key in summary:
-            actual = summary[key]
-        else:
-            name, _, figure = key.rpartition(".")
-            actual = _metric_figure(by_name.get(name), figure)
-        records.append(
-            ThresholdRecord(
-                key,
-                float(minimum),
-                None if actual is None else float(actual),
-                actual is not None and actual >= minimum,
-            )
-        )
-    return tuple(records)
-
-
-def _metric_figure(metric: Any, figure: str) -> float | None:
-    if metric is None:
-        return None
-    if figure.startswith(("micro_", "macro_")):
-        average, _, measure = figure.partition("_")
-        return float(getattr(getattr(metric, average), measure))
-    value = getattr(metric, figure, None)
-    return None if value is None else float(value)
-
-
-def _verdict(
-    counts: CountsRecord | models.CountsRecord,
-    thresholds: Sequence[ThresholdRecord],
-    gated: bool,
-) -> SuiteVerdict:
-    if counts.attempts["cancelled"]:
-        return "incomplete"
-    if counts.attempts["failed"] or counts.attempts["timed_out"]:
-        return "error"
-    if counts.checks["error"]:  # thresholds absorb disagreement, never a check that broke
-        return "failed"
-    if gated:
-        return "passed" if all(threshold.held for threshold in thresholds) else "failed"
-    return "passed" if not counts.checks["failed"] else "failed"
-
-
-_SUITE_EXIT = {
-    "passed": ExitCode.PASSED,
-    "skipped": ExitCode.PASSED,
-    "failed": ExitCode.GOLD_DISAGREEMENT,
-    "error": ExitCode.RUNTIME_FAILURE,
-    "incomplete": ExitCode.INTERRUPTED,
-}
-
-NOTHING_EVALUATED = "nothing was evaluated"
-
-
-STUCK = "watchdog"
-"""The interruption of a run the watchdog ended: a target kept the event loop blocked and no
-signal asked for the stop."""
-STUCK_MEANING = (
-    "runtime failure: a target kept the event loop blocked and could not be stopped; what "
-    "finished is in the report"
-)
-
-
-def run_verdict(
-    suites: Sequence[SuiteRecord | models.SuiteRecord],
-    interrupted: bool,
-    adjudication: int = 0,
-    *,
-    interruption: str | None = None,
-) -> VerdictRecord:
-    """The run's verdict: the most severe of its suites' (130 > 4 > 1 > 0). A run in which no
-    check ran and nothing failed says so: 'nothing was evaluated' (exit 0). A run the
-    watchdog ended (``interruption`` is ``STUCK``) is incomplete, but nobody interrupted it:
-    what its suites left unfinished is a runtime failure (4), never 130."""
-    stuck = interruption == STUCK
-    stopped = ExitCode.RUNTIME_FAILURE if stuck else ExitCode.INTERRUPTED
-    code = most_severe(
-        *(
-            stopped if suite.verdict == "incomplete" else _SUITE_EXIT[suite.verdict]
-            for suite in suites
-        ),
-        stopped if interrupted else ExitCode.PASSED,
-    )
-    evaluated = any(
-        suite.counts.checks.get(outcome, 0) for suite in suites for outcome in CHECK_OUTCOMES[:3]
-    )
-    meaning = EXIT_CODE_MEANINGS[code]
-    if code is ExitCode.PASSED and not evaluated:
-        meaning = NOTHING_EVALUATED
-    elif stuck and code is ExitCode.RUNTIME_FAILURE:
-        meaning = STUCK_MEANING
-    return VerdictRecord(
-        passed=code is ExitCode.PASSED,
-        exit_code=int(code),
-        meaning=meaning,
-        suites=dict(Counter(suite.verdict for suite in suites)),
-        evaluated=evaluated,
-        adjudication=adjudication,
-    )
-
-
-def rebuild_suite(
-    record: models.SuiteRecord, cases: Sequence[models.CaseRecord]
-) -> models.SuiteRecord:
-    """``record`` with ``cases`` and every figure recomputed from them: counts, summary,
-    metrics (over the observations, from the suite's metric definitions), thresholds and
-    verdict. Used where cases from several reports are joined (merged shards)."""
-    from goldgate.report.models import AwaitingRecord as Awaiting
-    from goldgate.report.models import CountsRecord as Counts
-    from goldgate.report.models import ThresholdRecord as Threshold
-
-    attempts: Counter[str] = Counter()
-    checks: Counter[str] = Counter()
-    figures = _Figures()
-    observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
-    rebuilt = record.model_copy(update={"cases": tuple(cases)})
-    queue: list[Awaiting] = []
-    for view in rebuilt.iter_attempts():
-        attempts[view.status] += 1
-        for check in view.checks:
-            checks[check.outcome] += 1
-            if check.adjudication and isinstance(check.actual, str):
-                queue.append(
-                    Awaiting(
-                        case=view.case_id,
-                        attempt=view.attempt,
-                        check=check.name,
-                        note=note_of(check.expected),
-                        digest=output_digest(check.actual),
-                    )
-                )
-        if view.status == "completed":
-            figures.add(view.checks)
-        for metric, found in zip(record.metric_definitions, observations, strict=True):
-            observation = _view_observation(metric, view)
-            if observation is not None:
-                found.append(observation)
-    counts = Counts(
-        attempts={status: attempts[status] for status in ATTEMPT_STATUSES},
-        checks={outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
-    )
-    summary = figures.summary()
-    skipped = record.status == "skipped"
-    metrics = () if skipped else _metrics(record.metric_definitions, observations)
-    thresholds = _thresholds(
-        {threshold.key: threshold.minimum for threshold in record.thresholds}, summary, metrics
-    )
-    verdict = (
-        record.verdict
-        if record.status != "ran"
-        else _verdict(counts, thresholds, bool(record.thresholds))
-    )
-    return rebuilt.model_copy(
-        update={
-            "case_count": len(cases),
-            "attempt_count": sum(attempts.values()),
-            "counts": counts,
-            "summary": summary,
-            "adjudication": figures.adjudication,
-            "adjudication_queue": tuple(queue),
-            "metrics": metrics,
-            "thresholds": tuple(Threshold(**threshold._asdict()) for threshold in thresholds),
-            "verdict": verdict,
-        }
-    )
-
-
-def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:
-    if metric.cases is not None and view.case_id not in metric.cases:
-        return None
-    gold = next(check.expected for check in view.checks if check.path == metric.path)
-    if view.status == "completed" and view.result is not None:
-        predicted: Any = resolve_pointer(view.result, metric.path)
-        status: ObservationStatus = "observed"
-    else:
-        predicted = MISSING
-        status = "error" if view.status in _RUNTIME_FAILURES else "skipped"
-    return Observation(view.case_id, view.attempt, gold, status, predicted)

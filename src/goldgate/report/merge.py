@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.report.build import rebuild_suite, run_verdict
 from goldgate.report.models import CaseRecord, Report, SuiteRecord, VerdictRecord
+from goldgate.report.rebuild import rebuild_suite
+from goldgate.report.verdicts import run_verdict
 
 __all__ = ["ShardReport", "merge_reports", "parse_shard"]
 

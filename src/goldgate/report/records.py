@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 if TYPE_CHECKING:  # annotations only: a suite's metrics exist only where its gold has some
     from goldgate.gold.models import Metric
     from goldgate.gold.suites import Dataset
-    from goldgate.report.models import MetricResult
+    from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
 
 __all__ = [
     "REPORT_FORMAT",
@@ -149,7 +149,7 @@ class SuiteRecord(NamedTuple):
     summary: dict[str, float | None]
     adjudication: int
     adjudication_queue: tuple[AwaitingRecord, ...]
-    metrics: tuple["MetricResult", ...]
+    metrics: tuple["ClassificationMetricResult | MultilabelMetricResult", ...]
     thresholds: tuple[ThresholdRecord, ...]
     verdict: SuiteVerdict
 

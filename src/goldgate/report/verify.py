@@ -16,6 +16,9 @@ Kept as stored, since nothing in the report can recompute them: a ``custom`` che
 (the scorer is user code), every outcome of a report written without details (nothing to
 score again) and what only the run knew (a threshold's minimum, a text check's required
 keys found, ``text.chars`` without details). docs/report-format.md says the same.
+
+The figures come from ``report.verdicts``; comparing a stored value with the recomputed one,
+and refusing it, is ``report.agreement``.
 """
 
 from __future__ import annotations
@@ -28,21 +31,30 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from goldgate.base.errors import ReportRefusedError
-from goldgate.base.jsonvalue import MISSING, json_equal
+from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import format_pointer, parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
-from goldgate.report.build import (
-    ATTEMPT_STATUSES,
-    CHECK_OUTCOMES,
-    _Figures,
-    _metrics,
-    _thresholds,
-    _verdict,
-    run_verdict,
+from goldgate.report.agreement import (
+    agree,
+    check_disagreement,
+    same_check,
+    stored_count,
+    stored_flag,
+    stored_optional_flag,
 )
 from goldgate.report.plain import record_json
 from goldgate.report.records import CountsRecord
-from goldgate.scoring.adjudication import decided, note_of, output_digest
+from goldgate.report.verdicts import (
+    ATTEMPT_STATUSES,
+    CHECK_OUTCOMES,
+    RUNTIME_FAILURES,
+    Figures,
+    run_verdict,
+    suite_metrics,
+    suite_thresholds,
+    suite_verdict,
+)
+from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
 from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.score import score_compiled
@@ -52,20 +64,22 @@ if TYPE_CHECKING:
     from goldgate.report.models import Report, SuiteRecord
     from goldgate.scoring.outcomes import CheckOutcome
 
-__all__ = ["RESCORED_COMPARISONS", "CaseTaker", "verify_report"]
+__all__ = [
+    "RESCORED_COMPARISONS",
+    "CaseTaker",
+    "StoredExpectation",
+    "compile_stored",
+    "verify_report",
+]
 
 RESCORED_COMPARISONS = frozenset({"exact", "set", "source_span", "text", "score"})
 """The comparisons whose stored outcomes are scored again on reading (pure, no user code)."""
 
-_RUNTIME_FAILURES = ("failed", "timed_out")
-_TEXT_FIELDS = ("assertions_declared", "assertions_held", "json_parsed")
 _PLAIN_KEYS = frozenset({"outcome", "reason"})
-_PRIVATE = frozenset({"note", "digest"})
-"""Queue fields whose values a message never shows (a note is private, a digest is noise)."""
 
 
 class _Check(NamedTuple):
-    """What ``_Figures.add`` reads of a check, taken from its stored record."""
+    """What ``Figures.add`` reads of a check, taken from its stored record."""
 
     outcome: str
     adjudication: bool
@@ -84,7 +98,7 @@ _PLAIN_VIEWS = {
 """The view of a stored check that holds only its outcome (and reason): most of them."""
 
 
-class _Gold(NamedTuple):
+class StoredExpectation(NamedTuple):
     """A stored expectation's fields, as ``compile_expectation`` reads them."""
 
     name: str
@@ -92,6 +106,21 @@ class _Gold(NamedTuple):
     comparison: str
     scorer: str | None
     expected: Any
+
+
+def compile_stored(
+    expectation: Mapping[str, Any], known: dict[str, Any] | None = None
+) -> CompiledExpectation:
+    """A stored expectation (its plain JSON; a left-out comparison is ``exact``) compiled,
+    to be scored again; ``known`` shares compiled patterns between a suite's cases."""
+    stored = StoredExpectation(
+        expectation["name"],
+        expectation["path"],
+        expectation.get("comparison") or "exact",
+        expectation.get("scorer"),
+        expectation.get("expected"),
+    )
+    return compile_expectation(stored, known)
 
 
 class _Broken(Exception):
@@ -138,7 +167,7 @@ def verify_report(
     stored = value.get("verdict")
     if isinstance(stored, Mapping):  # a field a format left out reads as its default
         stored = {**report.verdict.model_dump(mode="json"), **stored}
-    _agree(path, ("verdict",), stored, record_json(verdict))
+    agree(path, ("verdict",), stored, record_json(verdict))
 
 
 def _json_options() -> TextOptions:
@@ -160,7 +189,7 @@ class _Tally:
         self.path = path
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
-        self.figures = _Figures()
+        self.figures = Figures()
         self.definitions = record.metric_definitions
         self.observations: list[list[Observation]] = [[] for _ in self.definitions]
         self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
@@ -194,7 +223,7 @@ class _Tally:
             result = attempt.get("result") if self.details else None
             if status != "completed":
                 if stored:  # an attempt that did not complete has none: all are not_run
-                    _agree(self.path, (*here, "attempts", number, "checks"), stored, [])
+                    agree(self.path, (*here, "attempts", number, "checks"), stored, [])
                 self.checks["not_run"] += len(expectations)
             else:
                 if len(stored) != len(expectations):
@@ -215,15 +244,7 @@ class _Tally:
                 self._observe(case, attempt, status, result)
 
     def _compiled(self, expectation: Mapping[str, Any]) -> CompiledExpectation:
-        comparison = expectation.get("comparison") or "exact"
-        gold = _Gold(
-            expectation["name"],
-            expectation["path"],
-            comparison,
-            expectation.get("scorer"),
-            expectation.get("expected"),
-        )
-        return compile_expectation(gold, self.known)
+        return compile_stored(expectation, self.known)
 
     def _checks(
         self,
@@ -284,8 +305,8 @@ class _Tally:
             views.append(view)
             if fresh is not None:
                 again = fresh[position]
-                if again is not None and not _same(view, check, again):
-                    _disagreement(check, again, (*where, position), self.path)
+                if again is not None and not same_check(view, check, again):
+                    check_disagreement(check, again, (*where, position), self.path)
             if view.adjudication:
                 self._waits(case, attempt, case["expectations"][position], view.actual)
         return views
@@ -326,15 +347,15 @@ class _Tally:
                 actual = None if found is MISSING else found
         view = _Check(
             outcome,
-            _flag(check, "adjudication"),
-            _count(check, "assertions_declared"),
-            _count(check, "assertions_held"),
+            stored_flag(check, "adjudication"),
+            stored_count(check, "assertions_declared"),
+            stored_count(check, "assertions_held"),
             actual,
-            _optional_flag(check, "json_parsed"),
-            _count(check, "required_keys_declared"),
-            _count(check, "required_keys_found"),
+            stored_optional_flag(check, "json_parsed"),
+            stored_count(check, "required_keys_declared"),
+            stored_count(check, "required_keys_found"),
         )
-        _flag(check, "adjudicated")
+        stored_flag(check, "adjudicated")
         if (view.required_keys_found or 0) > (view.required_keys_declared or 0):
             raise ValueError("a check found more required keys than it declared")
         return view
@@ -382,7 +403,7 @@ class _Tally:
                 state = "observed"
             else:
                 predicted = MISSING
-                state = "error" if status in _RUNTIME_FAILURES else "skipped"
+                state = "error" if status in RUNTIME_FAILURES else "skipped"
             found.append(Observation(case_id, attempt["attempt"], expected, state, predicted))
 
 
@@ -416,10 +437,10 @@ def _verify_suite(
     )
     if record.status == "skipped":  # a suite skipped as a whole: every attempt skipped
         unskipped = sum(attempts.values()) - attempts["skipped"]
-        _agree(path, (*here, "status"), stored("status"), "ran" if unskipped else "skipped")
-    _agree(path, (*here, "case_count"), stored("case_count"), len(raw["cases"]))
-    _agree(path, (*here, "attempt_count"), stored("attempt_count"), sum(attempts.values()))
-    _agree(path, (*here, "counts"), stored("counts"), counts._asdict())
+        agree(path, (*here, "status"), stored("status"), "ran" if unskipped else "skipped")
+    agree(path, (*here, "case_count"), stored("case_count"), len(raw["cases"]))
+    agree(path, (*here, "attempt_count"), stored("attempt_count"), sum(attempts.values()))
+    agree(path, (*here, "counts"), stored("counts"), counts._asdict())
     stored_summary = stored("summary")
     summary = tally.figures.summary()
     if details:
@@ -427,70 +448,38 @@ def _verify_suite(
     elif isinstance(stored_summary, Mapping):  # what only the results could say, as stored
         summary["text.chars"] = stored_summary.get("text.chars")
         summary.update({k: v for k, v in stored_summary.items() if k not in summary})
-    _agree(path, (*here, "summary"), stored_summary, summary)
-    _agree(path, (*here, "adjudication"), stored("adjudication"), tally.figures.adjudication)
+    agree(path, (*here, "summary"), stored_summary, summary)
+    agree(path, (*here, "adjudication"), stored("adjudication"), tally.figures.adjudication)
     _verify_queue(stored("adjudication_queue"), tally, (*here, "adjudication_queue"), path)
     skipped = record.status == "skipped"
     metrics: Sequence[Any] = record.metrics
     # A report without metric definitions (format 1, migrated) keeps its metrics as stored.
     if skipped or (details and (tally.definitions or not record.metrics)):
-        metrics = () if skipped else _metrics(tally.definitions, tally.observations)
+        metrics = () if skipped else suite_metrics(tally.definitions, tally.observations)
         computed = [metric.model_dump(mode="json") for metric in metrics]
-        _agree(path, (*here, "metrics"), stored("metrics"), computed)
+        agree(path, (*here, "metrics"), stored("metrics"), computed)
     minimums = {threshold.key: threshold.minimum for threshold in record.thresholds}
-    thresholds = _thresholds(minimums, summary, metrics)
+    thresholds = suite_thresholds(minimums, summary, metrics)
     stored_thresholds = stored("thresholds")
-    _agree(path, (*here, "thresholds"), stored_thresholds, [t._asdict() for t in thresholds])
+    agree(path, (*here, "thresholds"), stored_thresholds, [t._asdict() for t in thresholds])
     verdict: str
     if skipped:
         verdict = "skipped"
     elif record.status == "not_started":
         verdict = "incomplete"
     else:
-        verdict = _verdict(counts, thresholds, bool(record.thresholds))
-    _agree(path, (*here, "verdict"), stored("verdict"), verdict)
-
-
-def _same(view: _Check, check: Mapping[str, Any], fresh: CheckOutcome) -> bool:
-    """Whether a stored check (its fields' types checked in ``view``) is what scoring it
-    again gave; a check a person decided is left to ``_disagreement``."""
-    return (
-        view.outcome == fresh.outcome
-        and view.adjudication is fresh.adjudication
-        and view.assertions_declared == fresh.assertions_declared
-        and view.assertions_held == fresh.assertions_held
-        and view.json_parsed == fresh.json_parsed
-        and "adjudicated" not in check
-    )
-
-
-def _disagreement(
-    check: Mapping[str, Any], fresh: CheckOutcome, where: tuple[str | int, ...], path: str
-) -> None:
-    """Refuse the stored check where it is not ``fresh`` (the check scored again from the
-    stored result and gold), naming the field; a check a person decided (``adjudicated``)
-    must be what one of the two verdicts makes of ``fresh``."""
-    if check.get("adjudicated", False) is True:
-        if not fresh.adjudication:
-            _agree(path, (*where, "adjudicated"), True, False)
-        passing, failing = decided(fresh, True), decided(fresh, False)
-        fresh = failing if check.get("outcome") == failing.outcome.value else passing
-    else:
-        _agree(path, (*where, "adjudicated"), check.get("adjudicated", False), False)
-    _agree(path, (*where, "outcome"), check.get("outcome"), fresh.outcome.value)
-    _agree(path, (*where, "adjudication"), check.get("adjudication", False), fresh.adjudication)
-    for name in _TEXT_FIELDS:
-        _agree(path, (*where, name), check.get(name), getattr(fresh, name))
+        verdict = suite_verdict(counts, thresholds, bool(record.thresholds))
+    agree(path, (*here, "verdict"), stored("verdict"), verdict)
 
 
 def _verify_queue(stored: Any, tally: _Tally, where: tuple[str | int, ...], path: str) -> None:
     if tally.details:
-        _agree(path, where, stored, tally.queue)
+        agree(path, where, stored, tally.queue)
         return
     # Without the answers, which checks waited is known but not what was queued for them:
     # every queued entry must name one of them, in order.
     if not isinstance(stored, list):
-        _agree(path, where, stored, [])
+        agree(path, where, stored, [])
         return
     remaining = iter(tally.waiting)
     for position, entry in enumerate(stored):
@@ -508,79 +497,3 @@ def _stored(raw: Mapping[str, Any], record: SuiteRecord, key: str) -> Any:
         return raw[key]
     default = getattr(record, key)
     return [each.model_dump(mode="json") for each in default] if type(default) is tuple else default
-
-
-def _count(check: Mapping[str, Any], name: str) -> int | None:
-    value = check.get(name)
-    if value is None or (type(value) is int and value >= 0):
-        return value
-    raise ValueError(f"a check's {name} must be a non-negative integer")
-
-
-def _flag(check: Mapping[str, Any], name: str) -> bool:
-    value = check.get(name, False)
-    if type(value) is not bool:
-        raise ValueError(f"a check's {name} must be a boolean")
-    return value
-
-
-def _optional_flag(check: Mapping[str, Any], name: str) -> bool | None:
-    value = check.get(name)
-    if value is not None and type(value) is not bool:
-        raise ValueError(f"a check's {name} must be a boolean")
-    return value
-
-
-def _agree(path: str, where: tuple[str | int, ...], stored: Any, computed: Any) -> None:
-    """Refuse ``stored`` (the report's value at ``where``) unless it is ``computed``."""
-    if json_equal(stored, computed):
-        return
-    tokens, stored, computed = _first_difference(where, stored, computed)
-    pointer = format_pointer(tokens)
-    private = bool(_PRIVATE.intersection(str(token) for token in tokens[-1:]))
-    if private:
-        raise ReportRefusedError(
-            f"{path}: stored {pointer} is not what its attempts and gold give; the report was "
-            "altered or is corrupt."
-        )
-    raise ReportRefusedError(
-        f"{path}: stored {pointer} is {_shown(stored)} but its attempts and gold give "
-        f"{_shown(computed)}; the report was altered or is corrupt."
-    )
-
-
-def _first_difference(
-    where: tuple[str | int, ...], stored: Any, computed: Any
-) -> tuple[tuple[str | int, ...], Any, Any]:
-    """The innermost place where ``stored`` and ``computed`` differ, and both values there."""
-    if isinstance(stored, Mapping) and isinstance(computed, Mapping):
-        for key, value in computed.items():
-            if key not in stored:
-                return (*where, key), MISSING, value
-            if not json_equal(stored[key], value):
-                return _first_difference((*where, key), stored[key], value)
-        extra = next(key for key in stored if key not in computed)
-        return (*where, extra), stored[extra], MISSING
-    if isinstance(stored, list) and isinstance(computed, list) and len(stored) == len(computed):
-        for position, (left, right) in enumerate(zip(stored, computed, strict=True)):
-            if not json_equal(left, right):
-                return _first_difference((*where, position), left, right)
-    return where, stored, computed
-
-
-def _shown(value: Any) -> str:
-    """A stored or computed value in a message: short, and never a whole private value."""
-    if value is MISSING:
-        return "absent"
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, str):
-        text = repr(value)
-    else:
-        try:
-            text = orjson.dumps(value).decode("utf-8")
-        except (TypeError, orjson.JSONEncodeError):
-            text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

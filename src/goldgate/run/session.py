@@ -26,7 +26,6 @@ from goldgate.base.errors import GoldgateError, InvalidInputError
 from goldgate.base.memory import collections_spaced
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
-from goldgate.report.build import STUCK
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
@@ -37,6 +36,7 @@ from goldgate.report.records import (
     dataset_record,
 )
 from goldgate.report.stream import ReportWriter
+from goldgate.report.verdicts import STUCK
 from goldgate.run.leftovers import abandon_executor_work
 from goldgate.run.runner import AttemptRun, RunOptions
 from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, SuiteProgress, now

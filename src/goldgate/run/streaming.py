@@ -19,7 +19,7 @@ import anyio
 
 from goldgate._version import __version__
 from goldgate.gold.suites import GoldSuite
-from goldgate.report.build import Collector, SuiteCollector, run_verdict, suite_tail
+from goldgate.report.build import Collector, SuiteCollector, suite_tail
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     REPORT_FORMAT,
@@ -33,6 +33,7 @@ from goldgate.report.records import (
     VariantRecord,
 )
 from goldgate.report.stream import ReportWriter
+from goldgate.report.verdicts import run_verdict
 from goldgate.run.runner import AttemptRun, InOrder, ProgressCallback, RunOptions, run_suite
 from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import INTERRUPTED_REASON, unfinished
@@ -169,9 +170,7 @@ class ReportRun:
 
         return collector, InOrder(add, len(suite.cases) * self.options.repeat)
 
-    def _end(
-        self, job: SuiteJob, collector: Collector, ordered: InOrder, started: bool
-    ) -> None:
+    def _end(self, job: SuiteJob, collector: Collector, ordered: InOrder, started: bool) -> None:
         suite = job.suite
         repeat = self.options.repeat
         status = "skipped" if job.skip_reason is not None else "cancelled"

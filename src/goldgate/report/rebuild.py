@@ -1,0 +1,109 @@
+"""A suite's record rebuilt around other cases: every figure its record states recomputed
+from them (``report.verdicts``), for reports joined from several (merged shards,
+``report.merge``). Read side: it works on the report's models."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from goldgate.base.jsonvalue import MISSING
+from goldgate.base.pointers import resolve_pointer
+from goldgate.report.models import (
+    AwaitingRecord,
+    CaseRecord,
+    CountsRecord,
+    SuiteRecord,
+    ThresholdRecord,
+)
+from goldgate.report.verdicts import (
+    ATTEMPT_STATUSES,
+    CHECK_OUTCOMES,
+    RUNTIME_FAILURES,
+    Figures,
+    suite_metrics,
+    suite_thresholds,
+    suite_verdict,
+)
+from goldgate.scoring.adjudication import note_of, output_digest
+from goldgate.scoring.observations import Observation, ObservationStatus
+
+if TYPE_CHECKING:
+    from goldgate.gold.models import Metric
+    from goldgate.report.models import AttemptView
+
+__all__ = ["rebuild_suite"]
+
+
+def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteRecord:
+    """``record`` with ``cases`` and every figure recomputed from them: counts, summary,
+    metrics (over the observations, from the suite's metric definitions), thresholds and
+    verdict. Used where cases from several reports are joined (merged shards)."""
+    attempts: Counter[str] = Counter()
+    checks: Counter[str] = Counter()
+    figures = Figures()
+    observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
+    rebuilt = record.model_copy(update={"cases": tuple(cases)})
+    queue: list[AwaitingRecord] = []
+    for view in rebuilt.iter_attempts():
+        attempts[view.status] += 1
+        for check in view.checks:
+            checks[check.outcome] += 1
+            if check.adjudication and isinstance(check.actual, str):
+                queue.append(
+                    AwaitingRecord(
+                        case=view.case_id,
+                        attempt=view.attempt,
+                        check=check.name,
+                        note=note_of(check.expected),
+                        digest=output_digest(check.actual),
+                    )
+                )
+        if view.status == "completed":
+            figures.add(view.checks)
+        for metric, found in zip(record.metric_definitions, observations, strict=True):
+            observation = _view_observation(metric, view)
+            if observation is not None:
+                found.append(observation)
+    counts = CountsRecord(
+        attempts={status: attempts[status] for status in ATTEMPT_STATUSES},
+        checks={outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
+    )
+    summary = figures.summary()
+    skipped = record.status == "skipped"
+    metrics = () if skipped else suite_metrics(record.metric_definitions, observations)
+    thresholds = suite_thresholds(
+        {threshold.key: threshold.minimum for threshold in record.thresholds}, summary, metrics
+    )
+    verdict = (
+        record.verdict
+        if record.status != "ran"
+        else suite_verdict(counts, thresholds, bool(record.thresholds))
+    )
+    return rebuilt.model_copy(
+        update={
+            "case_count": len(cases),
+            "attempt_count": sum(attempts.values()),
+            "counts": counts,
+            "summary": summary,
+            "adjudication": figures.adjudication,
+            "adjudication_queue": tuple(queue),
+            "metrics": metrics,
+            "thresholds": tuple(ThresholdRecord(**threshold._asdict()) for threshold in thresholds),
+            "verdict": verdict,
+        }
+    )
+
+
+def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:
+    if metric.cases is not None and view.case_id not in metric.cases:
+        return None
+    gold = next(check.expected for check in view.checks if check.path == metric.path)
+    if view.status == "completed" and view.result is not None:
+        predicted: Any = resolve_pointer(view.result, metric.path)
+        status: ObservationStatus = "observed"
+    else:
+        predicted = MISSING
+        status = "error" if view.status in RUNTIME_FAILURES else "skipped"
+    return Observation(view.case_id, view.attempt, gold, status, predicted)
