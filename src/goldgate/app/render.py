@@ -1,8 +1,10 @@
-"""TODO docstring."""
+"""``goldgate report NAME``: read a report (and a comparison of it), render it with the
+renderer ``render.registry`` names, and write the text to a file or stdout."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from goldgate.base.stdio import (
     write_commands,
     write_stdout,
 )
+from goldgate.render.registry import renderer
 
 
 def write_or_print(
@@ -44,13 +47,13 @@ def render_report(
     comparison_path: Path | None = None,
     **options: Any,
 ) -> ExitCode:
-    """``goldgate report junit|markdown|annotations|show``: read a report (and a comparison
-    whose candidate it is), render it, write it to ``output`` or stdout. Nothing is sent
-    anywhere."""
+    """``goldgate report junit|markdown|annotations|show`` (the renderer ``kind`` of
+    ``render.registry``): read a report (and a comparison whose candidate it is), render it,
+    write it to ``output`` or stdout. Nothing is sent anywhere."""
     with collections_paused():  # a big report is millions of objects and no cycles
         text = rendered(kind, report_path, comparison_path, **options)
     read = [report_path] if comparison_path is None else [report_path, comparison_path]
-    write_or_print(text, output, read, commands=kind == "annotations")
+    write_or_print(text, output, read, commands=renderer(kind).commands)
     return ExitCode.PASSED
 
 
@@ -75,6 +78,9 @@ def load_comparison_view(comparison_path: Path, digest: str, report: Any, report
 
 
 def rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
+    """The report at ``report_path`` (with the comparison at ``comparison_path``, checked to
+    be of this report) rendered by the renderer ``kind`` of ``render.registry`` with
+    ``options``; a renderer that shows where the full report is names ``report_path``."""
     from goldgate.base.problems import display_path
     from goldgate.report.io import read_report_and_digest
 
@@ -84,21 +90,26 @@ def rendered(kind: str, report_path: Path, comparison_path: Path | None, **optio
     comparison = None
     if comparison_path is not None:
         comparison = load_comparison_view(comparison_path, digest, report, report_path)
-    shown_path = display_path(report_path)
-    if kind == "junit":
-        from goldgate.render.junit import render_junit
+    return render(kind, report, comparison, full_report=display_path(report_path), **options)
 
-        text = render_junit(report, comparison)
-    elif kind == "markdown":
-        from goldgate.render.markdown import render_markdown
 
-        text = render_markdown(report, comparison, full_report=shown_path, **options)
-    elif kind == "annotations":
-        from goldgate.render.annotations import render_annotations
+def render_function(name: str) -> Callable[..., str]:
+    """The function of the renderer ``name`` (``render.registry``), its module imported now."""
+    module, _, attribute = renderer(name).function.partition(":")
+    function: Callable[..., str] = getattr(import_module(module), attribute)
+    return function
 
-        text = render_annotations(report, comparison, full_report=shown_path, **options)
-    else:
-        from goldgate.render.terminal import render_terminal
 
-        text = render_terminal(report, comparison, **options)
-    return text
+def render(
+    name: str, report: Any, comparison: Any = None, full_report: str | None = None, **options: Any
+) -> str:
+    """``report`` (and a comparison view of it) rendered by the renderer ``name`` with
+    ``options``; ``full_report`` goes only to renderers that take it. An option the renderer
+    does not accept is a ``TypeError``, as a call of its function with it would be."""
+    chosen = renderer(name)
+    unknown = sorted(set(options) - chosen.options)
+    if unknown:
+        raise TypeError(f"the {name} renderer takes no option {', '.join(unknown)}")
+    if chosen.full_report:
+        options["full_report"] = full_report
+    return render_function(name)(report, comparison, **options)

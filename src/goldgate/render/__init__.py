@@ -5,6 +5,11 @@
 - ``annotations``: GitHub workflow commands pointing at each failing case's gold line;
 - ``terminal``: ``goldgate report show``, for people at a terminal or reading a CI log.
 
+``registry`` names them (``junit``, ``markdown``, ``annotations``, ``show``) by import path,
+with the options each accepts; ``goldgate report NAME`` renders through it, and a module is
+imported only when its renderer is used. A new renderer is its module plus one line there
+(docs/extending.md).
+
 Each renderer reads a ``view.ReportView`` built once from the report, so a comparison can
 be added to the view without restructuring the renderers. Nothing here reads or writes a
 file or talks to the network: ``goldgate.app`` does the I/O and ``goldgate.github`` posts.

@@ -1,6 +1,12 @@
 """Targets: how goldgate reaches the application for one workflow.
 
-The request contract is the same for all three kinds. A target receives one JSON object::
+Each kind is a module here (``python_target``, ``command_target``, ``http_target``) with a
+``build(kind_settings, context)`` function that ``factory.TARGET_KINDS`` names by import
+path: ``build_target`` imports only the module of the kind a workflow uses. A new kind is its
+module, one line in ``TARGET_KINDS`` and its settings field in ``gold.settings.models``
+(docs/extending.md).
+
+The request contract is the same for all kinds. A target receives one JSON object::
 
     {
       "workflow": "<workflow name>",
@@ -41,12 +47,14 @@ from goldgate.base.lazy import load_export
 _EXPORTS = {
     "JsonObject": "goldgate.run.targets.base",
     "Target": "goldgate.run.targets.base",
+    "TargetContext": "goldgate.run.targets.base",
     "TargetFailure": "goldgate.run.targets.base",
     "TargetRequest": "goldgate.run.targets.base",
     "TargetResponse": "goldgate.run.targets.base",
     "DEFAULT_KILL_GRACE": "goldgate.run.targets.command_target",
     "DEFAULT_STDERR_LIMIT": "goldgate.run.targets.command_target",
     "CommandTarget": "goldgate.run.targets.command_target",
+    "TARGET_KINDS": "goldgate.run.targets.factory",
     "build_target": "goldgate.run.targets.factory",
     "DEFAULT_HTTP_TIMEOUT": "goldgate.run.targets.http_target",
     "HttpTarget": "goldgate.run.targets.http_target",
@@ -58,11 +66,13 @@ __all__ = [
     "DEFAULT_HTTP_TIMEOUT",
     "DEFAULT_KILL_GRACE",
     "DEFAULT_STDERR_LIMIT",
+    "TARGET_KINDS",
     "CommandTarget",
     "HttpTarget",
     "JsonObject",
     "PythonTarget",
     "Target",
+    "TargetContext",
     "TargetFailure",
     "TargetRequest",
     "TargetResponse",
@@ -74,6 +84,7 @@ if TYPE_CHECKING:
     from goldgate.run.targets.base import (
         JsonObject,
         Target,
+        TargetContext,
         TargetFailure,
         TargetRequest,
         TargetResponse,
@@ -83,7 +94,7 @@ if TYPE_CHECKING:
         DEFAULT_STDERR_LIMIT,
         CommandTarget,
     )
-    from goldgate.run.targets.factory import build_target
+    from goldgate.run.targets.factory import TARGET_KINDS, build_target
     from goldgate.run.targets.http_target import DEFAULT_HTTP_TIMEOUT, HttpTarget
     from goldgate.run.targets.python_target import PythonTarget, import_callable
 

@@ -1,9 +1,11 @@
-"""What every target shares: the request, the response, the failure and the protocol."""
+"""What every target shares: the request, the response, the failure, the protocol, and the
+context a target of any kind is built with (``factory.TARGET_KINDS``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import orjson
@@ -108,3 +110,22 @@ class Target(Protocol):
         """The target's identity for the report: its kind and python import path, argv or
         URL. Never header values."""
         ...
+
+
+@dataclass(frozen=True)
+class TargetContext:
+    """What a target is built with besides its kind's own settings: the folder holding
+    ``config/`` (where commands run), the folders python imports look in first, the
+    environment (a command's, and where http header values are read), the result size limit,
+    and the run's http timeout and kill grace (``None``: the target's own default).
+
+    One context serves every kind, so that ``build_target`` needs no branch per kind; a new
+    kind reads what it needs of it and ignores the rest.
+    """
+
+    project_root: Path
+    max_result_bytes: int
+    search_paths: tuple[Path, ...] = ()
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+    http_timeout: float | None = None
+    kill_grace: float | None = None

@@ -23,7 +23,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
 from goldgate.run.targets._documents import document_from_bytes, encode_request
-from goldgate.run.targets.base import TargetFailure, TargetRequest, TargetResponse
+from goldgate.run.targets.base import TargetContext, TargetFailure, TargetRequest, TargetResponse
 
 DEFAULT_STDERR_LIMIT = 64 * 1024
 DEFAULT_KILL_GRACE = 0.5
@@ -180,6 +180,19 @@ class CommandTarget:
             if stream is not None:
                 with contextlib.suppress(Exception):  # never mask what ended the attempt
                     await stream.aclose()
+
+
+def build(argv: list[str], context: TargetContext) -> CommandTarget:
+    """The command target of ``command: [argv...]`` (``factory.TARGET_KINDS``): it runs in
+    the project root with a copy of the context's environment."""
+    grace = DEFAULT_KILL_GRACE if context.kill_grace is None else context.kill_grace
+    return CommandTarget(
+        argv,
+        context.project_root,
+        context.max_result_bytes,
+        env=dict(context.environ),
+        kill_grace=grace,
+    )
 
 
 def _exit_reason(status: int | None) -> str:

@@ -1,15 +1,44 @@
-"""Building the target a workflow's settings describe."""
+"""Building the target a workflow's settings describe, through the registry of target kinds.
+
+``TARGET_KINDS`` maps each kind (a field of ``gold.settings.models.TargetSettings``) to the
+builder in its own module, ``build(kind_settings, context) -> Target``, named by import path
+so that only the module of the kind a workflow uses is ever imported. A new kind is its
+module in this folder plus one line here, and its settings as one field of
+``TargetSettings`` (gold never imports run, so the settings cannot register themselves
+here); see docs/extending.md.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from goldgate.run.targets.base import TargetContext
 
 if TYPE_CHECKING:
     from goldgate.gold.settings.models import TargetSettings
     from goldgate.run.targets.base import Target
+
+TARGET_KINDS: dict[str, str] = {
+    "python": "goldgate.run.targets.python_target:build",
+    "command": "goldgate.run.targets.command_target:build",
+    "http": "goldgate.run.targets.http_target:build",
+}
+"""Target kind → ``module:function`` of its builder, imported on first use."""
+
+
+def builder(kind: str) -> Callable[[Any, TargetContext], Target]:
+    """The builder of target kind ``kind``, its module imported now; ``LookupError`` for a
+    kind the settings know and this registry does not (a kind added in one place only)."""
+    path = TARGET_KINDS.get(kind)
+    if path is None:
+        raise LookupError(f"no target kind {kind!r} is registered in TARGET_KINDS")
+    module, _, name = path.partition(":")
+    function: Callable[[Any, TargetContext], Target] = getattr(import_module(module), name)
+    return function
 
 
 def build_target(
@@ -30,28 +59,12 @@ def build_target(
     and command targets. Only the module of the target's own kind is imported: a python
     target's run does not load the http client or subprocess machinery.
     """
-    limit = target_settings.max_result_bytes
-    if target_settings.python is not None:
-        from goldgate.run.targets.python_target import PythonTarget
-
-        return PythonTarget(target_settings.python, search_paths, limit)
-    if target_settings.command is not None:
-        from goldgate.run.targets.command_target import DEFAULT_KILL_GRACE, CommandTarget
-
-        return CommandTarget(
-            target_settings.command,
-            project_root,
-            limit,
-            env=dict(environ),
-            kill_grace=DEFAULT_KILL_GRACE if kill_grace is None else kill_grace,
-        )
-    from goldgate.run.targets.http_target import DEFAULT_HTTP_TIMEOUT, HttpTarget
-
-    assert target_settings.http is not None
-    return HttpTarget(
-        target_settings.http.url,
-        target_settings.http.headers,
-        limit,
-        environ,
-        timeout=DEFAULT_HTTP_TIMEOUT if http_timeout is None else http_timeout,
+    context = TargetContext(
+        project_root=project_root,
+        max_result_bytes=target_settings.max_result_bytes,
+        search_paths=tuple(search_paths),
+        environ=environ,
+        http_timeout=http_timeout,
+        kill_grace=kill_grace,
     )
+    return builder(target_settings.kind)(target_settings.kind_settings, context)

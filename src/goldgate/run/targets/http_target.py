@@ -28,9 +28,9 @@ import anyio.to_thread
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.textsafe import redact_url
-from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES, EnvHeader
+from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES, EnvHeader, HttpEndpoint
 from goldgate.run.targets._documents import document_from_bytes, encode_request
-from goldgate.run.targets.base import TargetFailure, TargetRequest, TargetResponse
+from goldgate.run.targets.base import TargetContext, TargetFailure, TargetRequest, TargetResponse
 
 DEFAULT_HTTP_TIMEOUT = 300.0
 """Seconds a socket may wait for the server (connecting, or between bytes of the answer)."""
@@ -218,6 +218,19 @@ class HttpTarget:
             return status, None
         finally:
             connection.close()
+
+
+def build(endpoint: HttpEndpoint, context: TargetContext) -> HttpTarget:
+    """The http target of ``http: {url, headers}`` (``factory.TARGET_KINDS``): header values
+    are read from the context's environment itself at each call, never copied."""
+    timeout = DEFAULT_HTTP_TIMEOUT if context.http_timeout is None else context.http_timeout
+    return HttpTarget(
+        endpoint.url,
+        endpoint.headers,
+        context.max_result_bytes,
+        context.environ,
+        timeout=timeout,
+    )
 
 
 def _valid_value(value: str) -> bool:

@@ -20,6 +20,7 @@ from goldgate.base.imports import import_attribute, is_async_callable
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
 from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import (
+    TargetContext,
     TargetFailure,
     TargetRequest,
     TargetResponse,
@@ -124,3 +125,9 @@ class PythonTarget:
         # Checked and copied on the event loop: a thread hop per attempt cost more than the
         # copy itself, and the value already sits in this process's memory.
         return response(plain_document(result, who=_WHO, max_bytes=self.max_result_bytes))
+
+
+def build(import_path: str, context: TargetContext) -> PythonTarget:
+    """The python target of ``python: module:attribute`` (``factory.TARGET_KINDS``); nothing
+    is imported before ``load()``."""
+    return PythonTarget(import_path, context.search_paths, context.max_result_bytes)
