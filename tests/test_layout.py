@@ -278,3 +278,13 @@ def test_render_and_scoring_do_no_io(stage_name: str) -> None:
         if (io := _does_io(module))
     }
     assert doing_io == {}
+
+
+def test_the_map_in_the_docs_is_the_house() -> None:
+    # docs/layout.md draws the top of the package in a code block: the same folders, in the
+    # import order this test enforces, and the same loose modules.
+    text = (PACKAGE.parents[1] / "docs" / "layout.md").read_text("utf-8")
+    block = text.split("```\nsrc/goldgate/\n", 1)[1].split("```", 1)[0]
+    entries = [line.split()[0] for line in block.splitlines() if line.strip()]
+    assert [e.rstrip("/") for e in entries if e.endswith("/")] == list(STAGES)
+    assert {e for e in entries if e.endswith(".py")} == LOOSE - {"__main__.py"}
