@@ -14,6 +14,9 @@ The file stays open from the check to the end of the run: a file replaced since 
 save, a checkout) is still read as it was checked; a file rewritten in place is noticed by the
 checksums of the cases read back after the change and ends the run with ``GoldChangedError``
 (a kept case is the gold that was checked: nothing is read for it).
+
+A case is read back as a ``RecordedCase``, whose public home is ``gold.recorded``: the other
+stages import it from there, never from this private package.
 """
 
 from __future__ import annotations
