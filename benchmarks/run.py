@@ -10,7 +10,9 @@
 - scoring: a 10,000-case run against an instant target: checks scored per second.
 - lean: issue 6's workload (3 checks per case, a pattern per case, half failing) at 1,000,
   10,000 and 100,000 cases: wall time, peak RSS, report bytes per attempt, --check (medians
-  of 5, of 3 at 100,000, with the fastest).
+  of 5, of 3 at 100,000, with the fastest); then the same with every speed-up off
+  (`GOLDGATE_ACCELERATORS=0`, runs interleaved with the others) and the ratio on / off.
+  `GOLDGATE_BENCH_LEAN_SIZES=1000` (comma separated) runs other sizes.
 - interrupt: SIGINT to the incomplete report on disk with 100,000 attempts pending.
 - overhead: the runner's own cost per attempt, in-process.
 - pathological: `goldgate evaluate --check` on a 20 MB manifest holding one long string and a
@@ -176,12 +178,15 @@ print(json.dumps({"wall": wall, "peak_kb": peak, "code": done.returncode,
 """
 
 
-def timed(arguments: list[str], cwd: Path) -> tuple[float, float, int, str]:
+def timed(
+    arguments: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[float, float, int, str]:
     """Wall seconds, peak RSS in MB and exit code of one goldgate process, measured by a
-    fresh wrapper process so that the peak belongs to that goldgate process alone."""
+    fresh wrapper process so that the peak belongs to that goldgate process alone; ``env``:
+    variables added to this process's environment."""
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, str(cwd), *GOLDGATE, *arguments],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env={**os.environ, **(env or {})},
     )
     figures = json.loads(done.stdout)
     return figures["wall"], figures["peak_kb"] / 1024, figures["code"], figures["output"]
@@ -298,34 +303,55 @@ def make_lean_project(cases: int) -> Path:
     return root
 
 
+ACCELERATORS_OFF = {"GOLDGATE_ACCELERATORS": "0"}
+"""Every speed-up off: each stage's plain path (goldgate.base.accelerators)."""
+
+
+def _lean_sizes() -> tuple[int, ...]:
+    text = os.environ.get("GOLDGATE_BENCH_LEAN_SIZES", "")
+    return tuple(int(size) for size in text.split(",") if size.strip()) or (
+        1_000, 10_000, 100_000,
+    )  # fmt: skip
+
+
+def _lean_round(
+    root: Path, env: dict[str, str] | None
+) -> tuple[float, float, float, float, float, int]:
+    """One --check and one evaluate of the lean project: check wall and peak, evaluate wall,
+    peak and in-run duration, report size."""
+    output = root / "report.json"
+    check_wall, check_peak, code, text = timed(["evaluate", "--check"], root, env)
+    if code != 0:
+        raise SystemExit(text[-2000:])
+    output.unlink(missing_ok=True)
+    wall, peak, code, text = timed(["evaluate", "--output", str(output)], root, env)
+    if code not in (0, 1):
+        raise SystemExit(text[-2000:])
+    size = output.stat().st_size
+    duration = json.loads(output.read_text())["duration_seconds"]
+    output.unlink()
+    return check_wall, check_peak, wall, peak, duration, size
+
+
 def bench_lean(runs: int = 5, large_runs: int = 3) -> None:
     """Issue 6's figures: end to end, --check, report size, time linear and memory flat.
     Each figure is the median of ``runs`` fresh processes (``large_runs`` at 100,000 cases:
     a shared machine's noise moves a one-second run more than a ten-second one), a --check
     and an evaluate in turn, so that a noisy machine affects both alike; peak memory is the
-    largest of them, and the process tree's is sampled once."""
+    largest of them, and the process tree's is sampled once. The same rounds run with every
+    speed-up off (``GOLDGATE_ACCELERATORS=0``), interleaved: their row follows, with the
+    ratio of each setting's medians."""
     medians: dict[int, float] = {}
-    for cases in (1_000, 10_000, 100_000):
+    for cases in _lean_sizes():
         root = make_lean_project(cases)
         output = root / "report.json"
-        check_walls, check_peaks, walls, peaks, durations = [], [], [], [], []
-        size = 0
         count = runs if cases <= 10_000 else large_runs
+        on_rounds, off_rounds = [], []
         for _ in range(count):
-            check_wall, check_peak, code, text = timed(["evaluate", "--check"], root)
-            if code != 0:
-                raise SystemExit(text[-2000:])
-            check_walls.append(check_wall)
-            check_peaks.append(check_peak)
-            output.unlink(missing_ok=True)
-            wall, peak, code, text = timed(["evaluate", "--output", str(output)], root)
-            if code not in (0, 1):
-                raise SystemExit(text[-2000:])
-            walls.append(wall)
-            peaks.append(peak)
-            size = output.stat().st_size
-            durations.append(json.loads(output.read_text())["duration_seconds"])
-            output.unlink()
+            on_rounds.append(_lean_round(root, None))
+            off_rounds.append(_lean_round(root, ACCELERATORS_OFF))
+        check_walls, check_peaks, walls, peaks, durations, sizes = map(list, zip(*on_rounds, strict=True))
+        size = sizes[-1]
         # Past 256 cases (or 1 MiB) a forked helper checks batches (dataset.parallel); past 1,024
         # attempts a forked report process scores and writes them (report.process): the
         # whole process tree, sampled.
@@ -343,10 +369,28 @@ def bench_lean(runs: int = 5, large_runs: int = 3) -> None:
             f"(fastest {min(check_walls):.2f} s), {max(check_peaks):.0f} MB (largest process; "
             f"{check_tree:.0f} MB with its helper)"
         )
+        off_check_walls, off_check_peaks, off_walls, off_peaks, off_durations, _ = map(
+            list, zip(*off_rounds, strict=True)
+        )
+        off_wall, off_check = statistics.median(off_walls), statistics.median(off_check_walls)
+        print(
+            f"lean: {cases:>7,} cases, GOLDGATE_ACCELERATORS=0 (medians of {count}): evaluate "
+            f"{off_wall:.2f} s wall ({statistics.median(off_durations):.2f} s in the run; "
+            f"fastest {min(off_walls):.2f} s), {max(off_peaks):.0f} MB peak RSS; --check "
+            f"{off_check:.2f} s (fastest {min(off_check_walls):.2f} s), "
+            f"{max(off_check_peaks):.0f} MB; on / off: evaluate wall "
+            f"{medians[cases] / off_wall:.2f}x, --check "
+            f"{statistics.median(check_walls) / off_check:.2f}x, peak RSS "
+            f"{max(peaks) / max(off_peaks):.2f}x"
+        )
+    linear = (
+        f" 100,000 / 10,000 wall = {medians[100_000] / medians[10_000]:.1f}x (linear: <= 10.5x)"
+        if 10_000 in medians and 100_000 in medians
+        else ""
+    )
     print(
         f"lean: targets 10,000 <= 1.2 s and <= 100 MiB; 100,000 <= 12 s and <= 150 MiB; "
-        f"--check 100,000 <= 4 s, 10,000 <= 0.6 s; <= 1 KB per attempt. 100,000 / 10,000 "
-        f"wall = {medians[100_000] / medians[10_000]:.1f}x (linear: <= 10.5x)"
+        f"--check 100,000 <= 4 s, 10,000 <= 0.6 s; <= 1 KB per attempt.{linear}"
     )
 
 

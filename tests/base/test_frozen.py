@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from goldgate.base.frozen import built
-from goldgate.gold._stream.store import RecordedCase, RecordedEnvelope
+from goldgate.gold.recorded import RecordedCase, RecordedEnvelope
 from goldgate.run.targets.base import TargetResponse, response
 from goldgate.scoring.attempt import AttemptOutcome, completed
 from goldgate.scoring.outcomes import CheckOutcome, Outcome, scored

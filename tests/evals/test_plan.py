@@ -68,7 +68,7 @@ def _planned(tmp_path: Any) -> Any:
 
 def test_eval_cases_are_models_when_indexed_and_recorded_cases_for_a_run(tmp_path: Any) -> None:
     from goldgate.evals.plan import EvalCases
-    from goldgate.gold._stream.store import RecordedCase, RecordedCases, recorded_case
+    from goldgate.gold.recorded import RecordedCase, RecordedCases, recorded_case
 
     suite = _planned(tmp_path)
     cases = suite.cases

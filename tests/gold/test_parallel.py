@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from tests.gold.test_streamed import same_gold
 
+from goldgate.base import accelerators
 from goldgate.gold import patterns
 from goldgate.gold._stream import parallel, streamed
 from goldgate.gold.load import check_gold, load_gold
@@ -330,7 +331,7 @@ def test_a_containers_cpu_quota_counts(
         quota_v1.write_text(v1[0] + "\n")
         period_v1.write_text(v1[1] + "\n")
     monkeypatch.setattr(
-        parallel, "_QUOTAS", ((str(quota_v2), None), (str(quota_v1), str(period_v1)))
+        accelerators, "_QUOTAS", ((str(quota_v2), None), (str(quota_v1), str(period_v1)))
     )
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: set(range(8)))
     assert parallel.cpu_budget() == expected

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from goldgate.base.accelerators import cpu_budget
 from goldgate.base.errors import RuntimeFailureError
-from goldgate.gold._stream.parallel import cpu_budget
 from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.process import (

@@ -5,6 +5,9 @@ on and hold no reference cycles. Python's cyclic collector, triggered by those a
 would rescan the growing heap again and again (measured: reading a 100,000-attempt report
 took 9 s instead of 2 s, and checking large gold grew quadratically). Pausing it for the
 length of such work loses nothing: the objects are freed by reference counting.
+
+This tuning is an accelerator (``base.accelerators``): with ``GOLDGATE_ACCELERATORS=0``
+every function here leaves the collector as Python runs it.
 """
 
 from __future__ import annotations
@@ -13,12 +16,24 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["RUN_YOUNG_THRESHOLD", "collections_paused", "collections_spaced", "long_lived"]
+from goldgate.base import accelerators
+
+__all__ = [
+    "RUN_YOUNG_THRESHOLD",
+    "collections_paused",
+    "collections_spaced",
+    "freeze_survivors",
+    "long_lived",
+]
 
 
 @contextlib.contextmanager
 def collections_paused() -> Iterator[None]:
     """No cyclic garbage collection inside the block (restored as it was, even nested)."""
+    if not accelerators.enabled():
+        yield
+        return
+    accelerators.note("gc tuning")
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -39,6 +54,13 @@ def long_lived() -> Iterator[None]:
     nothing of it to scan."""
     with collections_paused():
         yield
+        freeze_survivors()
+
+
+def freeze_survivors() -> None:
+    """What exists now lives as long as the process (the gold a run loaded, say): frozen
+    out of later collections (``gc.freeze``), which then have nothing of it to scan."""
+    if accelerators.enabled():
         gc.freeze()
 
 
@@ -57,6 +79,9 @@ def collections_spaced(young: int = RUN_YOUNG_THRESHOLD) -> Iterator[None]:
     were scanned again and again: 60 collections and 17 ms of the run's process at 10,000
     attempts, against 2 ms with 10,000 (what a collection finds, a target's cycles, is
     found a little later)."""
+    if not accelerators.enabled():
+        yield
+        return
     previous = gc.get_threshold()
     gc.set_threshold(young, *previous[1:])
     try:

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from goldgate.evals.runtime import EvalTimedOut
-from goldgate.gold._stream.store import RecordedCase
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
+from goldgate.gold.recorded import RecordedCase
 from goldgate.report.build import SuiteCollector
 from goldgate.report.records import not_run_reason
 from goldgate.scoring.attempt import AttemptOutcome

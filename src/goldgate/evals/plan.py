@@ -28,13 +28,13 @@ from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
 from goldgate.evals.collector import PASS_ONLY, EvalCollector
 from goldgate.evals.runtime import SuiteRuntime
-from goldgate.gold._stream.store import (
+from goldgate.gold.compiled import CompiledExpectation, compile_text
+from goldgate.gold.recorded import (
     RecordedCase,
     RecordedCases,
     RecordedExpectation,
     new_recorded_case,
 )
-from goldgate.gold.compiled import CompiledExpectation, compile_text
 from goldgate.gold.suites import GoldSuite, dataset_fingerprint
 from goldgate.report.records import DatasetRecord, TargetRecord
 from goldgate.run.streaming import SuiteJob

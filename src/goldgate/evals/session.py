@@ -6,14 +6,13 @@ what finished, the watchdog breaking into an eval that blocks the event loop), e
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldgate.base.memory import collections_paused
+from goldgate.base.memory import collections_paused, freeze_survivors
 from goldgate.base.problems import display_path
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.discovery import load_evals
@@ -172,7 +171,7 @@ def prepare(request: EvalsRequest) -> EvalsSession:
         # The plan lives as long as the run, which freezes it (execute_streamed) anyway.
         # Frozen before collections resume, the objects counted while they were paused do
         # not start a full collection of the whole heap (~50 ms for 10,000 cases).
-        gc.freeze()
+        freeze_survivors()
     output = request.output or default_report_path(project, "evals", now())
     ensure_writable(output)
     return EvalsSession(request, plan, options, output)

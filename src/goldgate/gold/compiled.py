@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from goldgate.base import accelerators
 from goldgate.base.pointers import PointerSyntaxError, parse_pointer
 from goldgate.gold._flatpatterns import is_flat
 from goldgate.gold.patterns import PatternProblem, compile_pattern
@@ -134,7 +135,8 @@ def compile_text(
         for index, operand in enumerate(operands):
             compiled = None if known is None else known.pop(operand, None)
             why = None
-            if compiled is None and not (check_only and is_flat(operand)):
+            flat_left = check_only and accelerators.enabled() and is_flat(operand)
+            if compiled is None and not flat_left:
                 try:
                     compiled = compile_pattern(operand)
                 except PatternProblem as error:

@@ -1,4 +1,12 @@
-"""Finding and loading gold: the manifest, its case files, every violation in one pass."""
+"""Finding and loading gold: the manifest, its case files, every violation in one pass.
+
+Two paths load a suite. The whole-file path parses its case file whole, checks every case in
+this process, holds the cases in memory and describes every violation. The streamed path
+(``gold/_stream``, private to this stage) checks a case file as it streams by, on several
+cores for a large one, and reads each case back from the file when the run needs it: an
+accelerator, taken only for good gold and only while ``GOLDGATE_ACCELERATORS`` is not
+``0`` (``base.accelerators``); both give the same suite.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
+from goldgate.base import accelerators
 from goldgate.base.errors import GoldCheckError, InvalidInputError, JsonSyntaxError
 from goldgate.base.files import MissingFileError
 from goldgate.base.jsonvalue import json_type_name
@@ -165,9 +174,10 @@ def _streamed(
     scorer_names: Collection[str] | None,
     keep: bool,
 ) -> GoldSuite | None:
-    """The suite checked as its case file streams by (``stream_suite``); never without the
-    settings, which the streamed check needs."""
-    if workflows is None or scorer_names is None:
+    """The suite checked as its case file streams by (``stream_suite``): an accelerator
+    (``base.accelerators``), and never without the settings, which the streamed check needs.
+    ``None``: the whole-file path checks the suite, with its cases held in memory."""
+    if not accelerators.enabled() or workflows is None or scorer_names is None:
         return None
     return stream_suite(manifest_doc, path, suite, workflows, scorer_names, keep=keep)
 

@@ -6,6 +6,12 @@ runs under a deadline so that a pattern that backtracks catastrophically fails i
 a reason instead of hanging the run: in the main thread a real-time timer interrupts ``re``
 (which checks for signals while it matches); elsewhere (the Python API driven from a worker
 thread) the search runs on the ``regex`` engine, whose ``timeout=`` does the same.
+
+Compiling is accelerated (``base.accelerators``): flat patterns get a program built by hand
+(``gold/_flatpatterns``, private to this stage), the rest go through ``re``'s compiler step
+by step with a cache of our own, and a checking helper records the programs it compiles for
+the process that forked it. With ``GOLDGATE_ACCELERATORS=0``, ``re.compile`` compiles every
+pattern.
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`): a
@@ -21,6 +27,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
+from goldgate.base import accelerators
 from goldgate.gold._flatpatterns import flat_program
 
 __all__ = [
@@ -164,6 +171,7 @@ def _steps_compiler(
     def made(pattern: str) -> _Parts:
         flat = flat_program(pattern)
         if flat is not None:
+            accelerators.note("flat patterns")
             return pattern, flat.flags, flat.code, 0, {}, (None,)
         return made_by_steps(pattern)
 
@@ -234,7 +242,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     if type(pattern) is not str:
         raise TypeError("a gold pattern is a string")
     try:
-        return _compile(pattern)
+        return _compile(pattern) if accelerators.enabled() else re.compile(pattern)
     except re.error as error:
         raise PatternProblem(error_summary(error)) from None
     except (OverflowError, RecursionError, MemoryError, ValueError) as error:

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import canonical_bytes, canonical_json
-from goldgate.gold._stream.store import LazyCases, LazyCompiled, RecordedCase, RecordedCases
+from goldgate.gold._stream.store import LazyCases, LazyCompiled
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
+from goldgate.gold.recorded import RecordedCase, RecordedCases
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from pydantic import TypeAdapter

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import parse_pointer, resolve
-from goldgate.gold._stream.store import RecordedCase, recorded_case
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
+from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,

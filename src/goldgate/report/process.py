@@ -21,8 +21,9 @@ about half the time.
 
 Only gold whose checks are all built in is scored there: a custom scorer is user code, run
 with its attempt under its deadline. Python evals keep their own collector. The fork needs a
-process with no other thread (a fork copies only the calling thread). A run that stops for
-any reason ends exactly as before: ``ReportRun`` writes every unfinished attempt as
+process with no other thread (a fork copies only the calling thread). It is an accelerator:
+with ``GOLDGATE_ACCELERATORS=0`` the run scores and writes its report itself. A run that
+stops for any reason ends exactly as before: ``ReportRun`` writes every unfinished attempt as
 cancelled through the same calls, and the report process publishes what it wrote. If the
 report process fails, the run fails with one sentence (exit 4).
 """
@@ -38,8 +39,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from goldgate.base import accelerators
 from goldgate.base.errors import GoldgateError, RuntimeFailureError
-from goldgate.gold._stream.store import recorded_case
+from goldgate.gold.recorded import recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
@@ -108,15 +110,11 @@ def _resident_bytes() -> int:
 def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
     """Whether a run of ``attempts`` over ``suites`` gains from a report process and may fork
     one (see the module's description)."""
-    if sys.platform != "linux" or attempts < REPORT_PROCESS_FROM:
+    if not accelerators.enabled() or sys.platform != "linux" or attempts < REPORT_PROCESS_FROM:
         return False
-    if any(suite.scorer_names() for suite in suites):
+    if any(suite.scorer_names() for suite in suites) or _resident_bytes() > REPORT_PROCESS_MAX_RSS:
         return False
-    if _resident_bytes() > REPORT_PROCESS_MAX_RSS:
-        return False
-    from goldgate.gold._stream.parallel import cpu_budget
-
-    return cpu_budget() >= 2 and _single_threaded()
+    return accelerators.cpu_budget() >= 2 and _single_threaded()
 
 
 class ReportProcess:
@@ -361,6 +359,7 @@ def start_report_process(
         return None
     theirs.close()
     report_file.hand_over()
+    accelerators.note("report process")
     return ReportProcess(process, mine, suites, report_file)
 
 

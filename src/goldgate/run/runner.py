@@ -20,8 +20,8 @@ import anyio
 import anyio.to_thread
 
 from goldgate.base.errors import LoopBlocked
-from goldgate.gold._stream.store import RecordedCase, recorded_case
 from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import TargetFailure, TargetResponse

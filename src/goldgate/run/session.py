@@ -10,7 +10,6 @@ finished is written as an incomplete report.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import signal
 import time
@@ -23,7 +22,7 @@ import anyio
 
 from goldgate.base.channel import note_signal
 from goldgate.base.errors import GoldgateError, InvalidInputError
-from goldgate.base.memory import collections_spaced
+from goldgate.base.memory import collections_spaced, freeze_survivors
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
@@ -210,7 +209,7 @@ def execute_streamed(
     process when a target keeps the event loop blocked past every attempt to break in (it
     gets the outcome written from the watchdog's thread); ``targets`` are closed after;
     ``progress`` is told of each suite's attempts as they finish."""
-    gc.freeze()  # the loaded gold lives as long as the run: keep it out of collections
+    freeze_survivors()  # the loaded gold lives as long as the run: keep it out of collections
     report_file = _report_file(output, jobs, options)
     collector = report_file.collector if isinstance(report_file, ReportProcess) else None
     run = ReportRun(header, jobs, options, ReportWriter(report_file.write), collector=collector)

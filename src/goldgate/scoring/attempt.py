@@ -9,8 +9,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from goldgate.base.frozen import built
-from goldgate.gold._stream.store import RecordedCase, recorded_case
 from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.outcomes import CheckOutcome, not_run

@@ -12,15 +12,17 @@ was good gold, compares text or names custom scorers. A batch goes to a helper o
 has fewer than ``_AHEAD`` batches unanswered, so the work shares itself out however fast
 each side is.
 
-Helpers are forked only on Linux, one per CPU this process may keep busy beyond its own (its
-CPU affinity and its container's CPU quota both count), at most ``MAX_HELPERS``; only while
-this process runs no other thread (a fork copies only the calling thread: a lock another thread
-held would stay held in the copy); and only after ``PARALLEL_FROM`` cases, so small gold never
-pays for them (from the first case in a file of ``PARALLEL_BYTES``). The outcome is the same
+Helpers are forked only on Linux, one per CPU this process may keep busy beyond its own
+(its CPU affinity and its container's CPU quota both count: ``accelerators.cpu_budget``),
+at most ``MAX_HELPERS``; only while this process runs no other thread (a fork copies only
+the calling thread: a lock another thread held would stay held in the copy); and only after
+``PARALLEL_FROM`` cases, so small gold never pays for them (from the first case in a file of
+``PARALLEL_BYTES``). The outcome is the same
 either way, since a helper runs the same checks (``check_spans``); if one fails in any way,
 this process checks the batches it did not answer. A helper answers with the programs of the
 patterns it compiled (``patterns.PatternCode``), which this process rebuilds in a microsecond
-each for the run (``dataset.store``) instead of compiling them again.
+each for the run (``dataset.store``) instead of compiling them again. Like the whole
+streamed check, helpers are an accelerator: none with ``GOLDGATE_ACCELERATORS=0``.
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`): a
@@ -34,9 +36,9 @@ import sys
 import threading
 import zlib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+from goldgate.base.accelerators import cpu_budget, note
 from goldgate.base.jsonvalue import canonical_bytes
 from goldgate.gold._stream.casefile import strict_value
 from goldgate.gold.patterns import PatternCode, record_patterns, take_recorded
@@ -50,6 +52,7 @@ __all__ = [
     "Helper",
     "Span",
     "check_spans",
+    "cpu_budget",
     "parallel_possible",
     "start_helper",
     "start_helpers",
@@ -118,31 +121,6 @@ def check_spans(fd: int, spans: list[Span], check: CaseCheck) -> Answer:
 def parallel_possible() -> bool:
     """Whether helper processes may be forked here (see the module's description)."""
     return sys.platform == "linux" and threading.active_count() == 1 and cpu_budget() >= 2
-
-
-_QUOTAS: Final = (
-    ("/sys/fs/cgroup/cpu.max", None),  # cgroup v2: "<quota> <period>" or "max <period>"
-    ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"),  # v1
-)
-
-
-def cpu_budget() -> float:
-    """How many CPUs this process may keep busy: those it may run on, or fewer where its
-    container's CPU quota says so (a container limited to one CPU gains nothing from a
-    helper, and shares that CPU with it)."""
-    cpus = float(len(os.sched_getaffinity(0)))
-    for quota_file, period_file in _QUOTAS:
-        try:
-            fields = Path(quota_file).read_text().split()
-            if period_file is not None:
-                fields.append(Path(period_file).read_text().strip())
-        except OSError:
-            continue
-        if len(fields) == 2 and fields[0] not in ("max", "-1"):
-            with contextlib.suppress(ValueError, ZeroDivisionError):
-                cpus = min(cpus, int(fields[0]) / int(fields[1]))
-        break
-    return cpus
 
 
 class Helper:
@@ -233,6 +211,8 @@ def start_helpers(fd: int, check: CaseCheck, send_patterns: bool = True) -> list
         if helper is None:
             break
         helpers.append(helper)
+    if helpers:
+        note("check helpers")
     return helpers
 
 

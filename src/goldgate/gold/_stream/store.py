@@ -14,6 +14,9 @@ The file stays open from the check to the end of the run: a file replaced since 
 save, a checkout) is still read as it was checked; a file rewritten in place is noticed by the
 checksums of the cases read back after the change and ends the run with ``GoldChangedError``
 (a kept case is the gold that was checked: nothing is read for it).
+
+A case is read back as a ``RecordedCase``, whose public home is ``gold.recorded``: the other
+stages import it from there, never from this private package.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Generic, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar, overload
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import open_regular_file
@@ -36,22 +39,12 @@ from goldgate.base.textsafe import escape_control
 from goldgate.gold._stream.casefile import reparse
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
 from goldgate.gold.patterns import PatternCode, rebuild_pattern
+from goldgate.gold.recorded import RecordedCase, RecordedCases
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from goldgate.gold.models import Case
 
-__all__ = [
-    "CaseStore",
-    "GoldChangedError",
-    "LazyCases",
-    "LazyCompiled",
-    "RecordedCase",
-    "RecordedCases",
-    "RecordedEnvelope",
-    "RecordedExpectation",
-    "new_recorded_case",
-    "recorded_case",
-]
+__all__ = ["CaseStore", "GoldChangedError", "LazyCases", "LazyCompiled"]
 
 _CACHED = 512
 """Cases kept once read: more than run at once, so each is read about once per run."""
@@ -65,72 +58,6 @@ KEPT_PATTERN_BYTES = 48 << 20
 compiles the rest again when their cases are read back (20 us a pattern or more)."""
 
 T = TypeVar("T")
-_new_tuple = tuple.__new__
-
-
-class RecordedExpectation(NamedTuple):
-    """What a report's case record says of an expectation, read from the checked JSON."""
-
-    name: str
-    path: str
-    comparison: str
-    scorer: str | None
-    expected: Any
-
-    @classmethod
-    def of(cls, raw: dict[str, Any]) -> RecordedExpectation:
-        get = raw.get
-        # tuple.__new__ at once: a named tuple's own __new__ is one more Python call
-        return _new_tuple(cls, (raw["name"], raw["path"], get("comparison", "exact"),
-                                get("scorer"), raw["expected"]))  # fmt: skip
-
-
-class RecordedEnvelope(NamedTuple):
-    payload: dict[str, Any]
-    metadata: dict[str, Any]
-
-    def as_json(self) -> dict[str, Any]:
-        return {"payload": self.payload, "metadata": self.metadata}
-
-
-class RecordedCase(NamedTuple):
-    """A checked case as a report records it, read back without validating it again: what
-    every attempt of a streamed case file reads (a named tuple: built several times faster
-    than a model or a frozen dataclass, and as immutable)."""
-
-    id: str
-    family: str | None
-    split: str | None
-    input: RecordedEnvelope
-    expectations: tuple[RecordedExpectation, ...]
-
-    @classmethod
-    def of(cls, raw: dict[str, Any]) -> RecordedCase:
-        envelope = raw["input"]
-        get = raw.get
-        expectation = RecordedExpectation.of
-        return new_recorded_case(
-            raw["id"],
-            get("family"),
-            get("split"),
-            envelope["payload"],
-            envelope["metadata"],
-            tuple([expectation(item) for item in raw["expectations"]]),
-        )
-
-
-def new_recorded_case(
-    case_id: str,
-    family: str | None,
-    split: str | None,
-    payload: Any,
-    metadata: Any,
-    expectations: tuple[RecordedExpectation, ...],
-) -> RecordedCase:
-    """``RecordedCase(case_id, ..., RecordedEnvelope(payload, metadata), expectations)``
-    without the named tuples' generated ``__new__`` (a run makes one per attempt)."""
-    envelope = _new_tuple(RecordedEnvelope, (payload, metadata))
-    return _new_tuple(RecordedCase, (case_id, family, split, envelope, expectations))
 
 
 class GoldChangedError(InvalidInputError):
@@ -398,19 +325,6 @@ def _remember(cache: OrderedDict[int, T], index: int, value: T) -> None:
     cache[index] = value
 
 
-class RecordedCases(Sequence["Case"]):
-    """A suite's cases that can also give each case as a report records it
-    (``RecordedCase``), cheaper than the ``Case`` model indexing builds, and every id
-    without building any case: what a run reads."""
-
-    def recorded(self, index: int) -> RecordedCase:
-        raise NotImplementedError
-
-    @property
-    def ids(self) -> list[str]:
-        raise NotImplementedError
-
-
 class _View(Sequence[T], Generic[T]):
     """A sequence over the store's cases, all of them or those at ``positions`` (a shard)."""
 
@@ -481,11 +395,3 @@ class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
 
     def select(self, positions: Sequence[int]) -> LazyCompiled:
         return LazyCompiled(self.store, [self._position(p) for p in positions])
-
-
-def recorded_case(cases: Sequence[Case], index: int) -> Case | RecordedCase:
-    """Case ``index`` of a suite's ``cases`` as a report records it: cheaply where they can
-    (``RecordedCases``: a streamed case file, eval cases), the case itself otherwise."""
-    if type(cases) is LazyCases or isinstance(cases, RecordedCases):  # the first: no ABC check
-        return cases.recorded(index)
-    return cases[index]

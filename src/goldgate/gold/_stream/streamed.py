@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from pydantic import ValidationError
 
+from goldgate.base.accelerators import note
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import open_regular_file
 from goldgate.base.jsonvalue import canonical_bytes
@@ -106,6 +107,7 @@ def stream_suite(
     if next(suite_head_violations(manifest, (), suite, workflow, ids, has_text), None):
         OPEN_FILES.release(store.key)
         return None
+    note("streamed check")
     return GoldSuite(
         name=suite.name,
         workflow=suite.workflow,
