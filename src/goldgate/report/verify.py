@@ -44,6 +44,7 @@ from goldgate.report.plain import record_json
 from goldgate.report.records import CountsRecord
 from goldgate.scoring.adjudication import decided, note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
+from goldgate.scoring.kinds import rescored_kinds
 from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.score import score_compiled
 
@@ -54,8 +55,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RESCORED_COMPARISONS", "CaseTaker", "verify_report"]
 
-RESCORED_COMPARISONS = frozenset({"exact", "set", "source_span", "text", "score"})
-"""The comparisons whose stored outcomes are scored again on reading (pure, no user code)."""
+RESCORED_COMPARISONS = rescored_kinds()
+"""The built-in comparisons whose stored outcomes are scored again on reading (pure, no user
+code); a reader asks the registry (``rescored_kinds``), which may hold more."""
 
 _RUNTIME_FAILURES = ("failed", "timed_out")
 _TEXT_FIELDS = ("assertions_declared", "assertions_held", "json_parsed")
@@ -157,6 +159,7 @@ class _Tally:
         self.details = details
         self.skipped = record.status == "skipped"
         self.json_options = json_options
+        self.rescored = rescored_kinds()
         self.path = path
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
@@ -301,7 +304,7 @@ class _Tally:
         parsed = (check.get("json_parsed") is not None for check in stored)
         return tuple(
             score_compiled(gold, result, envelope, self.json_options if wants_json else None)
-            if gold.comparison in RESCORED_COMPARISONS
+            if gold.comparison in self.rescored
             else None
             for gold, wants_json in zip(compiled, parsed, strict=True)
         )
