@@ -10,6 +10,18 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from goldgate._version import __version__
+from goldgate.base.provided import COMPARISON_KINDS
+
+
+def _comparison_kinds() -> Any:
+    # Gold checks and compiles by comparison kind but sits below scoring, which holds the
+    # kinds: wired here, above every stage, made on first use (goldgate.base.provided).
+    from goldgate.scoring.kinds import KINDS
+
+    return KINDS
+
+
+COMPARISON_KINDS.provide(_comparison_kinds)
 
 _EXPORTS = {
     "Application": "goldgate.run.api",

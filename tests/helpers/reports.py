@@ -10,7 +10,8 @@ from goldgate.report.build import check_json
 from goldgate.report.models import Report, SuiteRecord, ThresholdRecord, VerdictRecord
 from goldgate.report.rebuild import rebuild_suite
 from goldgate.report.verdicts import run_verdict, suite_thresholds, suite_verdict
-from goldgate.report.verify import RESCORED_COMPARISONS, compile_stored
+from goldgate.report.verify import compile_stored
+from goldgate.scoring.kinds import rescored_kinds
 from goldgate.scoring.score import score_compiled
 
 
@@ -23,7 +24,7 @@ def _rescored(value: dict[str, Any]) -> None:
                 if attempt["status"] != "completed" or attempt.get("result") is None:
                     continue
                 for position, check in enumerate(attempt["checks"]):
-                    if gold[position].comparison not in RESCORED_COMPARISONS:
+                    if gold[position].comparison not in rescored_kinds():
                         continue
                     fresh = score_compiled(
                         gold[position], attempt["result"], case.get("input") or {}

@@ -31,7 +31,7 @@ def _expectation(compiled: CompiledExpectation) -> Expectation:
         name=compiled.name,
         path=compiled.path,
         expected=compiled.expected,
-        comparison=compiled.comparison,  # type: ignore[arg-type]
+        comparison=compiled.comparison,
         scorer=None,
     )
 

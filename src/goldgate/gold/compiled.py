@@ -1,5 +1,7 @@
-"""Gold compiled once: each expectation's parsed pointer, comparison and, for text, its
-assertions with their patterns compiled.
+"""Gold compiled once: each expectation's parsed pointer, comparison and what its comparison
+kind compiles of ``expected`` (``form``; for text, its assertions with their patterns
+compiled: ``compile_text``, the text kind's compiler, here as loading hands compiled patterns
+on, ``gold._stream``).
 
 Loading (and ``--check``) builds these while it validates, so scoring never re-validates gold
 or re-compiles a pattern: every attempt of every repeat uses the same compiled objects. The
@@ -17,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 from goldgate.base import accelerators
 from goldgate.base.pointers import PointerSyntaxError, parse_pointer
 from goldgate.gold._flatpatterns import is_flat
+from goldgate.gold.kinds import Kinds, comparison_kinds
 from goldgate.gold.patterns import PatternProblem, compile_pattern
 from goldgate.gold.shapes import TEXT_ASSERTIONS, Suffix, text_problems
 
@@ -106,7 +109,6 @@ class TextGold(NamedTuple):
 def compile_text(
     expected: Any,
     known: MutableMapping[str, re.Pattern[str]] | None = None,
-    *,
     check_only: bool = False,
 ) -> TextGold:
     """``expected`` of a text comparison, compiled; never raises. ``known``: gold checked
@@ -147,7 +149,8 @@ def compile_text(
 
 class CompiledExpectation(NamedTuple):
     """An expectation ready to score. ``tokens`` is ``None`` when ``path`` is not a valid
-    pointer (the check refuses that; scoring makes the check ``error``)."""
+    pointer (the check refuses that; scoring makes the check ``error``). ``form``: what the
+    comparison kind compiled of ``expected`` (``ComparisonKind.compile``), None if nothing."""
 
     name: str
     path: str
@@ -155,7 +158,13 @@ class CompiledExpectation(NamedTuple):
     scorer: str | None
     expected: Any
     tokens: tuple[str, ...] | None
-    text: TextGold | None = None
+    form: Any = None
+
+    @property
+    def text(self) -> TextGold | None:
+        """A text expectation's compiled assertions (None for other kinds)."""
+        form = self.form
+        return form if type(form) is TextGold else None
 
 
 def compile_expectation(
@@ -163,17 +172,22 @@ def compile_expectation(
     known: MutableMapping[str, re.Pattern[str]] | None = None,
     *,
     check_only: bool = False,
+    kinds: Kinds | None = None,
 ) -> CompiledExpectation:
-    """An expectation compiled (``known``, ``check_only``: see ``compile_text``)."""
+    """An expectation compiled by its kind (``known``, ``check_only``: see ``compile_text``;
+    ``kinds``: the registry, read once by a caller that compiles many). An unknown kind
+    compiles nothing: the check refuses it, scoring makes its check ``error``."""
     try:
         tokens: tuple[str, ...] | None = parse_pointer(expectation.path)
     except PointerSyntaxError:
         tokens = None
     comparison = expectation.comparison
     expected = expectation.expected
-    text = compile_text(expected, known, check_only=check_only) if comparison == "text" else None
+    kind = (comparison_kinds() if kinds is None else kinds).get(comparison)
+    compile_form = None if kind is None else kind.compile
+    form = None if compile_form is None else compile_form(expected, known, check_only)
     fields = (expectation.name, expectation.path, comparison, expectation.scorer, expected)
-    return _new(CompiledExpectation, (*fields, tokens, text))
+    return _new(CompiledExpectation, (*fields, tokens, form))
 
 
 def compile_expectations(
@@ -182,7 +196,8 @@ def compile_expectations(
     *,
     check_only: bool = False,
 ) -> tuple[CompiledExpectation, ...]:
+    kinds = comparison_kinds()
     return tuple(
-        compile_expectation(expectation, known, check_only=check_only)
+        compile_expectation(expectation, known, check_only=check_only, kinds=kinds)
         for expectation in expectations
     )

@@ -1,7 +1,9 @@
 """The gold models: manifest, suites, cases, envelopes, expectations, metrics, thresholds.
 
 Every model refuses unknown keys (a typo must not silently disable a check) and is frozen.
-``Expectation`` also accepts the seed's positional form for the Python API.
+``Expectation`` also accepts the seed's positional form for the Python API. Its
+``comparison`` names a registered comparison kind (``gold.kinds``): the names it accepts and
+the JSON Schema's enum are read from the registry when gold is validated or a schema made.
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`):
@@ -10,12 +12,13 @@ import re
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, field_validator
+from pydantic_core import PydanticCustomError
 
 from goldgate.base.textsafe import quote, refuse_control
+from goldgate.gold.kinds import comparison_kinds, gold_file_names, unknown_comparison
 from goldgate.gold.shapes import dot_path_problem
 
-Comparison = Literal["exact", "set", "source_span", "custom", "text"]
 MetricKind = Literal["classification", "multilabel"]
 Label = str | None
 
@@ -35,6 +38,27 @@ def _dot_path(value: str) -> str:
 DotPath = Annotated[str, Field(min_length=1), AfterValidator(_dot_path)]
 """A dot path into an answer parsed as JSON (``answer.items.0``): no empty segment."""
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _registered(name: Any) -> str:
+    kinds = comparison_kinds()
+    kind = kinds.get(name) if type(name) is str else None
+    if kind is None or not kind.in_gold_files:
+        # A literal's error, as when the names were a Literal: the same sentence
+        # ('must be one of "exact", ... or "text", found ...', base.problems) and type.
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": unknown_comparison(kinds)}
+        )
+    return name  # type: ignore[no-any-return]
+
+
+def _comparison_enum(schema: dict[str, Any]) -> None:
+    schema["type"] = "string"
+    schema["enum"] = gold_file_names(comparison_kinds())
+
+
+Comparison = Annotated[str, PlainValidator(_registered)]
+"""The name of a comparison kind gold files may use (``goldgate.scoring.kinds``)."""
 
 # The summary figures a suite can gate on. Counters such as text.chars are reported only.
 RUN_THRESHOLDS = ("pass_rate", "expect.satisfied", "json.parse", "schema.requiredCoverage")
@@ -75,7 +99,7 @@ class Expectation(_Gold):
     name: Name
     path: str = Field(description="RFC 6901 pointer into the result document.")
     expected: Any = Field(description="The reviewed value; required even when null.")
-    comparison: Comparison = "exact"
+    comparison: Comparison = Field("exact", json_schema_extra=_comparison_enum)
     scorer: Name | None = Field(None, description="Registered scorer name, for custom.")
 
     def __init__(

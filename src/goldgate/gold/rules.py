@@ -1,7 +1,9 @@
 """The offline cross-checks of gold against itself and the settings. Nothing is imported or run.
 
 Each rule returns violations; structural (model) errors are found before these run, so the
-rules see only suites and cases that parsed.
+rules see only suites and cases that parsed. What ``expected`` must be is each comparison
+kind's own rule (``ComparisonKind.rules``, ``gold.kinds``); how an expectation names its
+scorer is checked here for every kind.
 """
 
 from __future__ import annotations
@@ -10,13 +12,11 @@ from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from goldgate.base.jsonvalue import (
-    json_equal,
-    json_type_name,
-)
+from goldgate.base.jsonvalue import json_equal
 from goldgate.base.problems import Located, Violation, violation_at
 from goldgate.base.textsafe import quote
 from goldgate.gold.compiled import CompiledExpectation
+from goldgate.gold.kinds import Kinds, comparison_kinds
 from goldgate.gold.models import (
     METRIC_THRESHOLDS,
     RUN_THRESHOLDS,
@@ -25,7 +25,6 @@ from goldgate.gold.models import (
     Suite,
 )
 from goldgate.gold.paths import result_path_problem
-from goldgate.gold.shapes import source_span_problems
 
 if TYPE_CHECKING:  # annotations only: the report builder imports this without the settings
     from goldgate.gold.settings.models import WorkflowSettings
@@ -187,6 +186,7 @@ def _case_violations(
     # Counted only where a name repeats (rare): a Counter per case was a cost of every check.
     repeated = () if len(set(names)) == len(names) else {n for n in names if names.count(n) > 1}
     envelope = case.input.as_json()
+    kinds = comparison_kinds()
     for index, expectation in enumerate(case.expectations):
         where: Path_ = ("expectations", index)
         if expectation.name in repeated:
@@ -195,7 +195,7 @@ def _case_violations(
         problem = result_path_problem(expectation.path, workflow)
         if problem:
             yield placed.at((*where, "path"), problem)
-        problems = _comparison_problems(placed.compiled[index], envelope, scorer_names)
+        problems = _comparison_problems(placed.compiled[index], envelope, scorer_names, kinds)
         for suffix, message in problems:
             yield placed.at((*where, *suffix), message)
 
@@ -204,32 +204,26 @@ def _comparison_problems(
     expectation: CompiledExpectation,
     envelope: dict[str, Any],
     scorer_names: Collection[str] | None,
+    kinds: Kinds,
 ) -> Sequence[tuple[Path_, str]]:
     """What is wrong with how an expectation compares (a sequence, not a generator: every
-    expectation of large gold is checked here, and most have nothing wrong)."""
-    kind = expectation.comparison
-    if kind == "custom":
+    expectation of large gold is checked here, and most have nothing wrong). The model
+    accepted only registered names (a kind unregistered since is refused all the same)."""
+    name = expectation.comparison
+    kind = kinds.get(name)
+    if kind is None:
+        return [(("comparison",), f"comparison {quote(name)} is not registered")]
+    if kind.uses_scorer:
         if expectation.scorer is None:
-            return [(("comparison",), "a custom comparison names its registered 'scorer'")]
+            return [(("comparison",), f"a {name} comparison names its registered 'scorer'")]
         if scorer_names is not None and expectation.scorer not in scorer_names:
             scorer = quote(expectation.scorer)
             return [(("scorer",), f"scorer {scorer} is not registered in the settings")]
         return ()
-    problems: list[tuple[Path_, str]] = []
+    problems = kind.rules(expectation.expected, expectation.form, envelope)
     if expectation.scorer is not None:
-        problems.append(
-            (("scorer",), f"'scorer' is only used by the custom comparison, not {kind}")
-        )
-    expected = expectation.expected
-    if kind == "set" and not isinstance(expected, list):
-        problems.append(
-            (("expected",), f"a set comparison expects an array, found {json_type_name(expected)}")
-        )
-    elif kind == "source_span":
-        problems += source_span_problems(expected, envelope)
-    elif kind == "text" and expectation.text is not None:  # compiled once, while loading
-        problems += expectation.text.problems
-        problems += expectation.text.pattern_problems()
+        wrong = (("scorer",), f"'scorer' is only used by the custom comparison, not {name}")
+        return [wrong, *problems]
     return problems
 
 

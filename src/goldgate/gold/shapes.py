@@ -1,21 +1,22 @@
-"""The shape of ``expected`` for source_span and text comparisons: one set of rules for the
-offline check (every problem, each at its place) and for scoring (the first problem, as the
-reason of an ``error`` check when gold reaches scoring unchecked, e.g. from the Python API).
+"""The shape of ``expected`` for text comparisons: one set of rules for the offline check
+(every problem, each at its place) and for scoring (the first problem, as the reason of an
+``error`` check when gold reaches scoring unchecked, e.g. from the Python API). Here, below
+the text kind (``goldgate.scoring.kinds.text``), as loading compiles text gold itself
+(``gold.compiled``) and the suite's text options share the dot paths' rule. The other kinds
+keep their rules in their own modules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeGuard
 
-from goldgate.base.jsonvalue import MISSING, json_type_name
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer, resolve
+from goldgate.base.jsonvalue import json_type_name
 from goldgate.base.textsafe import quote
 
 Suffix = tuple[str | int, ...]
 Problem = tuple[Suffix, str]
 
-SPAN_KEYS = ("input_path", "required", "allowed")
 TEXT_ASSERTIONS = {
     "contains": "strings",
     "notContains": "strings",
@@ -27,73 +28,6 @@ TEXT_ASSERTIONS = {
     "requiredKeys": "strings",
     "note": "note",
 }
-
-
-def _span(value: Any) -> tuple[int, int] | None:
-    if (
-        isinstance(value, list | tuple)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
-    ):
-        return value[0], value[1]
-    return None
-
-
-def source_span_problems(expected: Any, envelope: Mapping[str, Any] | None) -> Iterator[Problem]:
-    """Every problem of a source_span ``expected``; with ``envelope`` also whether its
-    input_path holds a string that the ranges fit (Unicode code points, end exclusive)."""
-    if not isinstance(expected, Mapping):
-        yield (
-            ("expected",),
-            "a source_span expects {input_path, required, allowed}, "
-            f"found {json_type_name(expected)}",
-        )
-        return
-    for key in sorted(expected.keys() - set(SPAN_KEYS)):
-        yield ("expected", key), f"unknown key {quote(key)} in a source_span expectation"
-    for key in SPAN_KEYS:
-        if key not in expected:
-            yield ("expected",), f"a source_span expectation needs {key!r}"
-    if not set(SPAN_KEYS) <= expected.keys():
-        return
-    required, allowed = _span(expected["required"]), _span(expected["allowed"])
-    for key, span in (("required", required), ("allowed", allowed)):
-        if span is None:
-            yield ("expected", key), f"{key!r} is a [start, end] pair of nonnegative integers"
-        elif span[0] > span[1]:
-            yield ("expected", key), f"{key!r} starts after it ends"
-    source_pointer = expected["input_path"]
-    try:
-        tokens = parse_pointer(source_pointer)
-    except PointerSyntaxError as error:
-        yield ("expected", "input_path"), str(error)
-        return
-    if (
-        required is not None
-        and allowed is not None
-        and required[0] <= required[1]
-        and allowed[0] <= allowed[1]
-    ):
-        if required[0] == required[1]:
-            yield ("expected", "required"), "'required' must be a nonempty range"
-        if not (allowed[0] <= required[0] and required[1] <= allowed[1]):
-            yield ("expected", "required"), "'required' must lie inside 'allowed'"
-    if envelope is None:
-        return
-    source = resolve(envelope, tokens)
-    if source is MISSING:
-        yield ("expected", "input_path"), f"nothing in this case's input at {quote(source_pointer)}"
-    elif not isinstance(source, str):
-        yield (
-            ("expected", "input_path"),
-            f"the case's input at {quote(source_pointer)} is {json_type_name(source)}, "
-            "not a string",
-        )
-    elif allowed is not None and allowed[1] > len(source):
-        yield (
-            ("expected", "allowed"),
-            f"'allowed' ends at {allowed[1]}, past the source's {len(source)} code points",
-        )
 
 
 def text_problems(expected: Any) -> list[Problem]:

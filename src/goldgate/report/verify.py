@@ -56,6 +56,7 @@ from goldgate.report.verdicts import (
 )
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
+from goldgate.scoring.kinds import rescored_kinds
 from goldgate.scoring.observations import Observation, ObservationStatus
 from goldgate.scoring.score import score_compiled
 
@@ -65,15 +66,11 @@ if TYPE_CHECKING:
     from goldgate.scoring.outcomes import CheckOutcome
 
 __all__ = [
-    "RESCORED_COMPARISONS",
     "CaseTaker",
     "StoredExpectation",
     "compile_stored",
     "verify_report",
 ]
-
-RESCORED_COMPARISONS = frozenset({"exact", "set", "source_span", "text", "score"})
-"""The comparisons whose stored outcomes are scored again on reading (pure, no user code)."""
 
 _PLAIN_KEYS = frozenset({"outcome", "reason"})
 
@@ -186,6 +183,7 @@ class _Tally:
         self.details = details
         self.skipped = record.status == "skipped"
         self.json_options = json_options
+        self.rescored = rescored_kinds()
         self.path = path
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
@@ -322,7 +320,7 @@ class _Tally:
         parsed = (check.get("json_parsed") is not None for check in stored)
         return tuple(
             score_compiled(gold, result, envelope, self.json_options if wants_json else None)
-            if gold.comparison in RESCORED_COMPARISONS
+            if gold.comparison in self.rescored
             else None
             for gold, wants_json in zip(compiled, parsed, strict=True)
         )

@@ -1,5 +1,6 @@
-"""Scoring: comparisons, text assertions, the custom scorer registry, suite metrics, an
-attempt's outcome and the verdicts reviewers recorded (``adjudication``).
+"""Scoring: the comparison kinds (a registry, ``scoring.kinds``), text assertions, the custom
+scorer registry, suite metrics, an attempt's outcome and the verdicts reviewers recorded
+(``adjudication``).
 
 Everything here is a pure function over frozen data; only ``score_expectation`` is async,
 and only because custom scorers are.
@@ -13,12 +14,14 @@ from goldgate.base.lazy import load_export
 
 _EXPORTS = {
     "Verdict": "goldgate.scoring.comparisons",
-    "compare_exact": "goldgate.scoring.comparisons",
-    "compare_set": "goldgate.scoring.comparisons",
-    "compare_source_span": "goldgate.scoring.comparisons",
-    "describe_difference": "goldgate.scoring.comparisons",
-    "set_key": "goldgate.scoring.comparisons",
-    "source_span_problem": "goldgate.scoring.comparisons",
+    "KINDS": "goldgate.scoring.kinds",
+    "ScoringKind": "goldgate.scoring.kinds",
+    "compare_exact": "goldgate.scoring.kinds.exact",
+    "compare_set": "goldgate.scoring.kinds.set_",
+    "compare_source_span": "goldgate.scoring.kinds.source_span",
+    "describe_difference": "goldgate.scoring.kinds.exact",
+    "set_key": "goldgate.scoring.kinds.set_",
+    "source_span_problem": "goldgate.scoring.kinds.source_span",
     "UNAVAILABLE_KINDS": "goldgate.scoring.metrics",
     "Averages": "goldgate.scoring.metrics",
     "ClassificationMetricResult": "goldgate.scoring.metrics",
@@ -57,6 +60,7 @@ _EXPORTS = {
 __all__ = [
     "ABSENT_REASON",
     "ADJUDICATION_REASON",
+    "KINDS",
     "TEXT_ASSERTIONS",
     "UNAVAILABLE_KINDS",
     "Averages",
@@ -73,6 +77,7 @@ __all__ = [
     "RegisteredScorer",
     "ScorerFunction",
     "ScorerRegistry",
+    "ScoringKind",
     "UnavailableCounts",
     "Verdict",
     "classification_metric",
@@ -98,15 +103,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from goldgate.scoring.comparisons import (
-        Verdict,
-        compare_exact,
-        compare_set,
-        compare_source_span,
-        describe_difference,
-        set_key,
-        source_span_problem,
-    )
+    from goldgate.scoring.comparisons import Verdict
+    from goldgate.scoring.kinds import KINDS, ScoringKind
+    from goldgate.scoring.kinds.exact import compare_exact, describe_difference
+    from goldgate.scoring.kinds.set_ import compare_set, set_key
+    from goldgate.scoring.kinds.source_span import compare_source_span, source_span_problem
     from goldgate.scoring.metrics import (
         UNAVAILABLE_KINDS,
         Averages,

@@ -1,8 +1,9 @@
-"""One expectation applied to one result document: resolve the path, then compare.
+"""One expectation applied to one result document: resolve the path, then compare by the
+expectation's comparison kind (``goldgate.scoring.kinds``).
 
-Only ``custom`` awaits anything (the user's scorer); every other comparison is computed in
-place, so scoring a document without custom expectations never yields to the event loop for
-long.
+Only ``custom`` awaits anything (the user's scorer); every other kind is computed in place
+(``ScoringKind.score``), so scoring a document without custom expectations never yields to
+the event loop for long.
 """
 
 from __future__ import annotations
@@ -16,16 +17,10 @@ from goldgate.base.errors import InvalidInputError, LoopBlocked
 from goldgate.base.jsonvalue import MISSING, freeze, thaw
 from goldgate.base.pointers import resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
-from goldgate.scoring.comparisons import (
-    Verdict,
-    compare_exact,
-    compare_set,
-    compare_source_span,
-)
-from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
-from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
+from goldgate.scoring.comparisons import envelope_document
+from goldgate.scoring.kinds import KINDS
+from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
 from goldgate.scoring.scorers import RegisteredScorer
-from goldgate.scoring.text import score_text
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from goldgate.gold.models import Envelope, Expectation, TextOptions
@@ -33,16 +28,9 @@ if TYPE_CHECKING:  # annotations only: Python evals run without the gold models 
 __all__ = ["envelope_document", "score_compiled", "score_custom", "score_expectation"]
 
 
-def envelope_document(envelope: Envelope | Mapping[str, Any]) -> Mapping[str, Any]:
-    """The case input as a JSON document ``{"payload": ..., "metadata": ...}``."""
-    if isinstance(envelope, Mapping):
-        return envelope
-    return {"payload": envelope.payload, "metadata": envelope.metadata}
-
-
-def _with_actual(verdict: Verdict, actual: Any) -> CheckOutcome:
-    present = actual is not MISSING
-    return scored(verdict.outcome, verdict.reason, present, thaw(actual) if present else None)
+_kind_of = KINDS.get
+"""The registry's lookup, bound once: the registry is one dict, and a kind added to it (a
+test's toy) is found all the same."""
 
 
 async def score_expectation(
@@ -63,7 +51,8 @@ async def score_expectation(
     """
     if not isinstance(expectation, CompiledExpectation):
         expectation = compile_expectation(expectation)
-    if expectation.comparison == "custom":
+    kind = _kind_of(expectation.comparison)
+    if kind is not None and kind.uses_scorer:
         return await score_custom(expectation, document, registry)
     return score_compiled(expectation, document, envelope, text_options)
 
@@ -77,21 +66,10 @@ def score_compiled(
     """Every comparison but ``custom``, computed in place (no await, nothing re-validated)."""
     if expectation.tokens is None:
         return CheckOutcome(Outcome.ERROR, "the expectation's path is not a valid JSON pointer")
-    actual = resolve(document, expectation.tokens)
-    comparison = expectation.comparison
-    expected = expectation.expected
-    if comparison == "exact":
-        return _with_actual(compare_exact(actual, expected), actual)
-    if comparison == "text" and expectation.text is not None:
-        return score_text(actual, expectation.text, text_options)
-    if comparison == "set":
-        return _with_actual(compare_set(actual, expected), actual)
-    if comparison == "source_span":
-        verdict = compare_source_span(actual, expected, envelope_document(envelope))
-        return _with_actual(verdict, actual)
-    if comparison == SCORE_COMPARISON:  # a Python eval's score key (goldgate.evals)
-        return score_check(actual, expected)
-    return CheckOutcome(Outcome.ERROR, f"unknown comparison {comparison!r}")
+    kind = _kind_of(expectation.comparison)
+    if kind is None:
+        return CheckOutcome(Outcome.ERROR, f"unknown comparison {expectation.comparison!r}")
+    return kind.score(resolve(document, expectation.tokens), expectation, envelope, text_options)
 
 
 async def score_custom(
