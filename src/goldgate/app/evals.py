@@ -1,6 +1,6 @@
 """What ``goldgate evals run`` and ``goldgate evals regrade`` do, as plain functions returning
 an exit code. They print only the safe summary (names, counts, verdicts, the report path);
-the exit code is the report's, as for ``goldgate evaluate`` (``commands.run_evaluation``,
+the exit code is the report's, as for ``goldgate evaluate`` (``app.evaluate.run_evaluation``,
 whose stream handling this follows).
 """
 

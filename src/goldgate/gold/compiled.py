@@ -40,7 +40,7 @@ Python call, and gold compiles several of these per case."""
 
 # The compiled forms are named tuples: immutable like frozen dataclasses, and built five times
 # faster. Loading builds seven of them per case of typical gold, and a streamed case file
-# builds them again for its run (``dataset.store``).
+# builds them again for its run (``gold._stream.store``).
 
 
 class GoldFields(Protocol):

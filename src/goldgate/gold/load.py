@@ -74,7 +74,7 @@ def check_gold(
 ) -> GoldCheck:
     """Check gold offline against itself and ``settings``; nothing is imported or run.
     ``for_run``: a run follows (``load_gold``), so the first cases of a case file are kept
-    as checked, with the patterns the check compiled (``dataset.store``); a check alone
+    as checked, with the patterns the check compiled (``gold._stream.store``); a check alone
     keeps nothing it would not use. ``settings`` None: they did not load (their problems
     are reported elsewhere), so the gold at ``path`` is checked on its own, nothing against
     them, and nothing is kept."""

@@ -100,7 +100,7 @@ def error_summary(error: re.error) -> str:
 class PatternCode(NamedTuple):
     """A compiled pattern as ``re``'s compiler leaves it, before it becomes a pattern object:
     what rebuilds the very same pattern in another process of this Python (a checking helper
-    forked from this one, ``dataset.parallel``) in a microsecond instead of compiling it again
+    forked from this one, ``gold._stream.parallel``) in a microsecond instead of compiling it again
     (``rebuild_pattern``). ``code`` is the compiled program as native unsigned ints."""
 
     pattern: str

@@ -34,7 +34,7 @@ def text_problems(expected: Any) -> list[Problem]:
     """Every problem of a text ``expected``: prose (a string) or an object of assertions.
     An object must declare something that can hold: no empty object or list, no bounds that
     exclude each other, no malformed dot path. Patterns are compiled once, with the rest of
-    the gold (``dataset.compiled``), which reports the ones that do not compile.
+    the gold (``gold.compiled``), which reports the ones that do not compile.
 
     A list, built without a generator per assertion: every text expectation of large gold is
     checked here, and most have no problem."""

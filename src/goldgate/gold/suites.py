@@ -35,7 +35,7 @@ class GoldSuite:
     step: str | None
     cases: Sequence[Case]
     """The cases in order: a tuple, or for a streamed case file a ``LazyCases`` that reads
-    each case back when asked for (``dataset.store``), or for eval cases an ``EvalCases``
+    each case back when asked for (``gold._stream.store``), or for eval cases an ``EvalCases``
     that builds a case's model only when asked for (``evals.plan``)."""
     metrics: tuple[Metric, ...]
     thresholds: dict[str, float]

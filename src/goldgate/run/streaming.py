@@ -112,7 +112,7 @@ class ReportRun:
     """Runs ``jobs`` in order and streams them through ``writer``.
 
     Every write happens under ``lock``, so that a watchdog thread can take over the ending
-    when the event loop is stuck in a target (see ``execution.watchdog``)."""
+    when the event loop is stuck in a target (see ``run.watchdog``)."""
 
     def __init__(
         self,

@@ -4,7 +4,7 @@ Large gold parsed whole holds every case as Python objects at once (about 8 KB a
 memory grew with the gold. Here a case file is read in chunks and each element of its array is
 parsed on its own by the same strict decoder ``jsonvalue`` uses; the caller keeps only where
 each case's bytes are (offset, length, checksum, line) and reads a case back when the run
-needs it (``dataset.store``).
+needs it (``gold._stream.store``).
 
 Nothing here describes a problem. Anything the stream cannot take as it comes (a syntax error,
 a byte order mark, invalid UTF-8, a lone surrogate, nesting past the limit, an empty array,

@@ -21,7 +21,7 @@ the calling thread: a lock another thread held would stay held in the copy); and
 either way, since a helper runs the same checks (``check_spans``); if one fails in any way,
 this process checks the batches it did not answer. A helper answers with the programs of the
 patterns it compiled (``patterns.PatternCode``), which this process rebuilds in a microsecond
-each for the run (``dataset.store``) instead of compiling them again. Like the whole
+each for the run (``gold._stream.store``) instead of compiling them again. Like the whole
 streamed check, helpers are an accelerator: none with ``GOLDGATE_ACCELERATORS=0``.
 """
 

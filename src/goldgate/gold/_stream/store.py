@@ -1,6 +1,6 @@
 """The cases of a streamed case file, read back from the file when the run needs them.
 
-Loading checks every case of a case file as it streams by (``dataset.casefile``) and keeps
+Loading checks every case of a case file as it streams by (``gold._stream.casefile``) and keeps
 only where each case's bytes are, so memory does not grow with the gold. ``LazyCases`` and
 ``LazyCompiled`` are the suite's ``cases`` and ``compiled`` over that store: a case is read
 back (one ``pread``), checked against its checksum, parsed and built again without validating
@@ -225,7 +225,7 @@ class CaseStore:
                         self._keep(assertion.pattern)
 
     def adopt(self, patterns: Iterable[PatternCode]) -> None:
-        """Patterns a checking helper compiled (``dataset.parallel``), rebuilt for the run."""
+        """Patterns a checking helper compiled (``gold._stream.parallel``), rebuilt for the run."""
         if not self.keeps:
             return
         for made in patterns:

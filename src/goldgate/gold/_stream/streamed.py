@@ -1,6 +1,6 @@
 """Checking a suite's case file as it streams by, keeping only where each case is.
 
-The fast path of loading: a case file is read in chunks (``dataset.casefile``) and each case
+The fast path of loading: a case file is read in chunks (``gold._stream.casefile``) and each case
 is validated, compiled and cross-checked as it comes, exactly as the whole-file path does it
 (the same models and rules), then dropped; the suite keeps a ``CaseStore`` of where each case
 is and reads it back when the run needs it. Memory stays flat however large the gold.
@@ -135,7 +135,7 @@ def _check_cases(
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
     first problem. Returns the fingerprint, whether any case compares text, and the custom
     scorers named. Past ``PARALLEL_FROM`` cases (from the first in a large file), helper
-    processes may check batches of cases meanwhile (``dataset.parallel``): cases still
+    processes may check batches of cases meanwhile (``gold._stream.parallel``): cases still
     reach the hasher and the store in order."""
     check = _CaseCheck(
         workflows.get(suite.workflow),
@@ -323,5 +323,5 @@ class _CaseCheck:
         return compiled
 
     def facts(self, raw: Any, position: int) -> tuple[bool, frozenset[str]]:
-        """The helper's check (``dataset.parallel``): the facts of a good case."""
+        """The helper's check (``gold._stream.parallel``): the facts of a good case."""
         return _facts_of(self(raw, position))
