@@ -43,8 +43,6 @@ MAX_LINES = 500
 OVERSIZED = frozenset(
     {
         "cli.py",
-        "comparison/compute.py",
-        "comparison/replay.py",
         "github/artifacts.py",
         "report/build.py",
         "report/verify.py",
