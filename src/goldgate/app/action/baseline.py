@@ -81,14 +81,10 @@ def _download_baseline(
     """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
     within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
     and copied into the work folder: the comparison names a file that stays."""
-    from goldgate.github.artifacts import (
-        download_artifact,
-        extract_zip_safely,
-        find_baseline_artifact,
-        merge_base,
-        remaining,
-    )
+    from goldgate.github.archive import extract_zip_safely
+    from goldgate.github.artifacts import find_baseline_artifact, merge_base
     from goldgate.github.client import api_url, connect, repository
+    from goldgate.github.download import download_artifact, remaining
 
     assert event.base_sha is not None
     assert event.head_sha is not None

@@ -25,7 +25,7 @@ DETAILS = ("safe", "values")
 REQUEST_TIMEOUT_VARIABLE = "GOLDGATE_GITHUB_TIMEOUT"
 """Seconds to wait for each answer of the GitHub API (default 20)."""
 BASELINE_DEADLINE_VARIABLE = "GOLDGATE_BASELINE_DEADLINE"
-"""Seconds the baseline download may take in all (default ``artifacts.DOWNLOAD_DEADLINE``)."""
+"""Seconds the baseline download may take in all (default ``download.DOWNLOAD_DEADLINE``)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def request_timeout(env: Mapping[str, str]) -> int:
 def baseline_deadline(env: Mapping[str, str]) -> float:
     """Seconds the whole baseline download may take: ``GOLDGATE_BASELINE_DEADLINE``, else
     ``DOWNLOAD_DEADLINE`` (a value that is not a positive number counts as unset)."""
-    from goldgate.github.artifacts import DOWNLOAD_DEADLINE
+    from goldgate.github.download import DOWNLOAD_DEADLINE
 
     try:
         seconds = float(env.get(BASELINE_DEADLINE_VARIABLE, "").strip() or DOWNLOAD_DEADLINE)
