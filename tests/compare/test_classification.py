@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.comparison.compute import classify, classify_unit
+from goldgate.comparison.classification import classify, classify_unit
 from goldgate.comparison.rescore import NOT_RESCORED
 from goldgate.comparison.sides import QUEUED, VERDICT, WAITING, AttemptSide, Judged
 from goldgate.comparison.stats import drop_is_significant, fisher_drop_p_value

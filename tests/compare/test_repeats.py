@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldgate.comparison import compare
-from goldgate.comparison.compute import classify
+from goldgate.comparison.classification import classify
 from run.support import STATUS_OK, Project, case, expect, new_project
 
 

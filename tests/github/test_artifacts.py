@@ -12,16 +12,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from goldgate.github.artifacts import (
-    ArchiveRefused,
-    ArtifactChoice,
-    download_artifact,
-    extract_zip_safely,
-    find_baseline_artifact,
-    merge_base,
-)
+from goldgate.github.archive import ArchiveRefused, extract_zip_safely
+from goldgate.github.artifacts import ArtifactChoice, find_baseline_artifact, merge_base
 from goldgate.github.client import GitHubUnavailable
 from goldgate.github.comments import upsert_comment
+from goldgate.github.download import download_artifact
 from helpers.fake_github import TOKEN, FakeGitHub
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.github.artifacts import ArchiveRefused, extract_zip_safely
+from goldgate.github.archive import ArchiveRefused, extract_zip_safely
 
 CAP = 1_000_000
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from goldgate.base.errors import ReportRefusedError
 from goldgate.base.memory import collections_paused
-from goldgate.comparison.compute import classify, compare_sides
+from goldgate.comparison.classification import classify
+from goldgate.comparison.compute import compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.comparison.stats import mcnemar_p_value

@@ -6,7 +6,9 @@
 - ``client``: the PyGithub client (Enterprise Server, retries, rate limits) and
   ``GitHubUnavailable``, the one error every other module turns failures into.
 - ``comments``: the sticky pull-request comment.
-- ``artifacts``: the baseline report of the merge-base commit, found, downloaded, extracted.
+- ``artifacts``: which artifact holds the baseline report of the merge-base commit;
+- ``download``: its zip fetched within a deadline, the token kept from the storage host;
+- ``archive``: the zip unpacked without trusting it.
 
 PyGithub is imported only inside functions, so importing this package costs nothing.
 """

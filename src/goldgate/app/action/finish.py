@@ -1,0 +1,156 @@
+"""The step every mode ends with: from a report on disk to the step's exit code.
+
+``conclude`` reads the report (just run, replayed, or given), compares it with the baseline
+(``baseline.find_baseline``; ``rules`` says when one must not count), publishes
+(``publish``) and decides the exit code under ``fail_on`` (``rules.decide_exit``). A run
+with no report to publish still writes its outputs and a summary that says why.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldgate.app.action.baseline import find_baseline
+from goldgate.app.action.inputs import ActionInputs
+from goldgate.app.action.publish import publish
+from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
+from goldgate.app.action.step import (
+    WORK_FOLDER,
+    StepRun,
+    append_step_summary,
+    note_interrupted,
+    write_step_outputs,
+)
+from goldgate.base.errors import ExitCode, GoldgateError, RuntimeFailureError, most_severe
+from goldgate.github.client import describe_error
+
+if TYPE_CHECKING:
+    from goldgate.comparison.models import Comparison
+    from goldgate.github.event import GitHubEvent
+    from goldgate.report.models import Report
+
+
+def conclude(
+    run: StepRun, inputs: ActionInputs, event: GitHubEvent | None, report_path: Path, run_code: int
+) -> int:
+    """From a report on disk (just run, replayed, or given): compare with the baseline, render
+    and publish, and decide the step's exit code under fail_on. Mode compare and mode report
+    take the run's exit code from the report's own verdict.
+
+    SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
+    stops that, not the step: what can still be written (JUnit, the summary, the outputs)
+    is, with exit 130."""
+    from goldgate.report.io import read_report
+
+    now = datetime.now(UTC)
+    report: Report | None = None
+    refused: GoldgateError | None = None
+    if report_path.is_file():
+        try:
+            report = read_report(report_path)
+        except GoldgateError as error:  # unreadable, or its stored verdict is not its own
+            refused = error
+        except MemoryError:
+            refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
+    if report is None:
+        if refused is not None:
+            run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
+            run.failure = str(refused)
+        return _no_report(run, inputs, run_code)
+    if inputs.mode in ("compare", "report"):
+        run_code = report.verdict.exit_code  # recomputed from its attempts as it was read
+    comparison: Comparison | None = None
+    comparison_path: Path | None = None
+    if run_code == ExitCode.INTERRUPTED:
+        run.notes.append("No baseline: the run was interrupted, so nothing was compared.")
+    else:
+        try:
+            comparison, comparison_path = _compare(run, inputs, event, report, report_path, now)
+        except KeyboardInterrupt:
+            note_interrupted(
+                run, "while the baseline was fetched or compared; nothing was compared"
+            )
+    if run.failure is not None:  # the baseline was refused: nothing it says is trusted
+        return _no_report(run, inputs, int(ExitCode.INVALID_INPUT))
+    try:
+        return publish(
+            run, inputs, event, report, report_path, comparison, comparison_path, run_code
+        )
+    except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
+        note_interrupted(run, "while the results were published")
+        code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
+        append_step_summary(
+            run,
+            f"**goldgate: {rule}** Interrupted while the results were published; "
+            f"the report is {report_path}.\n",
+        )
+        write_step_outputs(
+            run,
+            {
+                "exit_code": str(int(ExitCode.INTERRUPTED)),
+                "report": str(report_path),
+                "comparison": str(comparison_path or ""),
+            },
+        )
+        return code
+
+
+def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
+    """The outputs and summary of a run that has no report to publish: goldgate's exit code
+    and, when an error ended it, its sentence."""
+    from goldgate.base.textsafe import escape_control
+    from goldgate.render import escape
+    from goldgate.render.workflow import escape_data
+
+    code, rule = decide_exit(inputs.fail_on, run_code, None)
+    if run.failure is not None:
+        run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
+        why = escape.markdown(run.failure, 1_000)
+        append_step_summary(run, f"**goldgate: {rule}** Nothing was published: {why}\n")
+    else:
+        append_step_summary(
+            run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n"
+        )
+    write_step_outputs(run, {"exit_code": str(run_code)})
+    return code
+
+
+def _compare(
+    run: StepRun,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    report: Report,
+    report_path: Path,
+    now: datetime,
+) -> tuple[Comparison | None, Path | None]:
+    from goldgate.comparison import compare, write_comparison
+    from goldgate.report.io import unique_path
+
+    if inputs.baseline is None:
+        run.notes.append("No baseline was configured, so nothing was compared.")
+        return None, None
+    found = find_baseline(run, inputs.baseline, event, now)
+    if found is None:
+        return None, None
+    baseline_path, baseline = found
+    refusal = baseline_refusal(report, baseline)
+    if refusal is None:
+        try:
+            comparison = compare(report_path, baseline_path, partial=inputs.partial, now=now)
+        except GoldgateError as error:
+            refusal = str(error).removeprefix("cannot compare: ")
+        except Exception as error:  # a baseline no check foresaw: a note, never a crash
+            refusal = describe_error(error)
+        else:
+            refusal = nothing_compared(comparison)
+    if refusal is not None:
+        refusal = refusal.rstrip(".")
+        run.warning(f"baseline not compared: {refusal}.")
+        run.notes.append(f"Baseline not compared: {refusal}.")
+        return None, None
+    written, fallback = write_comparison(comparison, unique_path(WORK_FOLDER, "comparison", now))
+    if fallback:
+        run.warning(f"{fallback}; the comparison was written to {written} instead.")
+    return comparison, written

@@ -1,0 +1,155 @@
+"""``run_action``: the modes of the action, each a way to a report, then ``finish.conclude``.
+
+``check`` lints the gold in this process (no user code runs). ``evaluate`` and ``evals`` run
+user code as a program of its own (``isolation.run_user_code``) with workflow commands
+paused; ``replay`` scores a saved report's results with the current gold (custom scorers
+are user code too); ``compare`` and ``report`` start from a report the workspace holds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldgate.app.action.finish import conclude
+from goldgate.app.action.inputs import ActionInputs, read_inputs
+from goldgate.app.action.isolation import commands_paused, mask_secrets, run_user_code
+from goldgate.app.action.step import WORK_FOLDER, StepRun, print_commands, write_step_outputs
+from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
+
+if TYPE_CHECKING:
+    from goldgate.github.event import GitHubEvent
+
+
+def run_action(
+    env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
+) -> int:
+    """Run the action as the environment says; the step's exit code."""
+    environ = dict(os.environ if env is None else env)
+    run = StepRun(environ, out)
+    try:
+        inputs = read_inputs(environ)
+    except InvalidInputError as error:
+        from goldgate.render.workflow import escape_data
+
+        run.command(f"::error title=goldgate::{escape_data(str(error))}")
+        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
+        return int(ExitCode.INVALID_INPUT)
+    mask_secrets(run, inputs)
+    if inputs.mode == "check":
+        from goldgate.app.check import check_gold_command
+
+        code = _guarded(
+            lambda: check_gold_command(inputs.config, None, json_output=False, github=True)
+        )
+        write_step_outputs(run, {"exit_code": str(code)})
+        return code
+    if inputs.mode == "evaluate":
+        return _evaluate(run, inputs)
+    if inputs.mode == "evals":
+        return _evals(run, inputs)
+    if inputs.report is None or not inputs.report.is_file():
+        run.command(
+            f"::error title=goldgate::mode {inputs.mode} needs the input report: an existing "
+            "report file in the workspace."
+        )
+        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
+        return int(ExitCode.INVALID_INPUT)
+    if inputs.mode == "replay":
+        return _replay(run, inputs, inputs.report)
+    return conclude(run, inputs, _event(run), inputs.report, int(ExitCode.PASSED))
+
+
+def _replay(run: StepRun, inputs: ActionInputs, saved: Path) -> int:
+    """Mode replay: the current gold over the saved report's results, then as evaluate."""
+    from goldgate.app.replay import ReplayRequest, replay_evaluation
+    from goldgate.report.io import unique_path
+
+    report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
+    request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
+    with commands_paused(run):  # custom scorers are user code
+        run_code = _guarded(lambda: replay_evaluation(request), run)
+    return conclude(run, inputs, _event(run), report_path, run_code)
+
+
+def _guarded(call: Callable[[], ExitCode], run: StepRun | None = None) -> int:
+    try:
+        return int(call())
+    except GoldgateError as error:
+        from goldgate.base.stdio import warn
+
+        warn(f"goldgate: {error}")
+        if run is not None:
+            run.failure = str(error)
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        return int(ExitCode.INTERRUPTED)
+
+
+def _event(run: StepRun) -> GitHubEvent | None:
+    from goldgate.github.event import EventError, read_event
+
+    try:
+        return read_event(run.env)
+    except EventError as error:
+        run.warning(f"{error} No pull request to comment on and no baseline to find.")
+        return None
+
+
+def _live(run: StepRun, inputs: ActionInputs, event: GitHubEvent | None) -> bool:
+    """Whether live suites (and live evals) may run: asked for, and not for a fork."""
+    if inputs.live and event is not None and event.from_fork:
+        run.warning("a pull request from a fork has no secrets: live suites are skipped.")
+        return False
+    return inputs.live
+
+
+def _evaluate(run: StepRun, inputs: ActionInputs) -> int:
+    from goldgate.report.io import unique_path
+
+    event = _event(run)
+    live = _live(run, inputs, event)
+    now = datetime.now(UTC)
+    report_path = unique_path(WORK_FOLDER, "report", now)
+    arguments = ["evaluate", f"--config={inputs.config}", f"--output={report_path}"]
+    arguments += [f"--suite={suite}" for suite in inputs.suites]
+    arguments += ["--live"] if live else []
+    arguments += _run_options(inputs)
+    arguments += [f"--variant={inputs.variant}"] if inputs.variant is not None else []
+    with commands_paused(run):
+        run_code = run_user_code(run, arguments)
+    return conclude(run, inputs, event, report_path, run_code)
+
+
+def _run_options(inputs: ActionInputs) -> list[str]:
+    return [
+        f"--max-concurrency={inputs.max_concurrency}",
+        f"--timeout={inputs.timeout!r}",
+        f"--repeat={inputs.repeat}",
+    ]
+
+
+def _evals(run: StepRun, inputs: ActionInputs) -> int:
+    """Mode evals: ``goldgate evals run`` over the ``evals`` paths (``suites`` choosing
+    datasets), then as evaluate: the report is the same format."""
+    from goldgate.report.io import unique_path
+
+    if not inputs.evals:
+        run.command(
+            "::error title=goldgate::mode evals needs the input evals: the eval files or "
+            "folders to run, relative to the workspace."
+        )
+        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
+        return int(ExitCode.INVALID_INPUT)
+    event = _event(run)
+    report_path = unique_path(WORK_FOLDER, "evals", datetime.now(UTC))
+    arguments = ["evals", "run", f"--output={report_path}"]
+    arguments += [f"--dataset={dataset}" for dataset in inputs.suites]
+    arguments += ["--live"] if _live(run, inputs, event) else []
+    arguments += [*_run_options(inputs), "--", *(str(path) for path in inputs.evals)]
+    with commands_paused(run):
+        run_code = run_user_code(run, arguments)
+    return conclude(run, inputs, event, report_path, run_code)

@@ -1,0 +1,208 @@
+"""Publishing a report (and its comparison): JUnit XML, the sticky pull-request comment,
+the job summary and its Markdown copy, the annotations and the step's outputs.
+
+The comment is posted before the summary is written, so that a signal during the post still
+shows in the summary. When GitHub says no to the comment (as it does to forks), a hand-off
+file carries the report and comparison for a ``workflow_run`` job to render and post
+(``goldgate.app.forkcomment``). A file that cannot be written, or a comment that cannot be
+posted, is a ``::warning::``: every other output and the ``fail_on`` decision are kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from goldgate.app.action.inputs import ActionInputs, github_token, request_timeout
+from goldgate.app.action.rules import decide_exit
+from goldgate.app.action.step import (
+    WORK_FOLDER,
+    StepRun,
+    append_step_summary,
+    note_interrupted,
+    write_step_outputs,
+)
+from goldgate.base.errors import ExitCode
+from goldgate.github.client import describe_error, os_reason
+
+if TYPE_CHECKING:
+    from goldgate.comparison.models import Comparison
+    from goldgate.github.event import GitHubEvent
+    from goldgate.report.models import Report
+
+
+def publish(
+    run: StepRun,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    report: Report,
+    report_path: Path,
+    comparison: Comparison | None,
+    comparison_path: Path | None,
+    run_code: int,
+) -> int:
+    """Render and publish; the step's exit code. The comment is posted before the summary is
+    written, so that a signal during the post still shows in the summary (exit 130)."""
+    from goldgate.github.comments import comment_budget, comment_length
+    from goldgate.render import escape
+    from goldgate.render.annotations import render_annotations
+    from goldgate.render.compared import comparison_view
+    from goldgate.render.junit import render_junit
+    from goldgate.render.markdown import render_markdown
+    from goldgate.render.view import build_view
+
+    if run.interrupted:
+        run_code = int(ExitCode.INTERRUPTED)
+    view = comparison_view(comparison, report) if comparison is not None else None
+    protected = [report_path, *([comparison_path] if comparison_path else [])]
+    junit = inputs.junit  # empty input: no JUnit
+    if junit is not None and not _written(run, junit, render_junit(report, view), protected):
+        junit = None
+    link_base = _link_base(run, event) if inputs.link_gold else None
+    shown = str(report_path)
+    options: dict[str, Any] = {
+        "details": inputs.details,
+        "link_base": link_base,
+        "full_report": shown,
+    }
+
+    def preface() -> tuple[int, str]:
+        code, rule = decide_exit(inputs.fail_on, run_code, comparison)
+        return code, f"**goldgate: {rule}**\n\n" + "".join(
+            f"> {escape.markdown(note, 1_000)}\n\n" for note in run.notes
+        )
+
+    code, head = preface()
+    limit = comment_budget(inputs.comment_id) - comment_length(head)
+    body = head + render_markdown(report, view, budget="comment", limit=limit, **options)
+    comment_file = _comment(run, inputs, event, body, (report_path, comparison_path))
+    if run.interrupted:
+        run_code = int(ExitCode.INTERRUPTED)
+        code, head = preface()
+    summary = head + render_markdown(report, view, budget="summary", **options)
+    markdown_path = WORK_FOLDER / "report.md"
+    markdown_written = _written(run, markdown_path, summary, protected)
+    append_step_summary(run, summary)
+    run.out(render_annotations(report, view))
+    counts = build_view(report).counts
+    outputs = {
+        "exit_code": str(run_code),  # goldgate's own code, whatever fail_on says
+        "report": shown,
+        "comparison": str(comparison_path or ""),
+        "junit": str(junit or ""),
+        "markdown": str(markdown_path) if markdown_written else "",
+        "comment_file": comment_file,
+        "passed": str(counts["passed"]),
+        "failed": str(counts["failure"]),
+        "errors": str(counts["runtime"] + counts["check_error"]),
+        # The comparison's one classification: the counts its summary and comment show.
+        "improved": str(comparison.classes.improved if comparison else 0),
+        "regressed": str(comparison.classes.regressions if comparison else 0),
+        "flaky": str(comparison.classes.flaky if comparison else 0),
+    }
+    write_step_outputs(run, outputs)
+    return code
+
+
+def _link_base(run: StepRun, event: GitHubEvent | None) -> str | None:
+    from goldgate.render.escape import check_link_base
+
+    server = run.env.get("GITHUB_SERVER_URL", "https://github.com").strip().rstrip("/")
+    repository = (event.repository if event else None) or run.env.get("GITHUB_REPOSITORY", "")
+    sha = (event.head_sha if event and event.is_pull_request else None) or run.env.get(
+        "GITHUB_SHA", ""
+    )
+    if not repository or not sha:
+        return None
+    try:
+        return check_link_base(f"{server}/{repository}/blob/{sha}")
+    except ValueError:
+        return None
+
+
+def _comment(
+    run: StepRun,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    body: str,
+    sources: tuple[Path, Path | None],
+) -> str:
+    """Post the sticky comment; the hand-off file's path when it fell back, else ''. The
+    hand-off carries the report and comparison (``sources``) the comment is rendered from,
+    never the body: the trusted job renders it again (``goldgate.app.forkcomment``)."""
+    if inputs.comment == "off" or event is None or event.pr_number is None:
+        return ""
+    from goldgate.github.client import api_url, connect, repository
+    from goldgate.github.comments import upsert_comment
+
+    reason: str | None
+    try:
+        github = connect(
+            github_token(run.env), base_url=api_url(run.env), timeout=request_timeout(run.env)
+        )
+        repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
+        result = upsert_comment(
+            repo,
+            event.pr_number,
+            body,
+            instance_id=inputs.comment_id,
+            mode=inputs.comment,  # type: ignore[arg-type]
+        )
+        reason = result.reason if result.fell_back else None
+    except KeyboardInterrupt:
+        note_interrupted(run, "while the pull-request comment was posted")
+        reason = "the step was interrupted while it was posted."
+    except Exception as error:  # every GitHub failure is a warning, never a crash
+        reason = describe_error(error)
+    if reason is None:
+        return ""
+    from goldgate.app.forkcomment import file_names, handoff
+
+    name, report_name, comparison_name = file_names(inputs.comment_id)
+    path = Path(name)
+    report_path, comparison_path = sources
+    document = handoff(
+        event.pr_number,
+        event.head_sha,
+        inputs.comment_id,
+        inputs.details,
+        inputs.link_gold,
+        report_name,
+        None if comparison_path is None else comparison_name,
+    )
+    from goldgate.base.outputs import OutputFileError, write_output_file
+
+    try:
+        # Byte for byte: the comparison names the report by the digest of its bytes.
+        write_output_file(Path(report_name), report_path.read_bytes())
+        if comparison_path is not None:
+            write_output_file(Path(comparison_name), comparison_path.read_bytes())
+        write_output_file(path, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    except (OSError, OutputFileError) as error:
+        shown = os_reason(error) if isinstance(error, OSError) else str(error)
+        run.warning(
+            f"the pull-request comment was not posted ({reason}), nor handed off in {path} "
+            f"({shown}); it is in the job summary."
+        )
+        return ""
+    run.warning(
+        f"the pull-request comment was not posted ({reason}); {path} and the report beside "
+        "it are for a workflow_run job to render and post."
+    )
+    return str(path)
+
+
+def _written(run: StepRun, path: Path, text: str, protected: Sequence[Path]) -> bool:
+    """Write a rendered file (``outputs.write_output_file``: never through a planted
+    symlink, never over the report); one that cannot be written is a warning, and every
+    other output and the ``fail_on`` decision are kept."""
+    from goldgate.base.outputs import OutputFileError, write_output_file
+
+    try:
+        write_output_file(path, text, protected=protected)
+    except OutputFileError as error:
+        run.warning(f"{error}; the other outputs are kept.")
+        return False
+    return True

@@ -1,0 +1,81 @@
+"""The action's pure decisions: the step's exit code, and whether a baseline may be compared.
+
+``decide_exit`` applies ``fail_on`` to the run's exit code and the comparison's one
+classification, and says in one sentence which rule decided. ``baseline_refusal`` and
+``nothing_compared`` say why a baseline must not count as compared: one of another dataset
+or choice of suites, or a comparison that compared nothing, would say that nothing
+regressed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from goldgate.base.errors import ExitCode
+
+if TYPE_CHECKING:
+    from goldgate.comparison.models import Comparison
+    from goldgate.report.models import Report
+
+PASSTHROUGH_CODES = frozenset({ExitCode.INVALID_INPUT, ExitCode.INTERRUPTED})
+"""Exit codes that ``fail_on: never`` passes on: the input was invalid, or the run stopped."""
+
+
+def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
+    """The step's exit code under ``fail_on`` and one sentence saying which rule decided."""
+    if fail_on == "never":
+        if run_code in PASSTHROUGH_CODES:
+            return run_code, (
+                f"fail_on never: exit {run_code}, since the input was invalid or the run was "
+                "interrupted."
+            )
+        return 0, f"fail_on never: exit 0 whatever the run found (the run's exit code: {run_code})."
+    if fail_on == "regression":
+        if run_code in (*PASSTHROUGH_CODES, ExitCode.MISSING_DEPENDENCY, ExitCode.RUNTIME_FAILURE):
+            return run_code, (
+                f"fail_on regression: exit {run_code}, since the run itself did not complete "
+                "cleanly."
+            )
+        if comparison is None:
+            return 0, "fail_on regression: exit 0, since there is no comparison with a baseline."
+        regressed = comparison.classes.regressions  # the comparison's one classification
+        if regressed:
+            return 1, (
+                f"fail_on regression: exit 1, since {regressed} regressed or mixed against the "
+                "baseline."
+            )
+        return 0, "fail_on regression: exit 0, since nothing regressed against the baseline."
+    return run_code, f"fail_on disagreement: exit {run_code}, the run's own exit code."
+
+
+def baseline_refusal(candidate: Report, baseline: Report) -> str | None:
+    """Why ``baseline`` must not be compared with ``candidate`` at all, or None: a report of
+    another dataset, or of another choice of suites, would compare little or nothing and
+    then say that nothing regressed."""
+    if baseline.dataset.name != candidate.dataset.name:
+        return (
+            f"it is a report of the dataset {baseline.dataset.name!r}, the candidate of "
+            f"{candidate.dataset.name!r}"
+        )
+
+    def chosen(report: Report) -> str:
+        return ", ".join(repr(name) for name in sorted(report.options.suites)) or "all suites"
+
+    if set(baseline.options.suites) != set(candidate.options.suites):
+        return f"it ran {chosen(baseline)}, the candidate {chosen(candidate)}"
+    names = {suite.name for suite in baseline.suites}
+    if candidate.suites and not any(suite.name in names for suite in candidate.suites):
+        return "it holds none of the candidate's suites"
+    return None
+
+
+def nothing_compared(comparison: Comparison) -> str | None:
+    """Why a comparison that compared no attempt of the candidate is no comparison."""
+    comparable = comparison.comparable
+    if comparable.candidate_attempts and not comparable.compared_attempts:
+        count = comparable.candidate_attempts
+        return (
+            f"none of the candidate's {count:,} attempt{'s' * (count != 1)} could be compared "
+            "with the baseline (their inputs or gold differ, or they did not run)"
+        )
+    return None

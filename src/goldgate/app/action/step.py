@@ -1,0 +1,85 @@
+"""One run of the action's step: what it has seen so far, and the step's own files.
+
+``StepRun`` carries the environment, where goldgate's workflow commands go, the notes the
+comment and summary open with, and whether a signal or an error ended part of the run. The
+step's outputs (``GITHUB_OUTPUT``) and job summary (``GITHUB_STEP_SUMMARY``) are written
+here; a file that cannot be written is a ``::warning::``, never a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goldgate.github.client import os_reason
+
+WORK_FOLDER = Path(".goldgate") / "action"
+"""Where the action writes its reports, comparisons, baseline copy and Markdown."""
+
+
+@dataclass
+class StepRun:
+    env: Mapping[str, str]
+    out: Callable[[str], None]
+    outputs: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    failure: str | None = None
+    """The sentence of the error that ended goldgate's own run, if one did."""
+
+    def command(self, line: str) -> None:
+        self.out(line if line.endswith("\n") else line + "\n")
+
+    def warning(self, message: str) -> None:
+        from goldgate.base.textsafe import escape_control, redact
+        from goldgate.render.workflow import escape_data
+
+        # A command is not printed through textsafe.printable: redact here what it would.
+        self.command(f"::warning title=goldgate::{escape_data(escape_control(redact(message)))}")
+
+
+def print_commands(text: str) -> None:
+    from goldgate.base.stdio import write_commands
+
+    write_commands(text)  # goldgate's own commands only, their data escaped (see StepRun)
+
+
+def note_interrupted(run: StepRun, when: str) -> None:
+    """Note a SIGINT or SIGTERM that stopped a step of the action; later ones are held (a
+    cancelled job gets SIGINT, then SIGTERM), so the outputs are still written."""
+    import signal
+    import threading
+
+    from goldgate.base.stdio import warn
+
+    if not run.interrupted and threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, lambda *_: None)
+    run.interrupted = True
+    run.notes.append(f"Interrupted {when}.")
+    warn(f"goldgate: interrupted {when}.")
+
+
+def append_step_summary(run: StepRun, markdown: str) -> None:
+    from goldgate.github.envfiles import append_summary
+
+    path = run.env.get("GITHUB_STEP_SUMMARY", "").strip()
+    if not path:
+        return
+    try:
+        append_summary(path, markdown, rest_in="the report file")
+    except OSError as error:
+        run.warning(f"the job summary could not be written: {os_reason(error)}.")
+
+
+def write_step_outputs(run: StepRun, outputs: Mapping[str, str]) -> None:
+    from goldgate.github.envfiles import write_outputs
+
+    path = run.env.get("GITHUB_OUTPUT", "").strip()
+    if not path:
+        return
+    try:
+        write_outputs(path, outputs)
+    except OSError as error:
+        run.warning(f"the step's outputs could not be written: {os_reason(error)}.")

@@ -1,0 +1,140 @@
+"""``goldgate evals ...``: Python evals (functions marked ``@eval``) run into the same report
+as gold, or regraded from a report's saved outputs. ``goldgate.cli`` adds the group to the
+root app.
+"""
+
+# No `from __future__ import annotations` here: typer reads the hints of every command at
+# start-up, and string annotations would be compiled again by eval() on every run.
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from goldgate.app.commandline.shared import (
+    MAX_REPEAT,
+    MAX_TIMEOUT,
+    FormatOption,
+    OutputFormat,
+    check_timeout,
+    finish,
+    supervised,
+)
+from goldgate.base.memory import long_lived
+
+evals_app = typer.Typer(
+    name="evals",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Python evals: functions marked @eval, run into the same report as gold.",
+)
+
+
+@evals_app.command("run")
+def evals_run(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATH",
+            help="Eval files, and folders searched for eval_*.py and *_eval.py.",
+        ),
+    ],
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option("--dataset", metavar="NAME", help="Run only this dataset (repeatable)."),
+    ] = None,
+    live: Annotated[
+        bool, typer.Option("--live", help="Authorize live evals (external, possibly paid calls).")
+    ] = False,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite.")
+    ] = 1,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            help="Seconds per attempt, evaluators included (positive, at most "
+            f"{MAX_TIMEOUT:g}). An eval's own @eval(timeout=...) limits its function within "
+            "that: the smaller one wins, and either way the attempt is timed_out (exit 4).",
+        ),
+    ] = 300.0,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            "--repeat",
+            min=1,
+            max=MAX_REPEAT,
+            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}).",
+        ),
+    ] = 1,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="Report file to create (never overwritten); default: a new file under "
+            ".goldgate/evaluations/ in the project folder.",
+            dir_okay=False,
+        ),
+    ] = None,
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Run eval functions and write an immutable report (a suite per dataset)."""
+    with long_lived():
+        from goldgate.app.evals import run_command
+        from goldgate.evals.session import EvalsRequest
+
+    check_timeout(timeout)
+    supervised(timeout, output_format is OutputFormat.json)
+    finish(
+        run_command(
+            EvalsRequest(
+                paths=tuple(paths),
+                datasets=tuple(dataset or ()),
+                live=live,
+                max_concurrency=max_concurrency,
+                timeout=timeout,
+                repeat=repeat,
+                output=output,
+                json_output=output_format is OutputFormat.json,
+            )
+        )
+    )
+
+
+@evals_app.command("regrade")
+def evals_regrade(
+    report: Annotated[Path, typer.Argument(metavar="REPORT", help="A report of evals run.")],
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Where the eval files are now; default: the files the report names.",
+        ),
+    ] = None,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, max=64, help="Attempts regraded at once.")
+    ] = 1,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds for one attempt's evaluators.")
+    ] = 300.0,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", help="Report file to create (never overwritten).", dir_okay=False),
+    ] = None,
+    output_format: FormatOption = OutputFormat.text,
+) -> None:
+    """Run the evaluators again on a report's saved outputs (no eval is called)."""
+    from goldgate.app.evals import regrade_command
+    from goldgate.evals.regrade import RegradeRequest
+
+    check_timeout(timeout)
+    supervised(timeout, output_format is OutputFormat.json)
+    request = RegradeRequest(
+        report=report,
+        paths=tuple(paths or ()),
+        output=output,
+        max_concurrency=max_concurrency,
+        timeout=timeout,
+    )
+    finish(regrade_command(request, json_output=output_format is OutputFormat.json))

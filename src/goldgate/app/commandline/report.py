@@ -1,0 +1,239 @@
+"""``goldgate report ...``: a report rendered for CI or a person (JUnit XML, Markdown,
+annotations, a terminal view), the reports of shards merged, and a fork pull request's
+comment rebuilt for a trusted job. ``goldgate.cli`` adds the group to the root app.
+"""
+
+# No `from __future__ import annotations` here: typer reads the hints of every command at
+# start-up, and string annotations would be compiled again by eval() on every run.
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from goldgate.app.commandline.shared import finish
+from goldgate.base.errors import ExitCode
+from goldgate.base.stdio import warn
+
+
+class Budget(StrEnum):
+    comment = "comment"
+    summary = "summary"
+
+
+class Details(StrEnum):
+    safe = "safe"
+    values = "values"
+
+
+report_app = typer.Typer(
+    name="report",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Render a report for CI or a person (JUnit XML, Markdown, annotations, a terminal "
+    "view), or merge the reports of shards.",
+)
+
+ReportArgument = Annotated[
+    Path,
+    typer.Argument(help="A report file written by goldgate evaluate.", dir_okay=False),
+]
+OutputFile = Annotated[
+    Path | None,
+    typer.Option(
+        "-o", "--output", metavar="FILE", help="Write here instead of stdout.", dir_okay=False
+    ),
+]
+ComparisonFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--comparison",
+        metavar="FILE",
+        help="A comparison of this report with a baseline (goldgate evaluate --compare): "
+        "show regressions, improvements, flaky cases and McNemar's test.",
+        dir_okay=False,
+    ),
+]
+
+
+@report_app.command("junit")
+def report_junit(
+    report: ReportArgument,
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o", "--output", metavar="FILE", help="JUnit XML file to write.", dir_okay=False
+        ),
+    ],
+    comparison: ComparisonFile = None,
+) -> None:
+    """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
+    from goldgate.app.render import render_report
+
+    finish(render_report("junit", report, output, comparison))
+
+
+def _link_base(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from goldgate.render.escape import check_link_base
+
+    try:
+        return check_link_base(value)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+@report_app.command("fork-comment")
+def report_fork_comment(
+    folder: Annotated[
+        Path,
+        typer.Argument(help="The downloaded comment artifact of a pull request's run."),
+    ],
+    head_sha: Annotated[
+        str,
+        typer.Option(
+            "--head-sha",
+            metavar="SHA",
+            help="The commit the triggering run ran on (github.event.workflow_run.head_sha).",
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", metavar="FILE", help="JSON file to write.", dir_okay=False),
+    ],
+    repository: Annotated[
+        str | None,
+        typer.Option("--repository", metavar="OWNER/REPO", help="Link gold in this repository."),
+    ] = None,
+    server_url: Annotated[
+        str | None, typer.Option("--server-url", metavar="URL", help="e.g. https://github.com")
+    ] = None,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="values shows expected and actual values only if the hand-off asks for "
+            "them too (a fork's run cannot widen what is shown).",
+        ),
+    ] = Details.safe,
+) -> None:
+    """Rebuild a fork pull request's comment from the report its run left (for a trusted
+    workflow_run job): the body is rendered here, never taken from the artifact."""
+    from goldgate.app.forkcomment import fork_comment
+
+    finish(
+        fork_comment(
+            folder,
+            head_sha,
+            output,
+            repository=repository,
+            server_url=server_url,
+            details=details.value,
+        )
+    )
+
+
+@report_app.command("markdown")
+def report_markdown(
+    report: ReportArgument,
+    budget: Annotated[
+        Budget,
+        typer.Option("--budget", help="comment: 65,536 characters; summary: 1 MiB (job summary)."),
+    ] = Budget.comment,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="safe: names, ids, statuses and numbers; values: also expected and actual "
+            "values of failing checks (never for held-out cases).",
+        ),
+    ] = Details.safe,
+    link_base: Annotated[
+        str | None,
+        typer.Option(
+            "--link-base",
+            metavar="URL",
+            callback=_link_base,
+            help="Link each case to its gold line: the repository's blob URL at a commit, "
+            "e.g. https://github.com/OWNER/REPO/blob/SHA.",
+        ),
+    ] = None,
+    output: OutputFile = None,
+    comparison: ComparisonFile = None,
+) -> None:
+    """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
+    from goldgate.app.render import render_report
+
+    finish(
+        render_report(
+            "markdown",
+            report,
+            output,
+            comparison,
+            budget=budget.value,
+            details=details.value,
+            link_base=link_base,
+        )
+    )
+
+
+@report_app.command("annotations")
+def report_annotations(
+    report: ReportArgument,
+    maximum: Annotated[
+        int,
+        typer.Option("--max", min=0, help="Error annotations to print (GitHub shows 10 per step)."),
+    ] = 10,
+    comparison: ComparisonFile = None,
+) -> None:
+    """GitHub workflow commands: an error at the gold line of each failing case."""
+    from goldgate.app.render import render_report
+
+    finish(render_report("annotations", report, None, comparison, maximum=maximum))
+
+
+@report_app.command("show")
+def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> None:
+    """The report for a person: tables and colour on a terminal, plain text otherwise."""
+    import os
+    import shutil
+
+    from goldgate.app.render import render_report
+
+    terminal = sys.stdout.isatty()
+    finish(
+        render_report(
+            "show",
+            report,
+            None,
+            comparison,
+            rich=terminal,
+            color=terminal and "NO_COLOR" not in os.environ,
+            width=shutil.get_terminal_size().columns,
+        )
+    )
+
+
+@report_app.command("merge")
+def report_merge(
+    reports: Annotated[
+        list[Path], typer.Argument(help="The report of every shard (evaluate --shard K/N).")
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Report file to create (never overwritten).")
+    ],
+) -> None:
+    """Join the reports of all shards of one run into the report of the whole run."""
+    from goldgate.app.merge import merge_shard_reports
+
+    try:
+        code = merge_shard_reports(reports, output)
+    except KeyboardInterrupt:  # typer would exit 130 without a word
+        done = f"written to {output}" if output.is_file() else "not written"
+        warn(f"goldgate: interrupted; the merged report was {done}.")
+        code = ExitCode.INTERRUPTED
+    finish(code)

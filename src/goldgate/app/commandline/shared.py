@@ -1,0 +1,78 @@
+"""What several commands declare alike and do alike: the ``--config`` and ``--format``
+options, the limits of ``--timeout`` and ``--repeat``, exiting with a code, and running the
+rest of a command that runs user code under a supervisor.
+"""
+
+# No `from __future__ import annotations` here: typer reads the hints of every command at
+# start-up, and string annotations would be compiled again by eval() on every run.
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from goldgate.base.errors import ExitCode
+
+MAX_REPEAT = 10_000
+"""More attempts per case than any gate needs; a typo such as --repeat 1000000 is refused."""
+MAX_TIMEOUT = 86_400.0
+"""One day per attempt: a longer deadline is a typo, and a deadline must end."""
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+ConfigOption = Annotated[
+    Path,
+    typer.Option(
+        "--config", help="Settings file.", show_default=True, dir_okay=False, resolve_path=False
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--format",
+        help="text for people, json for machines, github for workflow-command annotations "
+        "of the problems found (checks only).",
+    ),
+]
+
+
+def finish(code: ExitCode) -> NoReturn:
+    raise typer.Exit(int(code))
+
+
+def streams_inheritable() -> bool:
+    """Whether stdout and stderr are descriptors 1 and 2, which a child or a new program can
+    share (not so for a caller that captures them in memory, an in-process test)."""
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def supervised(import_seconds: float, json_output: bool) -> None:
+    """Run the rest of this command (which imports and runs user code) in a child process
+    that user code cannot turn into a false outcome (``goldgate.app.supervisor``); this process
+    waits and exits with the run's code. A caller whose stdout or stderr is not a file
+    descriptor (an in-process test) cannot share them with a child: it runs here."""
+    if not streams_inheritable():
+        return
+    from goldgate.app.supervisor import supervise
+
+    code = supervise(import_seconds=import_seconds, json_output=json_output)
+    if code is not None:
+        raise typer.Exit(code)
+
+
+def check_timeout(timeout: float | None) -> None:
+    """Refuse a --timeout that is not a positive number of seconds up to a day (exit 2)."""
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(
+            f"must be a positive number of seconds, at most {MAX_TIMEOUT:g} (one day)",
+            param_hint="--timeout",
+        )
