@@ -160,7 +160,7 @@ def _json_requested(argv: list[str]) -> bool:
     the command runs (the option may not have been parsed yet)."""
     return any(
         word == "--format=json" or (word == "--format" and following == "json")
-        for word, following in zip(argv, [*argv[1:], ""], strict=True)
+        for word, following in zip(argv, [*argv[1:], ""][: len(argv)], strict=True)
     )
 
 

@@ -141,6 +141,22 @@ def test_exit_2_on_bad_gold(project: Project) -> None:
     assert "evaluate --check" in result.stderr
 
 
+@pytest.mark.parametrize("argv", [[], ["--format"], ["--format", "json"]])
+def test_exit_2_with_the_usage_for_no_command(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A bare `goldgate` once raised a traceback while looking for --format json.
+    from goldgate import cli
+
+    monkeypatch.setattr("sys.argv", ["goldgate", *argv])
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "Usage: " in err
+
+
 def test_exit_2_when_output_names_an_existing_file(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
     existing = project.output()
