@@ -45,8 +45,8 @@ from goldgate.report.io import (
     read_report_bytes,
     report_bytes,
 )
-from goldgate.report.models import CaseRecord, Report, SuiteRecord, TargetRecord
-from goldgate.report.records import RunReport, dataset_record, from_model, not_run_reason
+from goldgate.report.models import CaseRecord, Report, SuiteRecord
+from goldgate.report.records import RunReport, TargetRecord, dataset_record, not_run_reason
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import attach_verdicts
 from goldgate.run.identity import project_folder
@@ -91,7 +91,7 @@ class ReplaySource:
         """The run that measured the latency and usage: a replay of a replay names the
         original run, not the intermediate replay."""
         if self.report.replay_of is not None:
-            return from_model(records.ReplayRecord, self.report.replay_of)
+            return self.report.replay_of
         return records.ReplayRecord(self.path, self.digest, self.report.started_at, True)
 
 
@@ -342,9 +342,7 @@ async def _replay_suite(
                 )
             )
     skip_reason = saved.skip_reason if saved.status == "skipped" else None
-    record = collector.record(
-        from_model(records.TargetRecord, saved.target), skip_reason=skip_reason
-    )
+    record = collector.record(saved.target, skip_reason=skip_reason)
     writer.end_suite(suite_tail(record))
     return record
 
@@ -359,8 +357,8 @@ async def _replay(
     saved = source.report
     header = RunHeader(
         dataset=dataset_record(dataset, display_path(dataset.path)),
-        variant=from_model(records.VariantRecord, saved.variant),
-        options=from_model(records.OptionsRecord, saved.options),
+        variant=saved.variant,
+        options=saved.options,
         registry=registry,
         started=_now(),
         replay_of=source.record(),

@@ -204,11 +204,11 @@ class SuiteCollector:
                 note = note_of(expectation.expected) if self.include_details else None
                 self.queue.append(
                     AwaitingRecord(
-                        outcome.case.id,
-                        outcome.attempt,
-                        expectation.name,
-                        note,
-                        output_digest(check.actual),
+                        case=outcome.case.id,
+                        attempt=outcome.attempt,
+                        check=expectation.name,
+                        note=note,
+                        digest=output_digest(check.actual),
                     )
                 )
 
