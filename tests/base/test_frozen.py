@@ -60,3 +60,17 @@ def test_an_unfinished_attempt_is_the_constructed_one() -> None:
         AttemptOutcome(0, case, 2, "cancelled", "stopped", None, None, None, made.checks),
     )
     assert [check.outcome for check in made.checks] == ["not_run"]
+
+
+@pytest.mark.parametrize("note", [None, "names the refund"])
+def test_an_awaiting_record_is_the_constructed_one(note: str | None) -> None:
+    from goldgate.report.build import awaiting
+    from goldgate.report.records import AwaitingRecord
+    from goldgate.scoring.adjudication import output_digest
+
+    _same(
+        awaiting("c", 2, "reply", note, "the answer"),
+        AwaitingRecord(
+            case="c", attempt=2, check="reply", note=note, digest=output_digest("the answer")
+        ),
+    )

@@ -1,8 +1,12 @@
 """What a run constructs without validating (``report.records``, written by ``report.plain``)
-must be what validating it gives: the same values of the same types, and the same JSON."""
+must be what validating it gives: the same values of the same types, and the same JSON.
+
+The small records are the very classes a report reads into; the run's suite and report
+summaries (``SuiteRecord``, ``RunReport``) are held to the models of the same fields."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -30,14 +34,18 @@ _NAMESAKES = {"Report": "RunReport"}
 
 def _same(constructed: Any, validated: Any, where: str) -> None:
     kind = type(constructed)
-    if isinstance(validated, BaseModel) and hasattr(kind, "_fields"):  # report.records
+    if isinstance(validated, BaseModel) and dataclasses.is_dataclass(kind):  # a run's summary
         model = type(validated)
         assert kind.__name__ == _NAMESAKES.get(model.__name__, model.__name__), where
-        assert kind._fields == tuple(model.__pydantic_fields__), where
+        assert [f.name for f in dataclasses.fields(kind)] == list(model.__pydantic_fields__), where
     else:
         assert kind is type(validated), (where, constructed, validated)
     if isinstance(validated, BaseModel):
         for name in type(validated).__pydantic_fields__:
+            _same(getattr(constructed, name), getattr(validated, name), f"{where}.{name}")
+    elif dataclasses.is_dataclass(validated):
+        for field in dataclasses.fields(validated):
+            name = field.name
             _same(getattr(constructed, name), getattr(validated, name), f"{where}.{name}")
     elif isinstance(validated, tuple | list):
         assert len(constructed) == len(validated), where

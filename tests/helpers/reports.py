@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from goldgate.report.build import check_json
-from goldgate.report.models import Report, SuiteRecord, ThresholdRecord, VerdictRecord
+from goldgate.report.models import Report, SuiteRecord
 from goldgate.report.rebuild import rebuild_suite
 from goldgate.report.verdicts import run_verdict, suite_thresholds, suite_verdict
 from goldgate.report.verify import compile_stored
@@ -52,7 +52,7 @@ def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
     return rebuilt.model_copy(
         update={
             "summary": summary,
-            "thresholds": tuple(ThresholdRecord(**t._asdict()) for t in thresholds),
+            "thresholds": tuple(thresholds),
             "verdict": verdict,
         }
     )
@@ -68,7 +68,5 @@ def coherent(value: dict[str, Any], *, rescore: bool = True) -> dict[str, Any]:
     report = Report.model_validate(value)
     suites = tuple(_rebuilt(suite) for suite in report.suites)
     verdict = run_verdict(suites, not report.complete, sum(s.adjudication for s in suites))
-    rebuilt = report.model_copy(
-        update={"suites": suites, "verdict": VerdictRecord(**verdict._asdict())}
-    )
+    rebuilt = report.model_copy(update={"suites": suites, "verdict": verdict})
     return rebuilt.model_dump(mode="json")

@@ -4,6 +4,7 @@ derived from the attempts the way goldgate derives them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +23,6 @@ from goldgate.report.models import (
     TargetRecord,
     ThresholdRecord,
     VariantRecord,
-    VerdictRecord,
 )
 from goldgate.report.verdicts import ATTEMPT_STATUSES, CHECK_OUTCOMES, run_verdict
 
@@ -188,7 +188,7 @@ def report(
         interruption=interruption,
         finished_at=FIXED_TIME,
         duration_seconds=1.0,
-        verdict=VerdictRecord(**run_verdict(records, not complete, adjudication)._asdict()),
+        verdict=run_verdict(records, not complete, adjudication),
     )
 
 
@@ -209,7 +209,7 @@ def normalized(value: Report) -> Report:
             record.model_copy(
                 update={
                     "cases": tuple(cases),
-                    "target": record.target.model_copy(update={"identity": {}}),
+                    "target": dataclasses.replace(record.target, identity={}),
                 }
             )
         )

@@ -4,6 +4,7 @@ signalled once its temporary file exists)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -36,7 +37,7 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         ]
         built = report([suite("bulk", cases).model_copy(update={"whole_case_count": CASES})])
         shard = built.model_copy(
-            update={"options": built.options.model_copy(update={"shard": f"{k}/2"})}
+            update={"options": dataclasses.replace(built.options, shard=f"{k}/2")}
         )
         written = write_report(shard, folder / f"shard-{k}.json")
         value = json.loads(written.read_bytes())

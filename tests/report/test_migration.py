@@ -11,6 +11,7 @@ import pytest
 
 from goldgate.report.io import read_report
 from goldgate.report.models import Report
+from goldgate.report.plain import record_json
 from run.support import EXAMPLE, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -27,10 +28,10 @@ def _outcomes(report: Report) -> list[Any]:
                 suite.verdict,
                 suite.case_count,
                 suite.attempt_count,
-                suite.counts.model_dump(),
+                record_json(suite.counts),
                 suite.summary,
                 [metric.model_dump(mode="json") for metric in suite.metrics],
-                [threshold.model_dump() for threshold in suite.thresholds],
+                [record_json(threshold) for threshold in suite.thresholds],
             )
         )
         for attempt in suite.iter_attempts():

@@ -5,6 +5,7 @@ every run a test finishes in process; here, its sensitivity and the awkward valu
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,21 +13,27 @@ from typing import Any
 
 import anyio
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from tests.helpers.constructed import assert_constructed_as_validated
 
 from goldgate.evals import run_evals
 from goldgate.report.io import read_report
-from goldgate.report.models import Report, ThresholdRecord
+from goldgate.report.models import Report
 from goldgate.report.plain import record_json
+from goldgate.report.records import ThresholdRecord
 
 
-def _records(value: Any) -> Iterator[BaseModel]:
-    """Every record in ``value``, nested ones included."""
+def _records(value: Any) -> Iterator[Any]:
+    """Every record in ``value`` (models, and report.records' dataclasses), nested ones
+    included."""
     if isinstance(value, BaseModel):
         yield value
         for name in type(value).__pydantic_fields__:
             yield from _records(getattr(value, name))
+    elif dataclasses.is_dataclass(value):
+        yield value
+        for field in dataclasses.fields(value):
+            yield from _records(getattr(value, field.name))
     elif isinstance(value, tuple | list):
         for item in value:
             yield from _records(item)
@@ -53,8 +60,14 @@ def test_record_json_writes_what_model_dump_writes(example_report: Report) -> No
     kinds = set()
     for record in _records(example_report):
         kinds.add(type(record).__name__)
-        assert record_json(record) == record.model_dump(mode="json"), type(record)
-        assert record_json(record, by_alias=True) == record.model_dump(mode="json", by_alias=True)
+        if isinstance(record, BaseModel):
+            dumped = record.model_dump(mode="json")
+            assert record_json(record, by_alias=True) == record.model_dump(
+                mode="json", by_alias=True
+            )
+        else:  # a record of report.records, as the models holding it dump it
+            dumped = TypeAdapter(type(record)).dump_python(record, mode="json")
+        assert record_json(record) == dumped, type(record)
     assert {"Report", "SuiteRecord", "CaseRecord", "AttemptRecord", "CheckRecord",
             "TargetRecord", "CountsRecord", "ThresholdRecord", "VerdictRecord",
             "ClassificationMetricResult", "Metric"} <= kinds  # fmt: skip
@@ -71,7 +84,7 @@ def test_include_and_aliases_as_model_dump(example_report: Report) -> None:
 
 
 def test_a_value_record_json_cannot_write_is_refused() -> None:
-    record = ThresholdRecord.model_construct(key="k", minimum=object(), actual=None, held=False)
+    record = ThresholdRecord(key="k", minimum=object(), actual=None, held=False)
     with pytest.raises(TypeError, match="does not write"):
         record_json(record)
 
@@ -84,7 +97,7 @@ def test_the_check_notices_a_list_for_a_tuple_and_an_int_for_a_float(
     as_list = suite.model_copy(update={"thresholds": list(suite.thresholds)})
     with pytest.raises(AssertionError):
         assert_constructed_as_validated(example_report.model_copy(update={"suites": (as_list,)}))
-    threshold = ThresholdRecord.model_construct(key="pass_rate", minimum=1, actual=1.0, held=True)
+    threshold = ThresholdRecord(key="pass_rate", minimum=1, actual=1.0, held=True)
     as_int = suite.model_copy(update={"thresholds": (threshold,)})
     with pytest.raises(AssertionError):
         assert_constructed_as_validated(example_report.model_copy(update={"suites": (as_int,)}))

@@ -15,6 +15,7 @@ import pytest
 from goldgate.gold.suites import shard_of
 from goldgate.report.io import read_report
 from goldgate.report.models import Report
+from goldgate.report.plain import record_json
 from helpers.reports import coherent
 from run import support
 from run.support import run_cli
@@ -42,7 +43,7 @@ def _evaluate(project: Path, output: Path, *args: str) -> Report:
 
 def _decided(report: Report) -> list[Any]:
     """Everything a run decided (not timings)."""
-    decided: list[Any] = [report.verdict.model_dump(), report.dataset.model_dump()]
+    decided: list[Any] = [record_json(report.verdict), record_json(report.dataset)]
     for suite in report.suites:
         decided.append(
             suite.model_dump(

@@ -19,6 +19,7 @@ from goldgate.base.jsonvalue import FrozenJson
 from goldgate.gold import Case, Metric, load_gold
 from goldgate.gold.settings.load import load_settings
 from goldgate.report.models import Report, ScorerRecord
+from goldgate.report.plain import record_json
 from goldgate.run.api import (
     EvaluationSuite,
     EvaluationVariant,
@@ -143,7 +144,7 @@ async def test_seed_custom_scorer_example(quiet_cwd: Path) -> None:
     assert isinstance(report, Report)
     assert report.complete is True
     assert len(calls) == 2
-    assert report.variant.model_dump() == {
+    assert record_json(report.variant) == {
         "name": "candidate",
         "revision": "prompt-2026-09-22",
         "configuration_revision": "config-digest",

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from goldgate.report.models import DatasetRecord, VariantRecord
+from goldgate.report.records import DatasetRecord, VariantRecord
 
 COMPARISON_FORMAT_VERSION = 1
 COMPARISON_FORMAT = f"goldgate.comparison/{COMPARISON_FORMAT_VERSION}"

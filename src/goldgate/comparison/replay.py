@@ -43,7 +43,7 @@ from goldgate.report.io import (
     parse_report,
 )
 from goldgate.report.models import Report, SuiteRecord
-from goldgate.report.records import RunReport, dataset_record, from_model, not_run_reason
+from goldgate.report.records import RunReport, dataset_record, not_run_reason
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import attach_verdicts
 from goldgate.run.identity import project_folder
@@ -155,9 +155,7 @@ async def _replay_suite(
                 )
             )
     skip_reason = saved.skip_reason if saved.status == "skipped" else None
-    record = collector.record(
-        from_model(records.TargetRecord, saved.target), skip_reason=skip_reason
-    )
+    record = collector.record(saved.target, skip_reason=skip_reason)
     writer.end_suite(suite_tail(record))
     return record
 
@@ -172,8 +170,8 @@ async def _replay(
     saved = source.report
     header = RunHeader(
         dataset=dataset_record(dataset, display_path(dataset.path)),
-        variant=from_model(records.VariantRecord, saved.variant),
-        options=from_model(records.OptionsRecord, saved.options),
+        variant=saved.variant,
+        options=saved.options,
         registry=registry,
         started=_now(),
         replay_of=source.record(),

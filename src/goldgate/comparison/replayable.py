@@ -20,8 +20,8 @@ from goldgate.gold.suites import Dataset, GoldSuite
 from goldgate.report import records
 from goldgate.report.digests import bytes_digest, value_digest
 from goldgate.report.io import parse_report, read_report_bytes, report_bytes
-from goldgate.report.models import CaseRecord, Report, SuiteRecord, TargetRecord
-from goldgate.report.records import from_model
+from goldgate.report.models import CaseRecord, Report, SuiteRecord
+from goldgate.report.records import TargetRecord
 from goldgate.run.targets import build_target
 
 __all__ = ["ReplaySource", "load_replay_source", "require_replayable"]
@@ -43,7 +43,7 @@ class ReplaySource:
         """The run that measured the latency and usage: a replay of a replay names the
         original run, not the intermediate replay."""
         if self.report.replay_of is not None:
-            return from_model(records.ReplayRecord, self.report.replay_of)
+            return self.report.replay_of
         return records.ReplayRecord(self.path, self.digest, self.report.started_at, True)
 
 

@@ -40,14 +40,7 @@ from goldgate.report.models import (
     Report,
     SuiteRecord,
 )
-from goldgate.report.records import (
-    DatasetRecord,
-    OptionsRecord,
-    TargetRecord,
-    VariantRecord,
-    from_model,
-    not_run_reason,
-)
+from goldgate.report.records import not_run_reason
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.run.session import SessionOutcome
@@ -249,9 +242,9 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     report_file = ReportFile(output)
     try:
         header = RunHeader(
-            from_model(DatasetRecord, report.dataset),
-            from_model(VariantRecord, report.variant),
-            from_model(OptionsRecord, report.options),
+            report.dataset,
+            report.variant,
+            report.options,
             ScorerRegistry(),
             now(),
         )
@@ -264,7 +257,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
             for outcome in attempts:
                 collector.add(outcome)
             record = collector.record(
-                from_model(TargetRecord, suite.target),
+                suite.target,
                 skip_reason=suite.skip_reason,
                 started=suite.status != "not_started",
             )

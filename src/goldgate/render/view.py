@@ -29,9 +29,8 @@ from goldgate.report.models import (
     MetricResult,
     Report,
     SuiteRecord,
-    ThresholdRecord,
 )
-from goldgate.report.records import not_run_reason
+from goldgate.report.records import ThresholdRecord, not_run_reason
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from goldgate.base.frozen import built
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
@@ -203,13 +204,7 @@ class SuiteCollector:
             if check.adjudication and isinstance(check.actual, str):
                 note = note_of(expectation.expected) if self.include_details else None
                 self.queue.append(
-                    AwaitingRecord(
-                        outcome.case.id,
-                        outcome.attempt,
-                        expectation.name,
-                        note,
-                        output_digest(check.actual),
-                    )
+                    awaiting(outcome.case.id, outcome.attempt, expectation.name, note, check.actual)
                 )
 
     def add(self, outcome: AttemptOutcome) -> None:
@@ -328,6 +323,20 @@ class SuiteCollector:
             thresholds=thresholds,
             verdict=verdict,
         )
+
+
+def awaiting(case: str, attempt: int, check: str, note: str | None, answer: str) -> AwaitingRecord:
+    """The queue's record of a check waiting for a verdict on ``answer``: one per such check,
+    built without the dataclass's ``__init__`` (under half its cost; tests/base/test_frozen.py
+    holds it to the constructor)."""
+    fields = {
+        "case": case,
+        "attempt": attempt,
+        "check": check,
+        "note": note,
+        "digest": output_digest(answer),
+    }
+    return built(AwaitingRecord, fields)
 
 
 _HEAD_FIELDS = {

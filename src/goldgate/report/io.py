@@ -430,9 +430,11 @@ def validation_problem(
 ) -> ReportRefusedError:
     """The first problem pydantic found in a ``what`` (a report, a comparison; ``at``: the
     place of the part validated), as one sentence naming where (an RFC 6901 pointer)."""
+    from goldgate.report.models import problem_words
+
     first = error.errors(include_url=False)[0]
     where = format_pointer((*at, *first["loc"]))
-    return ReportRefusedError(f"{path}: not a valid {what} at {where}: {first['msg']}.")
+    return ReportRefusedError(f"{path}: not a valid {what} at {where}: {problem_words(first)}.")
 
 
 def parse_report(data: bytes, path: str) -> Report:

@@ -8,11 +8,12 @@ metric over all observations, never an average of the shards' metrics).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.report.models import CaseRecord, Report, SuiteRecord, VerdictRecord
+from goldgate.report.models import CaseRecord, Report, SuiteRecord
 from goldgate.report.rebuild import rebuild_suite
 from goldgate.report.verdicts import run_verdict
 
@@ -127,11 +128,11 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
     return first.report.model_copy(
         update={
             "suites": records,
-            "options": first.report.options.model_copy(update={"shard": None}),
+            "options": dataclasses.replace(first.report.options, shard=None),
             "started_at": min(report.started_at for report in all_reports),
             "finished_at": max(report.finished_at for report in all_reports),
             "duration_seconds": max(report.duration_seconds for report in all_reports),
-            "verdict": VerdictRecord(**verdict._asdict()),
+            "verdict": verdict,
         }
     )
 

@@ -8,6 +8,12 @@ Format 2 is compact: each case's input and gold are stored once, beside its atte
 stores only what gold and the result document do not already say. ``SuiteRecord.attempts``
 joins them back into flat attempt and check views (with ``actual`` and ``expected``) for code
 that reads reports.
+
+The small records of the header and of each suite (dataset, variant, options, scorers,
+replay, target, counts, thresholds, queue, verdict) are defined once, as the dataclasses of
+``report.records`` that a run builds; they are this module's field types, so reading a
+report validates them through that definition. The per-case records (cases, attempts,
+checks, expectations) are models here only: a run writes them as plain JSON.
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`):
@@ -28,7 +34,21 @@ from pydantic import (
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.gold.models import Metric
-from goldgate.report.records import SuiteStatus, SuiteVerdict, not_run_reason
+from goldgate.report.records import (
+    AwaitingRecord,
+    CountsRecord,
+    DatasetRecord,
+    OptionsRecord,
+    ReplayRecord,
+    ScorerRecord,
+    SuiteStatus,
+    SuiteVerdict,
+    TargetRecord,
+    ThresholdRecord,
+    VariantRecord,
+    VerdictRecord,
+    not_run_reason,
+)
 from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
 
 CheckOutcomeName = Literal["passed", "failed", "error", "not_run"]
@@ -39,9 +59,23 @@ skipped: the suite was not authorized (live without --live); cancelled: the run 
 interrupted before the attempt finished."""
 
 
+def problem_words(problem: Any) -> str:
+    """pydantic's message for a validation ``problem`` (one of ``errors()``), worded as for a
+    model where it is in a dataclass of ``report.records``, which pydantic words otherwise:
+    those records were models once, and what a reader is told about them stays the same."""
+    kind = problem["type"]
+    if kind == "unexpected_keyword_argument":
+        return "Extra inputs are not permitted"
+    if kind == "dataclass_type":
+        return f"Input should be a valid dictionary or instance of {problem['ctx']['class_name']}"
+    return str(problem["msg"])
+
+
 class _Record(BaseModel):
     # Built on first validation: a run constructs its records without validating them and
-    # writes them with report.plain, so that no run pays for building these models.
+    # writes them with report.plain, so that no run pays for building these models. The
+    # header's and suites' small records are report.records' dataclasses, validated as
+    # fields of these models.
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
@@ -144,41 +178,6 @@ class CaseRecord(_Record):
     attempts: tuple[AttemptRecord, ...]
 
     _shared_expectations = field_validator("expectations", mode="wrap")(_shared)
-
-
-class TargetRecord(_Record):
-    kind: str
-    workflow_revision: str | None
-    live: bool
-    identity: dict[str, Any] = Field(
-        default_factory=dict, description="Import path, argv or URL; never header values."
-    )
-
-
-class ThresholdRecord(_Record):
-    key: str
-    minimum: float
-    actual: float | None = Field(description="None when nothing was measured.")
-    held: bool
-
-
-class AwaitingRecord(_Record):
-    """One check of one attempt waiting for a person's verdict."""
-
-    case: str
-    attempt: int = Field(ge=1)
-    check: str = Field(description="The expectation's name (an eval's: expect).")
-    note: str | None = Field(
-        None,
-        description="Private: the sentence the adjudicator reads (the expectation's note, or "
-        "its prose); only with details.",
-    )
-    digest: str = Field(description="sha256 of the answer the verdict is about.")
-
-
-class CountsRecord(_Record):
-    attempts: dict[str, int]
-    checks: dict[str, int]
 
 
 MetricResult = Annotated[
@@ -328,56 +327,6 @@ class SuiteRecord(_Record):
     @property
     def attempts(self) -> tuple[AttemptView, ...]:
         return tuple(self.iter_attempts())
-
-
-class DatasetRecord(_Record):
-    name: str
-    revision: str
-    fingerprint: str
-    path: str | None = None
-
-
-class VariantRecord(_Record):
-    name: str
-    revision: str
-    configuration_revision: str | None
-
-
-class OptionsRecord(_Record):
-    max_concurrency: int
-    timeout: float
-    repeat: int
-    suites: tuple[str, ...] = Field(description="Suites asked for with --suite; empty: all.")
-    live: bool
-    include_details: bool
-    shard: str | None = Field(None, description="K/N when the run was shard K of N.")
-
-
-class ScorerRecord(_Record):
-    name: str
-    revision: str
-
-
-class ReplayRecord(_Record):
-    """The saved report a replay re-scored: its latency and usage are that run's."""
-
-    path: str = Field(description="The replayed report, as given.")
-    digest: str = Field(description="sha256 of the replayed report file's bytes.")
-    started_at: str = Field(description="When the original run started.")
-    measured_by_original_run: bool = Field(
-        True,
-        description="latency_ms and usage are the original run's measurements, copied and "
-        "never re-measured: a replay cannot establish a latency change.",
-    )
-
-
-class VerdictRecord(_Record):
-    passed: bool
-    exit_code: int
-    meaning: str
-    suites: dict[str, int] = Field(description="How many suites ended with each verdict.")
-    evaluated: bool = Field(True, description="False when no check ran at all.")
-    adjudication: int = Field(0, description="Checks waiting for a human verdict.")
 
 
 class Report(_Record):

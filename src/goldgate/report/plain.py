@@ -1,9 +1,10 @@
 """A report's own records as JSON, as ``model_dump(mode="json")`` writes them.
 
-A run builds its own records as named tuples (``report.records``), without pydantic; code
-that reads reports has them as the models of ``report.models``. ``record_json`` writes
-either as ``model_dump(mode="json")`` writes the model: fields in declaration order, nested
-records as objects, tuples as lists; ``include`` and ``by_alias`` as in ``model_dump``.
+A run builds its records as the frozen dataclasses of ``report.records``, without pydantic;
+code that reads reports has the models of ``report.models``, whose small records are those
+same dataclasses. ``record_json`` writes either as ``model_dump(mode="json")`` writes the
+model: fields in declaration order, nested records as objects, tuples as lists; ``include``
+and ``by_alias`` as in ``model_dump``.
 tests/report/test_plain.py holds it to ``model_dump`` for every record type, and holds what a
 run constructs to what validating it would give.
 """
@@ -25,13 +26,13 @@ def record_json(
     of ``report.models`` (or of the gold it names) or a record of ``report.records``."""
     kind = type(record)
     plain: dict[str, Any] = {}
-    fields = getattr(kind, "__pydantic_fields__", None)
-    if fields is None:  # a named tuple of report.records: no aliases
-        for name, value in zip(kind._fields, record, strict=True):
-            if include is None or name in include:
-                plain[name] = _json_value(value, by_alias)
-        return plain
     values = record.__dict__
+    fields = getattr(kind, "__pydantic_fields__", None)
+    if fields is None:  # a dataclass of report.records: no aliases
+        for name in kind.__dataclass_fields__:
+            if include is None or name in include:
+                plain[name] = _json_value(values[name], by_alias)
+        return plain
     for name, field in fields.items():
         if include is not None and name not in include:
             continue
@@ -48,6 +49,6 @@ def _json_value(value: Any, by_alias: bool) -> Any:
         return [_json_value(item, by_alias) for item in value]
     if kind is dict and all(type(key) is str for key in value):
         return {key: _json_value(item, by_alias) for key, item in value.items()}
-    if hasattr(kind, "__pydantic_fields__") or hasattr(kind, "_fields"):
+    if hasattr(kind, "__pydantic_fields__") or hasattr(kind, "__dataclass_fields__"):
         return record_json(value, by_alias=by_alias)
     raise TypeError(f"a report record holds a {kind.__name__}, which record_json does not write")

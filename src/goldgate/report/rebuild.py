@@ -10,13 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.models import (
-    AwaitingRecord,
-    CaseRecord,
-    CountsRecord,
-    SuiteRecord,
-    ThresholdRecord,
-)
+from goldgate.report.models import CaseRecord, SuiteRecord
+from goldgate.report.records import AwaitingRecord, CountsRecord
 from goldgate.report.verdicts import (
     ATTEMPT_STATUSES,
     CHECK_OUTCOMES,
@@ -90,7 +85,7 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
             "adjudication": figures.adjudication,
             "adjudication_queue": tuple(queue),
             "metrics": metrics,
-            "thresholds": tuple(ThresholdRecord(**threshold._asdict()) for threshold in thresholds),
+            "thresholds": tuple(thresholds),
             "verdict": verdict,
         }
     )

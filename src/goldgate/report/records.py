@@ -1,22 +1,26 @@
-"""The records a run builds for its report, without pydantic.
+"""The report's records, defined once: built by a run without pydantic, read through pydantic.
 
-A run writes a handful of small records (the header's dataset, variant and options, each
-suite's target, counts, thresholds and queue, the verdict) and keeps them for the summary it
-prints. They are named tuples here, with the fields of ``report.models``' models of the same
-name in the same order, so that a run that needs no gold models (``goldgate evals run``)
-never imports pydantic: importing it and defining the report's and gold's models cost some
-70 ms, a third of the start-up of a small run. ``report.plain.record_json`` writes them as
-``model_dump`` writes the models; code that reads reports validates them into the models in
-full.
+The header's dataset, variant and options, each suite's target, counts, thresholds and queue,
+and the verdict are frozen dataclasses here, with their defaults, descriptions and bounds
+(``dataclasses.field`` metadata, which pydantic reads as ``Field`` arguments). A run builds
+them and ``report.plain.record_json`` writes them, so a run that needs no gold models
+(``goldgate evals run``) never imports pydantic: importing it and defining the report's and
+gold's models cost some 70 ms, a third of the start-up of a small run. ``report.models``
+declares them as the field types of its ``Report`` and ``SuiteRecord``, so reading a report
+validates each through this very definition (``__pydantic_config__`` refuses unknown keys).
 
-tests/report/test_records.py holds each to its model (the same fields, in order);
+``SuiteRecord`` and ``RunReport`` are the run's own summaries of a suite and of the report,
+without cases. They keep their own copy of the fields of ``report.models``' ``SuiteRecord``
+and ``Report`` (pydantic models with cases and methods, which everything reading reports
+uses as models): tests/report/test_records.py holds the two to the same fields, in order;
 tests/conftest.py holds what every in-process run builds to what validating it gives.
 """
 
-# Annotations are objects here, not strings (no `from __future__ import annotations`): each
-# string annotation of a named tuple is compiled as a forward reference when the class is
-# made, which took most of this module's import (6 ms).
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
+# Annotations are objects here, not strings (no `from __future__ import annotations`):
+# pydantic resolves the leaf records' annotations when report.models builds, and string
+# annotations here would need this module's TYPE_CHECKING names at that point.
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:  # annotations only: a suite's metrics exist only where its gold has some
     from goldgate.gold.models import Metric
@@ -41,7 +45,6 @@ __all__ = [
     "VariantRecord",
     "VerdictRecord",
     "dataset_record",
-    "from_model",
     "not_run_reason",
 ]
 
@@ -59,11 +62,45 @@ def not_run_reason(status: str, reason: str | None) -> str:
     return reason or f"the attempt is {status}"
 
 
-class DatasetRecord(NamedTuple):
+_READ = {"extra": "forbid"}
+"""pydantic's config for each record as ``report.models`` reads it (``__pydantic_config__``, a
+plain dict: no pydantic here): an unknown key is refused, as everywhere in a report."""
+
+
+class _Record:
+    """repr, == and hash as a frozen dataclass generates them: by the fields, in order.
+
+    Each record is ``dataclass(frozen=True, repr=False, eq=False)`` and takes these: dataclass
+    compiles every method it generates, class by class, and generating these three for the
+    twelve records doubled this module's import, which every run pays
+    (tests/report/test_records.py holds them to what dataclass generates)."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__dataclass_fields__)
+
+    def __repr__(self) -> str:
+        shown = (f"{name}={getattr(self, name)!r}" for name in self.__dataclass_fields__)
+        return f"{type(self).__qualname__}({', '.join(shown)})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class DatasetRecord(_Record):
     name: str
     revision: str
     fingerprint: str
-    path: str | None
+    path: str | None = None
+    __pydantic_config__ = _READ
 
 
 def dataset_record(dataset: "Dataset", display_path: str | None) -> DatasetRecord:
@@ -71,62 +108,103 @@ def dataset_record(dataset: "Dataset", display_path: str | None) -> DatasetRecor
     return DatasetRecord(dataset.name, dataset.revision, dataset.fingerprint, display_path)
 
 
-class VariantRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class VariantRecord(_Record):
     name: str
     revision: str
     configuration_revision: str | None
+    __pydantic_config__ = _READ
 
 
-class OptionsRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class OptionsRecord(_Record):
     max_concurrency: int
     timeout: float
     repeat: int
-    suites: tuple[str, ...]
+    suites: tuple[str, ...] = field(
+        metadata={"description": "Suites asked for with --suite; empty: all."}
+    )
     live: bool
     include_details: bool
-    shard: str | None
+    shard: str | None = field(
+        default=None, metadata={"description": "K/N when the run was shard K of N."}
+    )
+    __pydantic_config__ = _READ
 
 
-class ScorerRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class ScorerRecord(_Record):
     name: str
     revision: str
+    __pydantic_config__ = _READ
 
 
-class ReplayRecord(NamedTuple):
-    path: str
-    digest: str
-    started_at: str
-    measured_by_original_run: bool
+@dataclass(frozen=True, repr=False, eq=False)
+class ReplayRecord(_Record):
+    """The saved report a replay re-scored: its latency and usage are that run's."""
+
+    path: str = field(metadata={"description": "The replayed report, as given."})
+    digest: str = field(metadata={"description": "sha256 of the replayed report file's bytes."})
+    started_at: str = field(metadata={"description": "When the original run started."})
+    measured_by_original_run: bool = field(
+        default=True,
+        metadata={
+            "description": "latency_ms and usage are the original run's measurements, copied "
+            "and never re-measured: a replay cannot establish a latency change."
+        },
+    )
+    __pydantic_config__ = _READ
 
 
-class TargetRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class TargetRecord(_Record):
     kind: str
     workflow_revision: str | None
     live: bool
-    identity: dict[str, Any]
+    identity: dict[str, Any] = field(
+        default_factory=dict,
+        metadata={"description": "Import path, argv or URL; never header values."},
+    )
+    __pydantic_config__ = _READ
 
 
-class ThresholdRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class ThresholdRecord(_Record):
     key: str
     minimum: float
-    actual: float | None
+    actual: float | None = field(metadata={"description": "None when nothing was measured."})
     held: bool
+    __pydantic_config__ = _READ
 
 
-class AwaitingRecord(NamedTuple):
+# Keyword-only: note, which a report may leave out, comes before digest, which it may not.
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class AwaitingRecord(_Record):
+    """One check of one attempt waiting for a person's verdict."""
+
     case: str
-    attempt: int
-    check: str
-    note: str | None
-    digest: str
+    attempt: int = field(metadata={"ge": 1})
+    check: str = field(metadata={"description": "The expectation's name (an eval's: expect)."})
+    note: str | None = field(
+        default=None,
+        metadata={
+            "description": "Private: the sentence the adjudicator reads (the expectation's "
+            "note, or its prose); only with details."
+        },
+    )
+    digest: str = field(metadata={"description": "sha256 of the answer the verdict is about."})
+    __pydantic_config__ = _READ
 
 
-class CountsRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class CountsRecord(_Record):
     attempts: dict[str, int]
     checks: dict[str, int]
+    __pydantic_config__ = _READ
 
 
-class SuiteRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class SuiteRecord(_Record):
     """A suite as a run ends it; its cases are in the report file already (``cases`` is
     empty)."""
 
@@ -154,16 +232,25 @@ class SuiteRecord(NamedTuple):
     verdict: SuiteVerdict
 
 
-class VerdictRecord(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class VerdictRecord(_Record):
     passed: bool
     exit_code: int
     meaning: str
-    suites: dict[str, int]
-    evaluated: bool
-    adjudication: int
+    suites: dict[str, int] = field(
+        metadata={"description": "How many suites ended with each verdict."}
+    )
+    evaluated: bool = field(
+        default=True, metadata={"description": "False when no check ran at all."}
+    )
+    adjudication: int = field(
+        default=0, metadata={"description": "Checks waiting for a human verdict."}
+    )
+    __pydantic_config__ = _READ
 
 
-class RunReport(NamedTuple):
+@dataclass(frozen=True, repr=False, eq=False)
+class RunReport(_Record):
     """``report.models.Report`` as a run returns it for its summary: every suite without its
     cases."""
 
@@ -181,12 +268,3 @@ class RunReport(NamedTuple):
     finished_at: str
     duration_seconds: float
     verdict: VerdictRecord
-
-
-_Flat = TypeVar("_Flat", DatasetRecord, VariantRecord, OptionsRecord, ReplayRecord, TargetRecord)
-
-
-def from_model(kind: type[_Flat], model: Any) -> _Flat:
-    """The record of ``kind`` holding the fields of ``model``, its model in a report read back
-    (a replay runs under the saved report's variant, options and targets)."""
-    return kind._make(getattr(model, name) for name in kind._fields)

@@ -146,7 +146,7 @@ def _metric_figure(metric: Any, figure: str) -> float | None:
 
 
 def suite_verdict(
-    counts: CountsRecord | models.CountsRecord,
+    counts: CountsRecord,
     thresholds: Sequence[ThresholdRecord],
     gated: bool,
 ) -> SuiteVerdict:

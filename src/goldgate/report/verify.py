@@ -163,7 +163,7 @@ def verify_report(
     )
     stored = value.get("verdict")
     if isinstance(stored, Mapping):  # a field a format left out reads as its default
-        stored = {**report.verdict.model_dump(mode="json"), **stored}
+        stored = {**record_json(report.verdict), **stored}
     agree(path, ("verdict",), stored, record_json(verdict))
 
 
@@ -438,7 +438,7 @@ def _verify_suite(
         agree(path, (*here, "status"), stored("status"), "ran" if unskipped else "skipped")
     agree(path, (*here, "case_count"), stored("case_count"), len(raw["cases"]))
     agree(path, (*here, "attempt_count"), stored("attempt_count"), sum(attempts.values()))
-    agree(path, (*here, "counts"), stored("counts"), counts._asdict())
+    agree(path, (*here, "counts"), stored("counts"), record_json(counts))
     stored_summary = stored("summary")
     summary = tally.figures.summary()
     if details:
@@ -459,7 +459,7 @@ def _verify_suite(
     minimums = {threshold.key: threshold.minimum for threshold in record.thresholds}
     thresholds = suite_thresholds(minimums, summary, metrics)
     stored_thresholds = stored("thresholds")
-    agree(path, (*here, "thresholds"), stored_thresholds, [t._asdict() for t in thresholds])
+    agree(path, (*here, "thresholds"), stored_thresholds, [record_json(t) for t in thresholds])
     verdict: str
     if skipped:
         verdict = "skipped"

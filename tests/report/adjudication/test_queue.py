@@ -12,6 +12,7 @@ import pytest
 from goldgate.gold.models import Case, Suite
 from goldgate.gold.suites import GoldSuite
 from goldgate.report.models import Report
+from goldgate.report.plain import record_json
 from goldgate.run.api import EvaluationVariant, evaluate
 from goldgate.scoring.adjudication import REVIEWER_FAILED, output_digest
 
@@ -67,7 +68,7 @@ def test_the_queue_lists_each_waiting_check_with_its_note_and_digest() -> None:
     [suite] = report.suites
 
     assert suite.adjudication == 2
-    assert [entry.model_dump() for entry in suite.adjudication_queue] == [
+    assert [record_json(entry) for entry in suite.adjudication_queue] == [
         {
             "case": "prose",
             "attempt": 1,
