@@ -1,4 +1,5 @@
-"""Workflow commands and environment files, checked against how the runner reads them."""
+"""The environment files of GitHub Actions (``goldgate.github.envfiles``): outputs and the job
+summary, checked against how the runner reads them."""
 
 from __future__ import annotations
 
@@ -10,15 +11,6 @@ import pytest
 
 from goldgate.github import envfiles
 from goldgate.github.envfiles import append_summary, write_outputs
-from goldgate.render.workflow import (
-    Annotation,
-    add_mask,
-    annotation,
-    escape_data,
-    escape_property,
-    limit_annotations,
-    neutralize_commands,
-)
 
 
 def read_env_file(text: str) -> dict[str, str]:
@@ -63,174 +55,6 @@ def read_env_file(text: str) -> dict[str, str]:
             result[key] = value
         line, _ = read_line()
     return result
-
-
-# --- escaping -----------------------------------------------------------------------------
-
-ESCAPES = [
-    # (text, as data, as property)
-    ("plain", "plain", "plain"),
-    ("100%", "100%25", "100%25"),
-    ("%0A", "%250A", "%250A"),
-    ("a\nb", "a%0Ab", "a%0Ab"),
-    ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
-    ("\r", "%0D", "%0D"),
-    ("key: value", "key: value", "key%3A value"),
-    ("a,b", "a,b", "a%2Cb"),
-    ("::error::x", "::error::x", "%3A%3Aerror%3A%3Ax"),
-    ("%:,\n", "%25:,%0A", "%25%3A%2C%0A"),
-    ("😀 é", "😀 é", "😀 é"),
-    ("", "", ""),
-]
-
-
-@pytest.mark.parametrize(("text", "data", "prop"), ESCAPES)
-def test_escaping_follows_the_runner(text: str, data: str, prop: str) -> None:
-    assert escape_data(text) == data
-    assert escape_property(text) == prop
-
-
-@pytest.mark.parametrize(("text", "data", "prop"), ESCAPES)
-def test_escaping_round_trips_through_the_runners_unescape(text: str, data: str, prop: str) -> None:
-    def unescape(value: str, table: list[tuple[str, str]]) -> str:
-        # The runner replaces escapes in this order, %25 last.
-        for escaped, raw in table:
-            value = value.replace(escaped, raw)
-        return value
-
-    data_table = [("%0D", "\r"), ("%0A", "\n"), ("%25", "%")]
-    prop_table = [("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%")]
-    # Only exact when the text holds no literal escape-like sequences other than '%'.
-    if "%0" not in text:
-        assert unescape(data, data_table) == text
-        assert unescape(prop, prop_table) == text
-
-
-ANNOTATIONS = [
-    (("error", "broke"), {}, "::error::broke"),
-    (("warning", "two\nlines"), {}, "::warning::two%0Alines"),
-    (
-        ("error", "case a failed"),
-        {"file": "gold/cases.json", "line": 12, "title": "suite: inline, case a"},
-        "::error file=gold/cases.json,line=12,title=suite%3A inline%2C case a::case a failed",
-    ),
-    (("notice", "50% done"), {"title": "progress"}, "::notice title=progress::50%25 done"),
-    (("error", "::add-mask::x"), {}, "::error::::add-mask::x"),
-]
-
-
-@pytest.mark.parametrize(("args", "kwargs", "expected"), ANNOTATIONS)
-def test_annotation_commands(
-    args: tuple[str, str], kwargs: dict[str, object], expected: str
-) -> None:
-    assert annotation(*args, **kwargs) == expected  # type: ignore[arg-type]
-
-
-def test_a_message_from_data_cannot_start_a_second_command() -> None:
-    command = annotation("error", "x\n::add-mask::secret\n::error::forged")
-
-    assert "\n" not in command
-    assert "\r" not in command
-    assert command == "::error::x%0A::add-mask::secret%0A::error::forged"
-
-
-@pytest.mark.parametrize(
-    ("kind", "line"), [("fatal", None), ("error", 0), ("error", -3), ("error", True)]
-)
-def test_annotation_refuses_unknown_kinds_and_line_numbers(kind: str, line: object) -> None:
-    with pytest.raises(ValueError, match="annotation"):
-        annotation(kind, "m", line=line)  # type: ignore[arg-type]
-
-
-def test_annotation_record_renders_the_same_command() -> None:
-    item = Annotation("warning", "m", file="f.json", line=3, title="t")
-
-    assert item.command() == annotation("warning", "m", file="f.json", line=3, title="t")
-
-
-# --- limits -------------------------------------------------------------------------------
-
-
-def test_at_most_ten_of_each_kind_and_a_notice_counts_the_rest() -> None:
-    items = [Annotation("error", f"e{i}") for i in range(14)]
-    items += [Annotation("warning", f"w{i}") for i in range(3)]
-    items += [Annotation("notice", f"n{i}") for i in range(12)]
-
-    kept = limit_annotations(items)
-
-    kinds = [item.kind for item in kept]
-    assert kinds.count("error") == 10
-    assert kinds.count("warning") == 3
-    assert kinds.count("notice") == 10  # nine of ours plus the one that counts the rest
-    assert [item.message for item in kept if item.kind == "error"] == [f"e{i}" for i in range(10)]
-    assert kept[-1].message == (
-        "4 errors and 3 notices more than GitHub shows were left out; see the job summary."
-    )
-
-
-def test_no_notice_when_nothing_is_left_out() -> None:
-    items = [
-        Annotation(kind, f"{kind}{i}") for kind in ("error", "warning", "notice") for i in range(10)
-    ]
-
-    assert limit_annotations(items) == items
-
-
-def test_the_count_notice_names_where_the_rest_is() -> None:
-    items = [Annotation("warning", "w")] * 3
-
-    kept = limit_annotations(items, per_kind=2, rest_in="the report")
-
-    assert [item.kind for item in kept] == ["warning", "warning", "notice"]
-    assert kept[-1].message == "1 warning more than GitHub shows were left out; see the report."
-
-
-# --- masks and neutralizing ---------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("s3cr3t", "::add-mask::s3cr3t"),
-        ("50%off", "::add-mask::50%25off"),
-        ("line one\nline two", "::add-mask::line one\n::add-mask::line two"),
-        ("a\r\n\r\nb", "::add-mask::a\n::add-mask::b"),
-        ("", ""),
-        ("  \n ", ""),
-    ],
-)
-def test_add_mask_masks_every_line(value: str, expected: str) -> None:
-    assert add_mask(value) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("::add-mask::x", ": :add-mask::x"),
-        ("   ::error::forged", "   : :error::forged"),
-        ("\t::stop-commands::tok", "\t: :stop-commands::tok"),
-        ("ok\n::warning::x\nok", "ok\n: :warning::x\nok"),
-        ("ok\r::warning::x", "ok\r: :warning::x"),
-        ("a\u2028::notice::x", "a\u2028: :notice::x"),
-        ("##[error]old form", "# #[error]old form"),
-        ("text ##[set-output name=a;]b", "text # #[set-output name=a;]b"),
-        ("a :: b", "a :: b"),
-        ("no commands here", "no commands here"),
-        ("", ""),
-    ],
-)
-def test_neutralize_commands(text: str, expected: str) -> None:
-    assert neutralize_commands(text) == expected
-
-
-def test_no_neutralized_line_is_a_command_to_the_runner() -> None:
-    hostile = "x\n::add-mask::a\r  ::error::b\n\u00a0::notice::c\n##[warning]d"
-
-    safe = neutralize_commands(hostile)
-
-    for line in re.split(r"\r\n|\r|\n", safe):
-        assert not line.lstrip().startswith("::")
-        assert "##[" not in line
 
 
 # --- outputs ------------------------------------------------------------------------------
