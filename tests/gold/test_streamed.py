@@ -19,7 +19,7 @@ from goldgate.base.errors import GoldCheckError, InvalidInputError
 from goldgate.base.jsonvalue import canonical_bytes, canonical_json
 from goldgate.base.strictjson import parse_json_text
 from goldgate.gold._stream import casefile
-from goldgate.gold._stream.casefile import NotStreamable, elements
+from goldgate.gold._stream.casefile import ElementReader, NotStreamable
 from goldgate.gold._stream.store import GoldChangedError, LazyCases, LazyCompiled
 from goldgate.gold.load import check_gold, load_gold
 from goldgate.gold.settings.load import load_settings
@@ -28,8 +28,10 @@ from helpers.strategies import json_values
 
 
 def _stream(data: bytes, chunk: int, monkeypatch: pytest.MonkeyPatch) -> list[casefile.Element]:
+    """Every element of the JSON array ``data``, read ``chunk`` bytes at a time."""
     monkeypatch.setattr(casefile, "_CHUNK", chunk)
-    return list(elements(io.BytesIO(data)))
+    reader = ElementReader(io.BytesIO(data))
+    return list(iter(reader.next, None))
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,24 +1,2 @@
-"""Execution: targets (python, command, http) and the runner that drives them."""
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-from goldgate.base.lazy import load_export
-
-_EXPORTS = {
-    "AttemptOutcome": "goldgate.run.runner",
-    "AttemptRun": "goldgate.run.runner",
-    "RunOptions": "goldgate.run.runner",
-    "run_suite": "goldgate.run.runner",
-}
-
-__all__ = ["AttemptOutcome", "AttemptRun", "RunOptions", "run_suite"]
-
-if TYPE_CHECKING:
-    from goldgate.run.runner import AttemptRun, RunOptions, run_suite
-    from goldgate.scoring.attempt import AttemptOutcome
-
-
-def __getattr__(name: str) -> Any:
-    return load_export(__name__, _EXPORTS, name)
+"""Execution: targets (python, command, http), the runner that drives them, the session of a
+CLI run and the Python API (``run.api``). Callers import the module they need by name."""
