@@ -33,8 +33,7 @@ from goldgate.report.process import (
 )
 from goldgate.report.stream import ReportWriter
 from helpers.processes import assert_gone
-
-from .support import GOLDGATE, Project, cli_env, expect, read_report_json
+from run.support import GOLDGATE, Project, cli_env, expect, new_project, read_report_json
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or cpu_budget() < 2,
@@ -87,6 +86,12 @@ def _case(index: int, mode: str = "ok", **payload: Any) -> dict[str, Any]:
         },
         "expectations": expectations,
     }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """An empty project (as tests/run's fixture makes it), for the probe target."""
+    return new_project(tmp_path / "project")
 
 
 def _with_probe(project: Project) -> Project:
