@@ -14,6 +14,8 @@ import pytest
 
 from goldgate.report.io import read_report
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 SETTINGS_AND_GOLD_LOADING = (
     "yaml",
     "goldgate.gold.settings",

@@ -241,6 +241,7 @@ def read_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "KEPT_BYTES", 0)
 
 
+@pytest.mark.slow
 def test_the_first_cases_checked_are_kept_and_read_no_more(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -276,6 +277,7 @@ def test_the_first_cases_checked_are_kept_and_read_no_more(
     assert suite.attempt_gold(3) is kept[3]  # its attempts, and the report, read the same
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("read_back")
 def test_cases_read_in_order_share_one_read_ahead(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
@@ -299,6 +301,7 @@ def test_cases_read_in_order_share_one_read_ahead(
     assert [compiled for _, compiled in gold] == list(whole.compiled)
 
 
+@pytest.mark.slow
 def test_a_case_read_out_of_order_reads_only_itself(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -314,6 +317,7 @@ def test_a_case_read_out_of_order_reads_only_itself(
     assert max(reads) < 4096
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("read_back")
 def test_a_case_rewritten_after_its_read_ahead_is_refused_past_it(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
