@@ -1,5 +1,6 @@
 """Shared fixtures: where the repository and the shared oracles are, a way to run the real CLI
-in-process, and a small valid gold project to break one mutation at a time."""
+in-process, and a small valid gold project to break one mutation at a time; and the ``slow``
+mark, set by fixture and guarded in a quick run (``tests/helpers/slow.py``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,47 @@ from typing import Any
 
 import pytest
 
+from helpers import slow
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ORACLES = REPO_ROOT / "tests" / "oracles"
+
+
+# --- the slow mark --------------------------------------------------------------------------------
+
+_GUARD = slow.Guard()
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow.mark(items)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if slow.leaves_slow_out(session.config.option.markexpr):
+        _GUARD.install()
+
+
+def pytest_unconfigure() -> None:
+    _GUARD.uninstall()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+    with _GUARD.running(item.nodeid):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[pytest.TestReport]:
+    """In a run that leaves slow tests out, a test that started a process or a server fails,
+    even where the code it ran caught the refusal."""
+    report: pytest.TestReport = yield
+    refused = _GUARD.refused.pop(item.nodeid, [])
+    if refused and report.passed:
+        report.outcome = "failed"
+        report.longrepr = refused[0]
+    return report
 
 
 @pytest.fixture(autouse=True)

@@ -6,10 +6,10 @@ The public API. Names load on first use (PEP 562), so that importing goldgate â€
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from goldgate._version import __version__
+from goldgate.base.lazy import load_export
 from goldgate.base.provided import COMPARISON_KINDS
 
 
@@ -102,9 +102,4 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'goldgate' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+    return load_export(__name__, _EXPORTS, name)

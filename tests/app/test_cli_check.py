@@ -223,6 +223,7 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_console_script_reports_violations(gold_project: Any) -> None:
     gold_project.cases[0]["expectations"][0]["path"] = "/steps/classify/result"
     gold_project.write()
@@ -238,6 +239,7 @@ def test_console_script_reports_violations(gold_project: Any) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_console_script_settings_error_and_usage_error(gold_project: Any) -> None:
     gold_project.settings = gold_project.settings.replace("app.main:handle", "app/main.py")
     gold_project.write()
@@ -253,6 +255,7 @@ def test_console_script_settings_error_and_usage_error(gold_project: Any) -> Non
     assert "Traceback" not in settings.stderr + usage.stderr
 
 
+@pytest.mark.slow
 def test_python_dash_m_goldgate(repo_root: Path) -> None:
     version = _run([sys.executable, "-m", "goldgate", "--version"], repo_root)
     check = _run(

@@ -118,6 +118,7 @@ HOSTILE = [
     "##[add-mask]y\n##[set-output name=a;]b",
     "\x1b[31m::error::x",
     "\x1b[1;31m \u200b::warning::x\x1b[0m",
+    "x\n::add-mask::a\r  ::error::b\n\u00a0::notice::c\n##[warning]d",
 ]
 
 
@@ -130,6 +131,26 @@ def test_no_printable_line_is_a_workflow_command(text: str) -> None:
         assert not line.lstrip().startswith("::"), repr(line)
         assert "##[" not in line
     assert printable(safe) == safe  # nothing left to neutralise
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("::add-mask::x", ": :add-mask::x"),
+        ("   ::error::forged", "   : :error::forged"),
+        ("\t::stop-commands::tok", "\t: :stop-commands::tok"),
+        ("ok\n::warning::x\nok", "ok\n: :warning::x\nok"),
+        ("ok\r::warning::x", "ok\r: :warning::x"),
+        ("a\u2028::notice::x", "a\u2028: :notice::x"),
+        ("##[error]old form", "# #[error]old form"),
+        ("text ##[set-output name=a;]b", "text # #[set-output name=a;]b"),
+        ("a :: b", "a :: b"),
+        ("no commands here", "no commands here"),
+        ("", ""),
+    ],
+)
+def test_printable_breaks_each_command_at_its_start(text: str, expected: str) -> None:
+    assert printable(text) == expected
 
 
 def test_printable_leaves_other_text_as_it_is() -> None:

@@ -27,6 +27,8 @@ from .pair import (
     record_verdict,
 )
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Pair:

@@ -21,6 +21,8 @@ from run.support import read_report_json, run_cli
 
 from .conftest import CANDIDATE_EDITS, evaluate, example_copy
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 PIPELINE = "evaluation/cases/pipeline.json"
 ADDED = ("added_billing_en", "added_help_en")
 REMOVED = "negative_policy_de"

@@ -31,6 +31,7 @@ def project(tmp_path: Path) -> Project:
     )
 
 
+@pytest.mark.slow
 def test_noise_within_a_report_is_flaky_not_a_regression(project: Project) -> None:
     base, _ = project.evaluate(name="base.json")
     cand, _ = project.evaluate("--repeat", "3", name="cand.json")
@@ -54,6 +55,7 @@ def test_noise_within_a_report_is_flaky_not_a_regression(project: Project) -> No
     assert comparison.regressions is False
 
 
+@pytest.mark.slow
 def test_repeats_on_both_sides_pair_attempt_by_attempt(project: Project) -> None:
     project.evaluate("--repeat", "3", name="base.json")
     project.evaluate("--repeat", "3", name="cand.json")
@@ -71,6 +73,7 @@ def test_repeats_on_both_sides_pair_attempt_by_attempt(project: Project) -> None
     assert suite.figures.mcnemar.p_value == 1.0
 
 
+@pytest.mark.slow
 def test_without_repeats_there_is_no_case_view(project: Project) -> None:
     project.evaluate(name="base.json")
     comparison = compare(project.output("base.json"), project.output("base.json"))

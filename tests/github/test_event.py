@@ -34,7 +34,6 @@ def test_pull_request_opened(oracle: Oracle) -> None:
         from_fork=False,
     )
     assert event.is_pull_request
-    assert not event.is_default_branch_push
 
 
 def test_pull_request_synchronize(oracle: Oracle) -> None:
@@ -86,10 +85,9 @@ def test_push_of_a_deleted_tag(oracle: Oracle) -> None:
         head_ref="refs/tags/simple-tag",
     )
     assert not event.is_pull_request
-    assert not event.is_default_branch_push
 
 
-def test_push_to_the_default_branch_publishes_baselines(oracle: Oracle) -> None:
+def test_push_to_the_default_branch(oracle: Oracle) -> None:
     payload = copy.deepcopy(oracle("github_events/push_payload.json"))
     payload.update(ref="refs/heads/master", after="0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c")
 
@@ -97,7 +95,7 @@ def test_push_to_the_default_branch_publishes_baselines(oracle: Oracle) -> None:
 
     assert event.head_ref == "master"
     assert event.head_sha == "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c"
-    assert event.is_default_branch_push
+    assert event.default_branch == event.head_ref
 
 
 def test_workflow_run_without_pull_requests(oracle: Oracle) -> None:

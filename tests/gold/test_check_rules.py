@@ -28,7 +28,6 @@ def messages(result: Any) -> list[tuple[str, str]]:
 def test_the_baseline_passes(gold_project: Any) -> None:
     result = check(gold_project)
 
-    assert result.ok
     assert result.violations == ()
     assert result.case_count == 4
     assert result.dataset is not None
@@ -43,7 +42,7 @@ def test_expected_null_is_an_explicit_value(gold_project: Any) -> None:
 
     result = check(gold_project)
 
-    assert result.ok
+    assert result.violations == ()
     assert result.dataset is not None
     expectation = result.dataset.suite("filed").cases[0].expectations[0]
     assert expectation.expected is None
@@ -54,7 +53,7 @@ def test_null_label_when_the_catalog_holds_null(gold_project: Any) -> None:
     gold_project.manifest["suites"][0]["metrics"][0]["labels"].append(None)
     gold_project.manifest["suites"][0]["cases"][1]["expectations"][0]["expected"] = None
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 def test_null_label_without_null_in_the_catalog(gold_project: Any) -> None:
@@ -73,7 +72,7 @@ def test_metric_cases_limit_which_cases_need_gold(gold_project: Any) -> None:
     suite["metrics"][0]["cases"] = ["a"]
     suite["cases"][1]["expectations"].pop(0)  # case b has no gold at the metric path now
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 def test_multilabel_metric_with_string_labels(gold_project: Any) -> None:
@@ -82,7 +81,7 @@ def test_multilabel_metric_with_string_labels(gold_project: Any) -> None:
     ]
     gold_project.manifest["suites"][1]["thresholds"] = {"tags.exact_set_accuracy": 0.5}
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 def test_multilabel_gold_must_be_an_array_of_strings(gold_project: Any) -> None:
@@ -105,7 +104,7 @@ def test_text_thresholds_that_have_what_they_need(gold_project: Any) -> None:
     reply = {"name": "reply", "path": "/payload/reply", "expected": "prose", "comparison": "text"}
     suite["cases"][0]["expectations"].append(reply)
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 def test_text_thresholds_need_text_comparisons(gold_project: Any) -> None:
@@ -170,7 +169,7 @@ def test_text_prose_and_every_assertion_kind(gold_project: Any) -> None:
         }
     )
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 @pytest.mark.parametrize("count", [True, 1.5, "3"])
@@ -188,14 +187,14 @@ def test_set_and_exact_accept_any_json(gold_project: Any) -> None:
     expectations[-1]["comparison"] = "set"
     expectations.append({"name": "exact", "path": "/payload/e", "expected": {"k": [True, 1.5]}})
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 def test_custom_scorer_registered_through_the_python_api(gold_project: Any) -> None:
     gold_project.cases[0]["expectations"][3]["scorer"] = "in_code"
 
-    assert not check(gold_project).ok
-    assert check(gold_project, extra_scorers=["in_code"]).ok
+    assert check(gold_project).violations
+    assert check(gold_project, extra_scorers=["in_code"]).violations == ()
 
 
 def test_source_span_with_astral_characters_up_to_the_end(gold_project: Any) -> None:
@@ -203,7 +202,7 @@ def test_source_span_with_astral_characters_up_to_the_end(gold_project: Any) -> 
     span["allowed"] = [0, 5]  # "😀😀 ok": 5 code points, though 7 UTF-16 units
     span["required"] = [0, 2]
 
-    assert check(gold_project).ok
+    assert check(gold_project).violations == ()
 
 
 def test_source_span_problems_are_reported_together(gold_project: Any) -> None:

@@ -86,6 +86,7 @@ def _sequential(project: Any) -> GoldSuite:
         return _load(project)
 
 
+@pytest.mark.slow
 def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     gold_project: Any, small_batches: list[parallel.Helper]
 ) -> None:
@@ -101,6 +102,7 @@ def test_a_suite_checked_with_a_helper_equals_one_checked_alone(
     same_gold(helped, _sequential(project))
 
 
+@pytest.mark.slow
 def test_a_large_case_file_has_its_helper_from_the_first_case(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -120,6 +122,7 @@ def test_a_large_case_file_has_its_helper_from_the_first_case(
     assert small_batches[0].sent == -(-(total - 12) // 4)
 
 
+@pytest.mark.slow
 def test_the_patterns_a_helper_compiled_are_not_compiled_again_for_the_run(
     gold_project: Any, small_batches: list[parallel.Helper]
 ) -> None:
@@ -145,6 +148,7 @@ def test_the_patterns_a_helper_compiled_are_not_compiled_again_for_the_run(
     same_gold(helped, _sequential(project))
 
 
+@pytest.mark.slow
 def test_the_patterns_kept_for_the_run_are_bounded(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -166,6 +170,7 @@ def test_the_patterns_kept_for_the_run_are_bounded(
     same_gold(helped, _sequential(project))
 
 
+@pytest.mark.slow
 def test_a_check_alone_keeps_nothing_for_a_run_that_does_not_follow(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -204,6 +209,7 @@ def test_a_check_alone_keeps_nothing_for_a_run_that_does_not_follow(
     same_gold(alone, loaded)
 
 
+@pytest.mark.slow
 def test_bad_gold_in_a_helpers_batch_is_worded_by_the_whole_file_path(
     gold_project: Any, small_batches: list[parallel.Helper]
 ) -> None:
@@ -223,6 +229,7 @@ def test_bad_gold_in_a_helpers_batch_is_worded_by_the_whole_file_path(
     assert "(at /101/expectations/" in messages[0], messages[0]
 
 
+@pytest.mark.slow
 def test_a_helper_that_dies_costs_only_time(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -354,6 +361,7 @@ def _break(text: str, how: str) -> str:
     return text.replace(marker, broken, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "how",
     ["duplicate key", "NaN", "lone surrogate", "infinite number", "duplicate id",
@@ -379,6 +387,7 @@ def test_bad_gold_anywhere_is_refused_as_the_sequential_check_refuses_it(
     assert helped.violations
 
 
+@pytest.mark.slow
 def test_work_shared_between_both_sides_still_equals_the_sequential_check(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -393,6 +402,7 @@ def test_work_shared_between_both_sides_still_equals_the_sequential_check(
     same_gold(helped, _sequential(project))
 
 
+@pytest.mark.slow
 def test_a_slow_helper_does_not_let_cases_pile_up_here(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -424,6 +434,7 @@ def test_a_slow_helper_does_not_let_cases_pile_up_here(
     same_gold(helped, _sequential(project))
 
 
+@pytest.mark.slow
 def test_several_helpers_share_the_batches_and_the_result_is_thesame_gold(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -455,6 +466,7 @@ def test_one_helper_per_spare_cpu_at_most_three(
     assert started == [7] * wanted
 
 
+@pytest.mark.slow
 def test_a_check_alone_compiles_no_flat_pattern_and_still_finds_bad_ones(
     gold_project: Any, small_batches: list[parallel.Helper], monkeypatch: pytest.MonkeyPatch
 ) -> None:

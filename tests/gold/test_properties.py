@@ -163,7 +163,7 @@ def _check(project: Any) -> Any:
         assert violation.column >= 1
         assert violation.message
         assert violation.pointer == "" or violation.pointer.startswith("/")
-    assert result.ok == (result.dataset is not None)
+    assert (result.violations == ()) == (result.dataset is not None)
     return result
 
 
@@ -199,7 +199,7 @@ def test_any_json_value_as_a_gold_file(gold_project: Any, value: Any, as_manifes
     result = _check(gold_project)
 
     assert result is not None
-    assert not result.ok
+    assert result.violations
 
 
 @ON_ONE_PROJECT
@@ -232,7 +232,7 @@ def test_any_bytes_as_a_case_file(gold_project: Any, data: bytes) -> None:
     result = _check(gold_project)
 
     assert result is not None
-    assert not result.ok
+    assert result.violations
 
 
 YAMLISH = "abc:-[]{}#'\"!&*|>?,\n 0123456789.~\\\t%@`"

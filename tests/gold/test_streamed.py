@@ -19,7 +19,7 @@ from goldgate.base.errors import GoldCheckError, InvalidInputError
 from goldgate.base.jsonvalue import canonical_bytes, canonical_json
 from goldgate.base.strictjson import parse_json_text
 from goldgate.gold._stream import casefile
-from goldgate.gold._stream.casefile import NotStreamable, elements
+from goldgate.gold._stream.casefile import ElementReader, NotStreamable
 from goldgate.gold._stream.store import GoldChangedError, LazyCases, LazyCompiled
 from goldgate.gold.load import check_gold, load_gold
 from goldgate.gold.settings.load import load_settings
@@ -28,8 +28,10 @@ from helpers.strategies import json_values
 
 
 def _stream(data: bytes, chunk: int, monkeypatch: pytest.MonkeyPatch) -> list[casefile.Element]:
+    """Every element of the JSON array ``data``, read ``chunk`` bytes at a time."""
     monkeypatch.setattr(casefile, "_CHUNK", chunk)
-    return list(elements(io.BytesIO(data)))
+    reader = ElementReader(io.BytesIO(data))
+    return list(iter(reader.next, None))
 
 
 @settings(max_examples=150, deadline=None)
@@ -239,6 +241,7 @@ def read_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "KEPT_BYTES", 0)
 
 
+@pytest.mark.slow
 def test_the_first_cases_checked_are_kept_and_read_no_more(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -274,6 +277,7 @@ def test_the_first_cases_checked_are_kept_and_read_no_more(
     assert suite.attempt_gold(3) is kept[3]  # its attempts, and the report, read the same
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("read_back")
 def test_cases_read_in_order_share_one_read_ahead(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
@@ -297,6 +301,7 @@ def test_cases_read_in_order_share_one_read_ahead(
     assert [compiled for _, compiled in gold] == list(whole.compiled)
 
 
+@pytest.mark.slow
 def test_a_case_read_out_of_order_reads_only_itself(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -312,6 +317,7 @@ def test_a_case_read_out_of_order_reads_only_itself(
     assert max(reads) < 4096
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("read_back")
 def test_a_case_rewritten_after_its_read_ahead_is_refused_past_it(
     gold_project: Any, monkeypatch: pytest.MonkeyPatch

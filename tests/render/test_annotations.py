@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from goldgate.render.annotations import command, render_annotations
+from goldgate.render.annotations import render_annotations
 from goldgate.render.view import build_view
+from goldgate.render.workflow import command
 from goldgate.report.models import Report
 
 from .corpus import REPORTS

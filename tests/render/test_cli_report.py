@@ -220,6 +220,7 @@ def test_validate_format_github(run_cli: Any, gold_project: Any) -> None:
     assert "unknown_key" in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", ["holdout", "Holdout", "HOLDOUT", " holdout "])
 def test_no_spelling_of_holdout_shows_held_out_gold(tmp_path: Path, split: str) -> None:
     from run.support import STATUS_OK, case, expect, new_project, run_cli

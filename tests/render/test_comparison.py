@@ -33,6 +33,8 @@ from goldgate.report.models import Report
 from .builders import normalized
 from .test_junit import validate
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
 
 

@@ -14,6 +14,8 @@ import pytest
 from goldgate.report.io import report_bytes
 from goldgate.report.models import Report
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 
 @pytest.fixture
 def report_path(corpus: dict[str, Report], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -56,6 +56,7 @@ def _renderings(project: Any, report: Path, env: dict[str, str]) -> dict[str, st
     return rendered
 
 
+@pytest.mark.slow
 def test_a_target_s_echoed_credential_is_redacted_from_every_rendering(tmp_path: Path) -> None:
     project = _leaky_project(tmp_path)
     env = {"GG_API_KEY": KEY, "GITHUB_TOKEN": TOKEN}

@@ -56,6 +56,7 @@ def example_report(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) ->
     return read_report(output)
 
 
+@pytest.mark.slow
 def test_record_json_writes_what_model_dump_writes(example_report: Report) -> None:
     kinds = set()
     for record in _records(example_report):
@@ -73,6 +74,7 @@ def test_record_json_writes_what_model_dump_writes(example_report: Report) -> No
             "ClassificationMetricResult", "Metric"} <= kinds  # fmt: skip
 
 
+@pytest.mark.slow
 def test_include_and_aliases_as_model_dump(example_report: Report) -> None:
     suite = example_report.suites[0]
     head = {"name", "target", "metric_definitions", "whole_case_count"}
@@ -89,6 +91,7 @@ def test_a_value_record_json_cannot_write_is_refused() -> None:
         record_json(record)
 
 
+@pytest.mark.slow
 def test_the_check_notices_a_list_for_a_tuple_and_an_int_for_a_float(
     example_report: Report,
 ) -> None:

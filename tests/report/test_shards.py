@@ -20,6 +20,8 @@ from helpers.reports import coherent
 from run import support
 from run.support import run_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 GENERATED = Path(__file__).parent / "fixtures" / "v1_generated"
 
 

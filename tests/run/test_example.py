@@ -13,6 +13,8 @@ import pytest
 
 from .support import EXAMPLE, read_report_json, run_cli, suite_of
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 REPO = EXAMPLE.parent.parent
 
 

@@ -29,6 +29,7 @@ from .support import (
 )
 
 
+@pytest.mark.slow
 def test_exit_0_when_every_check_passes(project: Project) -> None:
     project.suite("main", "py", [case("a"), case("b")]).write()
     result, report = project.evaluate()
@@ -49,6 +50,7 @@ def test_exit_0_when_every_check_passes(project: Project) -> None:
         assert_scored_ok(attempt_of(report, "main", case_id))
 
 
+@pytest.mark.slow
 def test_exit_1_on_a_failed_check(project: Project) -> None:
     wrong = expect("category", "/payload/category", "refund")
     project.suite("main", "py", [case("good"), case("bad", "ok", STATUS_OK, wrong)]).write()
@@ -66,6 +68,7 @@ def test_exit_1_on_a_failed_check(project: Project) -> None:
     assert_scored_ok(attempt_of(report, "main", "good"))
 
 
+@pytest.mark.slow
 def test_exit_1_on_a_missed_threshold_with_every_check_passing(project: Project) -> None:
     # Every prediction is right, but two catalog labels are never seen: their F1 is 0
     # (scikit-learn, zero_division=0), so macro F1 is 1/3 and the 0.9 threshold is missed.
@@ -101,6 +104,7 @@ def test_exit_1_on_a_missed_threshold_with_every_check_passing(project: Project)
     assert gated["metrics"][0]["accuracy"] == 1.0
 
 
+@pytest.mark.slow
 def test_thresholds_that_hold_pass_despite_a_failed_check(project: Project) -> None:
     # With thresholds the suite passes when every threshold holds: 3 of 4 checks is 0.75.
     wrong = expect("category", "/payload/category", "refund")
@@ -131,6 +135,7 @@ def _refused(project: Project, result_code: int, report_path: Path) -> None:
     assert not report_path.exists()
 
 
+@pytest.mark.slow
 def test_exit_2_on_bad_gold(project: Project) -> None:
     typo = {"name": "status", "path": "/execution/status", "expectd": "completed"}
     project.suite("main", "py", [case("a", "ok", typo)]).write()
@@ -157,6 +162,7 @@ def test_exit_2_with_the_usage_for_no_command(
     assert "Usage: " in err
 
 
+@pytest.mark.slow
 def test_exit_2_when_output_names_an_existing_file(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
     existing = project.output()
@@ -178,6 +184,7 @@ def test_exit_2_when_output_names_an_existing_file(project: Project) -> None:
     assert sorted(p.name for p in existing.parent.iterdir()) == ["report.json"]
 
 
+@pytest.mark.slow
 def test_exit_2_on_an_unknown_suite(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
     result, _ = project.evaluate("--suite", "nope")
@@ -186,6 +193,7 @@ def test_exit_2_on_an_unknown_suite(project: Project) -> None:
     assert "main" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("module", "source", "message"),
     [
@@ -207,6 +215,7 @@ def test_exit_2_when_a_python_target_does_not_import(
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_exit_2_for_an_authorized_live_suite_without_its_credential(project: Project) -> None:
     project.suite("offline", "py", [case("a")]).suite("online", "live", [case("b")]).write()
     result, _ = project.evaluate("--live")
@@ -222,6 +231,7 @@ def test_exit_2_for_an_authorized_live_suite_without_its_credential(project: Pro
 # --- exit 4 -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_exit_4_when_a_target_raises(project: Project) -> None:
     project.suite("main", "py", [case("a"), case("boom", "raise"), case("c")]).write()
     result, report = project.evaluate()
@@ -236,6 +246,7 @@ def test_exit_4_when_a_target_raises(project: Project) -> None:
     assert_scored_ok(attempt_of(report, "main", "c"))
 
 
+@pytest.mark.slow
 def test_exit_4_even_when_gold_expected_the_failure(project: Project) -> None:
     anticipated = expect("status", "/execution/status", "failed")
     project.suite("main", "py", [case("boom", "raise", anticipated)]).write()
@@ -248,6 +259,7 @@ def test_exit_4_even_when_gold_expected_the_failure(project: Project) -> None:
     assert report["verdict"]["exit_code"] == 4
 
 
+@pytest.mark.slow
 def test_a_failed_check_and_a_runtime_failure_exit_4(project: Project) -> None:
     wrong = expect("category", "/payload/category", "refund")
     project.suite("checks", "py", [case("bad", "ok", wrong)])
@@ -369,6 +381,7 @@ def test_ctrl_c_exits_130_and_keeps_what_finished(project: Project) -> None:
     assert [c["tag"] for c in project.calls()] == ["first", "second"]
 
 
+@pytest.mark.slow
 def test_a_refused_run_in_json_lists_its_violations_as_json(project: Project) -> None:
     typo = {"name": "status", "path": "/execution/status", "expectd": "completed"}
     project.suite("main", "py", [case("a", "ok", typo)]).write()

@@ -45,6 +45,7 @@ def _failed(report: dict[str, Any], suite: str, case_id: str, status: str, reaso
 # --- python targets -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
@@ -63,6 +64,7 @@ def test_python_target_failure(project: Project, mode: str, reason: str) -> None
     assert SECRET not in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workflow", ["py", "py_sync"])
 def test_python_target_that_hangs_past_the_deadline(project: Project, workflow: str) -> None:
     # An async target is cancelled; a sync one's thread is abandoned. Either way the attempt
@@ -84,6 +86,7 @@ def test_python_target_that_hangs_past_the_deadline(project: Project, workflow: 
 # --- command targets ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
@@ -179,6 +182,7 @@ def test_http_target_failure(
     assert SECRET not in result.output
 
 
+@pytest.mark.slow
 def test_http_target_that_refuses_connections(project: Project, closed_port: int) -> None:
     project.workflows["web"] = _http_workflow(f"http://127.0.0.1:{closed_port}/triage")
     project.suite("down", "web", [case("a"), case("b")])
@@ -200,6 +204,7 @@ def test_http_target_that_refuses_connections(project: Project, closed_port: int
 # --- scoring ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_custom_scorer_that_raises_is_an_error_check_not_a_failed_attempt(
     project: Project,
 ) -> None:
@@ -230,6 +235,7 @@ def test_custom_scorer_that_raises_is_an_error_check_not_a_failed_attempt(
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("minimum", [0.0, 0.5])
 def test_a_check_error_fails_its_suite_even_when_every_threshold_holds(
     project: Project, minimum: float
@@ -253,6 +259,7 @@ def test_a_check_error_fails_its_suite_even_when_every_threshold_holds(
 # --- the report folder --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["parent-is-a-file", "read-only-folder"])
 def test_unwritable_report_folder_is_refused_before_anything_runs(
     project: Project, how: str
@@ -284,6 +291,7 @@ def test_unwritable_report_folder_is_refused_before_anything_runs(
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_no_fault_leaves_a_stray_file(project: Project, tmp_path: Path) -> None:
     cases = [case("a"), case("boom", "raise"), case("odd", "nonobject")]
     project.suite("main", "py", cases).write()

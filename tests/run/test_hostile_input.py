@@ -258,6 +258,7 @@ def test_every_name_id_and_revision_refuses_control_characters(
     _no_forged_lines(result)
 
 
+@pytest.mark.slow
 def test_a_run_refuses_the_same_gold_before_anything_runs(project: Any) -> None:
     from .support import case
 
@@ -321,6 +322,7 @@ def test_a_file_name_with_a_newline_is_shown_escaped(gold_project: Any, run_cli:
 # --- 9. limits, regular expressions, JSON values and URLs in messages ------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "complaint"),
     [
@@ -354,6 +356,7 @@ def test_run_limits_are_refused_before_anything_runs(
     assert not (project.root / ".goldgate").exists()
 
 
+@pytest.mark.slow
 def test_the_largest_allowed_limits_are_accepted(project: Any) -> None:
     from .support import case
 
@@ -674,6 +677,7 @@ def test_an_unknown_threshold_lists_what_this_suite_can_gate_on(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("refusal", ["target-import", "credential", "scorer-import", "suite"])
 def test_a_run_refused_in_preparation_leaves_no_folder(project: Any, refusal: str) -> None:
     from .support import STATUS_OK, case, expect

@@ -24,6 +24,8 @@ from .support import (
     suite_of,
 )
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 
 @pytest.fixture
 def hostile(project: Project) -> Project:

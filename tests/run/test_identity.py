@@ -31,6 +31,7 @@ def _digest(project: Project) -> str:
     return str(json.loads(result.stdout)["configuration_digest"])
 
 
+@pytest.mark.slow
 def test_variant_name_and_revision_come_from_the_options(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
 
@@ -45,6 +46,7 @@ def test_variant_name_and_revision_come_from_the_options(project: Project) -> No
     }
 
 
+@pytest.mark.slow
 def test_without_options_the_revision_is_github_sha_in_actions(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
     sha = "0123456789abcdef0123456789abcdef01234567"
@@ -77,6 +79,7 @@ def test_without_options_the_revision_is_the_git_head_of_a_checkout(project: Pro
     assert report["variant"]["revision"] == head
 
 
+@pytest.mark.slow
 def test_outside_a_checkout_the_revision_is_the_configuration_digest(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
 

@@ -236,6 +236,7 @@ async def test_a_missing_scorer_registration_fails_before_anything_runs() -> Non
     assert calls == []
 
 
+@pytest.mark.slow
 async def test_open_application_over_the_example(example_imports: None) -> None:
     prepared_digest = load_settings(SETTINGS).configuration_digest
     envelope = {

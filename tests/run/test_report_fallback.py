@@ -123,6 +123,7 @@ def test_a_fallback_that_fails_leaves_no_folder_behind(
     assert list(temporary.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_cli_says_where_the_report_went_and_exits_4(
     project: Project, run_cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -66,6 +66,7 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> RichRun:
     return RichRun(project, result, project.output(), report)
 
 
+@pytest.mark.slow
 def test_report_path_is_printed_and_holds_the_report(rich: RichRun) -> None:
     # The summary shows the path as given, relative to the working folder.
     assert rich.result.report_path() == Path("out/report.json")
@@ -75,6 +76,7 @@ def test_report_path_is_printed_and_holds_the_report(rich: RichRun) -> None:
     assert sorted(p.name for p in rich.path.parent.iterdir()) == ["report.json"]
 
 
+@pytest.mark.slow
 def test_format_is_the_first_field(rich: RichRun) -> None:
     text = rich.path.read_text("utf-8")
     pairs = json.loads(text, object_pairs_hook=lambda items: items)
@@ -132,6 +134,7 @@ def test_report_records_dataset_configuration_and_options(rich: RichRun) -> None
     assert {s["name"]: s["fingerprint"] for s in report["suites"]} == fingerprints
 
 
+@pytest.mark.slow
 def test_report_records_suites_attempts_and_checks(rich: RichRun) -> None:
     report = rich.report
     python = suite_of(report, "python")
@@ -201,6 +204,7 @@ def test_report_records_suites_attempts_and_checks(rich: RichRun) -> None:
     }
 
 
+@pytest.mark.slow
 def test_read_report_round_trips_into_a_frozen_report(rich: RichRun) -> None:
     report = read_report(rich.path)
     assert report == Report.model_validate(rich.raw)
@@ -235,6 +239,7 @@ def test_read_report_refuses_what_it_cannot_read(
     assert str(refused.value).startswith(f"{path}: {message}")
 
 
+@pytest.mark.slow
 def test_a_cut_report_with_a_repeated_key_is_refused_where_it_is_cut(
     tmp_path: Path, rich: Any
 ) -> None:
@@ -265,6 +270,7 @@ def test_where_a_report_is_invalid_is_an_rfc_6901_pointer() -> None:
     assert str(problem).startswith("r.json: not a valid report at /figures/a~1b~0c: ")
 
 
+@pytest.mark.slow
 def test_default_location_is_private_and_never_reused(project: Project) -> None:
     project.suite("main", "py", [case("a")]).write()
     first = project.run()
@@ -286,6 +292,7 @@ def test_default_location_is_private_and_never_reused(project: Project) -> None:
     assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
 
 
+@pytest.mark.slow
 def test_integers_beyond_64_bits_read_back_as_written(rich: RichRun, tmp_path: Path) -> None:
     """The writer falls back to ``json`` for integers orjson refuses; the reader must not
     turn them into floats (orjson reads an integer beyond 64 bits as one)."""
@@ -314,6 +321,7 @@ def test_a_report_that_is_not_utf8_is_refused_plainly(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("long_number", [False, True], ids=["orjson", "json"])
 def test_a_cut_report_is_refused_at_its_line_and_column(
     tmp_path: Path, rich: Any, long_number: bool

@@ -7,6 +7,8 @@ import pytest
 
 from .support import Project, assert_scored_ok, attempt_of, case, suite_of
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 
 def test_repeat_records_attempts_in_case_major_order_whatever_finishes_first(
     project: Project,

@@ -16,6 +16,8 @@ from goldgate.report.process import REPORT_PROCESS_FROM
 
 from .support import Project
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 REWRITING_TARGET = """
 import pathlib
 

@@ -37,6 +37,8 @@ from .support import (
     suite_of,
 )
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 SECRET = "SECRET-5tr3am"
 PLANTED = {"GG_PLANTED": SECRET}
 

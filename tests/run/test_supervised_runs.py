@@ -14,6 +14,8 @@ import pytest
 
 from .support import STATUS_OK, Project, case, expect, start_cli
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 HOSTILE = """\
 import os
 import signal

@@ -41,14 +41,13 @@ class PositionIndex:
 
 
 class _Frame:
-    __slots__ = ("count", "is_object", "keys", "path", "pending_key")
+    __slots__ = ("count", "is_object", "keys", "path")
 
     def __init__(self, is_object: bool, path: tuple[str, ...]) -> None:
         self.is_object = is_object
         self.path = path
         self.keys: set[str] = set()
         self.count = 0
-        self.pending_key: str | None = None
 
 
 class _Scanner:

@@ -15,11 +15,9 @@ from pathlib import Path
 
 from goldgate.base.errors import ReportRefusedError
 from goldgate.base.memory import collections_paused
-from goldgate.comparison.classification import classify
 from goldgate.comparison.compute import compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
-from goldgate.comparison.stats import mcnemar_p_value
 from goldgate.report.io import (
     json_text_value,
     read_report_bytes,
@@ -31,13 +29,9 @@ from goldgate.report.models import Report
 from goldgate.report.stream import dumps
 
 __all__ = [
-    "COMPARISON_FORMAT",
-    "Comparison",
-    "classify",
     "compare",
     "comparison_bytes",
     "default_comparison_path",
-    "mcnemar_p_value",
     "read_comparison",
     "write_comparison",
 ]

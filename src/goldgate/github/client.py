@@ -64,10 +64,6 @@ class RetryPolicy:
     max_wait: float = 60.0
     secondary_wait: float = 60.0
 
-    @property
-    def longest_total_wait(self) -> float:
-        return self.retries * max(self.max_wait, self.max_backoff)
-
 
 def api_url(env: Mapping[str, str] | None = None) -> str:
     """The REST API root: ``GITHUB_API_URL`` (set by the runner; on Enterprise Server it is

@@ -52,16 +52,6 @@ class GitHubEvent:
     def is_pull_request(self) -> bool:
         return self.pr_number is not None
 
-    @property
-    def is_default_branch_push(self) -> bool:
-        """A push of a commit to the default branch: the runs that publish baselines."""
-        return (
-            self.name == "push"
-            and self.default_branch is not None
-            and self.head_ref == self.default_branch
-            and self.head_sha is not None
-        )
-
 
 def read_event(env: Mapping[str, str] | None = None) -> GitHubEvent:
     """The event of this run: ``GITHUB_EVENT_NAME`` and the payload at ``GITHUB_EVENT_PATH``."""

@@ -56,10 +56,6 @@ class GoldCheck:
     dataset: Dataset | None
     case_count: int
 
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
 
 def _syntax_violation(error: JsonSyntaxError) -> Violation:
     return Violation(error.source, error.line, error.column, error.message, "")

@@ -3,6 +3,7 @@
 - ``junit``: JUnit XML for the checks tab;
 - ``markdown``: a pull-request comment or a job summary, within GitHub's size limits;
 - ``annotations``: GitHub workflow commands pointing at each failing case's gold line;
+- ``workflow``: the one writer of workflow commands (escaping, one command a line, masks);
 - ``terminal``: ``goldgate report show``, for people at a terminal or reading a CI log.
 
 ``registry`` names them (``junit``, ``markdown``, ``annotations``, ``show``) by import path,

@@ -5,9 +5,9 @@ errors, 10 warnings and 10 notices per step and drops the rest silently, so at m
 ``maximum`` errors are written (runtime failures and check errors first, then gold
 disagreements, each in case-major order) and one notice counts what was left out.
 
-Data is escaped as the runner expects (``%``, ``\\r``, ``\\n`` in the message; also ``:``
-and ``,`` in properties) after it is put on one line, so no line from data can start a
-workflow command: every line written here starts with a command goldgate chose.
+Each line is written by ``render.workflow.command``, which puts data on one line and escapes
+it as the runner expects, so no line from data can start a workflow command: every line
+written here starts with a command goldgate chose.
 """
 
 from __future__ import annotations
@@ -18,31 +18,11 @@ from itertools import chain, islice
 from goldgate.base.problems import Violation
 from goldgate.render import text
 from goldgate.render.view import REGRESSIONS, AttemptItem, ComparisonView, ReportView, build_view
+from goldgate.render.workflow import command
 from goldgate.report.models import Report
 
 GITHUB_LIMIT = 10
 """Annotations of one kind GitHub shows per step."""
-
-
-def escape_data(value: str) -> str:
-    """A workflow command's message, escaped as the runner unescapes it."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(value: str) -> str:
-    """A workflow command's property value, escaped as the runner unescapes it."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
-def command(kind: str, message: str, **properties: str | int | None) -> str:
-    """One workflow command line; properties that are None are left out. Data is put on one
-    line and bounded before it is escaped."""
-    shown = ",".join(
-        f"{key}={escape_property(text.one_line(value))}"
-        for key, value in properties.items()
-        if value is not None
-    )
-    return f"::{kind}{' ' + shown if shown else ''}::{escape_data(text.one_line(message))}"
 
 
 def _file(source: str | None) -> str | None:

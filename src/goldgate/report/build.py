@@ -180,10 +180,6 @@ class SuiteCollector:
         self.queue: list[AwaitingRecord] = []
         self.count = 0
 
-    @property
-    def expected_count(self) -> int:
-        return len(self.suite.cases) * self.repeat
-
     def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
         """The expectations of case ``index``, in check order (a subclass may decide them
         per case, as Python evals do for their score keys)."""

@@ -93,10 +93,6 @@ class VerdictStore:
     path: Path
     verdicts: tuple[Verdict, ...] = ()
 
-    def for_suite(self, suite: str) -> dict[VerdictKey, bool]:
-        """The verdicts about one suite's answers, as ``GoldSuite.verdicts`` takes them."""
-        return {(v.case, v.check, v.digest): v.passed for v in self.verdicts if v.suite == suite}
-
     def text(self) -> bytes:
         ordered = sorted(self.verdicts, key=lambda v: v.key)
         return b"".join(orjson.dumps(v.as_json()) + b"\n" for v in ordered)

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from goldgate.run.watchdog import Watchdog
 
 __all__ = [
-    "INTERRUPTED_REASON",
     "CollectorFactory",
     "ReportRun",
     "RunHeader",

@@ -17,6 +17,8 @@ from goldgate.github.comments import marker
 
 from .fork_poster import HEAD_REPOSITORY, HEAD_SHA, post_rendered, rebuild
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 HOSTILE = "@team <img src=x onerror=alert(1)> ✅ passed GH-1 [x](https://e.com)"
 PULL = {"head": {"sha": HEAD_SHA, "repo": {"full_name": HEAD_REPOSITORY}}}
 

@@ -76,6 +76,7 @@ def test_actionlint_finds_nothing() -> None:
     assert f"actionlint: {len(WORKFLOWS)} file(s), 0 problem(s)" in result.stdout
 
 
+@pytest.mark.slow
 def test_zizmor_finds_nothing() -> None:
     result = _run(_zizmor(), *WORKFLOWS, REPO_ROOT / "action.yml")
 

@@ -26,6 +26,8 @@ from run.support import (
     suite_of,
 )
 
+pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+
 SECRET = "s3cr3t-value-that-must-not-leak"
 
 

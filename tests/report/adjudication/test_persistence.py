@@ -228,6 +228,7 @@ def _tone(report: dict[str, Any]) -> dict[str, Any]:
     return check
 
 
+@pytest.mark.slow
 def test_json_gold_text_checks_take_recorded_verdicts(run_cli: Any, example: Path) -> None:
     _, report = _evaluate(run_cli, example, "first.json")
     assert _tone(report)["adjudication"] is True
@@ -248,6 +249,7 @@ def test_json_gold_text_checks_take_recorded_verdicts(run_cli: Any, example: Pat
     assert report["suites"][0]["adjudication_queue"] == []
 
 
+@pytest.mark.slow
 def test_a_replay_of_json_gold_takes_recorded_verdicts_too(run_cli: Any, example: Path) -> None:
     _evaluate(run_cli, example, "first.json")
     _review(run_cli, example, "first.json", "fail")

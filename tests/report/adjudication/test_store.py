@@ -17,6 +17,7 @@ from goldgate.report.verdictstore import (
     find_project,
     load_store,
     merge,
+    verdicts_by_suite,
     write_store,
 )
 from goldgate.scoring.adjudication import is_digest, output_digest
@@ -56,7 +57,7 @@ def test_a_store_reads_back_what_was_written(tmp_path: Path) -> None:
         "comment": "too cold",
     }  # fmt: skip
     assert set(load_store(path).verdicts) == set(store.verdicts)
-    assert load_store(path).for_suite("s") == {
+    assert verdicts_by_suite(load_store(path))["s"] == {
         ("a", "tone", DIGEST): True,
         ("z", "tone", DIGEST): False,
     }
@@ -107,7 +108,10 @@ def test_merge_adds_changes_and_keeps() -> None:
     )
 
     assert (merged.added, merged.changed, merged.unchanged) == (1, 1, 1)
-    assert merged.store.for_suite("s") == {("a", "t", DIGEST): False, ("b", "t", DIGEST): True}
+    assert verdicts_by_suite(merged.store)["s"] == {
+        ("a", "t", DIGEST): False,
+        ("b", "t", DIGEST): True,
+    }
 
 
 def _reviewed(tmp_path: Path, *lines: dict[str, Any]) -> Path:

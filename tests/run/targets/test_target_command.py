@@ -38,6 +38,7 @@ def read_pids(path: Path) -> list[int]:
     return [int(word) for word in path.read_text().split()]
 
 
+@pytest.mark.slow
 async def test_success_round_trip(tmp_path: Path, request_: TargetRequest, secret: str) -> None:
     assert secret == SECRET
     target = command(script("echo_json.py", "--flag"), tmp_path)
@@ -52,6 +53,7 @@ async def test_success_round_trip(tmp_path: Path, request_: TargetRequest, secre
     await target.aclose()
 
 
+@pytest.mark.slow
 async def test_runs_in_cwd_with_the_given_environment(
     tmp_path: Path, request_: TargetRequest
 ) -> None:
@@ -64,6 +66,7 @@ async def test_runs_in_cwd_with_the_given_environment(
     assert response.document == {"cwd": str(tmp_path), "var": "yes"}
 
 
+@pytest.mark.slow
 async def test_command_that_ignores_a_large_request(tmp_path: Path) -> None:
     big = TargetRequest("w", None, None, {"payload": {"text": "x" * 2_000_000}, "metadata": {}})
     response = await command(script("ignore_stdin.py"), tmp_path)(big)
@@ -120,6 +123,7 @@ async def test_leftover_grandchild_does_not_hold_the_attempt(
     assert_gone(read_pids(pidfile), strict=reaper)
 
 
+@pytest.mark.slow
 async def test_non_zero_exit_keeps_a_bounded_stderr_tail(
     tmp_path: Path, request_: TargetRequest
 ) -> None:
@@ -135,6 +139,7 @@ async def test_non_zero_exit_keeps_a_bounded_stderr_tail(
     assert_safe(caught.value)
 
 
+@pytest.mark.slow
 async def test_killed_by_a_signal(tmp_path: Path, request_: TargetRequest) -> None:
     code = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
     with pytest.raises(TargetFailure) as caught:
@@ -142,6 +147,7 @@ async def test_killed_by_a_signal(tmp_path: Path, request_: TargetRequest) -> No
     assert caught.value.reason == "command was killed by SIGSEGV"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("printed", "reason"),
     [
@@ -166,6 +172,7 @@ async def test_output_that_is_not_a_result_document(
     assert_safe(caught.value)
 
 
+@pytest.mark.slow
 async def test_a_long_string_output_with_trailing_data_is_placed(
     tmp_path: Path, request_: TargetRequest
 ) -> None:
@@ -181,6 +188,7 @@ async def test_a_long_string_output_with_trailing_data_is_placed(
     assert caught.value.reason == f"command stdout is not strict JSON (line 2, column {column})"
 
 
+@pytest.mark.slow
 async def test_invalid_utf8_output(tmp_path: Path, request_: TargetRequest) -> None:
     code = 'import sys; sys.stdout.buffer.write(b\'{"a": "\\xff"}\')'
     with pytest.raises(TargetFailure) as caught:
@@ -188,6 +196,7 @@ async def test_invalid_utf8_output(tmp_path: Path, request_: TargetRequest) -> N
     assert caught.value.reason == "command stdout is not strict JSON (line 1, column 8)"
 
 
+@pytest.mark.slow
 async def test_huge_output_is_cut_and_the_command_killed(
     tmp_path: Path, request_: TargetRequest
 ) -> None:
@@ -198,6 +207,7 @@ async def test_huge_output_is_cut_and_the_command_killed(
     assert time.monotonic() - started < 3.0
 
 
+@pytest.mark.slow
 async def test_output_exactly_at_the_limit_passes(tmp_path: Path, request_: TargetRequest) -> None:
     text = '{"k": "' + "x" * 93 + '"}'
     assert len(text) == 102
@@ -208,6 +218,7 @@ async def test_output_exactly_at_the_limit_passes(tmp_path: Path, request_: Targ
     assert caught.value.reason == "command result exceeded 101 bytes"
 
 
+@pytest.mark.slow
 async def test_program_not_found(tmp_path: Path, request_: TargetRequest) -> None:
     with pytest.raises(TargetFailure) as caught:
         await command(["gg-no-such-program-9d2f", "--x"], tmp_path)(request_)
@@ -215,6 +226,7 @@ async def test_program_not_found(tmp_path: Path, request_: TargetRequest) -> Non
     assert caught.value.__context__ is None
 
 
+@pytest.mark.slow
 async def test_program_not_executable(tmp_path: Path, request_: TargetRequest) -> None:
     program = tmp_path / "not-executable"
     program.write_text("#!/bin/sh\necho {}\n")
@@ -224,6 +236,7 @@ async def test_program_not_executable(tmp_path: Path, request_: TargetRequest) -
     assert caught.value.reason == f"command program {str(program)!r} is not executable"
 
 
+@pytest.mark.slow
 async def test_missing_working_folder(tmp_path: Path, request_: TargetRequest) -> None:
     with pytest.raises(TargetFailure) as caught:
         await command(script("echo_json.py"), tmp_path / "gone")(request_)

@@ -48,6 +48,7 @@ def test_python_import_problems_surface_at_load(tmp_path: Path) -> None:
         target.load()
 
 
+@pytest.mark.slow
 async def test_command_runs_in_the_project_root(tmp_path: Path, request_: TargetRequest) -> None:
     code = "import json, os, sys; sys.stdin.read(); json.dump({'cwd': os.getcwd()}, sys.stdout)"
     target = build_target(

@@ -118,6 +118,7 @@ def assert_safe(failure: TargetFailure) -> None:
     assert failure.__cause__ is None
 
 
+@pytest.mark.slow
 async def test_success_with_headers_from_the_environment(
     server: str, request_: TargetRequest, secret: str
 ) -> None:
@@ -144,6 +145,7 @@ async def test_success_with_headers_from_the_environment(
     await target.aclose()
 
 
+@pytest.mark.slow
 async def test_user_information_becomes_basic_auth_and_leaves_describe(
     server: str, request_: TargetRequest
 ) -> None:
@@ -155,6 +157,7 @@ async def test_user_information_becomes_basic_auth_and_leaves_describe(
     assert "alice" not in json.dumps(target.describe())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "reason"),
     [
@@ -178,6 +181,7 @@ async def test_answers_that_are_not_result_documents(
     assert_safe(caught.value)
 
 
+@pytest.mark.slow
 async def test_slow_answer_past_the_deadline(server: str, request_: TargetRequest) -> None:
     started = time.monotonic()
     with pytest.raises(TimeoutError):
@@ -186,6 +190,7 @@ async def test_slow_answer_past_the_deadline(server: str, request_: TargetReques
     assert time.monotonic() - started < 1.5
 
 
+@pytest.mark.slow
 async def test_socket_timeout(server: str, request_: TargetRequest) -> None:
     with pytest.raises(TargetFailure) as caught:
         await http(f"{server}/slow", timeout=0.3)(request_)
@@ -209,6 +214,7 @@ async def test_unresolvable_host(request_: TargetRequest) -> None:
     assert caught.value.reason == "http target host could not be resolved"
 
 
+@pytest.mark.slow
 async def test_missing_environment_variable_is_named_not_valued(
     server: str, request_: TargetRequest
 ) -> None:
@@ -224,6 +230,7 @@ async def test_missing_environment_variable_is_named_not_valued(
     assert len(Handler.seen) == before  # nothing was sent
 
 
+@pytest.mark.slow
 async def test_environment_is_read_at_call_time(server: str, request_: TargetRequest) -> None:
     environ: dict[str, str] = {}
     target = http(f"{server}/ok?mode=echo", environ=environ)
@@ -234,6 +241,7 @@ async def test_environment_is_read_at_call_time(server: str, request_: TargetReq
     assert Handler.seen[-1]["headers"]["Authorization"] == "Bearer later"
 
 
+@pytest.mark.slow
 async def test_header_value_with_a_line_break_is_refused_safely(
     server: str, request_: TargetRequest
 ) -> None:

@@ -20,7 +20,6 @@ import json
 import re
 import threading
 import zlib
-from collections.abc import Iterator
 from typing import Any, BinaryIO, Final, NamedTuple
 
 from goldgate.base.files import max_file_bytes
@@ -34,7 +33,7 @@ from goldgate.base.strictjson import (
     too_deep_or_surrogates,
 )
 
-__all__ = ["Element", "ElementReader", "NotStreamable", "elements", "strict_value"]
+__all__ = ["Element", "ElementReader", "NotStreamable", "strict_value"]
 
 _CHUNK: Final = 1 << 20
 _BOM: Final = b"\xef\xbb\xbf"
@@ -121,13 +120,6 @@ class _Text:
         self.line_mark = start
         self.mark = self.pos = end
         return self.offset, self.line
-
-
-def elements(handle: BinaryIO) -> Iterator[Element]:
-    """Every element of the JSON array that is the whole of ``handle``'s file, in order."""
-    reader = ElementReader(handle)
-    while (element := reader.next()) is not None:
-        yield element
 
 
 class _Strict:

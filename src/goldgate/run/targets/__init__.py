@@ -45,31 +45,22 @@ from typing import TYPE_CHECKING, Any
 from goldgate.base.lazy import load_export
 
 _EXPORTS = {
-    "JsonObject": "goldgate.run.targets.base",
     "Target": "goldgate.run.targets.base",
     "TargetContext": "goldgate.run.targets.base",
     "TargetFailure": "goldgate.run.targets.base",
     "TargetRequest": "goldgate.run.targets.base",
     "TargetResponse": "goldgate.run.targets.base",
-    "DEFAULT_KILL_GRACE": "goldgate.run.targets.command_target",
-    "DEFAULT_STDERR_LIMIT": "goldgate.run.targets.command_target",
     "CommandTarget": "goldgate.run.targets.command_target",
     "TARGET_KINDS": "goldgate.run.targets.factory",
     "build_target": "goldgate.run.targets.factory",
-    "DEFAULT_HTTP_TIMEOUT": "goldgate.run.targets.http_target",
     "HttpTarget": "goldgate.run.targets.http_target",
     "PythonTarget": "goldgate.run.targets.python_target",
-    "import_callable": "goldgate.run.targets.python_target",
 }
 
 __all__ = [
-    "DEFAULT_HTTP_TIMEOUT",
-    "DEFAULT_KILL_GRACE",
-    "DEFAULT_STDERR_LIMIT",
     "TARGET_KINDS",
     "CommandTarget",
     "HttpTarget",
-    "JsonObject",
     "PythonTarget",
     "Target",
     "TargetContext",
@@ -77,26 +68,20 @@ __all__ = [
     "TargetRequest",
     "TargetResponse",
     "build_target",
-    "import_callable",
 ]
 
 if TYPE_CHECKING:
     from goldgate.run.targets.base import (
-        JsonObject,
         Target,
         TargetContext,
         TargetFailure,
         TargetRequest,
         TargetResponse,
     )
-    from goldgate.run.targets.command_target import (
-        DEFAULT_KILL_GRACE,
-        DEFAULT_STDERR_LIMIT,
-        CommandTarget,
-    )
+    from goldgate.run.targets.command_target import CommandTarget
     from goldgate.run.targets.factory import TARGET_KINDS, build_target
-    from goldgate.run.targets.http_target import DEFAULT_HTTP_TIMEOUT, HttpTarget
-    from goldgate.run.targets.python_target import PythonTarget, import_callable
+    from goldgate.run.targets.http_target import HttpTarget
+    from goldgate.run.targets.python_target import PythonTarget
 
 
 def __getattr__(name: str) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
-from tests.run.targets.test_run_ahead import _suite
+from tests.run.test_run_ahead import _suite
 
 from goldgate.run import runner
 from goldgate.run.runner import InOrder, RunOptions, run_suite

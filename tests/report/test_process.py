@@ -33,8 +33,7 @@ from goldgate.report.process import (
 )
 from goldgate.report.stream import ReportWriter
 from helpers.processes import assert_gone
-
-from .support import GOLDGATE, Project, cli_env, expect, read_report_json
+from run.support import GOLDGATE, Project, cli_env, expect, new_project, read_report_json
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or cpu_budget() < 2,
@@ -87,6 +86,12 @@ def _case(index: int, mode: str = "ok", **payload: Any) -> dict[str, Any]:
         },
         "expectations": expectations,
     }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """An empty project (as tests/run's fixture makes it), for the probe target."""
+    return new_project(tmp_path / "project")
 
 
 def _with_probe(project: Project) -> Project:
@@ -175,6 +180,7 @@ def _run(project: Project, output: Path, ahead: int | None, *, one_cpu: bool = F
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_file", [False, True], ids=["inline gold", "a case file"])
 @pytest.mark.parametrize("split", list(_SPLITS))
 def test_the_report_is_the_one_the_run_writes_alone(
@@ -220,6 +226,7 @@ def _wait_for(marker: Path, process: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "group"),
     [(signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGTERM, True)],
@@ -261,6 +268,7 @@ def _children_of(pid: int) -> list[int]:
     return [int(child) for child in text.split()]
 
 
+@pytest.mark.slow
 def test_a_report_process_that_dies_ends_the_run_in_one_sentence(project: Project) -> None:
     marker = project.root / "reached"
     process = _start(project, marker)
@@ -351,6 +359,7 @@ def test_only_goldgates_own_errors_cross_as_they_are() -> None:
     assert "(KeyError)" in str(foreign)
 
 
+@pytest.mark.slow
 def test_a_small_run_forks_no_report_process(project: Project) -> None:
     _project(project, [_case(index, "children" if index == 0 else "ok") for index in range(20)])
     result, report = project.evaluate()
