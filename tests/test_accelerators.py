@@ -115,6 +115,7 @@ def test_off_patterns_are_compiled_by_re(switch: pytest.MonkeyPatch) -> None:
     assert [_problem(pattern) for pattern in BAD_PATTERNS] == accelerated
 
 
+@pytest.mark.slow  # the accelerated load forks its checking helpers
 def test_off_gold_is_loaded_whole_and_held_in_memory(
     switch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -88,7 +88,8 @@ def test_gold_using_the_registered_kind_passes_the_check(
 ) -> None:
     result = _use_prefix(gold_project, "Hello")
 
-    assert result.ok, result.violations
+    assert result.violations == ()
+    assert result.dataset is not None
     assert result.dataset is not None
     compiled = result.dataset.suite("filed").compiled[0][0]
     assert (compiled.comparison, compiled.form) == ("prefix", "Hello")
