@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""``goldgate validate`` and ``goldgate evaluate --check``: settings and gold checked offline
+(nothing imported or run), every violation listed with its place, or a one-line count."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""``goldgate evaluate --compare CANDIDATE --baseline BASELINE``: two reports compared into a
+new comparison file, and its safe summary."""
 
 from __future__ import annotations
 

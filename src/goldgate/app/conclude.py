@@ -1,24 +1,29 @@
-"""TODO docstring."""
+"""How a command ends, written once: the run's summary and exit code (a report written
+elsewhere is a runtime failure), a refusal as one sentence or one JSON document, and the exit
+of a run whose event loop a target or an eval keeps blocked."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from typing import Any
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from goldgate.base.errors import (
-    ExitCode,
-    GoldgateError,
-    most_severe,
-)
+from goldgate.base.channel import announce
+from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, GoldgateError, most_severe
 from goldgate.base.problems import Violation
 from goldgate.base.stdio import (
+    end_user_output,
+    settle_streams,
     warn,
     write_commands,
     write_json,
     write_stdout,
 )
 from goldgate.gold.settings.load import load_settings
+
+if TYPE_CHECKING:
+    from goldgate.run.session import SessionOutcome
 
 
 def emit_text(text: str) -> bool:
@@ -88,3 +93,53 @@ def note_project_secrets() -> None:
     if DEFAULT_SETTINGS.is_file():
         with contextlib.suppress(GoldgateError, OSError, ValueError):
             load_settings(DEFAULT_SETTINGS)
+
+
+def refused(error: GoldgateError | KeyboardInterrupt, json_output: bool) -> ExitCode:
+    """A run refused before its report (or interrupted while preparing): with ``--format
+    json`` the one JSON document; otherwise an interruption says so here and any other error
+    is raised again, for the CLI to print as its one sentence with its exit code."""
+    if json_output:
+        return refusal_json(error)
+    if isinstance(error, KeyboardInterrupt):  # typer would exit 130 without a word
+        warn(f"goldgate: {INTERRUPTED}")
+        return ExitCode.INTERRUPTED
+    raise error
+
+
+def run_summary(outcome: SessionOutcome, json_output: bool) -> ExitCode:
+    """The end of a run (``evaluate``, ``evals run``, ``evals regrade``): the exit code its
+    report decides (a shard decides nothing alone), told to a supervisor, and the summary on
+    stdout; when stdout cannot take it, stderr still says the code and where the report is."""
+    from goldgate.report.summary import render_summary, shard_exit_code, summary_json
+
+    code = shard_exit_code(outcome.report, ExitCode(outcome.report.verdict.exit_code))
+    code = published(code, outcome)
+    announce("report", int(code), str(outcome.report_path))
+    if json_output:
+        shown = emit_json(summary_json(outcome.report, outcome.report_path, code))
+    else:
+        shown = emit_text(render_summary(outcome.report, outcome.report_path, code))
+    if not shown:  # the outcome must not be lost with stdout
+        warn(
+            f"goldgate: stdout cannot be written; the run ends with exit {int(code)} "
+            f"({EXIT_CODE_MEANINGS[code]}) and its report is {outcome.report_path}."
+        )
+    return code
+
+
+def blocked_exit(json_output: bool, who: str) -> Callable[[SessionOutcome], None]:
+    """What a run calls from its watchdog's thread when ``who`` (a target, an eval) keeps the
+    event loop blocked for good: summarize what finished and end the process now."""
+
+    def exit_now(outcome: SessionOutcome) -> None:
+        end_user_output()
+        code = run_summary(outcome, json_output)
+        warn(
+            f"goldgate: {who} kept the event loop blocked and could not be stopped; "
+            "what finished is in the report."
+        )
+        settle_streams()
+        os._exit(int(code))
+
+    return exit_now

@@ -1,29 +1,12 @@
-"""TODO docstring."""
+"""``goldgate evaluate``: gold checked, targets prepared, the run streamed into its report,
+the summary printed and the exit code the report decides."""
 
 from __future__ import annotations
 
-import os
-
-from goldgate.app.conclude import (
-    INTERRUPTED,
-    emit_json,
-    emit_text,
-    refusal_json,
-)
-from goldgate.base.channel import announce
-from goldgate.base.errors import (
-    EXIT_CODE_MEANINGS,
-    ExitCode,
-    GoldgateError,
-    most_severe,
-)
+from goldgate.app.conclude import blocked_exit, refused, run_summary
+from goldgate.base.errors import ExitCode, GoldgateError
 from goldgate.base.memory import long_lived
-from goldgate.base.stdio import (
-    end_user_output,
-    settle_streams,
-    user_output_to_stderr,
-    warn,
-)
+from goldgate.base.stdio import user_output_to_stderr
 from goldgate.run.session import RunRequest
 
 
@@ -33,40 +16,7 @@ def run_evaluation(request: RunRequest) -> ExitCode:
     Everything that can be refused is refused before the first attempt starts (exit 2).
     """
     with long_lived():
-        from goldgate.report.summary import render_summary, shard_exit_code, summary_json
-        from goldgate.run.session import SessionOutcome, prepare_session
-
-    def conclude(outcome: SessionOutcome) -> ExitCode:
-        code = shard_exit_code(outcome.report, ExitCode(outcome.report.verdict.exit_code))
-        if outcome.fallback_reason:
-            # Nothing is lost, but the report is not where CI looks for it: a runtime failure.
-            warn(
-                f"goldgate: {outcome.fallback_reason}; the report was written to "
-                f"{outcome.report_path} instead."
-            )
-            code = most_severe(code, ExitCode.RUNTIME_FAILURE)
-        announce("report", int(code), str(outcome.report_path))
-        if request.json_output:
-            shown = emit_json(summary_json(outcome.report, outcome.report_path, code))
-        else:
-            shown = emit_text(render_summary(outcome.report, outcome.report_path, code))
-        if not shown:  # the outcome must not be lost with stdout
-            warn(
-                f"goldgate: stdout cannot be written; the run ends with exit {int(code)} "
-                f"({EXIT_CODE_MEANINGS[code]}) and its report is {outcome.report_path}."
-            )
-        return code
-
-    def emergency_exit(outcome: SessionOutcome) -> None:
-        # From the watchdog's thread: the main thread is stuck in a target for good.
-        end_user_output()
-        code = conclude(outcome)
-        warn(
-            "goldgate: a target kept the event loop blocked and could not be stopped; "
-            "what finished is in the report."
-        )
-        settle_streams()
-        os._exit(int(code))
+        from goldgate.run.session import prepare_session
 
     try:
         # Importing targets and scorers may print; the prepared gold lives as long as the run.
@@ -74,12 +24,9 @@ def run_evaluation(request: RunRequest) -> ExitCode:
             session = prepare_session(request)
         from goldgate.app.progress import Progress
 
-        outcome = session.execute(emergency_exit, Progress().suite)
+        outcome = session.execute(
+            blocked_exit(request.json_output, "a target"), Progress().suite
+        )
     except (GoldgateError, KeyboardInterrupt) as error:
-        if request.json_output:
-            return refusal_json(error)
-        if isinstance(error, KeyboardInterrupt):  # typer would exit 130 without a word
-            warn(f"goldgate: {INTERRUPTED}")
-            return ExitCode.INTERRUPTED
-        raise  # one message on stderr, as for every refused run
-    return conclude(outcome)
+        return refused(error, request.json_output)
+    return run_summary(outcome, request.json_output)

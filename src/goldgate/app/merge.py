@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""``goldgate report merge``: the reports of shards joined into the report of the whole run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""``goldgate evaluate --replay REPORT``: the current gold applied to a report's saved results
+(no target is run), written as a new report and summarized like a run."""
 
 from __future__ import annotations
 
