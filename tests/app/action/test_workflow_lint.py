@@ -84,6 +84,7 @@ def test_there_are_workflows_to_lint(workflows: list[Path]) -> None:
     assert {"shards.yml", "ci.yml", "goldgate.yml", "goldgate-baseline.yml"} <= names
 
 
+@pytest.mark.slow
 def test_actionlint_finds_nothing(workflows: list[Path]) -> None:
     result = _run(_actionlint(), *workflows)
 
@@ -99,6 +100,7 @@ def test_zizmor_finds_nothing(workflows: list[Path]) -> None:
     assert "No findings to report" in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_both_linters_catch_a_broken_workflow(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
     broken.write_text(BROKEN, encoding="utf-8")
