@@ -27,6 +27,7 @@ def _options(run_cli: Any, *command: str) -> set[str]:
 
 
 _COMMANDS = [
+    ("init",),
     ("evaluate",),
     ("validate",),
     ("report", "junit"),

@@ -2,7 +2,7 @@
 
 The root app, its top-level commands and the exit-code and signal handling are here; the
 longer commands and the command groups are declared in ``goldgate.app.commandline`` (one
-module each: evaluate, report, evals, adjudication) and registered here, in the order
+module each: init, evaluate, report, evals, adjudication) and registered here, in the order
 ``goldgate --help`` lists them. Heavy modules are imported inside the commands so that
 ``goldgate --help`` starts fast.
 """
@@ -25,6 +25,7 @@ from goldgate._version import __version__
 from goldgate.app.commandline.adjudication import adjudication_app
 from goldgate.app.commandline.evals import evals_app
 from goldgate.app.commandline.evaluate import evaluate
+from goldgate.app.commandline.init import init
 from goldgate.app.commandline.report import report_app
 from goldgate.app.commandline.shared import (
     ConfigOption,
@@ -73,6 +74,9 @@ def _root(
     Exit codes: 0 passed, 1 gold disagreement, 2 invalid input or configuration,
     3 missing optional dependency, 4 runtime failure, 130 interrupted.
     """
+
+
+app.command()(init)
 
 
 @app.command()

