@@ -9,13 +9,17 @@ second path of this server that plays the storage host, which can be made to tri
 workflow runs, compare
 (``merge_base_commit``),
 ``repos/{owner}/{repo}``, and ``GET /user`` answering 403 as it does to an installation
-token. It records every request and can be scripted to fail: see ``fail`` and the helpers
-below it, and to hold a request or its answer (``delay``: a stall, or an answer that comes
-after the client's timeout).
+token. Beside the API, ``POST /_runtime/artifacts`` plays the Actions runtime's artifact
+upload (GitHub's is no REST endpoint): the artifact stand-in of the act tests
+(tests/app/action/standins/) stores through it what the REST API then lists and serves.
+It records every request and can be scripted to fail: see ``fail`` and the helpers below
+it, and to hold a request or its answer (``delay``: a stall, or an answer that comes after
+the client's timeout).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import re
@@ -173,6 +177,9 @@ class FakeGitHub:
         self.trickle_seconds: float | None = None
         # When set, the API sends every answer one byte per this many seconds.
         self.trickle_api_seconds: float | None = None
+        # What the Actions runtime's artifact upload (``/_runtime/``) accepts instead of the
+        # API token: a job's steps never hold it, as they never hold the runner's own.
+        self.runtime_token = "actions-runtime-" + secrets.token_hex(12)
         self.repository_id = 300029405
         self.fork_repository_id = 700000001
         self._lock = threading.Lock()
@@ -252,11 +259,12 @@ class FakeGitHub:
         expired: bool = False,
         gone: bool = False,
         from_fork: bool = False,
+        run_id: int | None = None,
     ) -> int:
         """An artifact of a run for ``head_sha`` on ``head_branch``, created ``age`` before
         the fake's clock. ``gone``: listed as unexpired, but its download answers 410 (it
         expired between the listing and the download). ``from_fork``: the run's head
-        repository is a fork."""
+        repository is a fork. ``run_id``: the run that uploaded it (default: a new one)."""
         with self._lock:
             artifact = _Artifact(
                 id=next(self._ids),
@@ -268,10 +276,15 @@ class FakeGitHub:
                 expired=expired,
                 gone=gone,
                 from_fork=from_fork,
-                run_id=next(self._ids),
+                run_id=next(self._ids) if run_id is None else run_id,
             )
             self._artifacts[artifact.id] = artifact
             return artifact.id
+
+    def artifacts(self) -> list[dict[str, Any]]:
+        """Every artifact as the API lists it, in the order they were added."""
+        with self._lock:
+            return [self._artifact_json(a) for a in self._artifacts.values()]
 
     def set_merge_base(self, base: str, head: str, merge_base: str) -> None:
         with self._lock:
@@ -384,6 +397,9 @@ class FakeGitHub:
             self._released.wait(held.seconds)
         if path.startswith("/_blob/"):
             handler.send(*self._blob(path, query, headers))
+            return
+        if path == "/_runtime/artifacts" and handler.command == "POST":
+            handler.send(*self._runtime_upload(headers, body))
             return
         if not path.startswith(self.prefix + "/"):
             handler.send(404, {"message": "Not Found", "documentation_url": DOCS})
@@ -570,6 +586,35 @@ class FakeGitHub:
         if self.trickle_seconds is not None:
             headers["X-Fake-Trickle"] = str(self.trickle_seconds)
         return 200, artifact.zip_bytes, headers
+
+    def _runtime_upload(
+        self, headers: dict[str, str], body: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        """An artifact uploaded by a job: JSON with ``name``, ``run_id``, ``head_sha``,
+        ``head_branch`` and the archive as ``zip_base64``. A name already uploaded by the same
+        run is a conflict, as with upload-artifact without ``overwrite``."""
+        if headers.get("authorization") != f"Bearer {self.runtime_token}":
+            return 401, {"message": "Bad runtime token"}, {}
+        try:
+            data = json.loads(body)
+            name, run_id = str(data["name"]), int(data["run_id"])
+            archive = base64.b64decode(data["zip_base64"], validate=True)
+            head_sha, head_branch = str(data["head_sha"]), str(data["head_branch"])
+        except (ValueError, KeyError, TypeError):
+            return 400, {"message": "name, run_id, head_sha, head_branch, zip_base64"}, {}
+        with self._lock:
+            if any(a.name == name and a.run_id == run_id for a in self._artifacts.values()):
+                return 409, {"message": f"an artifact {name} exists in run {run_id}"}, {}
+        ident = self.add_artifact(
+            name,
+            head_sha=head_sha,
+            head_branch=head_branch,
+            zip_bytes=archive,
+            age=timedelta(0),
+            run_id=run_id,
+        )
+        with self._lock:
+            return 201, self._artifact_json(self._artifacts[ident]), {}
 
     def _list_runs(self, path: str, query: dict[str, str], body: str) -> Any:
         runs = [self._run_json(a) for a in self._artifacts.values()]
