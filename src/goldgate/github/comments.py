@@ -56,8 +56,6 @@ class CommentResult:
     comment_id: int | None = None
     url: str | None = None
     reason: str | None = None
-    author: str | None = None
-    """The login of the comment's author, when GitHub said it."""
 
     @property
     def fell_back(self) -> bool:
@@ -191,11 +189,8 @@ def _issue(repo: Repository, pr_number: int) -> Issue:
 def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
     with reaching_github(f"update the goldgate comment on pull request #{pr_number}"):
         comment.edit(full)
-        return CommentResult("updated", comment.id, comment.html_url, author=_login(comment))
+        return CommentResult("updated", comment.id, comment.html_url)
 
-
-def _login(comment: IssueComment) -> str | None:
-    return comment.user.login if comment.user is not None else None
 
 
 def _create(
@@ -229,9 +224,9 @@ def _create(
             if stored is not None:
                 if stored.body != full:
                     stored.edit(full)
-                return CommentResult("created", stored.id, stored.html_url, author=_login(stored))
+                return CommentResult("created", stored.id, stored.html_url)
             created = issue.create_comment(full)
-        return CommentResult("created", created.id, created.html_url, author=_login(created))
+        return CommentResult("created", created.id, created.html_url)
 
 
 def _find_body(

@@ -65,7 +65,8 @@ def test_the_action_is_composite_and_the_container_runs_goldgate_action(
 ) -> None:
     assert action["runs"]["using"] == "composite"
     assert [step.get("id") for step in action["runs"]["steps"]] == [None, "run", "publish"]
-    assert docker_action["runs"] == {"using": "docker", "image": "../Dockerfile", "args": ["action"]}
+    container = {"using": "docker", "image": "../Dockerfile", "args": ["action"]}
+    assert docker_action["runs"] == container
     for metadata in (action, docker_action):
         assert metadata["name"].startswith("goldgate")
         assert metadata["description"].strip()
