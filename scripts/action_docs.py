@@ -1,5 +1,10 @@
 """Write the README's "GitHub Action" input and output tables from action.yml.
 
+The tables are those of the composite action (action.yml); the container action
+(docker/action.yml) takes the same inputs, but ``python`` (``COMPOSITE_ONLY``), with the same
+defaults and descriptions, and gives the same outputs: this script refuses to write the
+tables while the two files disagree, so one pair of tables is true of both.
+
     .venv/bin/python scripts/action_docs.py           # rewrite the tables in README.md
     .venv/bin/python scripts/action_docs.py --check   # exit 1 if they would change
 
@@ -20,6 +25,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 ACTION = ROOT / "action.yml"
+DOCKER_ACTION = ROOT / "docker" / "action.yml"
+COMPOSITE_ONLY = ("python",)
+"""Inputs only the composite action has: the job's Python, which the container replaces."""
 
 
 def cell(text: str) -> str:
@@ -39,6 +47,25 @@ def tables(action: dict[str, Any]) -> dict[str, str]:
     return {"inputs": "\n".join(inputs), "outputs": "\n".join(outputs)}
 
 
+def disagreements(composite: dict[str, Any], docker: dict[str, Any]) -> list[str]:
+    """Where docker/action.yml's inputs and outputs are not action.yml's (but ``python``)."""
+    found = []
+    shared = {k: v for k, v in composite["inputs"].items() if k not in COMPOSITE_ONLY}
+    if list(docker["inputs"]) != list(shared):
+        found.append(f"inputs {list(docker['inputs'])} are not {list(shared)}")
+    for name, spec in shared.items():
+        other = docker["inputs"].get(name, {})
+        for key in ("default", "description"):
+            if other.get(key) != spec.get(key):
+                found.append(f"input {name}: the {key} differs")
+    if list(docker["outputs"]) != list(composite["outputs"]):
+        found.append(f"outputs {list(docker['outputs'])} are not {list(composite['outputs'])}")
+    for name, spec in composite["outputs"].items():
+        if docker["outputs"].get(name, {}).get("description") != spec["description"]:
+            found.append(f"output {name}: the description differs")
+    return found
+
+
 def render(readme: str, action: dict[str, Any]) -> str:
     for kind, table in tables(action).items():
         pattern = re.compile(rf"(<!-- action\.yml {kind} -->\n).*?(<!-- end -->)", re.DOTALL)
@@ -55,6 +82,11 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if README.md would change")
     check = parser.parse_args().check
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    docker = yaml.safe_load(DOCKER_ACTION.read_text(encoding="utf-8"))
+    for disagreement in disagreements(action, docker):
+        print(f"docker/action.yml and action.yml disagree: {disagreement}")
+    if disagreements(action, docker):
+        return 1
     current = README.read_text(encoding="utf-8")
     updated = render(current, action)
     if check:

@@ -38,6 +38,7 @@ _COMMANDS = [
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
+    ("action",),
 ]
 
 

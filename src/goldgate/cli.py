@@ -126,6 +126,7 @@ INPUT_PARTIAL: true | false: compare what matches when gold changed (default tru
 INPUT_JUNIT: where to write JUnit XML (default: none).
 INPUT_COMMENT: update | new | off (default update).
 INPUT_COMMENT_ID: tells this step's sticky comment apart (default goldgate).
+INPUT_COMMENT_AUTHOR: the login that posts the comment (default: read from the token).
 INPUT_DETAILS: safe | values (default safe).
 INPUT_LINK_GOLD: true links cases to their gold lines (default true).
 INPUT_FAIL_ON: disagreement | regression | never (default disagreement).
@@ -134,15 +135,39 @@ INPUT_GITHUB_TOKEN: the token that comments and downloads the baseline.
 
 
 @app.command(epilog=_ACTION_INPUTS)
-def action() -> None:
+def action(
+    run_only: Annotated[
+        bool,
+        typer.Option(
+            "--run-only",
+            help="Only run what runs user code (modes evaluate, evals, replay), with no token, "
+            "and leave the report for `goldgate publish` in .goldgate/action/run.json; exit 0 "
+            "whatever the run found.",
+        ),
+    ] = False,
+) -> None:
     """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
     (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
     job summary, annotations, step outputs)."""
     from goldgate.app.action import hold_tokens_apart, run_action
+    from goldgate.app.action.split import run_only as run_step
 
+    arguments = ["action", *(["--run-only"] if run_only else [])]
     # Starts goldgate again without them in its environment (not under an in-process caller).
-    tokens = hold_tokens_apart() if streams_inheritable() else {}
-    finish(ExitCode(run_action({**os.environ, **tokens})))
+    tokens = hold_tokens_apart(arguments) if streams_inheritable() else {}
+    environ = {**os.environ, **tokens}
+    finish(ExitCode(run_step(environ) if run_only else run_action(environ)))
+
+
+@app.command(epilog=_ACTION_INPUTS)
+def publish() -> None:
+    """The publishing half of `goldgate action` (runs no user code): read what `goldgate
+    action --run-only` left, or in modes check, compare and report do the whole mode; compare
+    with the baseline, and report (JUnit, sticky comment, job summary, annotations, step
+    outputs). The exit code is the one fail_on decides."""
+    from goldgate.app.action.split import publish_only
+
+    finish(ExitCode(publish_only()))
 
 
 app.add_typer(report_app)

@@ -4,14 +4,18 @@ updated in place; every refusal a fallback with a reason, never a traceback."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
+from goldgate.github.client import connect, repository
 from goldgate.github.comments import (
     COMMENT_LIMIT,
+    DEFAULT_AUTHORS,
     CommentResult,
     CommentTooLong,
+    comment_authors,
     comment_budget,
     comment_length,
     marker,
@@ -20,7 +24,10 @@ from goldgate.github.comments import (
 )
 from helpers.fake_github import BOT, READ_ONLY_MESSAGE, FakeGitHub
 
+from .conftest import FAST
+
 if TYPE_CHECKING:
+    from github import Github
     from github.Repository import Repository
 
 COMMENTS = r"/issues/\d+/comments$"
@@ -344,3 +351,76 @@ def test_an_answer_that_comes_after_the_timeout_still_leaves_one_comment(
     mine = [c for c in fake.comments(7) if c[2] == with_marker("x", "main")]
     assert [ident for ident, _, _ in mine] == [result.comment_id]
     assert len(fake.requests_to("POST", COMMENTS)) == 1  # never sent twice by the client
+
+
+# --- the sticky comment with any token: comment_authors ---------------------------------------
+
+PERSONAL = "ghp_" + "PersonalAccessT0ken" + "0000000000000000"
+APP = "ghs_" + "AppInstallationT0ken" + "000000000000000"
+
+
+def _client(token: str, login: str) -> Iterator[tuple[FakeGitHub, Repository]]:
+    with FakeGitHub(token=token, login=login) as server:
+        github = connect(token, base_url=server.base_url, policy=FAST, paced=False)
+        yield server, repository(github, server.repository)
+
+
+def _twice(repo: Repository, authors: tuple[str, ...] | None) -> None:
+    for body in ("run 1", "run 2"):
+        upsert_comment(
+            repo, 7, body, instance_id="main", authors=authors or DEFAULT_AUTHORS,
+            any_bot=authors is None,
+        )  # fmt: skip
+
+
+def test_a_personal_token_s_login_is_read_from_get_user() -> None:
+    for fake, repo in _client(PERSONAL, "octo-dev"):
+        github = connect(PERSONAL, base_url=fake.base_url, policy=FAST, paced=False)
+        authors = comment_authors(github, PERSONAL, None)
+        _twice(repo, authors)
+
+        assert authors == ("octo-dev",)
+        assert [(login, body) for _, login, body in fake.comments(7)] == [
+            ("octo-dev", with_marker("run 2", "main"))
+        ]
+        assert len(fake.requests_to("GET", r"/user")) == 1
+
+
+def test_without_its_login_a_personal_token_adds_a_comment_every_run() -> None:
+    """The bug comment_authors prevents: found by github-actions[bot] alone, a personal
+    token's own comment is never found again."""
+    for fake, repo in _client(PERSONAL, "octo-dev"):
+        _twice(repo, DEFAULT_AUTHORS)
+
+        assert len(fake.comments(7)) == 2
+
+
+def test_an_app_token_is_not_asked_who_it_is_and_keeps_its_comment_sticky() -> None:
+    for fake, repo in _client(APP, "goldgate-app[bot]"):
+        github = connect(APP, base_url=fake.base_url, policy=FAST, paced=False)
+        planted = fake.add_comment(7, with_marker("fake verdict: passed", "main"), login="mallory")
+        authors = comment_authors(github, APP, None)
+        _twice(repo, authors)
+
+        assert authors is None  # GET /user answers an installation token 403: not asked
+        assert fake.requests_to("GET", r"/user") == []
+        [(_, who, old), (_, login, body)] = fake.comments(7)
+        assert (who, old) == ("mallory", with_marker("fake verdict: passed", "main"))
+        assert (login, body) == ("goldgate-app[bot]", with_marker("run 2", "main"))
+        patched = [r.path.rsplit("/", 1)[-1] for r in fake.requests_to("PATCH", ONE_COMMENT)]
+        assert str(planted) not in patched
+
+
+def test_a_configured_login_is_used_as_given() -> None:
+    for fake, repo in _client(PERSONAL, "release-bot"):
+        github = connect(PERSONAL, base_url=fake.base_url, policy=FAST, paced=False)
+        authors = comment_authors(github, PERSONAL, "release-bot")
+        _twice(repo, authors)
+
+        assert authors == ("release-bot",)
+        assert fake.requests_to("GET", r"/user") == []
+        assert len(fake.comments(7)) == 1
+
+
+def test_a_get_user_github_refuses_falls_back_to_any_bot(fake: FakeGitHub, gh: Github) -> None:
+    assert comment_authors(gh, "gho_" + "x" * 30, None) is None  # the fake's /user: 403

@@ -9,12 +9,13 @@ second path of this server that plays the storage host, which can be made to tri
 workflow runs, compare
 (``merge_base_commit``),
 ``repos/{owner}/{repo}``, and ``GET /user`` answering 403 as it does to an installation
-token. Beside the API, ``POST /_runtime/artifacts`` plays the Actions runtime's artifact
-upload (GitHub's is no REST endpoint): the artifact stand-in of the act tests
-(tests/app/action/standins/) stores through it what the REST API then lists and serves.
-It records every request and can be scripted to fail: see ``fail`` and the helpers below
-it, and to hold a request or its answer (``delay``: a stall, or an answer that comes after
-the client's timeout).
+token (``login`` a bot's, the default) or the account of a personal token (any other
+``login``: the author of the comments it creates). Beside the API, ``POST /_runtime/artifacts``
+plays the Actions runtime's artifact upload (GitHub's is no REST endpoint): the artifact
+stand-in of the act tests (tests/app/action/standins/) stores through it what the REST API
+then lists and serves. It records every request and can be scripted to fail: see ``fail``
+and the helpers below it, and to hold a request or its answer (``delay``: a stall, or an
+answer that comes after the client's timeout).
 """
 
 from __future__ import annotations
@@ -474,7 +475,9 @@ class FakeGitHub:
     # --- endpoints ------------------------------------------------------------------------
 
     def _user(self, *_: Any) -> tuple[int, Any, dict[str, str]]:
-        return 403, {"message": READ_ONLY_MESSAGE, "documentation_url": DOCS}, {}
+        if self.login.endswith("[bot]"):  # an installation token, the workflow's or an App's
+            return 403, {"message": READ_ONLY_MESSAGE, "documentation_url": DOCS}, {}
+        return 200, self._user_json(self.login), {}  # a personal token: its own account
 
     def _repo(self, *_: Any) -> tuple[int, Any, dict[str, str]]:
         data = self._repository_json(self.repository, self.repository_id, fork=False)

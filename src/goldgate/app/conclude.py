@@ -20,7 +20,6 @@ from goldgate.base.stdio import (
     write_json,
     write_stdout,
 )
-from goldgate.gold.settings.load import load_settings
 
 if TYPE_CHECKING:
     from goldgate.run.session import SessionOutcome
@@ -88,7 +87,8 @@ def published(code: ExitCode, outcome: Any) -> ExitCode:
 def note_project_secrets() -> None:
     """Load the working folder's settings, if it has any, for the secrets they name (their
     credentials' values are redacted from what is rendered); a report alone names none."""
-    from goldgate.gold.settings.load import DEFAULT_SETTINGS
+    # Here, not at the top: a run's ending must not load the settings models (pydantic, YAML).
+    from goldgate.gold.settings.load import DEFAULT_SETTINGS, load_settings
 
     if DEFAULT_SETTINGS.is_file():
         with contextlib.suppress(GoldgateError, OSError, ValueError):

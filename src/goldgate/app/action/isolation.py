@@ -14,7 +14,7 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,13 +39,14 @@ TOKENS_FD = "GOLDGATE_ACTION_TOKENS_FD"
 _MAX_TOKEN_BYTES = 60_000  # below a pipe's buffer: written before anyone reads it
 
 
-def hold_tokens_apart() -> dict[str, str]:
+def hold_tokens_apart(arguments: Sequence[str] = ("action",)) -> dict[str, str]:
     """The GitHub and Actions tokens, kept out of this process's environment block.
 
     ``/proc/<pid>/environ`` shows the environment a process was started with, to any process
     of the same user: the targets' included. So when a token is in the environment, it is
-    written into a pipe and goldgate starts again (exec, same process) with an environment
-    without it, and the new program reads the tokens back from the pipe: neither its
+    written into a pipe and goldgate starts again (exec, same process, the same command:
+    ``arguments``) with an environment without it, and the new program reads the tokens back
+    from the pipe: neither its
     environment block nor that of anything it starts ever held them."""
     descriptor = os.environ.pop(TOKENS_FD, None)
     if descriptor is not None:
@@ -64,7 +65,7 @@ def hold_tokens_apart() -> dict[str, str]:
     env[TOKENS_FD] = str(read_end)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [*goldgate_command(), "action"], env)
+    os.execve(sys.executable, [*goldgate_command(), *arguments], env)
 
 
 def _read_tokens(descriptor: int) -> dict[str, str]:

@@ -1,15 +1,19 @@
-"""``run_action``: the modes of the action, each a way to a report, then ``finish.conclude``.
+"""The modes of the action, each a way to a report (``run_mode``), and ``run_action``, which
+runs one and ends with ``finish.conclude``.
 
 ``check`` lints the gold in this process (no user code runs). ``evaluate`` and ``evals`` run
 user code as a program of its own (``isolation.run_user_code``) with workflow commands
 paused; ``replay`` scores a saved report's results with the current gold (custom scorers
 are user code too); ``compare`` and ``report`` start from a report the workspace holds.
+``goldgate action`` runs a mode and publishes in one step; ``split`` runs the same two
+halves as two steps (``goldgate action --run-only``, then ``goldgate publish``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,22 +27,54 @@ from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
 if TYPE_CHECKING:
     from goldgate.github.event import GitHubEvent
 
+USER_CODE_MODES = ("evaluate", "evals", "replay")
+"""The modes that run user code (targets, scorers, evals): never where a token is."""
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a mode leaves to publish: the report on disk (just run, replayed or given), the
+    run's exit code, and the event it was read with (None: none could be read)."""
+
+    report: Path
+    code: int
+    event: GitHubEvent | None
+
+
+Outcome = Ran | int
+"""A report to publish, or the step's exit code, settled already (check, a refused input)."""
+
 
 def run_action(
     env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
 ) -> int:
     """Run the action as the environment says; the step's exit code."""
-    environ = dict(os.environ if env is None else env)
-    run = StepRun(environ, out)
+    run = StepRun(dict(os.environ if env is None else env), out)
+    inputs = step_inputs(run)
+    if inputs is None:
+        return int(ExitCode.INVALID_INPUT)
+    mask_secrets(run, inputs)
+    outcome = run_mode(run, inputs)
+    if isinstance(outcome, int):
+        return outcome
+    return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
+
+
+def step_inputs(run: StepRun) -> ActionInputs | None:
+    """The step's inputs; None, once the error and the outputs are written, when one is bad."""
     try:
-        inputs = read_inputs(environ)
+        return read_inputs(run.env)
     except InvalidInputError as error:
         from goldgate.render.workflow import escape_data
 
         run.command(f"::error title=goldgate::{escape_data(str(error))}")
         write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
-        return int(ExitCode.INVALID_INPUT)
-    mask_secrets(run, inputs)
+        return None
+
+
+def run_mode(run: StepRun, inputs: ActionInputs) -> Outcome:
+    """The mode's way to a report (user code runs here in the modes ``USER_CODE_MODES``
+    name), or the step's exit code when the mode settles it on its own."""
     if inputs.mode == "check":
         from goldgate.app.check import check_gold_command
 
@@ -60,10 +96,10 @@ def run_action(
         return int(ExitCode.INVALID_INPUT)
     if inputs.mode == "replay":
         return _replay(run, inputs, inputs.report)
-    return conclude(run, inputs, _event(run), inputs.report, int(ExitCode.PASSED))
+    return Ran(inputs.report, int(ExitCode.PASSED), step_event(run))
 
 
-def _replay(run: StepRun, inputs: ActionInputs, saved: Path) -> int:
+def _replay(run: StepRun, inputs: ActionInputs, saved: Path) -> Outcome:
     """Mode replay: the current gold over the saved report's results, then as evaluate."""
     from goldgate.app.replay import ReplayRequest, replay_evaluation
     from goldgate.report.io import unique_path
@@ -72,7 +108,7 @@ def _replay(run: StepRun, inputs: ActionInputs, saved: Path) -> int:
     request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
     with commands_paused(run):  # custom scorers are user code
         run_code = _guarded(lambda: replay_evaluation(request), run)
-    return conclude(run, inputs, _event(run), report_path, run_code)
+    return Ran(report_path, run_code, step_event(run))
 
 
 def _guarded(call: Callable[[], ExitCode], run: StepRun | None = None) -> int:
@@ -89,7 +125,7 @@ def _guarded(call: Callable[[], ExitCode], run: StepRun | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
 
 
-def _event(run: StepRun) -> GitHubEvent | None:
+def step_event(run: StepRun) -> GitHubEvent | None:
     from goldgate.github.event import EventError, read_event
 
     try:
@@ -107,11 +143,11 @@ def _live(run: StepRun, inputs: ActionInputs, event: GitHubEvent | None) -> bool
     return inputs.live
 
 
-def _evaluate(run: StepRun, inputs: ActionInputs) -> int:
+def _evaluate(run: StepRun, inputs: ActionInputs) -> Outcome:
     from goldgate.report.io import unique_path
 
-    event = _event(run)
-    live = _live(run, inputs, event)
+    read = step_event(run)
+    live = _live(run, inputs, read)
     now = datetime.now(UTC)
     report_path = unique_path(WORK_FOLDER, "report", now)
     arguments = ["evaluate", f"--config={inputs.config}", f"--output={report_path}"]
@@ -121,7 +157,7 @@ def _evaluate(run: StepRun, inputs: ActionInputs) -> int:
     arguments += [f"--variant={inputs.variant}"] if inputs.variant is not None else []
     with commands_paused(run):
         run_code = run_user_code(run, arguments)
-    return conclude(run, inputs, event, report_path, run_code)
+    return Ran(report_path, run_code, read)
 
 
 def _run_options(inputs: ActionInputs) -> list[str]:
@@ -132,7 +168,7 @@ def _run_options(inputs: ActionInputs) -> list[str]:
     ]
 
 
-def _evals(run: StepRun, inputs: ActionInputs) -> int:
+def _evals(run: StepRun, inputs: ActionInputs) -> Outcome:
     """Mode evals: ``goldgate evals run`` over the ``evals`` paths (``suites`` choosing
     datasets), then as evaluate: the report is the same format."""
     from goldgate.report.io import unique_path
@@ -144,12 +180,12 @@ def _evals(run: StepRun, inputs: ActionInputs) -> int:
         )
         write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
         return int(ExitCode.INVALID_INPUT)
-    event = _event(run)
+    read = step_event(run)
     report_path = unique_path(WORK_FOLDER, "evals", datetime.now(UTC))
     arguments = ["evals", "run", f"--output={report_path}"]
     arguments += [f"--dataset={dataset}" for dataset in inputs.suites]
-    arguments += ["--live"] if _live(run, inputs, event) else []
+    arguments += ["--live"] if _live(run, inputs, read) else []
     arguments += [*_run_options(inputs), "--", *(str(path) for path in inputs.evals)]
     with commands_paused(run):
         run_code = run_user_code(run, arguments)
-    return conclude(run, inputs, event, report_path, run_code)
+    return Ran(report_path, run_code, read)

@@ -135,20 +135,24 @@ def _comment(
     if inputs.comment == "off" or event is None or event.pr_number is None:
         return ""
     from goldgate.github.client import api_url, connect, repository
-    from goldgate.github.comments import upsert_comment
+    from goldgate.github.comments import DEFAULT_AUTHORS, comment_authors, upsert_comment
 
     reason: str | None
     try:
-        github = connect(
-            github_token(run.env), base_url=api_url(run.env), timeout=request_timeout(run.env)
-        )
+        token = github_token(run.env)
+        github = connect(token, base_url=api_url(run.env), timeout=request_timeout(run.env))
         repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
+        # A personal or App token posts as another login than github-actions[bot]: without
+        # knowing it, the sticky comment would be a new comment every run.
+        authors = comment_authors(github, token, inputs.comment_author)
         result = upsert_comment(
             repo,
             event.pr_number,
             body,
             instance_id=inputs.comment_id,
             mode=inputs.comment,  # type: ignore[arg-type]
+            authors=authors or DEFAULT_AUTHORS,
+            any_bot=authors is None,
         )
         reason = result.reason if result.fell_back else None
     except KeyboardInterrupt:
