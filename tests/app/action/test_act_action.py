@@ -1,0 +1,244 @@
+"""goldgate's own composite action under a real Actions runner (nektos/act,
+tests/helpers/act.py): ``examples/workflows/baseline.yml`` on a push, then
+``pull-request.yml`` on a pull request, as a team's repository runs them (``uses:
+OWNER/goldgate@REF`` mapped to a copy of the action's source, the workspace holding the
+application only), against the fake GitHub.
+
+The application is the bundled example, whose target imports ``tinydep`` (act_fixture/tinydep),
+a package goldgate does not have, installed by the workflow's own ``pip install -r
+requirements.txt`` into the job's Python: a fresh venv per test (``python_bin``) that sees the
+test venv's packages through a ``.pth`` line, goldgate not importable from it, so the action's
+install step really installs goldgate from ``github.action_path``.
+
+The job's pip runs offline (``PIP_NO_INDEX``): goldgate and tinydep build in pip's isolated
+build environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per
+session (the test skips when no index answers). The action keeps build isolation: the job's
+Python need not hold a recent setuptools (3.12's venvs hold none).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare.conftest import CANDIDATE_EDITS, example_copy
+from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source, with_action
+from helpers.act import MISSING as ACT_MISSING
+from helpers.fake_github import TOKEN, FakeGitHub
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(act_binary() is None, reason=ACT_MISSING),
+]
+
+HERE = Path(__file__).resolve().parent
+TINYDEP = HERE / "act_fixture" / "tinydep"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "workflows"
+MERGE_BASE = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+
+
+def imports_tinydep(witness: Path) -> dict[str, list[tuple[str, str]]]:
+    """The example's target importing tinydep, which records its environment in ``witness``."""
+    old = "from support_triage_app.triage import triage\n"
+    new = f"import tinydep\n\n{old}\ntinydep.witness({str(witness)!r})\n"
+    return {"support_triage_app/app.py": [(old, new)]}
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """setuptools for the job's isolated builds (goldgate's pyproject needs setuptools>=77)."""
+    folder = tmp_path_factory.mktemp("wheelhouse")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--dest",
+            str(folder),
+            "setuptools>=77",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0 or not list(folder.glob("setuptools-*.whl")):
+        pytest.skip(f"no package index answers for setuptools>=77: {done.stderr.strip()[-300:]}")
+    return folder
+
+
+def job_python(folder: Path) -> Path:
+    """A venv whose packages are its own plus the test venv's (goldgate's dependencies); the
+    test venv's goldgate (an editable .pth) is not importable from it."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    inner = subprocess.run(
+        [
+            str(folder / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(inner, "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
+    return folder / "bin"
+
+
+def application(root: Path, edits: dict[str, list[tuple[str, str]]], witness: Path) -> Path:
+    """The example (with ``edits``) importing tinydep, and a requirements.txt naming it."""
+    merged = {**edits}
+    for name, replacements in imports_tinydep(witness).items():
+        merged[name] = [*merged.get(name, []), *replacements]
+    source = example_copy(root, merged)
+    shutil.copytree(TINYDEP, source / "tinydep")
+    (source / "requirements.txt").write_text("./tinydep\n", "utf-8")
+    return source
+
+
+class Team:
+    """One team's repository under act: the baseline and pull-request workflows, the job's
+    Python, the fake GitHub."""
+
+    def __init__(self, tmp_path: Path, fake: FakeGitHub, wheelhouse: Path) -> None:
+        self.tmp = tmp_path
+        self.fake = fake
+        self.goldgate = action_source(tmp_path / "goldgate")
+        self.python_bin = job_python(tmp_path / "job-python")
+        self.env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
+        self.workflows = {
+            name: with_action(EXAMPLES / name, tmp_path / "workflows" / name)
+            for name in ("baseline.yml", "pull-request.yml")
+        }
+        self.runs = 0
+        self.witnesses: dict[int, Path] = {}
+
+    def run(self, workflow: str, event: str, payload: dict[str, Any], edits: Any) -> ActResult:
+        self.runs += 1
+        witness = self.tmp / f"environment-{self.runs}.jsonl"
+        source = application(self.tmp / f"source-{self.runs}", edits, witness)
+        act = Act(
+            self.tmp / "runs",
+            self.fake,
+            source,
+            python_bin=self.python_bin,
+            actions={GOLDGATE_USES: self.goldgate},
+        )
+        result = act.run(
+            self.workflows[workflow],
+            event,
+            payload,
+            secrets={"GITHUB_TOKEN": TOKEN},
+            env=self.env,
+        )
+        self.witnesses[result.run_id] = witness
+        return result
+
+    def environments(self, result: ActResult) -> list[dict[str, str]]:
+        """What the user code's processes of ``result`` had in their environment."""
+        path = self.witnesses[result.run_id]
+        lines = path.read_text("utf-8").splitlines() if path.is_file() else []
+        return [json.loads(line) for line in lines]
+
+
+def push_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    repository = payload["repository"]
+    return {
+        "ref": f"refs/heads/{repository['default_branch']}",
+        "before": "0" * 40,
+        "after": MERGE_BASE,
+        "created": False,
+        "deleted": False,
+        "forced": False,
+        "repository": repository,
+        "pusher": {"name": "octocat", "email": "octocat@example.com"},
+        "sender": payload["sender"],
+    }
+
+
+def tokens_in(environment: dict[str, str], fake: FakeGitHub) -> list[str]:
+    """The variables of ``environment`` that hold a GitHub or Actions token."""
+    secrets = (TOKEN, fake.runtime_token)
+    named = (
+        "GITHUB_TOKEN",
+        "INPUT_GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    )
+    return sorted(
+        key
+        for key, value in environment.items()
+        if (key in named and value) or any(secret in value for secret in secrets)
+    )
+
+
+def test_baseline_then_pull_request_runs_the_team_s_code_and_comments_once(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], wheelhouse: Path
+) -> None:
+    team = Team(tmp_path, fake, wheelhouse)
+    pull = payload["pull_request"]
+    number = pull["number"]
+    fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
+
+    # The push to the default branch: a passing application, its reports uploaded.
+    baseline = team.run("baseline.yml", "push", push_payload(payload), {})
+    assert baseline.exit_code == 0, baseline.text
+    assert baseline.job().steps["goldgate"] == "success"
+    names = {a["name"] for a in fake.artifacts()}
+    assert {f"goldgate-report-{MERGE_BASE}", f"goldgate-evals-report-{MERGE_BASE}"} <= names
+    # The action installed goldgate into the job's Python, which imported the team's tinydep.
+    assert any((team.python_bin.parent / "lib").glob("python*/site-packages/goldgate/__init__.py"))
+    assert team.environments(baseline), baseline.text
+
+    # A pull request that breaks two cases: red, with exit code 1 (fail_on disagreement).
+    failing = team.run("pull-request.yml", "pull_request", payload, CANDIDATE_EDITS)
+    job = failing.job("Gold")
+    assert failing.exit_code != 0, failing.text
+    assert job.result == "failure"
+    assert job.steps["goldgate"] == "failure"
+    outputs = job.outputs["goldgate"]
+    assert outputs["exit_code"] == "1", failing.text
+    assert outputs["report"].startswith(".goldgate/")
+    assert outputs["junit"] == "goldgate-junit.xml"
+    assert int(outputs["failed"]) > 0
+    assert int(outputs["regressed"]) > 0
+    # The baseline was found by the merge-base commit, and compared.
+    assert outputs["comparison"], failing.text
+    assert fake.requests_to("GET", r"/compare/")
+    assert job.outputs["evals"]["exit_code"] == "0"
+    assert job.outputs["evals"]["comparison"]
+    # The job summary, and annotations at the gold's lines.
+    assert "goldgate: failed" in job.summary or "❌" in job.summary, job.summary[:2000]
+    at_gold = [a for a in job.annotations if a.properties.get("file", "").startswith("evaluation/")]
+    assert at_gold, [a.properties for a in job.annotations]
+    assert all(int(a.properties["line"]) > 0 for a in at_gold)
+    # One sticky comment.
+    (first,) = fake.comments(number)
+    assert "goldgate" in first[2]
+    # The user code ran in the run step without any token.
+    environments = team.environments(failing)
+    assert environments
+    assert all(tokens_in(env, fake) == [] for env in environments), [
+        tokens_in(env, fake) for env in environments
+    ]
+
+    # The fix pushed: green, and the same comment edited in place.
+    fixed = team.run("pull-request.yml", "pull_request", payload, {})
+    job = fixed.job("Gold")
+    assert fixed.exit_code == 0, fixed.text
+    assert job.result == "success"
+    assert job.outputs["goldgate"]["exit_code"] == "0"
+    (second,) = fake.comments(number)
+    assert second[0] == first[0]
+    assert second[2] != first[2]
+    assert fake.requests_to("PATCH", rf"/issues/comments/{first[0]}")
