@@ -28,6 +28,31 @@ _GUARD = slow.Guard()
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     slow.mark(items)
+    items.sort(key=_start_rank)  # stable: the rest keep their order
+
+
+# --- the longest work first -----------------------------------------------------------------------
+
+LONGEST_FIRST = (
+    "tests/app/action/test_action_baseline.py",
+    "tests/app/action/test_action.py",
+    "tests/run/test_hostile_targets.py",
+    "tests/run/test_streams.py",
+    "tests/test_accelerators.py",
+    "tests/app/action/test_action_reads.py",
+    "tests/app/action/test_action_evals.py",
+)
+"""Modules of the longest runs, the longest first (after the xdist group "docker"). With
+``--dist loadgroup`` a module (or a group) is one unit of work that xdist hands out in
+collection order: started early, the long ones do not leave one worker busy at the end
+while the other has nothing left to do."""
+
+
+def _start_rank(item: pytest.Item) -> int:
+    if any(mark.args[:1] == ("docker",) for mark in item.iter_markers("xdist_group")):
+        return -1
+    module = item.nodeid.partition("::")[0]
+    return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
