@@ -26,9 +26,11 @@ _GUARD = slow.Guard()
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     slow.mark(items)
     items.sort(key=_start_rank)  # stable: the rest keep their order
+    if getattr(config.option, "loadgroup", False):  # an xdist worker of --dist loadgroup
+        _name_groups(items)
 
 
 # --- the longest work first -----------------------------------------------------------------------
@@ -46,6 +48,27 @@ LONGEST_FIRST = (
 ``--dist loadgroup`` a module (or a group) is one unit of work that xdist hands out in
 collection order: started early, the long ones do not leave one worker busy at the end
 while the other has nothing left to do."""
+
+
+def _name_groups(items: list[pytest.Item]) -> None:
+    """What xdist's worker means to do, and on pytest 9.2 does not: end the id of a test
+    marked ``xdist_group`` with ``@<group>``, which the scheduler reads to send the group to
+    one worker. xdist 3.8 writes the old ``_nodeid`` attribute that pytest 9.2 no longer
+    reads (pytest-dev/pytest-xdist#1386), so the "docker" group was split over both workers
+    and each built its own engine and image. Where xdist's own suffix arrives, this does
+    nothing."""
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # a pytest before structured ids: xdist's suffix works there
+        return
+    for item in items:
+        names = sorted(
+            {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+             for mark in item.iter_markers("xdist_group")}
+        )  # fmt: skip
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            item._id = NodeId.parse(item.nodeid + suffix)
 
 
 def _start_rank(item: pytest.Item) -> int:
