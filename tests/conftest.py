@@ -44,9 +44,9 @@ LONGEST_FIRST = (
     "tests/app/action/test_action_reads.py",
     "tests/app/action/test_action_evals.py",
 )
-"""Modules of the longest runs, the longest first (after the xdist group "docker"). With
-``--dist loadgroup`` a module (or a group) is one unit of work that xdist hands out in
-collection order: started early, the long ones do not leave one worker busy at the end
+"""Modules of the longest tests, the longest first. With ``--dist loadgroup`` xdist hands
+out its groups first (the largest first: "docker"), then every other test alone, in
+collection order: started early, the long tests do not leave one worker busy at the end
 while the other has nothing left to do."""
 
 
