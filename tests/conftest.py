@@ -26,8 +26,56 @@ _GUARD = slow.Guard()
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     slow.mark(items)
+    items.sort(key=_start_rank)  # stable: the rest keep their order
+    if getattr(config.option, "loadgroup", False):  # an xdist worker of --dist loadgroup
+        _name_groups(items)
+
+
+# --- the longest work first -----------------------------------------------------------------------
+
+LONGEST_FIRST = (
+    "tests/app/action/test_action_baseline.py",
+    "tests/app/action/test_action.py",
+    "tests/run/test_hostile_targets.py",
+    "tests/run/test_streams.py",
+    "tests/test_accelerators.py",
+    "tests/app/action/test_action_reads.py",
+    "tests/app/action/test_action_evals.py",
+)
+"""Modules of the longest tests, the longest first. With ``--dist loadgroup`` xdist hands
+out its groups first (the largest first: "docker"), then every other test alone, in
+collection order: started early, the long tests do not leave one worker busy at the end
+while the other has nothing left to do."""
+
+
+def _name_groups(items: list[pytest.Item]) -> None:
+    """What xdist's worker means to do, and on pytest 9.2 does not: end the id of a test
+    marked ``xdist_group`` with ``@<group>``, which the scheduler reads to send the group to
+    one worker. xdist 3.8 writes the old ``_nodeid`` attribute that pytest 9.2 no longer
+    reads (pytest-dev/pytest-xdist#1386), so the "docker" group was split over both workers
+    and each built its own engine and image. Where xdist's own suffix arrives, this does
+    nothing."""
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # a pytest before structured ids: xdist's suffix works there
+        return
+    for item in items:
+        names = sorted(
+            {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+             for mark in item.iter_markers("xdist_group")}
+        )  # fmt: skip
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            item._id = NodeId.parse(item.nodeid + suffix)
+
+
+def _start_rank(item: pytest.Item) -> int:
+    if any(mark.args[:1] == ("docker",) for mark in item.iter_markers("xdist_group")):
+        return -1
+    module = item.nodeid.partition("::")[0]
+    return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
