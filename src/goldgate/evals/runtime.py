@@ -21,10 +21,8 @@ report behave as for any suite.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import inspect
 import math
-import threading
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -42,7 +40,7 @@ from goldgate.evals._context import DEFAULT_KEY, EvalContext, EvalResult, normal
 from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase
 from goldgate.run.targets.base import TargetFailure, TargetResponse, response
-from goldgate.run.watchdog import interruptible
+from goldgate.run.watchdog import call_in_daemon_thread, interruptible
 
 __all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
 
@@ -58,36 +56,12 @@ class EvalTimedOut(dict[str, Any]):
         self.reason = reason
 
 
-async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
-    """``function(*args)`` in a daemon thread in a copy of the caller's context: a deadline
-    abandons it (Python cannot stop a thread), and it never keeps the process alive."""
-    token = anyio.lowlevel.current_token()
-    done = anyio.Event()
-    outcome: list[tuple[bool, Any]] = []
-    context = contextvars.copy_context()
-
-    def body() -> None:
-        try:
-            outcome.append((True, context.run(function, *args)))
-        except BaseException as error:  # raised again in the caller
-            outcome.append((False, error))
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
-            anyio.from_thread.run_sync(done.set, token=token)
-
-    threading.Thread(target=body, name="goldgate eval", daemon=True).start()
-    await done.wait()
-    succeeded, value = outcome[0]
-    if not succeeded:
-        raise value
-    return value
-
-
 async def _call(function: Callable[..., Any], *args: Any, is_async: bool | None = None) -> Any:
     """Await an async callable; run a sync one in a thread (and await what it returns, if
     that is awaitable)."""
     if is_async_callable(function) if is_async is None else is_async:
         return await interruptible(function(*args))  # the watchdog's, if it ignores cancelling
-    result = await _in_thread(function, *args)
+    result = await call_in_daemon_thread(function, *args, name="goldgate eval")
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import signal
 import sys
 import threading
@@ -31,6 +32,8 @@ from types import FrameType
 from typing import Any, Generic, TypeVar
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 
 from goldgate.base.errors import LoopBlocked
 
@@ -264,3 +267,31 @@ class Watchdog:
                 )
             last_kick = now
         return last_kick
+
+
+async def call_in_daemon_thread(function: Callable[..., Any], *args: Any, name: str) -> Any:
+    """``function(*args)`` in a daemon thread of its own (called ``name``), in a copy of the
+    caller's context; what it raises is raised here.
+
+    A deadline abandons the thread (Python cannot stop it). Unlike a worker thread from the
+    pool, a daemon thread does not keep the process alive at exit, so a hung sync target or
+    eval cannot hold goldgate open after its report is written."""
+    token = anyio.lowlevel.current_token()
+    done = anyio.Event()
+    outcome: list[tuple[bool, Any]] = []
+    context = contextvars.copy_context()
+
+    def body() -> None:
+        try:
+            outcome.append((True, context.run(function, *args)))
+        except BaseException as error:  # raised again in the caller
+            outcome.append((False, error))
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=body, name=name, daemon=True).start()
+    await done.wait()
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    return value

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import inspect
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +23,7 @@ from goldgate.run.targets.base import (
     TargetResponse,
     response,
 )
-from goldgate.run.watchdog import interruptible
+from goldgate.run.watchdog import call_in_daemon_thread, interruptible
 
 _WHO = "python target"
 
@@ -37,33 +34,6 @@ def import_callable(import_path: str, search_paths: Sequence[Path] = ()) -> Call
         import_path, search_paths, f"python target {import_path!r}"
     )
     return function
-
-
-async def _call_in_daemon_thread(function: Callable[..., Any], argument: Any) -> Any:
-    """``function(argument)`` in a daemon thread of its own, in a copy of the caller's context.
-
-    A deadline abandons the thread (Python cannot stop it). Unlike a worker thread from the
-    pool, a daemon thread does not keep the process alive at exit, so a hung sync target
-    cannot hold ``goldgate evaluate`` open after its report is written."""
-    token = anyio.lowlevel.current_token()
-    done = anyio.Event()
-    outcome: list[tuple[bool, Any]] = []
-    context = contextvars.copy_context()
-
-    def body() -> None:
-        try:
-            outcome.append((True, context.run(function, argument)))
-        except BaseException as error:  # raised again in the caller
-            outcome.append((False, error))
-        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits
-            anyio.from_thread.run_sync(done.set, token=token)
-
-    threading.Thread(target=body, name=f"goldgate {_WHO}", daemon=True).start()
-    await done.wait()
-    succeeded, value = outcome[0]
-    if not succeeded:
-        raise value
-    return value
 
 
 class PythonTarget:
@@ -110,7 +80,7 @@ class PythonTarget:
             if self._async:  # broken into by the watchdog if it ignores being cancelled
                 result = await interruptible(function(payload))
             else:
-                result = await _call_in_daemon_thread(function, payload)
+                result = await call_in_daemon_thread(function, payload, name=f"goldgate {_WHO}")
                 if inspect.isawaitable(result):
                     result = await result
         except anyio.get_cancelled_exc_class():
