@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from goldgate.app import evaluate
+from goldgate.base import accelerators
 from goldgate.base.memory import (
     RUN_YOUNG_THRESHOLD,
     collections_paused,
@@ -21,6 +22,17 @@ from goldgate.run import session
 from goldgate.run.session import Session
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_triage"
+
+
+@pytest.fixture(autouse=True)
+def accelerated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This tuning is an accelerator: these tests hold it with the switch on, whatever an
+    earlier test in this worker left cached (``accelerators.enabled`` is read once)."""
+    monkeypatch.delenv(accelerators.VARIABLE, raising=False)
+    accelerators.refresh()
+    assert accelerators.enabled()
+    yield
+    accelerators.refresh()
 
 
 @pytest.fixture
