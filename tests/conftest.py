@@ -28,26 +28,8 @@ _GUARD = slow.Guard()
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     slow.mark(items)
-    items.sort(key=_start_rank)  # stable: the rest keep their order
     if getattr(config.option, "loadgroup", False):  # an xdist worker of --dist loadgroup
         _name_groups(items)
-
-
-# --- the longest work first -----------------------------------------------------------------------
-
-LONGEST_FIRST = (
-    "tests/app/action/test_action_baseline.py",
-    "tests/app/action/test_action.py",
-    "tests/run/test_hostile_targets.py",
-    "tests/run/test_streams.py",
-    "tests/test_accelerators.py",
-    "tests/app/action/test_action_reads.py",
-    "tests/app/action/test_action_evals.py",
-)
-"""Modules of the longest tests, the longest first. With ``--dist loadgroup`` xdist hands
-out its groups first (the largest first: "docker"), then every other test alone, in
-collection order: started early, the long tests do not leave one worker busy at the end
-while the other has nothing left to do."""
 
 
 def _name_groups(items: list[pytest.Item]) -> None:
@@ -69,13 +51,6 @@ def _name_groups(items: list[pytest.Item]) -> None:
         suffix = "@" + "_".join(names)
         if names and not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
             item._id = NodeId.parse(item.nodeid + suffix)
-
-
-def _start_rank(item: pytest.Item) -> int:
-    if any(mark.args[:1] == ("docker",) for mark in item.iter_markers("xdist_group")):
-        return -1
-    module = item.nodeid.partition("::")[0]
-    return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
