@@ -21,6 +21,10 @@
 - render: a report of 100,000 attempts (10% failing, 1% runtime failures) rendered in-process
   to JUnit (target <= 3 s) and to Markdown (comment and job summary; target <= 1 s: only the
   top items are rendered), medians of 3; and `goldgate report junit` as a fresh process.
+- html: `goldgate report html`'s page of 10,000 attempts (render's report, 10% failing, 1%
+  runtime failures) rendered in-process, safe and with values, and against a baseline
+  (target: under 2 s each), medians of 3, with the page's size (target: a few MB); and of
+  100,000 attempts, to show how it grows.
 - read: what reading a report costs, as `goldgate report junit` (reading, verifying and
   rendering) in a fresh process: peak RSS as a multiple of the report's size, for a report of
   100,000 attempts without details (about 29 MB, as render's) and for compare's report of
@@ -643,6 +647,47 @@ def bench_render() -> None:
     )
 
 
+def bench_html() -> None:
+    from goldgate.base.memory import collections_paused
+    from goldgate.render.html import render_html
+    from goldgate.render.view import ChangeItem, ComparisonView
+    from goldgate.report.io import read_report
+
+    figures = []
+    for attempts in (10_000, 100_000):
+        path = WORK / f"html-report-{attempts}.json"
+        path.write_text(json.dumps(_render_report(attempts)))
+        with collections_paused():
+            report = read_report(path)
+        changes = [
+            ChangeItem(suite.name, case.id, 1, "regressed" if index % 2 else "improved", "queue")
+            for suite in report.suites
+            for index, case in enumerate(suite.cases)
+            if index % 5 == 0
+        ]
+        compared = ComparisonView(
+            "the baseline",
+            regressions=tuple(c for c in changes if c.change == "regressed"),
+            improvements=tuple(c for c in changes if c.change == "improved"),
+        )
+        for name, render in (
+            ("safe", lambda r=report: render_html(r)),
+            ("values", lambda r=report: render_html(r, details="values")),
+            ("against a baseline", lambda r=report, c=compared: render_html(r, c)),
+        ):
+            walls, size = [], 0
+            for _ in range(3):
+                with collections_paused():  # as `goldgate report html` renders
+                    started = time.perf_counter()
+                    size = len(render().encode("utf-8"))
+                    walls.append(time.perf_counter() - started)
+            wall = statistics.median(walls)
+            target = f" (target < 2 s: {wall / 2:.2f}x)" if attempts == 10_000 else ""
+            megabytes = size / 1e6
+            figures.append(f"{attempts:,} attempts {name} {wall:.2f} s{target}, {megabytes:.2f} MB")
+    print(f"html (medians of 3, in-process): {'; '.join(figures)}")
+
+
 def bench_read() -> None:
     from goldgate.report.io import read_report
 
@@ -955,6 +1000,7 @@ BENCHMARKS = {
     "overhead": bench_overhead,
     "pathological": bench_pathological,
     "render": bench_render,
+    "html": bench_html,
     "read": bench_read,
     "compare": bench_compare,
     "replay": bench_replay,

@@ -192,6 +192,29 @@ def report(
     )
 
 
+def many_attempts(attempts: int, reason: str = "the check failed") -> Report:
+    """One suite of ``attempts`` single-attempt cases, every tenth failing its second check
+    (with ``reason``), latencies spread over 17 values."""
+    cases = [
+        case(
+            f"case-{index:05d}",
+            [
+                attempt(
+                    1,
+                    outcomes=("passed", "failed" if index % 10 == 9 else "passed"),
+                    reasons=[None, reason if index % 10 == 9 else None],
+                    latency_ms=3.0 + index % 17,
+                    result={"payload": {"category": f"answer {index}"}},
+                )
+            ],
+            [expectation("status"), expectation("category", expected=f"gold {index}")],
+            line=2 + 12 * index,
+        )
+        for index in range(attempts)
+    ]
+    return report([suite("bulk", cases)])
+
+
 def normalized(value: Report) -> Report:
     """A report from a real run with everything that changes between runs made fixed:
     timings, the version, and each attempt's latency (1 ms more per attempt of a suite)."""

@@ -3,7 +3,8 @@ does, not when a figure moves by a pixel or the script is edited: one line per e
 indented by depth, with its tag, its id, class, role, aria-* and data-* attributes and its
 own text; the inline style and script as one line each; the case table's JSON one row a
 line; digests (``sha256:`` and 64 hexadecimal digits, such as a configuration's revision,
-which holds the run's folder) as ``sha256:<digest>``. Parsed with the standard library's
+which holds the run's folder) as ``sha256:<digest>`` and commits (40 hexadecimal digits, the
+example's revision) as ``<commit>``. Parsed with the standard library's
 ``html.parser`` (as a browser would tokenize it), so markup smuggled in by data would show
 up here as elements."""
 
@@ -14,6 +15,7 @@ import re
 from html.parser import HTMLParser
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+COMMIT = re.compile(r"\b[0-9a-f]{40}\b")
 
 VOID = frozenset({"meta", "link", "input", "br", "img", "hr", "col", "source", "wbr"})
 KEPT = ("id", "class", "role", "type", "value", "href", "colspan", "hidden")
@@ -78,4 +80,5 @@ def outline(page: str) -> str:
     parser = _Outline()
     parser.feed(page)
     parser.close()
-    return DIGEST.sub("sha256:<digest>", "\n".join(parser.lines) + "\n")
+    shown = DIGEST.sub("sha256:<digest>", "\n".join(parser.lines) + "\n")
+    return COMMIT.sub("<commit>", shown)

@@ -28,7 +28,7 @@ from goldgate.scoring.metrics import (
     UnavailableCounts,
 )
 
-from .builders import attempt, case, expectation, report, suite
+from .builders import attempt, case, expectation, many_attempts, report, suite
 from .corpus import HOSTILE, hostile, interrupted
 
 TOKEN = "ghs_0123456789abcdefTOKEN"
@@ -289,3 +289,12 @@ def test_the_hostile_string_is_one_safe_line_everywhere(tmp_path: Path) -> None:
     for character in ("\x1b", "\x00", "\u202e", "\n::error::"):
         assert character not in page
     assert HOSTILE.split(" ")[0] in page
+
+
+@pytest.mark.parametrize("details", ["safe", "values"])
+def test_ten_thousand_attempts_weigh_well_under_a_few_megabytes(details: Any) -> None:
+    reason = "expected 'billing', found another string of 7 characters " * 3
+    page = render_html(many_attempts(10_000, reason), details=details)
+
+    assert len(page.encode("utf-8")) < 2_000_000
+    assert len(_data(page)["rows"]) == 10_000
