@@ -11,6 +11,7 @@ from typing import Any
 
 from goldgate.report.models import (
     AttemptRecord,
+    AwaitingRecord,
     CaseRecord,
     CheckRecord,
     CountsRecord,
@@ -105,6 +106,7 @@ def suite(
     metrics: Sequence[MetricResult] = (),
     cases_source: str | None = "evaluation/cases/gold.json",
     adjudication: int = 0,
+    adjudication_queue: Sequence[AwaitingRecord] = (),
     live: bool = False,
 ) -> SuiteRecord:
     attempts: Counter[str] = Counter()
@@ -153,7 +155,8 @@ def suite(
             "schema.requiredCoverage": None,
             "text.chars": None,
         },
-        adjudication=adjudication,
+        adjudication=adjudication or len(adjudication_queue),
+        adjudication_queue=tuple(adjudication_queue),
         metrics=tuple(metrics),
         thresholds=tuple(thresholds),
         verdict=verdict,  # type: ignore[arg-type]

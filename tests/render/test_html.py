@@ -19,7 +19,7 @@ import pytest
 from goldgate.render import htmlfigures
 from goldgate.render.html import render_html
 from goldgate.render.htmlcases import DIFF_CELLS, OUTCOMES, diff
-from goldgate.report.models import Report
+from goldgate.report.models import AwaitingRecord, Report
 from goldgate.scoring.metrics import (
     Averages,
     ClassificationMetricResult,
@@ -172,6 +172,35 @@ def test_values_are_shown_only_when_asked_and_never_held_out() -> None:
     assert numbers[3:] == ['{"n":1}', "[1,2]", None]  # not strings: side by side, not diffed
     assert rows["fine"][9] == -1
     assert _data(safe)["values"] is False
+
+
+def test_the_queue_shows_its_notes_only_with_values_never_held_out() -> None:
+    waiting = [
+        AwaitingRecord(
+            case="open",
+            attempt=1,
+            check="reply",
+            note="Polite, names the account.",
+            digest="sha256:0",
+        ),
+        AwaitingRecord(
+            case="held", attempt=1, check="reply", note="The held-out rubric.", digest="sha256:1"
+        ),
+    ]
+    cases = [
+        case("open", [attempt(1, outcomes=("not_run",))], line=2),
+        case("held", [attempt(1, outcomes=("not_run",))], line=8, split="holdout"),
+    ]
+    built = report([suite("replies", cases, adjudication_queue=waiting)])
+
+    safe, values = render_html(built), render_html(built, details="values")
+
+    for page in (safe, values):
+        assert "2 checks wait for a human verdict" in page
+        assert "The held-out rubric." not in page
+    assert "Polite, names the account." not in safe
+    assert "Polite, names the account." in values
+    assert "(held out)" in values
 
 
 def test_secrets_are_redacted_as_in_the_markdown(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -164,6 +164,11 @@ class Bars:
     bar_height: float = BAR_HEIGHT
 
     @property
+    def value_x(self) -> float:
+        """Where each bar's value is written: past the longest bar and any baseline tick."""
+        return self.left + BAR_WIDTH + 8
+
+    @property
     def compared(self) -> bool:
         """Whether any bar shows the baseline's value beside its own."""
         return any(bar.before is not None for group in self.groups for bar in group.bars)

@@ -257,7 +257,8 @@ def suite_panels(view: ReportView, baseline: Report | None = None) -> Iterator[S
         deltas = None
         if comparison is not None:
             deltas = {d.name: d for d in comparison.metric_deltas.get(suite.name, ())}
-        pairs = () if figures is None else tuple(_figure_pairs(figures))
+        ran = suite.record.status == "ran"
+        pairs = () if figures is None or not ran else tuple(_figure_pairs(figures))
         counts = {} if comparison is None else comparison.suite_counts.get(suite.name, {})
         before = earlier.get(suite.name)
         metrics = tuple(_metric_panel(metric, deltas, before) for metric in suite.metrics)
