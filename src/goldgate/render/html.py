@@ -174,6 +174,7 @@ def html_from_view(
         "queued": queued,
         "cases": cases,
         "case_data": _json(cases),
+        "outcomes_present": {row[2] for row in cases["rows"]},
         "full_report": full_report,
         "policy": policy,
         "style": style,
