@@ -34,6 +34,7 @@ _COMMANDS = [
     ("report", "junit"),
     ("report", "markdown"),
     ("report", "annotations"),
+    ("report", "html"),
     ("report", "fork-comment"),
     ("evals", "run"),
     ("evals", "regrade"),

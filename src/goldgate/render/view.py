@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
@@ -31,6 +31,9 @@ from goldgate.report.models import (
 )
 from goldgate.report.records import ThresholdRecord
 from goldgate.scoring.outcomes import not_run_reason
+
+if TYPE_CHECKING:  # annotations only: the figures a comparison holds, read as they are
+    from goldgate.comparison.models import Figures, MetricDelta
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the
@@ -270,6 +273,10 @@ class ComparisonView:
 
     baseline: str
     """How to name the baseline, e.g. its commit or report file."""
+    baseline_report: tuple[str, str] | None = None
+    """Where the baseline report was (its path as the comparison gives it) and the digest
+    of its bytes: a renderer that draws the baseline's side too is given that report when
+    it is still there with those bytes."""
     regressions: tuple[ChangeItem, ...] = ()
     """Regressed and mixed units: what ``--fail-on-regression`` fails on."""
     improvements: tuple[ChangeItem, ...] = ()
@@ -287,6 +294,13 @@ class ComparisonView:
     """How a regression was decided with --repeat (empty when no suite repeats)."""
     suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     """Per suite: the one classification's counts by class."""
+    overall: Figures | None = None
+    """The comparison's figures over every compared suite: each a baseline and a candidate
+    value (pass rates, runtime failures, latency percentiles), for a before/after view."""
+    suite_figures: Mapping[str, Figures] = field(default_factory=dict)
+    """Per compared suite: its figures, as ``overall``."""
+    metric_deltas: Mapping[str, tuple[MetricDelta, ...]] = field(default_factory=dict)
+    """Per compared suite: each metric's figures and per-label scores on both sides."""
 
     @cached_property
     def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:
