@@ -70,6 +70,7 @@ def test_markdown_to_stdout_and_to_a_file(
     assert f"The full report: {escape.markdown(str(path))}." in printed.stdout
     markdown_is_safe(printed.stdout, "https://github.com/o/r/blob/abc")
     assert output.read_text(encoding="utf-8").startswith("## ❌ goldgate: failed")
+    assert output.stat().st_mode & 0o777 == 0o644  # safe details: ids, counts, reasons
     assert written.stdout == ""
 
 
@@ -120,6 +121,7 @@ def test_html_writes_one_page_and_never_over_the_report(
     page = output.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert f"The full report: {report}." in page
+    assert output.stat().st_mode & 0o777 == 0o600  # values are private, as the report is
     assert over.code == 2
     assert "it is the file being rendered" in over.stderr
     assert bare.code == 2  # -o is required: a page is a file, not a stream

@@ -25,11 +25,17 @@ from goldgate.render.registry import renderer
 
 
 def write_or_print(
-    text: str, output: Path | None, protected: Sequence[Path] = (), *, commands: bool = False
+    text: str,
+    output: Path | None,
+    protected: Sequence[Path] = (),
+    *,
+    commands: bool = False,
+    private: bool = False,
 ) -> None:
     """``text`` to ``output`` (never over a file in ``protected``), else to stdout;
     ``commands``: it is goldgate's own workflow commands (annotations, their data escaped
-    inside them), printed as they are."""
+    inside them), printed as they are; ``private``: it holds expected and actual values, so
+    the file is the owner's alone (0600, as reports are)."""
     if output is None:
         written = write_commands(text) if commands else write_stdout(text, end="")
         if not written:
@@ -37,7 +43,7 @@ def write_or_print(
         return
     from goldgate.base.outputs import write_output_file
 
-    write_output_file(output, text, protected=protected)
+    write_output_file(output, text, protected=protected, mode=0o600 if private else 0o644)
 
 
 def render_report(
@@ -53,7 +59,8 @@ def render_report(
     with collections_paused():  # a big report is millions of objects and no cycles
         text = rendered(kind, report_path, comparison_path, **options)
     read = [report_path] if comparison_path is None else [report_path, comparison_path]
-    write_or_print(text, output, read, commands=renderer(kind).commands)
+    private = options.get("details") == "values"
+    write_or_print(text, output, read, commands=renderer(kind).commands, private=private)
     return ExitCode.PASSED
 
 
