@@ -31,6 +31,14 @@ a copy of the action's files, while ``source`` holds the application only. act, 
 GitHub, also gives a composite action's steps its inputs as ``INPUT_<NAME>`` variables: a
 run under act cannot show that an action passes each input through ``env:``.
 
+A Docker action needs the job itself in a container (``JobContainer``): ``-P
+ubuntu-latest=IMAGE`` on a private dockerd (tests/app/action/engine.py), the image pulled
+from nowhere (``--pull=false``) and a Docker action's image used as it is (``--rebuild=false``:
+act builds a ``Dockerfile`` action through the Engine API's classic builder, without BuildKit
+or build arguments, so a test builds it beforehand as GitHub's runner does and tags it
+``docker_action_image``). The stand-ins then run on the image's ``python3``, the source folder
+is mounted read-only at its own path, and the checkout's files belong to the runner's uid.
+
 ``--json`` prints one record per log line; ``ActResult`` reads the jobs' and steps'
 results, the steps' outputs, the job summary, the annotations and each step's log from them.
 """
@@ -83,6 +91,30 @@ def act_binary() -> Path | None:
         return beside
     found = shutil.which("act")
     return Path(found) if found else None
+
+
+@dataclass(frozen=True)
+class JobContainer:
+    """Jobs in a container of ``image`` on the Docker engine at ``docker_host``."""
+
+    image: str
+    docker_host: str
+    owner: int = 1001
+    """Who owns the checkout: on GitHub-hosted runners the ``runner`` user, uid 1001, owns
+    the workspace, and goldgate's image runs as that uid."""
+
+
+def docker_action_image(uses: str) -> str:
+    """The tag act gives the image it builds for the Docker action ``uses`` (``owner/name/
+    path@ref``), and uses as it is under ``--rebuild=false``: ``act-`` and the action's folder
+    in act's cache (``owner-name-path@ref/path``), each run of characters other than letters
+    and digits made one ``-``, then ``-dockeraction:latest`` (act's pkg/runner/action.go)."""
+    match = _USES.match(uses)
+    if match is None:
+        raise ValueError(f"not owner/name/path@ref: {uses}")
+    path = match["repo"].split("/", 2)[2:]
+    folder = "/".join([f"{match['repo'].replace('/', '-')}@{match['ref']}", *path])
+    return "act-" + re.sub(r"[^a-zA-Z0-9]", "-", folder).lower() + "-dockeraction:latest"
 
 
 class UnmappedAction(ValueError):
@@ -175,9 +207,12 @@ class Act:
     python_bin: Path = field(default_factory=lambda: Path(sys.executable).parent)
     """What the setup-python stand-in puts first on PATH."""
     actions: dict[str, Path] = field(default_factory=dict)
-    """More ``owner/name@ref`` (or ``owner/name/path@ref``) to local folders."""
+    """More ``owner/name@ref`` to local folders (``owner/name/path@ref``, an action in a
+    folder of that repository, is found in its folder)."""
     server_url: str | None = None
     """``GITHUB_SERVER_URL``; default the fake's root."""
+    container: JobContainer | None = None
+    """Run the jobs in a container instead of on the host."""
     timeout: float = 300.0
 
     def run(
@@ -227,7 +262,7 @@ class Act:
             "--eventpath",
             str(event_path),
             "--platform",
-            "ubuntu-latest=-self-hosted",
+            f"ubuntu-latest={self.container.image if self.container else '-self-hosted'}",
             "--action-cache-path",
             str(folder / "cache"),
             "--secret-file",
@@ -246,6 +281,10 @@ class Act:
             "--no-skip-checkout",
             "--json",
         ]
+        if self.container is not None:
+            source = _quote(str(self.source))
+            options = f"--volume {source}:{source}:ro"
+            command += ["--pull=false", "--rebuild=false", "--container-options", options]
         for key, value in job_env.items():
             command += ["--env", f"{key}={value}"]
         for key, value in (variables or {}).items():
@@ -258,7 +297,7 @@ class Act:
         done = subprocess.run(
             command,
             cwd=folder,
-            env=_act_env(folder / "home"),
+            env=_act_env(folder / "home", self.container),
             capture_output=True,
             text=True,
             timeout=self.timeout,
@@ -282,13 +321,16 @@ class Act:
 
     def _mappings(self, workflow: Path, folder: Path) -> dict[str, Path]:
         """``--local-repository`` for every ``uses:`` of ``workflow`` (``./`` aside): a
-        stand-in, or one of ``actions``."""
+        stand-in, or one of ``actions`` (by ``owner/name@ref``: an action in a folder of
+        the repository, ``owner/name/path@ref``, is found in the repository's folder, as act
+        maps it)."""
         mappings: dict[str, Path] = {}
         for uses in sorted(_uses(workflow)):
-            if uses in self.actions:
-                mappings[uses] = self.actions[uses]
-                continue
             match = _USES.match(uses)
+            repository = f"{'/'.join(match['repo'].split('/')[:2])}@{match['ref']}" if match else ""
+            if repository in self.actions:
+                mappings[repository] = self.actions[repository]
+                continue
             name = match["repo"].removeprefix("actions/") if match else ""
             if not match or not match["repo"].startswith("actions/") or name not in STANDIN_NAMES:
                 raise UnmappedAction(
@@ -305,14 +347,15 @@ class Act:
         shutil.copytree(STANDINS / name, target)
         shutil.copyfile(STANDINS / "standin.py", target / "standin.py")
         launcher = target / "standin"
+        python = "python3" if self.container else _quote(sys.executable)
         launcher.write_text(
-            f'#!/bin/sh\nexec {_quote(sys.executable)} -I "$(dirname "$0")/standin.py" "$@"\n',
-            "utf-8",
+            f'#!/bin/sh\nexec {python} -I "$(dirname "$0")/standin.py" "$@"\n', "utf-8"
         )
         launcher.chmod(0o755)
         config = {
             "source": str(self.source),
             "python_bin": str(self.python_bin),
+            "owner": self.container.owner if self.container else None,
             "root": self.fake.root,
             "api_url": self.fake.base_url,
             "token": self.fake.token,
@@ -359,7 +402,7 @@ def _uses(workflow: Path) -> set[str]:
     return found
 
 
-def _act_env(home: Path) -> dict[str, str]:
+def _act_env(home: Path, container: JobContainer | None) -> dict[str, str]:
     """act's whole environment, which on the host executor is every step's too."""
     env = {
         "PATH": RUNNER_PATH,
@@ -373,6 +416,8 @@ def _act_env(home: Path) -> dict[str, str]:
     for key in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT"):
         if key in os.environ:
             env[key] = os.environ[key]
+    if container is not None:
+        env["DOCKER_HOST"] = container.docker_host
     return env
 
 
