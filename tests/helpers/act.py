@@ -102,6 +102,8 @@ class JobContainer:
     owner: int = 1001
     """Who owns the checkout: on GitHub-hosted runners the ``runner`` user, uid 1001, owns
     the workspace, and goldgate's image runs as that uid."""
+    volumes: tuple[Path, ...] = ()
+    """Host folders mounted read-write at their own paths in the job's containers."""
 
 
 def docker_action_image(uses: str) -> str:
@@ -177,6 +179,8 @@ class ActResult:
     stderr: str
     seconds: float
     run_id: int
+    started: float
+    """When act started (``time.time()``)."""
 
     def job(self, key: str | None = None) -> Job:
         """The one job, or the one whose id or name is ``key``."""
@@ -284,6 +288,8 @@ class Act:
         if self.container is not None:
             source = _quote(str(self.source))
             options = f"--volume {source}:{source}:ro"
+            for volume in self.container.volumes:
+                options += f" --volume {_quote(str(volume))}:{_quote(str(volume))}"
             command += ["--pull=false", "--rebuild=false", "--container-options", options]
         for key, value in job_env.items():
             command += ["--env", f"{key}={value}"]
@@ -293,7 +299,7 @@ class Act:
             command += ["--local-repository", f"{spec}={local}"]
         if job is not None:
             command += ["--job", job]
-        started = time.monotonic()
+        started, clock = time.monotonic(), time.time()
         done = subprocess.run(
             command,
             cwd=folder,
@@ -305,7 +311,8 @@ class Act:
         )
         seconds = time.monotonic() - started
         records = [_record(line) for line in done.stdout.splitlines() if line.strip()]
-        return ActResult(done.returncode, _jobs(records), records, done.stderr, seconds, run_id)
+        jobs = _jobs(records)
+        return ActResult(done.returncode, jobs, records, done.stderr, seconds, run_id, clock)
 
     def _workspace(self, workspace: Path) -> Path:
         workspace.mkdir()
