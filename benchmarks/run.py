@@ -41,6 +41,11 @@
   (installed with pip into a throwaway venv under benchmarks/.work, never a project
   dependency). Targets: evals <= 0.3x ezvals' wall time and no more memory. goldgate's
   bytecode is written first (compileall), as a wheel install has it, like ezvals'.
+- coldstart: under act (nektos/act, the tests' harness), the time from the job's start to
+  goldgate's first attempt: the composite action building goldgate into the job's Python with
+  pip's cache cold and warm, and with goldgate already there; the container action with its
+  image built from nothing and with the layer cache; side by side, with ratios
+  (benchmarks/coldstart.py, whose docstring says what each row holds).
 
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
@@ -987,6 +992,13 @@ def bench_evals(runs: int = 5) -> None:
     )
 
 
+def bench_coldstart() -> None:
+    # A sibling script: it imports the tests' act harness, which the others do not need.
+    from coldstart import bench_coldstart as coldstart
+
+    coldstart()
+
+
 BENCHMARKS = {
     "check": bench_check,
     "runner": bench_runner,
@@ -1001,6 +1013,7 @@ BENCHMARKS = {
     "compare": bench_compare,
     "replay": bench_replay,
     "evals": bench_evals,
+    "coldstart": bench_coldstart,
 }
 
 
