@@ -14,7 +14,10 @@ dependency is test_act_action.py's part.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +67,16 @@ def test_the_merged_report_of_the_shards_decides(
         assert job.result == "success", result.text
         assert set(job.steps.values()) == {"success"}, (job.matrix, job.steps)
     uploads = [json.loads(r.body) for r in fake.requests_to("POST", r"^/_runtime/artifacts$")]
-    assert sorted(u["name"] for u in uploads) == [f"goldgate-shard-{n}" for n in SHARDS]
+    shard_uploads = [u for u in uploads if u["name"].startswith("goldgate-shard-")]
+    assert sorted(u["name"] for u in shard_uploads) == [f"goldgate-shard-{n}" for n in SHARDS]
     assert {u["run_id"] for u in uploads} == {result.run_id}
+    # The merge job keeps the merged report and its HTML page as one artifact of the run.
+    (kept,) = [u for u in uploads if u not in shard_uploads]
+    assert kept["name"] == f"goldgate-merged-{result.run_id}-1"
+    with zipfile.ZipFile(io.BytesIO(base64.b64decode(kept["zip_base64"]))) as archive:
+        names = archive.namelist()
+    assert "goldgate-report.json" in names, names
+    assert any(name.endswith(".html") for name in names), names
 
     # The merge job fetches this run's four reports, merges them, and the merged report
     # decides: its exit code is the step's, the job's and the action's.
