@@ -23,6 +23,7 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
+from goldgate.render.deltas import McNemarItem, SuiteDelta
 from goldgate.report.models import (
     AttemptRecord,
     CaseRecord,
@@ -59,6 +60,21 @@ class Location:
 
     source: str | None
     line: int | None
+
+
+def repository_path(source: str | None, sources: Mapping[str, str | None] | None) -> str | None:
+    """A gold file as the repository names it, for links and annotations: ``sources`` (the
+    caller's map from the report's names to workspace-relative paths, made where files can
+    be looked at) decides where given; otherwise the report's own name, when it is relative
+    and inside (an absolute path or one that climbs out of the working folder names no file
+    of the repository)."""
+    if source is None:
+        return None
+    if sources is not None and source in sources:
+        return sources[source]
+    if source.startswith(("/", "..", "\\")) or ":" in source:
+        return None
+    return source.replace("\\", "/")
 
 
 @dataclass(frozen=True)
@@ -262,17 +278,6 @@ class ChangeItem:
 
 
 @dataclass(frozen=True)
-class McNemarItem:
-    """A suite's paired test: attempts that passed only in the baseline (``b``) or only in
-    the candidate (``c``), and the exact two-sided p-value."""
-
-    suite: str
-    baseline_only: int
-    candidate_only: int
-    p_value: float | None
-
-
-@dataclass(frozen=True)
 class ComparisonView:
     """What a comparison adds to the view, read from its one classification: renderers
     decide nothing about regressions themselves. ``partial`` lists case ids that could not
@@ -298,6 +303,11 @@ class ComparisonView:
     """How a regression was decided with --repeat (empty when no suite repeats)."""
     suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     """Per suite: the one classification's counts by class."""
+    headline: str = ""
+    """What changed, in a few counts for the first line: "3 regressed, 2 improved, 1 new
+    runtime failure" (only the classes that occurred), or "nothing changed"."""
+    deltas: Mapping[str, SuiteDelta] = field(default_factory=dict)
+    """Per compared suite: its figures, thresholds and metrics before and after."""
 
     @cached_property
     def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:
