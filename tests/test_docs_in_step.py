@@ -34,11 +34,13 @@ _COMMANDS = [
     ("report", "markdown"),
     ("report", "annotations"),
     ("report", "fork-comment"),
+    ("report", "show"),
     ("evals", "run"),
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
     ("action",),
+    ("publish",),
 ]
 
 
