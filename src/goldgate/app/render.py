@@ -124,7 +124,26 @@ def rendered(kind: str, report_path: Path, comparison_path: Path | None, **optio
         import os
 
         options["sources"] = gold_sources(report, os.environ)
+    if comparison is not None and renderer(kind).baseline:
+        options["baseline"] = baseline_report(comparison)
     return render(kind, report, comparison, full_report=display_path(report_path), **options)
+
+
+def baseline_report(comparison: Any) -> Any:
+    """The baseline report of a comparison view, where it is still on disk with the bytes
+    the comparison recorded; None otherwise (the renderer then shows the comparison's own
+    figures of the baseline only)."""
+    from goldgate.base.errors import GoldgateError
+    from goldgate.report.io import read_report_and_digest
+
+    if comparison.baseline_report is None:
+        return None
+    path, digest = comparison.baseline_report
+    try:
+        report, found = read_report_and_digest(Path(path))
+    except (OSError, GoldgateError):
+        return None
+    return report if found == digest else None
 
 
 def render_function(name: str) -> Callable[..., str]:
@@ -138,10 +157,11 @@ def render(
     name: str, report: Any, comparison: Any = None, full_report: str | None = None, **options: Any
 ) -> str:
     """``report`` (and a comparison view of it) rendered by the renderer ``name`` with
-    ``options``; ``full_report`` goes only to renderers that take it. An option the renderer
+    ``options`` (``baseline`` among them only for a renderer that takes it); ``full_report``
+    goes only to renderers that take it. An option the renderer
     does not accept is a ``TypeError``, as a call of its function with it would be."""
     chosen = renderer(name)
-    unknown = sorted(set(options) - chosen.options)
+    unknown = sorted(set(options) - chosen.options - ({"baseline"} if chosen.baseline else set()))
     if unknown:
         raise TypeError(f"the {name} renderer takes no option {', '.join(unknown)}")
     if chosen.full_report:

@@ -164,6 +164,7 @@ def comparison_view(
         removed += (f"{suite.name}: {case_id}" for case_id in unmatched.removed)
     return ComparisonView(
         baseline=baseline or _baseline_name(comparison),
+        baseline_report=(comparison.baseline.path, comparison.baseline.digest),
         regressions=tuple(regressions),
         improvements=tuple(listed["improved"]),
         flaky=tuple(listed["flaky"]),
@@ -187,4 +188,7 @@ def comparison_view(
             for suite in comparison.suites
             if suite.status == "compared"
         },
+        overall=comparison.overall,
+        suite_figures={suite.name: suite.figures for suite in comparison.suites},
+        metric_deltas={suite.name: suite.metrics for suite in comparison.suites},
     )

@@ -52,7 +52,7 @@ def name(text: object) -> str:
 
 
 def json_value(value: Any, present: bool = True, limit: int = VALUE_LIMIT) -> str:
-    """An expected or actual value as compact JSON on one line, bounded (``limit``
+    """An expected or actual value as compact JSON on one line, bounded (at ``limit``
     characters); ``(absent)`` when nothing was at the path (which is not ``null``)."""
     if not present:
         return "(absent)"

@@ -64,6 +64,7 @@ class Runner:
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_WORKFLOW": "goldgate",
             "GITHUB_JOB": "gate",
+            "GITHUB_RUN_ID": "4242",
             "GITHUB_OUTPUT": str(self.output),
             "GITHUB_STEP_SUMMARY": str(self.summary),
             "GITHUB_TOKEN": TOKEN,

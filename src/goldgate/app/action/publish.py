@@ -1,5 +1,6 @@
-"""Publishing a report (and its comparison): JUnit XML, the sticky pull-request comment,
-the job summary and its Markdown copy, the annotations and the step's outputs.
+"""Publishing a report (and its comparison): JUnit XML, the HTML page, the sticky
+pull-request comment, the job summary and its Markdown copy, the annotations and the step's
+outputs.
 
 The comment is posted before the summary is written, so that a signal during the post still
 shows in the summary. When GitHub says no to the comment (as it does to forks), a hand-off
@@ -42,13 +43,17 @@ def publish(
     comparison: Comparison | None,
     comparison_path: Path | None,
     run_code: int,
+    *,
+    baseline: Report | None = None,
 ) -> int:
     """Render and publish; the step's exit code. The comment is posted before the summary is
-    written, so that a signal during the post still shows in the summary (exit 130)."""
+    written, so that a signal during the post still shows in the summary (exit 130).
+    ``baseline``, the report compared with, gives the HTML page the baseline's side."""
     from goldgate.app.render import gold_sources
-    from goldgate.github.comments import comment_budget
+    from goldgate.github.comments import comment_budget, comment_length
     from goldgate.render.annotations import render_annotations
     from goldgate.render.compared import comparison_view
+    from goldgate.render.html import render_html
     from goldgate.render.junit import render_junit
     from goldgate.render.markdown import render_markdown
     from goldgate.render.view import build_view
@@ -76,17 +81,27 @@ def publish(
         code, rule = decide_exit(inputs.fail_on, run_code, comparison)
         return {"exit_code": code, "rule": rule, "notes": tuple(run.notes)}
 
+    # Named after its report: a job's second goldgate step (the evals' in pull-request.yml)
+    # writes a page of its own beside the first, and the artifact keeps both.
+    html_path: Path | None = WORK_FOLDER / f"{report_path.stem}.html"
+    page = render_html(
+        report, view, details=options["details"], full_report=shown, baseline=baseline
+    )
+    if not _written(run, WORK_FOLDER / f"{report_path.stem}.html", page, protected):
+        html_path = None
+    where = html_note(run, html_path)
     decided = gate()
     state = comment_state(decided["exit_code"], comparison)
-    limit = comment_budget(inputs.comment_id, state)
+    limit = comment_budget(inputs.comment_id, state) - comment_length(where)
     body = render_markdown(report, view, budget="comment", limit=limit, **options, **decided)
+    body += where
     comment_file = _comment(
         run, inputs, event, body, (report_path, comparison_path), state, decided["exit_code"]
     )
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
         decided = gate()
-    summary = render_markdown(report, view, budget="summary", **options, **decided)
+    summary = render_markdown(report, view, budget="summary", **options, **decided) + where
     markdown_path = WORK_FOLDER / "report.md"
     markdown_written = _written(run, markdown_path, summary, protected)
     append_step_summary(run, summary)
@@ -104,6 +119,7 @@ def publish(
         "comparison": str(comparison_path or ""),
         "junit": str(junit or ""),
         "markdown": str(markdown_path) if markdown_written else "",
+        "html": str(html_path or ""),
         "comment_file": comment_file,
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
@@ -144,6 +160,21 @@ def comment_state(code: int, comparison: Comparison | None) -> str:
         for name in ("regressed", "mixed", "improved", "flaky", "gold_changed", "input_changed")
     )
     return f"exit={code};{counts}"
+
+
+def html_note(run: StepRun, path: Path | None) -> str:
+    """The comment's and the summary's one line saying where the HTML page is: in the
+    workspace, and in the run's artifacts where the workflow uploads it (as the example
+    workflows do); empty when it was not written."""
+    from goldgate.render import escape
+
+    if path is None:
+        return ""
+    where = f"The HTML report, with its figures and every case: {escape.markdown(str(path))}"
+    runs = run_url(run.env)
+    if runs is not None:
+        where += f", among the artifacts of [this run]({runs}) where the workflow uploads it"
+    return f"\n{where}.\n"
 
 
 def _link_base(run: StepRun, event: GitHubEvent | None) -> str | None:
