@@ -19,6 +19,7 @@ import junitparser
 import pytest
 
 from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from goldgate.app.action.rules import decide_exit
 from goldgate.comparison import compare, write_comparison
 from goldgate.comparison.models import CaseView, Classes, Comparison, Finding, Unmatched
 from goldgate.render.annotations import render_annotations
@@ -87,6 +88,18 @@ RENDERINGS: dict[str, Callable[[Report, ComparisonView], str]] = {
     "annotations.txt": render_annotations,
     "terminal.txt": render_terminal,
     "page.outline": lambda r, c: outline(render_html(r, c, full_report="out/report.json")),
+    # The comment as the action posts it: the baseline named by branch and commit, the rule
+    # that decided in plain words, the run's notes and a link to the workflow run.
+    "action.md": lambda r, c: render_markdown(
+        r,
+        replace(c, baseline="main@0123abc"),
+        full_report=".goldgate/action/report-1.json",
+        link_base=LINK_BASE,
+        run_url="https://github.com/owner/repo/actions/runs/42",
+        exit_code=decide_exit("disagreement", 1, None)[0],
+        rule=decide_exit("disagreement", 1, None)[1],
+        notes=("The baseline artifact of main@0123abc is from the merge-base commit.",),
+    ),
 }
 
 

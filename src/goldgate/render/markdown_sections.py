@@ -109,7 +109,13 @@ class Parts:
         """A section as the document shows it: its first ``COLLAPSED_ROWS`` rows, then the
         rest of what was kept in a ``<details>`` block (never cut inside it)."""
         if not section.columns:
-            return section.head + "".join(section.kept)
+            kept = section.kept
+            if not section.collapse or len(kept) <= COLLAPSED_ROWS:
+                return section.head + "".join(kept)
+            rest = kept[COLLAPSED_ROWS:]
+            more = f"{len(rest):,} more of {section.title.lower()}"
+            listed = section.head + "".join(kept[:COLLAPSED_ROWS])
+            return listed + self.collapsed(more, "".join(rest))
         head = str(self.fragments.table_head(section.columns))
         shown: list[str] = []
         rows = 0
@@ -164,7 +170,7 @@ class Parts:
             items = islice(self.view.problems(("runtime", "check_error")), self.cap)
             yield self.section(
                 "Runtime failures and check errors",
-                (self.row_text(rows.problem_rows(item, self.link)) for item in items),
+                (self.row_text(rows.problem_rows(item, self.link, self.values)) for item in items),
                 total,
                 rows.PROBLEM_COLUMNS,
             )
