@@ -106,7 +106,7 @@ def test_attempt_names_time_and_outcomes(corpus: dict[str, Report]) -> None:
     assert error is not None
     assert (error.get("type"), error.get("message")) == (
         "failed",
-        "the attempt failed: python target raised ValueError",
+        "the attempt failed: python target raised ValueError at fixture_app.py:40",
     )
     check_error = cases[9].find("error")
     assert check_error is not None

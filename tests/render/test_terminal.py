@@ -122,3 +122,19 @@ def test_lists_are_capped_and_say_so(corpus: dict[str, Report]) -> None:
 
     assert "Failing cases (5,000)" in plain
     assert "- 4,000 more not shown: see the report file." in plain
+
+
+def test_a_target_s_exception_safe_where_values_what(corpus: dict[str, Report]) -> None:
+    from goldgate.render.markdown import render_markdown
+
+    safe = render_terminal(corpus["repeats"], width=200)
+    values = render_terminal(corpus["repeats"], width=200, details="values")
+    comment = render_markdown(corpus["repeats"])
+
+    # The type and the application's line, everywhere; the message only with values.
+    assert "python target raised ValueError at fixture_app.py:40" in safe
+    assert "python target raised ValueError at fixture\\_app.py:40" in comment
+    assert "    raised ValueError: the application broke" in values
+    assert "    in handle, fixture_app.py:40" in values
+    for shown in (safe, comment):
+        assert "the application broke" not in shown

@@ -38,10 +38,15 @@ def change_row(item: ChangeItem, case: CaseCell) -> Cells:
     return item.suite, case(item), item.change, item.detail
 
 
-def problem_rows(item: AttemptItem, case: CaseCell) -> Iterator[Cells]:
-    """A runtime failure's one row, or a row per check of an attempt with check errors."""
+def problem_rows(item: AttemptItem, case: CaseCell, private: bool = False) -> Iterator[Cells]:
+    """A runtime failure's one row (where its target raised; ``private``, with the
+    exception's message too), or a row per check of an attempt with check errors."""
     if item.problem == "runtime":
-        yield item.suite, case(item), item.status, item.record.reason or item.status
+        reason = item.failure
+        exception = item.record.exception
+        if private and not item.holdout and exception is not None and exception.message:
+            reason += f": {exception.message}"
+        yield item.suite, case(item), item.status, reason
         return
     for check in item.checks(("error", "failed")):
         problem = "check error" if check.outcome == "error" else "failed"

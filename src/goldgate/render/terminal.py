@@ -25,7 +25,7 @@ from itertools import islice
 from typing import Any
 
 from goldgate.render import rows, text
-from goldgate.render.terminal_values import value_lines
+from goldgate.render.terminal_values import exception_lines, value_lines
 from goldgate.render.view import (
     AttemptItem,
     ChangeItem,
@@ -186,7 +186,7 @@ def _blocks(view: ReportView, values: bool, code: int) -> list[_Block]:
                 lambda item: rows.failure_rows(item, _name),
             )
         )
-    if values and counts["failure"] + counts["check_error"]:
+    if values and counts["failure"] + counts["check_error"] + counts["runtime"]:
         blocks.extend(_values(view))
     if comparison is not None and comparison.improvements:
         blocks.append(_changes("Improvements", comparison.improvements))
@@ -238,8 +238,13 @@ def _values(view: ReportView) -> Iterator[_Block]:
     """Every failing check's expected and actual values, one under the other, with where two
     strings first differ (``--details values``: private, for a person at a terminal)."""
     yield _Line("")
-    yield _Line("Expected and actual values of failing checks (never for held-out cases)")
-    for item in islice(view.problems(("failure", "check_error")), LIST_CAP):
+    yield _Line("Values and exceptions of what failed (never for held-out cases)")
+    for item in islice(view.problems(("runtime", "failure", "check_error")), LIST_CAP):
+        if item.problem == "runtime":
+            yield _Line(f"- {_cell(item.suite)} / {_cell(item.label)}: {_cell(item.reason)}")
+            for line in exception_lines(item.record.exception, item.holdout):
+                yield _Line(line)
+            continue
         for check in item.checks(("failed", "error")):
             yield _Line(
                 f"- {_cell(item.suite)} / {_cell(item.label)}, check {_cell(check.name)} "

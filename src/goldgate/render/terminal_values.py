@@ -1,6 +1,7 @@
 """A failing check's expected and actual values for ``goldgate report show --details
 values``: one under the other, as compact JSON, and for two strings a caret under the first
-code point where they differ, in a window around it so that it stays within the line.
+code point where they differ, in a window around it so that it stays within the line; and
+what a python target raised: its type and message and its last frames.
 
 Private detail for a person at a terminal (never CI's default); held-out gold is never
 shown. Each line starts with spaces and a word or a caret chosen here.
@@ -12,6 +13,7 @@ from typing import Any
 
 from goldgate.render import text
 from goldgate.render.view import CheckItem
+from goldgate.report.caserecords import ExceptionRecord
 
 WINDOW = 60
 """Characters of a value shown around where two strings differ."""
@@ -68,3 +70,18 @@ def value_lines(check: CheckItem, holdout: bool) -> list[str]:
         f"    actual   {actual_part}",
         f"    {' ' * (9 + caret)}^ first difference at code point {at:,} (from 0)",
     ]
+
+
+def exception_lines(exception: ExceptionRecord | None, holdout: bool) -> list[str]:
+    """The lines that show what a target raised: type and message, then its last frames
+    (outermost first), as the report kept them."""
+    if exception is None:
+        return []
+    if holdout:
+        return [f"    raised {text.name(exception.type)} (held out: its message is never shown)"]
+    message = text.one_line(exception.message or "")
+    lines = [f"    raised {text.name(exception.type)}" + (f": {message}" if message else "")]
+    for frame in exception.frames:
+        line = f":{frame.line}" if frame.line is not None else ""
+        lines.append(f"    in {text.name(frame.function)}, {text.name(frame.file)}{line}")
+    return lines

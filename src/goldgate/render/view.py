@@ -115,11 +115,28 @@ class AttemptItem:
         return is_holdout(self.case.split)
 
     @property
+    def raised_at(self) -> str:
+        """Where in the application its target raised (`` at app/x.py:12``; safe: a file
+        and a line), or ''."""
+        exception = self.record.exception
+        where = exception.where if exception is not None else None
+        if where is None:
+            return ""
+        line = f":{where.line}" if where.line is not None else ""
+        return f" at {where.file}{line}"
+
+    @property
+    def failure(self) -> str:
+        """A runtime failure's reason as recorded, with where its target raised."""
+        record = self.record
+        return (record.reason or record.status) + self.raised_at
+
+    @property
     def reason(self) -> str:
         """One sentence: why the attempt did not complete, or its first failing check's."""
         record = self.record
         if record.status != "completed":
-            return not_run_reason(record.status, record.reason)
+            return not_run_reason(record.status, record.reason) + self.raised_at
         first = self.deciding_check()
         return "" if first is None else f"{first.name}: {first.reason or first.outcome}"
 
