@@ -522,3 +522,23 @@ def test_the_page_puts_the_changes_first_and_draws_both_sides(
         item.case_id for item in view.regressions if item.change == "regressed"
     )
     quiet(opened)
+
+
+def test_deltas_per_suite_in_markdown_and_report_show(
+    compared: Compared, view: ComparisonView
+) -> None:
+    markdown = render_markdown(compared.candidate, view, budget="summary")
+    shown = " ".join(render_terminal(compared.candidate, view, width=80).split())
+
+    # The pass rate's change, each threshold and metric before and after, latency and usage.
+    assert "| pipeline | failed | 10 | 29 of 35 | 82.9% \\(-2.9 pts from 85.7%\\) |" in markdown
+    assert "| classify\\_step | pass\\_rate | 0.95 | 1 | 0.8919 | no |" in markdown
+    assert "accuracy 0.8 (baseline 1), macro F1 0.7917 (baseline 1)" in markdown
+    for row in ("latency p50 | 5 ms | 5 ms | ±0", "tool\\_calls per attempt | 0 | 0.4 | +0.4"):
+        assert f"| pipeline | {row} |" in markdown
+    assert "pass rate 82.9% (-2.9 pts from 85.7%)" in shown
+    assert "threshold pass_rate, minimum 0.95, baseline 1, candidate 0.8919, held no" in shown
+    assert "| pipeline | latency p95 | 10 ms | 10 ms | ±0 |" in shown
+    # McNemar only where it can say anything: no suite has 6 discordant pairs here.
+    assert "McNemar" not in markdown
+    assert "McNemar" not in shown
