@@ -18,6 +18,8 @@ from . import gfm
 from .corpus import REPORTS
 from .test_comparison import Compared, compared, view  # noqa: F401 (fixtures)
 
+pytestmark = pytest.mark.slow  # the reports are made by the real console script
+
 RUN_URL = "https://github.com/owner/repo/actions/runs/42"
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
 

@@ -24,13 +24,15 @@ MESSAGE_LIMIT = 1_000
 _NAME_LIMIT = 300
 
 
+_GOLDGATE = os.path.join(str(Path(__file__).resolve().parents[2]), "")
+"""goldgate's own package folder (its frames are never the application's)."""
+
+
 @cache
 def _not_application() -> tuple[str, ...]:
-    import goldgate
-
     paths = sysconfig.get_paths()
     folders = {
-        str(Path(goldgate.__file__).resolve().parent),
+        _GOLDGATE,
         *(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths),
     }
     return tuple(os.path.join(os.path.realpath(folder), "") for folder in folders)
@@ -44,11 +46,7 @@ def _outside_application(file: str) -> bool:
 
 
 def _goldgate(file: str) -> bool:
-    import goldgate
-
-    return os.path.realpath(file).startswith(
-        os.path.join(str(Path(goldgate.__file__).resolve().parent), "")
-    )
+    return os.path.realpath(file).startswith(_GOLDGATE)
 
 
 def _shown(file: str, root: Path | None) -> str:
