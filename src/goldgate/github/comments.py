@@ -255,7 +255,6 @@ def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
         return CommentResult("updated", comment.id, comment.html_url)
 
 
-
 def _create(
     issue: Issue,
     full: str,

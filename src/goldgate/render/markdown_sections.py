@@ -33,6 +33,7 @@ MAX_COLUMNS = 6
 COLLAPSED_ROWS = 10
 """Rows of a list shown before the rest is collapsed into a ``<details>`` block."""
 
+
 class Raw(str):
     """Text that is already safe Markdown: a rendered fragment or a link built here."""
 
@@ -254,4 +255,3 @@ class Parts:
                 f"{queue:,} {waits} for a human verdict (the adjudication queue)."
             )
             yield self.section("Adjudication", [str(line)], 1)
-
