@@ -36,11 +36,13 @@ _COMMANDS = [
     ("report", "annotations"),
     ("report", "html"),
     ("report", "fork-comment"),
+    ("report", "show"),
     ("evals", "run"),
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
     ("action",),
+    ("publish",),
 ]
 
 

@@ -247,7 +247,7 @@ def test_an_eval_past_its_own_timeout_is_timed_out_everywhere(
     xml = (project / "junit.xml").read_text("utf-8")
     assert f'<error type="timed_out" message="{reason}">eval_x.py:5: case slow: {reason}' in xml
     markdown = run_cli("report", "markdown", "r.json", cwd=project)
-    assert "**Exit code 4: runtime failure.**" in markdown.stdout
+    assert "**Why:** Exit code 4 \\(runtime failure\\)." in markdown.stdout
     assert f"| d | slow | timed\\_out | {reason} |" in markdown.stdout
 
 

@@ -3,7 +3,7 @@ renderer ``render.registry`` names, and write the text to a file or stdout."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,36 @@ def load_comparison_view(comparison_path: Path, digest: str, report: Any, report
     return comparison_view(comparison, report)
 
 
+def gold_sources(report: Any, environ: Mapping[str, str]) -> dict[str, str | None]:
+    """Where each gold file the report names is, relative to the workspace
+    (``GITHUB_WORKSPACE``, else the working folder), for annotations and gold links: the
+    report names a file as the run was given it (relative to the working folder, or
+    absolute, or through a symlink), and GitHub attaches an annotation only to a path
+    relative to the repository. Symlinks are resolved on both sides; a file outside the
+    workspace maps to None (no file is named); one that is not there is left out (its
+    name in the report is all there is)."""
+    workspace = Path(environ.get("GITHUB_WORKSPACE", "").strip() or Path.cwd())
+    try:
+        root = workspace.resolve()
+    except (OSError, RuntimeError):
+        return {}
+    places: dict[str, str | None] = {}
+    for suite in report.suites:
+        source = suite.cases_source
+        if source is None or source in places:
+            continue
+        try:
+            path = Path(source).resolve()
+            if not path.is_file():
+                continue  # not here (a report made elsewhere): its own name is all there is
+            places[source] = path.relative_to(root).as_posix()
+        except ValueError:  # outside the workspace: no file of the repository
+            places[source] = None
+        except (OSError, RuntimeError):  # a loop, or a name no path can hold
+            continue
+    return places
+
+
 def rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
     """The report at ``report_path`` (with the comparison at ``comparison_path``, checked to
     be of this report) rendered by the renderer ``kind`` of ``render.registry`` with
@@ -97,6 +127,10 @@ def rendered(kind: str, report_path: Path, comparison_path: Path | None, **optio
     comparison = None
     if comparison_path is not None:
         comparison = load_comparison_view(comparison_path, digest, report, report_path)
+    if "sources" in renderer(kind).options and "sources" not in options:
+        import os
+
+        options["sources"] = gold_sources(report, os.environ)
     if comparison is not None and renderer(kind).baseline:
         options["baseline"] = baseline_report(comparison)
     return render(kind, report, comparison, full_report=display_path(report_path), **options)

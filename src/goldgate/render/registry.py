@@ -36,12 +36,25 @@ RENDERERS: dict[str, Renderer] = {
     "junit": Renderer("goldgate.render.junit:render_junit"),
     "markdown": Renderer(
         "goldgate.render.markdown:render_markdown",
-        frozenset({"budget", "details", "link_base", "marker", "limit"}),
+        frozenset(
+            {
+                "budget",
+                "details",
+                "link_base",
+                "marker",
+                "limit",
+                "rule",
+                "exit_code",
+                "run_url",
+                "notes",
+                "sources",
+            }
+        ),
         full_report=True,
     ),
     "annotations": Renderer(
         "goldgate.render.annotations:render_annotations",
-        frozenset({"maximum"}),
+        frozenset({"maximum", "sources"}),
         full_report=True,
         commands=True,
     ),
@@ -52,7 +65,8 @@ RENDERERS: dict[str, Renderer] = {
         baseline=True,
     ),
     "show": Renderer(
-        "goldgate.render.terminal:render_terminal", frozenset({"rich", "color", "width"})
+        "goldgate.render.terminal:render_terminal",
+        frozenset({"rich", "color", "width", "details"}),
     ),
 }
 """Name → renderer; ``show`` is the terminal view (``goldgate report show``), ``html`` the

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
+from goldgate.render.deltas import McNemarItem, SuiteDelta
 from goldgate.report.caserecords import actual_at
 from goldgate.report.models import (
     AttemptRecord,
@@ -64,6 +65,21 @@ class Location:
     line: int | None
 
 
+def repository_path(source: str | None, sources: Mapping[str, str | None] | None) -> str | None:
+    """A gold file as the repository names it, for links and annotations: ``sources`` (the
+    caller's map from the report's names to workspace-relative paths, made where files can
+    be looked at) decides where given; otherwise the report's own name, when it is relative
+    and inside (an absolute path or one that climbs out of the working folder names no file
+    of the repository)."""
+    if source is None:
+        return None
+    if sources is not None and source in sources:
+        return sources[source]
+    if source.startswith(("/", "..", "\\")) or ":" in source:
+        return None
+    return source.replace("\\", "/")
+
+
 @dataclass(frozen=True)
 class AttemptItem:
     """One attempt as CI shows it. ``problem`` is None for an attempt that passed (or whose
@@ -99,11 +115,28 @@ class AttemptItem:
         return is_holdout(self.case.split)
 
     @property
+    def raised_at(self) -> str:
+        """Where in the application its target raised (`` at app/x.py:12``; safe: a file
+        and a line), or ''."""
+        exception = self.record.exception
+        where = exception.where if exception is not None else None
+        if where is None:
+            return ""
+        line = f":{where.line}" if where.line is not None else ""
+        return f" at {where.file}{line}"
+
+    @property
+    def failure(self) -> str:
+        """A runtime failure's reason as recorded, with where its target raised."""
+        record = self.record
+        return (record.reason or record.status) + self.raised_at
+
+    @property
     def reason(self) -> str:
         """One sentence: why the attempt did not complete, or its first failing check's."""
         record = self.record
         if record.status != "completed":
-            return not_run_reason(record.status, record.reason)
+            return not_run_reason(record.status, record.reason) + self.raised_at
         first = self.deciding_check()
         return "" if first is None else f"{first.name}: {first.reason or first.outcome}"
 
@@ -254,17 +287,6 @@ class ChangeItem:
 
 
 @dataclass(frozen=True)
-class McNemarItem:
-    """A suite's paired test: attempts that passed only in the baseline (``b``) or only in
-    the candidate (``c``), and the exact two-sided p-value."""
-
-    suite: str
-    baseline_only: int
-    candidate_only: int
-    p_value: float | None
-
-
-@dataclass(frozen=True)
 class ComparisonView:
     """What a comparison adds to the view, read from its one classification: renderers
     decide nothing about regressions themselves. ``partial`` lists case ids that could not
@@ -294,6 +316,11 @@ class ComparisonView:
     """How a regression was decided with --repeat (empty when no suite repeats)."""
     suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     """Per suite: the one classification's counts by class."""
+    headline: str = ""
+    """What changed, in a few counts for the first line: "3 regressed, 2 improved, 1 new
+    runtime failure" (only the classes that occurred), or "nothing changed"."""
+    deltas: Mapping[str, SuiteDelta] = field(default_factory=dict)
+    """Per compared suite: its figures, thresholds and metrics before and after."""
     overall: Figures | None = None
     """The comparison's figures over every compared suite: each a baseline and a candidate
     value (pass rates, runtime failures, latency percentiles), for a before/after view."""

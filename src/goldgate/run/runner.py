@@ -86,9 +86,12 @@ def _failed(
     reason: str,
     latency_ms: float | None,
     stderr: str | None = None,
+    exception: Mapping[str, Any] | None = None,
 ) -> AttemptOutcome:
     checks = _not_run_all(case, f"the attempt failed: {reason}")
-    return AttemptOutcome(index, case, attempt, "failed", reason, latency_ms, None, stderr, checks)
+    return AttemptOutcome(
+        index, case, attempt, "failed", reason, latency_ms, None, stderr, checks, exception
+    )
 
 
 def _timed_out(
@@ -185,7 +188,9 @@ async def run_attempt(
         return _blocked(index, case, attempt, blocked, None)
     except TargetFailure as failure:
         latency = (time.perf_counter() - started) * 1000
-        return _failed(index, case, attempt, failure.reason, latency, failure.stderr)
+        return _failed(
+            index, case, attempt, failure.reason, latency, failure.stderr, failure.exception
+        )
     except anyio.get_cancelled_exc_class():
         raise
     except BaseException as error:  # SystemExit, KeyboardInterrupt ... from the target

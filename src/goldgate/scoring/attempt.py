@@ -35,6 +35,8 @@ class AttemptOutcome:
     document: Mapping[str, Any] | None
     stderr: str | None
     checks: tuple[CheckOutcome, ...]
+    exception: Mapping[str, Any] | None = None
+    """A failed attempt: what its in-process target raised (``ExceptionRecord``'s fields)."""
 
 
 def attempt_outcome(
@@ -47,6 +49,7 @@ def attempt_outcome(
     document: Mapping[str, Any] | None,
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
+    exception: Mapping[str, Any] | None = None,
 ) -> AttemptOutcome:
     """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
     attempt, run or not, makes one."""
@@ -62,6 +65,7 @@ def attempt_outcome(
             "document": document,
             "stderr": stderr,
             "checks": checks,
+            "exception": exception,
         },
     )
 

@@ -88,10 +88,12 @@ class Runner:
         env.update({f"INPUT_{key.upper()}": value for key, value in inputs.items()})
         return env
 
-    def run(self, **inputs: str) -> CliRun:
+    def run(self, *options: str, **inputs: str) -> CliRun:
         self.output.write_text("", "utf-8")
         self.summary.write_text("", "utf-8")
-        return run_cli("action", cwd=self.workspace, env=self.env(**inputs), timeout=180)
+        return run_cli(
+            "action", *options, cwd=self.workspace, env=self.env(**inputs), timeout=180
+        )
 
     def outputs(self) -> dict[str, str]:
         return parse_outputs(self.output.read_text("utf-8"))

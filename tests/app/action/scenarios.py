@@ -13,6 +13,7 @@ from helpers.fake_github import TOKEN
 from run.support import CliRun
 
 from .conftest import SECRET, Runner
+from .support import why
 
 RUN_URL = "https://github.com/Codertocat/Hello-World/actions/runs/4242"
 """The run the comment names for its HTML page (GITHUB_RUN_ID 4242 in conftest.py)."""
@@ -74,11 +75,12 @@ def gated_commented_once_and_summarized(runner: Runner, comment_id: str) -> CliR
     )
 
     summary = runner.summary.read_text("utf-8")
-    assert summary.splitlines()[0] == (
-        "**goldgate: fail_on disagreement: exit 1, the run's own exit code.**"
+    # The merge-base baseline's branch and commit, as the artifact says.
+    assert summary.splitlines()[0].startswith(
+        "## ❌ goldgate: failed — 2 regressed, 1 mixed, 4 improved against master@"
     )
+    assert why(summary).startswith("Failed, as fail_on is disagreement: exit code 1")
     assert "### Regressions" in summary
-    assert "compared with the baseline settings at revision base" in summary
     assert summary.rstrip("\n").endswith(where)
 
     annotations = [line for line in first.stdout.splitlines() if line.startswith("::error ")]
@@ -89,7 +91,8 @@ def gated_commented_once_and_summarized(runner: Runner, comment_id: str) -> CliR
     assert len(comments) == 1
     ident, author, body = comments[0]
     assert author == "github-actions[bot]"
-    assert body.startswith(marker(comment_id) + "\n**goldgate: fail_on disagreement")
+    assert body.startswith(marker(comment_id) + "\n<!-- goldgate:state exit=1;")
+    assert why(body).startswith("Failed, as fail_on is disagreement")
     assert "(https://github.com/Codertocat/Hello-World/blob/ec26c3e" in body  # link_gold
     assert body.rstrip("\n").endswith(where)
     assert_no_secret(runner, first)
@@ -100,7 +103,8 @@ def gated_commented_once_and_summarized(runner: Runner, comment_id: str) -> CliR
     comments = runner.fake.comments(runner.pr_number)
     assert len(comments) == 1, "the sticky comment was duplicated"
     assert comments[0][0] == ident
-    assert comments[0][2].startswith(marker(comment_id) + "\n**goldgate: fail_on never: exit 0")
+    assert comments[0][2].startswith(marker(comment_id) + "\n<!-- goldgate:state exit=0;")
+    assert why(comments[0][2]).startswith("Passed whatever the run found, as fail_on is never")
     assert runner.fake.requests_to("PATCH", r"/issues/comments/\d+")
     assert_no_secret(runner, second)
     return first

@@ -42,6 +42,7 @@ from .engine import (
     input_defaults,
 )
 from .scenarios import gated_commented_once_and_summarized
+from .support import why
 
 # The session's private dockerd and image (conftest.py), on one worker under pytest-xdist.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docker")]
@@ -192,8 +193,8 @@ def test_cancelling_the_step_leaves_an_incomplete_report_and_exit_130(
     assert "Traceback" not in stderr
     outputs = runner.outputs()
     assert outputs["exit_code"] == "130"
-    assert runner.summary.read_text("utf-8").startswith(
-        "**goldgate: fail_on disagreement: exit 130, the run's own exit code.**"
+    assert why(runner.summary.read_text("utf-8")).startswith(
+        "Failed, as fail_on is disagreement: exit code 130, interrupted."
     )
     report = runner.workspace / outputs["report"]
     _written_by_the_runner_user(report)

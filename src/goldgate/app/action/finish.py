@@ -94,8 +94,11 @@ def conclude(
         code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
         append_step_summary(
             run,
-            f"**goldgate: {rule}** Interrupted while the results were published; "
-            f"the report is {report_path}.\n",
+            _short_summary(
+                code,
+                rule,
+                f"Interrupted while the results were published; the report is {report_path}.",
+            ),
         )
         write_step_outputs(
             run,
@@ -106,6 +109,15 @@ def conclude(
             },
         )
         return code
+
+
+def _short_summary(code: int, rule: str, what: str) -> str:
+    """The job summary of a step that has no report to render: the verdict first, then why
+    and what happened (``what`` is Markdown already)."""
+    from goldgate.render.words import verdict_word
+
+    icon = "✅" if code == 0 else ("⏹️" if code == ExitCode.INTERRUPTED else "❌")
+    return f"## {icon} goldgate: {verdict_word(code, True)}\n\n**Why:** {rule} {what}\n"
 
 
 def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
@@ -119,10 +131,10 @@ def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     if run.failure is not None:
         run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
         why = escape.markdown(run.failure, 1_000)
-        append_step_summary(run, f"**goldgate: {rule}** Nothing was published: {why}\n")
+        append_step_summary(run, _short_summary(code, rule, f"Nothing was published: {why}"))
     else:
         append_step_summary(
-            run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n"
+            run, _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
         )
     write_step_outputs(run, {"exit_code": str(run_code)})
     return code

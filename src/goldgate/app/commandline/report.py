@@ -220,8 +220,22 @@ def report_annotations(
 
 
 @report_app.command("show")
-def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> None:
-    """The report for a person: tables and colour on a terminal, plain text otherwise."""
+def report_show(
+    report: ReportArgument,
+    comparison: ComparisonFile = None,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="safe: names, ids, statuses and numbers; values: also every failing check's "
+            "expected and actual values, one under the other, with where two strings first "
+            "differ, and a python target's exception (private: for your terminal, not CI; "
+            "never for held-out cases).",
+        ),
+    ] = Details.safe,
+) -> None:
+    """The report for a person: tables and colour on a terminal, plain text otherwise,
+    within the terminal's width (80 columns when it does not say)."""
     import os
     import shutil
 
@@ -237,6 +251,7 @@ def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> No
             rich=terminal,
             color=terminal and "NO_COLOR" not in os.environ,
             width=shutil.get_terminal_size().columns,
+            details=details.value,
         )
     )
 
