@@ -78,7 +78,7 @@ def test_a_score_that_breaks_the_rules_raises_value_error(given: Any, error: str
 def test_two_scores_without_a_key_would_share_it() -> None:
     with pytest.raises(ValueError, match=r"^Scores \[True, 0.5\] would share the key 'pass'"):
         normalize_scores([True, 0.5], "pass")
-    with pytest.raises(ValueError, match="^Must specify score key or set default_score_key"):
+    with pytest.raises(ValueError, match=r"^Must specify score key or set default_score_key"):
         normalize_scores(True, None)
     assert normalize_scores([True, {"key": "b", "value": 1}], "k") == [
         {"key": "k", "passed": True},
@@ -156,7 +156,7 @@ def test_the_decorator_with_and_without_arguments() -> None:
         ctx.output = str(ctx.input)
 
     @eval()
-    def named(other: int = 1, *, context: "EvalContext") -> None:
+    def named(other: int = 1, *, context: "EvalContext") -> None:  # noqa: UP037 (a string)
         context.output = other
 
     assert isinstance(bare, EvalFunction)
@@ -232,7 +232,7 @@ def test_a_definition_that_cannot_work_is_refused_naming_the_eval(
 
 
 def test_an_unknown_argument_is_refused_naming_it() -> None:
-    with pytest.raises(UnknownArgumentError, match="^@eval does not take the argument 'bogus'"):
+    with pytest.raises(UnknownArgumentError, match=r"^@eval does not take the argument 'bogus'"):
         eval(bogus=1, dataset="d")
     assert issubclass(UnknownArgumentError, EvalDefinitionError)
     quality = eval(thresholds={"quality.mean": 3.5})(lambda ctx: None)  # any number: values are
@@ -485,7 +485,11 @@ def test_a_case_sets_any_option_of_the_eval(tmp_path: Path) -> None:
 def test_trials_are_cases_named_as_ezvals_names_them(tmp_path: Path) -> None:
     function = _eval_in(tmp_path, [{"id": "x"}, {"id": "y", "trials": 1}], trials=2)
 
-    assert [case.case_id for case in expand(function)] == ["subject[x]~1", "subject[x]~2", "subject[y]"]
+    assert [case.case_id for case in expand(function)] == [
+        "subject[x]~1",
+        "subject[x]~2",
+        "subject[y]",
+    ]
     assert [case.case_id for case in expand(function, trials=False)] == ["subject[x]", "subject[y]"]
 
 

@@ -212,7 +212,10 @@ def test_evaluators_add_scores_after_the_eval(good: Report, bad: Report) -> None
     }
     assert _checks(bad, "api", "test_json_response") == {
         "pass": ("failed", f"the assertion at {_at(USER_DATA)} failed: Should contain user data"),
-        "format": ("failed", "evaluator 'check_format' scored 'format' as not passed: Invalid JSON"),
+        "format": (
+            "failed",
+            "evaluator 'check_format' scored 'format' as not passed: Invalid JSON",
+        ),
     }
     notes = {s["key"]: s.get("notes") for s in _scores(bad, "api", "test_json_response")}
     assert notes == {"pass": "Should contain user data", "format": "Invalid JSON"}

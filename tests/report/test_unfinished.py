@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from goldgate.evals import EvalContext, eval
-from goldgate.evals.collector import EvalCollector
 from goldgate.evals.collect import cases_of
+from goldgate.evals.collector import EvalCollector
 from goldgate.evals.plan import plan_evals
 from goldgate.gold.load import load_gold
 from goldgate.gold.settings.load import load_settings
