@@ -369,7 +369,7 @@ def _unscrambled(value: Any) -> Any:
 @pytest.mark.parametrize(
     ("cases", "message"),
     [
-        ([{"inptu": 1}], r"eval 'subject': Unknown case keys: inptu \(a case has id, input"),
+        ([{"inptu": 1}], r"eval 'subject': case 0: Unknown case keys: inptu \(a case has id, in"),
         ([{"id": "a"}, {"id": "a"}], r"case id 'subject\[a\]' repeats"),
         ([{"id": " a"}], r"case id ' a' must be nonempty"),
         ([{"id": "::error::x"}], r"must not start with '::'"),
@@ -377,12 +377,12 @@ def _unscrambled(value: Any) -> Any:
         ([{"input": {1: "a"}}], r"input holds an object key of type int, which a report cannot"),
         ([{"input": math.nan}], r"input holds a number that is NaN or infinite"),
         ([{"input": object()}], r"input holds a value of type object"),
-        ([{"metadata": [1]}], r"eval 'subject': case metadata: metadata must be a dict"),
-        ([{"trials": 0}], r"case trials: trials must be a positive whole number"),
-        ([{"dataset": "::x"}], r"case dataset: dataset must be a nonempty name"),
+        ([{"metadata": [1]}], r"eval 'subject': case 0: metadata must be a dict"),
+        ([{}, {"trials": 0}], r"eval 'subject': case 1: trials must be a positive whole number"),
+        ([{"dataset": "::x"}], r"case 0: dataset must be a nonempty name"),
         ([{"expect": {"maxchars": 3}}], r"expect: unknown text assertion .maxchars."),
         ([{"expect": {"matches": "("}}], r"expect: pattern 1 is not a valid regular expression"),
-        ([3], r"a case is a dict of id, input"),
+        ([3], r"case 0: a case is a dict of id, input"),
     ],
 )
 def test_cases_that_cannot_run_are_refused_with_their_place(

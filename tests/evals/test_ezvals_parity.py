@@ -126,11 +126,18 @@ def _values(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def ezvals_outcomes(run: Mapping[str, Any]) -> dict[str, Outcome]:
-    """EZVals' run JSON by eval id (``file::`` dropped; a list's results are one eval)."""
+    """EZVals' run JSON by eval id (``file::`` dropped where one file holds the eval of that
+    name, as goldgate's case ids; a list's results are one eval)."""
+    files: dict[str, set[str]] = {}
+    for row in run["results"]:
+        file, _, bare = row["id"].partition("::")
+        files.setdefault(f"{row['dataset']}\0{bare}", set()).add(file)
     grouped: dict[str, list[Mapping[str, Any]]] = {}
     found: dict[str, Outcome] = {}
     for row in run["results"]:
-        eval_id = row["id"].split("::", 1)[1]
+        bare = row["id"].partition("::")[2]
+        shared = len(files[f"{row['dataset']}\0{bare}"]) > 1
+        eval_id = row["id"] if shared else bare
         grouped.setdefault(eval_id, []).append(row["result"])
         found.setdefault(eval_id, Outcome(row["dataset"], list(row["labels"] or ())))
     for eval_id, results in grouped.items():
@@ -224,6 +231,7 @@ def test_the_same_evals_and_cases_are_discovered(both: tuple[Any, Any]) -> None:
     assert sorted(ours) == sorted(theirs)
     assert len(ours) >= 75
     assert "found" not in ours  # the places both searches skip
+    assert "parity/sub/same_name.py::refund_is_acknowledged" in ours  # qualified by its file
     assert "no_cases_no_evals" not in ours  # cases=[]: no eval at all, no error
 
 

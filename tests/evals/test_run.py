@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.evals import run_evals
+from goldgate.evals import EvalContext, eval, run_evals
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.report.models import Report, SuiteRecord
@@ -312,13 +312,6 @@ def test_datasets_can_be_chosen(tmp_path: Path) -> None:
     ("files", "message"),
     [
         (
-            {
-                "eval_a.py": "@eval(dataset='d')\ndef same(ctx): pass\n",
-                "eval_b.py": "@eval(dataset='d')\ndef same(ctx): pass\n",
-            },
-            r"eval_b.py:4: dataset 'd' has case 'same' twice \(also at .*eval_a.py:4\)",
-        ),
-        (
             {"eval_a.py": "@eval(dataset='d', live=True)\ndef a(ctx): pass\n\n"
              "@eval(dataset='d')\ndef b(ctx): pass\n"},
             r"dataset 'd' mixes live eval 'a' \(eval_a.py\) with eval 'b'",
@@ -339,6 +332,29 @@ def test_what_cannot_run_is_refused_before_anything_runs(
 
     with pytest.raises(InvalidInputError, match=message):
         run(tmp_path)
+
+
+def test_evals_of_one_name_and_dataset_in_two_files_are_told_apart_by_file(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "@eval(dataset='d', cases=[{'id': 'x'}])\ndef same(ctx): pass\n", "a.py")
+    write(tmp_path, "@eval(dataset='d', cases=[{'id': 'x'}])\ndef same(ctx): pass\n", "b.py")
+    write(tmp_path, "@eval(dataset='other')\ndef same(ctx): pass\n", "c.py")
+
+    report = run(tmp_path)
+
+    # As EZVals names every result (file::name), where the name alone would not do.
+    assert [[c.id for c in suite.cases] for suite in report.suites] == [
+        ["a.py::same[x]", "b.py::same[x]"],
+        ["same"],
+    ]
+    assert report.suites[0].cases[1].input["payload"]["case"] == "b.py::same[x]"
+    @eval(dataset="d")
+    def twice(ctx: EvalContext) -> None:
+        return None
+
+    with pytest.raises(InvalidInputError, match=r"dataset 'd' has case 'twice' twice"):
+        anyio.run(lambda: run_evals([twice, twice], project=tmp_path))
 
 
 def test_text_expect_on_list_cases_and_outputs_that_are_not_text(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from goldgate.evals._options import (
     DECORATOR_PARAMS,
     EvalDefinitionError,
     UnknownArgumentError,
+    case_problem,
     param_problem,
 )
 
@@ -112,6 +113,11 @@ class EvalFunction:
             )
         if "input_loader" in self.params and {"input", "reference", "cases"} & self.params.keys():
             raise self.refuse("input_loader cannot be used with input=, reference= or cases=")
+        cases = self.params.get("cases")
+        for index, case in enumerate(cases if isinstance(cases, list | tuple) else ()):
+            problem = case_problem(case)
+            if problem is not None:
+                raise self.refuse(f"case {index}: {problem}")
         self.is_async = is_async_callable(function)
         code = getattr(function, "__code__", None)
         self.file = Path(code.co_filename) if code is not None else None
@@ -134,6 +140,16 @@ class EvalFunction:
         if isinstance(dataset, str):
             return dataset
         return self.file.stem if self.file is not None else self.name
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        """The function itself (EZVals' name for it)."""
+        return self.function
+
+    @property
+    def labels(self) -> list[str]:
+        """The labels named in ``@eval`` (file defaults and cases may add others)."""
+        return list(self.params.get("labels") or ())
 
     @property
     def thresholds(self) -> Mapping[str, float]:

@@ -18,12 +18,14 @@ from goldgate.base.textsafe import starts_command
 from goldgate.evals._scores import RESERVED_KEYS
 
 __all__ = [
+    "CASE_KEYS",
     "DECORATOR_PARAMS",
     "EXTRA_PARAMS",
     "PARAMS",
     "Definition",
     "EvalDefinitionError",
     "UnknownArgumentError",
+    "case_problem",
     "param_problem",
     "threshold_problem",
 ]
@@ -55,6 +57,10 @@ PARAMS: Final = (
 EXTRA_PARAMS: Final = ("thresholds", "live")
 """goldgate's own options (the gate): on the decorator and in file defaults, not in cases."""
 DECORATOR_PARAMS: Final = (*PARAMS, "cases", "input_loader", *EXTRA_PARAMS)
+CASE_KEYS: Final = ("id", *PARAMS, "expect")
+"""What a case may hold: its id, any of ``PARAMS``, and (goldgate's) seed 004's ``expect``."""
+_CASE_KEY_SET: Final = frozenset(CASE_KEYS)
+_PARAM_SET: Final = frozenset(PARAMS)
 
 RUN_FIGURES: Final = ("pass_rate", "expect.satisfied")
 UNMEASURED_FIGURES: Final = ("json.parse", "schema.requiredCoverage")
@@ -64,13 +70,15 @@ SCORE_FIGURES: Final = ("mean", "min")
 _NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
 
 
-class EvalDefinitionError(InvalidInputError):
-    """An eval defined in a way that cannot run (exit 2)."""
+class EvalDefinitionError(InvalidInputError, ValueError):
+    """An eval defined in a way that cannot run (exit 2). A ``ValueError`` too, as EZVals
+    raises one."""
 
 
-class UnknownArgumentError(EvalDefinitionError):
-    """An ``@eval`` argument goldgate does not know (exit 2). Unlike other definition errors
-    it does not stop the other files of a run: the file may be written for a newer EZVals."""
+class UnknownArgumentError(EvalDefinitionError, TypeError):
+    """An ``@eval`` argument goldgate does not know (exit 2; a ``TypeError`` too, as Python
+    raises one for EZVals). Unlike other definition errors it does not stop the other files
+    of a run: the file may be written for a newer EZVals."""
 
 
 def _finite(value: Any) -> bool:
@@ -154,3 +162,20 @@ def param_problem(name: str, value: Any) -> str | None:
     return None
 
 
+
+
+def case_problem(fields: Any) -> str | None:
+    """Why ``fields`` cannot be a case (not a dict, an unknown key, an option whose value
+    cannot be one), or ``None``."""
+    if not isinstance(fields, Mapping):
+        return f"a case is a dict of {', '.join(CASE_KEYS)}"
+    if not (type(fields) is dict and fields.keys() <= _CASE_KEY_SET):  # else: at once
+        unknown = sorted(str(key) for key in fields if key not in _CASE_KEY_SET)
+        if unknown:
+            return f"Unknown case keys: {', '.join(unknown)} (a case has {', '.join(CASE_KEYS)})"
+    for key, value in fields.items():
+        if key in _PARAM_SET:
+            problem = param_problem(key, value)
+            if problem is not None:
+                return problem
+    return None

@@ -12,7 +12,8 @@
 4. Evaluators run on each result that has no error: a returned ``EvalResult`` replaces it,
    returned scores are added (key ``pass`` by default; a key already there is not
    replaced). One that raises makes the eval an error.
-5. A result with no score and no error gets the passing score of the default key.
+5. A result with no score and no error gets the passing score of the default key; one
+   without a latency gets the time the eval took (seconds, shared among its results).
 
 A result with an error fails the attempt (``status`` ``failed``, or ``timed_out`` past the
 eval's own timeout) with a safe sentence naming the exception's type and place, never its
@@ -24,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -219,13 +221,17 @@ async def run_eval(case: EvalCase, root: Path) -> Ran:
         return Ran([EvalResult(None, None, error=text)], status="failed", reason=reason)
     ctx = _context(case)
     ran = Ran([])
+    started = time.perf_counter()
     await _function(case, ctx, ran, root)
     if case.evaluators and ran.status == "completed":
         await evaluate(case, ran, ctx, root)
     default_key = case.default_key or DEFAULT_KEY
+    took = (time.perf_counter() - started) / max(len(ran.results), 1)
     for result in ran.results:
         if not result.scores and not result.error:
             result.scores = [{"key": default_key, "passed": True}]
+        if result.latency is None:  # seconds, as EZVals measures it (its own when it set one)
+            result.latency = took
     if ran.status == "completed" and any(result.error for result in ran.results):
         ran.status = "failed"
         ran.reason = f"{case.function.who} returned a result with an error"

@@ -28,14 +28,19 @@ from typing import Any, Final, NamedTuple
 from goldgate.base.channel import import_deadline, signal_received
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
-from goldgate.evals._options import EXTRA_PARAMS, PARAMS, Definition, param_problem
+from goldgate.evals._options import (
+    CASE_KEYS,
+    EXTRA_PARAMS,
+    PARAMS,
+    Definition,
+    case_problem,
+    param_problem,
+)
 from goldgate.evals.failures import describe, place
 from goldgate.report.verdictstore import read_lines
 
-__all__ = ["CASE_KEYS", "Layered", "check_defaults", "layered_cases", "where_of"]
+__all__ = ["Layered", "check_defaults", "layered_cases", "where_of"]
 
-CASE_KEYS: Final = ("id", *PARAMS, "expect")
-_CASE_KEY_SET: Final = frozenset(CASE_KEYS)
 _DEFAULT_KEYS: Final = frozenset((*PARAMS, *EXTRA_PARAMS))
 _PARAM_SET: Final = frozenset(PARAMS)
 
@@ -162,23 +167,10 @@ def _case_file(function: Definition, path: str | os.PathLike[str]) -> list[tuple
 
 
 def _check_case(fields: Any, where: str, who: str) -> Mapping[str, Any]:
-    if type(fields) is dict and fields.keys() <= _CASE_KEY_SET:  # the common case, at once
-        checked: Mapping[str, Any] = fields
-    elif not isinstance(fields, Mapping):
-        raise InvalidInputError(f"{where}: {who}: a case is a dict of {', '.join(CASE_KEYS)}.")
-    else:
-        unknown = sorted(str(key) for key in fields if key not in _CASE_KEY_SET)
-        if unknown:
-            raise InvalidInputError(
-                f"{where}: {who}: Unknown case keys: {', '.join(unknown)} (a case has "
-                f"{', '.join(CASE_KEYS)})."
-            )
-        checked = fields
-    for key, value in checked.items():
-        if key in _PARAM_SET:
-            problem = param_problem(key, value)
-            if problem is not None:
-                raise InvalidInputError(f"{where}: {who}: case {key}: {problem}.")
+    problem = case_problem(fields)
+    if problem is not None:
+        raise InvalidInputError(f"{where}: {who}: {problem}.")
+    checked: Mapping[str, Any] = fields
     return checked
 
 
@@ -197,11 +189,12 @@ def layered_cases(function: Definition, defaults: Mapping[str, Any]) -> list[Lay
         return [Layered(None, base, where, {})]
     elif isinstance(params["cases"], str | os.PathLike):
         lines = _case_file(function, params["cases"])
-    else:
+    else:  # checked when the decorator ran
         lines = [(f"{where} (case {index})", case) for index, case in enumerate(params["cases"])]
+    checked = "cases" in params and not isinstance(params["cases"], str | os.PathLike)
     found: list[Layered] = []
     for index, (written, raw) in enumerate(lines):
-        fields = _check_case(raw, written, function.who)
+        fields = raw if checked else _check_case(raw, written, function.who)
         overrides = {key: value for key, value in fields.items() if key in _PARAM_SET}
         layered = _layer(base, overrides, True)
         found.append(Layered(fields.get("id", index), layered, written, fields))

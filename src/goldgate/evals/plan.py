@@ -219,6 +219,29 @@ def _thresholds(cases: Sequence[EvalCase], dataset: str, root: Path) -> dict[str
     return {key: minimum for key, (minimum, _) in merged.items()}
 
 
+def _qualified(cases: Sequence[EvalCase], root: Path) -> Sequence[EvalCase]:
+    """``cases``, each id that evals of several files share qualified by its file, as EZVals
+    names every result (``evals/support.py::test_refund``): two files may each hold a
+    ``test_refund`` of one dataset."""
+    files: dict[str, set[Path | None]] = {}
+    for case in cases:
+        files.setdefault(case.case_id, set()).add(case.function.file)
+    shared = {case_id for case_id, where in files.items() if len(where) > 1}
+    if not shared:
+        return cases
+    qualified = []
+    for case in cases:
+        if case.case_id not in shared:
+            qualified.append(case)
+            continue
+        case_id = f"{relative_to(case.function.file, root)}::{case.case_id}"
+        payload = {**case.envelope["payload"], "case": case_id}
+        qualified.append(
+            case._replace(case_id=case_id, envelope={**case.envelope, "payload": payload})
+        )
+    return qualified
+
+
 def _suite(
     dataset: str,
     cases: Sequence[EvalCase],
@@ -237,6 +260,7 @@ def _suite(
             f"({relative_to(other.function.file, root)}); give the live evals a dataset of "
             "their own."
         )
+    cases = _qualified(cases, root)
     origins: dict[str, str] = {}
     for case in cases:
         if case.case_id in origins:

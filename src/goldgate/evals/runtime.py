@@ -7,8 +7,9 @@ python target, so deadlines, Ctrl-C, the watchdog and the report behave as for a
 The result document holds what the eval set, as the report records it: ``output``,
 ``scores`` (each as made, with ``at``, the ``file:line`` of a failed assertion, or ``by``,
 the evaluator that made it), ``input``, ``reference`` and ``metadata`` (as the eval left
-them, which may differ from the case's), ``trace_data`` and ``latency`` where the eval set
-them, and ``error`` (type, message, traceback) where it failed. An eval that returned a
+them, which may differ from the case's), ``trace_data`` where the eval set some,
+``latency`` (seconds: the eval's own, else measured, as EZVals records it), and ``error``
+(type, message, traceback) where it failed. An eval that returned a
 list of results has their outputs as ``output``, all their scores in ``scores`` (each with
 ``result``, its position) and each result in ``results``.
 
