@@ -115,12 +115,16 @@ def _failed_notes(scores: list[tuple[Any, ...]]) -> list[str]:
     return [notes for _, passed, _, notes in scores if passed is False and notes]
 
 
-def _values(result: Mapping[str, Any]) -> dict[str, Any]:
+def _values(result: Mapping[str, Any], case: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What the eval left; in a goldgate report, the case's values where the result has
+    none (it holds them only where the eval changed them)."""
+    envelope = (case or {}).get("input") or {}
+    declared = {**envelope.get("payload", {}), "metadata": envelope.get("metadata")}
     return {
-        "input": result.get("input"),
+        "input": result.get("input", declared.get("input")),
         "output": result.get("output"),
-        "reference": result.get("reference"),
-        "metadata": result.get("metadata") or {},
+        "reference": result.get("reference", declared.get("reference")),
+        "metadata": result.get("metadata", declared.get("metadata")) or {},
         "trace_data": result.get("trace_data") or {},
     }
 
@@ -166,7 +170,7 @@ def goldgate_outcomes(report: Mapping[str, Any]) -> dict[str, Outcome]:
             outcome.outcome = _judged(errors, outcome.scores)
             outcome.reasons = errors or _failed_notes(outcome.scores)
             if "results" not in result:
-                outcome.values = _values(result)
+                outcome.values = _values(result, case)
             names = [expectation["name"] for expectation in case["expectations"]]
             for name, check in zip(names, attempt.get("checks") or (), strict=False):
                 if check["outcome"] == "failed":

@@ -163,16 +163,20 @@ class EvalContext:
         scores = self.scores or (
             [] if self.error else [{"key": self.default_score_key or DEFAULT_KEY, "passed": True}]
         )
-        return EvalResult(
+        # Built without __post_init__: what store() kept is normalized already, and this
+        # runs once per attempt. The result shares the context's trace data.
+        result = object.__new__(EvalResult)
+        vars(result).update(
             input=self.input,
             output=self.output,
             reference=self.reference,
-            scores=scores,
+            scores=list(scores),
             error=self.error,
             latency=self.latency,
-            metadata=self.metadata,
+            metadata=self.metadata or {},
             trace_data=self.trace_data,
         )
+        return result
 
     def build_with_error(self, error: str) -> EvalResult:
         self.error = error

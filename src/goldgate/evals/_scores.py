@@ -13,6 +13,7 @@ characters or is ``expect`` (the check of a case's seed 004 ``expect``). Fields 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -25,15 +26,25 @@ _MAX_KEY = 200
 _SHAPE: Final = "use True/False, a number, or {'key': ..., 'passed'/'value': ..., 'notes': ...}"
 
 
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_GOOD_KEYS: set[str] = set()
+"""Keys found good already: most evals store a few keys, thousands of times."""
+_GOOD_KEYS_KEPT = 4096
+
+
 def _key_problem(key: Any) -> str | None:
+    if type(key) is str and key in _GOOD_KEYS:
+        return None
     if not isinstance(key, str) or not key:
         return "its key is not a nonempty string"
     if len(key) > _MAX_KEY:
         return f"its key is longer than {_MAX_KEY} characters"
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in key):
+    if _CONTROL.search(key):
         return "its key holds control characters"
     if key in RESERVED_KEYS:
         return f"the key {key!r} names the check of a case's expect"
+    if type(key) is str and len(_GOOD_KEYS) < _GOOD_KEYS_KEPT:
+        _GOOD_KEYS.add(key)
     return None
 
 
@@ -52,6 +63,8 @@ def _invalid(score: Any, why: str) -> ValueError:
 
 def normalize_score(score: Any, default_key: str | None) -> dict[str, Any]:
     """One score as ``{key, value?, passed?, notes?}``; ``ValueError`` saying what is wrong."""
+    if type(score) is dict and _is_plain_pass(score):  # the common case, at once
+        return {"key": score["key"], "passed": score["passed"]}
     if isinstance(score, bool):
         score = {"passed": score}
     elif isinstance(score, int | float):
@@ -90,12 +103,23 @@ def normalize_score(score: Any, default_key: str | None) -> dict[str, Any]:
     return entry
 
 
+def _is_plain_pass(score: dict[Any, Any]) -> bool:
+    """Whether ``score`` is ``{key, passed}`` of a good key already: what an assertion, a
+    bool and the automatic pass score make."""
+    return (
+        len(score) == 2
+        and type(score.get("passed")) is bool
+        and type(score.get("key")) is str
+        and score["key"] in _GOOD_KEYS
+    )
+
+
 def normalize_scores(scores: Any, default_key: str | None) -> list[dict[str, Any]]:
     """A score, a list of scores or ``None`` as a list of score dicts. Two scores without a
     key in one list would share the default key: ``ValueError``, as in EZVals."""
     items = scores if isinstance(scores, list) else [] if scores is None else [scores]
     normalized = [normalize_score(item, default_key) for item in items]
-    if sum(not (isinstance(item, Mapping) and "key" in item) for item in items) > 1:
+    if len(items) > 1 and sum(not (isinstance(i, Mapping) and "key" in i) for i in items) > 1:
         shown = repr(items) if len(repr(items)) <= 300 else repr(items)[:297] + "..."
         raise ValueError(f"Scores {shown} would share the key {default_key!r}: give each a 'key'")
     return normalized

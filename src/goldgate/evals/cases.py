@@ -110,13 +110,21 @@ def _evaluators(value: Any) -> tuple[Callable[..., Any], ...]:
     return tuple(value) if isinstance(value, list | tuple) else (value,)
 
 
-class _Shared:
-    """What the cases of one eval share, checked once: its metadata and labels as a report
-    holds them (by identity: a case that sets neither has the eval's own objects)."""
+_OPTION_KEYS: Final = frozenset(
+    {"dataset", "labels", "default_score_key", "timeout", "target", "evaluators", "trials"}
+)
+"""The options a case may set besides its values (input, reference, metadata)."""
 
-    def __init__(self) -> None:
+
+class _Shared:
+    """What the cases of one eval share, worked out once: its metadata as a report holds it
+    (by identity: a case that sets none has the eval's own object), and its options as a
+    case without options of its own has them."""
+
+    def __init__(self, function: Definition) -> None:
+        self.function = function
         self.metadata: tuple[Any, Any] | None = None
-        self.labels: dict[int, tuple[str, ...]] = {}
+        self.options: tuple[Any, ...] | None = None
 
     def plain_metadata(self, metadata: Any, where: str, who: str) -> Any:
         if self.metadata is not None and self.metadata[0] is metadata:
@@ -124,6 +132,29 @@ class _Shared:
         plain = declared_json(metadata, where, who, "metadata")
         self.metadata = (metadata, plain)
         return plain
+
+    def options_of(self, layered: Layered) -> tuple[Any, ...]:
+        """(dataset, labels, default key, timeout, target, evaluators, trials)."""
+        own = not _OPTION_KEYS.isdisjoint(layered.given)
+        if not own and self.options is not None:
+            return self.options
+        params, function = layered.params, self.function
+        dataset = params.get("dataset") or (
+            function.file.stem if function.file is not None else function.name
+        )
+        options = (
+            dataset, tuple(params.get("labels") or ()), params.get("default_score_key"),
+            params.get("timeout"), params.get("target"), _evaluators(params.get("evaluators")),
+            params.get("trials") or 1,
+        )  # fmt: skip
+        if not own:
+            self.options = options
+        return options
+
+
+def _trial_ids(case_id: str, count: int) -> list[str]:
+    """``case_id``, or its trials ``case_id~1`` ... as EZVals names them."""
+    return [case_id] if count == 1 else [f"{case_id}~{k}" for k in range(1, count + 1)]
 
 
 def _build(
@@ -145,13 +176,13 @@ def _build(
         problem = _expect_problem(expect)
         if problem is not None:
             raise InvalidInputError(f"{where}: {who}: expect: {problem}.")
+    dataset, labels, default_key, timeout, target, evaluators, count = shared.options_of(layered)
     payload: dict[str, Any] = {
         "case": case_id,
         "input": declared_json(input_value, where, who, "input"),
     }
     if reference is not UNSET:
         payload["reference"] = declared_json(reference, where, who, "reference")
-    labels = tuple(params.get("labels") or ())
     if labels:
         payload["labels"] = list(labels)
     plain_metadata = shared.plain_metadata(metadata, where, who)
@@ -162,19 +193,17 @@ def _build(
         and plain_metadata is metadata
     ):
         copying = copying_of(input_value, None if reference is UNSET else reference, metadata)
-    dataset = params.get("dataset") or (
-        function.file.stem if function.file is not None else function.name
-    )
-    count = (params.get("trials") or 1) if trials else 1
-    ids = [case_id] if count == 1 else [f"{case_id}~{k}" for k in range(1, count + 1)]
     built = []
+    ids = _trial_ids(case_id, count if trials else 1)
     for one in ids:
-        envelope = {"payload": {**payload, "case": one}, "metadata": plain_metadata}
+        envelope = {
+            "payload": payload if one is case_id else {**payload, "case": one},
+            "metadata": plain_metadata,
+        }
         case = EvalCase(
             function, one, input_value, reference, metadata, expect, envelope, where,
-            copying, dataset, labels, params.get("default_score_key"),
-            params.get("timeout"), params.get("target"),
-            _evaluators(params.get("evaluators")), layered.error, thresholds, live,
+            copying, dataset, labels, default_key, timeout, target, evaluators, layered.error,
+            thresholds, live,
         )  # fmt: skip
         built.append(case)
     return built
@@ -189,7 +218,7 @@ def expand(
     defaults = defaults or {}
     thresholds = function.params.get("thresholds", defaults.get("thresholds")) or _NO_THRESHOLDS
     live = bool(function.params.get("live", defaults.get("live")))
-    shared = _Shared()
+    shared = _Shared(function)
     cases: list[EvalCase] = []
     seen: dict[str, str] = {}
     for layered in layered_cases(function, defaults):

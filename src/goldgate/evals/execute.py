@@ -67,6 +67,8 @@ class Ran:
     """``file:line`` of the assertion that failed, if one did."""
     by: dict[int, str] = field(default_factory=dict)
     """The evaluator that made each score (by the score's ``id``)."""
+    measured: set[int] = field(default_factory=set)
+    """The results (by ``id``) whose latency was measured here, not set by the eval."""
 
     def fail(self, results: list[EvalResult], reason: str, status: str = "failed") -> None:
         self.results, self.reason, self.status, self.single = results, reason, status, True
@@ -113,7 +115,9 @@ async def _body(case: EvalCase, ctx: EvalContext | None) -> Any:
     if function.ctx_keyword:
         bound = functools.partial(function.function, **{function.ctx_param or "ctx": ctx})
         return await call(bound, is_async=function.is_async)
-    return await call(function.function, ctx, is_async=function.is_async)
+    if function.is_async:  # the common case, one await less
+        return await interruptible(function.function(ctx))
+    return await call(function.function, ctx, is_async=False)
 
 
 def _assertion_notes(error: AssertionError) -> str:
@@ -147,8 +151,13 @@ async def _function(case: EvalCase, ctx: EvalContext | None, ran: Ran, root: Pat
                 returned = ctx
             if isinstance(returned, EvalContext):
                 returned = returned.build()
-            results = returned if isinstance(returned, list) else [returned]
-            if not all(isinstance(result, EvalResult) for result in results):
+            if type(returned) is EvalResult:  # the common case, at once
+                results = [returned]
+            else:
+                results = returned if isinstance(returned, list) else [returned]
+            if type(returned) is not EvalResult and not all(
+                isinstance(result, EvalResult) for result in results
+            ):
                 kind = type(returned).__name__
                 ran.fail(
                     [_errored(ctx, f"ValueError: {_RETURNS.format(kind)}\n")],
@@ -227,12 +236,15 @@ async def run_eval(case: EvalCase, root: Path) -> Ran:
         await evaluate(case, ran, ctx, root)
     default_key = case.default_key or DEFAULT_KEY
     took = (time.perf_counter() - started) / max(len(ran.results), 1)
+    errored = False
     for result in ran.results:
         if not result.scores and not result.error:
             result.scores = [{"key": default_key, "passed": True}]
         if result.latency is None:  # seconds, as EZVals measures it (its own when it set one)
             result.latency = took
-    if ran.status == "completed" and any(result.error for result in ran.results):
+            ran.measured.add(id(result))
+        errored = errored or bool(result.error)
+    if errored and ran.status == "completed":
         ran.status = "failed"
         ran.reason = f"{case.function.who} returned a result with an error"
     return ran

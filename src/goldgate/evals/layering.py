@@ -21,7 +21,6 @@ import asyncio
 import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -113,6 +112,8 @@ def _await_now(awaitable: Any) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(wait())
+    from concurrent.futures import ThreadPoolExecutor  # rare: not at start-up
+
     with ThreadPoolExecutor(1) as pool:  # inside a running loop (the Python API): its own
         return pool.submit(asyncio.run, wait()).result()
 

@@ -201,12 +201,11 @@ def _functions(cases: Sequence[EvalCase]) -> list[Definition]:
 
 def _thresholds(cases: Sequence[EvalCase], dataset: str, root: Path) -> dict[str, float]:
     merged: dict[str, tuple[float, Definition]] = {}
-    seen: set[tuple[int, int]] = set()
+    seen: dict[int, Definition] = {}
     for case in cases:
-        function = case.function
-        if (id(function), id(case.thresholds)) in seen:
+        if not case.thresholds or id(case.thresholds) in seen:
             continue
-        seen.add((id(function), id(case.thresholds)))
+        function = seen[id(case.thresholds)] = case.function  # one object per eval
         for key, minimum in case.thresholds.items():
             before = merged.get(key)
             if before is not None and before[0] != minimum:
@@ -364,6 +363,15 @@ def _revision(functions: Sequence[Definition], root: Path) -> str:
     return "sha256:" + digest.hexdigest()[:12]
 
 
+def _printable(function: Definition, what: str, name: str, root: Path) -> None:
+    # A file's stem or a callable's __name__ is printed like any gold name.
+    if has_control(name) or starts_command(name):
+        raise InvalidInputError(
+            f"{relative_to(function.file, root)}: the {what} {quote(name)} must not "
+            "hold control characters nor start with '::'."
+        )
+
+
 def plan_evals(
     cases: Sequence[EvalCase],
     *,
@@ -379,20 +387,18 @@ def plan_evals(
     when empty; EZVals' ``--label``)."""
     root = project.resolve()
     grouped: dict[str, list[EvalCase]] = {}
-    checked: set[tuple[str, str]] = set()
     for case in cases:
-        function = case.function
-        for what, name in (("dataset", case.dataset), ("eval name", function.name)):
-            if (what, name) in checked:
-                continue
-            checked.add((what, name))
-            # A file's stem or a callable's __name__ is printed like any gold name.
-            if has_control(name) or starts_command(name):
-                raise InvalidInputError(
-                    f"{relative_to(function.file, root)}: the {what} {quote(name)} must not "
-                    "hold control characters nor start with '::'."
-                )
-        grouped.setdefault(case.dataset, []).append(case)
+        found = grouped.get(case.dataset)
+        if found is None:
+            found = grouped[case.dataset] = []
+        found.append(case)
+    named: dict[int, Definition] = {}
+    for dataset, found in grouped.items():
+        for case in found:
+            named.setdefault(id(case.function), case.function)
+        _printable(found[0].function, "dataset", dataset, root)
+    for function in named.values():
+        _printable(function, "eval name", function.name, root)
     unknown = [name for name in datasets if name not in grouped]
     if unknown:
         raise InvalidInputError(

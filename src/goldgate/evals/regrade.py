@@ -180,7 +180,8 @@ async def _regraded(
         await evaluate(eval_case, ran, None, root)
     if scope.cancelled_caught:
         ran.fail(ran.results, f"the evaluators ran past the {timeout:g} s deadline", "timed_out")
-    return document(ran, eval_case.default_key)
+    envelope = case.input or {"payload": {}, "metadata": {}}
+    return document(ran, eval_case._replace(envelope=envelope))  # the saved case's values
 
 
 async def _rescore(

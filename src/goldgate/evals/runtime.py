@@ -6,10 +6,11 @@ python target, so deadlines, Ctrl-C, the watchdog and the report behave as for a
 
 The result document holds what the eval set, as the report records it: ``output``,
 ``scores`` (each as made, with ``at``, the ``file:line`` of a failed assertion, or ``by``,
-the evaluator that made it), ``input``, ``reference`` and ``metadata`` (as the eval left
-them, which may differ from the case's), ``trace_data`` where the eval set some,
-``latency`` (seconds: the eval's own, else measured, as EZVals records it), and ``error``
-(type, message, traceback) where it failed. An eval that returned a
+the evaluator that made it), ``input``, ``reference`` and ``metadata`` where the eval left
+them other than its case declares them (a report holds a case's values once: a reader takes
+the case's where the result has none), ``trace_data`` where the eval set some, ``latency``
+(seconds) where the eval or its target set one, and ``error`` (type, message, traceback)
+where it failed. An eval that returned a
 list of results has their outputs as ``output``, all their scores in ``scores`` (each with
 ``result``, its position) and each result in ``results``.
 
@@ -106,18 +107,39 @@ def json_output(value: Any) -> Any:
         return str(value)
 
 
+_SCORE_TYPES: Final = {"key": (str,), "passed": (bool,), "notes": (str,), "value": (int, float)}
+
+
+def _plain_score(score: dict[Any, Any]) -> dict[str, Any] | None:
+    """``score`` as the report holds it when it is as ``store`` makes them (the common case:
+    no conversion needed), else ``None``."""
+    for name, item in score.items():
+        kinds = _SCORE_TYPES.get(name)
+        if kinds is None or type(item) not in kinds:
+            return None
+    value = score.get("value")
+    if value is not None and not math.isfinite(value):
+        return None
+    return dict(score)
+
+
 def _score(score: Any, ran: Ran, at: str | None, index: int | None) -> dict[str, Any]:
-    if type(score) is dict:
-        entry = {name: score[name] for name in _SCORE_FIELDS if name in score}
-    else:  # put into a result's scores by hand: kept as it is
-        entry = {"key": None, "notes": str(score)}
-    entry = dict(json_output(entry))
-    kept = score.get("at") if type(score) is dict else None  # a saved result's (regrade)
-    if at is not None or isinstance(kept, str):
-        entry["at"] = at if at is not None else kept
-    by = ran.by.get(id(score))
-    if by is not None:
-        entry["by"] = by
+    entry = _plain_score(score) if type(score) is dict else None
+    if entry is None:  # put into a result's scores by hand, or a saved one (regrade)
+        if type(score) is dict:
+            fields = {name: score[name] for name in _SCORE_FIELDS if name in score}
+        else:
+            fields = {"key": None, "notes": str(score)}
+        entry = dict(json_output(fields))
+        kept = score.get("at") if type(score) is dict else None
+        if at is None and isinstance(kept, str):
+            at = kept
+    if at is not None:
+        entry["at"] = at
+    if ran.by:
+        by = ran.by.get(id(score))
+        if by is not None:
+            entry["by"] = by
     if index is not None:
         entry["result"] = index
     return entry
@@ -134,36 +156,89 @@ def _scores(result: EvalResult, ran: Ran, default_key: str, index: int | None) -
     return found
 
 
-def _result(result: EvalResult) -> dict[str, Any]:
-    """A result's own fields, as the report holds them."""
-    fields: dict[str, Any] = {
-        "output": json_output(result.output),
-        "input": json_output(result.input),
-        "reference": json_output(result.reference),
-        "metadata": json_output(result.metadata),
-    }
+_ABSENT: Final = object()
+
+
+_EXACT: Final = frozenset({str, int, bool, float, type(None)})
+
+
+def _unchanged(value: Any, declared: Any, depth: int = 0) -> bool:
+    """Whether ``value`` (what the eval left) is ``declared`` (plain JSON) exactly: the
+    same types all through (``1`` is not ``1.0`` nor ``True``), told without converting it."""
+    if value is declared:
+        return True
+    kind = type(value)
+    if kind is not type(declared) or depth > 50:
+        return False
+    if kind in _EXACT:
+        return bool(value == declared)
+    if kind is dict:
+        if len(value) != len(declared):
+            return False
+        get = declared.get
+        for key, item in value.items():
+            other = get(key, _ABSENT)
+            if item is other:
+                continue
+            if type(item) is not type(other):
+                return False
+            if type(item) in _EXACT:
+                if item != other:
+                    return False
+            elif not _unchanged(item, other, depth + 1):
+                return False
+        return True
+    if kind is list:
+        if len(value) != len(declared):
+            return False
+        for item, other in zip(value, declared, strict=True):
+            if item is not other and not _unchanged(item, other, depth + 1):
+                return False
+        return True
+    return False
+
+
+def _result(result: EvalResult, ran: Ran, case: EvalCase) -> dict[str, Any]:
+    """A result's own fields, as the report holds them: ``input``, ``reference`` and
+    ``metadata`` only where the eval left them other than the case declares them (the
+    case's record holds those once), ``latency`` only where the eval or its target set it
+    (the attempt's ``latency_ms`` is the measured one)."""
+    envelope = case.envelope
+    payload = envelope["payload"]
+    fields: dict[str, Any] = {"output": json_output(result.output)}
+    for name, value, declared in (
+        ("input", result.input, payload.get("input")),
+        ("reference", result.reference, payload.get("reference", _ABSENT)),
+        ("metadata", result.metadata, envelope.get("metadata")),
+    ):
+        if declared is _ABSENT and value is None:
+            continue
+        if declared is _ABSENT or not _unchanged(value, declared):
+            fields[name] = json_output(value)
     if result.trace_data:
         fields["trace_data"] = json_output(dict(result.trace_data))
-    if result.latency is not None:
-        fields["latency"] = json_output(result.latency)
+    latency = result.latency
+    if latency is not None and id(result) not in ran.measured:
+        fine = type(latency) is float and math.isfinite(latency)
+        fields["latency"] = latency if fine else json_output(latency)
     if result.error is not None:
         fields["error"] = str(result.error)
     return fields
 
 
-def document(ran: Ran, default_key: str | None) -> dict[str, Any]:
-    """The result document of what ``ran`` gave (the module's docstring)."""
-    key = default_key or "pass"
+def document(ran: Ran, case: EvalCase) -> dict[str, Any]:
+    """The result document of what ``ran`` gave for ``case`` (the module's docstring)."""
+    key = case.default_key or "pass"
     if ran.single:
         [result] = ran.results
-        fields = _result(result)
+        fields = _result(result, ran, case)
         found: dict[str, Any] = {
             "output": fields.pop("output"),
             "scores": _scores(result, ran, key, None),
         }
         found.update(fields)
     else:
-        results = [_result(result) for result in ran.results]
+        results = [_result(result, ran, case) for result in ran.results]
         found = {
             "output": [fields["output"] for fields in results],
             "scores": [
@@ -182,7 +257,7 @@ async def run_case(case: EvalCase, root: Path) -> dict[str, Any]:
     """Run the eval for ``case`` once (its target, function and evaluators): the result
     document (an ``EvalFailed`` one when it failed). The run's deadline or an interruption
     propagates."""
-    return document(await run_eval(case, root), case.default_key)
+    return document(await run_eval(case, root), case)
 
 
 @dataclass(frozen=True)
