@@ -310,3 +310,19 @@ def reaper() -> Iterator[bool]:
 
     with subreaper() as enabled:
         yield enabled
+
+
+@pytest.fixture(autouse=True)
+def _forget_applications_imported_from_temporary_folders(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """A test that runs a copy of the example in process imports its application from its own
+    temporary folder; left in ``sys.modules``, that copy (with the test's edits) would answer
+    the next test's import of the same package in this worker instead of its own copy."""
+    before = set(sys.modules)
+    yield
+    temporary = str(tmp_path_factory.getbasetemp())
+    for name in set(sys.modules) - before:
+        module = sys.modules.get(name)
+        if str(getattr(module, "__file__", None) or "").startswith(temporary):
+            del sys.modules[name]

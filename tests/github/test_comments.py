@@ -373,6 +373,7 @@ def _twice(repo: Repository, authors: tuple[str, ...] | None) -> None:
         )  # fmt: skip
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_a_personal_token_s_login_is_read_from_get_user() -> None:
     for fake, repo in _client(PERSONAL, "octo-dev"):
         github = connect(PERSONAL, base_url=fake.base_url, policy=FAST, paced=False)
@@ -386,6 +387,7 @@ def test_a_personal_token_s_login_is_read_from_get_user() -> None:
         assert len(fake.requests_to("GET", r"/user")) == 1
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_without_its_login_a_personal_token_adds_a_comment_every_run() -> None:
     """The bug comment_authors prevents: found by github-actions[bot] alone, a personal
     token's own comment is never found again."""
@@ -395,6 +397,7 @@ def test_without_its_login_a_personal_token_adds_a_comment_every_run() -> None:
         assert len(fake.comments(7)) == 2
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_an_app_token_is_not_asked_who_it_is_and_keeps_its_comment_sticky() -> None:
     for fake, repo in _client(APP, "goldgate-app[bot]"):
         github = connect(APP, base_url=fake.base_url, policy=FAST, paced=False)
@@ -411,6 +414,7 @@ def test_an_app_token_is_not_asked_who_it_is_and_keeps_its_comment_sticky() -> N
         assert str(planted) not in patched
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_a_configured_login_is_used_as_given() -> None:
     for fake, repo in _client(PERSONAL, "release-bot"):
         github = connect(PERSONAL, base_url=fake.base_url, policy=FAST, paced=False)

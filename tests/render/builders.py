@@ -11,6 +11,7 @@ from typing import Any
 
 from goldgate.report.models import (
     AttemptRecord,
+    AwaitingRecord,
     CaseRecord,
     CheckRecord,
     CountsRecord,
@@ -105,6 +106,7 @@ def suite(
     metrics: Sequence[MetricResult] = (),
     cases_source: str | None = "evaluation/cases/gold.json",
     adjudication: int = 0,
+    adjudication_queue: Sequence[AwaitingRecord] = (),
     live: bool = False,
 ) -> SuiteRecord:
     attempts: Counter[str] = Counter()
@@ -153,7 +155,8 @@ def suite(
             "schema.requiredCoverage": None,
             "text.chars": None,
         },
-        adjudication=adjudication,
+        adjudication=adjudication or len(adjudication_queue),
+        adjudication_queue=tuple(adjudication_queue),
         metrics=tuple(metrics),
         thresholds=tuple(thresholds),
         verdict=verdict,  # type: ignore[arg-type]
@@ -192,6 +195,29 @@ def report(
     )
 
 
+def many_attempts(attempts: int, reason: str = "the check failed") -> Report:
+    """One suite of ``attempts`` single-attempt cases, every tenth failing its second check
+    (with ``reason``), latencies spread over 17 values."""
+    cases = [
+        case(
+            f"case-{index:05d}",
+            [
+                attempt(
+                    1,
+                    outcomes=("passed", "failed" if index % 10 == 9 else "passed"),
+                    reasons=[None, reason if index % 10 == 9 else None],
+                    latency_ms=3.0 + index % 17,
+                    result={"payload": {"category": f"answer {index}"}},
+                )
+            ],
+            [expectation("status"), expectation("category", expected=f"gold {index}")],
+            line=2 + 12 * index,
+        )
+        for index in range(attempts)
+    ]
+    return report([suite("bulk", cases)])
+
+
 def normalized(value: Report) -> Report:
     """A report from a real run with everything that changes between runs made fixed:
     timings, the version, and each attempt's latency (1 ms more per attempt of a suite)."""
@@ -203,22 +229,20 @@ def normalized(value: Report) -> Report:
             for one in each.attempts:
                 index += 1
                 latency = None if one.latency_ms is None else round(index * 1.0 + 0.2345, 4)
-                attempts.append(one.model_copy(update={"latency_ms": latency}))
-            cases.append(each.model_copy(update={"attempts": tuple(attempts)}))
+                attempts.append(dataclasses.replace(one, latency_ms=latency))
+            cases.append(dataclasses.replace(each, attempts=tuple(attempts)))
         suites.append(
-            record.model_copy(
-                update={
-                    "cases": tuple(cases),
-                    "target": dataclasses.replace(record.target, identity={}),
-                }
+            dataclasses.replace(
+                record,
+                cases=tuple(cases),
+                target=dataclasses.replace(record.target, identity={}),
             )
         )
-    return value.model_copy(
-        update={
-            "suites": tuple(suites),
-            "started_at": FIXED_TIME,
-            "finished_at": FIXED_TIME,
-            "duration_seconds": 1.0,
-            "goldgate_version": "0.0.0",
-        }
+    return dataclasses.replace(
+        value,
+        suites=tuple(suites),
+        started_at=FIXED_TIME,
+        finished_at=FIXED_TIME,
+        duration_seconds=1.0,
+        goldgate_version="0.0.0",
     )

@@ -23,6 +23,7 @@ from goldgate.comparison import compare, write_comparison
 from goldgate.comparison.models import CaseView, Classes, Comparison, Finding, Unmatched
 from goldgate.render.annotations import render_annotations
 from goldgate.render.compared import comparison_view
+from goldgate.render.html import render_html
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.render.terminal import render_terminal
@@ -31,6 +32,7 @@ from goldgate.report.io import read_report, report_bytes
 from goldgate.report.models import Report
 
 from .builders import normalized
+from .htmloutline import outline
 from .test_junit import validate
 
 pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
@@ -84,6 +86,7 @@ RENDERINGS: dict[str, Callable[[Report, ComparisonView], str]] = {
     ),
     "annotations.txt": render_annotations,
     "terminal.txt": render_terminal,
+    "page.outline": lambda r, c: outline(render_html(r, c, full_report="out/report.json")),
 }
 
 
@@ -448,3 +451,61 @@ def test_a_damaged_comparison_file_is_refused_where_it_is_damaged(
     assert result.code == 2
     assert "Traceback" not in result.output
     assert "not a JSON comparison" in result.output or "not a valid comparison" in result.output
+
+
+def test_the_page_puts_the_changes_first_and_draws_both_sides(
+    compared: Compared,
+    view: ComparisonView,
+    chrome: Any,
+    golden: Callable[[str, str], None],
+    tmp_path: Path,
+) -> None:
+    from goldgate.render.text import ratio
+
+    from .test_html_browser import ROWS, open_html, quiet
+
+    baseline = read_report(compared.baseline_path)
+    page = render_html(compared.candidate, view, details="values", baseline=baseline)
+    golden("compared/page-baseline.outline", outline(page))
+    opened = open_html(chrome, tmp_path, "compared", page)
+
+    found = opened.evaluate(
+        """({
+        first: document.querySelector("main > section").id,
+        regressed: [...document.querySelectorAll("table.changes[data-change='regressed'] tr")]
+            .slice(1).map(tr => [tr.children[0].textContent, tr.children[1].textContent]),
+        sides: [...document.querySelectorAll("svg.heatmap")].map(svg =>
+            [svg.dataset.metric, svg.dataset.side,
+             svg.querySelectorAll("g.cell").length,
+             Number(svg.dataset.rows) * Number(svg.dataset.columns)]),
+        outlines: document.querySelectorAll("svg.histogram path.outline").length,
+        before: [...document.querySelectorAll("tr[data-figure='attempt pass rate'] td.before")]
+            .map(td => td.textContent),
+    })"""
+    )
+
+    assert found["first"] == "changes"
+    assert found["regressed"] == [
+        [item.suite, item.case_id] for item in view.regressions if item.change == "regressed"
+    ]
+    metrics = {m.name for s in baseline.suites for m in s.metrics if m.kind == "classification"}
+    assert {(metric, side) for metric, side, *_ in found["sides"]} == {
+        (metric, side) for metric in metrics for side in ("after", "before")
+    }
+    assert all(cells == pairs for *_, cells, pairs in found["sides"])
+    assert found["outlines"] >= 1  # the baseline's latencies, drawn over this run's
+    overall = view.overall
+    assert overall is not None
+    assert found["before"][0] == ratio(overall.attempt_pass_rate.baseline)  # the run's, first
+    regressed = opened.evaluate(
+        f"""(() => {{
+        const select = document.getElementById("filter-change");
+        select.value = [...select.options].find(o => o.textContent === "regressed").value;
+        select.dispatchEvent(new Event("change"));
+        return {ROWS}.map(tr => tr.querySelector(".label").textContent);
+    }})()"""
+    )
+    assert sorted(regressed) == sorted(
+        item.case_id for item in view.regressions if item.change == "regressed"
+    )
+    quiet(opened)

@@ -25,11 +25,17 @@ from goldgate.render.registry import renderer
 
 
 def write_or_print(
-    text: str, output: Path | None, protected: Sequence[Path] = (), *, commands: bool = False
+    text: str,
+    output: Path | None,
+    protected: Sequence[Path] = (),
+    *,
+    commands: bool = False,
+    private: bool = False,
 ) -> None:
     """``text`` to ``output`` (never over a file in ``protected``), else to stdout;
     ``commands``: it is goldgate's own workflow commands (annotations, their data escaped
-    inside them), printed as they are."""
+    inside them), printed as they are; ``private``: it holds expected and actual values, so
+    the file is the owner's alone (0600, as reports are)."""
     if output is None:
         written = write_commands(text) if commands else write_stdout(text, end="")
         if not written:
@@ -37,7 +43,7 @@ def write_or_print(
         return
     from goldgate.base.outputs import write_output_file
 
-    write_output_file(output, text, protected=protected)
+    write_output_file(output, text, protected=protected, mode=0o600 if private else 0o644)
 
 
 def render_report(
@@ -53,7 +59,8 @@ def render_report(
     with collections_paused():  # a big report is millions of objects and no cycles
         text = rendered(kind, report_path, comparison_path, **options)
     read = [report_path] if comparison_path is None else [report_path, comparison_path]
-    write_or_print(text, output, read, commands=renderer(kind).commands)
+    private = options.get("details") == "values"
+    write_or_print(text, output, read, commands=renderer(kind).commands, private=private)
     return ExitCode.PASSED
 
 
@@ -90,7 +97,26 @@ def rendered(kind: str, report_path: Path, comparison_path: Path | None, **optio
     comparison = None
     if comparison_path is not None:
         comparison = load_comparison_view(comparison_path, digest, report, report_path)
+    if comparison is not None and renderer(kind).baseline:
+        options["baseline"] = baseline_report(comparison)
     return render(kind, report, comparison, full_report=display_path(report_path), **options)
+
+
+def baseline_report(comparison: Any) -> Any:
+    """The baseline report of a comparison view, where it is still on disk with the bytes
+    the comparison recorded; None otherwise (the renderer then shows the comparison's own
+    figures of the baseline only)."""
+    from goldgate.base.errors import GoldgateError
+    from goldgate.report.io import read_report_and_digest
+
+    if comparison.baseline_report is None:
+        return None
+    path, digest = comparison.baseline_report
+    try:
+        report, found = read_report_and_digest(Path(path))
+    except (OSError, GoldgateError):
+        return None
+    return report if found == digest else None
 
 
 def render_function(name: str) -> Callable[..., str]:
@@ -104,10 +130,11 @@ def render(
     name: str, report: Any, comparison: Any = None, full_report: str | None = None, **options: Any
 ) -> str:
     """``report`` (and a comparison view of it) rendered by the renderer ``name`` with
-    ``options``; ``full_report`` goes only to renderers that take it. An option the renderer
+    ``options`` (``baseline`` among them only for a renderer that takes it); ``full_report``
+    goes only to renderers that take it. An option the renderer
     does not accept is a ``TypeError``, as a call of its function with it would be."""
     chosen = renderer(name)
-    unknown = sorted(set(options) - chosen.options)
+    unknown = sorted(set(options) - chosen.options - ({"baseline"} if chosen.baseline else set()))
     if unknown:
         raise TypeError(f"the {name} renderer takes no option {', '.join(unknown)}")
     if chosen.full_report:

@@ -74,6 +74,7 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
         removed += (f"{suite.name}: {case_id}" for case_id in unmatched.removed)
     return ComparisonView(
         baseline=_baseline_name(comparison),
+        baseline_report=(comparison.baseline.path, comparison.baseline.digest),
         regressions=tuple(regressions),
         improvements=tuple(listed["improved"]),
         flaky=tuple(listed["flaky"]),
@@ -91,4 +92,7 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
             | {"unchanged": suite.classes.unchanged}
             for suite in comparison.suites
         },
+        overall=comparison.overall,
+        suite_figures={suite.name: suite.figures for suite in comparison.suites},
+        metric_deltas={suite.name: suite.metrics for suite in comparison.suites},
     )

@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from goldgate.base.jsonvalue import MISSING
-from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
+from goldgate.report.caserecords import actual_at
 from goldgate.report.models import (
     AttemptRecord,
     CaseRecord,
@@ -30,7 +29,11 @@ from goldgate.report.models import (
     Report,
     SuiteRecord,
 )
-from goldgate.report.records import ThresholdRecord, not_run_reason
+from goldgate.report.records import ThresholdRecord
+from goldgate.scoring.outcomes import not_run_reason
+
+if TYPE_CHECKING:  # annotations only: the figures a comparison holds, read as they are
+    from goldgate.comparison.models import Figures, MetricDelta
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the
@@ -118,7 +121,7 @@ class AttemptItem:
         items = []
         for expectation, check in zip(self.case.expectations, self.record.checks, strict=False):
             if check.outcome in outcomes:
-                present, actual = _actual(self.record.result, expectation.path)
+                present, actual = actual_at(self.record.result, expectation.path)
                 items.append(
                     CheckItem(
                         expectation.name,
@@ -131,17 +134,6 @@ class AttemptItem:
                     )
                 )
         return items
-
-
-def _actual(result: dict[str, Any] | None, path: str) -> tuple[bool, Any]:
-    """(present, value) at ``path`` of a result document; absent is not null."""
-    if result is None:
-        return False, None
-    try:
-        value = resolve_pointer(result, path)
-    except PointerSyntaxError:
-        return False, None
-    return (False, None) if value is MISSING else (True, value)
 
 
 def classify(record: AttemptRecord) -> Problem | None:
@@ -281,6 +273,10 @@ class ComparisonView:
 
     baseline: str
     """How to name the baseline, e.g. its commit or report file."""
+    baseline_report: tuple[str, str] | None = None
+    """Where the baseline report was (its path as the comparison gives it) and the digest
+    of its bytes: a renderer that draws the baseline's side too is given that report when
+    it is still there with those bytes."""
     regressions: tuple[ChangeItem, ...] = ()
     """Regressed and mixed units: what ``--fail-on-regression`` fails on."""
     improvements: tuple[ChangeItem, ...] = ()
@@ -298,6 +294,13 @@ class ComparisonView:
     """How a regression was decided with --repeat (empty when no suite repeats)."""
     suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     """Per suite: the one classification's counts by class."""
+    overall: Figures | None = None
+    """The comparison's figures over every compared suite: each a baseline and a candidate
+    value (pass rates, runtime failures, latency percentiles), for a before/after view."""
+    suite_figures: Mapping[str, Figures] = field(default_factory=dict)
+    """Per compared suite: its figures, as ``overall``."""
+    metric_deltas: Mapping[str, tuple[MetricDelta, ...]] = field(default_factory=dict)
+    """Per compared suite: each metric's figures and per-label scores on both sides."""
 
     @cached_property
     def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:

@@ -104,7 +104,7 @@ def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
     assert (outputs["passed"], outputs["failed"], outputs["errors"]) == ("7", "4", "0")
     assert (outputs["improved"], outputs["regressed"], outputs["flaky"]) == ("0", "4", "0")
     assert outputs["comment_file"] == ""
-    for name in ("report", "comparison", "junit", "markdown"):
+    for name in ("report", "comparison", "junit", "markdown", "html"):
         assert (runner.workspace / outputs[name]).is_file(), name
 
     report = json.loads((runner.workspace / outputs["report"]).read_text("utf-8"))

@@ -23,7 +23,7 @@ INPUTS = (
 )  # fmt: skip
 COMPOSITE_ONLY = ("python",)
 OUTPUTS = (
-    "exit_code", "report", "comparison", "junit", "markdown", "comment_file", "passed",
+    "exit_code", "report", "comparison", "junit", "markdown", "html", "comment_file", "passed",
     "failed", "errors", "improved", "regressed", "flaky",
 )  # fmt: skip
 # The inputs that take one of a few words: the words, and the default.

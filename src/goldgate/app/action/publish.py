@@ -1,5 +1,6 @@
-"""Publishing a report (and its comparison): JUnit XML, the sticky pull-request comment,
-the job summary and its Markdown copy, the annotations and the step's outputs.
+"""Publishing a report (and its comparison): JUnit XML, the HTML page, the sticky
+pull-request comment, the job summary and its Markdown copy, the annotations and the step's
+outputs.
 
 The comment is posted before the summary is written, so that a signal during the post still
 shows in the summary. When GitHub says no to the comment (as it does to forks), a hand-off
@@ -42,13 +43,17 @@ def publish(
     comparison: Comparison | None,
     comparison_path: Path | None,
     run_code: int,
+    *,
+    baseline: Report | None = None,
 ) -> int:
     """Render and publish; the step's exit code. The comment is posted before the summary is
-    written, so that a signal during the post still shows in the summary (exit 130)."""
+    written, so that a signal during the post still shows in the summary (exit 130).
+    ``baseline``, the report compared with, gives the HTML page the baseline's side."""
     from goldgate.github.comments import comment_budget, comment_length
     from goldgate.render import escape
     from goldgate.render.annotations import render_annotations
     from goldgate.render.compared import comparison_view
+    from goldgate.render.html import render_html
     from goldgate.render.junit import render_junit
     from goldgate.render.markdown import render_markdown
     from goldgate.render.view import build_view
@@ -74,14 +79,23 @@ def publish(
             f"> {escape.markdown(note, 1_000)}\n\n" for note in run.notes
         )
 
+    # Named after its report: a job's second goldgate step (the evals' in pull-request.yml)
+    # writes a page of its own beside the first, and the artifact keeps both.
+    html_path: Path | None = WORK_FOLDER / f"{report_path.stem}.html"
+    page = render_html(
+        report, view, details=options["details"], full_report=shown, baseline=baseline
+    )
+    if not _written(run, WORK_FOLDER / f"{report_path.stem}.html", page, protected):
+        html_path = None
+    where = html_note(run, html_path)
     code, head = preface()
-    limit = comment_budget(inputs.comment_id) - comment_length(head)
-    body = head + render_markdown(report, view, budget="comment", limit=limit, **options)
+    limit = comment_budget(inputs.comment_id) - comment_length(head) - comment_length(where)
+    body = head + render_markdown(report, view, budget="comment", limit=limit, **options) + where
     comment_file = _comment(run, inputs, event, body, (report_path, comparison_path))
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
         code, head = preface()
-    summary = head + render_markdown(report, view, budget="summary", **options)
+    summary = head + render_markdown(report, view, budget="summary", **options) + where
     markdown_path = WORK_FOLDER / "report.md"
     markdown_written = _written(run, markdown_path, summary, protected)
     append_step_summary(run, summary)
@@ -93,6 +107,7 @@ def publish(
         "comparison": str(comparison_path or ""),
         "junit": str(junit or ""),
         "markdown": str(markdown_path) if markdown_written else "",
+        "html": str(html_path or ""),
         "comment_file": comment_file,
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
@@ -104,6 +119,26 @@ def publish(
     }
     write_step_outputs(run, outputs)
     return code
+
+
+def html_note(run: StepRun, path: Path | None) -> str:
+    """The comment's and the summary's one line saying where the HTML page is: in the
+    workspace, and in the run's artifacts where the workflow uploads it (as the example
+    workflows do); empty when it was not written."""
+    from goldgate.render import escape
+
+    if path is None:
+        return ""
+    server = run.env.get("GITHUB_SERVER_URL", "https://github.com").strip().rstrip("/")
+    repository, run_id = run.env.get("GITHUB_REPOSITORY", ""), run.env.get("GITHUB_RUN_ID", "")
+    where = f"The HTML report, with its figures and every case: {escape.markdown(str(path))}"
+    try:
+        runs = escape.check_link_base(f"{server}/{repository}/actions/runs/{run_id}")
+    except ValueError:
+        runs = None
+    if repository and run_id.isdigit() and runs is not None:
+        where += f", among the artifacts of [this run]({runs}) where the workflow uploads it"
+    return f"\n{where}.\n"
 
 
 def _link_base(run: StepRun, event: GitHubEvent | None) -> str | None:
