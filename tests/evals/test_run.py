@@ -4,7 +4,6 @@ evals and what is refused before anything runs."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from goldgate.evals import EvalContext, eval, run_evals
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.report.models import Report, SuiteRecord
-from goldgate.report.plain import record_json
 
 HEADER = "from goldgate.evals import eval, EvalContext\nimport time, anyio\n\n"
 

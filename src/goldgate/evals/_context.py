@@ -82,6 +82,12 @@ class EvalResult:
         self.trace_data = TraceData(self.trace_data or {})
 
 
+def _run_field(name: str) -> Any:
+    """A property of ``EvalContext`` reading EZVals' run field ``name``: ``None`` in
+    goldgate's runs, which have no sessions and are named by their report files."""
+    return property(lambda self: self._run.get(name), doc=f"EZVals' {name}, or None.")
+
+
 class EvalContext:
     """The mutable builder of one result, given to the parameter of an eval annotated
     ``EvalContext``: its ``input``, ``reference`` and ``metadata`` come from the eval and its
@@ -188,22 +194,10 @@ class EvalContext:
     def __exit__(self, *exc: object) -> Literal[False]:
         return False
 
-    @property
-    def run_id(self) -> Any:
-        """The run's id in EZVals; goldgate runs give none (a report is named by its file)."""
-        return self._run.get("run_id")
-
-    @property
-    def session_name(self) -> Any:
-        return self._run.get("session_name")
-
-    @property
-    def run_name(self) -> Any:
-        return self._run.get("run_name")
-
-    @property
-    def eval_path(self) -> Any:
-        return self._run.get("eval_path")
+    run_id = _run_field("run_id")
+    session_name = _run_field("session_name")
+    run_name = _run_field("run_name")
+    eval_path = _run_field("eval_path")
 
     @property
     def config(self) -> dict[str, Any]:
