@@ -38,9 +38,10 @@
 - evals: issue 11's workload, 10,000 Python eval cases with 3 assertions each at concurrency 16:
   wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
   workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
-  (installed with pip into a throwaway venv under benchmarks/.work, never a project
-  dependency). Targets: evals <= 0.3x ezvals' wall time and no more memory. goldgate's
-  bytecode is written first (compileall), as a wheel install has it, like ezvals'.
+  (installed with pip into a throwaway venv under benchmarks/.work: its newest release, not
+  the test extra's pinned reference). Targets: evals <= 0.3x ezvals' wall time and no more
+  memory. goldgate's bytecode is written first (compileall), as a wheel install has it, like
+  ezvals'.
 - coldstart: under act (nektos/act, the tests' harness), the time from the job's start to
   goldgate's first attempt: the composite action building goldgate into the job's Python with
   pip's cache cold and warm, and with goldgate already there; the container action with its
@@ -858,7 +859,8 @@ def make_evals_workload(cases: int) -> Path:
 
 
 def ezvals_command() -> list[str]:
-    """ezvals in a throwaway venv of its own (created once): never a goldgate dependency."""
+    """ezvals in a throwaway venv of its own (created once): its newest release, apart from
+    the test extra's pinned one."""
     venv = WORK / "ezvals-venv"
     script = venv / "bin" / "ezvals"
     if not script.exists():

@@ -9,12 +9,15 @@ could not be taken, ``error``: the one sentence saying why. The check for key ``
 - ``error`` when any ``K`` score could not be taken (no ``value`` nor ``passed``, a value
   outside 0..1, an evaluator that raised): a check that could not run never passes;
 - ``passed`` when every ``K`` score that has ``passed`` passed, ``failed`` otherwise, its
-  reason naming the first that did not (an assertion by its place, an evaluator by name);
+  reason naming the first that did not (an assertion by its place, an evaluator by name)
+  and saying its notes (an assertion's message), as EZVals shows them;
 - ``not_run`` when this attempt made no ``K`` score with ``passed`` (other attempts of the
   case did): absent is not a failure, and not a pass either.
 
-Reasons name keys, evaluators and source places, never outputs or notes (notes stay in the
-result document, which is private).
+Reasons name keys, evaluators and source places, and a failed score's notes: the sentence
+the eval's author wrote for a failure (an ``assert``'s message), shown where a test
+framework shows it (JUnit, the pull request, the terminal). Notes are shortened to one line
+of at most ``NOTES_SHOWN`` characters; outputs and inputs never appear.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ __all__ = [
 
 SCORE_COMPARISON: Final = "score"
 SCORES_PATH: Final = "/scores"
+NOTES_SHOWN: Final = 300
 
 
 def score_key(expected: Any) -> str | None:
@@ -45,14 +49,24 @@ def score_key(expected: Any) -> str | None:
     return None
 
 
+def _notes(notes: Any) -> str:
+    if not isinstance(notes, str):
+        return ""
+    line = " ".join(notes.split())
+    return line if len(line) <= NOTES_SHOWN else line[: NOTES_SHOWN - 3] + "..."
+
+
 def _failure(entry: Mapping[str, Any], key: str) -> str:
     where = entry.get("at")
-    if isinstance(where, str):
-        return f"the assertion at {where} failed"
     by = entry.get("by")
-    if isinstance(by, str):
-        return f"evaluator '{by}' scored '{key}' as not passed"
-    return f"score '{key}' did not pass"
+    if isinstance(where, str):
+        said = f"the assertion at {where} failed"
+    elif isinstance(by, str):
+        said = f"evaluator '{by}' scored '{key}' as not passed"
+    else:
+        said = f"score '{key}' did not pass"
+    notes = _notes(entry.get("notes"))
+    return f"{said}: {notes}" if notes else said
 
 
 _PASSED: Final = CheckOutcome(Outcome.PASSED)
