@@ -31,6 +31,7 @@ from goldgate.report.models import (
     SuiteRecord,
 )
 from goldgate.report.records import ThresholdRecord
+from goldgate.scoring.evalscores import SCORE_COMPARISON, public_reason
 from goldgate.scoring.outcomes import not_run_reason
 
 if TYPE_CHECKING:  # annotations only: the figures a comparison holds, read as they are
@@ -155,11 +156,14 @@ class AttemptItem:
         for expectation, check in zip(self.case.expectations, self.record.checks, strict=False):
             if check.outcome in outcomes:
                 present, actual = actual_at(self.record.result, expectation.path)
+                reason = check.reason
+                if reason is not None and expectation.comparison == SCORE_COMPARISON:
+                    reason = public_reason(reason)  # an eval author's message may hold values
                 items.append(
                     CheckItem(
                         expectation.name,
                         check.outcome,
-                        check.reason,
+                        reason,
                         expectation.path,
                         expectation.expected,
                         present,

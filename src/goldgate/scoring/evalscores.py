@@ -15,13 +15,16 @@ could not be taken, ``error``: the one sentence saying why. The check for key ``
   case did): absent is not a failure, and not a pass either.
 
 Reasons name keys, evaluators and source places, and a failed score's notes: the sentence
-the eval's author wrote for a failure (an ``assert``'s message), shown where a test
-framework shows it (JUnit, the pull request, the terminal). Notes are shortened to one line
-of at most ``NOTES_SHOWN`` characters; outputs and inputs never appear.
+the eval's author wrote for a failure (an ``assert``'s message), kept in the report as EZVals
+keeps it. Notes are shortened to one line of at most ``NOTES_SHOWN`` characters. An author
+often puts the output itself in that sentence (``assert out == x, f"got {out}"``), so what CI
+shows by default (the comment, the summary, JUnit, annotations, the terminal, the HTML page)
+takes ``public_reason``: the reason without its notes, as private as the output.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -31,6 +34,7 @@ __all__ = [
     "SCORES_PATH",
     "SCORE_COMPARISON",
     "add_value",
+    "public_reason",
     "score_check",
     "score_key",
     "value_figures",
@@ -67,6 +71,22 @@ def _failure(entry: Mapping[str, Any], key: str) -> str:
         said = f"score '{key}' did not pass"
     notes = _notes(entry.get("notes"))
     return f"{said}: {notes}" if notes else said
+
+
+_WITH_NOTES: Final = re.compile(
+    r"(the assertion at .+?:\d+ failed|evaluator '.*?' scored '.*?' as not passed"
+    r"|score '.*?' did not pass): .*?( \(\d+ of \d+ '.*' scores passed\))?"
+)
+
+
+def public_reason(reason: str) -> str:
+    """A failed score check's reason (``_failure``) without the author's notes, which may
+    hold the output: what CI shows unless values are asked for. Any other reason as it is."""
+    match = _WITH_NOTES.fullmatch(reason)
+    if match is None:
+        return reason
+    said, tally = match.group(1), match.group(2) or ""
+    return f"{said} (its message is in the report){tally}"
 
 
 _PASSED: Final = CheckOutcome(Outcome.PASSED)
