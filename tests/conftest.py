@@ -1,6 +1,7 @@
 """Shared fixtures: where the repository and the shared oracles are, a way to run the real CLI
-in-process, and a small valid gold project to break one mutation at a time; and the ``slow``
-mark, set by fixture and guarded in a quick run (``tests/helpers/slow.py``)."""
+in-process, and a small valid gold project to break one mutation at a time; the ``slow``
+mark, set by fixture and guarded in a quick run (``tests/helpers/slow.py``); and the
+``fresh_interpreter`` mark, for tests run in an interpreter of their own (``helpers/fresh.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from helpers import slow
+from helpers import fresh, slow
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ORACLES = REPO_ROOT / "tests" / "oracles"
@@ -66,6 +67,15 @@ def pytest_unconfigure() -> None:
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
     with _GUARD.running(item.nodeid):
         return (yield)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked ``fresh_interpreter`` runs in an interpreter of its own (helpers/fresh.py)."""
+    if pyfuncitem.get_closest_marker(fresh.MARK) is None or fresh.inside():
+        return None
+    fresh.run_in_a_fresh_interpreter(pyfuncitem)
+    return True
 
 
 @pytest.hookimpl(wrapper=True)
