@@ -21,6 +21,37 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ORACLES = REPO_ROOT / "tests" / "oracles"
 
 
+# --- rewritten test modules, kept ----------------------------------------------------------------
+
+
+def _keep_rewritten_test_modules() -> None:
+    """pytest keeps each test module as it rewrote its asserts (a pyc in its __pycache__,
+    checked against the source's hash), but not where PYTHONDONTWRITEBYTECODE is set, as on
+    the machines this suite runs on: then every test process rewrites and compiles every
+    module again, 5 s of CPU each. Only those pycs are written here; the setting holds for
+    every other module. (pytest's private functions: where they change, nothing is kept.)"""
+    from _pytest.assertion import rewrite
+
+    try:
+        original, write = rewrite._rewrite_test, rewrite._write_pyc
+        cache_dir, makedirs = rewrite.get_cache_dir, rewrite.try_makedirs
+        tail, key = rewrite.PYC_TAIL, rewrite.assertstate_key
+    except AttributeError:
+        return
+
+    def rewrite_and_keep(fn: Path, config: pytest.Config) -> Any:
+        source_hash, code = original(fn, config)
+        folder = cache_dir(fn)
+        if sys.dont_write_bytecode and makedirs(folder):  # else pytest writes it itself
+            write(config.stash[key], code, source_hash, folder / (fn.name[:-3] + tail))
+        return source_hash, code
+
+    rewrite._rewrite_test = rewrite_and_keep
+
+
+_keep_rewritten_test_modules()
+
+
 # --- the slow mark --------------------------------------------------------------------------------
 
 _GUARD = slow.Guard()
