@@ -75,7 +75,9 @@ def test_a_personal_token_keeps_one_sticky_comment_across_runs(
     assert second["exit_code"] == "1"  # fail_on never: the step passes, the output tells
     (_, (again, author, edited)) = personal.comments(number)
     assert (again, author) == (ident, LOGIN)
-    assert "goldgate: failed" in edited
+    # fail_on never: the verdict line says the check passed, and what the run found
+    assert "goldgate: passed — 20 passed, 3 failing" in edited
+    assert "as fail\\_on is never" in edited
     assert personal.requests_to("PATCH", rf"/issues/comments/{ident}$")
     assert not personal.requests_to("PATCH", rf"/issues/comments/{quoted}$")
     assert len(personal.requests_to("POST", rf"/issues/{number}/comments$")) == 1
