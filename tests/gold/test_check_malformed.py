@@ -1243,7 +1243,7 @@ MALFORMED = [
             Want(
                 S,
                 at("target"),
-                "a target needs exactly one of 'python', 'command' or 'http'",
+                "a target needs exactly one of 'python', 'command', 'http' or 'model'",
                 "/workflows/triage/target",
             )
         ],
@@ -1257,8 +1257,8 @@ MALFORMED = [
             Want(
                 S,
                 at("target"),
-                "a target needs exactly one of 'python', 'command' or 'http', found python and "
-                "command",
+                "a target needs exactly one of 'python', 'command', 'http' or 'model', found "
+                "python and command",
                 "/workflows/triage/target",
             )
         ],

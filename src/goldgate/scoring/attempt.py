@@ -35,6 +35,12 @@ class AttemptOutcome:
     document: Mapping[str, Any] | None
     stderr: str | None
     checks: tuple[CheckOutcome, ...]
+    retries: int = 0
+    """Calls after the first that a live target's attempt made (retry settings)."""
+    cached: bool = False
+    """The answer came from the response cache (``--cache``): nothing was called."""
+    cost: float | None = None
+    """The attempt's usage priced by its workflow's ``pricing``; None: no pricing or usage."""
 
 
 def attempt_outcome(
@@ -47,6 +53,9 @@ def attempt_outcome(
     document: Mapping[str, Any] | None,
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
+    retries: int = 0,
+    cached: bool = False,
+    cost: float | None = None,
 ) -> AttemptOutcome:
     """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
     attempt, run or not, makes one."""
@@ -62,6 +71,9 @@ def attempt_outcome(
             "document": document,
             "stderr": stderr,
             "checks": checks,
+            "retries": retries,
+            "cached": cached,
+            "cost": cost,
         },
     )
 
@@ -114,8 +126,12 @@ def completed(
     document: Mapping[str, Any],
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
+    retries: int = 0,
+    cached: bool = False,
+    cost: float | None = None,
 ) -> AttemptOutcome:
     """A completed attempt's outcome."""
     return attempt_outcome(
-        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
-    )
+        index, case, attempt, "completed", None, latency_ms, document, stderr, checks,
+        retries, cached, cost,
+    )  # fmt: skip

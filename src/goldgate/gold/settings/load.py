@@ -70,13 +70,15 @@ class LoadedSettings:
 
 
 def secret_variables(workflows: Iterable[WorkflowSettings]) -> list[str]:
-    """The environment variables whose values are secret: every workflow's credentials and
-    the variables its HTTP headers are read from."""
+    """The environment variables whose values are secret: every workflow's credentials, the
+    variables its HTTP headers are read from and its model target's API key."""
     names: list[str] = []
     for workflow in workflows:
-        http = workflow.target.http
+        http, model = workflow.target.http, workflow.target.model
         headers = [] if http is None else list(http.headers.values())
         found = [*workflow.credentials, *(h.env for h in headers if isinstance(h, EnvHeader))]
+        if model is not None and model.api_key is not None:
+            found.append(model.api_key)
         names += [name for name in found if name not in names]
     return names
 
@@ -165,6 +167,16 @@ def _cross_check(
                     document,
                     ("workflows", name, "credentials"),
                     "credentials are only resolved for live workflows; add 'live: true'",
+                )
+            )
+        model = workflow.target.model
+        if model is not None and model.api_key and model.api_key not in workflow.credentials:
+            violations.append(
+                violation_at(
+                    document,
+                    ("workflows", name, "target", "model", "api_key"),
+                    f"the API key's variable {model.api_key} must be one of the workflow's "
+                    "credentials, so that a run without it stops before anything runs",
                 )
             )
         for flow_name, flow in workflow.flows.items():
