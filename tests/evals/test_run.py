@@ -4,6 +4,7 @@ evals and what is refused before anything runs."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from goldgate.base.errors import InvalidInputError
 from goldgate.evals import run_evals
 from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.plain import record_json
 
 HEADER = "from goldgate.evals import eval, EvalContext\nimport time, anyio\n\n"
 
@@ -83,7 +85,7 @@ def test_an_exception_is_a_runtime_failure_whose_reason_keeps_the_message_out(
 
     assert broken.status == "failed"
     assert broken.reason == "eval 'broken' raised ValueError at eval_subject.py:8"
-    assert "SECRET" not in report.model_dump_json()
+    assert "SECRET" not in json.dumps(record_json(report))
     assert [c.outcome for c in broken.checks] == ["not_run"]
     assert fine.status == "completed"  # never stops other evals
     assert report.verdict.exit_code == 4

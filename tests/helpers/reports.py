@@ -4,10 +4,12 @@ recomputes every figure the report states, as a run would have written them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from goldgate.report.build import check_json
-from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.models import Report, SuiteRecord, validated
+from goldgate.report.plain import record_json
 from goldgate.report.rebuild import rebuild_suite
 from goldgate.report.verdicts import run_verdict, suite_thresholds, suite_verdict
 from goldgate.report.verify import compile_stored
@@ -49,13 +51,7 @@ def _rebuilt(suite: SuiteRecord) -> SuiteRecord:
         if suite.status == "ran"
         else suite.verdict
     )
-    return rebuilt.model_copy(
-        update={
-            "summary": summary,
-            "thresholds": tuple(thresholds),
-            "verdict": verdict,
-        }
-    )
+    return replace(rebuilt, summary=summary, thresholds=tuple(thresholds), verdict=verdict)
 
 
 def coherent(value: dict[str, Any], *, rescore: bool = True) -> dict[str, Any]:
@@ -65,8 +61,7 @@ def coherent(value: dict[str, Any], *, rescore: bool = True) -> dict[str, Any]:
     are: a forgery whose every figure agrees with its forged check outcomes."""
     if rescore:
         _rescored(value)
-    report = Report.model_validate(value)
+    report = validated(Report, value)
     suites = tuple(_rebuilt(suite) for suite in report.suites)
     verdict = run_verdict(suites, not report.complete, sum(s.adjudication for s in suites))
-    rebuilt = report.model_copy(update={"suites": suites, "verdict": verdict})
-    return rebuilt.model_dump(mode="json")
+    return record_json(replace(report, suites=suites, verdict=verdict))

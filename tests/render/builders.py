@@ -203,22 +203,20 @@ def normalized(value: Report) -> Report:
             for one in each.attempts:
                 index += 1
                 latency = None if one.latency_ms is None else round(index * 1.0 + 0.2345, 4)
-                attempts.append(one.model_copy(update={"latency_ms": latency}))
-            cases.append(each.model_copy(update={"attempts": tuple(attempts)}))
+                attempts.append(dataclasses.replace(one, latency_ms=latency))
+            cases.append(dataclasses.replace(each, attempts=tuple(attempts)))
         suites.append(
-            record.model_copy(
-                update={
-                    "cases": tuple(cases),
-                    "target": dataclasses.replace(record.target, identity={}),
-                }
+            dataclasses.replace(
+                record,
+                cases=tuple(cases),
+                target=dataclasses.replace(record.target, identity={}),
             )
         )
-    return value.model_copy(
-        update={
-            "suites": tuple(suites),
-            "started_at": FIXED_TIME,
-            "finished_at": FIXED_TIME,
-            "duration_seconds": 1.0,
-            "goldgate_version": "0.0.0",
-        }
+    return dataclasses.replace(
+        value,
+        suites=tuple(suites),
+        started_at=FIXED_TIME,
+        finished_at=FIXED_TIME,
+        duration_seconds=1.0,
+        goldgate_version="0.0.0",
     )

@@ -27,17 +27,20 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     paths = []
     for k in (1, 2):
         cases = [
-            case(
-                f"case-{index:06d}",
-                [attempt(1, outcomes=("passed", "failed"))],
-                [expectation("status"), expectation("category")],
-            ).model_copy(update={"position": index})
+            dataclasses.replace(
+                case(
+                    f"case-{index:06d}",
+                    [attempt(1, outcomes=("passed", "failed"))],
+                    [expectation("status"), expectation("category")],
+                ),
+                position=index,
+            )
             for index in range(CASES)
             if index % 2 == k - 1
         ]
-        built = report([suite("bulk", cases).model_copy(update={"whole_case_count": CASES})])
-        shard = built.model_copy(
-            update={"options": dataclasses.replace(built.options, shard=f"{k}/2")}
+        built = report([dataclasses.replace(suite("bulk", cases), whole_case_count=CASES)])
+        shard = dataclasses.replace(
+            built, options=dataclasses.replace(built.options, shard=f"{k}/2")
         )
         written = write_report(shard, folder / f"shard-{k}.json")
         value = json.loads(written.read_bytes())

@@ -47,12 +47,11 @@ def _decided(report: Report) -> list[Any]:
     """Everything a run decided (not timings)."""
     decided: list[Any] = [record_json(report.verdict), record_json(report.dataset)]
     for suite in report.suites:
-        decided.append(
-            suite.model_dump(
-                mode="json",
-                exclude={"cases": {"__all__": {"attempts": {"__all__": {"latency_ms"}}}}},
-            )
-        )
+        plain = record_json(suite)
+        for case in plain["cases"]:
+            for attempt in case["attempts"]:
+                del attempt["latency_ms"]
+        decided.append(plain)
     return decided
 
 

@@ -14,7 +14,7 @@ import pytest
 from goldgate.base.errors import RuntimeFailureError
 from goldgate.report import io as report_io
 from goldgate.report.io import read_report, write_report, write_report_safely
-from goldgate.report.models import Report
+from goldgate.report.models import Report, validated
 
 from .support import Project, case
 
@@ -49,7 +49,7 @@ MINIMAL_REPORT = {
 
 @pytest.fixture
 def report() -> Report:
-    return Report.model_validate(MINIMAL_REPORT)
+    return validated(Report, MINIMAL_REPORT)
 
 
 def test_an_unwritable_folder_falls_back_to_a_fresh_temporary_folder(

@@ -34,9 +34,9 @@ def schema(name: str) -> dict[str, Any]:
     elif name == "workflow":
         generated = WorkflowSettings.model_json_schema(by_alias=True)
     elif name == "report":
-        from goldgate.report.models import Report
+        from goldgate.report.models import Report, json_schema
 
-        generated = Report.model_json_schema(by_alias=True)
+        generated = json_schema(Report)
     elif name == "comparison":
         from goldgate.comparison.models import Comparison
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,6 @@ from goldgate.gold.load import load_gold
 from goldgate.gold.models import TextOptions
 from goldgate.gold.settings.load import LoadedSettings, load_settings
 from goldgate.gold.suites import Dataset, GoldSuite
-from goldgate.report import records
 from goldgate.report.build import SuiteCollector, suite_head, suite_tail
 from goldgate.report.io import (
     ReportFile,
@@ -42,8 +41,7 @@ from goldgate.report.io import (
     ensure_writable,
     parse_report,
 )
-from goldgate.report.models import Report, SuiteRecord
-from goldgate.report.records import RunReport, dataset_record, not_run_reason
+from goldgate.report.records import Report, SuiteRecord, dataset_record
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import attach_verdicts
 from goldgate.run.identity import project_folder
@@ -58,6 +56,7 @@ from goldgate.scoring import (
 )
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import AttemptOutcome
+from goldgate.scoring.outcomes import not_run_reason
 from goldgate.scoring.score import score_custom
 
 __all__ = ["PreparedReplay", "ReplayOutcome", "prepare_replay", "replay", "replay_checks"]
@@ -108,13 +107,12 @@ async def _replay_suite(
     gold: GoldSuite,
     registry: ScorerRegistry,
     writer: ReportWriter,
-) -> records.SuiteRecord:
-    head = saved.model_copy(
-        update={
-            "fingerprint": gold.fingerprint,
-            "cases_source": gold.cases_source,
-            "metric_definitions": gold.metrics,
-        }
+) -> SuiteRecord:
+    head = replace(
+        saved,
+        fingerprint=gold.fingerprint,
+        cases_source=gold.cases_source,
+        metric_definitions=gold.metrics,
     )
     writer.begin_suite(suite_head(head))
     collector = SuiteCollector(gold, saved.repeat, True, writer.case)
@@ -166,7 +164,7 @@ async def _replay(
     suites: Sequence[GoldSuite],
     registry: ScorerRegistry,
     write: Callable[[bytes], object],
-) -> RunReport:
+) -> Report:
     saved = source.report
     header = RunHeader(
         dataset=dataset_record(dataset, display_path(dataset.path)),
@@ -221,7 +219,7 @@ def _given_registry(
 
 @dataclass(frozen=True)
 class ReplayOutcome:
-    report: RunReport
+    report: Report
     report_path: Path
     fallback_reason: str | None
     source: ReplaySource

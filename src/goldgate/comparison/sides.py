@@ -35,7 +35,8 @@ from goldgate.report.io import (
     report_value,
     validation_problem,
 )
-from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.models import Report, SuiteRecord, validated
+from goldgate.report.plain import record_json
 from goldgate.report.verify import verify_report
 from goldgate.scoring.adjudication import output_digest
 
@@ -262,8 +263,8 @@ def _reduce(
         raise _invalid(path, "/suites", "suites must be an array of objects")
     try:
         with collections_paused():
-            header = Report.model_validate(
-                {**value, "suites": [{**suite, "cases": []} for suite in raw_suites]}
+            header = validated(
+                Report, {**value, "suites": [{**suite, "cases": []} for suite in raw_suites]}
             )
     except ValidationError as error:
         raise validation_problem(path, error) from None
@@ -301,4 +302,4 @@ def side_of(
 ) -> ReportSide:
     """An in-memory report as one side of a comparison."""
     data = report_bytes(report)
-    return _reduce(report.model_dump(mode="json"), label, path, bytes_digest(data), wanted)
+    return _reduce(record_json(report), label, path, bytes_digest(data), wanted)

@@ -23,7 +23,6 @@ from goldgate.evals.runtime import EvalTimedOut
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase
 from goldgate.report.build import SuiteCollector
-from goldgate.report.records import not_run_reason
 from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.evalscores import (
     SCORE_COMPARISON,
@@ -32,7 +31,7 @@ from goldgate.scoring.evalscores import (
     score_check,
     value_figures,
 )
-from goldgate.scoring.outcomes import CheckOutcome, not_run
+from goldgate.scoring.outcomes import CheckOutcome, not_run, not_run_reason
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from goldgate.gold.models import Case

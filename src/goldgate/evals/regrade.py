@@ -40,7 +40,6 @@ from goldgate.report.models import (
     Report,
     SuiteRecord,
 )
-from goldgate.report.records import not_run_reason
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.run.session import SessionOutcome
@@ -49,6 +48,7 @@ from goldgate.scoring import ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.evalscores import SCORE_COMPARISON
+from goldgate.scoring.outcomes import not_run_reason
 
 __all__ = ["RegradeRequest", "regrade"]
 

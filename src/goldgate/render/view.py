@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from goldgate.base.jsonvalue import MISSING
-from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
+from goldgate.report.caserecords import actual_at
 from goldgate.report.models import (
     AttemptRecord,
     CaseRecord,
@@ -30,7 +29,8 @@ from goldgate.report.models import (
     Report,
     SuiteRecord,
 )
-from goldgate.report.records import ThresholdRecord, not_run_reason
+from goldgate.report.records import ThresholdRecord
+from goldgate.scoring.outcomes import not_run_reason
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the
@@ -118,7 +118,7 @@ class AttemptItem:
         items = []
         for expectation, check in zip(self.case.expectations, self.record.checks, strict=False):
             if check.outcome in outcomes:
-                present, actual = _actual(self.record.result, expectation.path)
+                present, actual = actual_at(self.record.result, expectation.path)
                 items.append(
                     CheckItem(
                         expectation.name,
@@ -131,17 +131,6 @@ class AttemptItem:
                     )
                 )
         return items
-
-
-def _actual(result: dict[str, Any] | None, path: str) -> tuple[bool, Any]:
-    """(present, value) at ``path`` of a result document; absent is not null."""
-    if result is None:
-        return False, None
-    try:
-        value = resolve_pointer(result, path)
-    except PointerSyntaxError:
-        return False, None
-    return (False, None) if value is MISSING else (True, value)
 
 
 def classify(record: AttemptRecord) -> Problem | None:

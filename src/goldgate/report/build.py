@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     # where they are used, so Python evals never load them.
     from goldgate.gold.models import Case, Metric
     from goldgate.gold.suites import GoldSuite
-    from goldgate.report import models
 
 _CHECK_FIELDS = (
     "assertions_declared",
@@ -291,7 +290,7 @@ class SuiteCollector:
         else:
             status = "ran"
             verdict = suite_verdict(counts, thresholds, bool(suite.thresholds))
-        # Every value is built here, of the type the model declares (tests/conftest.py
+        # Every value is built here, of the type the record declares (tests/conftest.py
         # validates what each in-process run builds).
         return SuiteRecord(
             name=suite.name,
@@ -347,12 +346,12 @@ _TAIL_FIELDS = {
 }  # fmt: skip
 
 
-def suite_head(record: SuiteRecord | models.SuiteRecord) -> dict[str, Any]:
+def suite_head(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says before its cases."""
     return record_json(record, by_alias=True, include=_HEAD_FIELDS)
 
 
-def suite_tail(record: SuiteRecord | models.SuiteRecord) -> dict[str, Any]:
+def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
     return record_json(record, include=_TAIL_FIELDS)
 

@@ -16,6 +16,7 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,13 +37,14 @@ from goldgate.base.outputs import linked_folder
 from goldgate.base.pointers import format_pointer
 from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
+from goldgate.report.plain import record_json
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import dumps
 
-if TYPE_CHECKING:  # the models are imported to read a report: a run writes without them
+if TYPE_CHECKING:  # pydantic is imported to read a report: a run writes without it
     from pydantic import ValidationError
 
-    from goldgate.report.models import Report
+    from goldgate.report.records import Report
 
 REPORTS_FOLDER = Path(".goldgate/evaluations")
 _FORMAT_PREFIX = "goldgate.report/"
@@ -277,7 +279,7 @@ def write_whole_file(data: bytes, path: Path) -> tuple[Path, str | None]:
 
 def report_bytes(report: Report) -> bytes:
     """The file text of a report: compact JSON, ``format`` first."""
-    return dumps(report.model_dump(mode="json")) + b"\n"
+    return dumps(record_json(report)) + b"\n"
 
 
 def read_report_bytes(path: Path) -> bytes:
@@ -445,22 +447,24 @@ def parse_report(data: bytes, path: str) -> Report:
 
 
 def validated_report(value: dict[str, Any], path: str) -> Report:
-    """A report's plain JSON (``report_value``) as the report model, verified
+    """A report's plain JSON (``report_value``) as the report's records, verified
     (``report.verify``). Equal small records (checks, expectations) are one instance."""
     from pydantic import ValidationError
 
-    from goldgate.report.models import SHARED, CaseRecord, Report
+    from goldgate.report.models import SHARED, CaseRecord, Report, adapter
     from goldgate.report.verify import verify_report
 
     raw_suites = value.get("suites")
     if not isinstance(raw_suites, list) or not all(type(s) is dict for s in raw_suites):
         raw_suites = None  # validating it whole names the problem
     context: dict[str, Any] = {SHARED: {}}
+    read_report_value = adapter(Report).validate_python
+    read_case = adapter(CaseRecord).validate_python
     try:
         with collections_paused():
             if raw_suites is None:
-                Report.model_validate(value, context=context)
-            header = Report.model_validate(
+                read_report_value(value, context=context)
+            header = read_report_value(
                 {**value, "suites": [{**suite, "cases": []} for suite in raw_suites or ()]},
                 context=context,
             )
@@ -474,7 +478,7 @@ def validated_report(value: dict[str, Any], path: str) -> Report:
         # The cases are validated one by one as they are verified, and each case's plain
         # JSON is let go of then: the report is never held twice in memory.
         try:
-            cases[suite].append(CaseRecord.model_validate(case, context=context))
+            cases[suite].append(read_case(case, context=context))
         except ValidationError as error:
             raise validation_problem(path, error, at=("suites", suite, "cases", position)) from None
 
@@ -487,7 +491,7 @@ def validated_report(value: dict[str, Any], path: str) -> Report:
                 )
         verify_report(value, header, path, take)
         suites = tuple(
-            suite.model_copy(update={"cases": tuple(found)})
+            replace(suite, cases=tuple(found))
             for suite, found in zip(header.suites, cases, strict=True)
         )
-        return header.model_copy(update={"suites": suites})
+        return replace(header, suites=suites)

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.report.models import CaseRecord, Report, SuiteRecord
+from goldgate.report.caserecords import CaseRecord
 from goldgate.report.rebuild import rebuild_suite
+from goldgate.report.records import Report, SuiteRecord, SuiteStatus
 from goldgate.report.verdicts import run_verdict
 
 __all__ = ["ShardReport", "merge_reports", "parse_shard"]
@@ -98,7 +99,7 @@ def _merged_cases(suite: str, parts: Sequence[tuple[str, SuiteRecord]]) -> list[
                     f"{owner[case.position]}; shards overlap."
                 )
             owner[case.position] = source
-            cases.append((case.position, case.model_copy(update={"position": None})))
+            cases.append((case.position, dataclasses.replace(case, position=None)))
     whole = whole if whole is not None else 0
     absent = whole - len(owner)
     if absent or any(position >= whole for position in owner):
@@ -120,24 +121,23 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
     for position, suite in enumerate(first.report.suites):
         parts = [(item.source, item.report.suites[position]) for item in reports]
         cases = _merged_cases(suite.name, parts)
-        whole = suite.model_copy(update={"whole_case_count": None, "status": _status(parts)})
+        whole = dataclasses.replace(suite, whole_case_count=None, status=_status(parts))
         suites.append(rebuild_suite(whole, cases))
     records = tuple(suites)
     verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))
     all_reports = [item.report for item in reports]
-    return first.report.model_copy(
-        update={
-            "suites": records,
-            "options": dataclasses.replace(first.report.options, shard=None),
-            "started_at": min(report.started_at for report in all_reports),
-            "finished_at": max(report.finished_at for report in all_reports),
-            "duration_seconds": max(report.duration_seconds for report in all_reports),
-            "verdict": verdict,
-        }
+    return dataclasses.replace(
+        first.report,
+        suites=records,
+        options=dataclasses.replace(first.report.options, shard=None),
+        started_at=min(report.started_at for report in all_reports),
+        finished_at=max(report.finished_at for report in all_reports),
+        duration_seconds=max(report.duration_seconds for report in all_reports),
+        verdict=verdict,
     )
 
 
-def _status(parts: Sequence[tuple[str, SuiteRecord]]) -> str:
+def _status(parts: Sequence[tuple[str, SuiteRecord]]) -> SuiteStatus:
     """A suite ran when any shard ran it (a shard may hold none of its cases)."""
     statuses = {record.status for _, record in parts}
     return "ran" if "ran" in statuses else next(iter(statuses))

@@ -1,17 +1,17 @@
 """A suite's record rebuilt around other cases: every figure its record states recomputed
 from them (``report.verdicts``), for reports joined from several (merged shards,
-``report.merge``). Read side: it works on the report's models."""
+``report.merge``). Read side: it works on records read back, cases and all."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.models import CaseRecord, SuiteRecord
-from goldgate.report.records import AwaitingRecord, CountsRecord
+from goldgate.report.records import AwaitingRecord, CountsRecord, SuiteRecord
 from goldgate.report.verdicts import (
     ATTEMPT_STATUSES,
     CHECK_OUTCOMES,
@@ -26,7 +26,7 @@ from goldgate.scoring.observations import Observation, ObservationStatus
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Metric
-    from goldgate.report.models import AttemptView
+    from goldgate.report.caserecords import AttemptView, CaseRecord
 
 __all__ = ["rebuild_suite"]
 
@@ -39,7 +39,7 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
     checks: Counter[str] = Counter()
     figures = Figures()
     observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
-    rebuilt = record.model_copy(update={"cases": tuple(cases)})
+    rebuilt = replace(record, cases=tuple(cases))
     queue: list[AwaitingRecord] = []
     for view in rebuilt.iter_attempts():
         attempts[view.status] += 1
@@ -76,18 +76,17 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
         if record.status != "ran"
         else suite_verdict(counts, thresholds, bool(record.thresholds))
     )
-    return rebuilt.model_copy(
-        update={
-            "case_count": len(cases),
-            "attempt_count": sum(attempts.values()),
-            "counts": counts,
-            "summary": summary,
-            "adjudication": figures.adjudication,
-            "adjudication_queue": tuple(queue),
-            "metrics": metrics,
-            "thresholds": tuple(thresholds),
-            "verdict": verdict,
-        }
+    return replace(
+        rebuilt,
+        case_count=len(cases),
+        attempt_count=sum(attempts.values()),
+        counts=counts,
+        summary=summary,
+        adjudication=figures.adjudication,
+        adjudication_queue=tuple(queue),
+        metrics=metrics,
+        thresholds=tuple(thresholds),
+        verdict=verdict,
     )
 
 

@@ -1,31 +1,39 @@
 """The report's records, defined once: built by a run without pydantic, read through pydantic.
 
-The header's dataset, variant and options, each suite's target, counts, thresholds and queue,
-and the verdict are frozen dataclasses here, with their defaults, descriptions and bounds
-(``dataclasses.field`` metadata, which pydantic reads as ``Field`` arguments). A run builds
-them and ``report.plain.record_json`` writes them, so a run that needs no gold models
-(``goldgate evals run``) never imports pydantic: importing it and defining the report's and
-gold's models cost some 70 ms, a third of the start-up of a small run. ``report.models``
-declares them as the field types of its ``Report`` and ``SuiteRecord``, so reading a report
-validates each through this very definition (``__pydantic_config__`` refuses unknown keys).
+Every record of a report is a frozen dataclass: the ``Report``, its suites (``SuiteRecord``)
+here, with the small records of the header and of each suite (dataset, variant, options,
+scorers, replay, target, counts, thresholds, queue, verdict), and each suite's cases,
+attempts, checks and expectations in ``report.caserecords``. Their defaults, descriptions
+and bounds are ``dataclasses.field`` metadata, which pydantic reads as ``Field`` arguments.
 
-``SuiteRecord`` and ``RunReport`` are the run's own summaries of a suite and of the report,
-without cases. They keep their own copy of the fields of ``report.models``' ``SuiteRecord``
-and ``Report`` (pydantic models with cases and methods, which everything reading reports
-uses as models): tests/report/test_records.py holds the two to the same fields, in order;
-tests/conftest.py holds what every in-process run builds to what validating it gives.
+A run builds these records and ``report.plain.record_json`` writes them, so a run that needs
+no gold models (``goldgate evals run``) never imports pydantic: importing it and defining the
+report's and gold's models cost some 70 ms, a third of the start-up of a small run. A suite
+as a run ends it has ``cases=()``: its cases are in the report file already, written a case
+at a time. Reading a report validates it through these very classes (``report.models``
+keeps their pydantic adapters, the JSON schema and the read helpers; ``__pydantic_config__``
+refuses unknown keys), so what a run returns and what a reader gets are the same types
+(tests/report/test_records.py; tests/conftest.py holds what every in-process run builds to
+what validating it gives). Field names are the file format: change them only with a new
+format version and a migration (``report.migrate``).
 """
 
 # Annotations are objects here, not strings (no `from __future__ import annotations`):
-# pydantic resolves the leaf records' annotations when report.models builds, and string
-# annotations here would need this module's TYPE_CHECKING names at that point.
+# pydantic resolves them when report.models builds its adapters. The few names a run never
+# needs are strings that report.models resolves: a suite's metrics (pydantic models, which
+# exist only where gold has metrics) and its cases (a run writes them as plain JSON, and
+# defining their classes would be start-up that every run pays for nothing).
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-if TYPE_CHECKING:  # annotations only: a suite's metrics exist only where its gold has some
+from goldgate.report.recordbase import READ, Record
+
+if TYPE_CHECKING:
     from goldgate.gold.models import Metric
     from goldgate.gold.suites import Dataset
-    from goldgate.scoring.metrics import ClassificationMetricResult, MultilabelMetricResult
+    from goldgate.report.caserecords import AttemptView, CaseRecord
+    from goldgate.scoring.metrics import MetricResult
 
 __all__ = [
     "REPORT_FORMAT",
@@ -35,7 +43,7 @@ __all__ = [
     "DatasetRecord",
     "OptionsRecord",
     "ReplayRecord",
-    "RunReport",
+    "Report",
     "ScorerRecord",
     "SuiteRecord",
     "SuiteStatus",
@@ -45,62 +53,22 @@ __all__ = [
     "VariantRecord",
     "VerdictRecord",
     "dataset_record",
-    "not_run_reason",
 ]
 
-REPORT_FORMAT_VERSION = 2
-REPORT_FORMAT = f"goldgate.report/{REPORT_FORMAT_VERSION}"
+REPORT_FORMAT: Final = "goldgate.report/2"
+REPORT_FORMAT_VERSION: Final = int(REPORT_FORMAT.rpartition("/")[2])
 
 SuiteStatus = Literal["ran", "skipped", "not_started"]
 SuiteVerdict = Literal["passed", "failed", "error", "skipped", "incomplete"]
 
 
-def not_run_reason(status: str, reason: str | None) -> str:
-    """The reason every check of an attempt that did not complete carries."""
-    if status == "failed":
-        return f"the attempt failed: {reason}"
-    return reason or f"the attempt is {status}"
-
-
-_READ = {"extra": "forbid"}
-"""pydantic's config for each record as ``report.models`` reads it (``__pydantic_config__``, a
-plain dict: no pydantic here): an unknown key is refused, as everywhere in a report."""
-
-
-class _Record:
-    """repr, == and hash as a frozen dataclass generates them: by the fields, in order.
-
-    Each record is ``dataclass(frozen=True, repr=False, eq=False)`` and takes these: dataclass
-    compiles every method it generates, class by class, and generating these three for the
-    twelve records doubled this module's import, which every run pays
-    (tests/report/test_records.py holds them to what dataclass generates)."""
-
-    __slots__ = ()
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__dataclass_fields__)
-
-    def __repr__(self) -> str:
-        shown = (f"{name}={getattr(self, name)!r}" for name in self.__dataclass_fields__)
-        return f"{type(self).__qualname__}({', '.join(shown)})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-
 @dataclass(frozen=True, repr=False, eq=False)
-class DatasetRecord(_Record):
+class DatasetRecord(Record):
     name: str
     revision: str
     fingerprint: str
     path: str | None = None
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 def dataset_record(dataset: "Dataset", display_path: str | None) -> DatasetRecord:
@@ -109,15 +77,15 @@ def dataset_record(dataset: "Dataset", display_path: str | None) -> DatasetRecor
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class VariantRecord(_Record):
+class VariantRecord(Record):
     name: str
     revision: str
     configuration_revision: str | None
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class OptionsRecord(_Record):
+class OptionsRecord(Record):
     max_concurrency: int
     timeout: float
     repeat: int
@@ -129,18 +97,18 @@ class OptionsRecord(_Record):
     shard: str | None = field(
         default=None, metadata={"description": "K/N when the run was shard K of N."}
     )
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ScorerRecord(_Record):
+class ScorerRecord(Record):
     name: str
     revision: str
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ReplayRecord(_Record):
+class ReplayRecord(Record):
     """The saved report a replay re-scored: its latency and usage are that run's."""
 
     path: str = field(metadata={"description": "The replayed report, as given."})
@@ -153,11 +121,11 @@ class ReplayRecord(_Record):
             "and never re-measured: a replay cannot establish a latency change."
         },
     )
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class TargetRecord(_Record):
+class TargetRecord(Record):
     kind: str
     workflow_revision: str | None
     live: bool
@@ -165,21 +133,21 @@ class TargetRecord(_Record):
         default_factory=dict,
         metadata={"description": "Import path, argv or URL; never header values."},
     )
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ThresholdRecord(_Record):
+class ThresholdRecord(Record):
     key: str
     minimum: float
     actual: float | None = field(metadata={"description": "None when nothing was measured."})
     held: bool
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 # Keyword-only: note, which a report may leave out, comes before digest, which it may not.
 @dataclass(frozen=True, repr=False, eq=False, kw_only=True)
-class AwaitingRecord(_Record):
+class AwaitingRecord(Record):
     """One check of one attempt waiting for a person's verdict."""
 
     case: str
@@ -193,47 +161,18 @@ class AwaitingRecord(_Record):
         },
     )
     digest: str = field(metadata={"description": "sha256 of the answer the verdict is about."})
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class CountsRecord(_Record):
+class CountsRecord(Record):
     attempts: dict[str, int]
     checks: dict[str, int]
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class SuiteRecord(_Record):
-    """A suite as a run ends it; its cases are in the report file already (``cases`` is
-    empty)."""
-
-    name: str
-    fingerprint: str
-    workflow: str
-    flow: str | None
-    step: str | None
-    target: TargetRecord
-    cases_source: str | None
-    status: SuiteStatus
-    skip_reason: str | None
-    repeat: int
-    case_count: int
-    whole_case_count: int | None
-    metric_definitions: tuple["Metric", ...]
-    attempt_count: int
-    cases: tuple[()]
-    counts: CountsRecord
-    summary: dict[str, float | None]
-    adjudication: int
-    adjudication_queue: tuple[AwaitingRecord, ...]
-    metrics: tuple["ClassificationMetricResult | MultilabelMetricResult", ...]
-    thresholds: tuple[ThresholdRecord, ...]
-    verdict: SuiteVerdict
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class VerdictRecord(_Record):
+class VerdictRecord(Record):
     passed: bool
     exit_code: int
     meaning: str
@@ -246,25 +185,93 @@ class VerdictRecord(_Record):
     adjudication: int = field(
         default=0, metadata={"description": "Checks waiting for a human verdict."}
     )
-    __pydantic_config__ = _READ
+    __pydantic_config__ = READ
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class RunReport(_Record):
-    """``report.models.Report`` as a run returns it for its summary: every suite without its
-    cases."""
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class SuiteRecord(Record):
+    # No docstring: the report's JSON schema describes none for it.
+    name: str
+    fingerprint: str
+    workflow: str
+    flow: str | None
+    step: str | None
+    target: TargetRecord
+    cases_source: str | None = field(
+        default=None, metadata={"description": "The file the cases came from."}
+    )
+    status: SuiteStatus
+    skip_reason: str | None = None
+    repeat: int = field(default=1, metadata={"ge": 1, "description": "Attempts per case."})
+    case_count: int
+    whole_case_count: int | None = field(
+        default=None,
+        metadata={"description": "In a shard's report: how many cases the whole suite has."},
+    )
+    metric_definitions: tuple["Metric", ...] = field(
+        default=(),
+        metadata={
+            "description": "The suite's metrics as its gold declares them (for merging shards)."
+        },
+    )
+    attempt_count: int
+    cases: tuple["CaseRecord", ...] = field(
+        metadata={"description": "Every case in order, with its attempts."}
+    )
+    counts: CountsRecord
+    summary: dict[str, float | None] = field(
+        metadata={
+            "description": "pass_rate, expect.satisfied, json.parse, schema.requiredCoverage, "
+            "text.chars; None where nothing was measured."
+        }
+    )
+    adjudication: int = field(
+        default=0, metadata={"description": "Checks waiting for a human verdict."}
+    )
+    adjudication_queue: tuple[AwaitingRecord, ...] = field(
+        default=(),
+        metadata={"description": "Every check waiting for a human verdict, in case-major order."},
+    )
+    metrics: tuple["MetricResult", ...] = field(
+        default=(),
+        metadata={"description": "Empty for a skipped suite: nothing was measured, not zero."},
+    )
+    thresholds: tuple[ThresholdRecord, ...] = ()
+    verdict: SuiteVerdict
+    __pydantic_config__ = READ
 
-    format: str
+    def iter_attempts(self) -> Iterator["AttemptView"]:
+        """Every attempt in case-major order, joined with its case's gold."""
+        from goldgate.report.caserecords import attempt_views
+
+        for case in self.cases:
+            yield from attempt_views(case)
+
+    @property
+    def attempts(self) -> tuple["AttemptView", ...]:
+        return tuple(self.iter_attempts())
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class Report(Record):
+    # No docstring: the report's JSON schema describes none for it.
+    format: Literal["goldgate.report/2"] = REPORT_FORMAT
     goldgate_version: str
     started_at: str
     dataset: DatasetRecord
     variant: VariantRecord
     options: OptionsRecord
-    scorers: tuple[ScorerRecord, ...]
-    replay_of: ReplayRecord | None
+    scorers: tuple[ScorerRecord, ...] = ()
+    replay_of: ReplayRecord | None = field(
+        default=None,
+        metadata={"description": "For a replay: the saved report whose results it re-scored."},
+    )
     suites: tuple[SuiteRecord, ...]
-    complete: bool
-    interruption: str | None
+    complete: bool = field(metadata={"description": "False when the run was interrupted."})
+    interruption: str | None = field(
+        default=None, metadata={"description": "What stopped an incomplete run: SIGINT or SIGTERM."}
+    )
     finished_at: str
     duration_seconds: float
     verdict: VerdictRecord
+    __pydantic_config__ = READ

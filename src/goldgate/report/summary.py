@@ -6,20 +6,17 @@ No inputs, outputs, expected values, reasons or credentials: those stay in the r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.base.textsafe import escape_control
 from goldgate.report.plain import record_json
 
-if TYPE_CHECKING:  # a run's own report has no models (report.records): no pydantic for it
-    from goldgate.report import models, records
-
-    Summarized: TypeAlias = models.Report | records.RunReport
-    """A report read back (merged shards) or as a run returns it."""
+if TYPE_CHECKING:
+    from goldgate.report.records import Report, SuiteRecord
 
 
-def _suite_line(suite: models.SuiteRecord | records.SuiteRecord, width: int) -> str:
+def _suite_line(suite: SuiteRecord, width: int) -> str:
     name = escape_control(suite.name).ljust(width)
     if suite.status == "skipped":
         return f"  {name}  skipped: {escape_control(str(suite.skip_reason))}"
@@ -46,7 +43,7 @@ def _suite_line(suite: models.SuiteRecord | records.SuiteRecord, width: int) -> 
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
 
 
-def render_summary(report: Summarized, report_path: Path | None, exit_code: ExitCode) -> str:
+def render_summary(report: Report, report_path: Path | None, exit_code: ExitCode) -> str:
     """A few lines a CI log can show anyone. ``exit_code`` is the one the process returns,
     which can be more severe than the report's (a report written elsewhere is exit 4)."""
     # Names come from a report file too (report merge): each on its line, controls shown.
@@ -72,7 +69,7 @@ def render_summary(report: Summarized, report_path: Path | None, exit_code: Exit
 SHARD_DECIDES_NOTHING = "a shard decides nothing alone: `goldgate report merge` decides"
 
 
-def shard_exit_code(report: Summarized, code: ExitCode) -> ExitCode:
+def shard_exit_code(report: Report, code: ExitCode) -> ExitCode:
     """The code a shard's run exits with: gold disagreement and missed thresholds are 0 (the
     merged report decides on the whole run); invalid input, runtime failures and
     interruptions still fail the shard. Any other run's code is ``code``."""
@@ -81,7 +78,7 @@ def shard_exit_code(report: Summarized, code: ExitCode) -> ExitCode:
     return code
 
 
-def _meaning(report: Summarized, exit_code: ExitCode) -> str:
+def _meaning(report: Report, exit_code: ExitCode) -> str:
     """The report's own meaning ("nothing was evaluated" included) when the process exits
     with the report's code; otherwise the meaning of the code it exits with."""
     if int(exit_code) == report.verdict.exit_code:
@@ -92,7 +89,7 @@ def _meaning(report: Summarized, exit_code: ExitCode) -> str:
 
 
 def summary_json(
-    report: Summarized, report_path: Path | None, exit_code: ExitCode
+    report: Report, report_path: Path | None, exit_code: ExitCode
 ) -> dict[str, object]:
     """The same safe summary for machines, its verdict stating ``exit_code`` as well."""
     return {

@@ -4,8 +4,8 @@ each suite's verdict and the run's (exit code and meaning).
 
 Pure, and shared by the three places that compute them: a run as it goes
 (``report.build``), reading a report back (``report.verify`` recomputes every figure a report
-states) and joining reports (``report.rebuild``, for merged shards). Nothing here imports the
-report's pydantic models: a run of Python evals never loads them.
+states) and joining reports (``report.rebuild``, for merged shards). Nothing here imports
+pydantic: a run of Python evals never loads it.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from goldgate.report.records import SuiteVerdict, ThresholdRecord, VerdictRecord
 if TYPE_CHECKING:
     # Only gold with metrics computes them: the metric models are imported where they are used.
     from goldgate.gold.models import Metric
-    from goldgate.report import models
-    from goldgate.report.models import MetricResult
     from goldgate.report.records import CountsRecord, SuiteRecord
+    from goldgate.scoring.metrics import MetricResult
     from goldgate.scoring.observations import Observation
 
 ATTEMPT_STATUSES = ("completed", "failed", "timed_out", "skipped", "cancelled")
@@ -182,7 +181,7 @@ STUCK_MEANING = (
 
 
 def run_verdict(
-    suites: Sequence[SuiteRecord | models.SuiteRecord],
+    suites: Sequence[SuiteRecord],
     interrupted: bool,
     adjudication: int = 0,
     *,

@@ -494,4 +494,4 @@ def _stored(raw: Mapping[str, Any], record: SuiteRecord, key: str) -> Any:
     if key in raw:
         return raw[key]
     default = getattr(record, key)
-    return [each.model_dump(mode="json") for each in default] if type(default) is tuple else default
+    return [record_json(each) for each in default] if type(default) is tuple else default

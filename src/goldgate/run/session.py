@@ -29,7 +29,7 @@ from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
     OptionsRecord,
-    RunReport,
+    Report,
     TargetRecord,
     VariantRecord,
     dataset_record,
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SessionOutcome:
-    report: RunReport
+    report: Report
     report_path: Path
     fallback_reason: str | None
 

@@ -26,7 +26,7 @@ from goldgate.report.records import (
     DatasetRecord,
     OptionsRecord,
     ReplayRecord,
-    RunReport,
+    Report,
     ScorerRecord,
     SuiteRecord,
     TargetRecord,
@@ -238,7 +238,7 @@ class ReportRun:
     def finished(self) -> bool:
         return self._finished
 
-    def finish(self, *, duration: float, interruption: str | None) -> RunReport:
+    def finish(self, *, duration: float, interruption: str | None) -> Report:
         """Write the report's last members (once: the caller holds ``lock`` and checks
         ``finished``); return the report without its cases, which are in the file already,
         for the summary."""
@@ -263,7 +263,7 @@ def finish_report(
     *,
     duration: float,
     interruption: str | None,
-) -> RunReport:
+) -> Report:
     """Write a report's last members after its suites; return the report without its cases
     (they are in the file) for the summary."""
     suites = tuple(records)
@@ -283,7 +283,7 @@ def finish_report(
             "verdict": record_json(verdict),
         }
     )
-    return RunReport(
+    return Report(
         format=REPORT_FORMAT,
         goldgate_version=__version__,
         started_at=header.started.isoformat(),

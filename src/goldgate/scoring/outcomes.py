@@ -14,7 +14,15 @@ from typing import Any
 
 from goldgate.base.frozen import built
 
-__all__ = ["ABSENT_REASON", "CheckOutcome", "Outcome", "check_of_values", "check_values", "not_run"]
+__all__ = [
+    "ABSENT_REASON",
+    "CheckOutcome",
+    "Outcome",
+    "check_of_values",
+    "check_values",
+    "not_run",
+    "not_run_reason",
+]
 
 ABSENT_REASON = "nothing at the path (absent)"
 """The reason of every comparison whose path resolves to nothing (absent is never null)."""
@@ -70,6 +78,14 @@ class CheckOutcome:
 def not_run(reason: str) -> CheckOutcome:
     """The outcome of a check whose attempt failed or was skipped: nothing was looked at."""
     return CheckOutcome(Outcome.NOT_RUN, reason)
+
+
+def not_run_reason(status: str, reason: str | None) -> str:
+    """The reason every check of an attempt that did not complete (``status``, and the
+    attempt's own ``reason``) carries."""
+    if status == "failed":
+        return f"the attempt failed: {reason}"
+    return reason or f"the attempt is {status}"
 
 
 def scored(
