@@ -150,6 +150,9 @@ async def _replay_suite(
                     result if attempt.status == "completed" else None,
                     attempt.stderr,
                     checks,
+                    attempt.retries,  # copied, as latency and usage are: the run's own
+                    attempt.cached,
+                    attempt.cost,
                 )
             )
     skip_reason = saved.skip_reason if saved.status == "skipped" else None

@@ -19,6 +19,7 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase, recorded_case
+from goldgate.report.livefigures import LiveTally, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
@@ -87,6 +88,12 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         usage = document.get("usage")
         if usage is not None:
             record["usage"] = usage
+    if outcome.retries:
+        record["retries"] = outcome.retries
+    if outcome.cached:
+        record["cached"] = True
+    if outcome.cost is not None:
+        record["cost"] = outcome.cost
         if include_details:
             record["result"] = document
     if include_details and outcome.stderr:
@@ -178,6 +185,7 @@ class SuiteCollector:
         self._pending: list[dict[str, Any]] = []
         self.queue: list[AwaitingRecord] = []
         self.count = 0
+        self.live = LiveTally()
 
     def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
         """The expectations of case ``index``, in check order (a subclass may decide them
@@ -204,6 +212,8 @@ class SuiteCollector:
 
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
+        if outcome.retries or outcome.cached or outcome.cost is not None:
+            self.live.add(outcome.retries, outcome.cached, outcome.cost)
         if outcome.status == "completed":
             counts = self.checks
             queued = False
@@ -316,6 +326,7 @@ class SuiteCollector:
             adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=thresholds,
+            live=self.live.record(target.pricing),
             verdict=verdict,
         )
 
@@ -342,18 +353,20 @@ _HEAD_FIELDS = {
 
 _TAIL_FIELDS = {
     "attempt_count", "counts", "summary", "adjudication", "adjudication_queue", "metrics",
-    "thresholds", "verdict",
+    "thresholds", "live", "verdict",
 }  # fmt: skip
 
 
 def suite_head(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says before its cases."""
-    return record_json(record, by_alias=True, include=_HEAD_FIELDS)
+    head = record_json(record, by_alias=True, include=_HEAD_FIELDS)
+    written(head["target"], ("pricing",))
+    return head
 
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
-    return record_json(record, include=_TAIL_FIELDS)
+    return written(record_json(record, include=_TAIL_FIELDS), ("live",))
 
 
 @cache

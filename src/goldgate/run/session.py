@@ -29,6 +29,7 @@ from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
     OptionsRecord,
+    PricingRecord,
     Report,
     TargetRecord,
     VariantRecord,
@@ -346,11 +347,17 @@ def prepare_session(request: RunRequest) -> Session:
         if skip_reason is None and suite.workflow not in targets:
             target.load()
             targets[suite.workflow] = target
+        pricing = workflow.pricing
         record = TargetRecord(
             kind=workflow.target.kind,
             workflow_revision=workflow.revision,
             live=workflow.live,
             identity=target.describe(),
+            pricing=None
+            if pricing is None
+            else PricingRecord(
+                pricing.input_per_million, pricing.output_per_million, pricing.currency
+            ),
         )
         run = None if skip_reason is not None else _attempt_run(target, suite)
         jobs.append(SuiteJob(suite, record, run, skip_reason))

@@ -1,0 +1,98 @@
+"""A live suite's figures (``LiveRecord``): retries, cached answers and cost, added up as the
+attempts come (a run) or are read back (``report.verify``), and a run's totals over its
+suites. Absent, not zero, where a suite had nothing live: model-free reports do not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from goldgate.report.agreement import agree
+from goldgate.report.plain import record_json
+from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord
+
+_DIGITS = 12
+"""Decimals kept of a sum of costs: what float addition order could change is below."""
+
+
+class LiveTally:
+    """One suite's live figures, attempt by attempt."""
+
+    __slots__ = ("cached", "cost", "priced", "retries", "spent")
+
+    def __init__(self) -> None:
+        self.retries = 0
+        self.cached = 0
+        self.priced = 0
+        self.cost = 0.0
+        self.spent = 0.0
+
+    def add(self, retries: int, cached: bool, cost: float | None) -> None:
+        self.retries += retries
+        self.cached += cached
+        if cost is not None:
+            self.priced += 1
+            self.cost += cost
+            if not cached:
+                self.spent += cost
+
+    def add_stored(self, attempt: Mapping[str, Any]) -> None:
+        """A stored attempt's figures (a report read back)."""
+        cost = attempt.get("cost")
+        self.add(attempt.get("retries", 0), attempt.get("cached", False) is True, cost)
+
+    def record(self, pricing: PricingRecord | None) -> LiveRecord | None:
+        """The suite's record; None when nothing was retried, cached or priced."""
+        if not (self.retries or self.cached or self.priced):
+            return None
+        priced = self.priced > 0
+        return LiveRecord(
+            retries=self.retries,
+            cached=self.cached,
+            cost=round(self.cost, _DIGITS) if priced else None,
+            spent=round(self.spent, _DIGITS) if priced else None,
+            currency=None if pricing is None else pricing.currency,
+        )
+
+
+    def agree(self, path: str, where: tuple[str | int, ...], record: SuiteRecord) -> None:
+        """Refuse a suite whose stored live figures are not its attempts' (report.verify)."""
+        agree(path, where, _plain(record.live), _plain(self.record(record.target.pricing)))
+
+
+def agree_run_live(path: str, stored: LiveRecord | None, suites: Iterable[SuiteRecord]) -> None:
+    """Refuse a report whose stored run totals are not its suites' (report.verify)."""
+    agree(path, ("live",), _plain(stored), _plain(run_live(suite.live for suite in suites)))
+
+
+def _plain(record: LiveRecord | None) -> dict[str, Any] | None:
+    return None if record is None else record_json(record)
+
+
+def run_live(records: Iterable[LiveRecord | None]) -> LiveRecord | None:
+    """The run's totals over its suites' records; None when no suite has one. The currency
+    is the suites' own when they share one, else None (their costs are still added: a team
+    that prices in two currencies reads the suites)."""
+    found = [record for record in records if record is not None]
+    if not found:
+        return None
+    costs = [record.cost for record in found if record.cost is not None]
+    spent = [record.spent for record in found if record.spent is not None]
+    currencies = {record.currency for record in found if record.cost is not None}
+    return LiveRecord(
+        retries=sum(record.retries for record in found),
+        cached=sum(record.cached for record in found),
+        cost=round(sum(costs), _DIGITS) if costs else None,
+        spent=round(sum(spent), _DIGITS) if spent else None,
+        currency=currencies.pop() if len(currencies) == 1 else None,
+    )
+
+
+def written(plain: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """``plain`` without those of ``names`` that are None: fields a report writes only when
+    they say something (a reader takes the absent ones as None)."""
+    for name in names:
+        if plain.get(name, 0) is None:
+            del plain[name]
+    return plain
