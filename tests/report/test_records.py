@@ -43,7 +43,7 @@ def test_the_report_holds_these_records() -> None:
         "Report", "SuiteRecord", "CaseRecord", "AttemptRecord", "CheckRecord",
         "ExpectationRecord", "DatasetRecord", "VariantRecord", "OptionsRecord", "ScorerRecord",
         "ReplayRecord", "TargetRecord", "ThresholdRecord", "AwaitingRecord", "CountsRecord",
-        "VerdictRecord",
+        "VerdictRecord", "LiveRecord", "PricingRecord",
     }  # fmt: skip
 
 

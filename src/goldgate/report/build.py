@@ -94,8 +94,8 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         record["cached"] = True
     if outcome.cost is not None:
         record["cost"] = outcome.cost
-        if include_details:
-            record["result"] = document
+    if document is not None and include_details:
+        record["result"] = document
     if include_details and outcome.stderr:
         record["stderr"] = outcome.stderr
     if outcome.status == "completed":

@@ -20,7 +20,7 @@ import anyio
 from goldgate._version import __version__
 from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import Collector, SuiteCollector, suite_tail
-from goldgate.report.livefigures import run_live
+from goldgate.report.livefigures import run_live, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     REPORT_FORMAT,
@@ -149,7 +149,7 @@ class ReportRun:
                 "workflow": suite.workflow,
                 "flow": suite.flow,
                 "step": suite.step,
-                "target": record_json(job.target),
+                "target": written(record_json(job.target), ("pricing",)),
                 "cases_source": suite.cases_source,
                 "status": status,
                 "skip_reason": job.skip_reason,
