@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from goldgate.comparison.models import CHANGE_CLASSES, REPEAT_RULE, Comparison
 from goldgate.comparison.summary import classes_text
+from goldgate.render.costrow import cost_rows
 from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location, McNemarItem
 from goldgate.report.models import Report
 
@@ -91,4 +92,5 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
             | {"unchanged": suite.classes.unchanged}
             for suite in comparison.suites
         },
+        cost=cost_rows(comparison.overall.cost),
     )

@@ -254,6 +254,8 @@ class _Sections:
         if comparison.mcnemar:
             table = self.fragments.mcnemar_table(comparison.mcnemar)
             yield self._section("McNemar's test", [table], 1)
+        if comparison.cost:
+            yield self._section("Cost", [self.fragments.cost_table(comparison.cost)], 1)
         if comparison.partial and (comparison.added or comparison.removed or comparison.changed):
             intro = "Not compared: added, removed, or their input changed in this change."
             listing = self.fragments.partial_list(comparison)

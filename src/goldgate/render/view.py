@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
+from goldgate.render.costrow import CostRow
 from goldgate.report.caserecords import actual_at
 from goldgate.report.models import (
     AttemptRecord,
@@ -287,6 +288,8 @@ class ComparisonView:
     """How a regression was decided with --repeat (empty when no suite repeats)."""
     suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     """Per suite: the one classification's counts by class."""
+    cost: tuple[CostRow, ...] = ()
+    """The cost delta over every suite (``render.costrow``); empty without pricing."""
 
     @cached_property
     def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:

@@ -200,6 +200,29 @@ def configuration_digest(settings: Settings, workflows: dict[str, WorkflowSettin
     content: dict[str, Any] = settings.model_dump(mode="json", by_alias=True, exclude={"schema_"})
     content.pop("evaluation", None)
     content["workflows"] = {
-        name: workflow.model_dump(mode="json") for name, workflow in sorted(workflows.items())
+        name: _unset_left_out(workflow.model_dump(mode="json"))
+        for name, workflow in sorted(workflows.items())
     }
     return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+
+
+_LATER_FIELDS = (
+    ((), ("retry", "rate_limit", "pricing")),
+    (("target",), ("model",)),
+    (("target", "http"), ("proxy",)),
+)
+"""Fields added after settings had digests (the live settings): left out of the digest
+while unset, so that a configuration that does not use them keeps its revision, and
+replaying its earlier reports still finds the configuration they ran."""
+
+
+def _unset_left_out(workflow: dict[str, Any]) -> dict[str, Any]:
+    for path, names in _LATER_FIELDS:
+        place: Any = workflow
+        for key in path:
+            place = place.get(key) if isinstance(place, dict) else None
+        if isinstance(place, dict):
+            for name in names:
+                if place.get(name, 0) is None:
+                    del place[name]
+    return workflow
