@@ -62,8 +62,9 @@ class State:
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
 
-    def admit(self, path: str) -> tuple[int, float | None, int | None]:
-        """(status, retry_after, remaining) for a request arriving now."""
+    def admit(self, path: str) -> tuple[int, float | None, int | None, float]:
+        """(status, retry_after, remaining, reset) for a request arriving now; ``reset``:
+        seconds until the oldest accepted request leaves the window (a slot frees)."""
         behaviour = self.behaviour
         now = time.monotonic()
         with self.lock:
@@ -83,8 +84,9 @@ class State:
                 if status != 429:
                     self.accepted.append(now)
             remaining = None if behaviour.rpm is None else behaviour.rpm - len(self.accepted)
+            reset = self.accepted[0] + behaviour.window - now if self.accepted else 0.0
             self.log.append((now, path, status))
-        return status, wait, remaining
+        return status, wait, remaining, reset
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -163,8 +165,8 @@ class Handler(BaseHTTPRequestHandler):
             if given != f"Bearer {behaviour.api_key}":
                 self._send(401, {"error": {"message": "invalid api key"}})
                 return
-        status, wait, remaining = state.admit(self.path)
-        headers = self._rate_headers(remaining)
+        status, wait, remaining, reset = state.admit(self.path)
+        headers = self._rate_headers(remaining, reset)
         if status == 429:
             seconds = max(wait or 0.0, 0.001)
             headers["Retry-After"] = str(math.ceil(seconds))
@@ -207,14 +209,16 @@ class Handler(BaseHTTPRequestHandler):
             }
             self._send(200, completion, headers)
 
-    def _rate_headers(self, remaining: int | None) -> dict[str, str]:
+    def _rate_headers(self, remaining: int | None, reset: float) -> dict[str, str]:
         behaviour = self.state.behaviour
         if not behaviour.rate_headers or behaviour.rpm is None or remaining is None:
             return {}
+        # The limit per minute, as providers state it, whatever the window is scaled to.
+        per_minute = round(behaviour.rpm * 60 / behaviour.window)
         return {
-            "x-ratelimit-limit-requests": str(behaviour.rpm),
+            "x-ratelimit-limit-requests": str(per_minute),
             "x-ratelimit-remaining-requests": str(max(0, remaining)),
-            "x-ratelimit-reset-requests": f"{behaviour.window:g}s",
+            "x-ratelimit-reset-requests": f"{max(reset, 0.0) * 1000:.0f}ms",
         }
 
 

@@ -116,7 +116,10 @@ class RateLimiter:
             remaining = _count(found.get(f"x-ratelimit-remaining-{kind}"))
             reset = duration(found.get(f"x-ratelimit-reset-{kind}", ""))
             if remaining is not None and remaining <= 0 and reset is not None:
-                self.hold(reset)
+                # The provider refills as time passes: the next request is due once one
+                # request's share of the minute has passed, or at the reset if sooner.
+                per_minute = self.requests_per_minute if kind == "requests" else None
+                self.hold(reset if per_minute is None else min(reset, 60.0 / per_minute))
 
 
 def _count(text: str | None) -> float | None:
