@@ -222,13 +222,20 @@ class Handler(BaseHTTPRequestHandler):
         }
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hung up (cancelled, interrupted) is no error of the server's.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeOpenAI:
     """The server, started on loopback in a thread of this process."""
 
     def __init__(self, behaviour: Behaviour | None = None) -> None:
         self.state = State(behaviour or Behaviour())
         handler = type("BoundHandler", (Handler,), {"state": self.state})
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server = _Server(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -106,9 +106,15 @@ async def test_it_learns_lower_limits_and_an_exhausted_window_from_headers() -> 
     limiter.observe({"x-ratelimit-limit-requests": "500"})  # never raised above what it knows
     assert limiter.requests_per_minute == 120.0
 
+    # Out of requests: the provider refills as time goes, so one request's share of the
+    # minute (0.5 s at 120 a minute), or the reset if that is sooner.
     limiter.observe({"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6m0s"})
     await limiter.acquire()
-    assert clock.now == 360.0
+    assert clock.now == 0.5
+    unknown = RateLimiter(None, None, clock=clock, sleep=clock.sleep)
+    unknown.observe({"x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "2s"})
+    await unknown.acquire()
+    assert clock.now == 2.5
     limiter.observe({"x-ratelimit-remaining-tokens": "x", "x-ratelimit-reset-tokens": "?"})
     limiter.observe(None)
 

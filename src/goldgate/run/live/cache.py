@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -69,15 +70,22 @@ class ResponseCache:
     def load(self, key: str) -> dict[str, Any] | None:
         """The stored result document, or None: never stored, or unreadable (a warning)."""
         path = self.path(key)
-        if not path.exists():
+        try:
+            # One open for a hit (a re-run takes every answer from here); non-blocking, so
+            # a FIFO in its place cannot block the run, and only a regular file is read.
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
             self.misses += 1
             return None
-        if not path.is_file():  # only regular files are read (a FIFO would block the run)
-            return self._corrupt(path, "it is not a regular file")
-        try:
-            data = path.read_bytes()
         except OSError as error:
             return self._corrupt(path, f"it cannot be read ({type(error).__name__})")
+        with os.fdopen(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return self._corrupt(path, "it is not a regular file")
+            try:
+                data = handle.read()
+            except OSError as error:
+                return self._corrupt(path, f"it cannot be read ({type(error).__name__})")
         try:
             entry = orjson.loads(data)
         except orjson.JSONDecodeError:

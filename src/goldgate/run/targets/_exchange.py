@@ -30,14 +30,19 @@ _RATE_PREFIX = "x-ratelimit-"
 
 
 def import_httpx(who: str) -> None:
-    """Import httpx now, or say how to install it (exit 3): it is a dependency of goldgate,
-    but an environment installed without dependencies may lack it."""
+    """Say how to install httpx (exit 3) when it cannot be imported: it is a dependency of
+    goldgate, but an environment installed without dependencies may lack it. Found, not
+    imported: a run whose answers all come from the cache never needs it."""
+    from importlib.util import find_spec
+
     try:
-        import httpx  # noqa: F401
-    except ImportError:
+        found = find_spec("httpx") is not None
+    except (ImportError, ValueError):  # ValueError: sys.modules["httpx"] is None
+        found = False
+    if not found:
         raise MissingDependencyError(
             f"the {who} needs httpx, which is not installed: pip install 'httpx>=0.27'"
-        ) from None
+        )
 
 
 class Exchange:
