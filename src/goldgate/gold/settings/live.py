@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from goldgate.base.template import TemplateError, parse_template
-from goldgate.base.textsafe import quote, redact_url
-from goldgate.gold.settings.strict import ENV_NAME, HTTP_URL, Printable, Strict
+from goldgate.base.textsafe import quote
+from goldgate.gold.settings.strict import Printable, Strict, check_env_name, check_http_url
 
 RetryOn = Literal["429", "5xx", "timeout", "connect"]
 RETRY_ON: tuple[RetryOn, ...] = ("429", "5xx", "timeout", "connect")
@@ -116,16 +116,12 @@ class ModelSettings(Strict):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str) -> str:
-        if not HTTP_URL.match(value):
-            raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
-        return value
+        return check_http_url(value)
 
     @field_validator("api_key")
     @classmethod
     def _env(cls, value: str | None) -> str | None:
-        if value is not None and not ENV_NAME.fullmatch(value):
-            raise ValueError(f"{quote(value)} is not an environment variable name")
-        return value
+        return None if value is None else check_env_name(value)
 
     @field_validator("auth_header")
     @classmethod

@@ -79,7 +79,7 @@ def secret_variables(workflows: Iterable[WorkflowSettings]) -> list[str]:
         found = [*workflow.credentials, *(h.env for h in headers if isinstance(h, EnvHeader))]
         if model is not None and model.api_key is not None:
             found.append(model.api_key)
-        names += [name for name in found if name not in names]
+        names += [name for name in dict.fromkeys(found) if name not in names]
     return names
 
 

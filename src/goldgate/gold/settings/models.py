@@ -9,18 +9,16 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from goldgate.base.textsafe import quote, redact_url
+from goldgate.base.textsafe import quote
 from goldgate.gold.settings.live import (
     ModelSettings,
     PricingSettings,
     RateLimitSettings,
     RetrySettings,
 )
-from goldgate.gold.settings.strict import ENV_NAME as _ENV_NAME
-from goldgate.gold.settings.strict import HTTP_URL as _HTTP_URL
 from goldgate.gold.settings.strict import IMPORT_PATH as _IMPORT_PATH
 from goldgate.gold.settings.strict import NAME as _NAME
-from goldgate.gold.settings.strict import Printable
+from goldgate.gold.settings.strict import Printable, check_env_name, check_http_url
 from goldgate.gold.settings.strict import Strict as _Strict
 
 DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
@@ -44,9 +42,7 @@ class EnvHeader(_Strict):
     @field_validator("env")
     @classmethod
     def _env_name(cls, value: str) -> str:
-        if not _ENV_NAME.fullmatch(value):
-            raise ValueError(f"{quote(value)} is not an environment variable name")
-        return value
+        return check_env_name(value)
 
 
 class HttpEndpoint(_Strict):
@@ -61,9 +57,7 @@ class HttpEndpoint(_Strict):
     @field_validator("url", "proxy")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not _HTTP_URL.match(value):
-            raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
-        return value
+        return None if value is None else check_http_url(value)
 
 
 # Every field of TargetSettings but max_result_bytes is a target kind, its settings as its
@@ -161,8 +155,7 @@ class WorkflowSettings(_Strict):
     @classmethod
     def _credential_names(cls, value: list[str]) -> list[str]:
         for name in value:
-            if not _ENV_NAME.fullmatch(name):
-                raise ValueError(f"{quote(name)} is not an environment variable name")
+            check_env_name(name)
         return value
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from goldgate.base.textsafe import refuse_control
+from goldgate.base.textsafe import quote, redact_url, refuse_control
 
 IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -24,3 +24,17 @@ class Strict(BaseModel):
     frozen, and no coercion between types."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def check_env_name(value: str) -> str:
+    """``value`` if it is an environment variable's name; ``ValueError`` otherwise."""
+    if not ENV_NAME.fullmatch(value):
+        raise ValueError(f"{quote(value)} is not an environment variable name")
+    return value
+
+
+def check_http_url(value: str) -> str:
+    """``value`` if it is an http:// or https:// URL; ``ValueError`` naming it redacted."""
+    if not HTTP_URL.match(value):
+        raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
+    return value
