@@ -244,7 +244,9 @@ def _blocks(view: ReportView) -> list[_Block]:
                     (
                         suite.name,
                         t.key,
-                        text.ratio(t.minimum),
+                        text.ratio(t.minimum)
+                        if t.maximum is None
+                        else f"at most {text.ratio(t.maximum)}",
                         text.ratio(t.actual),
                         "yes" if t.held else "no",
                         "yes" if item.decided else "no",

@@ -19,7 +19,7 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase, recorded_case
-from goldgate.report.livefigures import LiveTally, written
+from goldgate.report.livefigures import LiveTally, maximum_figures, plain_thresholds, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
@@ -186,6 +186,9 @@ class SuiteCollector:
         self.queue: list[AwaitingRecord] = []
         self.count = 0
         self.live = LiveTally()
+        self.latencies: list[float] | None = (
+            [] if any(key.startswith("latency.") for key in suite.thresholds) else None
+        )  # kept only for a latency maximum to hold them to
 
     def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
         """The expectations of case ``index``, in check order (a subclass may decide them
@@ -214,6 +217,8 @@ class SuiteCollector:
         self.attempts[outcome.status] += 1
         if outcome.retries or outcome.cached or outcome.cost is not None:
             self.live.add(outcome.retries, outcome.cached, outcome.cost)
+        if self.latencies is not None and outcome.latency_ms is not None:
+            self.latencies.append(round(outcome.latency_ms, 3))  # as the attempt stores it
         if outcome.status == "completed":
             counts = self.checks
             queued = False
@@ -286,7 +291,8 @@ class SuiteCollector:
         summary = self.summary()
         skipped = skip_reason is not None
         metrics = () if skipped else suite_metrics(suite.metrics, self.observations)
-        thresholds = suite_thresholds(suite.thresholds, summary, metrics)
+        maxima = maximum_figures(self.latencies or (), self.live)
+        thresholds = suite_thresholds(suite.thresholds, summary, metrics, maxima)
         counts = CountsRecord(
             {status: self.attempts[status] for status in ATTEMPT_STATUSES},
             {outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
@@ -366,7 +372,9 @@ def suite_head(record: SuiteRecord) -> dict[str, Any]:
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
-    return written(record_json(record, include=_TAIL_FIELDS), ("live",))
+    tail = written(record_json(record, include=_TAIL_FIELDS), ("live",))
+    tail["thresholds"] = plain_thresholds(tail["thresholds"])
+    return tail
 
 
 @cache

@@ -5,12 +5,14 @@ suites. Absent, not zero, where a suite had nothing live: model-free reports do 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from goldgate.report.agreement import agree
 from goldgate.report.plain import record_json
-from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord
+from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord, ThresholdRecord
+from goldgate.report.verdicts import suite_thresholds
 from goldgate.scoring.attempt import AttemptOutcome
 
 _DIGITS = 12
@@ -56,6 +58,17 @@ class LiveTally:
             currency=None if pricing is None else pricing.currency,
         )
 
+
+    def thresholds(
+        self,
+        bounds: Mapping[str, float],
+        summary: Mapping[str, float | None],
+        metrics: Sequence[Any],
+        latencies: Iterable[float],
+    ) -> tuple[ThresholdRecord, ...]:
+        """The suite's thresholds decided, the maxima against these figures and
+        ``latencies`` (``report.verdicts.suite_thresholds``)."""
+        return suite_thresholds(bounds, summary, metrics, maximum_figures(latencies, self))
 
     def agree(self, path: str, where: tuple[str | int, ...], record: SuiteRecord) -> None:
         """Refuse a suite whose stored live figures are not its attempts' (report.verify)."""
@@ -105,3 +118,35 @@ def live_values(outcome: AttemptOutcome) -> tuple[int, bool, float | None] | Non
     if outcome.retries or outcome.cached or outcome.cost is not None:
         return outcome.retries, outcome.cached, outcome.cost
     return None
+
+
+def nearest_rank(sorted_values: Sequence[float], percent: float) -> float | None:
+    """The nearest-rank percentile of ascending values (the smallest value with at least
+    ``percent`` % of values at or below it); ``None`` for no values."""
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
+    return float(sorted_values[rank - 1])
+
+
+def maximum_figures(latencies: Iterable[float], tally: LiveTally) -> dict[str, float | None]:
+    """What the maxima thresholds (``gold.maxima``) are held to: the suite's cost in all and
+    per priced attempt, and its attempts' latency percentiles (nearest rank, ms)."""
+    ordered = sorted(latencies)
+    priced = tally.priced
+    return {
+        "cost.total": round(tally.cost, _DIGITS) if priced else None,
+        "cost.per_attempt": round(tally.cost / priced, _DIGITS) if priced else None,
+        "latency.p50_ms": nearest_rank(ordered, 50),
+        "latency.p95_ms": nearest_rank(ordered, 95),
+    }
+
+
+def plain_thresholds(thresholds: Any) -> Any:
+    """Thresholds as plain JSON, a minimum's ``maximum: null`` left out: as a report writes
+    them (``suite_tail``), so that reports from before maxima read and compare the same.
+    Anything but a list (a malformed report) is handed back as it is, to be refused."""
+    if not isinstance(thresholds, list | tuple):
+        return thresholds
+    plain = [t if isinstance(t, dict) else record_json(t) for t in thresholds]
+    return [written(dict(t), ("maximum",)) if isinstance(t, dict) else t for t in plain]

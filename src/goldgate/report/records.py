@@ -181,10 +181,25 @@ class TargetRecord(Record):
 @dataclass(frozen=True, repr=False, eq=False)
 class ThresholdRecord(Record):
     key: str
-    minimum: float
+    minimum: float | None = field(
+        metadata={"description": "The figure must be at least this; None for a maximum."}
+    )
     actual: float | None = field(metadata={"description": "None when nothing was measured."})
     held: bool
+    maximum: float | None = field(
+        default=None,
+        metadata={
+            "description": "For cost.* and latency.*: the figure must stay at or under this "
+            "(a maximum, never a minimum)."
+        },
+    )
     __pydantic_config__ = READ
+
+    @property
+    def bound(self) -> float:
+        """The threshold as gold states it: its maximum, or else its minimum."""
+        bound = self.minimum if self.maximum is None else self.maximum
+        return 0.0 if bound is None else bound
 
 
 # Keyword-only: note, which a report may leave out, comes before digest, which it may not.

@@ -40,7 +40,7 @@ from goldgate.report.agreement import (
     stored_flag,
     stored_optional_flag,
 )
-from goldgate.report.livefigures import LiveTally, agree_run_live
+from goldgate.report.livefigures import LiveTally, agree_run_live, plain_thresholds
 from goldgate.report.plain import record_json
 from goldgate.report.records import CountsRecord
 from goldgate.report.verdicts import (
@@ -50,7 +50,6 @@ from goldgate.report.verdicts import (
     Figures,
     run_verdict,
     suite_metrics,
-    suite_thresholds,
     suite_verdict,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
@@ -200,7 +199,7 @@ class _Tally:
         self.queue: list[dict[str, Any]] = []
         self.waiting: list[tuple[str, int, str]] = []
         self.known: dict[str, Any] = {}  # compiled patterns, shared by the suite's cases
-        self.live = LiveTally()
+        self.live, self.latencies = LiveTally(), list[float]()
 
     def case(self, case: Mapping[str, Any], here: tuple[str | int, ...]) -> None:
         """One case's attempts into the tallies, each rescorable check scored again."""
@@ -212,6 +211,7 @@ class _Tally:
             status = attempt["status"]
             self.attempts[status] += 1
             self.live.add_stored(attempt)
+            self.latencies += [] if attempt.get("latency_ms") is None else [attempt["latency_ms"]]
             if status == "skipped" and not self.skipped:
                 pointer = format_pointer((*here, "attempts", number, "status"))
                 raise ReportRefusedError(
@@ -458,10 +458,10 @@ def _verify_suite(
         metrics = () if skipped else suite_metrics(tally.definitions, tally.observations)
         computed = [metric.model_dump(mode="json") for metric in metrics]
         agree(path, (*here, "metrics"), stored("metrics"), computed)
-    minimums = {threshold.key: threshold.minimum for threshold in record.thresholds}
-    thresholds = suite_thresholds(minimums, summary, metrics)
-    stored_thresholds = stored("thresholds")
-    agree(path, (*here, "thresholds"), stored_thresholds, [record_json(t) for t in thresholds])
+    bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
+    thresholds = tally.live.thresholds(bounds, summary, metrics, tally.latencies)
+    stored_thresholds = plain_thresholds(stored("thresholds"))
+    agree(path, (*here, "thresholds"), stored_thresholds, plain_thresholds(thresholds))
     verdict: str
     if skipped:
         verdict = "skipped"

@@ -214,3 +214,22 @@ async def test_a_failure_that_is_not_transient_is_never_retried() -> None:
     report = await evaluate(suite(1), variant(live(inner)))
     assert report.suites[0].cases[0].attempts[0].reason == "broken answered 404"
     assert inner.calls == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    ("bound", "held"), [(0.006, True), (0.005, False)]
+)
+async def test_a_cost_threshold_is_a_maximum(bound: float, held: bool) -> None:
+    gated = EvaluationSuite(
+        "live", suite().cases, thresholds={"cost.total": bound, "latency.p95_ms": 60_000}
+    )
+    report = await evaluate(gated, variant(live(Flaky(0), pricing=PRICING)))
+
+    [record] = report.suites
+    cost, latency = record.thresholds
+    assert (cost.key, cost.minimum, cost.maximum, cost.held) == ("cost.total", None, bound, held)
+    assert cost.actual == pytest.approx(0.006)
+    assert latency.held
+    assert latency.actual is not None
+    assert latency.actual < 60_000
+    assert record.verdict == ("passed" if held else "failed")
