@@ -179,3 +179,46 @@ def test_a_missing_api_key_stops_before_anything_runs(tmp_path: Path, fake: Fake
     assert "needs the environment variable GG_FAKE_KEY, which is not set" in run.stderr
     assert report is None
     assert fake.stats()["requests"] == 0
+
+
+def test_a_large_run_s_live_figures_cross_to_the_report_process(tmp_path: Path) -> None:
+    # 1,100 attempts: past REPORT_PROCESS_FROM, so a machine with a CPU to spare scores and
+    # writes them in the report process; the figures must be the same either way.
+    project = new_project(tmp_path / "p")
+    (project.root / "shaky_app.py").write_text(
+        "import goldgate\nSEEN = set()\n"
+        "def handle(request):\n"
+        "    message = request['envelope']['payload']['message']\n"
+        "    if message not in SEEN:\n"
+        "        SEEN.add(message)\n"
+        "        raise goldgate.TransientFailure('busy', retry_after=0)\n"
+        "    return {'payload': {'answer': message},\n"
+        "            'usage': {'input_tokens': 10, 'output_tokens': 5}}\n"
+    )
+    project.workflows = {
+        "w": {
+            "revision": "w1",
+            "target": {"python": "shaky_app:handle"},
+            "retry": {"attempts": 2, "backoff": 0},
+            "pricing": {"input_per_million": 1, "output_per_million": 2},
+        }
+    }
+    cases = [
+        {"id": f"c{n}", "input": {"payload": {"message": f"m{n}"}, "metadata": {}},
+         "expectations": [{"name": "a", "path": "/payload/answer", "expected": f"m{n}"}]}
+        for n in range(1_100)
+    ]  # fmt: skip
+    project.suite("s", "w", cases, thresholds={"cost.total": 0.05}).write()
+
+    run, report = project.evaluate("--max-concurrency", "8")
+
+    assert run.code == 0, run.output
+    assert report is not None
+    [suite] = report["suites"]
+    assert suite["live"] == {"retries": 1_100, "cached": 0, "cost": 0.022, "spent": 0.022,
+                             "currency": "USD"}  # fmt: skip
+    assert report["live"] == suite["live"]
+    [threshold] = suite["thresholds"]
+    assert threshold == {"key": "cost.total", "minimum": None, "actual": 0.022, "held": True,
+                         "maximum": 0.05}  # fmt: skip
+    assert all(case["attempts"][0]["retries"] == 1 for case in suite["cases"])
