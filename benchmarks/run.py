@@ -21,6 +21,10 @@
 - render: a report of 100,000 attempts (10% failing, 1% runtime failures) rendered in-process
   to JUnit (target <= 3 s) and to Markdown (comment and job summary; target <= 1 s: only the
   top items are rendered), medians of 3; and `goldgate report junit` as a fresh process.
+- html: `goldgate report html`'s page of 10,000 attempts (render's report, 10% failing, 1%
+  runtime failures) rendered in-process, safe and with values, and against a baseline
+  (target: under 2 s each), medians of 3, with the page's size (target: a few MB); and of
+  100,000 attempts, to show how it grows.
 - read: what reading a report costs, as `goldgate report junit` (reading, verifying and
   rendering) in a fresh process: peak RSS as a multiple of the report's size, for a report of
   100,000 attempts without details (about 29 MB, as render's) and for compare's report of
@@ -34,9 +38,15 @@
 - evals: issue 11's workload, 10,000 Python eval cases with 3 assertions each at concurrency 16:
   wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
   workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
-  (installed with pip into a throwaway venv under benchmarks/.work, never a project
-  dependency). Targets: evals <= 0.3x ezvals' wall time and no more memory. goldgate's
-  bytecode is written first (compileall), as a wheel install has it, like ezvals'.
+  (installed with pip into a throwaway venv under benchmarks/.work: its newest release, not
+  the test extra's pinned reference). Targets: evals <= 0.3x ezvals' wall time and no more
+  memory. goldgate's bytecode is written first (compileall), as a wheel install has it, like
+  ezvals'.
+- coldstart: under act (nektos/act, the tests' harness), the time from the job's start to
+  goldgate's first attempt: the composite action building goldgate into the job's Python with
+  pip's cache cold and warm, and with goldgate already there; the container action with its
+  image built from nothing and with the layer cache; side by side, with ratios
+  (benchmarks/coldstart.py, whose docstring says what each row holds).
 
 - live: issue 27's workload, 1,000 live attempts against the fake OpenAI-compatible server
   (a requests-per-minute limit answering 429 with Retry-After, injected 500s and 503s, its
@@ -590,6 +600,25 @@ def _render_report(attempts: int) -> dict[str, object]:
     }
 
 
+def _changed_view(report: object) -> tuple[object, int]:
+    """A comparison view of ``report`` in which every tenth attempt regressed and every tenth
+    improved (no comparison file needed), and how many attempts changed."""
+    from goldgate.render.view import ChangeItem, ComparisonView
+
+    changes = [
+        ChangeItem(suite.name, case.id, 1, "regressed" if index % 2 else "improved", "queue")
+        for suite in report.suites  # type: ignore[attr-defined]
+        for index, case in enumerate(suite.cases)
+        if index % 5 == 0
+    ]
+    view = ComparisonView(
+        "the baseline",
+        regressions=tuple(c for c in changes if c.change == "regressed"),
+        improvements=tuple(c for c in changes if c.change == "improved"),
+    )
+    return view, len(changes)
+
+
 def bench_render() -> None:
     from goldgate.base.memory import collections_paused
     from goldgate.render.junit import render_junit
@@ -617,19 +646,7 @@ def bench_render() -> None:
     comment, comment_size = median(lambda: render_markdown(report))
     summary, summary_size = median(lambda: render_markdown(report, budget="summary"))
     # The same report against a baseline: 10% of its attempts regressed, 10% improved.
-    from goldgate.render.view import ChangeItem, ComparisonView
-
-    changes = [
-        ChangeItem(suite.name, case.id, 1, "regressed" if index % 2 else "improved", "queue")
-        for suite in report.suites
-        for index, case in enumerate(suite.cases)
-        if index % 5 == 0
-    ]
-    compared_view = ComparisonView(
-        "the baseline",
-        regressions=tuple(c for c in changes if c.change == "regressed"),
-        improvements=tuple(c for c in changes if c.change == "improved"),
-    )
+    compared_view, changed = _changed_view(report)
     compared, compared_size = median(lambda: render_markdown(report, compared_view))
     output = WORK / "render-junit.xml"
     wall, peak, code, text = timed(["report", "junit", str(path), "-o", str(output)], WORK)
@@ -644,11 +661,41 @@ def bench_render() -> None:
         f"{junit / 3:.2f}x); Markdown comment {comment:.2f} s, {comment_size:,} characters; "
         f"job summary {summary:.2f} s, {summary_size:,} characters (target <= 1 s: "
         f"{max(comment, summary):.2f}x); the comment against a baseline with "
-        f"{len(changes):,} changed attempts {compared:.2f} s, {compared_size:,} characters "
+        f"{changed:,} changed attempts {compared:.2f} s, {compared_size:,} characters "
         f"(target <= 1 s); as fresh processes, reading included: "
         f"`goldgate report junit` {wall:.2f} s wall, {peak:.0f} MB peak RSS; "
         f"`goldgate report markdown` {markdown_wall:.2f} s wall"
     )
+
+
+def bench_html() -> None:
+    from goldgate.base.memory import collections_paused
+    from goldgate.render.html import render_html
+    from goldgate.report.io import read_report
+
+    figures = []
+    for attempts in (10_000, 100_000):
+        path = WORK / f"html-report-{attempts}.json"
+        path.write_text(json.dumps(_render_report(attempts)))
+        with collections_paused():
+            report = read_report(path)
+        compared, _ = _changed_view(report)
+        for name, render in (
+            ("safe", lambda r=report: render_html(r)),
+            ("values", lambda r=report: render_html(r, details="values")),
+            ("against a baseline", lambda r=report, c=compared: render_html(r, c)),
+        ):
+            walls, size = [], 0
+            for _ in range(3):
+                with collections_paused():  # as `goldgate report html` renders
+                    started = time.perf_counter()
+                    size = len(render().encode("utf-8"))
+                    walls.append(time.perf_counter() - started)
+            wall = statistics.median(walls)
+            target = f" (target < 2 s: {wall / 2:.2f}x)" if attempts == 10_000 else ""
+            megabytes = size / 1e6
+            figures.append(f"{attempts:,} attempts {name} {wall:.2f} s{target}, {megabytes:.2f} MB")
+    print(f"html (medians of 3, in-process): {'; '.join(figures)}")
 
 
 def bench_read() -> None:
@@ -820,7 +867,8 @@ def make_evals_workload(cases: int) -> Path:
 
 
 def ezvals_command() -> list[str]:
-    """ezvals in a throwaway venv of its own (created once): never a goldgate dependency."""
+    """ezvals in a throwaway venv of its own (created once): its newest release, apart from
+    the test extra's pinned one."""
     venv = WORK / "ezvals-venv"
     script = venv / "bin" / "ezvals"
     if not script.exists():
@@ -954,6 +1002,13 @@ def bench_evals(runs: int = 5) -> None:
     )
 
 
+def bench_coldstart() -> None:
+    # A sibling script: it imports the tests' act harness, which the others do not need.
+    from coldstart import bench_coldstart as coldstart
+
+    coldstart()
+
+
 BENCHMARKS = {
     "check": bench_check,
     "runner": bench_runner,
@@ -963,10 +1018,12 @@ BENCHMARKS = {
     "overhead": bench_overhead,
     "pathological": bench_pathological,
     "render": bench_render,
+    "html": bench_html,
     "read": bench_read,
     "compare": bench_compare,
     "replay": bench_replay,
     "evals": bench_evals,
+    "coldstart": bench_coldstart,
     "live": lambda: __import__("live").bench_live(),  # benchmarks/live.py, beside this file
 }
 

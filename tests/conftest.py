@@ -1,6 +1,7 @@
 """Shared fixtures: where the repository and the shared oracles are, a way to run the real CLI
-in-process, and a small valid gold project to break one mutation at a time; and the ``slow``
-mark, set by fixture and guarded in a quick run (``tests/helpers/slow.py``)."""
+in-process, and a small valid gold project to break one mutation at a time; the ``slow``
+mark, set by fixture and guarded in a quick run (``tests/helpers/slow.py``); and the
+``fresh_interpreter`` mark, for tests run in an interpreter of their own (``helpers/fresh.py``)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,41 @@ from typing import Any
 
 import pytest
 
-from helpers import slow
+from helpers import fresh, slow
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ORACLES = REPO_ROOT / "tests" / "oracles"
+
+
+# --- rewritten test modules, kept ----------------------------------------------------------------
+
+
+def _keep_rewritten_test_modules() -> None:
+    """pytest keeps each test module as it rewrote its asserts (a pyc in its __pycache__,
+    checked against the source's hash), but not where PYTHONDONTWRITEBYTECODE is set, as on
+    the machines this suite runs on: then every test process rewrites and compiles every
+    module again, 5 s of CPU each. Only those pycs are written here; the setting holds for
+    every other module. (pytest's private functions: where they change, nothing is kept.)"""
+    from _pytest.assertion import rewrite
+
+    try:
+        original, write = rewrite._rewrite_test, rewrite._write_pyc
+        cache_dir, makedirs = rewrite.get_cache_dir, rewrite.try_makedirs
+        tail, key = rewrite.PYC_TAIL, rewrite.assertstate_key
+    except AttributeError:
+        return
+
+    def rewrite_and_keep(fn: Path, config: pytest.Config) -> Any:
+        source_hash, code = original(fn, config)
+        folder = cache_dir(fn)
+        if sys.dont_write_bytecode and makedirs(folder):  # else pytest writes it itself
+            write(config.stash[key], code, source_hash, folder / (fn.name[:-3] + tail))
+        return source_hash, code
+
+    rewrite._rewrite_test = rewrite_and_keep
+
+
+_keep_rewritten_test_modules()
 
 
 # --- the slow mark --------------------------------------------------------------------------------
@@ -66,6 +98,15 @@ def pytest_unconfigure() -> None:
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
     with _GUARD.running(item.nodeid):
         return (yield)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked ``fresh_interpreter`` runs in an interpreter of its own (helpers/fresh.py)."""
+    if pyfuncitem.get_closest_marker(fresh.MARK) is None or fresh.inside():
+        return None
+    fresh.run_in_a_fresh_interpreter(pyfuncitem)
+    return True
 
 
 @pytest.hookimpl(wrapper=True)
@@ -310,3 +351,19 @@ def reaper() -> Iterator[bool]:
 
     with subreaper() as enabled:
         yield enabled
+
+
+@pytest.fixture(autouse=True)
+def _forget_applications_imported_from_temporary_folders(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """A test that runs a copy of the example in process imports its application from its own
+    temporary folder; left in ``sys.modules``, that copy (with the test's edits) would answer
+    the next test's import of the same package in this worker instead of its own copy."""
+    before = set(sys.modules)
+    yield
+    temporary = str(tmp_path_factory.getbasetemp())
+    for name in set(sys.modules) - before:
+        module = sys.modules.get(name)
+        if str(getattr(module, "__file__", None) or "").startswith(temporary):
+            del sys.modules[name]

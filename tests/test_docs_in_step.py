@@ -34,12 +34,15 @@ _COMMANDS = [
     ("report", "junit"),
     ("report", "markdown"),
     ("report", "annotations"),
+    ("report", "html"),
     ("report", "fork-comment"),
+    ("report", "show"),
     ("evals", "run"),
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
     ("action",),
+    ("publish",),
 ]
 
 

@@ -37,7 +37,7 @@ _EXPORTS = {
     "FrozenJson": "goldgate.base.jsonvalue",
     "MISSING": "goldgate.base.jsonvalue",
     "RegisteredScorer": "goldgate.scoring.scorers",
-    "Report": "goldgate.report.models",
+    "Report": "goldgate.report.records",
     "read_report": "goldgate.report.io",
     "replay": "goldgate.comparison.replay",
     "compare": "goldgate.comparison",
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     from goldgate.gold.models import Case, Envelope, Expectation, Metric, TextOptions
     from goldgate.gold.settings.load import load_settings
     from goldgate.report.io import read_report
-    from goldgate.report.models import Report
+    from goldgate.report.records import Report
     from goldgate.run.api import (
         Application,
         EvaluationSuite,

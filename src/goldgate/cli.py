@@ -127,6 +127,8 @@ report to render (report).
 INPUT_PARTIAL: true | false: compare what matches when gold changed (default true).
 INPUT_JUNIT: where to write JUnit XML (default: none).
 INPUT_COMMENT: update | new | off (default update).
+INPUT_COMMENT_MODE: always | changes | failures | off: when to post the comment (default
+always; --comment-mode sets it).
 INPUT_COMMENT_ID: tells this step's sticky comment apart (default goldgate).
 INPUT_COMMENT_AUTHOR: the login that posts the comment (default: read from the token).
 INPUT_DETAILS: safe | values (default safe).
@@ -136,8 +138,32 @@ INPUT_GITHUB_TOKEN: the token that comments and downloads the baseline.
 """
 
 
+class CommentMode(StrEnum):
+    always = "always"
+    changes = "changes"
+    failures = "failures"
+    off = "off"
+
+
+CommentModeOption = Annotated[
+    CommentMode | None,
+    typer.Option(
+        "--comment-mode",
+        help="When to post the pull-request comment (the input comment_mode): always; "
+        "changes, only when the verdict or the comparison's counts changed since the last "
+        "comment; failures, only when the check fails (a comment already there is updated "
+        "to say it passes now); off.",
+    ),
+]
+
+
+def _with_comment_mode(environ: dict[str, str], mode: CommentMode | None) -> dict[str, str]:
+    return environ if mode is None else {**environ, "INPUT_COMMENT_MODE": mode.value}
+
+
 @app.command(epilog=_ACTION_INPUTS)
 def action(
+    comment_mode: CommentModeOption = None,
     run_only: Annotated[
         bool,
         typer.Option(
@@ -155,21 +181,23 @@ def action(
     from goldgate.app.action.split import run_only as run_step
 
     arguments = ["action", *(["--run-only"] if run_only else [])]
+    if comment_mode is not None:
+        arguments += ["--comment-mode", comment_mode.value]
     # Starts goldgate again without them in its environment (not under an in-process caller).
     tokens = hold_tokens_apart(arguments) if streams_inheritable() else {}
-    environ = {**os.environ, **tokens}
+    environ = _with_comment_mode({**os.environ, **tokens}, comment_mode)
     finish(ExitCode(run_step(environ) if run_only else run_action(environ)))
 
 
 @app.command(epilog=_ACTION_INPUTS)
-def publish() -> None:
+def publish(comment_mode: CommentModeOption = None) -> None:
     """The publishing half of `goldgate action` (runs no user code): read what `goldgate
     action --run-only` left, or in modes check, compare and report do the whole mode; compare
     with the baseline, and report (JUnit, sticky comment, job summary, annotations, step
     outputs). The exit code is the one fail_on decides."""
     from goldgate.app.action.split import publish_only
 
-    finish(ExitCode(publish_only()))
+    finish(ExitCode(publish_only(_with_comment_mode(dict(os.environ), comment_mode))))
 
 
 app.add_typer(report_app)

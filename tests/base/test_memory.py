@@ -1,5 +1,9 @@
 """Garbage collection around long-lived objects: paused while they are built, and frozen out
-of later collections, so that no collection scans them again (``goldgate.base.memory``)."""
+of later collections, so that no collection scans them again (``goldgate.base.memory``).
+
+The collector's counts and frozen generation are the process's: what earlier tests left in a
+test process (frozen objects being freed, threads allocating or collecting) moved them while
+these tests ran. They run in an interpreter of their own (``helpers/fresh.py``)."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ from goldgate.base.memory import (
 )
 from goldgate.run import session
 from goldgate.run.session import Session
+
+pytestmark = [pytest.mark.slow, pytest.mark.fresh_interpreter]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_triage"
 

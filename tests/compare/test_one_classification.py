@@ -100,7 +100,9 @@ def test_every_output_counts_the_one_classification(pair: Pair, tmp_path: Path) 
 
     shown = run_cli("report", "show", str(pair.candidate), *comparison, cwd=pair.root)
     assert shown.code == 0, shown.output
-    assert f"Against the baseline: {COUNTS_TEXT} (cases over repeats)." in shown.stdout
+    # Lines wrap at 80 columns: read them as the words they say.
+    words = " ".join(shown.stdout.split())
+    assert f"Against the baseline: {COUNTS_TEXT} (cases over repeats)." in words
     assert "Gold changes (1)" in shown.stdout
     assert "Regressions (2)" in shown.stdout
 

@@ -73,7 +73,9 @@ def test_a_passing_run_writes_a_private_report_and_shows_only_safe_things(
     ("body", "code", "meaning"),
     [
         ("assert ctx.output == 'yes', 'Wrong'", 1, "gold disagreement"),
-        ("ctx.store(scores={'key': 'q', 'value': 2})", 1, "gold disagreement"),
+        ("ctx.store(scores={'key': 'q', 'passed': False})", 1, "gold disagreement"),
+        ("ctx.store(scores={'key': 'q', 'value': 2})", 0, "nothing was evaluated"),
+        ("ctx.store(scores={'key': 'q', 'value': 'high'})", 4, "runtime failure"),
         ("raise RuntimeError('x')", 4, "runtime failure"),
     ],
 )
@@ -116,29 +118,73 @@ def test_an_eval_file_that_does_not_import_is_exit_2_naming_file_and_line(
     assert not (project / ".goldgate").exists()  # nothing ran, no report
 
 
-def test_folders_hold_eval_files_by_name_and_any_file_named_runs(
+def test_folders_are_searched_as_ezvals_searches_them_and_any_file_named_runs(
     run_cli: Any, project: Path
 ) -> None:
     put(project, "evals/xyz_support_helpers.py", "def helper():\n    return 'helped'\n")
     put(project, "evals/eval_a.py", "from xyz_support_helpers import helper\n@eval(dataset='d')\n"
         "def a(ctx):\n    ctx.output = helper()\n")  # fmt: skip
     put(project, "evals/sub/b_eval.py", "@eval(dataset='d')\ndef b(ctx): pass\n")
-    put(project, "evals/.hidden/eval_c.py", "@eval(dataset='d')\ndef c(ctx): pass\n")
     put(project, "evals/notes.py", "@eval(dataset='d')\ndef n(ctx): pass\n")
-    put(project, "checks.py", "@eval(dataset='d')\ndef named(ctx): pass\n")
+    for skipped in (".hidden/c.py", "__skipped__/c.py", "node_modules/c.py", "venv/c.py",
+                    "env/c.py", "_private.py"):  # fmt: skip
+        put(project, f"evals/{skipped}", "@eval(dataset='d')\ndef skipped(ctx): pass\n")
+    (project / "evals" / "env" / "pyvenv.cfg").write_text("home = /usr\n")
+    put(project, "checks.txt", "@eval(dataset='d')\ndef named(ctx): pass\n")
 
-    result = run_cli("evals", "run", "evals", "checks.py", cwd=project)
+    result = run_cli("evals", "run", "evals", "checks.txt", cwd=project)
 
     assert result.code == 0, result.output
     report = report_of(result)
     [suite] = report["suites"]
-    assert [case["id"] for case in suite["cases"]] == ["a", "b", "named"]
+    assert [case["id"] for case in suite["cases"]] == ["a", "n", "b", "named"]
     assert suite["cases"][0]["attempts"][0]["result"]["output"] == "helped"
     assert suite["target"]["identity"]["evals"] == {
         "a": "evals/eval_a.py",
+        "n": "evals/notes.py",
         "b": "evals/sub/b_eval.py",
-        "named": "checks.py",
+        "named": "checks.txt",
     }
+
+
+def test_file_selectors_pick_evals_and_cases(run_cli: Any, project: Path) -> None:
+    put(project, "evals.py", "@eval(dataset='d', cases=[{'id': 'x'}, {'id': 'y'}, {}])\n"
+        "def c(ctx): pass\n@eval(dataset='d')\ndef d(ctx): pass\n@eval(dataset='d')\n"
+        "def e(ctx): pass\n")  # fmt: skip
+
+    result = run_cli("evals", "run", "evals.py::c[y],e", "evals.py::c@2", cwd=project)
+
+    assert result.code == 0, result.output
+    [suite] = report_of(result)["suites"]
+    assert [case["id"] for case in suite["cases"]] == ["c[y]", "c[2]", "e"]
+    missing = run_cli("evals", "run", "evals.py::nope", cwd=project)
+    assert missing.code == 2
+    assert "evals.py::nope: no eval or case of evals.py is named 'nope'" in missing.stderr
+
+
+def test_an_unknown_argument_is_refused_by_name_and_the_other_files_still_run(
+    run_cli: Any, project: Path
+) -> None:
+    put(project, "evals/a.py", "@eval(dataset='d')\ndef a(ctx): pass\n")
+    put(project, "evals/b.py", "\n@eval(dataset='d', bogus=1)\ndef b(ctx): pass\n")
+    put(project, "evals/c.py", "@eval(dataset='d')\ndef c(ctx): pass\n")
+
+    result = run_cli("evals", "run", "evals", cwd=project)
+
+    assert result.code == 2, result.output
+    assert "evals/b.py:3: @eval does not take the argument 'bogus'" in result.stderr
+    report = report_of(result)
+    assert [(s["name"], [c["id"] for c in s["cases"]]) for s in report["suites"]] == [
+        ("d", ["a", "c"]),
+        ("b", ["evals/b.py"]),  # the refused file, in the report too: never silently dropped
+    ]
+    [refused] = report["suites"][1]["cases"][0]["attempts"]
+    assert refused["status"] == "failed"
+    assert "@eval does not take the argument 'bogus'" in refused["reason"]
+    assert [a["status"] for a in report["suites"][0]["cases"][0]["attempts"]] == ["completed"]
+    alone = run_cli("evals", "run", "evals/b.py", cwd=project)  # nothing else: nothing runs
+    assert alone.code == 2
+    assert "evals/b.py:3: @eval does not take the argument 'bogus'" in alone.stderr
 
 
 @pytest.mark.parametrize(
@@ -247,7 +293,7 @@ def test_an_eval_past_its_own_timeout_is_timed_out_everywhere(
     xml = (project / "junit.xml").read_text("utf-8")
     assert f'<error type="timed_out" message="{reason}">eval_x.py:5: case slow: {reason}' in xml
     markdown = run_cli("report", "markdown", "r.json", cwd=project)
-    assert "**Exit code 4: runtime failure.**" in markdown.stdout
+    assert "**Why:** Exit code 4 \\(runtime failure\\)." in markdown.stdout
     assert f"| d | slow | timed\\_out | {reason} |" in markdown.stdout
 
 

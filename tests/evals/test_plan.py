@@ -49,6 +49,7 @@ def test_case_models_are_those_model_construct_builds(
 
 def _planned(tmp_path: Any) -> Any:
     from goldgate.evals import EvalContext, eval
+    from goldgate.evals.collect import cases_of
     from goldgate.evals.plan import plan_evals
 
     def subject(ctx: EvalContext) -> None:
@@ -63,7 +64,7 @@ def _planned(tmp_path: Any) -> Any:
             {"input": None},
         ],
     )(subject)
-    return plan_evals([function], project=tmp_path).suites[0].gold
+    return plan_evals(cases_of([function]), project=tmp_path).suites[0].gold
 
 
 def test_eval_cases_are_models_when_indexed_and_recorded_cases_for_a_run(tmp_path: Any) -> None:

@@ -60,8 +60,10 @@ def test_regrade_runs_the_current_evaluators_on_saved_outputs(
     assert (project / "calls.log").read_text() == calls  # no eval body ran
     before = json.loads((project / "run.json").read_text())
     after = json.loads((project / "regraded.json").read_text())
-    assert _checks(before) == [["passed", "failed"], ["failed", "failed"]]
-    assert _checks(after) == [["passed", "passed"], ["failed", "passed"]]
+    # Case a stored a score, so (as in EZVals) no automatic pass score: its pass check is
+    # not_run; case b's failed assertion is its pass score.
+    assert _checks(before) == [["not_run", "failed"], ["failed", "failed"]]
+    assert _checks(after) == [["not_run", "passed"], ["failed", "passed"]]
     saved = before["suites"][0]["cases"][1]["attempts"][0]
     again = after["suites"][0]["cases"][1]["attempts"][0]
     assert again["result"]["output"] == saved["result"]["output"] == "Y"

@@ -4,7 +4,6 @@ evals and what is refused before anything runs."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,10 @@ import anyio
 import pytest
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.evals import run_evals
+from goldgate.evals import EvalContext, eval, run_evals
+from goldgate.render.junit import render_junit
+from goldgate.render.markdown import render_markdown
 from goldgate.report.models import Report, SuiteRecord
-from goldgate.report.plain import record_json
 
 HEADER = "from goldgate.evals import eval, EvalContext\nimport time, anyio\n\n"
 
@@ -28,6 +28,14 @@ def write(folder: Path, source: str, name: str = "eval_subject.py") -> Path:
 
 def run(folder: Path, **options: Any) -> Report:
     return anyio.run(lambda: run_evals([folder], project=folder, **options))
+
+
+def junit_of(report: Report) -> str:
+    return render_junit(report)
+
+
+def markdown_of(report: Report) -> str:
+    return render_markdown(report)
 
 
 def only(report: Report) -> SuiteRecord:
@@ -67,6 +75,9 @@ def test_sync_and_async_evals_both_run(tmp_path: Path) -> None:
 def test_an_exception_is_a_runtime_failure_whose_reason_keeps_the_message_out(
     tmp_path: Path,
 ) -> None:
+    # As in EZVals, the result keeps the exception's type, message and traceback and what
+    # the eval had set; that is private detail of the report. The attempt's reason, which
+    # JUnit, Markdown and stdout show, names the type and the place only.
     write(
         tmp_path,
         """
@@ -85,7 +96,10 @@ def test_an_exception_is_a_runtime_failure_whose_reason_keeps_the_message_out(
 
     assert broken.status == "failed"
     assert broken.reason == "eval 'broken' raised ValueError at eval_subject.py:8"
-    assert "SECRET" not in json.dumps(record_json(report))
+    assert broken.result["output"] == "partial"
+    assert broken.result["error"].startswith("ValueError: SECRET customer data\nTraceback")
+    assert 'File "eval_subject.py", line 8, in broken' in broken.result["error"]
+    assert "SECRET" not in junit_of(report) + markdown_of(report)
     assert [c.outcome for c in broken.checks] == ["not_run"]
     assert fine.status == "completed"  # never stops other evals
     assert report.verdict.exit_code == 4
@@ -97,7 +111,7 @@ def test_an_exception_is_a_runtime_failure_whose_reason_keeps_the_message_out(
         ("raise SystemExit(3)", "eval 'e' raised SystemExit at eval_subject.py:7"),
         ("raise KeyboardInterrupt", "eval 'e' raised KeyboardInterrupt at eval_subject.py:7"),
         ("ctx.output = anyio.sleep(0)", "eval 'e' left a coroutine in ctx.output: await it"),
-        ("return 'answer'", "eval 'e' returned a str: set ctx.output or call ctx.store"),
+        ("return 'answer'", "eval 'e' returned a str: return nothing, an EvalResult or a list"),
     ],
 )
 def test_what_an_eval_must_not_do_fails_its_attempt(
@@ -134,53 +148,63 @@ def test_the_evals_own_timeout_and_the_runs_deadline(tmp_path: Path) -> None:
         "eval 'own' gave no result within its 0.05 s timeout",
     )
     assert own.latency_ms is None
-    assert own.result is None
+    assert own.result["error"] == "TimeoutError: Evaluation timed out after 0.05s"
     assert [(c.outcome, c.reason) for c in own.checks] == [("not_run", own.reason)]
     assert (slow.status, slow.reason) == ("timed_out", "no result within the 0.3 s deadline")
     assert suite.counts.attempts["timed_out"] == 2
     assert suite.counts.attempts["failed"] == 0
 
 
-def test_evaluators_sync_and_async_add_scores_and_one_that_raises_is_an_error(
+def test_evaluators_sync_and_async_add_scores_and_one_that_raises_fails_the_eval(
     tmp_path: Path,
 ) -> None:
     write(
         tmp_path,
         """
         def length(result):
-            return {"key": "short", "passed": len(result.output) < 10, "notes": "n"}
+            return {"key": "short", "passed": len(result.output) < 10, "notes": "too long"}
 
         async def seen(result):
             return [{"key": "saw_pass", "passed": any(s["key"] == "pass" for s in result.scores)},
                     0.25]
 
+        def wide(result):
+            return {"key": "range", "value": 7}
+
         def broken(result):
             raise RuntimeError("no")
 
-        def bad_score(result):
-            return {"key": "range", "value": 7}
-
-        @eval(input="q", reference="r", dataset="d", evaluators=[length, seen, broken, bad_score])
+        @eval(input="q", reference="r", dataset="d", evaluators=[length, seen, wide])
         def e(ctx):
             ctx.output = "a long answer"
             assert False, "the assertion failed"
+
+        @eval(dataset="d", evaluators=[length, broken])
+        def f(ctx):
+            ctx.output = "short"
         """,
     )
     report = run(tmp_path)
 
+    # Evaluators run after a failed assertion too; a keyless score of theirs is "pass", and
+    # a key already there is added beside it, not replaced.
     assert checks(report, "e") == {
-        "pass": ("failed", "the assertion at eval_subject.py:21 failed"),
-        "short": ("failed", "evaluator 'length' scored 'short' as not passed"),
+        "pass": ("failed", "the assertion at eval_subject.py:21 failed: the assertion failed"),
+        "short": ("failed", "evaluator 'length' scored 'short' as not passed: too long"),
         "saw_pass": ("passed", None),
-        "broken": ("error", "evaluator 'broken' raised RuntimeError"),
-        "range": (
-            "error",
-            "evaluator 'bad_score' of eval 'e' stored score 'range' with a value outside 0 to 1",
-        ),
     }
-    [attempt] = only(report).attempts
-    assert {"key": "pass", "value": 0.25, "by": "seen"} in attempt.result["scores"]
-    assert only(report).counts.checks == {"passed": 1, "failed": 2, "error": 2, "not_run": 0}
+    e, f = only(report).attempts
+    assert {"key": "pass", "value": 0.25, "by": "seen"} in e.result["scores"]
+    assert {"key": "range", "value": 7, "by": "wide"} in e.result["scores"]
+    assert only(report).summary["range.mean"] == 7
+    # One that raises makes the eval an error, as in EZVals.
+    assert (f.status, f.reason) == (
+        "failed",
+        "evaluator 'broken' of eval 'f' raised RuntimeError at eval_subject.py:16",
+    )
+    assert f.result["error"].startswith("RuntimeError: no")
+    assert f.result["output"] == "short"
+    assert report.verdict.exit_code == 4
 
 
 def test_evaluators_read_input_output_reference_and_metadata(tmp_path: Path) -> None:
@@ -245,7 +269,7 @@ def test_value_summaries_can_be_thresholded(tmp_path: Path) -> None:
         @eval(dataset="d", cases=[{"input": 0.9}, {"input": 0.5}],
               thresholds={"quality.mean": 0.6, "quality.min": 0.6, "pass_rate": 1.0})
         def e(ctx):
-            ctx.store(output=ctx.input, scores={"key": "quality", "value": ctx.input})
+            ctx.store(output=ctx.input, scores=[{"key": "quality", "value": ctx.input}, True])
         """,
     )
     suite = only(run(tmp_path))
@@ -288,13 +312,6 @@ def test_datasets_can_be_chosen(tmp_path: Path) -> None:
     ("files", "message"),
     [
         (
-            {
-                "eval_a.py": "@eval(dataset='d')\ndef same(ctx): pass\n",
-                "eval_b.py": "@eval(dataset='d')\ndef same(ctx): pass\n",
-            },
-            r"eval_b.py:4: dataset 'd' has case 'same' twice \(also at .*eval_a.py:4\)",
-        ),
-        (
             {"eval_a.py": "@eval(dataset='d', live=True)\ndef a(ctx): pass\n\n"
              "@eval(dataset='d')\ndef b(ctx): pass\n"},
             r"dataset 'd' mixes live eval 'a' \(eval_a.py\) with eval 'b'",
@@ -315,6 +332,29 @@ def test_what_cannot_run_is_refused_before_anything_runs(
 
     with pytest.raises(InvalidInputError, match=message):
         run(tmp_path)
+
+
+def test_evals_of_one_name_and_dataset_in_two_files_are_told_apart_by_file(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "@eval(dataset='d', cases=[{'id': 'x'}])\ndef same(ctx): pass\n", "a.py")
+    write(tmp_path, "@eval(dataset='d', cases=[{'id': 'x'}])\ndef same(ctx): pass\n", "b.py")
+    write(tmp_path, "@eval(dataset='other')\ndef same(ctx): pass\n", "c.py")
+
+    report = run(tmp_path)
+
+    # As EZVals names every result (file::name), where the name alone would not do.
+    assert [[c.id for c in suite.cases] for suite in report.suites] == [
+        ["a.py::same[x]", "b.py::same[x]"],
+        ["same"],
+    ]
+    assert report.suites[0].cases[1].input["payload"]["case"] == "b.py::same[x]"
+    @eval(dataset="d")
+    def twice(ctx: EvalContext) -> None:
+        return None
+
+    with pytest.raises(InvalidInputError, match=r"dataset 'd' has case 'twice' twice"):
+        anyio.run(lambda: run_evals([twice, twice], project=tmp_path))
 
 
 def test_text_expect_on_list_cases_and_outputs_that_are_not_text(tmp_path: Path) -> None:

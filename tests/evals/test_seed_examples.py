@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from goldgate.evals import EvalContext, run_evals
-from goldgate.evals._context import normalize_scores
+from goldgate.evals._scores import normalize_scores
 from goldgate.report.models import Report, SuiteRecord
 
 HERE = Path(__file__).parent
@@ -128,7 +128,7 @@ def test_a_failing_assertion_is_a_score_with_its_message_and_keeps_input_and_out
     assert failed["at"] == where
     assert _checks(bad, "qa", "test_answer_quality")["pass"] == (
         "failed",
-        f"the assertion at {where} failed",
+        f"the assertion at {where} failed: Should mention Paris",  # the message is the reason
     )
 
 
@@ -169,27 +169,34 @@ def test_numeric_scores_are_summarized_and_the_output_is_stored(good: Report) ->
     assert {"key": "pass", "value": 0.92, "notes": "Model confidence"} in attempt.result["scores"]
     assert suite.summary["pass.mean"] == pytest.approx(0.92)
     assert suite.summary["pass.count"] == 1
-    assert _checks(good, "classification", "test_with_confidence") == {"pass": ("passed", None)}
+    # A numeric score alone neither passes nor fails (EZVals: "scored"): the check waits.
+    assert _checks(good, "classification", "test_with_confidence") == {
+        "pass": ("not_run", "this attempt made no 'pass' score with passed")
+    }
+
+
+NO_PASS = ("not_run", "this attempt made no 'pass' score with passed")
+"""The pass check of an eval that stored scores: no automatic pass score then (EZVals)."""
 
 
 def test_multiple_named_metrics_are_checks_and_summaries(good: Report, bad: Report) -> None:
     assert _checks(good, "qa", "test_comprehensive") == {
-        "pass": ("passed", None),
+        "pass": NO_PASS,
         "relevance": ("passed", None),
         "brevity": ("passed", None),
     }
     assert _suite(good, "qa").summary["similarity.mean"] == pytest.approx(0.8)
     assert _checks(bad, "qa", "test_comprehensive") == {
-        "pass": ("passed", None),
-        "relevance": ("failed", "score 'relevance' did not pass"),
-        "brevity": ("failed", "score 'brevity' did not pass"),
+        "pass": NO_PASS,
+        "relevance": ("failed", "score 'relevance' did not pass: Mentions quantum"),
+        "brevity": ("failed", "score 'brevity' did not pass: Length: 780"),
     }
     brevity = next(s for s in _scores(bad, "qa", "test_comprehensive") if s["key"] == "brevity")
     assert brevity["notes"] == "Length: 780"
 
 
 def test_assertions_and_store_combine(good: Report, bad: Report) -> None:
-    assert _checks(good, "demo", "test_mixed") == {"pass": ("passed", None)}
+    assert _checks(good, "demo", "test_mixed") == {"pass": NO_PASS}
     assert _suite(good, "demo").summary["quality.mean"] == 0.75
     failed = _scores(bad, "demo", "test_mixed")
     assert failed == [
@@ -204,8 +211,11 @@ def test_evaluators_add_scores_after_the_eval(good: Report, bad: Report) -> None
         "format": ("passed", None),
     }
     assert _checks(bad, "api", "test_json_response") == {
-        "pass": ("failed", f"the assertion at {_at(USER_DATA)} failed"),
-        "format": ("failed", "evaluator 'check_format' scored 'format' as not passed"),
+        "pass": ("failed", f"the assertion at {_at(USER_DATA)} failed: Should contain user data"),
+        "format": (
+            "failed",
+            "evaluator 'check_format' scored 'format' as not passed: Invalid JSON",
+        ),
     }
     notes = {s["key"]: s.get("notes") for s in _scores(bad, "api", "test_json_response")}
     assert notes == {"pass": "Should contain user data", "format": "Invalid JSON"}
@@ -239,18 +249,19 @@ def test_the_fragment_creates_the_score_the_seed_shows(tmp_path: Path) -> None:
 def test_the_score_structure_reference_is_a_valid_score() -> None:
     shown = ast.literal_eval(_seed_blocks()[9])
 
-    assert normalize_scores(shown, "eval 'x'") == [shown]
-    assert normalize_scores({"passed": True}, "eval 'x'") == [{"key": "pass", "passed": True}]
+    assert normalize_scores(shown, "pass") == [shown]
+    assert normalize_scores({"passed": True}, "pass") == [{"key": "pass", "passed": True}]
 
 
 def test_the_table_forms_of_store() -> None:
     ctx = EvalContext(function_name="t")
     ctx.store(scores=0.85)
     ctx.store(scores=[{"key": "a", "passed": True}, {"key": "b", "value": 0.1}])
+    ctx.store(scores={"key": "a", "passed": False})  # a key already there: replaced
 
     assert ctx.scores == [
         {"key": "pass", "value": 0.85},
-        {"key": "a", "passed": True},
+        {"key": "a", "passed": False},
         {"key": "b", "value": 0.1},
     ]
 

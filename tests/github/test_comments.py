@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,6 +18,7 @@ from goldgate.github.comments import (
     comment_authors,
     comment_budget,
     comment_length,
+    comment_state,
     marker,
     upsert_comment,
     with_marker,
@@ -175,6 +176,77 @@ def test_mode_off_touches_nothing(repo: Repository, fake: FakeGitHub) -> None:
 
     assert result.action == "skipped"
     assert fake.work == []
+
+
+# --- when to post: comment_mode ----------------------------------------------------------------
+
+
+def test_the_state_line_follows_the_marker_and_reads_back() -> None:
+    body = with_marker("## failed", "main", state="exit=1;regressed=2")
+
+    assert body == (
+        '<!-- goldgate:comment id="main" -->\n<!-- goldgate:state exit=1;regressed=2 -->\n## failed'
+    )
+    assert comment_state(body) == "exit=1;regressed=2"
+    assert comment_state(with_marker("## failed", "main")) is None
+    assert comment_state("<!-- goldgate:state x -->") is None  # only on the second line
+    with pytest.raises(ValueError, match="state"):
+        with_marker("x", "main", state="a --> <b>")
+    assert comment_budget("main", "exit=1") == comment_budget("main") - len(
+        "<!-- goldgate:state exit=1 -->\n"
+    )
+
+
+def test_changes_posts_only_when_the_state_changed(repo: Repository, fake: FakeGitHub) -> None:
+    first = upsert_comment(repo, 7, "## one", instance_id="main", when="changes", state="exit=1")
+    same = upsert_comment(repo, 7, "## two", instance_id="main", when="changes", state="exit=1")
+    other = upsert_comment(repo, 7, "## three", instance_id="main", when="changes", state="exit=0")
+
+    assert first.action == "created"
+    assert (same.action, same.comment_id) == ("skipped", first.comment_id)
+    assert same.reason is not None
+    assert "last comment" in same.reason
+    assert (other.action, other.comment_id) == ("updated", first.comment_id)
+    assert fake.comments(7) == [
+        (first.comment_id, BOT, with_marker("## three", "main", state="exit=0"))
+    ]
+    assert len(fake.requests_to("PATCH", ONE_COMMENT)) == 1
+
+
+def test_changes_with_mode_new_compares_with_the_latest(repo: Repository, fake: FakeGitHub) -> None:
+    options: dict[str, Any] = {"instance_id": "main", "mode": "new", "when": "changes"}
+    upsert_comment(repo, 7, "## one", state="exit=1", **options)
+    upsert_comment(repo, 7, "## two", state="exit=0", **options)
+    again = upsert_comment(repo, 7, "## three", state="exit=0", **options)
+
+    assert again.action == "skipped"
+    assert len(fake.comments(7)) == 2
+
+
+def test_failures_posts_only_a_failure_and_updates_a_comment_there_when_it_passes(
+    repo: Repository, fake: FakeGitHub
+) -> None:
+    options: dict[str, Any] = {"instance_id": "main", "when": "failures"}
+    quiet = upsert_comment(repo, 7, "## passed", passed=True, **options)
+    assert quiet.action == "skipped"
+    assert fake.comments(7) == []
+    assert fake.requests_to("POST", COMMENTS) == []
+
+    failed = upsert_comment(repo, 7, "## failed", passed=False, **options)
+    passed = upsert_comment(repo, 7, "## passed now", passed=True, **options)
+
+    assert failed.action == "created"
+    assert (passed.action, passed.comment_id) == ("updated", failed.comment_id)
+    assert fake.comments(7) == [(failed.comment_id, BOT, with_marker("## passed now", "main"))]
+
+
+def test_comment_mode_off_touches_nothing(repo: Repository, fake: FakeGitHub) -> None:
+    result = upsert_comment(repo, 7, "x", instance_id="main", when="off")
+
+    assert result.action == "skipped"
+    assert fake.work == []
+    with pytest.raises(ValueError, match="comment_mode"):
+        upsert_comment(repo, 7, "x", instance_id="main", when="sometimes")  # type: ignore[arg-type]
 
 
 def test_never_asks_get_user(repo: Repository, fake: FakeGitHub) -> None:
@@ -373,6 +445,7 @@ def _twice(repo: Repository, authors: tuple[str, ...] | None) -> None:
         )  # fmt: skip
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_a_personal_token_s_login_is_read_from_get_user() -> None:
     for fake, repo in _client(PERSONAL, "octo-dev"):
         github = connect(PERSONAL, base_url=fake.base_url, policy=FAST, paced=False)
@@ -386,6 +459,7 @@ def test_a_personal_token_s_login_is_read_from_get_user() -> None:
         assert len(fake.requests_to("GET", r"/user")) == 1
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_without_its_login_a_personal_token_adds_a_comment_every_run() -> None:
     """The bug comment_authors prevents: found by github-actions[bot] alone, a personal
     token's own comment is never found again."""
@@ -395,6 +469,7 @@ def test_without_its_login_a_personal_token_adds_a_comment_every_run() -> None:
         assert len(fake.comments(7)) == 2
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_an_app_token_is_not_asked_who_it_is_and_keeps_its_comment_sticky() -> None:
     for fake, repo in _client(APP, "goldgate-app[bot]"):
         github = connect(APP, base_url=fake.base_url, policy=FAST, paced=False)
@@ -411,6 +486,7 @@ def test_an_app_token_is_not_asked_who_it_is_and_keeps_its_comment_sticky() -> N
         assert str(planted) not in patched
 
 
+@pytest.mark.slow  # _client starts a fake GitHub
 def test_a_configured_login_is_used_as_given() -> None:
     for fake, repo in _client(PERSONAL, "release-bot"):
         github = connect(PERSONAL, base_url=fake.base_url, policy=FAST, paced=False)

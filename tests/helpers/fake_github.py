@@ -6,11 +6,11 @@ It serves what goldgate uses, in the shapes of GitHub's own description
 against it): issue comments (list with ``per_page``/``page`` and a ``Link`` header, get,
 create, update), artifacts (list by name, of one run, get, download through a 302 to a
 second path of this server that plays the storage host, which can be made to trickle),
-workflow runs, compare
-(``merge_base_commit``),
-``repos/{owner}/{repo}``, and ``GET /user`` answering 403 as it does to an installation
-token (``login`` a bot's, the default) or the account of a personal token (any other
-``login``: the author of the comments it creates). Beside the API, ``POST /_runtime/artifacts``
+workflow runs, compare (``merge_base_commit``), ``repos/{owner}/{repo}``, pull requests
+(get, with the head ``add_pull`` gave), and ``GET /user`` answering 403 as it does to an
+installation token (``login`` a bot's, the default) or the account of a personal token (any
+other ``login``: the author of the comments it creates). Beside the API,
+``POST /_runtime/artifacts``
 plays the Actions runtime's artifact upload (GitHub's is no REST endpoint): the artifact
 stand-in of the act tests (tests/app/action/standins/) stores through it what the REST API
 then lists and serves. It records every request and can be scripted to fail: see ``fail``
@@ -192,6 +192,7 @@ class FakeGitHub:
         self._comments: dict[int, _Comment] = {}
         self._artifacts: dict[int, _Artifact] = {}
         self._merge_bases: dict[tuple[str, str], str] = {}
+        self._pulls: dict[int, tuple[str, str]] = {}
         self._signatures: dict[str, int] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -287,9 +288,23 @@ class FakeGitHub:
         with self._lock:
             return [self._artifact_json(a) for a in self._artifacts.values()]
 
+    def archive(self, name: str, *, run_id: int) -> bytes:
+        """The zip of the artifact ``name`` that run ``run_id`` uploaded."""
+        with self._lock:
+            (found,) = [
+                a for a in self._artifacts.values() if a.name == name and a.run_id == run_id
+            ]
+            return found.zip_bytes
+
     def set_merge_base(self, base: str, head: str, merge_base: str) -> None:
         with self._lock:
             self._merge_bases[(base, head)] = merge_base
+
+    def add_pull(self, number: int, *, head_sha: str, head_repository: str) -> None:
+        """Pull request ``number``, whose head is ``head_sha`` of ``head_repository`` (a
+        fork's ``owner/name``, or this repository's)."""
+        with self._lock:
+            self._pulls[number] = (head_sha, head_repository)
 
     # --- faults ---------------------------------------------------------------------------
 
@@ -322,6 +337,12 @@ class FakeGitHub:
         """The token of a pull request from a fork: reading works, writing comments is 403."""
         for method in ("POST", "PATCH"):
             self.fail(method, r"/issues/.*comments", 403, message=READ_ONLY_MESSAGE, times=None)
+
+    def clear_faults(self) -> None:
+        """Answer every request normally again (a fork's run is over; the next one runs with
+        this repository's token)."""
+        with self._lock:
+            self._faults.clear()
 
     def secondary_rate_limit(self, method: str, pattern: str, *, retry_after: int = 1) -> None:
         self.fail(
@@ -465,6 +486,7 @@ class FakeGitHub:
             ("GET", rf"/repos/{repo}/actions/runs", self._list_runs),
             ("GET", rf"/repos/{repo}/actions/runs/(\d+)/artifacts", self._list_run_artifacts),
             ("GET", rf"/repos/{repo}/compare/([^/]+)", self._compare),
+            ("GET", rf"/repos/{repo}/pulls/(\d+)", self._pull),
         ]
         for verb, pattern, action in routes:
             match = re.fullmatch(pattern, path)
@@ -655,6 +677,30 @@ class FakeGitHub:
             },
             {},
         )
+
+    def _pull(self, path: str, query: dict[str, str], body: str, number: str) -> Any:
+        if int(number) not in self._pulls:
+            return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
+        head_sha, head_repository = self._pulls[int(number)]
+        fork = head_repository != self.repository
+        ident = self.fork_repository_id if fork else self.repository_id
+        head = self._repository_json(head_repository, ident, fork=fork)
+        base = self._repository_json(self.repository, self.repository_id, fork=False)
+        data = {
+            "id": 9000 + int(number),
+            "node_id": f"PR_{number}",
+            "number": int(number),
+            "url": f"{self.base_url}/repos/{self.repository}/pulls/{number}",
+            "html_url": f"https://github.com/{self.repository}/pull/{number}",
+            "state": "open",
+            "title": f"Pull request {number}",
+            "user": self._user_json("octocat"),
+            "head": _branch(head, "changes", head_sha),
+            "base": _branch(base, self.default_branch, "f" * 40),
+            "created_at": _time(EPOCH),
+            "updated_at": _time(EPOCH),
+        }
+        return 200, data, {}
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -937,6 +983,12 @@ def _validation(field_name: str, code: str, message: str) -> dict[str, Any]:
         ],
         "documentation_url": DOCS,
     }
+
+
+def _branch(repository: dict[str, Any], ref: str, sha: str) -> dict[str, Any]:
+    """A pull request's ``head`` or ``base``."""
+    label = f"{repository['owner']['login']}:{ref}"
+    return {"label": label, "ref": ref, "sha": sha, "repo": repository, "user": repository["owner"]}
 
 
 def _time(moment: datetime) -> str:

@@ -40,6 +40,7 @@ SLOW_FIXTURES = frozenset(
         "reaper",
         # Reports made by the real console script, once a session or a module.
         "corpus",  # tests/render/conftest.py
+        "chrome",  # a headless Chromium (tests/render/conftest.py, tests/helpers/browser.py)
         "reports",  # tests/report/test_verify.py
     }
 )
@@ -52,6 +53,7 @@ SLOW_HELPERS = frozenset(
         ("run.support", "start_cli"),  # the real console script, started
         ("helpers.fake_github", "FakeGitHub"),
         ("compare.conftest", "evaluate"),  # the example through the console script
+        ("helpers.browser", "browser"),  # a headless Chromium
         ("subprocess", ""),
         ("multiprocessing", ""),
     }

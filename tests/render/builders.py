@@ -11,6 +11,7 @@ from typing import Any
 
 from goldgate.report.models import (
     AttemptRecord,
+    AwaitingRecord,
     CaseRecord,
     CheckRecord,
     CountsRecord,
@@ -105,6 +106,7 @@ def suite(
     metrics: Sequence[MetricResult] = (),
     cases_source: str | None = "evaluation/cases/gold.json",
     adjudication: int = 0,
+    adjudication_queue: Sequence[AwaitingRecord] = (),
     live: bool = False,
 ) -> SuiteRecord:
     attempts: Counter[str] = Counter()
@@ -153,7 +155,8 @@ def suite(
             "schema.requiredCoverage": None,
             "text.chars": None,
         },
-        adjudication=adjudication,
+        adjudication=adjudication or len(adjudication_queue),
+        adjudication_queue=tuple(adjudication_queue),
         metrics=tuple(metrics),
         thresholds=tuple(thresholds),
         verdict=verdict,  # type: ignore[arg-type]
@@ -190,6 +193,29 @@ def report(
         duration_seconds=1.0,
         verdict=run_verdict(records, not complete, adjudication),
     )
+
+
+def many_attempts(attempts: int, reason: str = "the check failed") -> Report:
+    """One suite of ``attempts`` single-attempt cases, every tenth failing its second check
+    (with ``reason``), latencies spread over 17 values."""
+    cases = [
+        case(
+            f"case-{index:05d}",
+            [
+                attempt(
+                    1,
+                    outcomes=("passed", "failed" if index % 10 == 9 else "passed"),
+                    reasons=[None, reason if index % 10 == 9 else None],
+                    latency_ms=3.0 + index % 17,
+                    result={"payload": {"category": f"answer {index}"}},
+                )
+            ],
+            [expectation("status"), expectation("category", expected=f"gold {index}")],
+            line=2 + 12 * index,
+        )
+        for index in range(attempts)
+    ]
+    return report([suite("bulk", cases)])
 
 
 def normalized(value: Report) -> Report:

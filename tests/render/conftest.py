@@ -1,10 +1,10 @@
 """Fixtures for the renderer tests: the corpus of reports (built once per session), the
-junit-10 schema from tests/oracles, and golden files."""
+junit-10 schema from tests/oracles, golden files and a browser."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,18 @@ JUNIT_XSD = Path(__file__).resolve().parents[1] / "oracles" / "junit_xsd"
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
     return build_all(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.fixture(scope="session")
+def chrome() -> Iterator[Any]:
+    """One headless Chromium for the session's browser tests (tests/helpers/browser.py);
+    skipped, saying why, where there is none."""
+    from helpers.browser import MISSING, browser, chromium
+
+    if chromium() is None:
+        pytest.skip(MISSING)
+    with browser() as started:
+        yield started
 
 
 @pytest.fixture(scope="session")

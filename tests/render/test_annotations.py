@@ -63,7 +63,7 @@ def test_annotations_point_at_the_gold_line(corpus: dict[str, Report]) -> None:
             "line": "53",
             "title": "goldgate runtime failure: python / raises#1",
         },
-        "the attempt failed: python target raised ValueError",
+        "the attempt failed: python target raised ValueError at fixture_app.py:40",
     )
     assert wrong[1]["line"] == "31"
     assert wrong[1]["title"] == "goldgate gold disagreement: python / wrong#1"

@@ -1,4 +1,4 @@
-"""``goldgate report junit|markdown|annotations|show`` through the real CLI: files written,
+"""``goldgate report junit|markdown|annotations|show|html`` through the real CLI: files written,
 stdout, options, and refusals (exit 2); and ``--format github`` for the offline checks."""
 
 from __future__ import annotations
@@ -67,9 +67,10 @@ def test_markdown_to_stdout_and_to_a_file(
     assert written.code == 0
     assert '| "refund" | "billing" |' in printed.stdout
     assert "](https://github.com/o/r/blob/abc/evaluation/dataset.json#L31)" in printed.stdout
-    assert f"The full report: {escape.markdown(str(path))}." in printed.stdout
+    assert f"Full report: {escape.markdown(str(path))}" in printed.stdout.split("\n###")[0]
     markdown_is_safe(printed.stdout, "https://github.com/o/r/blob/abc")
     assert output.read_text(encoding="utf-8").startswith("## ❌ goldgate: failed")
+    assert output.stat().st_mode & 0o777 == 0o644  # safe details: ids, counts, reasons
     assert written.stdout == ""
 
 
@@ -100,16 +101,43 @@ def test_show_prints_plain_text_when_not_a_terminal(
     result = run_cli("report", "show", str(report_file("hostile")))
 
     assert result.code == 0
-    assert result.stdout.startswith("goldgate: failed (exit code 4: runtime failure)\n")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("goldgate: failed — 0 passed, 2 failing, 1 runtime failure")
+    assert lines[-1] == "goldgate: failed (exit code 4: runtime failure)"  # on screen at the end
+    for line in lines:  # 80 columns, but for a word longer, or one kept from a line's start
+        kept = any(word in line for word in (" ::", " ##", "# #"))  # stdout defuses ##[ too
+        assert len(line) <= 80 or " " not in line.strip() or kept
     assert "\x1b" not in result.stdout
     no_workflow_commands(result.stdout)
 
 
-@pytest.mark.parametrize("command", ["junit", "markdown", "annotations", "show"])
+def test_html_writes_one_page_and_never_over_the_report(
+    run_cli: Any, report_file: Callable[[str], Path], tmp_path: Path
+) -> None:
+    report = report_file("repeats")
+    output = tmp_path / "page.html"
+
+    result = run_cli("report", "html", str(report), "--details", "values", "-o", str(output))
+    over = run_cli("report", "html", str(report), "-o", str(report))
+    bare = run_cli("report", "html", str(report))
+
+    assert result.code == 0, result.output
+    assert result.stdout == ""
+    page = output.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert f"The full report: {report}." in page
+    assert output.stat().st_mode & 0o777 == 0o600  # values are private, as the report is
+    assert over.code == 2
+    assert "it is the file being rendered" in over.stderr
+    assert bare.code == 2  # -o is required: a page is a file, not a stream
+    assert "--output" in bare.stderr
+
+
+@pytest.mark.parametrize("command", ["junit", "markdown", "annotations", "show", "html"])
 def test_a_missing_or_broken_report_is_refused(run_cli: Any, tmp_path: Path, command: str) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "goldgate.report/2"}', encoding="utf-8")
-    extra = ["-o", str(tmp_path / "out")] if command == "junit" else []
+    extra = ["-o", str(tmp_path / "out")] if command in ("junit", "html") else []
 
     missing = run_cli("report", command, str(tmp_path / "nope.json"), *extra)
     invalid = run_cli("report", command, str(broken), *extra)
@@ -242,6 +270,12 @@ def test_no_spelling_of_holdout_shows_held_out_gold(tmp_path: Path, split: str) 
     assert "open-answer" in result.stdout
     assert "sealed" not in result.stdout
     assert "\\(held out\\)" in result.stdout
+    page = project.root / "page.html"
+    shown_page = run_cli("report", "html", "--details", "values", str(output), "-o", str(page),
+                         cwd=project.root)  # fmt: skip
+    assert shown_page.code == 0, shown_page.output
+    assert "open-answer" in page.read_text(encoding="utf-8")
+    assert "sealed" not in page.read_text(encoding="utf-8")
 
 
 def _no_printed_command(text: str) -> None:
@@ -285,9 +319,7 @@ def test_a_refused_file_name_prints_no_workflow_command(run_cli: Any, tmp_path: 
     _no_printed_command(result.output)
 
 
-def test_the_run_summary_of_a_hand_made_report_forges_no_line(
-    corpus: dict[str, Report]
-) -> None:
+def test_the_run_summary_of_a_hand_made_report_forges_no_line(corpus: dict[str, Report]) -> None:
     from goldgate.base.errors import ExitCode
     from goldgate.base.textsafe import printable
     from goldgate.report.summary import render_summary

@@ -19,10 +19,12 @@ import junitparser
 import pytest
 
 from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from goldgate.app.action.rules import decide_exit
 from goldgate.comparison import compare, write_comparison
 from goldgate.comparison.models import CaseView, Classes, Comparison, Finding, Unmatched
 from goldgate.render.annotations import render_annotations
 from goldgate.render.compared import comparison_view
+from goldgate.render.html import render_html
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.render.terminal import render_terminal
@@ -31,6 +33,7 @@ from goldgate.report.io import read_report, report_bytes
 from goldgate.report.models import Report
 
 from .builders import normalized
+from .htmloutline import outline
 from .test_junit import validate
 
 pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
@@ -84,6 +87,19 @@ RENDERINGS: dict[str, Callable[[Report, ComparisonView], str]] = {
     ),
     "annotations.txt": render_annotations,
     "terminal.txt": render_terminal,
+    "page.outline": lambda r, c: outline(render_html(r, c, full_report="out/report.json")),
+    # The comment as the action posts it: the baseline named by branch and commit, the rule
+    # that decided in plain words, the run's notes and a link to the workflow run.
+    "action.md": lambda r, c: render_markdown(
+        r,
+        replace(c, baseline="main@0123abc"),
+        full_report=".goldgate/action/report-1.json",
+        link_base=LINK_BASE,
+        run_url="https://github.com/owner/repo/actions/runs/42",
+        exit_code=decide_exit("disagreement", 1, None)[0],
+        rule=decide_exit("disagreement", 1, None)[1],
+        notes=("The baseline artifact of main@0123abc is from the merge-base commit.",),
+    ),
 }
 
 
@@ -311,7 +327,7 @@ def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None
     ]
     terminal = render_terminal(compared.candidate, view)
     assert "- not compared, input changed: pipeline: edited_case" in terminal
-    assert "| gold changed |" in terminal
+    assert "change gold changed" in terminal
     junit = render_junit(compared.candidate, view)
     assert '<property name="comparison.gold changed.cases" value="thread_reference_en" />' in junit
     assert '<property name="comparison.input changed.cases" value="edited_case" />' in junit
@@ -377,7 +393,7 @@ def test_cli_renders_with_a_comparison(run_cli: Any, compared: Compared) -> None
     markdown = run_cli("report", "markdown", str(compared.candidate_path), *args)
     assert markdown.code == 0, markdown.output
     assert "### Regressions" in markdown.stdout
-    assert "compared with the baseline" in markdown.stdout
+    assert "against the baseline" in markdown.stdout.splitlines()[0]
 
     annotations = run_cli("report", "annotations", str(compared.candidate_path), *args)
     assert annotations.code == 0
@@ -448,3 +464,81 @@ def test_a_damaged_comparison_file_is_refused_where_it_is_damaged(
     assert result.code == 2
     assert "Traceback" not in result.output
     assert "not a JSON comparison" in result.output or "not a valid comparison" in result.output
+
+
+def test_the_page_puts_the_changes_first_and_draws_both_sides(
+    compared: Compared,
+    view: ComparisonView,
+    chrome: Any,
+    golden: Callable[[str, str], None],
+    tmp_path: Path,
+) -> None:
+    from goldgate.render.text import ratio
+
+    from .test_html_browser import ROWS, open_html, quiet
+
+    baseline = read_report(compared.baseline_path)
+    page = render_html(compared.candidate, view, details="values", baseline=baseline)
+    golden("compared/page-baseline.outline", outline(page))
+    opened = open_html(chrome, tmp_path, "compared", page)
+
+    found = opened.evaluate(
+        """({
+        first: document.querySelector("main > section").id,
+        regressed: [...document.querySelectorAll("table.changes[data-change='regressed'] tr")]
+            .slice(1).map(tr => [tr.children[0].textContent, tr.children[1].textContent]),
+        sides: [...document.querySelectorAll("svg.heatmap")].map(svg =>
+            [svg.dataset.metric, svg.dataset.side,
+             svg.querySelectorAll("g.cell").length,
+             Number(svg.dataset.rows) * Number(svg.dataset.columns)]),
+        outlines: document.querySelectorAll("svg.histogram path.outline").length,
+        before: [...document.querySelectorAll("tr[data-figure='attempt pass rate'] td.before")]
+            .map(td => td.textContent),
+    })"""
+    )
+
+    assert found["first"] == "changes"
+    assert found["regressed"] == [
+        [item.suite, item.case_id] for item in view.regressions if item.change == "regressed"
+    ]
+    metrics = {m.name for s in baseline.suites for m in s.metrics if m.kind == "classification"}
+    assert {(metric, side) for metric, side, *_ in found["sides"]} == {
+        (metric, side) for metric in metrics for side in ("after", "before")
+    }
+    assert all(cells == pairs for *_, cells, pairs in found["sides"])
+    assert found["outlines"] >= 1  # the baseline's latencies, drawn over this run's
+    overall = view.overall
+    assert overall is not None
+    assert found["before"][0] == ratio(overall.attempt_pass_rate.baseline)  # the run's, first
+    regressed = opened.evaluate(
+        f"""(() => {{
+        const select = document.getElementById("filter-change");
+        select.value = [...select.options].find(o => o.textContent === "regressed").value;
+        select.dispatchEvent(new Event("change"));
+        return {ROWS}.map(tr => tr.querySelector(".label").textContent);
+    }})()"""
+    )
+    assert sorted(regressed) == sorted(
+        item.case_id for item in view.regressions if item.change == "regressed"
+    )
+    quiet(opened)
+
+
+def test_deltas_per_suite_in_markdown_and_report_show(
+    compared: Compared, view: ComparisonView
+) -> None:
+    markdown = render_markdown(compared.candidate, view, budget="summary")
+    shown = " ".join(render_terminal(compared.candidate, view, width=80).split())
+
+    # The pass rate's change, each threshold and metric before and after, latency and usage.
+    assert "| pipeline | failed | 10 | 29 of 35 | 82.9% \\(-2.9 pts from 85.7%\\) |" in markdown
+    assert "| classify\\_step | pass\\_rate | 0.95 | 1 | 0.8919 | no |" in markdown
+    assert "accuracy 0.8 (baseline 1), macro F1 0.7917 (baseline 1)" in markdown
+    for row in ("latency p50 | 5 ms | 5 ms | ±0", "tool\\_calls per attempt | 0 | 0.4 | +0.4"):
+        assert f"| pipeline | {row} |" in markdown
+    assert "pass rate 82.9% (-2.9 pts from 85.7%)" in shown
+    assert "threshold pass_rate, minimum 0.95, baseline 1, candidate 0.8919, held no" in shown
+    assert "| pipeline | latency p95 | 10 ms | 10 ms | ±0 |" in shown
+    # McNemar only where it can say anything: no suite has 6 discordant pairs here.
+    assert "McNemar" not in markdown
+    assert "McNemar" not in shown

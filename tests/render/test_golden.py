@@ -15,12 +15,14 @@ from collections.abc import Callable
 import pytest
 
 from goldgate.render.annotations import render_annotations
+from goldgate.render.html import render_html
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.render.terminal import render_terminal
 from goldgate.report.models import Report
 
 from .corpus import REPORTS
+from .htmloutline import outline
 
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
 FULL_REPORT = "out/report.json"
@@ -35,8 +37,21 @@ RENDERINGS: dict[str, Callable[[Report], str]] = {
     "annotations.txt": lambda r: render_annotations(r, full_report=FULL_REPORT),
     "terminal.txt": render_terminal,
     "terminal-rich.txt": lambda r: render_terminal(r, rich=True, color=False, width=120),
+    # The HTML page's structure (htmloutline), not its bytes: the figures' geometry, the
+    # style and the script may change without a golden file changing.
+    "page.outline": lambda r: outline(render_html(r, full_report=FULL_REPORT)),
+    "values-page.outline": lambda r: outline(
+        render_html(r, details="values", full_report=FULL_REPORT)
+    ),
 }
-LARGE = {"junit.xml", "summary.md", "terminal.txt", "terminal-rich.txt"}
+LARGE = {
+    "junit.xml",
+    "summary.md",
+    "terminal.txt",
+    "terminal-rich.txt",
+    "page.outline",
+    "values-page.outline",
+}
 """Renderings of the 5,000-case report too large to keep as golden files (they are still
 validated by the other tests)."""
 

@@ -11,9 +11,9 @@ import junitparser
 import pytest
 from lxml import etree
 
-from goldgate.render.junit import check_times, render_junit
+from goldgate.render.junit import ABSORBED, THRESHOLDS_CASE, check_times, render_junit
 from goldgate.render.view import build_view
-from goldgate.report.models import Report
+from goldgate.report.models import Report, ThresholdRecord
 
 from .builders import attempt, case, report, suite
 from .checks import no_workflow_commands
@@ -31,16 +31,25 @@ def validate(xml: str, schema: Any) -> etree._Element:
 
 
 def expected_counts(value: Report) -> list[dict[str, int]]:
+    """Per suite, what its JUnit must count: a testcase per attempt, and one for its
+    thresholds (a failure when one was missed); a failing attempt of a suite its thresholds
+    passed is skipped (absorbed), so that no consumer fails the check on it."""
     view = build_view(value)
     counts = []
     for suite_view in view.suites:
+        record = suite_view.record
         problems = [item.problem for item in suite_view.attempts()]
+        absorbed = (
+            problems.count("failure") if record.thresholds and record.verdict == "passed" else 0
+        )
+        gated = bool(record.thresholds) and record.status != "skipped"
+        missed = gated and not all(t.held for t in record.thresholds)
         counts.append(
             {
-                "tests": len(problems),
-                "failures": problems.count("failure"),
+                "tests": len(problems) + gated,
+                "failures": problems.count("failure") - absorbed + missed,
                 "errors": problems.count("runtime") + problems.count("check_error"),
-                "skipped": problems.count("skipped") + problems.count("cancelled"),
+                "skipped": problems.count("skipped") + problems.count("cancelled") + absorbed,
             }
         )
     return counts
@@ -60,7 +69,10 @@ def test_valid_and_read_back_with_exact_counts(
     assert len(suites) == len(value.suites)
     for suite_xml, record, counts in zip(suites, value.suites, expected, strict=True):
         cases = list(suite_xml)
-        assert suite_xml.tests == counts["tests"] == record.attempt_count == len(cases)
+        assert suite_xml.tests == counts["tests"] == len(cases)
+        assert len(cases) == record.attempt_count + (
+            bool(record.thresholds) and record.status != "skipped"
+        )
         assert suite_xml.failures == counts["failures"]
         assert suite_xml.errors == counts["errors"]
         assert suite_xml.skipped == counts["skipped"]
@@ -71,6 +83,7 @@ def test_valid_and_read_back_with_exact_counts(
         assert all(len(case.result) <= 1 for case in cases)
     assert root.get("tests") == str(sum(c["tests"] for c in expected))
     assert all(case.get("file") is None for case in root.iter("testcase"))
+    assert all(re.fullmatch(r"\d+\.\d{3}", case.get("time", "")) for case in root.iter("testcase"))
     check_times(xml)
     no_workflow_commands(xml)
 
@@ -93,7 +106,7 @@ def test_attempt_names_time_and_outcomes(corpus: dict[str, Report]) -> None:
     assert error is not None
     assert (error.get("type"), error.get("message")) == (
         "failed",
-        "the attempt failed: python target raised ValueError",
+        "the attempt failed: python target raised ValueError at fixture_app.py:40",
     )
     check_error = cases[9].find("error")
     assert check_error is not None
@@ -143,3 +156,76 @@ def test_illegal_xml_characters_are_removed(corpus: dict[str, Report], junit_sch
     validate(xml, junit_schema)
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]", xml)
     assert "\u202e" not in xml
+
+
+def _consumer_fails(suite_xml: Any) -> bool:
+    """EnricoMi's and dorny's default conclusion for a suite: failed when it holds a failure
+    or an error."""
+    return bool(suite_xml.failures or suite_xml.errors)
+
+
+@pytest.mark.parametrize("name", sorted(REPORTS))
+def test_a_consumer_s_default_conclusion_is_goldgate_s_verdict(
+    corpus: dict[str, Report], name: str
+) -> None:
+    value = corpus[name]
+    parsed = junitparser.JUnitXml.fromstring(render_junit(value).encode("utf-8"))
+
+    for suite_xml, record in zip(parsed, value.suites, strict=True):
+        if record.verdict in ("passed", "skipped"):
+            assert not _consumer_fails(suite_xml), record.name
+        elif record.verdict in ("failed", "error"):
+            assert _consumer_fails(suite_xml), record.name
+
+
+def _threshold(key: str, actual: float, held: bool) -> ThresholdRecord:
+    return ThresholdRecord(key=key, minimum=0.5, actual=actual, held=held)
+
+
+def test_failing_attempts_of_a_suite_its_thresholds_passed_are_skipped_and_visible(
+    junit_schema: Any,
+) -> None:
+    failing = attempt(1, outcomes=("failed",), reasons=["the string has 3 code points"])
+    held = suite(
+        "held",
+        [case("ok", [attempt(1)]), case("off", [failing], line=7)],
+        thresholds=[_threshold("pass_rate", 0.5, True)],
+    )
+    xml = render_junit(report([held]))
+    validate(xml, junit_schema)
+    parsed = next(iter(junitparser.JUnitXml.fromstring(xml.encode("utf-8"))))
+    cases = {case.name: case for case in parsed}
+
+    assert (parsed.tests, parsed.failures, parsed.errors, parsed.skipped) == (3, 0, 0, 1)
+    skipped = cases["off"].result[0]
+    assert isinstance(skipped, junitparser.Skipped)
+    assert skipped.message == f"{ABSORBED}: check_1: the string has 3 code points"
+    assert "evaluation/cases/gold.json:7: case off" in (skipped.text or "")
+    assert cases[THRESHOLDS_CASE].result == []
+
+
+def test_a_suite_failed_by_a_threshold_alone_shows_a_failure(junit_schema: Any) -> None:
+    missed = suite(
+        "missed",
+        [case("ok", [attempt(1)])],
+        thresholds=[_threshold("queue.coverage", 0.25, False), _threshold("pass_rate", 1, True)],
+    )
+    xml = render_junit(report([missed]))
+    validate(xml, junit_schema)
+    parsed = next(iter(junitparser.JUnitXml.fromstring(xml.encode("utf-8"))))
+    thresholds = next(case for case in parsed if case.name == THRESHOLDS_CASE)
+
+    assert (parsed.tests, parsed.failures) == (2, 1)
+    failure = thresholds.result[0]
+    assert isinstance(failure, junitparser.Failure)
+    assert failure.type == "threshold"
+    assert failure.message == "1 of 2 thresholds missed: queue.coverage: minimum 0.5, actual 0.25"
+
+
+def test_every_testcase_has_a_time_even_unmeasured() -> None:
+    unmeasured = suite(
+        "none", [case("a", [attempt(1, latency_ms=None)]), case("b", [attempt(1, "skipped")])]
+    )
+    root = etree.fromstring(render_junit(report([unmeasured])).encode("utf-8"))
+
+    assert [c.get("time") for c in root.iter("testcase")] == ["0.000", "0.000"]

@@ -54,14 +54,17 @@ def test_small_budgets_drop_whole_items(corpus: dict[str, Report], name: str, li
 def test_verdict_and_exit_code_meaning_come_first(corpus: dict[str, Report]) -> None:
     lines = render_markdown(corpus["repeats"]).splitlines()
 
-    assert lines[0] == "## ❌ goldgate: failed"
-    assert lines[2].startswith("**Exit code 4: runtime failure.** A target raised")
+    assert lines[0] == (
+        "## ❌ goldgate: failed — 6 passed, 6 failing, 3 runtime failures, 3 check errors; "
+        "no baseline"
+    )
+    assert lines[2].startswith("**Why:** Exit code 4 \\(runtime failure\\). A target raised")
     headings = [line for line in lines if line.startswith("### ")]
     assert headings == [
         "### Runtime failures and check errors",
-        "### Failing cases",
         "### Suites",
         "### Thresholds",
+        "### Failing cases",
         "### Metrics",
     ]
 
@@ -70,7 +73,8 @@ def test_nothing_evaluated_and_interrupted_say_so(corpus: dict[str, Report]) -> 
     skipped = render_markdown(corpus["skipped"])
     interrupted = render_markdown(corpus["interrupted"])
 
-    assert "**Exit code 0: nothing was evaluated.** No check ran" in skipped
+    assert skipped.startswith("## ⚪ goldgate: nothing evaluated — 0 passed, 3 skipped")
+    assert "**Why:** Exit code 0 \\(passed\\). No check ran" in skipped
     assert (
         "### Skipped suites\n\n- live\\_one: live workflow 'live' runs only with --live\n"
         in skipped
@@ -90,11 +94,18 @@ def test_5000_failing_cases_fill_the_comment_and_say_what_was_left_out(
 
     assert LIMITS["comment"] - 1_000 < len(document) <= LIMITS["comment"]
     assert rows == [f"case-{i:05d}" for i in range(len(rows))]  # the first ones, in order
+    # The cut is said at the top, with where the rest is; the suite and threshold tables,
+    # kept before the failing cases, are all there.
+    head = document.split("\n### ")[0]
     assert (
-        f"**{left_out + 2:,} items are not shown** (Failing cases: {left_out:,}, Suites: 1, "
-        in document
-    )
-    assert "The full report: out/report.json." in document
+        "**Shortened to fit GitHub's limit of 65,536 characters for a comment:** "
+        f"{left_out:,} items are not shown (Failing cases: {left_out:,}); the full report has "
+        "them all: out/report.json."
+    ) in head
+    assert "Full report: out/report.json" in head
+    assert "\n### Suites\n" in document
+    assert "| bulk | failed | 5,000 | 5,000 of 10,000 | 50.0% | threshold: missed |" in document
+    assert "| bulk | pass\\_rate | 0.9 | 0.5 | no | yes |" in document
     assert render_markdown(corpus["many"], budget="summary").count("| bulk | case-") == 5_000
 
 
@@ -174,7 +185,7 @@ def comparison() -> ComparisonView:
         improvements=(ChangeItem("python", "ok", 2, "improved", "status now passes"),),
         flaky=(ChangeItem("labels", "tagged @team", 1, "flaky", "passed 2 of 3"),),
         gold_changes=(ChangeItem("python", "judged", 1, "gold changed", "gold changed: tone"),),
-        mcnemar=(McNemarItem("python", 3, 1, 0.625),),
+        mcnemar=(McNemarItem("python", 5, 2, 0.453), McNemarItem("labels", 3, 1, 0.625)),
         partial=True,
         added=("new_case",),
         changed=("edited <b>case</b>",),
@@ -188,19 +199,22 @@ def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> Non
     assert headings == [
         "### Regressions",
         "### Runtime failures and check errors",
-        "### Failing cases",
-        "### Improvements",
-        "### Flaky cases",
-        "### Gold changes",
         "### Suites",
         "### Thresholds",
+        "### Failing cases",
+        "### Improvements",
+        "### Metrics",
+        "### Flaky cases",
+        "### Gold changes",
         "### McNemar's test",
         "### Partial comparison",
-        "### Metrics",
     ]
     assert f"| python | [wrong]({LINK}/evaluation/dataset.json#L31) | regressed |" in document
     # The baseline's revision is data: a commit id GitHub would link is broken up.
-    assert f"; compared with main @{ZWJ} 0123ab{ZWJ}c." in document
+    assert document.splitlines()[0].endswith(f"against main @{ZWJ} 0123ab{ZWJ}c")
+    # McNemar's test only where it can say anything: 7 discordant pairs, not 4.
+    assert "- python: 2 passed only in the candidate, 5 only in the baseline: p = 0.453" in document
+    assert "- labels:" not in document
     assert "- input changed: edited &lt;b&gt;case&lt;/b&gt;" in document
     markdown_is_safe(document, LINK)
 

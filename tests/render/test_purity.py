@@ -54,7 +54,14 @@ def _imports(path: Path) -> set[str]:
 
 def test_render_modules_import_nothing_that_talks_to_the_network() -> None:
     modules = sorted(RENDER.glob("*.py"))
-    assert {m.stem for m in modules} >= {"junit", "markdown", "annotations", "terminal", "view"}
+    assert {m.stem for m in modules} >= {
+        "junit",
+        "markdown",
+        "annotations",
+        "terminal",
+        "view",
+        "html",
+    }
     for module in modules:
         for name in _imports(module):
             hit = [f for f in FORBIDDEN if name == f or name.startswith(f + ".")]
@@ -66,6 +73,7 @@ def test_importing_every_renderer_loads_no_network_module() -> None:
         "import sys\n"
         "import goldgate.render.junit, goldgate.render.markdown, goldgate.render.annotations\n"
         "import goldgate.render.terminal, goldgate.render.view, goldgate.render.escape\n"
+        "import goldgate.render.html\n"
         "import goldgate.render.markdown as m; m._environment()\n"
         f"print(sorted(n for n in {NETWORK_MODULES!r} if n in sys.modules))\n"
     )
@@ -78,7 +86,14 @@ def test_importing_every_renderer_loads_no_network_module() -> None:
 
 def test_templates_ship_with_the_package() -> None:
     templates = sorted(p.name for p in (RENDER / "templates").glob("*.j2"))
-    assert templates == ["report.md.j2", "sections.md.j2"]
+    assert templates == [
+        "page.css.j2",
+        "page.html.j2",
+        "page.js.j2",
+        "page_figures.html.j2",
+        "report.md.j2",
+        "sections.md.j2",
+    ]
 
 
 def test_templates_are_package_data(repo_root: Path) -> None:

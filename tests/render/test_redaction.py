@@ -44,6 +44,7 @@ def _renderings(project: Any, report: Path, env: dict[str, str]) -> dict[str, st
         "comment.md": ["markdown"],
         "summary.md": ["markdown", "--budget", "summary", "--details", "values"],
         "junit.xml": ["junit"],
+        "values.html": ["html", "--details", "values"],
     }.items():
         result = run_cli("report", *args, str(report), "-o", str(out / name),
                          cwd=project.root, env=env)  # fmt: skip

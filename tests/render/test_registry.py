@@ -64,7 +64,7 @@ def test_an_option_the_renderer_does_not_take_is_refused(corpus: dict[str, Repor
 
 
 def test_an_unknown_renderer_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="no renderer 'pdf'; known: annotations, junit"):
+    with pytest.raises(ValueError, match="no renderer 'pdf'; known: annotations, html, junit"):
         registry.renderer("pdf")
 
 
@@ -75,8 +75,9 @@ def test_each_entry_says_what_its_function_takes(name: str) -> None:
     keywords = {p for p, v in parameters.items() if v.kind is inspect.Parameter.KEYWORD_ONLY}
 
     assert list(parameters)[:2] == ["report", "comparison"]
-    assert entry.options == keywords - {"full_report"}
+    assert entry.options == keywords - {"full_report", "baseline"}
     assert entry.full_report == ("full_report" in keywords)
+    assert entry.baseline == ("baseline" in keywords)
 
 
 def test_the_registry_imports_no_renderer_until_one_is_used() -> None:

@@ -43,7 +43,7 @@ def test_the_report_holds_these_records() -> None:
         "Report", "SuiteRecord", "CaseRecord", "AttemptRecord", "CheckRecord",
         "ExpectationRecord", "DatasetRecord", "VariantRecord", "OptionsRecord", "ScorerRecord",
         "ReplayRecord", "TargetRecord", "ThresholdRecord", "AwaitingRecord", "CountsRecord",
-        "VerdictRecord", "LiveRecord", "PricingRecord",
+        "VerdictRecord", "ExceptionRecord", "FrameRecord", "LiveRecord", "PricingRecord",
     }  # fmt: skip
 
 
@@ -166,3 +166,35 @@ def test_the_check_notices_a_list_for_a_tuple_and_an_int_for_a_float(
     )
     with pytest.raises(AssertionError):
         assert_constructed_as_validated(dataclasses.replace(run_report, suites=(as_int,)))
+
+
+def _case_value(check: dict[str, Any]) -> dict[str, Any]:
+    expectation = {"name": "status", "path": "/status"}
+    attempt = {"attempt": 1, "status": "completed", "checks": [check]}
+    return {"id": "c", "expectations": [expectation], "attempts": [attempt, {**attempt}]}
+
+
+def test_reading_shares_equal_checks_and_expectations_where_the_context_asks() -> None:
+    # report.io reads with the cache in the context: equal small records are one instance.
+    context: dict[str, Any] = {models.SHARED: {}}
+    first = validated(caserecords.CaseRecord, _case_value({"outcome": "passed"}), context)
+    again = validated(caserecords.CaseRecord, _case_value({"outcome": "passed"}), context)
+    assert first.attempts[0].checks[0] is first.attempts[1].checks[0]
+    assert first.expectations[0] is again.expectations[0]
+    other = validated(caserecords.CaseRecord, _case_value({"outcome": "failed"}), context)
+    assert other.attempts[0].checks[0].outcome == "failed"  # 1, 1.0 and True stay apart too
+    alone = validated(caserecords.CaseRecord, _case_value({"outcome": "passed"}))
+    assert alone.attempts[0].checks[0] is not first.attempts[0].checks[0]
+    assert alone == first
+
+
+def test_a_problem_in_a_shared_list_is_named_at_its_place() -> None:
+    context: dict[str, Any] = {models.SHARED: {}}
+    validated(caserecords.CaseRecord, _case_value({"outcome": "passed"}), context)
+    value = _case_value({"outcome": "passed"})
+    value["expectations"].append({"name": "x", "path": "/x", "extra": 1})
+    with pytest.raises(ValidationError) as invalid:
+        validated(caserecords.CaseRecord, value, context)
+    [problem] = invalid.value.errors()
+    assert problem["loc"] == ("expectations", 1, "extra")
+    assert models.problem_words(problem) == "Extra inputs are not permitted"

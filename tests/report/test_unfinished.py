@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from goldgate.evals import EvalContext, eval
+from goldgate.evals.collect import cases_of
 from goldgate.evals.collector import EvalCollector
 from goldgate.evals.plan import plan_evals
 from goldgate.gold.load import load_gold
@@ -132,7 +133,7 @@ def _eval_suite(tmp_path: Path) -> GoldSuite:
         dataset="d",
         cases=[{"input": "a"}, {"input": "b", "expect": {"contains": "b"}}, {"input": "c"}],
     )(subject)
-    return plan_evals([function], project=tmp_path).suites[0].gold
+    return plan_evals(cases_of([function]), project=tmp_path).suites[0].gold
 
 
 @pytest.mark.parametrize("repeat", [1, 2])

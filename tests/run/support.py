@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
+from helpers import forkserver
+
 PROJECT_FILES = Path(__file__).parent / "project_files"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_triage"
 
@@ -113,8 +115,9 @@ def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def start_cli(*args: str, cwd: Path, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
     """``goldgate <args>`` started in a session of its own (so that a test can signal it
-    alone; goldgate installs its own SIGINT handler once the run starts)."""
-    return subprocess.Popen(
+    alone; goldgate installs its own SIGINT handler once the run starts), forked from a
+    process that has the interpreter and the libraries loaded (``helpers.forkserver``)."""
+    return forkserver.Popen(
         [*GOLDGATE, *args],
         cwd=cwd,
         env=cli_env(env),

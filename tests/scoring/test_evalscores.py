@@ -23,20 +23,26 @@ def test_every_passed_score_of_the_key_must_pass() -> None:
         {"key": "pass", "value": 0.2},
     ]
     assert _check(scores) == ("passed", None)
-    assert _check(scores, "relevance") == ("failed", "score 'relevance' did not pass")
+    assert _check(scores, "relevance") == ("failed", "score 'relevance' did not pass: n")
 
 
-def test_the_reason_names_the_assertion_or_the_evaluator_never_the_notes() -> None:
+def test_the_reason_names_the_assertion_or_the_evaluator_and_says_the_notes() -> None:
+    # As EZVals shows it: a failed assertion's message (or a failed score's notes) is why.
     scores = [
-        {"key": "pass", "passed": False, "notes": "SECRET output", "at": "eval_a.py:7"},
+        {"key": "pass", "passed": False, "notes": "Should mention\nParis", "at": "eval_a.py:7"},
         {"key": "format", "passed": True, "by": "check_format"},
-        {"key": "format", "passed": False, "notes": "SECRET", "by": "check_format"},
+        {"key": "format", "passed": False, "notes": "Invalid JSON", "by": "check_format"},
+        {"key": "long", "passed": False, "notes": "x" * 400},
+        {"key": "bare", "passed": False},
     ]
-    assert _check(scores) == ("failed", "the assertion at eval_a.py:7 failed")
+    assert _check(scores) == ("failed", "the assertion at eval_a.py:7 failed: Should mention Paris")
     assert _check(scores, "format") == (
         "failed",
-        "evaluator 'check_format' scored 'format' as not passed (1 of 2 'format' scores passed)",
+        "evaluator 'check_format' scored 'format' as not passed: Invalid JSON (1 of 2 'format' "
+        "scores passed)",
     )
+    assert _check(scores, "long") == ("failed", "score 'long' did not pass: " + "x" * 297 + "...")
+    assert _check(scores, "bare") == ("failed", "score 'bare' did not pass")
 
 
 def test_a_score_that_could_not_be_taken_is_an_error_never_a_pass() -> None:

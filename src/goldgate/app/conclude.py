@@ -107,14 +107,17 @@ def refused(error: GoldgateError | KeyboardInterrupt, json_output: bool) -> Exit
     raise error
 
 
-def run_summary(outcome: SessionOutcome, json_output: bool) -> ExitCode:
+def run_summary(
+    outcome: SessionOutcome, json_output: bool, at_least: ExitCode = ExitCode.PASSED
+) -> ExitCode:
     """The end of a run (``evaluate``, ``evals run``, ``evals regrade``): the exit code its
-    report decides (a shard decides nothing alone), told to a supervisor, and the summary on
-    stdout; when stdout cannot take it, stderr still says the code and where the report is."""
+    report decides (a shard decides nothing alone; ``at_least`` when input was refused while
+    the rest ran), told to a supervisor, and the summary on stdout; when stdout cannot take
+    it, stderr still says the code and where the report is."""
     from goldgate.report.summary import render_summary, shard_exit_code, summary_json
 
     code = shard_exit_code(outcome.report, ExitCode(outcome.report.verdict.exit_code))
-    code = published(code, outcome)
+    code = most_severe(published(code, outcome), at_least)
     announce("report", int(code), str(outcome.report_path))
     if json_output:
         shown = emit_json(summary_json(outcome.report, outcome.report_path, code))

@@ -34,10 +34,17 @@ def run_command(request: EvalsRequest) -> ExitCode:
     from goldgate.evals.session import prepare
 
     emergency_exit = blocked_exit(request.json_output, "an eval")
+    refused: list[str] = []
 
     def run() -> SessionOutcome:
         with user_output_to_stderr():  # importing eval files may print
             session = prepare(request)
+        for sentence in session.refused:
+            refused.append(sentence)
+            warn(
+                f"goldgate: {sentence} Its evals were not run; the other files' were, and "
+                "the run ends with exit 2 (invalid input)."
+            )
         for name, seconds in session.plan.timeouts_beyond(request.timeout):
             warn(
                 f"goldgate: eval '{name}' allows itself {seconds:g} s, but --timeout ends "
@@ -51,7 +58,8 @@ def run_command(request: EvalsRequest) -> ExitCode:
     outcome = _guarded(run, request.json_output)
     if isinstance(outcome, ExitCode):
         return outcome
-    return run_summary(outcome, request.json_output)
+    floor = ExitCode.INVALID_INPUT if refused else ExitCode.PASSED
+    return run_summary(outcome, request.json_output, floor)
 
 
 def regrade_command(request: RegradeRequest, json_output: bool) -> ExitCode:

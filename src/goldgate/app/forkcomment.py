@@ -42,9 +42,10 @@ _SHA: Final = re.compile(r"[0-9a-f]{40}")
 _FILE_NAME: Final = re.compile(r"goldgate-comment-[A-Za-z0-9_.-]+\.json")
 _REPOSITORY: Final = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 PREFACE: Final = (
-    "**goldgate** (posted by this repository's workflow from the report that the pull "
-    "request's own run left; that run ran the pull request's code)\n\n"
+    "Posted by this repository's workflow from the report that the pull request's own run "
+    "left; that run ran the pull request's code."
 )
+"""The note under the verdict of a comment rebuilt here."""
 
 
 def file_names(comment_id: str) -> tuple[str, str, str]:
@@ -173,7 +174,7 @@ def rebuild_comment(
     Values are shown only when both ``details`` (the trusted job's choice) and the hand-off
     say ``values``: a fork's run cannot widen what the comment shows."""
     from goldgate.app.render import load_comparison_view
-    from goldgate.github.comments import comment_budget, comment_length, with_marker
+    from goldgate.github.comments import comment_budget, with_marker
     from goldgate.render.escape import check_link_base
     from goldgate.render.markdown import render_markdown
     from goldgate.report.io import read_report_and_digest
@@ -191,12 +192,12 @@ def rebuild_comment(
             link_base = check_link_base(f"{server}/{repository}/blob/{head_sha}")
         except ValueError:
             link_base = None
-    limit = comment_budget(found.comment_id) - comment_length(PREFACE)
-    body = PREFACE + render_markdown(
+    body = render_markdown(
         report,
         view,
         budget="comment",
-        limit=limit,
+        limit=comment_budget(found.comment_id),
+        notes=(PREFACE,),
         details="values" if details == found.details == "values" else "safe",
         link_base=link_base,
         full_report="the report artifact of the pull request's run",

@@ -176,7 +176,7 @@ jobs:
           comment: update
           fail_on: disagreement
 
-      - name: Keep the report, comparison and JUnit
+      - name: Keep the report, comparison, JUnit and HTML page
         if: ${{ !cancelled() && steps.goldgate.outputs.report != '' }}
         uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0
         with:
@@ -185,6 +185,7 @@ jobs:
             ${{ steps.goldgate.outputs.report }}
             ${{ steps.goldgate.outputs.comparison }}
             ${{ steps.goldgate.outputs.junit }}
+            ${{ steps.goldgate.outputs.html }}
           if-no-files-found: warn
           include-hidden-files: true   # reports live under .goldgate/
           retention-days: 14

@@ -20,7 +20,13 @@ from datetime import datetime
 
 from goldgate._version import __version__
 from goldgate.comparison.classification import Unit, classify, classify_unit, judged_by_gold
-from goldgate.comparison.figures import Tally, figures_of, metric_deltas
+from goldgate.comparison.figures import (
+    Tally,
+    figures_of,
+    metric_deltas,
+    summary_deltas,
+    threshold_deltas,
+)
 from goldgate.comparison.models import (
     REPEAT_RULE,
     SINGLE_RULE,
@@ -256,6 +262,8 @@ def _compare_suite(
         ),
         figures=figures_of(tally, replay),
         metrics=metric_deltas(candidate, baseline),
+        thresholds=threshold_deltas(candidate, baseline),
+        summary=summary_deltas(candidate, baseline),
         changes=tuple(changes),
         case_changes=dict(Counter(view.change for view in views)) if repeated else {},
         cases=tuple(views),

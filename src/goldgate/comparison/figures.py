@@ -26,6 +26,7 @@ from goldgate.comparison.models import (
     Latency,
     McNemar,
     MetricDelta,
+    ThresholdDelta,
     Usage,
     UsageDelta,
 )
@@ -35,7 +36,15 @@ from goldgate.comparison.sides import AttemptSide, SuiteSide
 from goldgate.comparison.stats import mcnemar_p_value, nearest_rank
 from goldgate.report.models import MetricResult
 
-__all__ = ["REPLAY_REASON", "SideTally", "Tally", "figures_of", "metric_deltas"]
+__all__ = [
+    "REPLAY_REASON",
+    "SideTally",
+    "Tally",
+    "figures_of",
+    "metric_deltas",
+    "summary_deltas",
+    "threshold_deltas",
+]
 
 _RUNTIME_FAILURES = frozenset({"failed", "timed_out"})
 REPLAY_REASON = "a replay's latency and usage are its original run's measurements"
@@ -278,3 +287,37 @@ def metric_deltas(candidate: SuiteSide, baseline: SuiteSide) -> tuple[MetricDelt
     before = {metric.name: metric for metric in baseline.record.metrics}
     names = list(dict.fromkeys([*now, *before]))
     return tuple(_metric_delta(name, now.get(name), before.get(name)) for name in names)
+
+
+def threshold_deltas(candidate: SuiteSide, baseline: SuiteSide) -> tuple[ThresholdDelta, ...]:
+    """Each threshold's value on both sides, by key: the candidate's in its order, then any
+    the baseline alone declared (so a dropped threshold still shows what it was)."""
+    now = {t.key: t for t in candidate.record.thresholds}
+    before = {t.key: t for t in baseline.record.thresholds}
+    deltas = []
+    for key in dict.fromkeys([*now, *before]):
+        mine, theirs = now.get(key), before.get(key)
+        declared = mine or theirs
+        assert declared is not None
+        deltas.append(
+            ThresholdDelta(
+                key=key,
+                minimum=declared.minimum,
+                value=_delta(
+                    None if mine is None else mine.actual,
+                    None if theirs is None else theirs.actual,
+                ),
+                candidate_held=None if mine is None else mine.held,
+                baseline_held=None if theirs is None else theirs.held,
+            )
+        )
+    return tuple(deltas)
+
+
+def summary_deltas(candidate: SuiteSide, baseline: SuiteSide) -> dict[str, Delta]:
+    """Each figure of the two suites' summaries (``pass_rate``, ``expect.satisfied``...),
+    the candidate's keys first: the figures the thresholds are stated in."""
+    now, before = candidate.record.summary, baseline.record.summary
+    return {
+        key: _delta(now.get(key), before.get(key)) for key in dict.fromkeys([*now, *before])
+    }

@@ -271,6 +271,17 @@ class Unmatched(_Model):
     input_changed_attempts: int = 0
 
 
+class ThresholdDelta(_Model):
+    """One threshold of a suite on each side: its value (``None`` where unmeasured or where
+    that side has no such threshold) and whether it held there."""
+
+    key: str
+    minimum: float = Field(description="The candidate's minimum (the baseline's if only there).")
+    value: Delta
+    candidate_held: bool | None = None
+    baseline_held: bool | None = None
+
+
 class SuiteComparison(_Model):
     name: str
     status: Literal["compared", "skipped"] = Field(
@@ -279,6 +290,14 @@ class SuiteComparison(_Model):
     repeat: CountDelta
     figures: Figures
     metrics: tuple[MetricDelta, ...] = ()
+    thresholds: tuple[ThresholdDelta, ...] = Field(
+        (), description="Each threshold's value before and after, candidate's order first."
+    )
+    summary: dict[str, Delta] = Field(
+        default_factory=dict,
+        description="Each figure of the suites' own summaries (pass_rate, expect.satisfied...) "
+        "on both sides, as each report measured it over its own cases.",
+    )
     changes: tuple[AttemptChange, ...] = Field(
         (), description="Every attempt that improved, regressed or is mixed."
     )

@@ -35,6 +35,7 @@ from goldgate.gold.models import TextOptions
 from goldgate.gold.settings.load import LoadedSettings, load_settings
 from goldgate.gold.suites import Dataset, GoldSuite
 from goldgate.report.build import SuiteCollector, suite_head, suite_tail
+from goldgate.report.caserecords import exception_fields
 from goldgate.report.io import (
     ReportFile,
     default_report_path,
@@ -150,6 +151,7 @@ async def _replay_suite(
                     result if attempt.status == "completed" else None,
                     attempt.stderr,
                     checks,
+                    exception_fields(attempt.exception),
                     attempt.retries,  # copied, as latency and usage are: the run's own
                     attempt.cached,
                     attempt.cost,

@@ -7,20 +7,33 @@
         ctx.output = await my_agent(ctx.input)
         assert "paris" in ctx.output.lower(), "Should mention Paris"
 
-``goldgate evals run PATH...`` finds them (files named ``eval_*.py`` or ``*_eval.py`` in
-folders, any file named) and writes the same report as ``goldgate evaluate``: a suite per
-dataset, a case per function and case, a check per score key. ``run_evals`` does the same in
-this process and returns the report. See docs/evals.md.
+This is EZVals' evaluation API (version 0.2.0's behaviour: the decorator, the context, the
+results, file defaults, cases, targets, evaluators, trials): a file written for EZVals runs
+with only its import line changed. ``goldgate evals run PATH...`` finds evals as ``ezvals
+run`` does (any file named; in folders, every ``.py`` file not starting with ``_``) and
+writes the same report as ``goldgate evaluate``: a suite per dataset, a case per function
+and case, a check per score key, and the gate's exit codes. ``run_evals`` does the same in
+this process and returns the report; calling an eval (``fn()``) returns its results, as in
+EZVals. See docs/evals.md, and its table of where goldgate differs on purpose.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from goldgate.evals._context import EvalContext, EvalResult
+from goldgate.evals._context import EvalCase, EvalContext, EvalResult, TraceData
 from goldgate.evals._decorator import EvalDefinitionError, EvalFunction, eval
 
-__all__ = ["EvalContext", "EvalDefinitionError", "EvalFunction", "EvalResult", "eval", "run_evals"]
+__all__ = [
+    "EvalCase",
+    "EvalContext",
+    "EvalDefinitionError",
+    "EvalFunction",
+    "EvalResult",
+    "TraceData",
+    "eval",
+    "run_evals",
+]
 
 if TYPE_CHECKING:
     from goldgate.evals.session import run_evals

@@ -1,154 +1,209 @@
-"""What an eval function works with: ``EvalContext`` (its input, reference, metadata, output
-and scores), ``EvalResult`` (what evaluators read) and the rules a score follows.
+"""What an eval works with, as EZVals (0.2.0) has it: ``EvalContext`` (the mutable builder of
+a result), ``EvalResult`` (a result: what an eval may return and what evaluators read) and
+``TraceData`` (debug data, a dict with attribute access).
 
-A score is ``{key, value?, passed?, notes?}``: ``key`` defaults to ``pass``, at least one of
-``value`` (a number from 0 to 1) and ``passed`` (a bool) is given. ``scores`` may be one
-score, a bare number (a ``value``), a bool (a ``passed``) or a list of them. A score that
-breaks these rules is not dropped and does not stop the eval: it is kept as
-``{key, error}``, ``error`` being one sentence naming the eval and the score, and the check
-of its key cannot pass (``goldgate.scoring.evalscores``).
+``ctx.store(...)`` sets every argument that is not ``None``: ``metadata`` and ``trace_data``
+merge, ``messages`` and ``trace_url`` go into ``trace_data``, and a score whose key is already
+there replaces it. ``build()`` turns the context into an ``EvalResult``; a context that holds
+no score and no error gets the passing score of its default key then. Scores follow
+``goldgate.evals._scores``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Literal, TypedDict
 
-__all__ = ["DEFAULT_KEY", "RESERVED_KEYS", "EvalContext", "EvalResult", "normalize_scores"]
+from goldgate.evals._scores import DEFAULT_KEY, normalize_scores
 
-DEFAULT_KEY: Final = "pass"
-RESERVED_KEYS: Final = frozenset({"expect"})
-"""Score keys an eval may not use: ``expect`` names the check of a case's ``expect``."""
-_FIELDS: Final = ("key", "value", "passed", "notes")
-_MAX_KEY = 200
+__all__ = ["EvalCase", "EvalContext", "EvalResult", "TraceData"]
 
 
-def _key_problem(key: Any) -> str | None:
-    if not isinstance(key, str) or not key:
-        return "a key that is not a nonempty string"
-    if len(key) > _MAX_KEY:
-        return f"a key longer than {_MAX_KEY} characters"
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in key):
-        return "a key holding control characters"
-    if key in RESERVED_KEYS:
-        return f"the key {key!r}, which names the check of a case's expect"
-    return None
+class EvalCase(TypedDict, total=False):
+    """An item of ``@eval(cases=[...])`` (or of what an ``input_loader`` returns), for type
+    checking: its fields override the eval's for that case. goldgate adds seed 004's
+    ``expect``."""
+
+    id: str | int
+    input: Any
+    reference: Any
+    metadata: dict[str, Any] | None
+    dataset: str
+    labels: list[str] | None
+    default_score_key: str | None
+    timeout: float | None
+    target: Callable[..., Any] | None
+    evaluators: list[Callable[..., Any]] | None
+    trials: int | None
+    expect: Any
 
 
-def _invalid(key: Any, who: str, why: str, notes: Any = None) -> dict[str, Any]:
-    shown = key if isinstance(key, str) and _key_problem(key) is None else DEFAULT_KEY
-    entry: dict[str, Any] = {"key": shown, "error": f"{who} stored score '{shown}' with {why}"}
-    if isinstance(notes, str):
-        entry["notes"] = notes
-    return entry
+class TraceData(dict[str, Any]):
+    """Trace and debug data: a dict whose keys also read and write as attributes;
+    ``messages`` (a list, ``[]`` until set) and ``trace_url`` are always readable."""
 
+    def __getattr__(self, key: str) -> Any:
+        if key == "messages":
+            return self.setdefault("messages", [])
+        if key == "trace_url":
+            return self.get("trace_url")
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
 
-def _one(score: Any, who: str) -> dict[str, Any]:
-    if isinstance(score, bool):
-        return {"key": DEFAULT_KEY, "passed": score}
-    if isinstance(score, int | float):
-        score = {"value": score}
-    if not isinstance(score, Mapping):
-        return {
-            "key": DEFAULT_KEY,
-            "error": f"{who} stored a score of type {type(score).__name__}; a score is a "
-            "number, a bool, a dict or a list of them",
-        }
-    key = score.get("key", DEFAULT_KEY)
-    notes = score.get("notes")
-    unknown = [name for name in score if name not in _FIELDS]
-    if unknown:
-        return _invalid(
-            key, who, f"the unknown field {str(unknown[0])!r} (a score has key, value, passed "
-            "and notes)", notes,
-        )  # fmt: skip
-    problem = _key_problem(key)
-    if problem is not None:
-        return _invalid(key, who, problem, notes)
-    entry: dict[str, Any] = {"key": key}
-    value = score.get("value")
-    if value is not None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return _invalid(
-                key, who, f"a value of type {type(value).__name__}, not a number", notes
-            )
-        if not math.isfinite(value) or not 0 <= value <= 1:
-            return _invalid(key, who, "a value outside 0 to 1", notes)
-        entry["value"] = value
-    passed = score.get("passed")
-    if passed is not None:
-        if not isinstance(passed, bool):
-            return _invalid(key, who, f"passed of type {type(passed).__name__}, not a bool", notes)
-        entry["passed"] = passed
-    if "value" not in entry and "passed" not in entry:
-        return _invalid(key, who, "neither value nor passed", notes)
-    if notes is not None:
-        entry["notes"] = notes if isinstance(notes, str) else str(notes)
-    return entry
+    def __setattr__(self, key: str, value: Any) -> None:
+        self[key] = list(value) if key == "messages" else value
 
-
-def normalize_scores(scores: Any, who: str, *, by: str | None = None) -> list[dict[str, Any]]:
-    """``scores`` as score entries, in order: valid ones as ``{key, value?, passed?, notes?}``,
-    the others as ``{key, error}``. ``who`` names the eval (or evaluator) in errors; ``by``
-    marks the entries an evaluator made."""
-    if scores is None:
-        return []
-    items = list(scores) if isinstance(scores, list | tuple) else [scores]
-    entries = [_one(item, who) for item in items]
-    if by is not None:
-        for entry in entries:
-            entry["by"] = by
-    return entries
-
-
-class EvalContext:
-    """What one run of an eval function sees and records.
-
-    ``input``, ``reference`` and ``metadata`` come from the eval (or its case); set
-    ``output`` (or ``store(output=...)``) to what the application answered, and add scores
-    with ``store(scores=...)``. A failing ``assert`` adds ``{key: pass, passed: false,
-    notes: <message>}``; when no assertion failed a passing ``pass`` score is added after the
-    function returns.
-    """
-
-    def __init__(
-        self,
-        input: Any = None,
-        reference: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-        output: Any = None,
-        *,
-        function_name: str | None = None,
-    ) -> None:
-        self.input = input
-        self.reference = reference
-        self.metadata: dict[str, Any] = metadata if type(metadata) is dict else dict(metadata or {})
-        self.output = output
-        self.function_name = function_name
-        self.scores: list[dict[str, Any]] = []
-
-    def store(self, output: Any = None, scores: Any = None) -> EvalContext:
-        """Set ``output`` (when given) and add ``scores``: a number, a bool, a score dict or a
-        list of them. A score that breaks the rules is kept as an error of its key."""
-        if output is not None:
-            self.output = output
-        who = f"eval '{self.function_name}'" if self.function_name else "the eval"
-        self.scores.extend(normalize_scores(scores, who))
+    def add_messages(self, messages: list[Any]) -> TraceData:
+        """Replace the messages (it does not append)."""
+        self["messages"] = list(messages)
         return self
 
-    def __repr__(self) -> str:
-        return f"EvalContext(function_name={self.function_name!r}, scores={len(self.scores)})"
 
-
-@dataclass(frozen=True)
+@dataclass
 class EvalResult:
-    """What an evaluator reads: the eval's input, output, reference, metadata and the scores
-    made so far (copies: an evaluator adds scores by returning them)."""
+    """One result: what an eval returns (alone or in a list) and what an evaluator reads.
+    ``scores`` may be given in any form ``store`` takes; scores without a key get ``pass``."""
 
     input: Any
     output: Any
     reference: Any = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-    scores: Sequence[Mapping[str, Any]] = ()
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    latency: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    trace_data: TraceData = field(default_factory=TraceData)
+
+    def __post_init__(self) -> None:
+        self.scores = normalize_scores(self.scores, DEFAULT_KEY)
+        self.metadata = self.metadata or {}
+        self.trace_data = TraceData(self.trace_data or {})
+
+
+def _run_field(name: str) -> Any:
+    """A property of ``EvalContext`` reading EZVals' run field ``name``: ``None`` in
+    goldgate's runs, which have no sessions and are named by their report files."""
+    return property(lambda self: self._run.get(name), doc=f"EZVals' {name}, or None.")
+
+
+class EvalContext:
+    """The mutable builder of one result, given to the parameter of an eval annotated
+    ``EvalContext``: its ``input``, ``reference`` and ``metadata`` come from the eval and its
+    case; set ``output`` (or ``store(output=...)``) and add scores with ``store(scores=...)``.
+    A failing ``assert`` stores a failing score of the default key with the assertion's
+    message as notes. Usable as a context manager (``with EvalContext(...) as ctx``)."""
+
+    def __init__(
+        self,
+        input: Any = None,
+        output: Any = None,
+        reference: Any = None,
+        default_score_key: str | None = DEFAULT_KEY,
+        metadata: dict[str, Any] | None = None,
+        trace_data: dict[str, Any] | None = None,
+        latency: float | None = None,
+        function_name: str | None = None,
+        dataset: str | None = None,
+        labels: list[str] | None = None,
+        **run_info: Any,
+    ) -> None:
+        self.input = input
+        self.output = output
+        self.reference = reference
+        self.default_score_key = default_score_key
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.trace_data = TraceData(trace_data or {})
+        self.latency = latency
+        self.scores: list[dict[str, Any]] = []
+        self.error: str | None = None
+        self.function_name = function_name
+        self.dataset = dataset
+        self.labels = labels
+        self._run = run_info
+
+    def store(
+        self,
+        input: Any = None,
+        output: Any = None,
+        reference: Any = None,
+        latency: float | None = None,
+        scores: Any = None,
+        messages: list[Any] | None = None,
+        trace_url: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        trace_data: dict[str, Any] | None = None,
+    ) -> EvalContext:
+        """Set every field given (not ``None``). Scores with a key already stored replace
+        it; ``metadata`` and ``trace_data`` merge."""
+        if input is not None:
+            self.input = input
+        if output is not None:
+            self.output = output
+        if reference is not None:
+            self.reference = reference
+        if latency is not None:
+            self.latency = latency
+        if trace_data is not None:
+            self.trace_data.update(trace_data)
+        if messages is not None:
+            self.trace_data.messages = messages
+        if trace_url is not None:
+            self.trace_data.trace_url = trace_url
+        if metadata is not None:
+            self.metadata.update(metadata)
+        for score in normalize_scores(scores, self.default_score_key):
+            stored = self.scores
+            for position, existing in enumerate(stored):
+                if existing["key"] == score["key"]:
+                    stored[position] = score
+                    break
+            else:
+                stored.append(score)
+        return self
+
+    def build(self) -> EvalResult:
+        """The result: what was stored, or the passing score of the default key when no
+        score and no error was."""
+        scores = self.scores or (
+            [] if self.error else [{"key": self.default_score_key or DEFAULT_KEY, "passed": True}]
+        )
+        # Built without __post_init__: what store() kept is normalized already, and this
+        # runs once per attempt. The result shares the context's trace data.
+        result = object.__new__(EvalResult)
+        vars(result).update(
+            input=self.input,
+            output=self.output,
+            reference=self.reference,
+            scores=list(scores),
+            error=self.error,
+            latency=self.latency,
+            metadata=self.metadata or {},
+            trace_data=self.trace_data,
+        )
+        return result
+
+    def build_with_error(self, error: str) -> EvalResult:
+        self.error = error
+        return self.build()
+
+    def __enter__(self) -> EvalContext:
+        return self
+
+    def __exit__(self, *exc: object) -> Literal[False]:
+        return False
+
+    run_id = _run_field("run_id")
+    session_name = _run_field("session_name")
+    run_name = _run_field("run_name")
+    eval_path = _run_field("eval_path")
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """EZVals' run config (``--config``); ``{}`` in goldgate, which has none."""
+        config: dict[str, Any] = self._run.get("config") or {}
+        return config
+
+    def __repr__(self) -> str:
+        return f"EvalContext(function_name={self.function_name!r}, scores={len(self.scores)})"

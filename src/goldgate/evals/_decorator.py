@@ -1,179 +1,184 @@
-"""The ``eval`` decorator: marks a function as an eval and checks what it was given.
+"""The ``eval`` decorator, as EZVals (0.2.0) has it: marks a function as an eval and checks
+what it was given.
 
-Everything that can be wrong with the definition itself is refused when the decorator runs
-(an ``EvalDefinitionError``, exit 2 when ``goldgate evals run`` imports the file, naming the
-file and line), so that a run never starts on an eval that cannot work.
+The function may be sync or async; its parameter annotated ``EvalContext`` receives the
+context (an eval without one runs without it). Everything that can be wrong with the
+definition itself, an argument the decorator does not know among it, is refused when the
+decorator runs (an ``EvalDefinitionError``: ``goldgate evals run`` names the file and line
+and runs the other files), so that a run never starts on an eval that cannot work.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import math
-import os
-import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+import typing
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Final, TypeVar, overload
+from typing import Any, TypeVar, overload
 
-from goldgate.base.errors import InvalidInputError
 from goldgate.base.imports import is_async_callable
-from goldgate.base.textsafe import starts_command
+from goldgate.evals._context import EvalContext
+from goldgate.evals._options import (
+    DECORATOR_PARAMS,
+    EvalDefinitionError,
+    UnknownArgumentError,
+    case_problem,
+    param_problem,
+)
 
-__all__ = ["EvalDefinitionError", "EvalFunction", "EvalOptions", "eval"]
+__all__ = ["EvalDefinitionError", "EvalFunction", "UnknownArgumentError", "eval"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-RUN_FIGURES: Final = ("pass_rate", "expect.satisfied")
-UNMEASURED_FIGURES: Final = ("json.parse", "schema.requiredCoverage")
-"""Run figures of gold suites that nothing in an eval measures: the ``expect`` check has no
-suite text options (``json``, ``requiredKeys``), so a threshold on one could never hold."""
-SCORE_FIGURES: Final = ("mean", "min")
-_NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
+
+def _is_context(hint: Any) -> bool:
+    """Whether an annotation names an ``EvalContext`` (goldgate's, or any class of that
+    name, as a string or forward reference too, or inside a union or ``Optional``)."""
+    if hint is EvalContext:
+        return True
+    if isinstance(hint, str | typing.ForwardRef):
+        text = str(getattr(hint, "__forward_arg__", hint))
+        return text.rsplit(".", maxsplit=1)[-1].split("[", maxsplit=1)[0].strip() == "EvalContext"
+    if isinstance(hint, type):
+        return hint.__name__ == "EvalContext"
+    return any(_is_context(arg) for arg in typing.get_args(hint))
 
 
-class EvalDefinitionError(InvalidInputError):
-    """An eval defined in a way that cannot run (exit 2)."""
-
-
-class _Unset:
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Final = _Unset()
-
-
-@dataclass(frozen=True)
-class EvalOptions:
-    """What ``@eval(...)`` was given, checked."""
-
-    input: Any = UNSET
-    reference: Any = UNSET
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-    dataset: str | None = None
-    cases: Sequence[Mapping[str, Any]] | str | os.PathLike[str] | None = None
-    evaluators: tuple[Callable[..., Any], ...] = ()
-    timeout: float | None = None
-    thresholds: Mapping[str, float] = field(default_factory=dict)
-    live: bool = False
-
-
-def threshold_problem(key: Any, minimum: Any) -> str | None:
-    """Why ``key: minimum`` is not a threshold an eval suite can gate on, or ``None``."""
-    if not isinstance(key, str):
-        return "a threshold's key is a string"
-    if key in UNMEASURED_FIGURES:
-        return (
-            f"threshold {key!r} is never measured in evals (only a gold suite's text options "
-            "measure it), so it could never hold"
-        )
-    if key not in RUN_FIGURES:
-        score, dot, figure = key.rpartition(".")
-        if not dot or not score or figure not in SCORE_FIGURES:
-            return (
-                f"threshold {key!r} is none of {', '.join(RUN_FIGURES)} nor '<score key>.mean' "
-                "or '<score key>.min'"
-            )
-    if isinstance(minimum, bool) or not isinstance(minimum, int | float):
-        return f"threshold {key!r} must be a number from 0 to 1"
-    if not (math.isfinite(minimum) and 0 <= minimum <= 1):
-        return f"threshold {key!r} must be a number from 0 to 1"
-    return None
-
-
-def _parameters(function: Callable[..., Any]) -> int:
+def _context_parameter(function: Callable[..., Any]) -> tuple[str | None, int, bool]:
+    """The name of the parameter that receives the context (``None``: none does), how many
+    other parameters the call would leave without a value, and whether the context must be
+    passed by keyword (it is not the first parameter)."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
-        return 1
+        return None, 0, False
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception:  # annotations that do not resolve: read them as written
+        hints = {}
+    parameters = list(signature.parameters.values())
+    found = next((p.name for p in parameters if _is_context(hints.get(p.name, p.annotation))), None)
     required = [
         p
-        for p in signature.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        for p in parameters
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and p.default is p.empty
+        and p.name != found
     ]
-    return len(required)
-
-
-def _check(function: Callable[..., Any], options: EvalOptions) -> None:
-    name = getattr(function, "__name__", type(function).__name__)
-
-    def refuse(why: str) -> EvalDefinitionError:
-        return EvalDefinitionError(f"eval {name!r}: {why}.")
-
-    if not callable(function):
-        raise refuse("an eval is a function")
-    count = _parameters(function)
-    if count > 1:
-        raise refuse("an eval function takes one parameter, its EvalContext, or none")
-    if options.cases is not None and count == 0:
-        raise refuse("an eval with cases takes an EvalContext parameter to read them")
-    if options.dataset is not None and (
-        not isinstance(options.dataset, str)
-        or not _NAME.fullmatch(options.dataset)
-        or starts_command(options.dataset)
-    ):
-        raise refuse(
-            "dataset must be a nonempty name without control characters, not starting with '::'"
-        )
-    cases = options.cases
-    if cases is not None and not isinstance(cases, str | os.PathLike | list | tuple):
-        raise refuse("cases must be a list of dicts or the path of a .jsonl file")
-    if isinstance(cases, str | os.PathLike) and not os.fspath(cases).endswith(".jsonl"):
-        raise refuse("a cases file is a .jsonl file, one case per line")
-    if not isinstance(options.metadata, Mapping):
-        raise refuse("metadata must be a dict")
-    for evaluator in options.evaluators:
-        if not callable(evaluator):
-            raise refuse(f"evaluator {evaluator!r} is not callable")
-    timeout = options.timeout
-    if timeout is not None and (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, int | float)
-        or not (timeout > 0 and math.isfinite(timeout))
-    ):
-        raise refuse("timeout must be a positive number of seconds")
-    if not isinstance(options.live, bool):
-        raise refuse("live must be True or False")
-    if not isinstance(options.thresholds, Mapping):
-        raise refuse("thresholds must be a dict of figures and minimums")
-    for key, minimum in options.thresholds.items():
-        problem = threshold_problem(key, minimum)
-        if problem is not None:
-            raise refuse(problem)
+    if found is None and len(required) == 1 and required[0].annotation is required[0].empty:
+        # One parameter without annotation: goldgate gives it the context (EZVals gives it
+        # nothing, and the call fails with TypeError).
+        found, required = required[0].name, []
+    first = parameters[0] if parameters else None
+    keyword = found is not None and (
+        first is None or first.name != found or first.kind is first.KEYWORD_ONLY
+    )
+    return found, len(required), keyword
 
 
 class EvalFunction:
-    """A function marked with ``@eval``: calling it calls the function itself (handy in a
-    unit test); ``goldgate evals run`` runs it once per case with a fresh ``EvalContext``."""
+    """A function marked with ``@eval``. Calling it (no arguments) runs the eval in this
+    process, every case, and returns its ``EvalResult`` (a list when there are several), as
+    EZVals does; ``await fn.call_async()`` does the same in a running event loop.
+    ``goldgate evals run`` runs it once per case with a fresh ``EvalContext``."""
 
-    def __init__(self, function: Callable[..., Any], options: EvalOptions) -> None:
-        _check(function, options)
+    def __init__(self, function: Callable[..., Any], params: Mapping[str, Any]) -> None:
+        name = getattr(function, "__name__", type(function).__name__)
+        self.who = f"eval {name!r}"
+        """How messages name this eval."""
+        if not callable(function):
+            raise self.refuse("an eval is a function")
         self.function = function
-        self.options = options
-        self.takes_context = _parameters(function) == 1
+        self.params: dict[str, Any] = {
+            key: value
+            for key, value in params.items()
+            if value is not None or key not in ("cases", "input_loader")  # None: not given
+        }
+        """The options given to the decorator (only those given)."""
+        self.ctx_param, missing, self.ctx_keyword = _context_parameter(function)
+        if missing:
+            raise self.refuse(
+                "an eval function takes its EvalContext parameter and nothing else it needs"
+            )
+        for option, value in self.params.items():
+            problem = param_problem(option, value)
+            if problem is not None:
+                raise self.refuse(problem)
+        needs = sorted({"target", "input_loader", "cases"} & self.params.keys())
+        if needs and self.ctx_param is None:
+            raise self.refuse(
+                f"{needs[0]} requires the evaluation function to accept a context parameter "
+                "(one annotated EvalContext)"
+            )
+        if "input_loader" in self.params and {"input", "reference", "cases"} & self.params.keys():
+            raise self.refuse("input_loader cannot be used with input=, reference= or cases=")
+        cases = self.params.get("cases")
+        for index, case in enumerate(cases if isinstance(cases, list | tuple) else ()):
+            problem = case_problem(case)
+            if problem is not None:
+                raise self.refuse(f"case {index}: {problem}")
         self.is_async = is_async_callable(function)
         code = getattr(function, "__code__", None)
         self.file = Path(code.co_filename) if code is not None else None
-        self.line = code.co_firstlineno if code is not None else 0
-        self.name: str = getattr(function, "__name__", "eval")
-        self.who = f"eval {self.name!r}"
-        """How messages name this eval."""
+        self.line: int = code.co_firstlineno if code is not None else 0
+        self.name: str = name
         functools.update_wrapper(self, function)
+
+    def refuse(self, why: str) -> EvalDefinitionError:
+        return EvalDefinitionError(f"{self.who}: {why}.")
+
+    @property
+    def takes_context(self) -> bool:
+        return self.ctx_param is not None
 
     @property
     def dataset(self) -> str:
-        """The dataset named in ``@eval``, else the file's name without ``.py``."""
-        if self.options.dataset is not None:
-            return self.options.dataset
+        """The dataset named in ``@eval``, else the file's name without ``.py`` (file
+        defaults and cases may name another: see ``goldgate.evals.layering``)."""
+        dataset = self.params.get("dataset")
+        if isinstance(dataset, str):
+            return dataset
         return self.file.stem if self.file is not None else self.name
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.function(*args, **kwargs)
+    @property
+    def func(self) -> Callable[..., Any]:
+        """The function itself (EZVals' name for it)."""
+        return self.function
+
+    @property
+    def labels(self) -> list[str]:
+        """The labels named in ``@eval`` (file defaults and cases may add others)."""
+        return list(self.params.get("labels") or ())
+
+    @property
+    def thresholds(self) -> Mapping[str, float]:
+        thresholds: Mapping[str, float] = self.params.get("thresholds") or {}
+        return thresholds
+
+    @property
+    def live(self) -> bool:
+        return bool(self.params.get("live"))
+
+    def __call__(self) -> Any:
+        from goldgate.evals.inprocess import call_eval  # the engine: only when called
+
+        return call_eval(self)
+
+    async def call_async(self) -> Any:
+        from goldgate.evals.inprocess import call_eval_async
+
+        return await call_eval_async(self)
 
     def __repr__(self) -> str:
         return f"<eval {self.name} dataset={self.dataset!r}>"
+
+
+def _unknown(names: list[str]) -> UnknownArgumentError:
+    known = ", ".join(DECORATOR_PARAMS)
+    return UnknownArgumentError(
+        f"@eval does not take the argument {names[0]!r} (goldgate's @eval takes {known})."
+    )
 
 
 @overload
@@ -186,53 +191,37 @@ def eval(
     input: Any = ...,
     reference: Any = ...,
     dataset: str | None = ...,
-    cases: Sequence[Mapping[str, Any]] | str | os.PathLike[str] | None = ...,
-    evaluators: Sequence[Callable[..., Any]] = ...,
-    timeout: float | None = ...,
-    thresholds: Mapping[str, float] | None = ...,
+    labels: list[str] | None = ...,
     metadata: Mapping[str, Any] | None = ...,
+    default_score_key: str | None = ...,
+    timeout: float | None = ...,
+    target: Callable[..., Any] | None = ...,
+    evaluators: Any = ...,
+    input_loader: Callable[..., Any] | None = ...,
+    cases: Any = ...,
+    trials: int | None = ...,
+    thresholds: Mapping[str, float] | None = ...,
     live: bool = ...,
 ) -> Callable[[Callable[..., Any]], EvalFunction]: ...
 
 
-def eval(  # the seed's name: `from goldgate.evals import eval` shadows the builtin
-    function: Callable[..., Any] | None = None,
-    /,
-    *,
-    input: Any = UNSET,
-    reference: Any = UNSET,
-    dataset: str | None = None,
-    cases: Sequence[Mapping[str, Any]] | str | os.PathLike[str] | None = None,
-    evaluators: Sequence[Callable[..., Any]] = (),
-    timeout: float | None = None,
-    thresholds: Mapping[str, float] | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    live: bool = False,
+def eval(  # EZVals' name: `from goldgate.evals import eval` shadows the builtin
+    function: Callable[..., Any] | None = None, /, **options: Any
 ) -> EvalFunction | Callable[[Callable[..., Any]], EvalFunction]:
-    """Mark a function (sync or async, taking an ``EvalContext`` or nothing) as an eval.
+    """Mark a function (sync or async) as an eval. Usable bare (``@eval``) or with options:
 
-    ``input``, ``reference`` and ``metadata`` are what the context carries; ``cases`` (a list
-    of ``{input, reference, id?, metadata?, expect?}`` dicts, or the path of a ``.jsonl``
-    file of them, relative to this file) runs the function once per case, each case's fields
-    over the decorator's. ``dataset`` (default: the file's name) is the suite it reports in;
-    ``evaluators`` (sync or async, taking an ``EvalResult``) add scores after the function;
-    ``timeout`` bounds one run of the function in seconds; ``thresholds`` gate the suite
-    (``pass_rate``, ``expect.satisfied``, ``<score key>.mean`` ...); ``live=True`` runs it only
-    with ``--live``.
+    ``input``, ``reference``, ``metadata`` start out on the context; ``dataset`` (default:
+    the file's name) and ``labels`` group it; ``default_score_key`` (``pass``) keys scores
+    given without one, failed assertions among them; ``timeout`` (seconds) stops it;
+    ``trials`` runs it several times; ``target`` runs before it with the context;
+    ``evaluators`` score its result after it; ``cases`` (a list of dicts, or a ``.jsonl``
+    file) or ``input_loader`` (a function returning them) run it once per case. goldgate
+    adds the gate's options: ``thresholds`` (``pass_rate``, ``<score key>.mean`` ...) and
+    ``live=True`` (run only with ``--live``). Anything else is refused, naming it.
     """
-    if callable(evaluators):  # one evaluator given bare
-        evaluators = (evaluators,)
-    options = EvalOptions(
-        input=input,
-        reference=reference,
-        metadata=dict(metadata) if isinstance(metadata, Mapping) else (metadata or {}),
-        dataset=dataset,
-        cases=cases,
-        evaluators=tuple(evaluators),
-        timeout=timeout,
-        thresholds=dict(thresholds or {}),
-        live=live,
-    )
+    unknown = [name for name in options if name not in DECORATOR_PARAMS]
+    if unknown:
+        raise _unknown(unknown)
     if function is not None:
         return EvalFunction(function, options)
     return lambda decorated: EvalFunction(decorated, options)

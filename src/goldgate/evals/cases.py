@@ -1,70 +1,74 @@
-"""An eval's cases: from ``@eval(cases=[...])``, a ``.jsonl`` file, or the decorator alone.
+"""An eval's cases, each built into an ``EvalCase``: its id in the suite (``name``,
+``name[id]`` for a case, ``name~k`` for a trial, as EZVals names them), its options layered
+(``goldgate.evals.layering``), what its context carries and, for seed 004's dataset lines
+(``{"id", "input", "expect"}``), the ``expect`` its output is scored against.
 
-Each case becomes an ``EvalCase``: its id in the suite (``name``, or ``name[id]`` for a case,
-as ezvals names them), what its context carries and, for seed 004's dataset lines
-(``{"id", "input", "expect"}``), the ``expect`` its output is scored against. Everything is
-checked before a run starts: unknown keys, a case file that is not strict JSON Lines, an
-``expect`` that is malformed or holds a broken pattern, an input a report cannot hold; each
-is ``InvalidInputError`` naming the file and line, or the eval and the case.
+Everything is checked before a run starts: unknown keys, a case file that is not strict JSON
+Lines, an ``expect`` that is malformed or holds a broken pattern, an input a report cannot
+hold; each is ``InvalidInputError`` naming the file and line, or the eval and the case.
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import math
-import os
 import re
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-import orjson
-
 from goldgate.base.errors import InvalidInputError
-from goldgate.base.jsonvalue import JSON_SCALARS
-from goldgate.base.problems import display_path
 from goldgate.base.textsafe import starts_command
-from goldgate.evals._decorator import UNSET, EvalFunction
+from goldgate.evals._options import Definition
+from goldgate.evals.layering import Layered, layered_cases
+from goldgate.evals.values import DEEP, copying_of, declared_json, fresh_values
 from goldgate.gold.compiled import compile_text
-from goldgate.report.verdictstore import read_lines
 from goldgate.scoring.text import text_expected_problem
 
-__all__ = ["CASE_KEYS", "EvalCase", "expand"]
+__all__ = ["UNSET", "EvalCase", "expand"]
 
-CASE_KEYS: Final = ("id", "input", "reference", "metadata", "expect")
-_CASE_KEY_SET: Final = frozenset(CASE_KEYS)
 _ID = re.compile(r"[^\x00-\x1f\x7f-\x9f\s](?:[^\x00-\x1f\x7f-\x9f]*[^\x00-\x1f\x7f-\x9f\s])?")
-_MAX_DEPTH = 200
 
 
-FLAT: Final = 0
-"""Input, reference and metadata are each a scalar or an object or array of scalars."""
-PLAIN: Final = 1
-"""They are plain JSON (dicts, lists and JSON scalars) nested deeper."""
-DEEP: Final = 2
-"""They hold other values (tuples, models...), kept as the eval gave them."""
-_CONTAINERS: Final = frozenset({dict, list})
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = _Unset()
+"""A value a case does not have (no ``reference``, no ``expect``)."""
+_NO_EVALUATORS: Final[tuple[Callable[..., Any], ...]] = ()
+_NO_THRESHOLDS: Final[Mapping[str, float]] = MappingProxyType({})
 
 
 class EvalCase(NamedTuple):
     """One run of an eval function, before it runs (a named tuple: 10,000 cases are built
     for 10,000 attempts, several times faster than a frozen dataclass, and as immutable)."""
 
-    function: EvalFunction
+    function: Definition
     case_id: str
     input: Any
     reference: Any
+    """The case's reference, or ``UNSET`` when no layer gave one."""
     metadata: Mapping[str, Any]
     expect: Any
     """Seed 004's ``expect`` (an assertion object or prose), or ``UNSET``."""
     envelope: dict[str, Any]
-    """The case as the report stores it: ``{"payload": {"case", "input", "reference"?},
-    "metadata"}`` (plain JSON)."""
+    """The case as the report stores it: ``{"payload": {"case", "input", "reference"?,
+    "labels"?}, "metadata"}`` (plain JSON)."""
     origin: str
     """``file:line`` of the case (its line in a case file, else the eval's definition)."""
     copying: int = DEEP
-    """How ``context_values`` copies: ``FLAT``, ``PLAIN`` or ``DEEP`` (see there)."""
+    """How ``context_values`` copies (``goldgate.evals.values``)."""
+    dataset: str = ""
+    labels: tuple[str, ...] = ()
+    default_key: str | None = "pass"
+    timeout: float | None = None
+    target: Callable[..., Any] | None = None
+    evaluators: tuple[Callable[..., Any], ...] = _NO_EVALUATORS
+    error: tuple[str, str] | None = None
+    """Why the case could not be given (an input loader that raised): the safe reason and
+    the error as EZVals records it. The case's attempts fail with it."""
+    thresholds: Mapping[str, float] = _NO_THRESHOLDS
+    live: bool = False
 
     @property
     def has_expect(self) -> bool:
@@ -72,131 +76,9 @@ class EvalCase(NamedTuple):
 
     def context_values(self) -> tuple[Any, Any, dict[str, Any]]:
         """Fresh copies of input, reference and metadata for one attempt: an eval that
-        changes them changes neither the next attempt nor the report. Scalars and flat
-        objects and arrays of scalars (``FLAT``, the common case) are copied one level, which
-        is all they have; other plain JSON (``PLAIN``) goes through orjson; anything else is
-        copied deeply."""
+        changes them changes neither the next attempt nor the report."""
         reference: Any = None if self.reference is UNSET else self.reference
-        copying = self.copying
-        if copying == FLAT:
-            input_value, metadata = self.input, self.metadata
-            return (
-                input_value.copy() if type(input_value) in _CONTAINERS else input_value,
-                reference.copy() if type(reference) in _CONTAINERS else reference,
-                dict(metadata),
-            )
-        if copying == PLAIN:
-            with contextlib.suppress(orjson.JSONEncodeError):  # integers beyond 64 bits
-                copied = orjson.loads(orjson.dumps((self.input, reference, self.metadata)))
-                return copied[0], copied[1], copied[2]
-        return fresh(self.input), fresh(reference), fresh(dict(self.metadata))
-
-
-def _is_flat(value: Any) -> bool:
-    """Whether plain JSON ``value`` is a scalar, or an object or array of scalars only (plain
-    JSON: its floats are finite, so a scalar here is one the orjson round trip keeps)."""
-    kind = type(value)
-    if kind is dict:
-        items: Any = value.values()
-    elif kind is list:
-        items = value
-    else:
-        return kind in JSON_SCALARS
-    return set(map(type, items)) <= JSON_SCALARS  # in C: no generator a case
-
-
-def fresh(value: Any) -> Any:
-    """A copy of ``value`` that shares nothing mutable with it: plain JSON containers copied
-    directly (several times faster than ``copy.deepcopy``), anything else deep-copied."""
-    kind = type(value)
-    if kind in JSON_SCALARS:
-        return value
-    if kind is dict:
-        return {key: fresh(item) for key, item in value.items()}
-    if kind is list:
-        return [fresh(item) for item in value]
-    if kind is tuple:
-        return tuple(fresh(item) for item in value)
-    return copy.deepcopy(value)
-
-
-class _NotJson(Exception):
-    pass
-
-
-def _plain(value: Any, depth: int = 0) -> Any:
-    """``value`` as strict JSON (what a report can hold), or ``_NotJson`` saying what it
-    cannot hold. A value that is plain JSON already is returned as it is, not copied."""
-    kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return value
-    if kind is int:
-        return value
-    if kind is float:
-        if not math.isfinite(value):
-            raise _NotJson("a number that is NaN or infinite")
-        return value
-    if isinstance(value, bool | str):
-        return bool(value) if isinstance(value, bool) else str(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return _plain(float(value), depth)
-    if depth > _MAX_DEPTH:
-        raise _NotJson(f"values nested deeper than {_MAX_DEPTH} levels")
-    if isinstance(value, Mapping):
-        changed = kind is not dict
-        copied: dict[str, Any] = {}
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _NotJson(f"an object key of type {type(key).__name__}")
-            plain = _plain(item, depth + 1)
-            changed = changed or plain is not item
-            copied[key] = plain
-        return copied if changed else value
-    if isinstance(value, list | tuple):
-        items = [_plain(item, depth + 1) for item in value]
-        if kind is list and all(a is b for a, b in zip(items, value, strict=True)):
-            return value
-        return items
-    raise _NotJson(f"a value of type {type(value).__name__}")
-
-
-_EXACT_SCALARS: Final = frozenset({str, int, bool, type(None)})
-"""Types whose every value is plain JSON (not float: NaN and infinities are not)."""
-
-
-def _is_plain(value: Any, depth: int = 0) -> bool:
-    """Whether ``value`` is strict JSON made of plain dicts, lists and scalars (checked
-    without copying anything: the common case)."""
-    kind = type(value)
-    if kind in _EXACT_SCALARS:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    if depth > _MAX_DEPTH:
-        return False
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str:
-                return False
-            if type(item) not in _EXACT_SCALARS and not _is_plain(item, depth + 1):
-                return False
-        return True
-    if kind is list:
-        return all(type(item) in _EXACT_SCALARS or _is_plain(item, depth + 1) for item in value)
-    return False
-
-
-def _json(value: Any, where: str, who: str, what: str) -> Any:
-    if _is_plain(value):
-        return value
-    try:
-        return _plain(value)
-    except _NotJson as error:
-        raise InvalidInputError(
-            f"{where}: {who}'s {what} holds {error}, which a report cannot hold."
-        ) from None
+        return fresh_values(self.copying, self.input, reference, self.metadata)
 
 
 def _expect_problem(expect: Any) -> str | None:
@@ -207,9 +89,9 @@ def _expect_problem(expect: Any) -> str | None:
     return patterns[0][1] if patterns else None
 
 
-def _case_id(function: EvalFunction, raw: Any, index: int, where: str) -> str:
-    if raw is UNSET:
-        raw = index
+def _case_id(function: Definition, raw: Any, where: str) -> str:
+    if raw is None:
+        return function.name
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise InvalidInputError(f"{where}: a case 'id' is a string or an integer.")
     text = str(raw)
@@ -222,105 +104,130 @@ def _case_id(function: EvalFunction, raw: Any, index: int, where: str) -> str:
     return f"{function.name}[{text}]"
 
 
-def _where(function: EvalFunction) -> str:
-    file = display_path(function.file) if function.file is not None else "<eval>"
-    return f"{file}:{function.line}"
+def _evaluators(value: Any) -> tuple[Callable[..., Any], ...]:
+    if not value:
+        return _NO_EVALUATORS
+    return tuple(value) if isinstance(value, list | tuple) else (value,)
+
+
+_OPTION_KEYS: Final = frozenset(
+    {"dataset", "labels", "default_score_key", "timeout", "target", "evaluators", "trials"}
+)
+"""The options a case may set besides its values (input, reference, metadata)."""
+
+
+class _Shared:
+    """What the cases of one eval share, worked out once: its metadata as a report holds it
+    (by identity: a case that sets none has the eval's own object), and its options as a
+    case without options of its own has them."""
+
+    def __init__(self, function: Definition) -> None:
+        self.function = function
+        self.metadata: tuple[Any, Any] | None = None
+        self.options: tuple[Any, ...] | None = None
+
+    def plain_metadata(self, metadata: Any, where: str, who: str) -> Any:
+        if self.metadata is not None and self.metadata[0] is metadata:
+            return self.metadata[1]
+        plain = declared_json(metadata, where, who, "metadata")
+        self.metadata = (metadata, plain)
+        return plain
+
+    def options_of(self, layered: Layered) -> tuple[Any, ...]:
+        """(dataset, labels, default key, timeout, target, evaluators, trials)."""
+        own = not _OPTION_KEYS.isdisjoint(layered.given)
+        if not own and self.options is not None:
+            return self.options
+        params, function = layered.params, self.function
+        dataset = params.get("dataset") or (
+            function.file.stem if function.file is not None else function.name
+        )
+        options = (
+            dataset, tuple(params.get("labels") or ()), params.get("default_score_key"),
+            params.get("timeout"), params.get("target"), _evaluators(params.get("evaluators")),
+            params.get("trials") or 1,
+        )  # fmt: skip
+        if not own:
+            self.options = options
+        return options
+
+
+def _trial_ids(case_id: str, count: int) -> list[str]:
+    """``case_id``, or its trials ``case_id~1`` ... as EZVals names them."""
+    return [case_id] if count == 1 else [f"{case_id}~{k}" for k in range(1, count + 1)]
 
 
 def _build(
-    function: EvalFunction,
-    case_id: str,
-    fields: Mapping[str, Any],
-    where: str,
-    shared_metadata: Any = UNSET,
-) -> EvalCase:
-    """One case; ``shared_metadata``: the eval's own metadata as a report holds it, checked
-    once for all of its cases that add none."""
-    options = function.options
-    who = function.who
-    input_value = fields.get("input", options.input)
-    if input_value is UNSET:
-        input_value = None
-    reference = fields.get("reference", options.reference)
-    metadata_value = fields.get("metadata")
-    if metadata_value is not None and not isinstance(metadata_value, Mapping):
-        raise InvalidInputError(f"{where}: {who}: a case's 'metadata' is an object.")
-    metadata = {**options.metadata, **metadata_value} if metadata_value else options.metadata
-    expect = fields.get("expect", UNSET)
+    function: Definition,
+    layered: Layered,
+    shared: _Shared,
+    thresholds: Mapping[str, float],
+    live: bool,
+    trials: bool,
+) -> list[EvalCase]:
+    """One case (one per trial of it, with ``trials``)."""
+    params, where, who = layered.params, layered.where, function.who
+    case_id = _case_id(function, layered.raw_id, where)
+    input_value = params.get("input")
+    reference = params.get("reference", UNSET)
+    metadata = params.get("metadata") or {}
+    expect = layered.given.get("expect", UNSET)
     if expect is not UNSET:
         problem = _expect_problem(expect)
         if problem is not None:
             raise InvalidInputError(f"{where}: {who}: expect: {problem}.")
+    dataset, labels, default_key, timeout, target, evaluators, count = shared.options_of(layered)
     payload: dict[str, Any] = {
         "case": case_id,
-        "input": _json(input_value, where, who, "input"),
+        "input": declared_json(input_value, where, who, "input"),
     }
     if reference is not UNSET:
-        payload["reference"] = _json(reference, where, who, "reference")
-    if metadata is options.metadata and shared_metadata is not UNSET:
-        plain_metadata = shared_metadata
-    else:
-        plain_metadata = _json(metadata, where, who, "metadata")
-    envelope = {"payload": payload, "metadata": plain_metadata}
+        payload["reference"] = declared_json(reference, where, who, "reference")
+    if labels:
+        payload["labels"] = list(labels)
+    plain_metadata = shared.plain_metadata(metadata, where, who)
     copying = DEEP
     if (
         payload["input"] is input_value
         and payload.get("reference", reference) is reference
         and plain_metadata is metadata
     ):
-        flat = _is_flat(input_value) and _is_flat(metadata)
-        copying = FLAT if flat and (reference is UNSET or _is_flat(reference)) else PLAIN
-    return EvalCase(
-        function, case_id, input_value, reference, metadata, expect, envelope, where, copying
-    )
+        copying = copying_of(input_value, None if reference is UNSET else reference, metadata)
+    built = []
+    ids = _trial_ids(case_id, count if trials else 1)
+    for one in ids:
+        envelope = {
+            "payload": payload if one is case_id else {**payload, "case": one},
+            "metadata": plain_metadata,
+        }
+        case = EvalCase(
+            function, one, input_value, reference, metadata, expect, envelope, where,
+            copying, dataset, labels, default_key, timeout, target, evaluators, layered.error,
+            thresholds, live,
+        )  # fmt: skip
+        built.append(case)
+    return built
 
 
-def _check_keys(fields: Any, where: str, who: str) -> Mapping[str, Any]:
-    if type(fields) is dict and fields.keys() <= _CASE_KEY_SET:  # the common case, at once
-        return fields
-    if not isinstance(fields, Mapping):
-        raise InvalidInputError(f"{where}: {who}: a case is an object with {', '.join(CASE_KEYS)}.")
-    for key in fields:
-        if key not in CASE_KEYS:
-            raise InvalidInputError(
-                f"{where}: {who}: unknown case key {key!r}; a case has {', '.join(CASE_KEYS)}."
-            )
-    return fields
-
-
-def _case_file(function: EvalFunction, path: str | os.PathLike[str]) -> list[tuple[str, Any]]:
-    file = Path(path)
-    if not file.is_absolute() and function.file is not None:
-        file = function.file.parent / file
-    if not file.is_file():
-        raise InvalidInputError(
-            f"{_where(function)}: eval {function.name!r}: the cases file "
-            f"{display_path(file)} does not exist."
-        )
-    return list(read_lines(file))
-
-
-def expand(function: EvalFunction) -> list[EvalCase]:
-    """Every case of ``function`` in order, checked."""
-    options = function.options
-    who = f"eval {function.name!r}"
-    if options.cases is None:
-        return [_build(function, function.name, {}, _where(function))]
-    if isinstance(options.cases, str | os.PathLike):
-        lines = _case_file(function, options.cases)
-    else:
-        origin = _where(function)
-        lines = [(f"{origin} (case {index})", case) for index, case in enumerate(options.cases)]
+def expand(
+    function: Definition, defaults: Mapping[str, Any] | None = None, *, trials: bool = True
+) -> list[EvalCase]:
+    """Every case of ``function`` in order, checked, with its file's ``ezvals_defaults``
+    (none for a function given directly, as in EZVals). ``cases=[]`` gives none. Without
+    ``trials``, each case once (calling an eval runs it so, as in EZVals)."""
+    defaults = defaults or {}
+    thresholds = function.params.get("thresholds", defaults.get("thresholds")) or _NO_THRESHOLDS
+    live = bool(function.params.get("live", defaults.get("live")))
+    shared = _Shared(function)
     cases: list[EvalCase] = []
     seen: dict[str, str] = {}
-    shared = _json(options.metadata, _where(function), who, "metadata")
-    for index, (where, raw) in enumerate(lines):
-        fields = _check_keys(raw, where, who)
-        case_id = _case_id(function, fields.get("id", UNSET), index, where)
-        if case_id in seen:
-            raise InvalidInputError(f"{where}: {who}: case id {case_id!r} repeats {seen[case_id]}.")
-        seen[case_id] = where
-        cases.append(_build(function, case_id, fields, where, shared))
-    if not cases:
-        raise InvalidInputError(f"{_where(function)}: {who} has no cases.")
+    for layered in layered_cases(function, defaults):
+        for case in _build(function, layered, shared, thresholds, live, trials):
+            if case.case_id in seen:
+                raise InvalidInputError(
+                    f"{case.origin}: {function.who}: case id {case.case_id!r} repeats "
+                    f"{seen[case.case_id]}."
+                )
+            seen[case.case_id] = case.origin
+            cases.append(case)
     return cases

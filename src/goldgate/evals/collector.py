@@ -1,16 +1,17 @@
 """An eval suite's attempts into report records: a check per score key, decided per case.
 
 The report keeps checks by position: a case's expectations, and each attempt's checks in the
-same order. An eval declares its ``pass`` check (and its ``expect`` check) before it runs,
+same order. An eval declares the check of its default score key (``pass`` unless
+``default_score_key`` says otherwise) and its ``expect`` check before it runs,
 but its other score keys appear only as it runs (``ctx.store``, evaluators). So each case's
 attempts are held until the last one is in (``--repeat``: the case's attempts, which the
-runner hands on in order anyway), then its checks are fixed: ``pass``, ``expect``, then
+runner hands on in order anyway), then its checks are fixed: the default key, ``expect``, then
 every other key that carries ``passed`` (or could not be taken) in the order it first
 appeared. An attempt that made no score of a key gets that check ``not_run``: absent is not
 a failure. Numeric ``value`` scores are summed per key for the suite's ``KEY.mean``,
-``KEY.min`` and ``KEY.count``. An attempt whose eval passed its own timeout (its result an
-``EvalTimedOut``) is recorded ``timed_out``, exactly as the runner records a target that
-passed the run's deadline.
+``KEY.min`` and ``KEY.count``. An attempt whose eval failed (its result an ``EvalFailed``:
+it raised, or passed its own timeout) is recorded ``failed`` (or ``timed_out``), exactly as
+the runner records a target that raised (or passed the run's deadline), its result kept.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from goldgate.evals.runtime import EvalTimedOut
+from goldgate.evals.runtime import EvalFailed
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase
 from goldgate.report.build import SuiteCollector
@@ -48,23 +49,25 @@ def score_expectation(key: str) -> CompiledExpectation:
 
 
 PASS_ONLY: Final = (score_expectation("pass"),)
-"""The checks of a case without ``expect``, shared by every such case."""
+"""The checks of a case without ``expect`` whose default key is ``pass``, shared by every
+such case."""
 
 
-def _timed_out(outcome: AttemptOutcome) -> AttemptOutcome:
-    """``outcome`` as ``timed_out`` when its eval passed its own timeout: no latency and no
-    result (none came), every check not run with the reason, as the runner does."""
+def _failed(outcome: AttemptOutcome) -> AttemptOutcome:
+    """``outcome`` as ``failed`` (or ``timed_out``) when its eval failed: every check not run
+    with the reason, as the runner does, and the result kept (the private detail of why)."""
     document = outcome.document
-    if type(document) is not EvalTimedOut:
+    if type(document) is not EvalFailed:
         return outcome
     reason = document.reason
-    why = not_run_reason("timed_out", reason)
+    why = not_run_reason(document.status, reason)
+    timed_out = document.status == "timed_out"
     return dataclasses.replace(
         outcome,
-        status="timed_out",
+        status=document.status,
         reason=reason,
-        latency_ms=None,
-        document=None,
+        latency_ms=None if timed_out else outcome.latency_ms,
+        document=dict(document),
         stderr=None,
         checks=(not_run(why),) * len(outcome.checks),
     )
@@ -114,8 +117,8 @@ class EvalCollector(SuiteCollector):
         add_value(self.values, entry)
 
     def add(self, outcome: AttemptOutcome) -> None:
-        if type(outcome.document) is EvalTimedOut:
-            outcome = _timed_out(outcome)
+        if type(outcome.document) is EvalFailed:
+            outcome = _failed(outcome)
         held: Sequence[AttemptOutcome]
         if self.repeat == 1:
             held = (outcome,)
@@ -125,6 +128,7 @@ class EvalCollector(SuiteCollector):
                 return
             held, self._held = self._held, []
         fixed = self.suite.compiled[outcome.index]
+        first = fixed[0].name  # the eval's default key: most scores are of it
         keys: list[str] = []
         taken: set[str] | None = None
         valued = False
@@ -134,7 +138,7 @@ class EvalCollector(SuiteCollector):
                     continue
                 valued = valued or "value" in entry
                 key = entry.get("key")
-                if key == "pass" or type(key) is not str:
+                if key == first or type(key) is not str:
                     continue
                 if "passed" in entry or "error" in entry:
                     if taken is None:

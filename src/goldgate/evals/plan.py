@@ -3,11 +3,13 @@ the function (and its evaluators) as the suite's target.
 
 Each suite is a ``GoldSuite`` like any other, so the runner, the report, compare, the
 renderers and the exit codes need nothing of their own: its cases' expectations are the
-``pass`` check (``score`` comparison at ``/scores``) and, for a case with seed 004's
-``expect``, a ``text`` comparison at ``/output``; further score keys are added per case as
-they appear (``collector.EvalCollector``). Whatever cannot work is refused here, before
-anything runs (exit 2): two evals with one case id in a dataset, a dataset mixing live and
-other evals, thresholds that disagree, an unknown ``--dataset``.
+check of the case's default score key (``score`` comparison at ``/scores``; ``pass`` unless
+``default_score_key`` names another) and, for a case with seed 004's ``expect``, a ``text``
+comparison at ``/output``; further score keys are added per case as they appear
+(``collector.EvalCollector``). A case's dataset is its own (layered: file defaults, the
+decorator, the case), so one eval's cases may report in several suites. Whatever cannot work
+is refused here, before anything runs (exit 2): two evals with one case id in a dataset, a
+dataset mixing live and other evals, thresholds that disagree, an unknown ``--dataset``.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.jsonvalue import canonical_json
 from goldgate.base.problems import display_path
 from goldgate.base.textsafe import has_control, quote, starts_command
-from goldgate.evals._decorator import EvalFunction
-from goldgate.evals.cases import EvalCase, expand
-from goldgate.evals.collector import PASS_ONLY, EvalCollector
+from goldgate.evals._options import Definition
+from goldgate.evals.cases import EvalCase
+from goldgate.evals.collector import PASS_ONLY, EvalCollector, score_expectation
 from goldgate.evals.runtime import SuiteRuntime
 from goldgate.gold.compiled import CompiledExpectation, compile_text
 from goldgate.gold.recorded import (
@@ -65,7 +67,7 @@ class EvalSuite:
     runtime: SuiteRuntime
     target: TargetRecord
     skip_reason: str | None
-    functions: tuple[EvalFunction, ...] = ()
+    functions: tuple[Definition, ...] = ()
 
     def job(self) -> SuiteJob:
         run = None if self.skip_reason is not None else self.runtime
@@ -103,10 +105,10 @@ class EvalPlan:
         for suite in self.suites:
             if suite.skip_reason is not None:
                 continue
-            for function in suite.functions:
-                timeout = function.options.timeout
+            for case in suite.runtime.cases.values():
+                timeout = case.timeout
                 if timeout is not None and timeout > deadline:
-                    found[function.name] = timeout
+                    found[case.function.name] = max(timeout, found.get(case.function.name, 0))
         return sorted(found.items())
 
 
@@ -120,15 +122,21 @@ def relative_to(path: Path | None, root: Path) -> str:
         return display_path(path)
 
 
+_BY_KEY: dict[str, tuple[CompiledExpectation, ...]] = {"pass": PASS_ONLY}
+"""The checks of a case without ``expect``, by its default key: shared by every such case."""
 
 
 def _fixed(case: EvalCase) -> tuple[CompiledExpectation, ...]:
+    key = case.default_key or "pass"
+    checks = _BY_KEY.get(key)
+    if checks is None:
+        checks = _BY_KEY[key] = (score_expectation(key),)
     if not case.has_expect:
-        return PASS_ONLY
+        return checks
     expect = CompiledExpectation(
         EXPECT_CHECK, "/output", "text", None, case.expect, ("output",), compile_text(case.expect)
     )
-    return (*PASS_ONLY, expect)
+    return (*checks, expect)
 
 
 class EvalCases(RecordedCases):
@@ -183,10 +191,22 @@ def _recorded(compiled: Sequence[CompiledExpectation]) -> tuple[RecordedExpectat
 _PASS_ONLY_RECORDED: Final = _recorded(PASS_ONLY)
 
 
-def _thresholds(functions: Sequence[EvalFunction], dataset: str, root: Path) -> dict[str, float]:
-    merged: dict[str, tuple[float, EvalFunction]] = {}
-    for function in functions:
-        for key, minimum in function.options.thresholds.items():
+def _functions(cases: Sequence[EvalCase]) -> list[Definition]:
+    """The evals of ``cases``, each once, in order of their first case."""
+    found: dict[int, Definition] = {}
+    for case in cases:
+        found.setdefault(id(case.function), case.function)
+    return list(found.values())
+
+
+def _thresholds(cases: Sequence[EvalCase], dataset: str, root: Path) -> dict[str, float]:
+    merged: dict[str, tuple[float, Definition]] = {}
+    seen: dict[int, Definition] = {}
+    for case in cases:
+        if not case.thresholds or id(case.thresholds) in seen:
+            continue
+        function = seen[id(case.thresholds)] = case.function  # one object per eval
+        for key, minimum in case.thresholds.items():
             before = merged.get(key)
             if before is not None and before[0] != minimum:
                 raise InvalidInputError(
@@ -198,34 +218,58 @@ def _thresholds(functions: Sequence[EvalFunction], dataset: str, root: Path) -> 
     return {key: minimum for key, (minimum, _) in merged.items()}
 
 
+def _qualified(cases: Sequence[EvalCase], root: Path) -> Sequence[EvalCase]:
+    """``cases``, each id that evals of several files share qualified by its file, as EZVals
+    names every result (``evals/support.py::test_refund``): two files may each hold a
+    ``test_refund`` of one dataset."""
+    files: dict[str, set[Path | None]] = {}
+    for case in cases:
+        files.setdefault(case.case_id, set()).add(case.function.file)
+    shared = {case_id for case_id, where in files.items() if len(where) > 1}
+    if not shared:
+        return cases
+    qualified = []
+    for case in cases:
+        if case.case_id not in shared:
+            qualified.append(case)
+            continue
+        case_id = f"{relative_to(case.function.file, root)}::{case.case_id}"
+        payload = {**case.envelope["payload"], "case": case_id}
+        qualified.append(
+            case._replace(case_id=case_id, envelope={**case.envelope, "payload": payload})
+        )
+    return qualified
+
+
 def _suite(
     dataset: str,
-    functions: Sequence[EvalFunction],
+    cases: Sequence[EvalCase],
     root: Path,
     live: bool,
     verdicts: Mapping[tuple[str, str, str], bool],
 ) -> EvalSuite:
-    live_evals = [f for f in functions if f.options.live]
-    if live_evals and len(live_evals) != len(functions):
-        other = next(f for f in functions if not f.options.live)
+    functions = _functions(cases)
+    live_cases = [case for case in cases if case.live]
+    if live_cases and len(live_cases) != len(cases):
+        other = next(case for case in cases if not case.live)
+        live_one = live_cases[0].function
         raise InvalidInputError(
-            f"dataset {dataset!r} mixes live eval {live_evals[0].name!r} "
-            f"({relative_to(live_evals[0].file, root)}) with eval {other.name!r} "
-            f"({relative_to(other.file, root)}); give the live evals a dataset of their own."
+            f"dataset {dataset!r} mixes live eval {live_one.name!r} "
+            f"({relative_to(live_one.file, root)}) with eval {other.function.name!r} "
+            f"({relative_to(other.function.file, root)}); give the live evals a dataset of "
+            "their own."
         )
-    cases: list[EvalCase] = []
+    cases = _qualified(cases, root)
     origins: dict[str, str] = {}
-    for function in functions:
-        for case in expand(function):
-            if case.case_id in origins:
-                raise InvalidInputError(
-                    f"{case.origin}: dataset {dataset!r} has case {case.case_id!r} twice "
-                    f"(also at {origins[case.case_id]}); rename one eval or give it a dataset."
-                )
-            origins[case.case_id] = case.origin
-            cases.append(case)
+    for case in cases:
+        if case.case_id in origins:
+            raise InvalidInputError(
+                f"{case.origin}: dataset {dataset!r} has case {case.case_id!r} twice "
+                f"(also at {origins[case.case_id]}); rename one eval or give it a dataset."
+            )
+        origins[case.case_id] = case.origin
     compiled = tuple(_fixed(case) for case in cases)
-    thresholds = _thresholds(functions, dataset, root)
+    thresholds = _thresholds(cases, dataset, root)
     if "expect.satisfied" in thresholds and cases and not any(c.has_expect for c in cases):
         raise InvalidInputError(
             f"dataset {dataset!r}: threshold 'expect.satisfied' is measured on the cases' "
@@ -253,13 +297,13 @@ def _suite(
     target = TargetRecord(
         kind=TARGET_KIND,
         workflow_revision=None,
-        live=bool(live_evals),
+        live=bool(live_cases),
         identity={
             "kind": TARGET_KIND,
             "evals": {f.name: relative_to(f.file, root) for f in functions},
         },
     )
-    skip = LIVE_REASON if live_evals and not live else None
+    skip = LIVE_REASON if live_cases and not live else None
     runtime = SuiteRuntime({case.case_id: case for case in cases}, root)
     return EvalSuite(gold, runtime, target, skip, tuple(functions))
 
@@ -283,17 +327,16 @@ def suite_fingerprint(
     digest = hashlib.sha256(
         _canonical({"name": dataset, "workflow": EVALS_WORKFLOW, "thresholds": thresholds})
     )
-    evaluators: dict[int, list[str]] = {}
+    evaluators: dict[int, list[str]] = {}  # by the id of a case's evaluators
     pass_only = [[e.name, e.path, e.comparison, e.expected] for e in PASS_ONLY]
     # One buffer, one update; each line copied in at once (orjson's bytes are larger than
     # their content: 10,000 of them held in a list would take tens of MB).
     buffer = bytearray()
     for case, checks in zip(cases, compiled, strict=True):
-        function = case.function
-        names = evaluators.get(id(function))
+        names = evaluators.get(id(case.evaluators))
         if names is None:
-            names = [getattr(e, "__qualname__", repr(e)) for e in function.options.evaluators]
-            evaluators[id(function)] = names
+            names = [getattr(e, "__qualname__", repr(e)) for e in case.evaluators]
+            evaluators[id(case.evaluators)] = names
         item = {
             "id": case.case_id,
             "input": case.envelope,
@@ -308,7 +351,7 @@ def suite_fingerprint(
     return "sha256:" + digest.hexdigest()
 
 
-def _revision(functions: Sequence[EvalFunction], root: Path) -> str:
+def _revision(functions: Sequence[Definition], root: Path) -> str:
     digest = hashlib.sha256()
     for file in sorted({f.file for f in functions if f.file is not None}):
         digest.update(relative_to(file, root).encode("utf-8", "surrogatepass") + b"\0")
@@ -320,41 +363,57 @@ def _revision(functions: Sequence[EvalFunction], root: Path) -> str:
     return "sha256:" + digest.hexdigest()[:12]
 
 
+def _printable(function: Definition, what: str, name: str, root: Path) -> None:
+    # A file's stem or a callable's __name__ is printed like any gold name.
+    if has_control(name) or starts_command(name):
+        raise InvalidInputError(
+            f"{relative_to(function.file, root)}: the {what} {quote(name)} must not "
+            "hold control characters nor start with '::'."
+        )
+
+
 def plan_evals(
-    functions: Sequence[EvalFunction],
+    cases: Sequence[EvalCase],
     *,
     project: Path,
     datasets: Sequence[str] = (),
+    labels: Sequence[str] = (),
     live: bool = False,
     verdicts: Mapping[str, Mapping[tuple[str, str, str], bool]] | None = None,
     paths: Sequence[str] = (),
 ) -> EvalPlan:
-    """The suites to run for ``functions``: those of ``datasets`` (all when empty)."""
-    if not functions:
-        shown = ", ".join(paths) or "the paths given"
-        raise InvalidInputError(
-            f"no eval functions found in {shown} (files named eval_*.py or *_eval.py in "
-            "folders, holding functions marked @eval)."
-        )
+    """The suites to run for ``cases``: a suite per dataset, in order of first appearance;
+    those of ``datasets`` only (all when empty), and only cases with one of ``labels`` (all
+    when empty; EZVals' ``--label``)."""
     root = project.resolve()
-    grouped: dict[str, list[EvalFunction]] = {}
-    for function in functions:
-        for what, name in (("dataset", function.dataset), ("eval name", function.name)):
-            # A file's stem or a callable's __name__ is printed like any gold name.
-            if has_control(name) or starts_command(name):
-                raise InvalidInputError(
-                    f"{relative_to(function.file, root)}: the {what} {quote(name)} must not "
-                    "hold control characters nor start with '::'."
-                )
-        grouped.setdefault(function.dataset, []).append(function)
+    grouped: dict[str, list[EvalCase]] = {}
+    for case in cases:
+        found = grouped.get(case.dataset)
+        if found is None:
+            found = grouped[case.dataset] = []
+        found.append(case)
+    named: dict[int, Definition] = {}
+    for dataset, found in grouped.items():
+        for case in found:
+            named.setdefault(id(case.function), case.function)
+        _printable(found[0].function, "dataset", dataset, root)
+    for function in named.values():
+        _printable(function, "eval name", function.name, root)
     unknown = [name for name in datasets if name not in grouped]
     if unknown:
         raise InvalidInputError(
             f"--dataset {unknown[0]!r} names no dataset of these evals; their datasets are "
-            f"{', '.join(grouped)}."
+            f"{', '.join(grouped) or 'none'}."
         )
     chosen = [name for name in grouped if not datasets or name in datasets]
+    if labels:
+        wanted = set(labels)
+        grouped = {
+            name: [case for case in grouped[name] if wanted.intersection(case.labels)]
+            for name in chosen
+        }
+        chosen = [name for name in chosen if grouped[name]]
     suites = tuple(
         _suite(name, grouped[name], root, live, (verdicts or {}).get(name, {})) for name in chosen
     )
-    return EvalPlan(root, suites, _revision(functions, root), tuple(paths))
+    return EvalPlan(root, suites, _revision(_functions(cases), root), tuple(paths))

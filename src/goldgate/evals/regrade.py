@@ -1,13 +1,15 @@
-"""``goldgate evals regrade REPORT``: the evaluators run again on the outputs a report saved,
-and a new report is written. No eval function is called.
+"""``goldgate evals regrade REPORT``: the evaluators run again on the results a report saved,
+and a new report is written. No eval function (and no target) is called.
 
 What the eval itself scored (its assertions and ``ctx.store``) is kept as saved; what
 evaluators scored (``by``) is dropped and scored again by the evaluators as they are defined
-now, in the eval files the report names (relative to the project; or the ``PATH``s given).
-Each case's ``expect`` and the project's recorded verdicts apply again. Identity, inputs,
-gold, options and timings are the saved report's: an attempt that did not complete stays as
-it was, with its status and reason, and latency is copied, never measured. The new report is
-a file of its own, never overwriting one.
+now (file defaults, the decorator, the case), in the eval files the report names (relative
+to the project; or the ``PATH``s given), as a run scores it: each evaluator reads the saved
+result, one that raises fails the attempt. Each case's ``expect`` and the project's recorded
+verdicts apply again. Identity, inputs, gold, options and timings are the saved report's: an
+attempt that did not complete stays as it was, with its status and reason, and so does the
+result of an eval that returned several (as EZVals does not regrade those); latency is
+copied, never measured. The new report is a file of its own, never overwriting one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -23,12 +26,14 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.pointers import PointerSyntaxError, parse_pointer
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
-from goldgate.evals._decorator import EvalFunction
+from goldgate.evals._context import EvalResult, TraceData
 from goldgate.evals.casemodel import case_model
+from goldgate.evals.cases import EvalCase
+from goldgate.evals.collect import collect
 from goldgate.evals.collector import EvalCollector
-from goldgate.evals.discovery import load_evals
+from goldgate.evals.execute import Ran, evaluate
 from goldgate.evals.plan import TARGET_KIND
-from goldgate.evals.runtime import evaluate_output
+from goldgate.evals.runtime import EvalFailed, document
 from goldgate.gold.compiled import CompiledExpectation, compile_text
 from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import suite_head, suite_tail
@@ -75,11 +80,12 @@ def _compiled(expectation: ExpectationRecord) -> CompiledExpectation:
 
 
 def _fixed(case: CaseRecord) -> tuple[CompiledExpectation, ...]:
-    """The checks an eval declares before it runs: ``pass`` and ``expect``."""
+    """The checks an eval declares before it runs: its default key's (the first) and
+    ``expect``."""
     return tuple(
         _compiled(e)
-        for e in case.expectations
-        if (e.comparison == SCORE_COMPARISON and e.name == "pass") or e.comparison == "text"
+        for position, e in enumerate(case.expectations)
+        if (e.comparison == SCORE_COMPARISON and position == 0) or e.comparison == "text"
     )
 
 
@@ -107,10 +113,10 @@ def _gold(record: SuiteRecord, verdicts: Mapping[tuple[str, str, str], bool]) ->
     )
 
 
-def _functions(report: Report, request: RegradeRequest, project: Path) -> dict[str, EvalFunction]:
-    """The eval functions the report's suites name, as defined now."""
+def _cases(report: Report, request: RegradeRequest, project: Path) -> dict[str, EvalCase]:
+    """The eval cases the report's suites name, as defined now, by dataset and case id."""
     if request.paths:
-        loaded = load_evals(request.paths, search_paths=[project])
+        paths = list(request.paths)
     else:
         files: dict[str, None] = {}
         for suite in report.suites:
@@ -125,11 +131,14 @@ def _functions(report: Report, request: RegradeRequest, project: Path) -> dict[s
                     "regrade from the project folder or name the eval files after the report."
                 )
             paths.append(path)
-        loaded = load_evals(paths, search_paths=[project])
-    by_name: dict[str, EvalFunction] = {}
-    for function in loaded:
-        by_name.setdefault(f"{function.dataset}\0{function.name}", function)
-    return by_name
+    with user_output_to_stderr():  # importing eval files may print
+        found = collect(paths, search_paths=[project]) if paths else None
+    if found is not None and found.refused:
+        raise InvalidInputError(found.refused[0])
+    by_id: dict[str, EvalCase] = {}
+    for case in found.cases if found is not None else ():
+        by_id.setdefault(f"{case.dataset}\0{case.case_id}", case)
+    return by_id
 
 
 def _check_report(report: Report, source: str) -> None:
@@ -145,68 +154,90 @@ def _check_report(report: Report, source: str) -> None:
             )
 
 
+def _saved(saved: dict[str, Any], case: CaseRecord) -> EvalResult:
+    """The result a report saved, as an evaluator reads it (without evaluators' scores)."""
+    envelope = case.input or {}
+    payload = envelope.get("payload") or {}
+    result = EvalResult(
+        input=saved.get("input", payload.get("input")),
+        output=saved.get("output"),
+        reference=saved.get("reference", payload.get("reference")),
+        metadata=saved.get("metadata", envelope.get("metadata") or {}),
+        trace_data=TraceData(saved.get("trace_data") or {}),
+        latency=saved.get("latency"),
+    )
+    result.scores = [
+        dict(s) for s in saved.get("scores") or () if isinstance(s, dict) and "by" not in s
+    ]
+    return result
+
+
+async def _regraded(
+    eval_case: EvalCase, saved: dict[str, Any], case: CaseRecord, root: Path, timeout: float
+) -> dict[str, Any]:
+    ran = Ran([_saved(saved, case)])
+    with anyio.move_on_after(timeout) as scope:
+        await evaluate(eval_case, ran, None, root)
+    if scope.cancelled_caught:
+        ran.fail(ran.results, f"the evaluators ran past the {timeout:g} s deadline", "timed_out")
+    envelope = case.input or {"payload": {}, "metadata": {}}
+    return document(ran, eval_case._replace(envelope=envelope))  # the saved case's values
+
+
 async def _rescore(
     suite: SuiteRecord,
     gold: GoldSuite,
-    functions: Mapping[str, EvalFunction],
+    cases: Mapping[str, EvalCase],
     limiter: anyio.CapacityLimiter,
     timeout: float,
+    root: Path,
 ) -> list[AttemptOutcome]:
     names = suite.target.identity.get("evals") or {}
     outcomes: list[AttemptOutcome | None] = []
-    jobs: list[tuple[int, int, CaseRecord, AttemptRecord, EvalFunction]] = []
+    jobs: list[tuple[int, int, CaseRecord, AttemptRecord, EvalCase]] = []
     for index, case in enumerate(suite.cases):
-        name = case.id.split("[", 1)[0]
-        function = functions.get(f"{suite.name}\0{name}")
-        if function is None and name in names:
+        eval_case = cases.get(f"{suite.name}\0{case.id}")
+        name = case.id.split("[", 1)[0].split("~", 1)[0]
+        if eval_case is None and name in names:
             raise InvalidInputError(
-                f"eval {name!r} of dataset {suite.name!r} ({names[name]}) is not defined any "
-                "more; regrade needs its evaluators."
+                f"case {case.id!r} of eval {name!r} of dataset {suite.name!r} ({names[name]}) "
+                "is not defined any more; regrade needs its evaluators."
             )
         for attempt in case.attempts:
             position = len(outcomes)
             outcomes.append(None)
-            if attempt.status == "completed" and function is not None:
-                jobs.append((position, index, case, attempt, function))
+            saved = attempt.result
+            if (
+                attempt.status == "completed"
+                and eval_case is not None
+                and isinstance(saved, dict)
+                and "results" not in saved
+            ):
+                jobs.append((position, index, case, attempt, eval_case))
+                continue
+            if attempt.status == "completed":  # kept as it was: scored again as saved
+                compiled = gold.compiled[index]
+                checks = tuple(score_compiled(e, saved, case.input or {}) for e in compiled)
             else:
                 why = not_run_reason(attempt.status, attempt.reason)
                 checks = (not_run(why),) * len(gold.compiled[index])
-                outcomes[position] = AttemptOutcome(
-                    index, gold.cases[index], attempt.attempt, attempt.status, attempt.reason,
-                    attempt.latency_ms, None, None, checks,
-                )  # fmt: skip
+            outcomes[position] = AttemptOutcome(
+                index, gold.cases[index], attempt.attempt, attempt.status, attempt.reason,
+                attempt.latency_ms, saved, None, checks,
+            )  # fmt: skip
 
-    async def one(job: tuple[int, int, CaseRecord, AttemptRecord, EvalFunction]) -> None:
-        position, index, case, attempt, function = job
-        saved = attempt.result or {}
+    async def one(job: tuple[int, int, CaseRecord, AttemptRecord, EvalCase]) -> None:
+        position, index, case, attempt, eval_case = job
         envelope = case.input or {}
-        payload = envelope.get("payload") or {}
-        body = [dict(s) for s in saved.get("scores") or () if isinstance(s, dict) and "by" not in s]
         async with limiter:
-            with anyio.move_on_after(timeout) as scope:
-                document = await evaluate_output(
-                    function,
-                    saved.get("output"),
-                    body,
-                    payload.get("input"),
-                    payload.get("reference"),
-                    envelope.get("metadata") or {},
-                )
-        if scope.cancelled_caught:
-            body.append(
-                {
-                    "key": "evaluators",
-                    "error": f"the evaluators ran past the {timeout:g} s deadline",
-                }
-            )
-            document = {"output": saved.get("output"), "scores": body}
+            found = await _regraded(eval_case, dict(attempt.result or {}), case, root, timeout)
         compiled = gold.compiled[index]
-        checks = tuple(score_compiled(e, document, envelope) for e in compiled)
-        if gold.verdicts:
+        checks = tuple(score_compiled(e, found, envelope) for e in compiled)
+        if gold.verdicts and not isinstance(found, EvalFailed):
             checks = adjudicate(checks, compiled, case.id, gold.verdicts)
         outcomes[position] = AttemptOutcome(
             index, gold.cases[index], attempt.attempt, "completed", None, attempt.latency_ms,
-            document, None, checks,
+            found, None, checks,
         )  # fmt: skip
 
     async with anyio.create_task_group() as group:
@@ -223,7 +254,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     _check_report(report, source)
     project = find_project(request.paths[0] if request.paths else Path.cwd())
     verdicts = verdicts_by_suite(load_store(store_path(project)))
-    functions = _functions(report, request, project)
+    cases = _cases(report, request, project)
     output = request.output or default_report_path(project, "evals-regrade", now())
     ensure_writable(output)
     golds = [_gold(suite, verdicts.get(suite.name, {})) for suite in report.suites]
@@ -232,7 +263,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     async def rescore_all() -> list[list[AttemptOutcome]]:
         limiter = anyio.CapacityLimiter(limiter_size)
         return [
-            await _rescore(suite, gold, functions, limiter, request.timeout)
+            await _rescore(suite, gold, cases, limiter, request.timeout, project)
             for suite, gold in zip(report.suites, golds, strict=True)
         ]
 

@@ -1,70 +1,54 @@
-"""One attempt of an eval: call the function with a fresh context, then its evaluators, and
-return the result document ``{"output", "scores"}`` the checks are scored on.
+"""One attempt of an eval as the runner sees it: the eval suite's target, which runs the case
+(``goldgate.evals.execute``) and returns the result document its checks are scored on.
 
-This is the eval suite's target: the runner gives it the case's envelope under the attempt's
-deadline, exactly as it calls a python target, so deadlines, Ctrl-C, the watchdog and the
-report behave as for any suite.
+The runner gives it the case's envelope under the attempt's deadline, exactly as it calls a
+python target, so deadlines, Ctrl-C, the watchdog and the report behave as for any suite.
 
-- A failing ``assert`` is a score, ``{key: pass, passed: false, notes, at}``: the message (or
-  the assertion's source line) as notes, where it failed as ``at``; the output is kept and
-  the evaluators still run. When no assertion failed, ``{key: pass, passed: true}`` is added.
-- Any other exception is a runtime failure of the attempt (exit 4), as for a target: its
-  reason names the exception's type and where it was raised, never its message.
-- An eval that passes its own ``timeout`` is ``timed_out`` (exit 4), as a target that passes
-  the run's deadline is: the runner knows only the run's deadline, so the attempt's result
-  is an ``EvalTimedOut`` document, which ``collector.EvalCollector`` records as timed out.
-- Each evaluator (sync or async) reads an ``EvalResult`` and returns a score, a list of
-  scores or ``None``; its scores are marked ``by`` it. An evaluator that raises is an error
-  score of its own name: a check that could not run, never a pass.
+The result document holds what the eval set, as the report records it: ``output``,
+``scores`` (each as made, with ``at``, the ``file:line`` of a failed assertion, or ``by``,
+the evaluator that made it), ``input``, ``reference`` and ``metadata`` where the eval left
+them other than its case declares them (a report holds a case's values once: a reader takes
+the case's where the result has none), ``trace_data`` where the eval set some, ``latency``
+(seconds) where the eval or its target set one, and ``error`` (type, message, traceback)
+where it failed. An eval that returned a
+list of results has their outputs as ``output``, all their scores in ``scores`` (each with
+``result``, its position) and each result in ``results``.
+
+An attempt whose eval failed is an ``EvalFailed`` document: the collector records it as a
+failed (or timed-out) attempt with the document kept, the reason being the safe sentence.
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
 import math
-import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import orjson
 
-from goldgate.base.errors import LoopBlocked
-from goldgate.base.imports import is_async_callable
-from goldgate.evals._context import DEFAULT_KEY, EvalContext, EvalResult, normalize_scores
-from goldgate.evals._decorator import EvalFunction
+from goldgate.evals._context import EvalResult
 from goldgate.evals.cases import EvalCase
-from goldgate.run.targets.base import TargetFailure, TargetResponse, response
-from goldgate.run.watchdog import call_in_daemon_thread, interruptible
+from goldgate.evals.execute import Ran, run_eval
+from goldgate.run.targets.base import TargetResponse, response
 
-__all__ = ["EvalTimedOut", "SuiteRuntime", "evaluate_output", "json_output", "run_case"]
+__all__ = ["EvalFailed", "SuiteRuntime", "document", "json_output", "run_case"]
+
+_SCORE_FIELDS: Final = ("key", "value", "passed", "notes")
 
 
-class EvalTimedOut(dict[str, Any]):
-    """The result of an attempt whose eval gave no result within its own ``timeout``: no
-    output, no scores, just why. The collector turns the attempt into a ``timed_out`` one."""
+class EvalFailed(dict[str, Any]):
+    """The result document of an attempt whose eval failed (``status`` ``failed`` or
+    ``timed_out``, ``reason`` the safe sentence): the collector records the attempt so."""
 
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "status")
 
-    def __init__(self, reason: str) -> None:
-        super().__init__()
+    def __init__(self, document: Mapping[str, Any], status: str, reason: str) -> None:
+        super().__init__(document)
+        self.status = status
         self.reason = reason
-
-
-async def _call(function: Callable[..., Any], *args: Any, is_async: bool | None = None) -> Any:
-    """Await an async callable; run a sync one in a thread (and await what it returns, if
-    that is awaitable)."""
-    if is_async_callable(function) if is_async is None else is_async:
-        return await interruptible(function(*args))  # the watchdog's, if it ignores cancelling
-    result = await call_in_daemon_thread(function, *args, name="goldgate eval")
-    if inspect.isawaitable(result):
-        result = await result
-    return result
 
 
 def _default(value: Any) -> Any:
@@ -123,131 +107,157 @@ def json_output(value: Any) -> Any:
         return str(value)
 
 
-def _place(error: BaseException, root: Path) -> str | None:
-    """``file:line`` of the innermost frame of ``error``'s traceback outside goldgate."""
-    frames = traceback.extract_tb(error.__traceback__)
-    own = str(Path(__file__).resolve().parent.parent)
-    for frame in reversed(frames):
-        if frame.filename.startswith(own) or frame.filename.startswith("<"):
+_SCORE_TYPES: Final = {"key": (str,), "passed": (bool,), "notes": (str,), "value": (int, float)}
+
+
+def _plain_score(score: dict[Any, Any]) -> dict[str, Any] | None:
+    """``score`` as the report holds it when it is as ``store`` makes them (the common case:
+    no conversion needed), else ``None``."""
+    for name, item in score.items():
+        kinds = _SCORE_TYPES.get(name)
+        if kinds is None or type(item) not in kinds:
+            return None
+    value = score.get("value")
+    if value is not None and not math.isfinite(value):
+        return None
+    return dict(score)
+
+
+def _score(score: Any, ran: Ran, at: str | None, index: int | None) -> dict[str, Any]:
+    entry = _plain_score(score) if type(score) is dict else None
+    if entry is None:  # put into a result's scores by hand, or a saved one (regrade)
+        if type(score) is dict:
+            fields = {name: score[name] for name in _SCORE_FIELDS if name in score}
+        else:
+            fields = {"key": None, "notes": str(score)}
+        entry = dict(json_output(fields))
+        kept = score.get("at") if type(score) is dict else None
+        if at is None and isinstance(kept, str):
+            at = kept
+    if at is not None:
+        entry["at"] = at
+    if ran.by:
+        by = ran.by.get(id(score))
+        if by is not None:
+            entry["by"] = by
+    if index is not None:
+        entry["result"] = index
+    return entry
+
+
+def _scores(result: EvalResult, ran: Ran, default_key: str, index: int | None) -> list[Any]:
+    found: list[Any] = []
+    at = ran.at
+    for score in result.scores:
+        failed = at is not None and type(score) is dict and score.get("key") == default_key
+        found.append(_score(score, ran, at if failed else None, index))
+        if failed:
+            at = None  # the assertion made one score only
+    return found
+
+
+_ABSENT: Final = object()
+
+
+_EXACT: Final = frozenset({str, int, bool, float, type(None)})
+
+
+def _unchanged(value: Any, declared: Any, depth: int = 0) -> bool:
+    """Whether ``value`` (what the eval left) is ``declared`` (plain JSON) exactly: the
+    same types all through (``1`` is not ``1.0`` nor ``True``), told without converting it."""
+    if value is declared:
+        return True
+    kind = type(value)
+    if kind is not type(declared) or depth > 50:
+        return False
+    if kind in _EXACT:
+        return bool(value == declared)
+    if kind is dict:
+        if len(value) != len(declared):
+            return False
+        get = declared.get
+        for key, item in value.items():
+            other = get(key, _ABSENT)
+            if item is other:
+                continue
+            if type(item) is not type(other):
+                return False
+            if type(item) in _EXACT:
+                if item != other:
+                    return False
+            elif not _unchanged(item, other, depth + 1):
+                return False
+        return True
+    if kind is list:
+        if len(value) != len(declared):
+            return False
+        for item, other in zip(value, declared, strict=True):
+            if item is not other and not _unchanged(item, other, depth + 1):
+                return False
+        return True
+    return False
+
+
+def _result(result: EvalResult, ran: Ran, case: EvalCase) -> dict[str, Any]:
+    """A result's own fields, as the report holds them: ``input``, ``reference`` and
+    ``metadata`` only where the eval left them other than the case declares them (the
+    case's record holds those once), ``latency`` only where the eval or its target set it
+    (the attempt's ``latency_ms`` is the measured one)."""
+    envelope = case.envelope
+    payload = envelope["payload"]
+    fields: dict[str, Any] = {"output": json_output(result.output)}
+    for name, value, declared in (
+        ("input", result.input, payload.get("input")),
+        ("reference", result.reference, payload.get("reference", _ABSENT)),
+        ("metadata", result.metadata, envelope.get("metadata")),
+    ):
+        if declared is _ABSENT and value is None:
             continue
-        path = Path(frame.filename)
-        try:
-            shown = path.resolve().relative_to(root).as_posix()
-        except ValueError:
-            shown = path.name
-        return f"{shown}:{frame.lineno}"
-    return None
+        if declared is _ABSENT or not _unchanged(value, declared):
+            fields[name] = json_output(value)
+    if result.trace_data:
+        fields["trace_data"] = json_output(dict(result.trace_data))
+    latency = result.latency
+    if latency is not None and id(result) not in ran.measured:
+        fine = type(latency) is float and math.isfinite(latency)
+        fields["latency"] = latency if fine else json_output(latency)
+    if result.error is not None:
+        fields["error"] = str(result.error)
+    return fields
 
 
-def _assertion_notes(error: AssertionError) -> str:
-    message = str(error)
-    if message:
-        return message
-    frames = traceback.extract_tb(error.__traceback__)
-    line = frames[-1].line if frames else None
-    return line or "Assertion failed"
-
-
-async def run_case(case: EvalCase, root: Path, timeout: float | None = None) -> dict[str, Any]:
-    """Run the eval function for ``case`` once and its evaluators; the result document
-    (``EvalTimedOut`` when the function passed ``timeout``). ``TargetFailure`` for a runtime
-    failure; the run's deadline or an interruption propagates."""
-    function = case.function
-    name = function.name
-    input_value, reference, metadata = case.context_values()
-    context = EvalContext(input_value, reference, metadata, function_name=name)
-    args = (context,) if function.takes_context else ()
-    assertion: AssertionError | None = None
-    scope = anyio.move_on_after(timeout) if timeout is not None else _NO_SCOPE
-    with scope:
-        try:
-            if function.is_async:  # the watchdog breaks in if it ignores being cancelled
-                returned = await interruptible(function.function(*args))
-            else:
-                returned = await _call(function.function, *args, is_async=False)
-        except AssertionError as error:
-            assertion, returned = error, None
-        except (anyio.get_cancelled_exc_class(), LoopBlocked):
-            raise  # the attempt's deadline or an interruption, not the eval's outcome
-        except BaseException as error:  # SystemExit, KeyboardInterrupt... are the eval's too
-            where = _place(error, root)
-            at = f" at {where}" if where else ""
-            raise TargetFailure(f"eval '{name}' raised {type(error).__name__}{at}") from error
-    if isinstance(scope, anyio.CancelScope) and scope.cancelled_caught:
-        return EvalTimedOut(f"eval '{name}' gave no result within its {timeout:g} s timeout")
-    if inspect.iscoroutine(context.output):
-        context.output.close()
-        raise TargetFailure(f"eval '{name}' left a coroutine in ctx.output: await it")
-    if returned is not None and returned is not context:
-        raise TargetFailure(
-            f"eval '{name}' returned a {type(returned).__name__}: set ctx.output or call "
-            "ctx.store(output=...) instead"
-        )
-    scores = list(context.scores)
-    if assertion is not None:
-        failed: dict[str, Any] = {
-            "key": DEFAULT_KEY,
-            "passed": False,
-            "notes": _assertion_notes(assertion),
+def document(ran: Ran, case: EvalCase) -> dict[str, Any]:
+    """The result document of what ``ran`` gave for ``case`` (the module's docstring)."""
+    key = case.default_key or "pass"
+    if ran.single:
+        [result] = ran.results
+        fields = _result(result, ran, case)
+        found: dict[str, Any] = {
+            "output": fields.pop("output"),
+            "scores": _scores(result, ran, key, None),
         }
-        where = _place(assertion, root)
-        if where is not None:
-            failed["at"] = where
-        scores.append(failed)
+        found.update(fields)
     else:
-        scores.append({"key": DEFAULT_KEY, "passed": True})
-    output = json_output(context.output)
-    if not function.options.evaluators:
-        return {"output": output, "scores": scores}
-    return await evaluate_output(
-        function, output, scores, context.input, context.reference, case.metadata
-    )
+        results = [_result(result, ran, case) for result in ran.results]
+        found = {
+            "output": [fields["output"] for fields in results],
+            "scores": [
+                score
+                for index, result in enumerate(ran.results)
+                for score in _scores(result, ran, key, index)
+            ],
+            "results": results,
+        }
+    if ran.status != "completed":
+        return EvalFailed(found, ran.status, ran.reason or "the eval failed")
+    return found
 
 
-_NO_SCOPE: Final = contextlib.nullcontext()
-"""The scope of an eval without a timeout of its own (reusable: it holds nothing)."""
-
-
-async def evaluate_output(
-    function: EvalFunction,
-    output: Any,
-    scores: list[dict[str, Any]],
-    input_value: Any,
-    reference: Any,
-    metadata: Mapping[str, Any],
-) -> dict[str, Any]:
-    """``{"output", "scores"}`` with every evaluator of ``function`` run on it, in order
-    (a run calls it after the eval; regrade with a stored output)."""
-    for evaluator in function.options.evaluators:
-        label = getattr(evaluator, "__name__", type(evaluator).__name__)
-        result = EvalResult(
-            input=input_value,
-            output=output,
-            reference=reference,
-            metadata=dict(metadata),
-            scores=[dict(score) for score in scores],
-        )
-        try:
-            returned = await _call(evaluator, result)
-        except (anyio.get_cancelled_exc_class(), LoopBlocked):
-            raise
-        except BaseException as error:
-            scores.append(
-                {"key": label, "error": f"evaluator '{label}' raised {type(error).__name__}"}
-            )
-            continue
-        if isinstance(returned, EvalResult | EvalContext):
-            scores.append(
-                {
-                    "key": label,
-                    "error": f"evaluator '{label}' returned a {type(returned).__name__}; an "
-                    "evaluator returns a score, a list of scores or None",
-                }
-            )
-            continue
-        who = f"evaluator '{label}' of eval '{function.name}'"
-        scores.extend(normalize_scores(returned, who, by=label))
-    return {"output": output, "scores": scores}
+async def run_case(case: EvalCase, root: Path) -> dict[str, Any]:
+    """Run the eval for ``case`` once (its target, function and evaluators): the result
+    document (an ``EvalFailed`` one when it failed). The run's deadline or an interruption
+    propagates."""
+    return document(await run_eval(case, root), case)
 
 
 @dataclass(frozen=True)
@@ -259,5 +269,4 @@ class SuiteRuntime:
 
     async def __call__(self, envelope: Mapping[str, Any]) -> TargetResponse:
         case = self.cases[envelope["payload"]["case"]]
-        document = await run_case(case, self.root, case.function.options.timeout)
-        return response(document)
+        return response(await run_case(case, self.root))

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldgate.base.errors import InvalidInputError
 from goldgate.base.memory import collections_paused, freeze_survivors
 from goldgate.base.problems import display_path
 from goldgate.evals._decorator import EvalFunction
-from goldgate.evals.discovery import load_evals
+from goldgate.evals.cases import EvalCase
+from goldgate.evals.collect import Collected, cases_of, collect
+from goldgate.evals.discovery import split_selectors
 from goldgate.evals.plan import EvalPlan, plan_evals
 from goldgate.report.io import default_report_path, ensure_writable, parse_report
 from goldgate.report.records import OptionsRecord, VariantRecord
@@ -40,6 +43,7 @@ class EvalsRequest:
 
     paths: tuple[Path, ...]
     datasets: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
     live: bool = False
     max_concurrency: int = 1
     timeout: float = 300.0
@@ -49,21 +53,33 @@ class EvalsRequest:
 
 
 def _project(paths: Sequence[Path]) -> Path:
-    return find_project(paths[0]) if paths else Path.cwd()
+    return find_project(split_selectors(paths[0])[0]) if paths else Path.cwd()
+
+
+def _found(collected: Collected, paths: Sequence[str]) -> None:
+    """Refuse a run without a single eval function (exit 2)."""
+    if not collected.functions and not collected.refused:
+        shown = ", ".join(paths) or "the paths given"
+        raise InvalidInputError(
+            f"no eval functions found in {shown} (files holding functions marked @eval; in "
+            "folders, every .py file whose name does not start with '_')."
+        )
 
 
 def _plan(
-    functions: Sequence[EvalFunction],
+    cases: Sequence[EvalCase],
     project: Path,
     datasets: Sequence[str],
     live: bool,
     paths: Sequence[str],
+    labels: Sequence[str] = (),
 ) -> EvalPlan:
     store = load_store(store_path(project))
     return plan_evals(
-        functions,
+        cases,
         project=project,
         datasets=datasets,
+        labels=labels,
         live=live,
         verdicts=verdicts_by_suite(store),
         paths=paths,
@@ -92,6 +108,7 @@ async def run_evals(
     evals: Sequence[EvalFunction | Path | str],
     *,
     datasets: Sequence[str] = (),
+    labels: Sequence[str] = (),
     live: bool = False,
     max_concurrency: int = 1,
     timeout: float = 300.0,
@@ -100,26 +117,34 @@ async def run_evals(
 ) -> Report:
     """Run eval functions (or the eval files and folders named) in this process and return
     the report, writing nothing. The project (default: found from the first eval's file)
-    provides the verdict store."""
+    provides the verdict store. (EZVals' ``run_evals`` returns its results instead: calling
+    an eval, ``fn()``, does that here.)"""
     options = RunOptions(max_concurrency=max_concurrency, timeout=timeout, repeat=repeat)
     if project is None:
         first = next(
             (
-                item.file if isinstance(item, EvalFunction) else Path(item)
+                item.file if isinstance(item, EvalFunction) else split_selectors(Path(item))[0]
                 for item in evals
                 if not isinstance(item, EvalFunction) or item.file is not None
             ),
             None,
         )
         project = find_project(first) if first is not None else Path.cwd()
-    functions: list[EvalFunction] = []
+    cases: list[EvalCase] = []
+    functions = 0
+    refused: list[str] = []
     for item in evals:
         if isinstance(item, EvalFunction):
-            functions.append(item)
+            cases.extend(cases_of([item]))
+            functions += 1
         else:
-            functions.extend(load_evals([Path(item)], search_paths=[project]))
+            found = collect([Path(item)], search_paths=[project])
+            cases.extend(found.cases)
+            functions += found.functions
+            refused.extend(found.refused)
     shown = [str(item) for item in evals if not isinstance(item, EvalFunction)]
-    plan = _plan(functions, project, datasets, live, shown)
+    _found(Collected((), tuple(refused), functions), shown)
+    plan = _plan(cases, project, datasets, live, shown, labels)
     chunks: list[bytes] = []
     run = ReportRun(
         _header(plan, options, datasets, live), plan.jobs(), options, ReportWriter(chunks.append)
@@ -138,6 +163,8 @@ class EvalsSession:
     plan: EvalPlan
     options: RunOptions
     output: Path
+    refused: tuple[str, ...] = ()
+    """One sentence for each eval file that could not be used (the others run)."""
 
     def execute(
         self,
@@ -164,14 +191,17 @@ def prepare(request: EvalsRequest) -> EvalsSession:
         max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
     )
     project = _project(request.paths)
-    functions = load_evals(request.paths, search_paths=[project])
     shown = [display_path(path) for path in request.paths]
     with collections_paused():  # thousands of cases, no cycles among them: collecting is waste
-        plan = _plan(functions, project, request.datasets, request.live, shown)
+        collected = collect(request.paths, search_paths=[project])
+        _found(collected, shown)
+        plan = _plan(
+            collected.cases, project, request.datasets, request.live, shown, request.labels
+        )
         # The plan lives as long as the run, which freezes it (execute_streamed) anyway.
         # Frozen before collections resume, the objects counted while they were paused do
         # not start a full collection of the whole heap (~50 ms for 10,000 cases).
         freeze_survivors()
     output = request.output or default_report_path(project, "evals", now())
     ensure_writable(output)
-    return EvalsSession(request, plan, options, output)
+    return EvalsSession(request, plan, options, output, collected.refused)

@@ -11,6 +11,11 @@ a bot, so a pasted marker still fools nothing). Without
 that, a token that posts as another login would find nothing and add a comment every run.
 A busy pull request has more than one page of comments, so every page is read.
 
+When to post (``When``, the action's ``comment_mode``): ``always``; ``changes``, only when
+the verdict or the comparison's counts differ from those of the comment already there (a
+hidden state line after the marker records them); ``failures``, only when the check did not
+pass, except that a comment already there is updated to say it passed now; ``off``.
+
 Nothing here raises because GitHub said no: a read-only token (a pull request from a fork),
 a missing permission or a refused body come back as a result that says it fell back and
 why, and the caller writes the body to a file instead.
@@ -18,6 +23,7 @@ why, and the caller writes the body to a file instead.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -37,7 +43,12 @@ DEFAULT_AUTHORS = ("github-actions[bot]",)
 
 Mode = Literal["update", "new", "off"]
 MODES: tuple[Mode, ...] = ("update", "new", "off")
+When = Literal["always", "changes", "failures", "off"]
+WHEN: tuple[When, ...] = ("always", "changes", "failures", "off")
 Action = Literal["updated", "created", "skipped", "fell_back"]
+
+_STATE = re.compile(r"[A-Za-z0-9_.,;:=+-]{1,200}")
+_STATE_LINE = re.compile(r"<!-- goldgate:state ([A-Za-z0-9_.,;:=+-]{1,200}) -->")
 
 _ID_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+~")
 
@@ -77,10 +88,30 @@ def marker(instance_id: str) -> str:
     return f'<!-- goldgate:comment id="{encoded}" -->'
 
 
-def with_marker(body: str, instance_id: str) -> str:
-    """``body`` as it is sent: the marker, a line break, then the body."""
+def with_marker(body: str, instance_id: str, state: str | None = None) -> str:
+    """``body`` as it is sent: the marker, a line break, then (with ``state``) the hidden
+    state line and a line break, then the body."""
     tag = marker(instance_id)
-    return body if body.startswith(tag) else f"{tag}\n{body}"
+    if body.startswith(tag):
+        return body
+    return f"{tag}\n{state_line(state)}{body}" if state else f"{tag}\n{body}"
+
+
+def state_line(state: str | None) -> str:
+    """The hidden line that records what a comment said (``comment_state`` reads it back):
+    ``ValueError`` for a state of anything but letters, digits and ``_.,;:=+-``."""
+    if not state:
+        return ""
+    if not _STATE.fullmatch(state):
+        raise ValueError(f"a comment state is 1 to 200 of A-Z a-z 0-9 _.,;:=+-, not {state!r}")
+    return f"<!-- goldgate:state {state} -->\n"
+
+
+def comment_state(body: str | None) -> str | None:
+    """The state a goldgate comment recorded on its second line, if any."""
+    lines = (body or "").split("\n", 2)
+    found = _STATE_LINE.fullmatch(lines[1]) if len(lines) > 1 else None
+    return found.group(1) if found else None
 
 
 def comment_length(text: str) -> int:
@@ -93,9 +124,10 @@ def comment_length(text: str) -> int:
     return utf16_length(text)
 
 
-def comment_budget(instance_id: str) -> int:
-    """How long (``comment_length``) the Markdown may be once the marker is added."""
-    return COMMENT_LIMIT - comment_length(marker(instance_id)) - 1
+def comment_budget(instance_id: str, state: str | None = None) -> int:
+    """How long (``comment_length``) the Markdown may be once the marker (and the state
+    line) is added."""
+    return COMMENT_LIMIT - comment_length(marker(instance_id)) - 1 - len(state_line(state))
 
 
 def upsert_comment(
@@ -107,23 +139,31 @@ def upsert_comment(
     mode: Mode = "update",
     authors: Collection[str] = DEFAULT_AUTHORS,
     any_bot: bool = False,
+    when: When = "always",
+    state: str | None = None,
+    passed: bool = True,
 ) -> CommentResult:
     """Post ``body`` (Markdown) on pull request ``pr_number`` under the marker of
     ``instance_id``.
 
     ``update`` edits the earliest comment that starts with the marker and was written by one
     of ``authors`` or, with ``any_bot``, by any bot account (found on any page), or creates
-    one; ``new`` always creates one; ``off``
-    does nothing. Raises ``CommentTooLong`` before sending a body GitHub would refuse;
-    anything GitHub refuses or fails comes back as ``fell_back`` with the reason."""
+    one; ``new`` always creates one; ``off`` does nothing. ``when`` decides whether to post
+    at all: ``changes`` skips when the comment there (the latest, in mode ``new``) recorded
+    the same ``state`` (the verdict and the comparison's counts); ``failures`` skips when
+    ``passed`` unless a comment is there, which is then updated to say so. Raises
+    ``CommentTooLong`` before sending a body GitHub would refuse; anything GitHub refuses or
+    fails comes back as ``fell_back`` with the reason."""
     if mode not in MODES:
         raise ValueError(f"comment mode {mode!r} is not one of update, new, off.")
-    if mode == "off":
+    if when not in WHEN:
+        raise ValueError(f"comment_mode {when!r} is not one of {', '.join(WHEN)}.")
+    if mode == "off" or when == "off":
         return CommentResult("skipped", reason="pull-request comments are turned off.")
-    full = with_marker(body, instance_id)
+    full = with_marker(body, instance_id, state)
     length = comment_length(full)
     if length > COMMENT_LIMIT:
-        budget = comment_budget(instance_id)
+        budget = comment_budget(instance_id, state)
         raise CommentTooLong(
             f"the comment is {length:,} characters long with its marker; GitHub accepts at "
             f"most {COMMENT_LIMIT:,}, so the Markdown must be cut to {budget:,}."
@@ -131,10 +171,24 @@ def upsert_comment(
     tag = marker(instance_id)
     try:
         issue = _issue(repo, pr_number)
-        if mode == "update":
-            existing = _find(issue, tag, authors, pr_number, any_bot=any_bot)
-            if existing is not None:
-                return _edit(existing, full, pr_number)
+        existing = None
+        if mode == "update" or when != "always":
+            existing = _find(issue, tag, authors, pr_number, any_bot=any_bot, latest=mode == "new")
+        if when == "changes" and existing is not None and comment_state(existing.body) == state:
+            return CommentResult(
+                "skipped",
+                existing.id,
+                existing.html_url,
+                reason="the verdict and the comparison's counts are those of the last comment.",
+            )
+        if when == "failures" and passed:
+            if existing is None:
+                return CommentResult(
+                    "skipped", reason="the check passed and there is no comment to update."
+                )
+            return _edit(existing, full, pr_number)  # say that it passes now
+        if mode == "update" and existing is not None:
+            return _edit(existing, full, pr_number)
         return _create(
             issue, full, pr_number, tag, authors, look_first=mode == "update", any_bot=any_bot
         )
@@ -167,16 +221,25 @@ def _by(comment: IssueComment, authors: Collection[str], any_bot: bool) -> bool:
 
 
 def _find(
-    issue: Issue, tag: str, authors: Collection[str], pr_number: int, *, any_bot: bool = False
+    issue: Issue,
+    tag: str,
+    authors: Collection[str],
+    pr_number: int,
+    *,
+    any_bot: bool = False,
+    latest: bool = False,
 ) -> IssueComment | None:
-    """The earliest comment on ``issue`` whose body starts with ``tag`` and whose author's
-    login is one of ``authors`` (or, with ``any_bot``, is a bot's), reading every page (100
-    comments each)."""
+    """The earliest (``latest``: the newest) comment on ``issue`` whose body starts with
+    ``tag`` and whose author's login is one of ``authors`` (or, with ``any_bot``, is a
+    bot's), reading every page (100 comments each)."""
+    found: IssueComment | None = None
     with reaching_github(f"list the comments of pull request #{pr_number}"):
         for comment in issue.get_comments():
             if _by(comment, authors, any_bot) and (comment.body or "").startswith(tag):
-                return comment
-    return None
+                if not latest:
+                    return comment
+                found = comment
+    return found
 
 
 def _issue(repo: Repository, pr_number: int) -> Issue:
@@ -190,7 +253,6 @@ def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
     with reaching_github(f"update the goldgate comment on pull request #{pr_number}"):
         comment.edit(full)
         return CommentResult("updated", comment.id, comment.html_url)
-
 
 
 def _create(

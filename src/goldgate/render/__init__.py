@@ -4,12 +4,15 @@
 - ``markdown``: a pull-request comment or a job summary, within GitHub's size limits;
 - ``annotations``: GitHub workflow commands pointing at each failing case's gold line;
 - ``workflow``: the one writer of workflow commands (escaping, one command a line, masks);
-- ``terminal``: ``goldgate report show``, for people at a terminal or reading a CI log.
+- ``terminal``: ``goldgate report show``, for people at a terminal or reading a CI log;
+- ``html``: ``goldgate report html``, one self-contained page with figures (``htmlfigures``:
+  inline SVG), a filterable case table (``htmlcases``) and the sections beside it
+  (``htmlsections``), for a reviewer who would rather look than read.
 
-``registry`` names them (``junit``, ``markdown``, ``annotations``, ``show``) by import path,
-with the options each accepts; ``goldgate report NAME`` renders through it, and a module is
-imported only when its renderer is used. A new renderer is its module plus one line there
-(docs/extending.md).
+``registry`` names them (``junit``, ``markdown``, ``annotations``, ``show``, ``html``) by
+import path, with the options each accepts; ``goldgate report NAME`` renders through it,
+and a module is imported only when its renderer is used. A new renderer is its module plus
+one line there (docs/extending.md).
 
 Each renderer reads a ``view.ReportView`` built once from the report, so a comparison can
 be added to the view without restructuring the renderers. Nothing here reads or writes a

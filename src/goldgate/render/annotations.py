@@ -12,12 +12,19 @@ written here starts with a command goldgate chose.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, islice
 
 from goldgate.base.problems import Violation
 from goldgate.render import text
-from goldgate.render.view import REGRESSIONS, AttemptItem, ComparisonView, ReportView, build_view
+from goldgate.render.view import (
+    REGRESSIONS,
+    AttemptItem,
+    ComparisonView,
+    ReportView,
+    build_view,
+    repository_path,
+)
 from goldgate.render.workflow import command
 from goldgate.report.models import Report
 
@@ -28,12 +35,14 @@ GITHUB_LIMIT = 10
 def _file(source: str | None) -> str | None:
     # GitHub attaches an annotation to a path relative to the repository root; an absolute
     # path or one outside the working folder would attach to nothing.
-    if source is None or source.startswith(("/", "..", "\\")) or ":" in source:
-        return None
-    return source.replace("\\", "/")
+    return repository_path(source, None)
 
 
-def _annotation(item: AttemptItem, comparison: ComparisonView | None) -> str:
+def _annotation(
+    item: AttemptItem,
+    comparison: ComparisonView | None,
+    sources: Mapping[str, str | None] | None = None,
+) -> str:
     kinds = {
         "runtime": "runtime failure",
         "check_error": "check error",
@@ -51,7 +60,7 @@ def _annotation(item: AttemptItem, comparison: ComparisonView | None) -> str:
         # Not a regression, and said so: a failure here is not the application's change.
         message = f"{change.change}, not a regression: {change.detail}; {message}"
     location = item.location
-    file = _file(location.source)
+    file = repository_path(location.source, sources)
     return command(
         "error",
         message,
@@ -74,16 +83,24 @@ def render_annotations(
     *,
     maximum: int = GITHUB_LIMIT,
     full_report: str | None = None,
+    sources: Mapping[str, str | None] | None = None,
 ) -> str:
     """Error annotations for the run's runtime failures, check errors and failing attempts
-    (at most ``maximum``), and a notice counting the rest; empty when nothing failed."""
+    (at most ``maximum``), and a notice counting the rest; empty when nothing failed.
+    ``sources`` maps each gold file as the report names it to its path relative to the
+    workspace (None: outside it), so that an annotation lands on the file whatever form
+    ``--config`` took."""
     return annotations_from_view(
-        build_view(report, comparison), maximum=maximum, full_report=full_report
+        build_view(report, comparison), maximum=maximum, full_report=full_report, sources=sources
     )
 
 
 def annotations_from_view(
-    view: ReportView, *, maximum: int = GITHUB_LIMIT, full_report: str | None = None
+    view: ReportView,
+    *,
+    maximum: int = GITHUB_LIMIT,
+    full_report: str | None = None,
+    sources: Mapping[str, str | None] | None = None,
 ) -> str:
     counts = view.counts
     total = counts["runtime"] + counts["check_error"] + counts["failure"]
@@ -94,7 +111,9 @@ def annotations_from_view(
         f"(GitHub shows {GITHUB_LIMIT} errors per step){where}"
     )
     comparison = view.comparison
-    lines = _limited((_annotation(item, comparison) for item in items), total, maximum, rest)
+    lines = _limited(
+        (_annotation(item, comparison, sources) for item in items), total, maximum, rest
+    )
     return "".join(line + "\n" for line in lines)
 
 

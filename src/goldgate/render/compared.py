@@ -8,10 +8,18 @@ never a value.
 
 from __future__ import annotations
 
-from goldgate.comparison.models import CHANGE_CLASSES, REPEAT_RULE, Comparison
+from goldgate.comparison.models import (
+    CHANGE_CLASSES,
+    REPEAT_RULE,
+    Comparison,
+    MetricDelta,
+    SuiteComparison,
+)
 from goldgate.comparison.summary import classes_text
-from goldgate.render.costrow import cost_rows
-from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location, McNemarItem
+from goldgate.render import text
+from goldgate.render.costrow import cost_figures
+from goldgate.render.deltas import Figure, McNemarItem, SuiteDelta
+from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location
 from goldgate.report.models import Report
 
 
@@ -39,9 +47,92 @@ def _counts(comparison: Comparison) -> str:
     return f"{classes_text(comparison.classes)} ({unit})"
 
 
-def comparison_view(comparison: Comparison, report: Report | None = None) -> ComparisonView:
+def _headline(comparison: Comparison) -> str:
+    classes = comparison.classes
+    parts = [
+        text.count(classes.count(change), change, change)
+        for change in CHANGE_CLASSES
+        if classes.count(change)
+    ]
+    new_failures = comparison.overall.runtime_failures.delta
+    if new_failures > 0:
+        parts.append(text.count(new_failures, "new runtime failure"))
+    return ", ".join(parts) or "nothing changed"
+
+
+def _metric_figures(metric: MetricDelta) -> tuple[Figure, ...]:
+    """A metric's headline figures on both sides: accuracy (exact-set accuracy for
+    multilabel) and macro F1."""
+    accuracy = ("accuracy", "accuracy")
+    if metric.kind == "multilabel":
+        accuracy = ("exact_set_accuracy", "exact-set accuracy")
+    note = None if metric.comparable else metric.reason or "not comparable"
+    figures = []
+    for key, name in (accuracy, ("macro_f1", "macro F1")):
+        delta = metric.figures.get(key)
+        before, after = (None, None) if delta is None else (delta.baseline, delta.candidate)
+        figures.append(Figure(name, before, after, "ratio", note))
+    return tuple(figures)
+
+
+def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
+    figures = suite.figures
+    latency, usage, failures = figures.latency, figures.usage, figures.runtime_failures
+    latency_note = None if latency.comparable else latency.reason or "not comparable"
+    usage_note = None if usage.comparable else usage.reason or "not comparable"
+    summary = suite.summary.get("pass_rate")
+    pass_rate = Figure(
+        "pass rate",
+        None if summary is None else summary.baseline,
+        None if summary is None else summary.candidate,
+        "rate",
+    )
+    rows = [
+        Figure(
+            "attempts passed",
+            figures.attempt_pass_rate.baseline,
+            figures.attempt_pass_rate.candidate,
+            "rate",
+        ),
+        *(
+            [Figure("runtime failures", failures.baseline, failures.candidate, "count")]
+            if failures.baseline or failures.candidate
+            else []
+        ),
+        Figure("latency p50", latency.p50.baseline, latency.p50.candidate, "ms", latency_note),
+        Figure("latency p95", latency.p95.baseline, latency.p95.candidate, "ms", latency_note),
+        *(
+            Figure(
+                f"{item.key} per attempt", item.mean.baseline, item.mean.candidate, "number",
+                usage_note,
+            )
+            for item in usage.figures
+        ),
+        *cost_figures(figures.cost),
+    ]  # fmt: skip
+    mcnemar = None
+    if suite.status == "compared":
+        test = figures.mcnemar
+        mcnemar = McNemarItem(suite.name, test.regressed, test.improved, test.p_value)
+    return SuiteDelta(
+        suite.name,
+        pass_rate,
+        tuple(rows),
+        {
+            item.key: Figure(item.key, item.value.baseline, item.value.candidate, "ratio")
+            for item in suite.thresholds
+        },
+        {metric.name: _metric_figures(metric) for metric in suite.metrics},
+        mcnemar,
+    )
+
+
+def comparison_view(
+    comparison: Comparison, report: Report | None = None, baseline: str | None = None
+) -> ComparisonView:
     """The renderers' view of ``comparison``; ``report`` (its candidate) places each case at
-    its gold line."""
+    its gold line; ``baseline`` names the baseline (e.g. ``main@abc1234``) where the caller
+    knows more than the comparison says (its variant and revision)."""
     where = _locations(report)
     nowhere = Location(None, None)
     listed: dict[str, list[ChangeItem]] = {change: [] for change in CHANGE_CLASSES}
@@ -74,7 +165,8 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
         added += (f"{suite.name}: {case_id}" for case_id in unmatched.added)
         removed += (f"{suite.name}: {case_id}" for case_id in unmatched.removed)
     return ComparisonView(
-        baseline=_baseline_name(comparison),
+        baseline=baseline or _baseline_name(comparison),
+        baseline_report=(comparison.baseline.path, comparison.baseline.digest),
         regressions=tuple(regressions),
         improvements=tuple(listed["improved"]),
         flaky=tuple(listed["flaky"]),
@@ -92,5 +184,13 @@ def comparison_view(comparison: Comparison, report: Report | None = None) -> Com
             | {"unchanged": suite.classes.unchanged}
             for suite in comparison.suites
         },
-        cost=cost_rows(comparison.overall.cost),
+        headline=_headline(comparison),
+        deltas={
+            suite.name: _suite_delta(suite)
+            for suite in comparison.suites
+            if suite.status == "compared"
+        },
+        overall=comparison.overall,
+        suite_figures={suite.name: suite.figures for suite in comparison.suites},
+        metric_deltas={suite.name: suite.metrics for suite in comparison.suites},
     )

@@ -1,33 +1,29 @@
-"""The cost delta of a comparison as the renderers show it: one row per figure (total, per
-attempt) with each side's cost and the change, in the sides' currency. Pure."""
+"""The cost delta of a comparison (``comparison.cost``) as rows of the deltas table every
+renderer shows (``render.deltas.Figure``): the total and the cost per priced attempt, in the
+pricing's currency. Pure."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from goldgate.comparison.cost import change, currency_of, money
+from goldgate.comparison.cost import currency_of
 from goldgate.comparison.models import Cost
+from goldgate.render.deltas import Figure
 
-__all__ = ["CostRow", "cost_rows"]
-
-
-@dataclass(frozen=True)
-class CostRow:
-    """One figure of the cost delta, written out (``-`` where a side was not priced)."""
-
-    figure: str
-    candidate: str
-    baseline: str
-    change: str
-    currency: str
+__all__ = ["cost_figures"]
 
 
-def cost_rows(cost: Cost | None) -> tuple[CostRow, ...]:
-    """The rows of ``cost``; none without pricing on either side."""
+def cost_figures(cost: Cost | None) -> tuple[Figure, ...]:
+    """The rows of ``cost``; none when neither side priced an attempt."""
     if cost is None:
         return ()
+    note = None if cost.comparable else cost.reason or "not comparable"
     currency = currency_of(cost)
-    return tuple(
-        CostRow(figure, money(delta.candidate), money(delta.baseline), change(delta), currency)
-        for figure, delta in (("total", cost.total), ("per attempt", cost.per_attempt))
+    return (
+        Figure(f"cost ({currency})", cost.total.baseline, cost.total.candidate, "ratio", note),
+        Figure(
+            f"cost per attempt ({currency})",
+            cost.per_attempt.baseline,
+            cost.per_attempt.candidate,
+            "ratio",
+            note,
+        ),
     )

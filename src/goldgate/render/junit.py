@@ -11,9 +11,21 @@ Exactly one outcome per testcase, most severe first:
   attempt that regressed against the baseline (in the comparison's one classification: its
   own unit, or its case over repeats) is a failure of type ``regression`` whose message
   says which checks went from pass to fail;
-- ``skipped``: every attempt of a live suite that was not authorized (with the reason) and
-  every attempt an interrupted run cancelled;
+- ``skipped``: every attempt of a live suite that was not authorized (with the reason),
+  every attempt an interrupted run cancelled, and every attempt with gold disagreement in a
+  suite that passed on its thresholds: its message starts ``absorbed by the suite's
+  thresholds`` and names the failing checks (see below);
 - nothing: the attempt passed (checks waiting for a person do not fail it).
+
+A suite with thresholds also has one testcase named ``(thresholds)``: a ``failure`` naming
+each missed threshold, or nothing when all held. So a consumer's default conclusion (a
+failure or an error anywhere fails the check: EnricoMi's publish-unit-test-result-action and
+dorny/test-reporter alike) agrees with goldgate's verdict: a suite the thresholds passed
+shows no failure, and a failed suite always shows at least one. Absorbed attempts are
+``skipped`` rather than hidden in properties or ``system-out`` because every consumer counts
+and lists skipped testcases with their message, while none shows properties and few show
+output: they stay visible without failing the check. Every testcase has a ``time`` (0 where
+nothing was measured).
 
 Each testsuite's properties hold its verdict, what decided it, its figures, thresholds and
 metrics, and with a comparison its classification's counts (``comparison.regressed``...)
@@ -60,6 +72,7 @@ _BAD_TIME = re.compile(
 )
 _PLAIN = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 
+
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
@@ -79,8 +92,23 @@ def _where(item: AttemptItem) -> str:
     return f"{location.source}{line}: case {item.label}"
 
 
+class _Seconds(float):
+    """A testcase's time that junit-xml always writes: it leaves out a time that is false,
+    and every testcase must have one (0 where nothing was measured)."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def _testcase(name: str, classname: str, latency_ms: float | None) -> TestCase:
-    return TestCase(name=name, classname=classname, elapsed_sec=text.seconds(latency_ms))
+    seconds = text.seconds(latency_ms)
+    return TestCase(name=name, classname=classname, elapsed_sec=_Seconds(seconds or 0.0))
+
+
+ABSORBED = "absorbed by the suite's thresholds"
+"""How the message of a failing attempt of a suite its thresholds passed starts."""
+THRESHOLDS_CASE = "(thresholds)"
+"""The name of a suite's testcase for its thresholds."""
 
 
 def _problem_testcase(
@@ -88,12 +116,20 @@ def _problem_testcase(
     classname: str,
     skip_reason: str | None,
     regression: ChangeItem | None = None,
+    absorbed: bool = False,
 ) -> TestCase:
     case = _testcase(_xml(item.label, text.NAME_LIMIT), classname, item.record.latency_ms)
     problem = item.problem
     regressed = ""
     if regression is not None:
         regressed = f"{regression.change} against the baseline: {regression.detail}"
+    if absorbed and problem == "failure":
+        checks = item.checks(("failed",))
+        lines = [_xml(_where(item))]
+        lines += [_xml(f"failed: {check.name}: {check.reason or 'failed'}") for check in checks]
+        why = f"{regressed}; {item.reason}" if regressed else item.reason
+        case.add_skipped_info(message=_xml(f"{ABSORBED}: {why}"), output="\n".join(lines))
+        return case
     if problem == "runtime":
         reason = _xml(f"{regressed}: {item.reason}" if regressed else item.reason)
         case.add_error_info(
@@ -132,6 +168,7 @@ def _testcases(suite: SuiteView, comparison: ComparisonView | None) -> list[Test
     record = suite.record
     classname = _xml(record.name, text.NAME_LIMIT)
     repeated = record.repeat > 1
+    absorbed = bool(record.thresholds) and record.verdict == "passed"
     cases = []
     for case in record.cases:
         name = _xml(case.id, text.NAME_LIMIT)
@@ -148,8 +185,30 @@ def _testcases(suite: SuiteView, comparison: ComparisonView | None) -> list[Test
                     if comparison is None
                     else comparison.regression_of(record.name, case.id, attempt.attempt)
                 )
-                cases.append(_problem_testcase(item, classname, record.skip_reason, regression))
+                cases.append(
+                    _problem_testcase(item, classname, record.skip_reason, regression, absorbed)
+                )
+    if record.thresholds and record.status != "skipped":
+        cases.append(_thresholds_testcase(suite, classname))
     return cases
+
+
+def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
+    """The suite's thresholds as one testcase: a failure naming each missed one."""
+    case = _testcase(THRESHOLDS_CASE, classname, None)
+    missed = [item.record for item in suite.thresholds if not item.record.held]
+    if missed:
+        words = "; ".join(
+            f"{t.key}: {_bound(t)}, actual {text.ratio(t.actual)}"
+            for t in missed
+        )
+        count = f"{len(missed)} of {len(suite.thresholds)} thresholds missed"
+        case.add_failure_info(
+            message=_xml(f"{count}: {words}"),
+            output=_xml(suite.decided_by),
+            failure_type="threshold",
+        )
+    return case
 
 
 def _properties(suite: SuiteView, comparison: ComparisonView | None) -> dict[str, str]:

@@ -1,21 +1,31 @@
 """``goldgate report show``: the Markdown report's content for a terminal or a CI log.
 
-The content is built once as a few blocks (lines and tables) and then written either with
-rich (tables, colour: for a terminal) or as plain text (for a log or a pipe). Plain text
-never starts a line with data: the runner reads a line whose text starts with ``::`` (after
-leading spaces) as a workflow command, so every line starts with a word, ``-`` or ``|``
-chosen here. Data is put on one line and stripped of control characters in both modes, and
-rich never interprets it as markup.
+The content is built once as a few blocks (lines and tables, from ``rows``, so that it says
+what the Markdown says) and then written either with rich (tables, colour: for a terminal)
+or as plain text (for a log or a pipe), within ``width`` columns (80 when the terminal does
+not say): a table that fits is drawn, one that does not is folded into a list, one entry a
+row; lines are wrapped between words, never inside one. The verdict is the first and the
+last line, so that it is on screen after a long report scrolled by.
+
+Plain text never starts a line with data: the runner reads a line whose text starts with
+``::`` (after leading spaces) as a workflow command, so every line starts with a word,
+``-`` or ``|`` chosen here, and a wrapped line's continuation is indented and never starts
+with ``::`` or ``##`` (the word is kept on the line before). Data is put on one line and
+stripped of control characters in both modes, and rich never interprets it as markup.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
+import re
+import textwrap
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import Any
 
-from goldgate.render import text
+from goldgate.render import rows, text
+from goldgate.render.terminal_values import exception_lines, value_lines
 from goldgate.render.view import (
     AttemptItem,
     ChangeItem,
@@ -24,14 +34,18 @@ from goldgate.render.view import (
     build_view,
     exit_explanation,
 )
-from goldgate.report.models import MetricResult, Report
-from goldgate.scoring.metrics import ClassificationMetricResult
+from goldgate.render.words import attempt_counts, headline, verdict_word
+from goldgate.report.models import Report
 
 LIST_CAP = 1_000
 """Rows shown per list: the rest are counted, and are in the report file and JUnit."""
+DEFAULT_WIDTH = 80
 
 _GOOD = {"passed"}
 _BAD = {"failed", "error", "runtime failure", "check error", "timed_out"}
+_BEFORE_GLUED = re.compile(r"\s+(?=::|##)")
+"""The spaces before a word that must never start a line (a workflow command's start):
+the word stays on the line before."""
 
 
 @dataclass(frozen=True)
@@ -55,107 +69,57 @@ def _cell(value: object) -> str:
     return text.one_line("" if value is None else value)
 
 
-def _where(item: AttemptItem) -> str:
+def _where(item: AttemptItem | ChangeItem) -> str:
     location = item.location
     if location.source is None:
         return ""
     return location.source + (f":{location.line}" if location.line is not None else "")
 
 
+def _name(item: AttemptItem | ChangeItem) -> str:
+    return item.label if isinstance(item, AttemptItem) else rows.change_label(item)
+
+
 def _list(
     title: str,
     columns: tuple[str, ...],
-    items: Iterable[AttemptItem],
+    items: Iterable[AttemptItem | ChangeItem],
     total: int,
-    rows: Callable[[AttemptItem], Iterable[tuple[str, ...]]],
+    cells: Callable[[Any], Iterable[rows.Cells]],
 ) -> _Table:
-    """A table of the first ``LIST_CAP`` of ``total`` items (each one or more rows)."""
-    table = _Table(f"{title} ({total:,})", columns)
+    """A table of the first ``LIST_CAP`` of ``total`` items (each one or more rows), with
+    where each case's gold is."""
+    table: list[tuple[str, ...]] = []
     shown = 0
     for item in islice(items, LIST_CAP):
-        table.rows.extend(rows(item))
+        for row in cells(item):
+            table.append((*(_cell(cell) for cell in row), _cell(_where(item))))
         shown += 1
-    return _Table(table.title, columns, table.rows, total - shown)
+    return _Table(f"{title} ({total:,})", (*columns, "gold"), table, total - shown)
 
 
-def _problem_rows(item: AttemptItem) -> Iterable[tuple[str, ...]]:
-    if item.problem == "runtime":
-        yield item.suite, item.label, item.status, item.record.reason or item.status, _where(item)
-        return
-    for check in item.checks(("error", "failed")):
-        problem = "check error" if check.outcome == "error" else "failed"
-        reason = check.reason or check.outcome
-        yield item.suite, item.label, f"{problem}: {check.name}", reason, _where(item)
-
-
-def _failure_rows(item: AttemptItem) -> Iterable[tuple[str, ...]]:
-    for check in item.checks(("failed",)):
-        yield item.suite, item.label, check.name, check.reason or check.outcome, _where(item)
+def _table(title: str, columns: Sequence[str], cells: Iterable[rows.Cells]) -> _Table:
+    return _Table(title, tuple(columns), [tuple(_cell(cell) for cell in row) for row in cells])
 
 
 def _changes(title: str, items: Sequence[ChangeItem]) -> _Table:
-    table = _Table(f"{title} ({len(items):,})", ("suite", "case", "change", "detail", "gold"))
-    for item in items[:LIST_CAP]:
-        label = item.case_id if item.attempt <= 1 else f"{item.case_id}#{item.attempt}"
-        location = item.location
-        where = "" if location.source is None else location.source
-        if where and location.line is not None:
-            where += f":{location.line}"
-        table.rows.append((item.suite, label, item.change, item.detail, where))
-    return _Table(table.title, table.columns, table.rows, max(len(items) - LIST_CAP, 0))
+    return _list(title, rows.CHANGE_COLUMNS, items, len(items),
+                 lambda item: [rows.change_row(item, _name)])  # fmt: skip
 
 
-def _comparison_blocks(comparison: ComparisonView) -> list[_Block]:
-    blocks: list[_Block] = [_Line(f"Compared with {_cell(comparison.baseline)}.")]
-    if comparison.counts:
-        blocks.append(_Line(f"Against the baseline: {_cell(comparison.counts)}."))
-    if comparison.rule:
-        blocks.append(_Line(f"With --repeat, {_cell(comparison.rule)}."))
-    for title, items in (
-        ("Regressions", comparison.regressions),
-        ("Improvements", comparison.improvements),
-        ("Flaky cases", comparison.flaky),
-        ("Gold changes", comparison.gold_changes),
-    ):
-        if items:
-            blocks.append(_changes(title, items))
-    if comparison.mcnemar:
-        table = _Table("McNemar's test", ("suite", "baseline only", "candidate only", "p-value"))
-        for test in comparison.mcnemar:
-            table.rows.append(
-                (
-                    test.suite,
-                    f"{test.baseline_only:,}",
-                    f"{test.candidate_only:,}",
-                    text.ratio(test.p_value),
-                )
-            )
-        blocks.append(table)
-    if comparison.partial:
-        for label, ids in (
-            ("added", comparison.added),
-            ("removed", comparison.removed),
-            ("input changed", comparison.changed),
-        ):
-            if ids:
-                blocks.append(_Line(f"- not compared, {label}: {_cell(', '.join(ids))}"))
-    return blocks
-
-
-def _blocks(view: ReportView) -> list[_Block]:
+def _head(view: ReportView, code: int) -> list[_Block]:
     report = view.report
     verdict = report.verdict
     counts = view.counts
-    style = "bold green" if verdict.passed and verdict.evaluated else "bold red"
-    if verdict.passed and not verdict.evaluated:
+    style = "bold green" if code == 0 and verdict.evaluated else "bold red"
+    if code == 0 and not verdict.evaluated:
         style = "bold yellow"
     blocks: list[_Block] = [
+        _Line(f"goldgate: {verdict_word(code, verdict.evaluated)} — {headline(view)}", style),
         _Line(
-            f"goldgate: {view.verdict_word} (exit code {verdict.exit_code}: "
-            f"{_cell(verdict.meaning)})",
-            style,
+            f"Exit code {verdict.exit_code} ({_cell(verdict.meaning)}): "
+            f"{exit_explanation(verdict.exit_code, verdict.evaluated)}"
         ),
-        _Line(exit_explanation(verdict.exit_code, verdict.evaluated)),
     ]
     if not verdict.evaluated and verdict.exit_code != 0:
         blocks.append(_Line("Nothing was evaluated: no check ran.", "bold yellow"))
@@ -172,154 +136,184 @@ def _blocks(view: ReportView) -> list[_Block]:
     blocks.append(
         _Line(
             f"Dataset {_cell(report.dataset.name)} at revision {_cell(report.dataset.revision)}: "
-            f"{text.count(len(report.suites), 'suite')}, {text.count(attempts, 'attempt')} "
-            f"({counts['passed']:,} passed, {counts['failure']:,} failing, "
-            f"{counts['runtime'] + counts['check_error']:,} with runtime failures or check "
-            f"errors, {counts['skipped']:,} skipped, {counts['cancelled']:,} cancelled)."
+            f"{text.count(len(report.suites), 'suite')}, {text.count(attempts, 'attempt')}: "
+            f"{attempt_counts(counts)}."
         )
     )
-    if view.comparison is not None:
-        blocks.extend(_comparison_blocks(view.comparison))
-    runtime = counts["runtime"] + counts["check_error"]
-    if runtime:
-        blocks.append(
-            _list(
-                "Runtime failures and check errors",
-                ("suite", "case", "problem", "reason", "gold"),
-                view.problems(("runtime", "check_error")),
-                runtime,
-                _problem_rows,
-            )
-        )
-    if counts["failure"]:
-        blocks.append(
-            _list(
-                "Failing cases",
-                ("suite", "case", "check", "reason", "gold"),
-                view.problems(("failure",)),
-                counts["failure"],
-                _failure_rows,
-            )
-        )
-    suites = _Table(
-        "Suites",
-        (
-            "suite",
-            "verdict",
-            "cases",
-            "attempts",
-            "passed",
-            "failed",
-            "error",
-            "not run",
-            "pass rate",
-            "decided by",
-        ),
-    )
-    for suite in view.suites:
-        record = suite.record
-        checks = record.counts.checks
-        suites.rows.append(
-            (
-                record.name,
-                record.verdict,
-                f"{record.case_count:,}",
-                f"{record.attempt_count:,}",
-                f"{checks['passed']:,}",
-                f"{checks['failed']:,}",
-                f"{checks['error']:,}",
-                f"{checks['not_run']:,}",
-                text.percent(record.summary.get("pass_rate")),
-                suite.decided_by,
-            )
-        )
-    blocks.append(suites)
-    gated = [suite for suite in view.suites if suite.thresholds]
-    if gated:
-        table = _Table("Thresholds", ("suite", "threshold", "minimum", "actual", "held", "decided"))
-        for suite in gated:
-            for item in suite.thresholds:
-                t = item.record
-                table.rows.append(
-                    (
-                        suite.name,
-                        t.key,
-                        text.ratio(t.minimum)
-                        if t.maximum is None
-                        else f"at most {text.ratio(t.maximum)}",
-                        text.ratio(t.actual),
-                        "yes" if t.held else "no",
-                        "yes" if item.decided else "no",
-                    )
-                )
-        blocks.append(table)
-    for suite in view.suites:
-        for metric in suite.metrics:
-            blocks.append(_metric(suite.name, metric))
-    for suite in view.skipped_suites:
-        blocks.append(_Line(f"- skipped {_cell(suite.name)}: {_cell(suite.record.skip_reason)}"))
-    if verdict.adjudication:
-        blocks.append(
-            _Line(
-                f"Adjudication: {text.count(verdict.adjudication, 'check')} "
-                "waiting for a human verdict."
-            )
-        )
+    comparison = view.comparison
+    if comparison is not None:
+        blocks.append(_Line(f"Against the baseline: {_cell(comparison.counts)}."))
+        if comparison.rule:
+            blocks.append(_Line(f"With --repeat, {_cell(comparison.rule)}."))
     return blocks
 
 
-def _metric(suite: str, metric: MetricResult) -> _Table:
-    if isinstance(metric, ClassificationMetricResult):
-        title = (
-            f"Metric {suite} · {metric.name} (classification): accuracy "
-            f"{text.ratio(metric.accuracy)}, coverage {text.ratio(metric.coverage)}, "
-            f"macro F1 {text.ratio(metric.macro.f1)}, support {metric.support:,}"
-        )
-        labels = tuple("null" if c is None else c for c in metric.confusion.columns)
-        table = _Table(title, ("gold \\ predicted", *labels))
-        for row, cells in zip(metric.confusion.rows, metric.confusion.matrix, strict=False):
-            table.rows.append(("null" if row is None else row, *(f"{c:,}" for c in cells)))
-        return table
-    title = (
-        f"Metric {suite} · {metric.name} (multilabel): exact-set accuracy "
-        f"{text.ratio(metric.exact_set_accuracy)}, coverage {text.ratio(metric.coverage)}, "
-        f"macro F1 {text.ratio(metric.macro.f1)}, support {metric.support:,}"
-    )
-    table = _Table(title, ("label", "precision", "recall", "F1", "support", "TP", "FP", "FN", "TN"))
-    for s in metric.per_label:
-        table.rows.append(
-            (
-                s.label,
-                text.ratio(s.precision),
-                text.ratio(s.recall),
-                text.ratio(s.f1),
-                f"{s.support:,}",
-                f"{s.tp:,}",
-                f"{s.fp:,}",
-                f"{s.fn:,}",
-                f"{s.tn:,}",
+def _blocks(view: ReportView, values: bool, code: int) -> list[_Block]:
+    counts = view.counts
+    comparison = view.comparison
+    blocks = _head(view, code)
+    if comparison is not None and comparison.regressions:
+        blocks.append(_changes("Regressions", comparison.regressions))
+    runtime = counts["runtime"] + counts["check_error"]
+    if runtime:
+        problems = view.problems(("runtime", "check_error"))
+        blocks.append(
+            _list(
+                "Runtime failures and check errors",
+                rows.PROBLEM_COLUMNS,
+                problems,
+                runtime,
+                lambda item: rows.problem_rows(item, _name),
             )
         )
-    return table
+    blocks.append(_table("Suites", rows.SUITE_COLUMNS, rows.suite_rows(view)))
+    figures = rows.figure_rows(comparison)
+    if figures:
+        blocks.append(_table("Against the baseline, per suite", rows.FIGURE_COLUMNS, figures))
+    counted = rows.count_rows(view)
+    blocks.append(_table("Checks by outcome, per suite", rows.COUNT_COLUMNS, counted))
+    if any(suite.thresholds for suite in view.suites):
+        columns, table = rows.threshold_table(view)
+        blocks.append(_table("Thresholds", columns, table))
+    if counts["failure"]:
+        failures = view.problems(("failure",))
+        blocks.append(
+            _list(
+                "Failing cases",
+                rows.FAILURE_COLUMNS,
+                failures,
+                counts["failure"],
+                lambda item: rows.failure_rows(item, _name),
+            )
+        )
+    if values and counts["failure"] + counts["check_error"] + counts["runtime"]:
+        blocks.extend(_values(view))
+    if comparison is not None and comparison.improvements:
+        blocks.append(_changes("Improvements", comparison.improvements))
+    for suite in view.suites:
+        for metric in suite.metrics:
+            columns, table = rows.metric_table(metric)
+            title = f"Metric {rows.metric_title(view, suite, metric)}"
+            blocks.append(_table(title, columns, table))
+    if comparison is not None:
+        blocks.extend(_comparison_tail(comparison))
+    for suite in view.skipped_suites:
+        blocks.append(_Line(f"- skipped {_cell(suite.name)}: {_cell(suite.record.skip_reason)}"))
+    adjudication = view.report.verdict.adjudication
+    if adjudication:
+        waiting = "waits" if adjudication == 1 else "wait"
+        checks = text.count(adjudication, "check")
+        blocks.append(_Line(f"Adjudication: {checks} {waiting} for a human verdict."))
+    # The verdict again, short enough for one line: what is on screen after the rest.
+    first = blocks[0]
+    verdict = view.report.verdict
+    last = f"goldgate: {verdict_word(code, verdict.evaluated)} (exit code {verdict.exit_code}: "
+    style = first.style if isinstance(first, _Line) else ""
+    blocks.extend([_Line(""), _Line(f"{last}{_cell(verdict.meaning)})", style)])
+    return blocks
+
+
+def _comparison_tail(comparison: ComparisonView) -> Iterator[_Block]:
+    listed = (("Flaky cases", comparison.flaky), ("Gold changes", comparison.gold_changes))
+    for title, items in listed:
+        if items:
+            yield _changes(title, items)
+    tests = [item for item in comparison.mcnemar if item.meaningful]
+    if tests:
+        yield _Line("")
+        yield _Line("McNemar's test")
+        for item in tests:
+            yield _Line(f"- {_cell(item.suite)}: {item.sentence}")
+    if comparison.partial:
+        for label, ids in (
+            ("added", comparison.added),
+            ("removed", comparison.removed),
+            ("input changed", comparison.changed),
+        ):
+            if ids:
+                yield _Line(f"- not compared, {label}: {_cell(', '.join(ids))}")
+
+
+def _values(view: ReportView) -> Iterator[_Block]:
+    """Every failing check's expected and actual values, one under the other, with where two
+    strings first differ (``--details values``: private, for a person at a terminal)."""
+    yield _Line("")
+    yield _Line("Values and exceptions of what failed (never for held-out cases)")
+    for item in islice(view.problems(("runtime", "failure", "check_error")), LIST_CAP):
+        if item.problem == "runtime":
+            yield _Line(f"- {_cell(item.suite)} / {_cell(item.label)}: {_cell(item.reason)}")
+            for line in exception_lines(item.record.exception, item.holdout):
+                yield _Line(line)
+            continue
+        for check in item.checks(("failed", "error")):
+            yield _Line(
+                f"- {_cell(item.suite)} / {_cell(item.label)}, check {_cell(check.name)} "
+                f"at {_cell(check.path)}: {_cell(check.reason or check.outcome)}"
+            )
+            for line in value_lines(check, item.holdout):
+                yield _Line(line)
 
 
 # --- writing -------------------------------------------------------------------------------------
 
 
-def _plain(blocks: Sequence[_Block]) -> str:
+def _glued(line: str) -> str:
+    # A no-break space keeps a word that must not start a line on the line before:
+    # textwrap breaks at ASCII whitespace only.
+    return _BEFORE_GLUED.sub("\u00a0", line)
+
+
+def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
+    """``line`` in lines of at most ``width`` columns, broken between words only (a word
+    longer than the width stays whole), continuation lines indented."""
+    if len(line) <= width or not line.strip():
+        return [line]
+    lead = len(line) - len(line.lstrip(" "))
+    wrapper = textwrap.TextWrapper(
+        width=max(width, 20),
+        subsequent_indent=" " * lead + indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+    return [part.replace("\u00a0", " ") for part in wrapper.wrap(_glued(line))] or [line]
+
+
+def _widths(block: _Table) -> list[int]:
+    table = (block.columns, *block.rows)
+    return [max(len(row[i]) for row in table) for i in range(len(block.columns))]
+
+
+def _fits(block: _Table, width: int) -> bool:
+    """Whether the table, drawn with a border and a space each side of every cell, fits."""
+    widths = _widths(block)
+    return sum(widths) + 3 * len(widths) + 1 <= width
+
+
+def _folded(block: _Table) -> Iterator[str]:
+    """A table as a list, one entry a row: its first cell, then each other column named."""
+    for row in block.rows:
+        named = zip(block.columns[1:], row[1:], strict=False)
+        rest = ", ".join(f"{column} {cell}" for column, cell in named if cell)
+        yield f"- {row[0]}: {rest}" if rest else f"- {row[0]}"
+
+
+def _plain(blocks: Sequence[_Block], width: int) -> str:
     lines: list[str] = []
     for block in blocks:
         if isinstance(block, _Line):
-            lines.append(block.text)
+            lines.extend(wrap(block.text, width))
             continue
-        lines.extend(["", _cell(block.title)])
-        rows = [tuple(_cell(c) for c in row) for row in (block.columns, *block.rows)]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(block.columns))]
-        rows.insert(1, tuple("-" * width for width in widths))
-        for row in rows:
-            lines.append(
-                "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + " |"
-            )
+        lines.extend(["", *wrap(_cell(block.title), width)])
+        if _fits(block, width):
+            widths = _widths(block)
+            table = [block.columns, tuple("-" * w for w in widths), *block.rows]
+            for row in table:
+                cells = (cell.ljust(w) for cell, w in zip(row, widths, strict=False))
+                lines.append("| " + " | ".join(cells) + " |")
+        else:
+            for entry in _folded(block):
+                lines.extend(wrap(entry, width))
         if block.left_out:
             lines.append(f"- {block.left_out:,} more not shown: see the report file.")
     return "\n".join(lines) + "\n"
@@ -352,22 +346,30 @@ def _rich(blocks: Sequence[_Block], color: bool, width: int) -> str:
         emoji=False,
         soft_wrap=False,
     )
+
+    def lines(line: str, style: str = "") -> None:
+        # Wrapped here, between words; soft_wrap: rich adds no break of its own.
+        for part in wrap(line, width):
+            console.print(Text(part, style=style), soft_wrap=True)
+
     for block in blocks:
-        # soft_wrap: a long line stays one line (the terminal wraps it), so no line rich
-        # writes starts with data; table rows start with a border.
         if isinstance(block, _Line):
-            console.print(Text(block.text, style=block.style), soft_wrap=True)
+            lines(block.text, block.style)
             continue
         console.print()
-        console.print(Text(_cell(block.title), style="bold"), soft_wrap=True)
-        table = Table(box=box.ROUNDED)
-        for column in block.columns:
-            table.add_column(Text(_cell(column)), overflow="fold")
-        for row in block.rows:
-            table.add_row(*(Text(_cell(c), style=_cell_style(_cell(c))) for c in row))
-        console.print(table)
+        lines(_cell(block.title), "bold")
+        if _fits(block, width):
+            table = Table(box=box.ROUNDED)
+            for column in block.columns:
+                table.add_column(Text(_cell(column)), no_wrap=True)
+            for row in block.rows:
+                table.add_row(*(Text(c, style=_cell_style(c)) for c in row))
+            console.print(table)
+        else:
+            for entry in _folded(block):
+                lines(entry)
         if block.left_out:
-            console.print(Text(f"{block.left_out:,} more not shown: see the report file."))
+            lines(f"{block.left_out:,} more not shown: see the report file.")
     return output.getvalue()
 
 
@@ -377,15 +379,24 @@ def render_terminal(
     *,
     rich: bool = False,
     color: bool = True,
-    width: int = 120,
+    width: int = DEFAULT_WIDTH,
+    details: str = "safe",
 ) -> str:
     """The report for a person: with ``rich``, tables (and ``color``) for a terminal of
-    ``width`` columns; otherwise plain text, safe for a CI log."""
-    return terminal_from_view(build_view(report, comparison), rich=rich, color=color, width=width)
+    ``width`` columns; otherwise plain text, safe for a CI log. ``details="values"`` adds
+    every failing check's expected and actual values (private: for a person, never CI)."""
+    view = build_view(report, comparison)
+    return terminal_from_view(view, rich=rich, color=color, width=width, details=details)
 
 
 def terminal_from_view(
-    view: ReportView, *, rich: bool = False, color: bool = True, width: int = 120
+    view: ReportView,
+    *,
+    rich: bool = False,
+    color: bool = True,
+    width: int = DEFAULT_WIDTH,
+    details: str = "safe",
 ) -> str:
-    blocks = _blocks(view)
-    return _rich(blocks, color, width) if rich else _plain(blocks)
+    width = max(width, 40)
+    blocks = _blocks(view, details == "values", view.report.verdict.exit_code)
+    return _rich(blocks, color, width) if rich else _plain(blocks, width)

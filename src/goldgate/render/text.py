@@ -51,9 +51,9 @@ def name(text: object) -> str:
     return one_line(text, NAME_LIMIT)
 
 
-def json_value(value: Any, present: bool = True) -> str:
-    """An expected or actual value as compact JSON on one line, bounded; ``(absent)`` when
-    nothing was at the path (which is not ``null``)."""
+def json_value(value: Any, present: bool = True, limit: int = VALUE_LIMIT) -> str:
+    """An expected or actual value as compact JSON on one line, bounded (at ``limit``
+    characters); ``(absent)`` when nothing was at the path (which is not ``null``)."""
     if not present:
         return "(absent)"
     try:
@@ -64,7 +64,7 @@ def json_value(value: Any, present: bool = True) -> str:
         )
     except ValueError:  # NaN from a hand-made report: show it, do not fail
         text = repr(value)
-    return one_line(text, VALUE_LIMIT)
+    return one_line(text, limit)
 
 
 def _redacted(value: Any) -> Any:
@@ -75,6 +75,12 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_redacted(item) for item in value]
     return value
+
+
+def bound(minimum: float | None, maximum: float | None) -> str:
+    """A threshold's bound as it reads: its minimum, or ``at most X`` for a maximum (cost,
+    latency), so that nobody takes a cost limit for a floor."""
+    return ratio(minimum) if maximum is None else f"at most {ratio(maximum)}"
 
 
 def ratio(value: float | None) -> str:

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
-from goldgate.render.costrow import CostRow
+from goldgate.render.deltas import McNemarItem, SuiteDelta
 from goldgate.report.caserecords import actual_at
 from goldgate.report.models import (
     AttemptRecord,
@@ -31,7 +31,11 @@ from goldgate.report.models import (
     SuiteRecord,
 )
 from goldgate.report.records import ThresholdRecord
+from goldgate.scoring.evalscores import SCORE_COMPARISON, public_reason
 from goldgate.scoring.outcomes import not_run_reason
+
+if TYPE_CHECKING:  # annotations only: the figures a comparison holds, read as they are
+    from goldgate.comparison.models import Figures, MetricDelta
 
 Problem = Literal["runtime", "check_error", "failure", "cancelled", "skipped"]
 """What went wrong with one attempt, if anything, most severe first: a runtime failure (the
@@ -60,6 +64,21 @@ class Location:
 
     source: str | None
     line: int | None
+
+
+def repository_path(source: str | None, sources: Mapping[str, str | None] | None) -> str | None:
+    """A gold file as the repository names it, for links and annotations: ``sources`` (the
+    caller's map from the report's names to workspace-relative paths, made where files can
+    be looked at) decides where given; otherwise the report's own name, when it is relative
+    and inside (an absolute path or one that climbs out of the working folder names no file
+    of the repository)."""
+    if source is None:
+        return None
+    if sources is not None and source in sources:
+        return sources[source]
+    if source.startswith(("/", "..", "\\")) or ":" in source:
+        return None
+    return source.replace("\\", "/")
 
 
 @dataclass(frozen=True)
@@ -97,11 +116,28 @@ class AttemptItem:
         return is_holdout(self.case.split)
 
     @property
+    def raised_at(self) -> str:
+        """Where in the application its target raised (`` at app/x.py:12``; safe: a file
+        and a line), or ''."""
+        exception = self.record.exception
+        where = exception.where if exception is not None else None
+        if where is None:
+            return ""
+        line = f":{where.line}" if where.line is not None else ""
+        return f" at {where.file}{line}"
+
+    @property
+    def failure(self) -> str:
+        """A runtime failure's reason as recorded, with where its target raised."""
+        record = self.record
+        return (record.reason or record.status) + self.raised_at
+
+    @property
     def reason(self) -> str:
         """One sentence: why the attempt did not complete, or its first failing check's."""
         record = self.record
         if record.status != "completed":
-            return not_run_reason(record.status, record.reason)
+            return not_run_reason(record.status, record.reason) + self.raised_at
         first = self.deciding_check()
         return "" if first is None else f"{first.name}: {first.reason or first.outcome}"
 
@@ -120,11 +156,14 @@ class AttemptItem:
         for expectation, check in zip(self.case.expectations, self.record.checks, strict=False):
             if check.outcome in outcomes:
                 present, actual = actual_at(self.record.result, expectation.path)
+                reason = check.reason
+                if reason is not None and expectation.comparison == SCORE_COMPARISON:
+                    reason = public_reason(reason)  # an eval author's message may hold values
                 items.append(
                     CheckItem(
                         expectation.name,
                         check.outcome,
-                        check.reason,
+                        reason,
                         expectation.path,
                         expectation.expected,
                         present,
@@ -252,17 +291,6 @@ class ChangeItem:
 
 
 @dataclass(frozen=True)
-class McNemarItem:
-    """A suite's paired test: attempts that passed only in the baseline (``b``) or only in
-    the candidate (``c``), and the exact two-sided p-value."""
-
-    suite: str
-    baseline_only: int
-    candidate_only: int
-    p_value: float | None
-
-
-@dataclass(frozen=True)
 class ComparisonView:
     """What a comparison adds to the view, read from its one classification: renderers
     decide nothing about regressions themselves. ``partial`` lists case ids that could not
@@ -271,6 +299,10 @@ class ComparisonView:
 
     baseline: str
     """How to name the baseline, e.g. its commit or report file."""
+    baseline_report: tuple[str, str] | None = None
+    """Where the baseline report was (its path as the comparison gives it) and the digest
+    of its bytes: a renderer that draws the baseline's side too is given that report when
+    it is still there with those bytes."""
     regressions: tuple[ChangeItem, ...] = ()
     """Regressed and mixed units: what ``--fail-on-regression`` fails on."""
     improvements: tuple[ChangeItem, ...] = ()
@@ -288,8 +320,18 @@ class ComparisonView:
     """How a regression was decided with --repeat (empty when no suite repeats)."""
     suite_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     """Per suite: the one classification's counts by class."""
-    cost: tuple[CostRow, ...] = ()
-    """The cost delta over every suite (``render.costrow``); empty without pricing."""
+    headline: str = ""
+    """What changed, in a few counts for the first line: "3 regressed, 2 improved, 1 new
+    runtime failure" (only the classes that occurred), or "nothing changed"."""
+    deltas: Mapping[str, SuiteDelta] = field(default_factory=dict)
+    """Per compared suite: its figures, thresholds and metrics before and after."""
+    overall: Figures | None = None
+    """The comparison's figures over every compared suite: each a baseline and a candidate
+    value (pass rates, runtime failures, latency percentiles), for a before/after view."""
+    suite_figures: Mapping[str, Figures] = field(default_factory=dict)
+    """Per compared suite: its figures, as ``overall``."""
+    metric_deltas: Mapping[str, tuple[MetricDelta, ...]] = field(default_factory=dict)
+    """Per compared suite: each metric's figures and per-label scores on both sides."""
 
     @cached_property
     def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:

@@ -98,6 +98,14 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         record["result"] = document
     if include_details and outcome.stderr:
         record["stderr"] = outcome.stderr
+    exception = outcome.exception
+    if exception is not None:
+        # Its type and place always (the safe comment shows them); its message and frames,
+        # like the result document, only with details.
+        kept = exception if include_details else {
+            key: value for key, value in exception.items() if key in ("type", "where")
+        }
+        record["exception"] = dict(kept)
     if outcome.status == "completed":
         record["checks"] = [check_json(check) for check in outcome.checks]
     return record

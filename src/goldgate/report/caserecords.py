@@ -28,9 +28,12 @@ __all__ = [
     "CheckOutcomeName",
     "CheckRecord",
     "CheckView",
+    "ExceptionRecord",
     "ExpectationRecord",
+    "FrameRecord",
     "actual_at",
     "attempt_views",
+    "exception_fields",
 ]
 
 CheckOutcomeName = Literal["passed", "failed", "error", "not_run"]
@@ -64,6 +67,62 @@ class CheckRecord(Record):
         },
     )
     __pydantic_config__ = READ
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class FrameRecord(Record):
+    """One frame of a traceback: its file, 1-based line and function."""
+
+    file: str
+    line: int | None = None
+    function: str
+    __pydantic_config__ = READ
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class ExceptionRecord(Record):
+    """What a python target (or a Python eval) raised: its type and where in the
+    application, always; its message and last frames only with details (private, as a
+    result document is)."""
+
+    type: str = field(metadata={"description": "The exception's qualified type name."})
+    where: FrameRecord | None = field(
+        default=None,
+        metadata={
+            "description": "The innermost frame of the application (not goldgate's, not the "
+            "standard library's, not an installed package's, where another frame is), its "
+            "file relative to the project folder where it lies inside."
+        },
+    )
+    message: str | None = field(
+        default=None,
+        metadata={"description": "Private: str() of the exception, bounded; only with details."},
+    )
+    frames: tuple[FrameRecord, ...] = field(
+        default=(),
+        metadata={
+            "description": "Private: the innermost frames, outermost first; only with details."
+        },
+    )
+    __pydantic_config__ = READ
+
+
+def exception_fields(record: ExceptionRecord | None) -> dict[str, Any] | None:
+    """A stored exception as the plain fields a run writes (a replay copies it over)."""
+    if record is None:
+        return None
+
+    def frame(item: FrameRecord) -> dict[str, Any]:
+        return {"file": item.file, "line": item.line, "function": item.function}
+
+    fields: dict[str, Any] = {"type": record.type}
+    if record.where is not None:
+        fields["where"] = frame(record.where)
+    if record.message is not None:
+        fields["message"] = record.message
+    if record.frames:
+        fields["frames"] = [frame(item) for item in record.frames]
+    return fields
 
 
 @dataclass(frozen=True, repr=False, eq=False, kw_only=True)
@@ -108,6 +167,10 @@ class AttemptRecord(Record):
     )
     stderr: str | None = field(
         default=None, metadata={"description": "Private: a command target's stderr tail."}
+    )
+    exception: ExceptionRecord | None = field(
+        default=None,
+        metadata={"description": "A failed attempt: what its python target or eval raised."},
     )
     checks: Annotated[tuple[CheckRecord, ...], Shared("checks")] = field(
         default=(),

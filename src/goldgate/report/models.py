@@ -26,7 +26,9 @@ from goldgate.report.caserecords import (
     CheckOutcomeName,
     CheckRecord,
     CheckView,
+    ExceptionRecord,
     ExpectationRecord,
+    FrameRecord,
 )
 from goldgate.report.recordbase import SHARED
 from goldgate.report.records import (
@@ -61,7 +63,9 @@ __all__ = [
     "CheckView",
     "CountsRecord",
     "DatasetRecord",
+    "ExceptionRecord",
     "ExpectationRecord",
+    "FrameRecord",
     "LiveRecord",
     "MetricResult",
     "OptionsRecord",

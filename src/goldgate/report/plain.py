@@ -1,12 +1,13 @@
-"""A report's own records as JSON, as ``model_dump(mode="json")`` writes them.
+"""A report's records as JSON, as pydantic writes them (``mode="json"``).
 
-A run builds its records as the frozen dataclasses of ``report.records``, without pydantic;
-code that reads reports has the models of ``report.models``, whose small records are those
-same dataclasses. ``record_json`` writes either as ``model_dump(mode="json")`` writes the
-model: fields in declaration order, nested records as objects, tuples as lists; ``include``
-and ``by_alias`` as in ``model_dump``.
-tests/report/test_plain.py holds it to ``model_dump`` for every record type, and holds what a
-run constructs to what validating it would give.
+A run builds its records as the frozen dataclasses of ``report.records`` and
+``report.caserecords``, without pydantic; code that reads reports gets the same classes,
+validated through ``report.models``' adapters. ``record_json`` writes a record as its
+adapter's ``dump_python(mode="json")`` does (and the gold's and metrics' pydantic models
+inside a suite as their ``model_dump(mode="json")``): fields in declaration order, nested
+records as objects, tuples as lists; ``include`` and ``by_alias`` as in pydantic.
+tests/report/test_plain.py holds it to pydantic for every record type, and holds what a run
+constructs to what validating it would give.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ __all__ = ["record_json"]
 def record_json(
     record: Any, *, by_alias: bool = False, include: Collection[str] | None = None
 ) -> dict[str, Any]:
-    """``record.model_dump(mode="json", by_alias=by_alias, include=include)``, for a model
-    of ``report.models`` (or of the gold it names) or a record of ``report.records``."""
+    """``record`` as pydantic writes it (``mode="json"``, ``by_alias``, ``include``): a
+    record of the report, or a pydantic model of the gold or of the metrics a suite holds."""
     kind = type(record)
     plain: dict[str, Any] = {}
     values = record.__dict__
     fields = getattr(kind, "__pydantic_fields__", None)
-    if fields is None:  # a dataclass of report.records: no aliases
+    if fields is None:  # a record of the report (a dataclass): no aliases
         for name in kind.__dataclass_fields__:
             if include is None or name in include:
                 plain[name] = _json_value(values[name], by_alias)

@@ -81,7 +81,7 @@ _PATIENCE: Final = 600.0
 # Messages, this process to the report process: (kind, ...) tuples, sent in lists.
 _BYTES: Final = 0  # (_BYTES, data): bytes ReportWriter wrote around the suites
 _SUITE: Final = 1  # (_SUITE, suite number, repeat, include_details): a suite's cases begin
-_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, document, stderr, checks, live)
+_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, ..., exception, live)
 _UNFINISHED: Final = 3  # (_UNFINISHED, first position, count, status, reason): in a row
 _RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the SuiteRecord
 _PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
@@ -321,7 +321,8 @@ class RemoteCollector:
         checks = [check_values(check) for check in outcome.checks] if outcome.checks else None
         self._process.post(
             (_ADD, outcome.index, outcome.attempt, outcome.status, outcome.reason,
-             outcome.latency_ms, outcome.document, outcome.stderr, checks, live_values(outcome))
+             outcome.latency_ms, outcome.document, outcome.stderr, checks, outcome.exception,
+             live_values(outcome))
         )  # fmt: skip
 
     def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
@@ -432,7 +433,8 @@ class _Writing:
         document: Any,
         stderr: str | None,
         checks: Any,
-        live: tuple[int, bool, float | None] | None,
+        exception: Any = None,
+        live: tuple[int, bool, float | None] | None = None,
     ) -> None:
         suite, collector = self.suite, self.collector
         assert suite is not None
@@ -444,7 +446,7 @@ class _Writing:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
         fields = (index, case, attempt, status, reason, latency_ms, document, stderr, checks)
-        collector.add(attempt_outcome(*fields, *(live or ())))  # live: livefigures.live_values
+        collector.add(attempt_outcome(*fields, exception, *(live or ())))  # live_values
 
 
 def _transportable(error: BaseException) -> BaseException:

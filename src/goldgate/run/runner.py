@@ -88,13 +88,15 @@ def _failed(
     latency_ms: float | None,
     stderr: str | None = None,
     current: InFlight | None = None,
+    exception: Mapping[str, Any] | None = None,
 ) -> AttemptOutcome:
     checks = _not_run_all(case, f"the attempt failed: {reason}")
     retries = 0 if current is None else current.retries
     if retries:
         reason = f"{reason} (after {retries} {'retry' if retries == 1 else 'retries'})"
     return AttemptOutcome(
-        index, case, attempt, "failed", reason, latency_ms, None, stderr, checks, retries
+        index, case, attempt, "failed", reason, latency_ms, None, stderr, checks, exception,
+        retries,
     )
 
 
@@ -112,7 +114,7 @@ def _timed_out(
         reason = f"scoring ran out of time: the {timeout:g} s deadline passed while scoring"
     return AttemptOutcome(
         index, case, attempt, "timed_out", reason, latency_ms, None, None,
-        _not_run_all(case, reason), retries,
+        _not_run_all(case, reason), retries=retries,
     )  # fmt: skip
 
 
@@ -186,7 +188,10 @@ async def run_attempt(
         return _blocked(index, case, attempt, blocked, None)
     except TargetFailure as failure:
         latency = (time.perf_counter() - started - current.paused) * 1000
-        return _failed(index, case, attempt, failure.reason, latency, failure.stderr, current)
+        return _failed(
+            index, case, attempt, failure.reason, latency, failure.stderr, current,
+            failure.exception,
+        )  # fmt: skip
     except anyio.get_cancelled_exc_class():
         raise
     except BaseException as error:  # SystemExit, KeyboardInterrupt ... from the target

@@ -35,6 +35,8 @@ class AttemptOutcome:
     document: Mapping[str, Any] | None
     stderr: str | None
     checks: tuple[CheckOutcome, ...]
+    exception: Mapping[str, Any] | None = None
+    """A failed attempt: what its in-process target raised (``ExceptionRecord``'s fields)."""
     retries: int = 0
     """Calls after the first that a live target's attempt made (retry settings)."""
     cached: bool = False
@@ -53,6 +55,7 @@ def attempt_outcome(
     document: Mapping[str, Any] | None,
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
+    exception: Mapping[str, Any] | None = None,
     retries: int = 0,
     cached: bool = False,
     cost: float | None = None,
@@ -71,6 +74,7 @@ def attempt_outcome(
             "document": document,
             "stderr": stderr,
             "checks": checks,
+            "exception": exception,
             "retries": retries,
             "cached": cached,
             "cost": cost,
@@ -133,5 +137,5 @@ def completed(
     """A completed attempt's outcome."""
     return attempt_outcome(
         index, case, attempt, "completed", None, latency_ms, document, stderr, checks,
-        retries, cached, cost,
+        retries=retries, cached=cached, cost=cost,
     )  # fmt: skip

@@ -9,16 +9,22 @@ could not be taken, ``error``: the one sentence saying why. The check for key ``
 - ``error`` when any ``K`` score could not be taken (no ``value`` nor ``passed``, a value
   outside 0..1, an evaluator that raised): a check that could not run never passes;
 - ``passed`` when every ``K`` score that has ``passed`` passed, ``failed`` otherwise, its
-  reason naming the first that did not (an assertion by its place, an evaluator by name);
+  reason naming the first that did not (an assertion by its place, an evaluator by name)
+  and saying its notes (an assertion's message), as EZVals shows them;
 - ``not_run`` when this attempt made no ``K`` score with ``passed`` (other attempts of the
   case did): absent is not a failure, and not a pass either.
 
-Reasons name keys, evaluators and source places, never outputs or notes (notes stay in the
-result document, which is private).
+Reasons name keys, evaluators and source places, and a failed score's notes: the sentence
+the eval's author wrote for a failure (an ``assert``'s message), kept in the report as EZVals
+keeps it. Notes are shortened to one line of at most ``NOTES_SHOWN`` characters. An author
+often puts the output itself in that sentence (``assert out == x, f"got {out}"``), so what CI
+shows by default (the comment, the summary, JUnit, annotations, the terminal, the HTML page)
+takes ``public_reason``: the reason without its notes, as private as the output.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -28,6 +34,7 @@ __all__ = [
     "SCORES_PATH",
     "SCORE_COMPARISON",
     "add_value",
+    "public_reason",
     "score_check",
     "score_key",
     "value_figures",
@@ -35,6 +42,7 @@ __all__ = [
 
 SCORE_COMPARISON: Final = "score"
 SCORES_PATH: Final = "/scores"
+NOTES_SHOWN: Final = 300
 
 
 def score_key(expected: Any) -> str | None:
@@ -45,14 +53,40 @@ def score_key(expected: Any) -> str | None:
     return None
 
 
+def _notes(notes: Any) -> str:
+    if not isinstance(notes, str):
+        return ""
+    line = " ".join(notes.split())
+    return line if len(line) <= NOTES_SHOWN else line[: NOTES_SHOWN - 3] + "..."
+
+
 def _failure(entry: Mapping[str, Any], key: str) -> str:
     where = entry.get("at")
-    if isinstance(where, str):
-        return f"the assertion at {where} failed"
     by = entry.get("by")
-    if isinstance(by, str):
-        return f"evaluator '{by}' scored '{key}' as not passed"
-    return f"score '{key}' did not pass"
+    if isinstance(where, str):
+        said = f"the assertion at {where} failed"
+    elif isinstance(by, str):
+        said = f"evaluator '{by}' scored '{key}' as not passed"
+    else:
+        said = f"score '{key}' did not pass"
+    notes = _notes(entry.get("notes"))
+    return f"{said}: {notes}" if notes else said
+
+
+_WITH_NOTES: Final = re.compile(
+    r"(the assertion at .+?:\d+ failed|evaluator '.*?' scored '.*?' as not passed"
+    r"|score '.*?' did not pass): .*?( \(\d+ of \d+ '.*' scores passed\))?"
+)
+
+
+def public_reason(reason: str) -> str:
+    """A failed score check's reason (``_failure``) without the author's notes, which may
+    hold the output: what CI shows unless values are asked for. Any other reason as it is."""
+    match = _WITH_NOTES.fullmatch(reason)
+    if match is None:
+        return reason
+    said, tally = match.group(1), match.group(2) or ""
+    return f"{said} (its message is in the report){tally}"
 
 
 _PASSED: Final = CheckOutcome(Outcome.PASSED)

@@ -1,6 +1,8 @@
 """The action's world: a baseline report of the example (built once per session), a fake
 GitHub on loopback that serves it as the merge-base commit's artifact, a workspace holding a
-candidate copy of the example, and the runner's files and variables."""
+candidate copy of the example, and the runner's files and variables; and, for the tests of
+the xdist group "docker" (one worker), one private dockerd and the action's image built in it,
+shared by every module that asks (engine.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,16 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
 from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
 from helpers.fake_github import TOKEN, FakeGitHub
 from run.support import CliRun, run_cli
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 EVENTS = Path(__file__).resolve().parents[2] / "oracles" / "github_events"
 OPENED = EVENTS / "pull_request_opened.payload.json"
@@ -64,6 +69,7 @@ class Runner:
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_WORKFLOW": "goldgate",
             "GITHUB_JOB": "gate",
+            "GITHUB_RUN_ID": "4242",
             "GITHUB_OUTPUT": str(self.output),
             "GITHUB_STEP_SUMMARY": str(self.summary),
             "GITHUB_TOKEN": TOKEN,
@@ -82,10 +88,12 @@ class Runner:
         env.update({f"INPUT_{key.upper()}": value for key, value in inputs.items()})
         return env
 
-    def run(self, **inputs: str) -> CliRun:
+    def run(self, *options: str, **inputs: str) -> CliRun:
         self.output.write_text("", "utf-8")
         self.summary.write_text("", "utf-8")
-        return run_cli("action", cwd=self.workspace, env=self.env(**inputs), timeout=180)
+        return run_cli(
+            "action", *options, cwd=self.workspace, env=self.env(**inputs), timeout=180
+        )
 
     def outputs(self) -> dict[str, str]:
         return parse_outputs(self.output.read_text("utf-8"))
@@ -156,3 +164,23 @@ def runner(
     tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
 ) -> Runner:
     return make_runner(tmp_path, fake, payload, baseline_zip)
+
+
+# engine.py imports this module (Runner): it is imported where the fixtures run.
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[Engine]:
+    """A private dockerd for the session (skips, saying why, where none can start)."""
+    from .engine import private_engine
+
+    with private_engine() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def image(engine: Engine) -> str:
+    """The action's image, built once in ``engine`` from the repository's Dockerfile."""
+    from .engine import build_image
+
+    return build_image(engine, "goldgate-action:test")

@@ -285,13 +285,23 @@ def pip_secrets(folder: Path) -> list[str]:
     return options
 
 
-def build_image(engine: Engine, tag: str) -> str:
-    """Import the base and build the repository's Dockerfile on it; the image's tag."""
+def import_base(engine: Engine) -> str:
+    """The mmdebstrap base imported into ``engine`` (once); its tag."""
     tarball = base_tarball()
     base = f"goldgate-test-base:{tarball.stem.rsplit('-', 1)[-1]}"
-    engine.run("import", str(tarball), base, timeout=300)
+    if engine.run("image", "inspect", base, check=False).returncode != 0:
+        engine.run("import", str(tarball), base, timeout=300)
+    return base
+
+
+def build_image(engine: Engine, tag: str, *, cache: bool = True) -> str:
+    """Build the repository's Dockerfile on the imported base, as GitHub's runner builds a
+    Docker action (BuildKit, the Dockerfile's folder as the context); the image's tag.
+    ``cache=False`` builds every layer again."""
+    base = import_base(engine)
     engine.run(
         "build", "--network", "host", "--progress", "plain", "--build-arg", f"BASE={base}",
+        *(() if cache else ("--no-cache",)),
         *pip_secrets(engine.root), "--tag", tag, str(REPO_ROOT),
         timeout=600,
     )  # fmt: skip

@@ -123,9 +123,17 @@ def test_artifacts_go_through_the_fake_github(
     assert fake.requests_to("GET", rf"/actions/runs/{stored.run_id}/artifacts")
 
 
-def test_an_action_without_a_local_folder_is_refused_before_act_starts(act: Act) -> None:
-    with pytest.raises(UnmappedAction, match=r"actions/github-script@"):
-        act.run(EXAMPLES / "fork-comment.yml", "workflow_run", {})
+def test_an_action_without_a_local_folder_is_refused_before_act_starts(
+    act: Act, tmp_path: Path
+) -> None:
+    workflow = tmp_path / "elsewhere.yml"
+    workflow.write_text(
+        "on: push\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/cache@v4\n      - uses: someone/else@v1\n",
+        "utf-8",
+    )
+    with pytest.raises(UnmappedAction, match=r"actions/cache@v4"):
+        act.run(workflow, "push", {})
 
 
 def test_an_action_named_by_owner_and_version_runs_from_a_local_folder(

@@ -6,9 +6,9 @@ application only), against the fake GitHub.
 
 The application is the bundled example, whose target imports ``tinydep`` (act_fixture/tinydep),
 a package goldgate does not have, installed by the workflow's own ``pip install -r
-requirements.txt`` into the job's Python: a fresh venv per test (``python_bin``) that sees the
-test venv's packages through a ``.pth`` line, goldgate not importable from it, so the action's
-install step really installs goldgate from ``github.action_path``.
+requirements.txt`` into the job's Python: a fresh venv per test (``python_bin``,
+helpers/job_python.py) that sees the test venv's packages, goldgate not importable from it, so
+the action's install step really installs goldgate from ``github.action_path``.
 
 The job's pip runs offline (``PIP_NO_INDEX``): goldgate and tinydep build in pip's isolated
 build environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per
@@ -20,9 +20,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +29,7 @@ from compare.conftest import CANDIDATE_EDITS, example_copy
 from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source, with_action
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN, FakeGitHub
+from helpers.job_python import job_python, offline_pip, setuptools_wheelhouse
 
 pytestmark = [
     pytest.mark.slow,
@@ -55,44 +53,10 @@ def imports_tinydep(witness: Path) -> dict[str, list[tuple[str, str]]]:
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """setuptools for the job's isolated builds (goldgate's pyproject needs setuptools>=77)."""
     folder = tmp_path_factory.mktemp("wheelhouse")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--dest",
-            str(folder),
-            "setuptools>=77",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    if done.returncode != 0 or not list(folder.glob("setuptools-*.whl")):
-        pytest.skip(f"no package index answers for setuptools>=77: {done.stderr.strip()[-300:]}")
+    missing = setuptools_wheelhouse(folder)
+    if missing is not None:
+        pytest.skip(missing)
     return folder
-
-
-def job_python(folder: Path) -> Path:
-    """A venv whose packages are its own plus the test venv's (goldgate's dependencies); the
-    test venv's goldgate (an editable .pth) is not importable from it."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    inner = subprocess.run(
-        [
-            str(folder / "bin" / "python"),
-            "-c",
-            "import sysconfig; print(sysconfig.get_path('purelib'))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    Path(inner, "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
-    return folder / "bin"
 
 
 def application(root: Path, edits: dict[str, list[tuple[str, str]]], witness: Path) -> Path:
@@ -115,7 +79,7 @@ class Team:
         self.fake = fake
         self.goldgate = action_source(tmp_path / "goldgate")
         self.python_bin = job_python(tmp_path / "job-python")
-        self.env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
+        self.env = offline_pip(wheelhouse)
         self.workflows = {
             name: with_action(EXAMPLES / name, tmp_path / "workflows" / name)
             for name in ("baseline.yml", "pull-request.yml")

@@ -26,6 +26,7 @@ from helpers.fake_github import FakeGitHub
 from .conftest import Runner, make_runner
 from .fork_poster import post_rendered, rebuild
 from .scenarios import assert_no_secret, gated_commented_once_and_summarized
+from .support import why
 
 COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
 
@@ -37,9 +38,9 @@ def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -
 @pytest.mark.parametrize(
     ("fail_on", "code", "rule"),
     [
-        ("disagreement", 1, "fail_on disagreement: exit 1"),
-        ("regression", 1, "fail_on regression: exit 1, since 3 regressed or mixed"),
-        ("never", 0, "fail_on never: exit 0"),
+        ("disagreement", 1, "Failed, as fail_on is disagreement: exit code 1"),
+        ("regression", 1, "Failed: 3 regressed or mixed against the baseline"),
+        ("never", 0, "Passed whatever the run found, as fail_on is never"),
     ],
 )
 def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, rule: str) -> None:
@@ -47,7 +48,7 @@ def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, 
 
     assert result.code == code, result.stderr
     assert runner.outputs()["exit_code"] == "1"  # goldgate's own (a disagreement), whatever fail_on
-    assert runner.summary.read_text("utf-8").startswith(f"**goldgate: {rule}")
+    assert why(runner.summary.read_text("utf-8")).startswith(rule)
     assert runner.fake.comments(runner.pr_number) == []
 
 
@@ -76,8 +77,8 @@ def test_fail_on_regression_and_the_outputs_count_the_one_classification(
     comparison = json.loads((runner.workspace / outputs["comparison"]).read_text("utf-8"))
     assert comparison["classes"] == EXPECTED_CLASSES
     summary = runner.summary.read_text("utf-8")
-    assert summary.startswith(
-        "**goldgate: fail_on regression: exit 1, since 2 regressed or mixed against the baseline.**"
+    assert why(summary).startswith(
+        "Failed: 2 regressed or mixed against the baseline, and fail_on is regression."
     )
     escaped = COUNTS_TEXT.replace("_", "\\_")
     assert f"Against the baseline: {escaped} \\(cases over repeats\\)." in summary
@@ -109,8 +110,8 @@ def test_fail_on_regression_passes_what_is_only_flaky_or_a_gold_change(
     outputs = runner.outputs()
     # exit_code is goldgate's own (the candidate's failing checks), whatever fail_on says.
     assert (outputs["exit_code"], outputs["regressed"], outputs["flaky"]) == ("1", "0", "1")
-    assert runner.summary.read_text("utf-8").startswith(
-        "**goldgate: fail_on regression: exit 0, since nothing regressed against the baseline."
+    assert why(runner.summary.read_text("utf-8")).startswith(
+        "Passed: nothing regressed against the baseline, and fail_on is regression"
     )
 
 
@@ -182,9 +183,9 @@ def test_no_baseline_is_said_plainly_and_the_candidate_still_reported(
         assert result.code == 0, result.stderr
         outputs = runner.outputs()
         assert outputs["comparison"] == ""
-        assert outputs["regressed"] == "0"
+        assert (outputs["regressed"], outputs["improved"], outputs["flaky"]) == ("", "", "")
         summary = runner.summary.read_text("utf-8")
-        assert summary.startswith("**goldgate: fail_on regression: exit 0, since there is no")
+        assert why(summary).startswith("Passed: fail_on is regression and there is no baseline")
         assert "> No baseline: no artifact 'goldgate-baseline' was found" in summary
         assert "### Failing cases" in summary
         (comment,) = empty.comments(runner.pr_number)
@@ -315,7 +316,49 @@ def test_the_exit_rule(
     code, rule = decide_exit(fail_on, run_code, comparison)
 
     assert code == expected
-    assert rule.startswith(f"fail_on {fail_on}: exit {expected}")
+    assert rule.startswith("Passed" if expected == 0 else "Failed")
+    assert f"fail_on is {fail_on}" in rule or f"fail_on {fail_on}" in rule
+
+
+ONE_COMMENT = r"/issues/comments/\d+$"
+
+
+def test_comment_mode_changes_posts_only_when_the_verdict_or_the_counts_changed(
+    runner: Runner,
+) -> None:
+    first = runner.run(comment_mode="changes")
+    again = runner.run(comment_mode="changes")
+
+    assert (first.code, again.code) == (1, 1)
+    [(ident, _, body)] = runner.fake.comments(runner.pr_number)
+    assert runner.fake.requests_to("PATCH", ONE_COMMENT) == []  # nothing changed: left alone
+    assert body.split("\n")[1].startswith("<!-- goldgate:state exit=1;regressed=2,mixed=1,")
+
+    passed = runner.run("--comment-mode", "changes", fail_on="never")  # the option, too
+
+    assert passed.code == 0
+    assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
+    [(same, _, body)] = runner.fake.comments(runner.pr_number)
+    assert same == ident
+    assert body.split("\n")[2].startswith("## ✅ goldgate: passed — 2 regressed")
+
+
+def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
+    runner: Runner,
+) -> None:
+    quiet = runner.run(comment_mode="failures", fail_on="never")
+    assert quiet.code == 0
+    assert runner.fake.comments(runner.pr_number) == []  # passed, and nothing to update
+
+    failed = runner.run(comment_mode="failures")
+    passed = runner.run(comment_mode="failures", fail_on="never")
+
+    assert (failed.code, passed.code) == (1, 0)
+    [(_, _, body)] = runner.fake.comments(runner.pr_number)
+    assert "## ✅ goldgate: passed" in body  # the comment there says it passes now
+    off = runner.run(comment_mode="off")
+    assert off.code == 1
+    assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
 
 
 def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
@@ -324,7 +367,7 @@ def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
     from goldgate.app import action
 
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
-    row = next(line for line in readme.splitlines() if line.startswith("| `goldgate action`"))
+    row = next(line for line in readme.splitlines() if line.startswith("| `goldgate action "))
     source = inspect.getsource(action.read_inputs)
     names = set(re.findall(r'_(?:input|bool|number|choice)\(env, "([a-z_]+)"', source))
     assert len(names) >= 16
@@ -403,7 +446,7 @@ def test_modes_report_compare_and_replay_work_from_an_existing_report(
     assert result.code == 1, result.stderr
     outputs = runner.outputs()
     assert outputs["regressed"] == "3"
-    assert runner.summary.read_text("utf-8").startswith("**goldgate: fail_on regression")
+    assert why(runner.summary.read_text("utf-8")).startswith("Failed: 3 regressed or mixed")
 
     # replay: the current gold over the saved results, into a new report
     result = runner.run(mode="replay", report=saved, baseline="", comment="off")

@@ -25,6 +25,7 @@ from run.support import CliRun, run_cli
 
 from .conftest import ARTIFACT, MERGE_BASE, Runner, make_runner
 from .scenarios import assert_no_secret
+from .support import why
 
 EVALS_ARTIFACT = "goldgate-evals-baseline"
 REGRESSED = [  # suite, case, the check that went from passed to failed
@@ -104,7 +105,7 @@ def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
     assert (outputs["passed"], outputs["failed"], outputs["errors"]) == ("7", "4", "0")
     assert (outputs["improved"], outputs["regressed"], outputs["flaky"]) == ("0", "4", "0")
     assert outputs["comment_file"] == ""
-    for name in ("report", "comparison", "junit", "markdown"):
+    for name in ("report", "comparison", "junit", "markdown", "html"):
         assert (runner.workspace / outputs[name]).is_file(), name
 
     report = json.loads((runner.workspace / outputs["report"]).read_text("utf-8"))
@@ -132,11 +133,14 @@ def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
     assert '<testsuite disabled="0" errors="0" failures="3" name="routing"' in junit
 
     summary = runner.summary.read_text("utf-8")
-    assert summary.splitlines()[0] == (
-        "**goldgate: fail_on disagreement: exit 1, the run's own exit code.**"
+    assert summary.startswith("## ❌ goldgate: failed — ")
+    assert why(summary) == (
+        "Failed, as fail_on is disagreement: exit code 1, gold disagreement. A check failed or "
+        "could not run, or a threshold was missed."
     )
     assert "### Regressions" in summary
-    assert "compared with the baseline evals at revision" in summary
+    first = summary.splitlines()[0]
+    assert first.startswith("## ❌ goldgate: failed — 4 regressed against master@")
 
     annotations = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
     assert len(annotations) == 4
@@ -146,7 +150,8 @@ def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
 
     [(_, author, body)] = runner.fake.comments(runner.pr_number)
     assert author == "github-actions[bot]"
-    assert body.startswith(marker("goldgate/gate") + "\n**goldgate: fail_on disagreement")
+    assert body.startswith(marker("goldgate/gate") + "\n<!-- goldgate:state exit=1;")
+    assert why(body).startswith("Failed, as fail_on is disagreement")
     assert "routes\\_each\\_case\\[refund\\_en\\]" in body
     assert "/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821/evals/eval_replies.py#L" in body
     assert_no_secret(runner, result)
@@ -155,12 +160,12 @@ def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
 @pytest.mark.parametrize(
     ("fail_on", "stalled", "code", "rule"),
     [
-        ("disagreement", False, 1, "fail_on disagreement: exit 1"),
-        ("regression", False, 1, "fail_on regression: exit 1, since"),
-        ("never", False, 0, "fail_on never: exit 0"),
-        ("disagreement", True, 4, "fail_on disagreement: exit 4"),
-        ("regression", True, 4, "fail_on regression: exit 4, since the run itself did not"),
-        ("never", True, 0, "fail_on never: exit 0"),
+        ("disagreement", False, 1, "Failed, as fail_on is disagreement: exit code 1"),
+        ("regression", False, 1, "Failed: 4 regressed or mixed against the baseline"),
+        ("never", False, 0, "Passed whatever the run found, as fail_on is never"),
+        ("disagreement", True, 4, "Failed, as fail_on is disagreement: exit code 4"),
+        ("regression", True, 4, "Failed: the run itself did not complete cleanly (exit code 4"),
+        ("never", True, 0, "Passed whatever the run found, as fail_on is never"),
     ],
 )
 def test_the_exit_code_of_mode_evals_follows_fail_on(
@@ -179,7 +184,7 @@ def test_the_exit_code_of_mode_evals_follows_fail_on(
     assert outputs["regressed"] == "4"  # the new eval is an added case, not a regression
     assert outputs["errors"] == ("1" if stalled else "0")
     summary = runner.summary.read_text("utf-8")
-    assert summary.startswith(f"**goldgate: {rule}")
+    assert why(summary).startswith(rule)
     if stalled:
         assert "/evals/eval_stalls.py#L7) | timed\\_out | eval 'stalls' gave no result" in summary
     assert runner.fake.comments(runner.pr_number) == []
@@ -254,4 +259,8 @@ def test_an_eval_file_that_does_not_import_is_exit_2_whatever_fail_on(runner: Ru
     assert result.code == 2, result.stdout + result.stderr
     assert "eval_broken.py:1: the eval file does not import" in result.stderr
     assert runner.outputs()["exit_code"] == "2"
-    assert runner.summary.read_text("utf-8").startswith("**goldgate: fail_on never: exit 2")
+    summary = runner.summary.read_text("utf-8")
+    assert summary.startswith("## ❌ goldgate: failed\n")
+    assert why(summary).startswith(
+        "Failed: the input was invalid or the run was interrupted (exit code 2"
+    )

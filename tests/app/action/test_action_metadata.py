@@ -18,12 +18,12 @@ from .support import load_script
 
 INPUTS = (
     "mode", "config", "suites", "evals", "live", "max_concurrency", "timeout", "repeat", "cache",
-    "variant", "baseline", "report", "partial", "junit", "comment", "comment_id", "comment_author",
-    "details", "link_gold", "fail_on", "github_token", "python",
+    "variant", "baseline", "report", "partial", "junit", "comment", "comment_mode", "comment_id",
+    "comment_author", "details", "link_gold", "fail_on", "github_token", "python",
 )  # fmt: skip
 COMPOSITE_ONLY = ("python",)
 OUTPUTS = (
-    "exit_code", "report", "comparison", "junit", "markdown", "comment_file", "passed",
+    "exit_code", "report", "comparison", "junit", "markdown", "html", "comment_file", "passed",
     "failed", "errors", "improved", "regressed", "flaky",
 )  # fmt: skip
 # The inputs that take one of a few words: the words, and the default.

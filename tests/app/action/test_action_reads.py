@@ -18,6 +18,7 @@ from helpers.fake_github import FakeGitHub
 from helpers.reports import coherent
 
 from .conftest import Runner, make_runner
+from .support import why
 
 
 def _saved(runner: Runner) -> tuple[str, dict[str, Any]]:
@@ -50,8 +51,9 @@ def _refused(runner: Runner, result: Any, *fragments: str) -> None:
     assert result.code == 2, result.stdout + result.stderr
     assert runner.outputs()["exit_code"] == "2"
     summary = runner.summary.read_text("utf-8")
-    assert summary.startswith("**goldgate: fail_on "), summary
-    assert len(summary.strip().splitlines()) == 1, summary  # the rule, then why
+    assert summary.startswith("## ❌ goldgate: failed\n"), summary
+    assert "fail_on" in why(summary), summary
+    assert len(summary.strip().splitlines()) == 3, summary  # the verdict, then the rule and why
     for fragment in fragments:
         assert fragment in summary, summary
     assert "Traceback" not in result.stdout + result.stderr

@@ -18,6 +18,7 @@ from run.support import CliRun, run_cli, start_cli
 
 from .conftest import SECRET, Runner
 from .scenarios import everything_written
+from .support import why
 
 ID_TOKEN = "id-token-request-" + SECRET[::-1]
 TOKENS = (TOKEN, "actions-runtime-" + SECRET, ID_TOKEN)
@@ -164,7 +165,7 @@ def test_a_target_that_ends_its_process_is_exit_4_with_outputs_and_summary(
     assert "goldgate: the run ended without writing its report" in result.stderr
     assert runner.outputs()["exit_code"] == "4"
     summary = runner.summary.read_text("utf-8")
-    assert summary.startswith("**goldgate: fail_on disagreement: exit 4")
+    assert why(summary).startswith("Failed, as fail_on is disagreement: exit code 4")
     assert "The run wrote no report (exit 4)." in summary
 
 

@@ -25,7 +25,6 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,30 +39,18 @@ from .engine import (
     RUNNER_UID,
     ContainerRunner,
     Engine,
-    build_image,
     input_defaults,
-    private_engine,
 )
 from .scenarios import gated_commented_once_and_summarized
+from .support import why
 
-# One private dockerd and one image for the module: on one worker under pytest-xdist.
+# The session's private dockerd and image (conftest.py), on one worker under pytest-xdist.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docker")]
 
 PROJECT_FILES = Path(__file__).parent / "project_files"
 # The runner's cancellation: SIGINT to the step's process, SIGTERM 7.5 s later, a kill 2.5 s
 # after that (DESIGN.md, "GitHub facts that bite").
 CANCEL_ESCALATION = ((signal.SIGTERM, 7.5), (signal.SIGKILL, 2.5))
-
-
-@pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
-    with private_engine() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def image(engine: Engine) -> str:
-    return build_image(engine, "goldgate-action:test")
 
 
 @pytest.fixture
@@ -206,8 +193,8 @@ def test_cancelling_the_step_leaves_an_incomplete_report_and_exit_130(
     assert "Traceback" not in stderr
     outputs = runner.outputs()
     assert outputs["exit_code"] == "130"
-    assert runner.summary.read_text("utf-8").startswith(
-        "**goldgate: fail_on disagreement: exit 130, the run's own exit code.**"
+    assert why(runner.summary.read_text("utf-8")).startswith(
+        "Failed, as fail_on is disagreement: exit code 130, interrupted."
     )
     report = runner.workspace / outputs["report"]
     _written_by_the_runner_user(report)

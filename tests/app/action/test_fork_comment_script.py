@@ -38,9 +38,7 @@ def failing_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output
 
 
-def _artifact(
-    folder: Path, source: Path, *, comment_id: str = "goldgate", **changes: Any
-) -> Path:
+def _artifact(folder: Path, source: Path, *, comment_id: str = "goldgate", **changes: Any) -> Path:
     """The artifact as the action leaves it: the hand-off and the report it names."""
     folder.mkdir(parents=True)
     name, report_name, _ = file_names(comment_id)
@@ -65,7 +63,8 @@ def test_the_comment_is_rendered_from_the_report_and_posted(
     assert comment["head_sha"] == HEAD_SHA
     tag, body = comment["body"].split("\n", 1)
     assert tag == marker("ci: gate #2 ünï")
-    assert body.startswith(PREFACE)
+    assert body.startswith("## ")  # the verdict first
+    assert f"> {PREFACE}" in body.split("\n### ")[0]
     assert "goldgate: failed" in body
     assert f"https://github.com/octo/triage/blob/{HEAD_SHA}/" in body  # the event's commit
     assert "@team" not in body
@@ -80,7 +79,7 @@ def test_the_comment_is_rendered_from_the_report_and_posted(
     ("change", "why"),
     [
         ({"head_sha": "b" * 40}, "not " + HEAD_SHA),
-        ({"body": "<!-- goldgate:comment id=\"goldgate\" -->\n✅ passed @team"}, "unknown field"),
+        ({"body": '<!-- goldgate:comment id="goldgate" -->\n✅ passed @team'}, "unknown field"),
         ({"format": "goldgate.fork-comment/0"}, "not a goldgate fork hand-off"),
         ({"pull_request": "7"}, "not a pull request number"),
         ({"comment_id": "x\n::error::y"}, "comment_id"),

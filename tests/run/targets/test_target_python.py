@@ -185,3 +185,35 @@ async def test_dotted_attribute_and_aclose(request_: TargetRequest) -> None:
     response = await bound(request_)
     assert response.document["kind"] == "instance"
     await bound.aclose()
+
+
+async def test_the_exception_is_kept_for_the_report(request_: TargetRequest) -> None:
+    import gg_pytargets
+
+    with pytest.raises(TargetFailure) as caught:
+        await PythonTarget("gg_pytargets:raises", [FIXTURES], 1 << 20, FIXTURES)(request_)
+    exception = caught.value.exception
+    assert exception is not None
+    line = gg_pytargets.raises.__code__.co_firstlineno + 1
+    assert exception["type"] == "ValueError"
+    assert exception["where"] == {"file": "gg_pytargets.py", "line": line, "function": "raises"}
+    assert exception["message"].startswith(gg_pytargets.SECRET_IN_ERROR)  # private: the report's
+    assert exception["frames"][-1] == exception["where"]
+    assert all("goldgate" not in frame["file"] for frame in exception["frames"])
+    assert_safe(caught.value)  # the reason still names the type alone
+
+
+async def test_the_place_is_the_application_s_line_not_the_library_s(
+    request_: TargetRequest,
+) -> None:
+    import gg_pytargets
+
+    with pytest.raises(TargetFailure) as caught:
+        await target("parses")(request_)  # no project folder: files by their name
+    exception = caught.value.exception
+    assert exception is not None
+    assert exception["type"] == "json.decoder.JSONDecodeError"
+    line = gg_pytargets.parses.__code__.co_firstlineno + 3
+    assert exception["where"] == {"file": "gg_pytargets.py", "line": line, "function": "parses"}
+    assert exception["frames"][-1]["file"] == "decoder.py"  # the innermost frame is json's
+    assert len(exception["frames"]) <= 5

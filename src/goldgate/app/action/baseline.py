@@ -44,7 +44,7 @@ def find_baseline(
             run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
             return None
         try:
-            return path, read_report(path)
+            found = path, read_report(path)
         except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
             run.failure = f"the baseline was refused: {error}"
             return None
@@ -52,6 +52,8 @@ def find_baseline(
             run.warning(f"baseline not compared: {describe_error(error)}")
             run.notes.append(f"Baseline not compared: {describe_error(error)}")
             return None
+        run.baseline = source
+        return found
     name = source.removeprefix("artifact:").strip()
     if event is None or not event.is_pull_request or not event.base_sha or not event.head_sha:
         run.notes.append(
@@ -123,6 +125,7 @@ def _download_baseline(
                 f"No baseline: the artifact {choice.name!r} holds no goldgate report{why}."
             )
             return None
+        run.baseline = f"{choice.head_branch or branch or 'the base branch'}@{choice.head_sha[:7]}"
         return _kept(found[0], now), found[1]
 
 

@@ -63,11 +63,14 @@ def conclude(
         run_code = report.verdict.exit_code  # recomputed from its attempts as it was read
     comparison: Comparison | None = None
     comparison_path: Path | None = None
+    baseline: Report | None = None
     if run_code == ExitCode.INTERRUPTED:
         run.notes.append("No baseline: the run was interrupted, so nothing was compared.")
     else:
         try:
-            comparison, comparison_path = _compare(run, inputs, event, report, report_path, now)
+            comparison, comparison_path, baseline = _compare(
+                run, inputs, event, report, report_path, now
+            )
         except KeyboardInterrupt:
             note_interrupted(
                 run, "while the baseline was fetched or compared; nothing was compared"
@@ -76,15 +79,26 @@ def conclude(
         return _no_report(run, inputs, int(ExitCode.INVALID_INPUT))
     try:
         return publish(
-            run, inputs, event, report, report_path, comparison, comparison_path, run_code
+            run,
+            inputs,
+            event,
+            report,
+            report_path,
+            comparison,
+            comparison_path,
+            run_code,
+            baseline=baseline,
         )
     except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
         note_interrupted(run, "while the results were published")
         code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
         append_step_summary(
             run,
-            f"**goldgate: {rule}** Interrupted while the results were published; "
-            f"the report is {report_path}.\n",
+            _short_summary(
+                code,
+                rule,
+                f"Interrupted while the results were published; the report is {report_path}.",
+            ),
         )
         write_step_outputs(
             run,
@@ -95,6 +109,15 @@ def conclude(
             },
         )
         return code
+
+
+def _short_summary(code: int, rule: str, what: str) -> str:
+    """The job summary of a step that has no report to render: the verdict first, then why
+    and what happened (``what`` is Markdown already)."""
+    from goldgate.render.words import verdict_word
+
+    icon = "✅" if code == 0 else ("⏹️" if code == ExitCode.INTERRUPTED else "❌")
+    return f"## {icon} goldgate: {verdict_word(code, True)}\n\n**Why:** {rule} {what}\n"
 
 
 def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
@@ -108,10 +131,10 @@ def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     if run.failure is not None:
         run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
         why = escape.markdown(run.failure, 1_000)
-        append_step_summary(run, f"**goldgate: {rule}** Nothing was published: {why}\n")
+        append_step_summary(run, _short_summary(code, rule, f"Nothing was published: {why}"))
     else:
         append_step_summary(
-            run, f"**goldgate: {rule}** The run wrote no report (exit {run_code}).\n"
+            run, _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
         )
     write_step_outputs(run, {"exit_code": str(run_code)})
     return code
@@ -124,16 +147,18 @@ def _compare(
     report: Report,
     report_path: Path,
     now: datetime,
-) -> tuple[Comparison | None, Path | None]:
+) -> tuple[Comparison | None, Path | None, Report | None]:
+    """The comparison with the baseline, where it was written, and the baseline report
+    (for the HTML page's baseline side); Nones when nothing was compared."""
     from goldgate.comparison import compare, write_comparison
     from goldgate.report.io import unique_path
 
     if inputs.baseline is None:
         run.notes.append("No baseline was configured, so nothing was compared.")
-        return None, None
+        return None, None, None
     found = find_baseline(run, inputs.baseline, event, now)
     if found is None:
-        return None, None
+        return None, None, None
     baseline_path, baseline = found
     refusal = baseline_refusal(report, baseline)
     if refusal is None:
@@ -149,8 +174,8 @@ def _compare(
         refusal = refusal.rstrip(".")
         run.warning(f"baseline not compared: {refusal}.")
         run.notes.append(f"Baseline not compared: {refusal}.")
-        return None, None
+        return None, None, None
     written, fallback = write_comparison(comparison, unique_path(WORK_FOLDER, "comparison", now))
     if fallback:
         run.warning(f"{fallback}; the comparison was written to {written} instead.")
-    return comparison, written
+    return comparison, written, baseline

@@ -20,6 +20,8 @@ MODES: tuple[str, ...] = ("check", "evaluate", "evals", "replay", "compare", "re
 FailOn = Literal["disagreement", "regression", "never"]
 FAIL_ON: tuple[str, ...] = ("disagreement", "regression", "never")
 COMMENT_MODES = ("update", "new", "off")
+COMMENT_WHEN = ("always", "changes", "failures", "off")
+"""``comment_mode``: when to post (``github.comments.WHEN``)."""
 DETAILS = ("safe", "values")
 
 REQUEST_TIMEOUT_VARIABLE = "GOLDGATE_GITHUB_TIMEOUT"
@@ -45,6 +47,7 @@ class ActionInputs:
     partial: bool = True
     junit: Path | None = None
     comment: str = "update"
+    comment_mode: str = "always"
     comment_id: str = "goldgate"
     comment_author: str | None = None
     details: str = "safe"
@@ -118,6 +121,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         partial=_bool(env, "partial", True),
         junit=Path(_input(env, "junit")) if _input(env, "junit") else None,
         comment=_choice(env, "comment", COMMENT_MODES, "update"),
+        comment_mode=_choice(env, "comment_mode", COMMENT_WHEN, "always"),
         comment_id=_input(env, "comment_id") or default_id,
         comment_author=_input(env, "comment_author") or None,
         details=_choice(env, "details", DETAILS, "safe"),

@@ -1,5 +1,6 @@
-"""Publishing a report (and its comparison): JUnit XML, the sticky pull-request comment,
-the job summary and its Markdown copy, the annotations and the step's outputs.
+"""Publishing a report (and its comparison): JUnit XML, the HTML page, the sticky
+pull-request comment, the job summary and its Markdown copy, the annotations and the step's
+outputs.
 
 The comment is posted before the summary is written, so that a signal during the post still
 shows in the summary. When GitHub says no to the comment (as it does to forks), a hand-off
@@ -11,7 +12,7 @@ posted, is a ``::warning::``: every other output and the ``fail_on`` decision ar
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,68 +43,138 @@ def publish(
     comparison: Comparison | None,
     comparison_path: Path | None,
     run_code: int,
+    *,
+    baseline: Report | None = None,
 ) -> int:
     """Render and publish; the step's exit code. The comment is posted before the summary is
-    written, so that a signal during the post still shows in the summary (exit 130)."""
+    written, so that a signal during the post still shows in the summary (exit 130).
+    ``baseline``, the report compared with, gives the HTML page the baseline's side."""
+    from goldgate.app.render import gold_sources
     from goldgate.github.comments import comment_budget, comment_length
-    from goldgate.render import escape
     from goldgate.render.annotations import render_annotations
     from goldgate.render.compared import comparison_view
+    from goldgate.render.html import render_html
     from goldgate.render.junit import render_junit
     from goldgate.render.markdown import render_markdown
     from goldgate.render.view import build_view
 
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
-    view = comparison_view(comparison, report) if comparison is not None else None
+    view = None
+    if comparison is not None:
+        view = comparison_view(comparison, report, baseline=run.baseline)
     protected = [report_path, *([comparison_path] if comparison_path else [])]
     junit = inputs.junit  # empty input: no JUnit
     if junit is not None and not _written(run, junit, render_junit(report, view), protected):
         junit = None
-    link_base = _link_base(run, event) if inputs.link_gold else None
+    sources = gold_sources(report, run.env)
     shown = str(report_path)
     options: dict[str, Any] = {
         "details": inputs.details,
-        "link_base": link_base,
+        "link_base": _link_base(run, event) if inputs.link_gold else None,
         "full_report": shown,
+        "run_url": run_url(run.env),
+        "sources": sources,
     }
 
-    def preface() -> tuple[int, str]:
+    def gate() -> dict[str, Any]:
         code, rule = decide_exit(inputs.fail_on, run_code, comparison)
-        return code, f"**goldgate: {rule}**\n\n" + "".join(
-            f"> {escape.markdown(note, 1_000)}\n\n" for note in run.notes
-        )
+        return {"exit_code": code, "rule": rule, "notes": tuple(run.notes)}
 
-    code, head = preface()
-    limit = comment_budget(inputs.comment_id) - comment_length(head)
-    body = head + render_markdown(report, view, budget="comment", limit=limit, **options)
-    comment_file = _comment(run, inputs, event, body, (report_path, comparison_path))
+    # Named after its report: a job's second goldgate step (the evals' in pull-request.yml)
+    # writes a page of its own beside the first, and the artifact keeps both.
+    html_path: Path | None = WORK_FOLDER / f"{report_path.stem}.html"
+    page = render_html(
+        report, view, details=options["details"], full_report=shown, baseline=baseline
+    )
+    if not _written(run, WORK_FOLDER / f"{report_path.stem}.html", page, protected):
+        html_path = None
+    where = html_note(run, html_path)
+    decided = gate()
+    state = comment_state(decided["exit_code"], comparison)
+    limit = comment_budget(inputs.comment_id, state) - comment_length(where)
+    body = render_markdown(report, view, budget="comment", limit=limit, **options, **decided)
+    body += where
+    comment_file = _comment(
+        run, inputs, event, body, (report_path, comparison_path), state, decided["exit_code"]
+    )
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
-        code, head = preface()
-    summary = head + render_markdown(report, view, budget="summary", **options)
+        decided = gate()
+    summary = render_markdown(report, view, budget="summary", **options, **decided) + where
     markdown_path = WORK_FOLDER / "report.md"
     markdown_written = _written(run, markdown_path, summary, protected)
     append_step_summary(run, summary)
-    run.out(render_annotations(report, view))
+    run.out(render_annotations(report, view, sources=sources))
     counts = build_view(report).counts
+
+    def compared(count: int) -> str:
+        # Without a comparison nothing was compared: empty, never a "0" that says nothing
+        # regressed.
+        return "" if comparison is None else str(count)
+
     outputs = {
         "exit_code": str(run_code),  # goldgate's own code, whatever fail_on says
         "report": shown,
         "comparison": str(comparison_path or ""),
         "junit": str(junit or ""),
         "markdown": str(markdown_path) if markdown_written else "",
+        "html": str(html_path or ""),
         "comment_file": comment_file,
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
         "errors": str(counts["runtime"] + counts["check_error"]),
         # The comparison's one classification: the counts its summary and comment show.
-        "improved": str(comparison.classes.improved if comparison else 0),
-        "regressed": str(comparison.classes.regressions if comparison else 0),
-        "flaky": str(comparison.classes.flaky if comparison else 0),
+        "improved": compared(comparison.classes.improved if comparison else 0),
+        "regressed": compared(comparison.classes.regressions if comparison else 0),
+        "flaky": compared(comparison.classes.flaky if comparison else 0),
     }
     write_step_outputs(run, outputs)
-    return code
+    return int(decided["exit_code"])
+
+
+def run_url(env: Mapping[str, str]) -> str | None:
+    """The workflow run's page (``GITHUB_SERVER_URL``, ``GITHUB_REPOSITORY``,
+    ``GITHUB_RUN_ID``), or None where the environment does not say."""
+    from goldgate.render.escape import check_link_base
+
+    server = env.get("GITHUB_SERVER_URL", "https://github.com").strip().rstrip("/")
+    repository = env.get("GITHUB_REPOSITORY", "").strip()
+    run_id = env.get("GITHUB_RUN_ID", "").strip()
+    if not repository or not run_id.isdigit():
+        return None
+    try:
+        return check_link_base(f"{server}/{repository}/actions/runs/{run_id}")
+    except ValueError:
+        return None
+
+
+def comment_state(code: int, comparison: Comparison | None) -> str:
+    """What ``comment_mode: changes`` compares with the last comment: the verdict (the
+    step's exit code) and the comparison's counts."""
+    if comparison is None:
+        return f"exit={code};no-baseline"
+    classes = comparison.classes
+    counts = ",".join(
+        f"{name}={getattr(classes, name)}"
+        for name in ("regressed", "mixed", "improved", "flaky", "gold_changed", "input_changed")
+    )
+    return f"exit={code};{counts}"
+
+
+def html_note(run: StepRun, path: Path | None) -> str:
+    """The comment's and the summary's one line saying where the HTML page is: in the
+    workspace, and in the run's artifacts where the workflow uploads it (as the example
+    workflows do); empty when it was not written."""
+    from goldgate.render import escape
+
+    if path is None:
+        return ""
+    where = f"The HTML report, with its figures and every case: {escape.markdown(str(path))}"
+    runs = run_url(run.env)
+    if runs is not None:
+        where += f", among the artifacts of [this run]({runs}) where the workflow uploads it"
+    return f"\n{where}.\n"
 
 
 def _link_base(run: StepRun, event: GitHubEvent | None) -> str | None:
@@ -128,11 +199,18 @@ def _comment(
     event: GitHubEvent | None,
     body: str,
     sources: tuple[Path, Path | None],
+    state: str,
+    code: int,
 ) -> str:
     """Post the sticky comment; the hand-off file's path when it fell back, else ''. The
     hand-off carries the report and comparison (``sources``) the comment is rendered from,
     never the body: the trusted job renders it again (``goldgate.app.forkcomment``)."""
-    if inputs.comment == "off" or event is None or event.pr_number is None:
+    if (
+        inputs.comment == "off"
+        or inputs.comment_mode == "off"
+        or event is None
+        or event.pr_number is None
+    ):
         return ""
     from goldgate.github.client import api_url, connect, repository
     from goldgate.github.comments import DEFAULT_AUTHORS, comment_authors, upsert_comment
@@ -153,6 +231,9 @@ def _comment(
             mode=inputs.comment,  # type: ignore[arg-type]
             authors=authors or DEFAULT_AUTHORS,
             any_bot=authors is None,
+            when=inputs.comment_mode,  # type: ignore[arg-type]
+            state=state,
+            passed=code == 0,
         )
         reason = result.reason if result.fell_back else None
     except KeyboardInterrupt:

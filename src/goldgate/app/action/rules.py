@@ -21,31 +21,51 @@ PASSTHROUGH_CODES = frozenset({ExitCode.INVALID_INPUT, ExitCode.INTERRUPTED})
 """Exit codes that ``fail_on: never`` passes on: the input was invalid, or the run stopped."""
 
 
+def _meaning(code: int) -> str:
+    from goldgate.base.errors import EXIT_CODE_MEANINGS
+
+    meaning = {int(key): value for key, value in EXIT_CODE_MEANINGS.items()}.get(code)
+    return f"exit code {code}" + (f", {meaning}" if meaning else "")
+
+
 def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
-    """The step's exit code under ``fail_on`` and one sentence saying which rule decided."""
+    """The step's exit code under ``fail_on`` and one sentence, in plain words, saying
+    which rule decided and why (shown below the verdict of the comment and summary)."""
+    run = _meaning(run_code)
     if fail_on == "never":
         if run_code in PASSTHROUGH_CODES:
             return run_code, (
-                f"fail_on never: exit {run_code}, since the input was invalid or the run was "
-                "interrupted."
+                f"Failed: the input was invalid or the run was interrupted ({run}), which "
+                "fail_on never does not pass over."
             )
-        return 0, f"fail_on never: exit 0 whatever the run found (the run's exit code: {run_code})."
+        return 0, f"Passed whatever the run found, as fail_on is never (goldgate: {run})."
     if fail_on == "regression":
         if run_code in (*PASSTHROUGH_CODES, ExitCode.MISSING_DEPENDENCY, ExitCode.RUNTIME_FAILURE):
             return run_code, (
-                f"fail_on regression: exit {run_code}, since the run itself did not complete "
-                "cleanly."
+                f"Failed: the run itself did not complete cleanly ({run}), which fails even "
+                "where fail_on is regression."
             )
+        also = "" if run_code == 0 else f" (goldgate: {run})"
         if comparison is None:
-            return 0, "fail_on regression: exit 0, since there is no comparison with a baseline."
+            return 0, (
+                f"Passed: fail_on is regression and there is no baseline to compare with{also}."
+            )
         regressed = comparison.classes.regressions  # the comparison's one classification
         if regressed:
             return 1, (
-                f"fail_on regression: exit 1, since {regressed} regressed or mixed against the "
-                "baseline."
+                f"Failed: {regressed:,} regressed or mixed against the baseline, and fail_on "
+                "is regression."
             )
-        return 0, "fail_on regression: exit 0, since nothing regressed against the baseline."
-    return run_code, f"fail_on disagreement: exit {run_code}, the run's own exit code."
+        return 0, (
+            f"Passed: nothing regressed against the baseline, and fail_on is regression{also}."
+        )
+    if run_code == 0:
+        return 0, "Passed: nothing disagreed with the gold (fail_on is disagreement)."
+    from goldgate.render.view import exit_explanation
+
+    return run_code, (
+        f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
+    )
 
 
 def baseline_refusal(candidate: Report, baseline: Report) -> str | None:

@@ -27,6 +27,9 @@ class StepRun:
     interrupted: bool = False
     failure: str | None = None
     """The sentence of the error that ended goldgate's own run, if one did."""
+    baseline: str | None = None
+    """How the comment names the baseline compared with: ``main@abc1234`` for the artifact
+    of a commit, the file's name for a report file."""
 
     def command(self, line: str) -> None:
         self.out(line if line.endswith("\n") else line + "\n")

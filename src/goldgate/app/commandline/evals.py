@@ -37,12 +37,22 @@ def evals_run(
         list[Path],
         typer.Argument(
             metavar="PATH",
-            help="Eval files, and folders searched for eval_*.py and *_eval.py.",
+            help="Eval files (FILE::name,name[id] selects evals or cases of one), and folders "
+            "searched as ezvals searches them: every .py file not starting with _, skipping "
+            "hidden folders, folders starting with __, node_modules and venv.",
         ),
     ],
     dataset: Annotated[
         list[str] | None,
         typer.Option("--dataset", metavar="NAME", help="Run only this dataset (repeatable)."),
+    ] = None,
+    label: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--label",
+            metavar="LABEL",
+            help="Run only evals with this label (repeatable: any of them), within --dataset.",
+        ),
     ] = None,
     live: Annotated[
         bool, typer.Option("--live", help="Authorize live evals (external, possibly paid calls).")
@@ -91,6 +101,7 @@ def evals_run(
             EvalsRequest(
                 paths=tuple(paths),
                 datasets=tuple(dataset or ()),
+                labels=tuple(label or ()),
                 live=live,
                 max_concurrency=max_concurrency,
                 timeout=timeout,

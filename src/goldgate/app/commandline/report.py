@@ -1,6 +1,6 @@
 """``goldgate report ...``: a report rendered for CI or a person (JUnit XML, Markdown,
-annotations, a terminal view), the reports of shards merged, and a fork pull request's
-comment rebuilt for a trusted job. ``goldgate.cli`` adds the group to the root app.
+annotations, a terminal view, an HTML page), the reports of shards merged, and a fork pull
+request's comment rebuilt for a trusted job. ``goldgate.cli`` adds the group to the root app.
 """
 
 # No `from __future__ import annotations` here: typer reads the hints of every command at
@@ -34,7 +34,7 @@ report_app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     help="Render a report for CI or a person (JUnit XML, Markdown, annotations, a terminal "
-    "view), or merge the reports of shards.",
+    "view, an HTML page), or merge the reports of shards.",
 )
 
 ReportArgument = Annotated[
@@ -181,6 +181,29 @@ def report_markdown(
     )
 
 
+@report_app.command("html")
+def report_html(
+    report: ReportArgument,
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", metavar="FILE", help="HTML file to write.", dir_okay=False),
+    ],
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="safe: names, ids, statuses and numbers; values: also expected and actual "
+            "values of failing checks, strings diffed (never for held-out cases).",
+        ),
+    ] = Details.safe,
+    comparison: ComparisonFile = None,
+) -> None:
+    """One self-contained HTML page (no network): verdict, figures, heatmaps, cases."""
+    from goldgate.app.render import render_report
+
+    finish(render_report("html", report, output, comparison, details=details.value))
+
+
 @report_app.command("annotations")
 def report_annotations(
     report: ReportArgument,
@@ -197,8 +220,22 @@ def report_annotations(
 
 
 @report_app.command("show")
-def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> None:
-    """The report for a person: tables and colour on a terminal, plain text otherwise."""
+def report_show(
+    report: ReportArgument,
+    comparison: ComparisonFile = None,
+    details: Annotated[
+        Details,
+        typer.Option(
+            "--details",
+            help="safe: names, ids, statuses and numbers; values: also every failing check's "
+            "expected and actual values, one under the other, with where two strings first "
+            "differ, and a python target's exception (private: for your terminal, not CI; "
+            "never for held-out cases).",
+        ),
+    ] = Details.safe,
+) -> None:
+    """The report for a person: tables and colour on a terminal, plain text otherwise,
+    within the terminal's width (80 columns when it does not say)."""
     import os
     import shutil
 
@@ -214,6 +251,7 @@ def report_show(report: ReportArgument, comparison: ComparisonFile = None) -> No
             rich=terminal,
             color=terminal and "NO_COLOR" not in os.environ,
             width=shutil.get_terminal_size().columns,
+            details=details.value,
         )
     )
 

@@ -90,13 +90,21 @@ class TargetFailure(Exception):
     ``reason`` (also ``str(failure)``) is one sentence that is safe for stdout: it names kinds,
     sizes, exit codes, HTTP status codes and exception type names, never the request, the
     response, header values or secrets. ``stderr`` is the bounded tail of a command's standard
-    error, private detail for the report only.
+    error, private detail for the report only; ``exception`` what an in-process target raised
+    (``targets.exceptions.exception_json``), for the report.
     """
 
-    def __init__(self, reason: str, *, stderr: str | None = None) -> None:
+    def __init__(
+        self,
+        reason: str,
+        *,
+        stderr: str | None = None,
+        exception: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.stderr = stderr
+        self.exception = exception
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.reason!r})"

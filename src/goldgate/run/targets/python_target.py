@@ -25,6 +25,7 @@ from goldgate.run.targets.base import (
     TransientFailure,
     response,
 )
+from goldgate.run.targets.exceptions import exception_json
 from goldgate.run.watchdog import call_in_daemon_thread, interruptible
 
 _WHO = "python target"
@@ -54,8 +55,10 @@ class PythonTarget:
         import_path: str,
         search_paths: Sequence[Path] = (),
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+        project_root: Path | None = None,
     ) -> None:
         self.import_path = import_path
+        self.project_root = project_root
         self.search_paths = tuple(search_paths)
         self.max_result_bytes = max_result_bytes
         self._function: Callable[..., Any] | None = None
@@ -96,7 +99,10 @@ class PythonTarget:
             # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the target are its
             # failure, never goldgate's exit. The cause stays attached for a private
             # traceback; str() is the safe reason.
-            raise TargetFailure(f"{_WHO} raised {type(error).__name__}") from error
+            raise TargetFailure(
+                f"{_WHO} raised {type(error).__name__}",
+                exception=exception_json(error, self.project_root),
+            ) from error
         # Checked and copied on the event loop: a thread hop per attempt cost more than the
         # copy itself, and the value already sits in this process's memory.
         return response(plain_document(result, who=_WHO, max_bytes=self.max_result_bytes))
@@ -118,4 +124,6 @@ def transient_again(failure: TransientFailure) -> TransientFailure:
 def build(import_path: str, context: TargetContext) -> PythonTarget:
     """The python target of ``python: module:attribute`` (``factory.TARGET_KINDS``); nothing
     is imported before ``load()``."""
-    return PythonTarget(import_path, context.search_paths, context.max_result_bytes)
+    return PythonTarget(
+        import_path, context.search_paths, context.max_result_bytes, context.project_root
+    )

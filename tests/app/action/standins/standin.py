@@ -3,9 +3,11 @@
 example workflows to run under act on a machine that cannot fetch them.
 
 Each stand-in folder (``checkout/``, ``setup-python/``, ...) holds a composite action whose
-one step runs ``standin VERB``; tests/helpers/act.py copies the folder for each act run and
-puts beside its ``action.yml`` this file, a ``standin`` launcher (the test's Python) and
-``standin.json``: the source tree checkout copies, the folder setup-python puts on PATH, and
+one step runs ``standin VERB`` (``github-script/`` is a node action of its own, on Node);
+tests/helpers/act.py copies the folder for each act run and
+puts beside its ``action.yml`` this file, a ``standin`` launcher (the test's Python, or a job
+container's ``python3``) and ``standin.json``: the source tree checkout copies (and, in a job
+container, the uid that owns the copy), the folder setup-python puts on PATH, and
 the fake GitHub (its API address, repository, the runner's own access token, the runtime's
 upload token). The tokens live in that file, never in a step's environment: a job's steps
 see no token they were not given, as on GitHub.
@@ -66,6 +68,10 @@ def _set_output(name: str, value: str) -> None:
 def checkout() -> int:
     target = _workspace() / _input("path")
     shutil.copytree(CONFIG["source"], target, symlinks=True, dirs_exist_ok=True)
+    owner = CONFIG.get("owner")
+    if owner is not None:  # in a job container, where the step runs as root
+        for path in [target, *target.rglob("*")]:
+            os.lchown(path, owner, owner)
     print(f"checked out {CONFIG['source']} into {target}")
     return 0
 

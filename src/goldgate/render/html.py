@@ -1,0 +1,184 @@
+"""The HTML report: one self-contained page (``goldgate report html``, and the action's
+``html`` output) that a reviewer opens offline.
+
+Its parts, in order: the verdict and what the exit code means; with a comparison, the
+regressed, mixed, improved, flaky, gold changed and input changed cases with what flipped,
+and every figure before and after; per suite its verdict, counts and thresholds, a
+confusion heatmap per classification metric (rows gold, columns predicted, the unavailable
+kinds as their own columns), precision, recall and F1 bars per label with the micro and
+macro averages, per-label counts of a multilabel metric, a latency histogram; the
+adjudication queue; and a case table that filters (suite, outcome, split, change, text) and
+sorts. Figures are inline SVG (``htmlfigures`` says why); the table is built by the page's
+own script from JSON (``htmlcases``).
+
+Self-contained and offline: CSS and the script are inline, and the page's
+Content-Security-Policy allows nothing else (``default-src 'none'``, the style and the
+script by their hashes): the page can make no request, and markup that data could ever
+smuggle in would not run. Safe by default, as the Markdown: every ``{{ expression }}`` goes
+through ``text.one_line`` (one line, secrets redacted, bounded) and is HTML-escaped by the
+environment; the table's data is JSON with ``<``, ``>`` and ``&`` escaped, so ``</script>``
+in a case id stays text. ``details="values"`` adds expected and actual values of failing
+checks, strings diffed, and the adjudicator's notes, never for held-out cases.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+from functools import cache
+from typing import Any, Literal
+
+import orjson
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from goldgate.render import htmlsections, text
+from goldgate.render.htmlcases import case_table
+from goldgate.render.view import ComparisonView, ReportView, build_view, exit_explanation
+from goldgate.report.models import Report
+
+Details = Literal["safe", "values"]
+
+_JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+
+
+def _finalize(value: Any) -> Any:
+    # Every {{ expression }} passes through here before it is escaped: data is made one
+    # safe line (secrets redacted) unless it is markup built here.
+    if isinstance(value, Markup):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return _number(value)
+    return text.one_line(value)
+
+
+def _number(value: float) -> str:
+    """A count with thousands separators; a coordinate or measure with at most 2 decimals."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    if not math.isfinite(value):
+        return "n/a"
+    return f"{value:.2f}".rstrip("0").rstrip(".") or "0"
+
+
+def _coordinate(value: float) -> str:
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def _shown(value: float | None, kind: str = "ratio") -> str:
+    """A figure as the page writes it: a ratio to 4 decimals, a count, milliseconds."""
+    if value is None:
+        return "n/a"
+    if kind == "count":
+        return f"{int(value):,}"
+    if kind == "ms":
+        return f"{value:,.1f} ms"
+    return text.ratio(value)
+
+
+def _signed(value: float | None, kind: str = "ratio") -> str:
+    if value is None:
+        return ""
+    if value == 0:
+        return "±0"
+    return ("+" if value > 0 else "−") + _shown(abs(value), kind)
+
+
+@cache
+def _environment() -> Environment:
+    environment = Environment(
+        loader=PackageLoader("goldgate.render", "templates"),
+        autoescape=True,
+        finalize=_finalize,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters.update(
+        at=_coordinate, shown=_shown, signed=_signed, percent=text.percent, ratio=text.ratio,
+        bound=text.bound,
+    )
+    return environment
+
+
+def _inline(name: str) -> tuple[Markup, str]:
+    """A static template (the style or the script) and its CSP source, by its hash."""
+    body = _environment().get_template(name).render()
+    digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
+    return Markup(body), f"'sha256-{digest}'"
+
+
+def _json(data: Any) -> Markup:
+    """``data`` as JSON that cannot end the ``<script>`` element it sits in."""
+    encoded = orjson.dumps(data)
+    for raw, escaped in _JSON_ESCAPES:
+        encoded = encoded.replace(raw, escaped)
+    return Markup(encoded.decode("utf-8"))
+
+
+def render_html(
+    report: Report,
+    comparison: ComparisonView | None = None,
+    *,
+    details: Details = "safe",
+    full_report: str | None = None,
+    baseline: Report | None = None,
+) -> str:
+    """The HTML page of ``report`` (and of ``comparison``, whose candidate it is);
+    ``full_report`` says where the report is (shown as text). ``baseline``, the
+    comparison's baseline report where it is at hand, adds the baseline's side of the
+    figures a comparison does not hold: its heatmaps, per-label counts and latencies."""
+    return html_from_view(
+        build_view(report, comparison),
+        details=details,
+        full_report=full_report,
+        baseline=baseline,
+    )
+
+
+def html_from_view(
+    view: ReportView,
+    *,
+    details: Details = "safe",
+    full_report: str | None = None,
+    baseline: Report | None = None,
+) -> str:
+    """``render_html`` for a view already built."""
+    values = details == "values"
+    style, style_source = _inline("page.css.j2")
+    script, script_source = _inline("page.js.j2")
+    policy = (
+        f"default-src 'none'; style-src {style_source}; script-src {script_source}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    report = view.report
+    verdict = report.verdict
+    cases = case_table(view, values)
+    queue, queued = htmlsections.queue(view, values)
+    context = {
+        "view": view,
+        "report": report,
+        "verdict": verdict,
+        "explanation": exit_explanation(verdict.exit_code, verdict.evaluated),
+        "attempts": sum(suite.attempt_count for suite in report.suites),
+        "values": values,
+        "changes": htmlsections.change_lists(view),
+        "overall": htmlsections.overall_pairs(view),
+        "panels": list(htmlsections.suite_panels(view, baseline)),
+        "baseline_shown": baseline is not None and view.comparison is not None,
+        "queue": queue,
+        "queued": queued,
+        "cases": cases,
+        "case_data": _json(cases),
+        "outcomes_present": {row[2] for row in cases["rows"]},
+        "full_report": full_report,
+        "policy": policy,
+        "style": style,
+        "script": script,
+    }
+    return _environment().get_template("page.html.j2").render(context)

@@ -1,0 +1,235 @@
+"""The HTML page's case table: every attempt as one compact row of JSON, for the page's
+script to filter, sort and show (``render.html`` embeds it, escaped, in a
+``<script type="application/json">``).
+
+A row is a list, not an object, so that 10,000 attempts cost a few hundred kilobytes:
+``[suite, label, outcome, split, latency_ms, reason, change, source, line, detail]`` (and,
+with a comparison, what flipped for a row that changed), where suite, outcome, split,
+change and source are indexes into the lists beside the rows (``-1``: none) and detail
+indexes ``details``, the checks of the attempts that did not pass (``-1`` for one that
+passed and did not change). Everything in it went through ``text`` (one line, redacted, bounded);
+the script writes it with ``textContent`` only, so no value is ever markup.
+
+With ``values`` a failing check also carries its expected and actual values (never for a
+held-out case), and where both are strings, their difference, word by word (``difflib``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from goldgate.render import text
+from goldgate.render.view import AttemptItem, ReportView
+
+OUTCOMES = (
+    "runtime failure",
+    "timed out",
+    "check error",
+    "failed",
+    "cancelled",
+    "skipped",
+    "awaiting verdict",
+    "passed",
+)
+"""Every outcome a row can have, most severe first: the table sorts by this order."""
+
+VALUE_LIMIT = 400
+"""Characters of an expected or actual value the page shows."""
+DIFF_CELLS = 10_000
+"""The largest middle (words of one side times the other's) compared word by word; a longer
+one is shown as removed and added whole, so that a page of many long values still renders
+in a moment."""
+
+Diff = list[list[Any]]
+"""``[[op, text], ...]``: op 0 in both, -1 in expected only, 1 in actual only."""
+
+
+def outcome(item: AttemptItem) -> str:
+    """The row's outcome: its problem in words, or whether a check awaits a person."""
+    problem = item.problem
+    if problem == "runtime":
+        return "timed out" if item.status == "timed_out" else "runtime failure"
+    if problem is None:
+        waiting = any(
+            check.outcome == "not_run" and check.adjudication for check in item.record.checks
+        )
+        return "awaiting verdict" if waiting else "passed"
+    return {
+        "failure": "failed",
+        "check_error": "check error",
+        "cancelled": "cancelled",
+        "skipped": "skipped",
+    }[problem]
+
+
+_TOKENS = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def diff(expected: str, actual: str) -> Diff:
+    """How ``actual`` differs from ``expected``, word by word (a word, a run of spaces or a
+    punctuation mark at a time), so that a different word reads as one replaced, not as
+    letters that happen to match. The common start and end are set aside first."""
+    old, new = _TOKENS.findall(expected), _TOKENS.findall(actual)
+    start = 0
+    shortest = min(len(old), len(new))
+    while start < shortest and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    middle_old, middle_new = old[start : len(old) - end], new[start : len(new) - end]
+    ops: Diff = [[0, "".join(old[:start])]] if start else []
+    if len(middle_old) * len(middle_new) <= DIFF_CELLS:
+        matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                ops.append([0, "".join(middle_old[i1:i2])])
+                continue
+            if i2 > i1:
+                ops.append([-1, "".join(middle_old[i1:i2])])
+            if j2 > j1:
+                ops.append([1, "".join(middle_new[j1:j2])])
+    else:
+        ops += [[op, "".join(part)] for op, part in ((-1, middle_old), (1, middle_new)) if part]
+    if end:
+        ops.append([0, "".join(old[len(old) - end :])])
+    return _joined(ops)
+
+
+def _joined(ops: Diff) -> Diff:
+    """``ops`` with each run of changes as one removal and one addition: a space kept
+    between two changed words is part of the change, which then reads as one phrase."""
+    joined: Diff = []
+    removed: list[str] = []
+    added: list[str] = []
+
+    def flush() -> None:
+        if removed:
+            joined.append([-1, "".join(removed)])
+        if added:
+            joined.append([1, "".join(added)])
+        removed.clear()
+        added.clear()
+
+    for index, (op, part) in enumerate(ops):
+        between = 0 < index < len(ops) - 1 and ops[index - 1][0] and ops[index + 1][0]
+        if op == 0 and not (between and part.isspace()):
+            flush()
+            joined.append([0, part])
+            continue
+        if op <= 0:
+            removed.append(part)
+        if op >= 0:
+            added.append(part)
+    flush()
+    return joined
+
+
+def _check_detail(item: AttemptItem, values: bool) -> list[list[Any]]:
+    """Each check of ``item`` that did not pass: ``[name, outcome, reason]``, and with
+    ``values`` (not held out) ``expected, actual, diff`` (``diff`` null unless both are
+    strings)."""
+    record = item.record
+    if record.status != "completed":
+        reason = text.one_line(item.reason)
+        return [["(the attempt)", item.status, reason]]
+    shown = []
+    for check in item.checks(("failed", "error", "not_run")):
+        entry: list[Any] = [text.name(check.name), check.outcome, text.one_line(check.reason or "")]
+        if values and not item.holdout:
+            expected, actual = check.expected, check.actual
+            both = isinstance(expected, str) and isinstance(actual, str) and check.actual_present
+            if both:
+                old = text.one_line(expected, VALUE_LIMIT)
+                new = text.one_line(actual, VALUE_LIMIT)
+                entry += [old, new, diff(old, new)]
+            else:
+                entry += [
+                    text.json_value(expected, True, VALUE_LIMIT),
+                    text.json_value(actual, check.actual_present, VALUE_LIMIT),
+                    None,
+                ]
+        shown.append(entry)
+    return shown
+
+
+@dataclass
+class _Index:
+    """Names of one column, each stored once and referred to by its position."""
+
+    names: list[str] = field(default_factory=list)
+    positions: dict[str, int] = field(default_factory=dict)
+
+    def of(self, name: str | None) -> int:
+        if name is None:
+            return -1
+        found = self.positions.get(name)
+        if found is None:
+            found = self.positions[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
+def _latency(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, 1)
+
+
+def case_table(view: ReportView, values: bool) -> dict[str, Any]:
+    """The case table's data (see the module): plain JSON values, for ``render.html``."""
+    suites, splits, changes, sources = _Index(), _Index(), _Index(), _Index()
+    outcomes = _Index(list(OUTCOMES), {name: i for i, name in enumerate(OUTCOMES)})
+    rows: list[list[Any]] = []
+    details: list[Any] = []
+    comparison = view.comparison
+    for item in _attempts(view):
+        shown = outcome(item)
+        detail = -1
+        if shown not in ("passed", "awaiting verdict"):
+            detail = len(details)
+            details.append(_check_detail(item, values))
+        found = None
+        if comparison is not None:
+            found = comparison.change_of(item.suite, item.case_id, item.attempt)
+        if found is not None and detail == -1:  # a row that changed always opens
+            detail = len(details)
+            details.append([])
+        split = item.case.split
+        row = [
+            suites.of(text.name(item.suite)),
+            text.name(item.label),
+            outcomes.of(shown),
+            splits.of(_named(split)),
+            _latency(item.record.latency_ms),
+            text.one_line(item.reason) if detail != -1 else "",
+            -1 if found is None else changes.of(found.change),
+            sources.of(_named(item.location.source)),
+            item.location.line,
+            detail,
+        ]
+        if found is not None:
+            row.append(text.one_line(found.detail))
+        rows.append(row)
+    return {
+        "suites": suites.names,
+        "outcomes": outcomes.names,
+        "splits": splits.names,
+        "changes": changes.names,
+        "sources": sources.names,
+        "rows": rows,
+        "details": details,
+        "values": values,
+    }
+
+
+def _named(value: str | None) -> str | None:
+    return None if value is None else text.name(value)
+
+
+def _attempts(view: ReportView) -> Iterator[AttemptItem]:
+    for suite in view.suites:
+        yield from suite.attempts()

@@ -1,0 +1,45 @@
+"""The words of a report's first line, shared by the Markdown report and the terminal: the
+verdict in a word, the attempts by what became of them, and what changed against the
+baseline (or that there is none)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from goldgate.base.errors import ExitCode
+from goldgate.render import text
+from goldgate.render.view import ReportView
+
+
+def verdict_word(code: int, evaluated: bool) -> str:
+    """The verdict in a word, for an exit code (the run's, or the step's under fail_on)."""
+    if code == ExitCode.INTERRUPTED:
+        return "interrupted"
+    if code == 0:
+        return "passed" if evaluated else "nothing evaluated"
+    return "failed"
+
+
+def attempt_counts(counts: Mapping[str, int]) -> str:
+    """The attempts by what became of them, only the kinds that occurred: "20 passed, 3
+    failing, 1 runtime failure, 1 skipped"."""
+    parts = [f"{counts['passed']:,} passed"]
+    for key, noun, plural in (
+        ("failure", "failing", "failing"),
+        ("runtime", "runtime failure", None),
+        ("check_error", "check error", None),
+        ("skipped", "skipped", "skipped"),
+        ("cancelled", "cancelled", "cancelled"),
+    ):
+        if counts[key]:
+            parts.append(text.count(counts[key], noun, plural))
+    return ", ".join(parts)
+
+
+def headline(view: ReportView) -> str:
+    """What line one says after the verdict: the comparison's counts and its baseline, or
+    the attempts' counts and that there is no baseline."""
+    comparison = view.comparison
+    if comparison is not None:
+        return f"{comparison.headline} against {comparison.baseline}"
+    return f"{attempt_counts(view.counts)}; no baseline"
