@@ -48,6 +48,14 @@
   image built from nothing and with the layer cache; side by side, with ratios
   (benchmarks/coldstart.py, whose docstring says what each row holds).
 
+- live: issue 27's workload, 1,000 live attempts against the fake OpenAI-compatible server
+  (a requests-per-minute limit answering 429 with Retry-After, injected 500s and 503s, its
+  own latency), goldgate beside promptfoo 0.123 (installed with npm under benchmarks/.work,
+  never a project dependency), each run twice, the second on its cache: completed attempts,
+  wall time, requests sent, the most requests in any 60-second window, ratios
+  (benchmarks/live.py; targets: every attempt completes, never over the limit, at most 1.15x
+  the time the limit imposes, the cached run sends nothing and takes under 2 s).
+
 Each figure is one run of a fresh `goldgate` process; peak memory is that process's maximum
 resident set size. The machines are shared and noisy: read ratios, not single digits.
 """
@@ -1016,6 +1024,7 @@ BENCHMARKS = {
     "replay": bench_replay,
     "evals": bench_evals,
     "coldstart": bench_coldstart,
+    "live": lambda: __import__("live").bench_live(),  # benchmarks/live.py, beside this file
 }
 
 

@@ -26,10 +26,19 @@ SETTINGS_AND_GOLD_LOADING = (
 )
 OTHER_TARGET_KINDS = (
     "http.client",
+    "httpx",
     "goldgate.run.targets.http_target",
+    "goldgate.run.targets.model_target",
     "goldgate.run.targets.command_target",
     "goldgate.run.targets.factory",
 )
+LIVE_LAYER = (
+    "goldgate.run.live.target",
+    "goldgate.run.live.ratelimit",
+    "goldgate.run.live.cache",
+    "goldgate.run.live.retry",
+)
+"""What a workflow's retry, rate limit, pricing and cache need: a model-free run pays nothing."""
 RENDERING = ("rich", "jinja2", "github")
 
 
@@ -57,7 +66,7 @@ def test_the_eval_decorator_loads_no_engine() -> None:
 def test_the_evals_engine_loads_neither_settings_nor_other_targets() -> None:
     # `goldgate evals run` needs neither settings.yaml nor the gold loader nor the http and
     # command targets; the packages it imports from name them lazily.
-    names = (*SETTINGS_AND_GOLD_LOADING, *OTHER_TARGET_KINDS, *RENDERING)
+    names = (*SETTINGS_AND_GOLD_LOADING, *OTHER_TARGET_KINDS, *LIVE_LAYER, *RENDERING)
     imports = "import goldgate.evals.session, goldgate.app.evals, goldgate.report.summary"
     assert _loaded(imports, names) == []
 
@@ -160,7 +169,7 @@ def test_a_whole_evaluate_run_loads_neither_report_models_nor_python_api_nor_oth
     )
     # Nor the other kinds of target than the one it runs (the http client, subprocesses).
     other_kinds = tuple(name for name in OTHER_TARGET_KINDS if not name.endswith(".factory"))
-    names = ("goldgate.report.models", "goldgate.run.api", *other_kinds, *RENDERING)
+    names = ("goldgate.report.models", "goldgate.run.api", *other_kinds, *LIVE_LAYER, *RENDERING)
     assert _loaded(run, names, cwd=tmp_path) == []
     report = read_report(tmp_path / "report.json")
     assert [check.outcome for check in report.suites[0].cases[0].attempts[0].checks] == [

@@ -49,6 +49,7 @@ _EXPORTS = {
     "GoldgateError": "goldgate.base.errors",
     "InvalidInputError": "goldgate.base.errors",
     "ExitCode": "goldgate.base.errors",
+    "TransientFailure": "goldgate.run.targets.base",
 }
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "RegisteredScorer",
     "Report",
     "TextOptions",
+    "TransientFailure",
     "__version__",
     "check_gold",
     "compare",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:
         evaluate,
         open_application,
     )
+    from goldgate.run.targets.base import TransientFailure
     from goldgate.scoring.scorers import RegisteredScorer
 
 

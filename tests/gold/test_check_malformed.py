@@ -1072,7 +1072,8 @@ MALFORMED = [
                 "queue_quality.accuracy, queue_quality.coverage, queue_quality.micro_precision, "
                 "queue_quality.micro_recall, queue_quality.micro_f1, "
                 "queue_quality.macro_precision, queue_quality.macro_recall, "
-                "queue_quality.macro_f1",
+                "queue_quality.macro_f1, cost.total (a maximum), cost.per_attempt (a maximum), "
+                "latency.p50_ms (a maximum), latency.p95_ms (a maximum)",
                 "/suites/0/thresholds/speed",
             )
         ],
@@ -1243,7 +1244,7 @@ MALFORMED = [
             Want(
                 S,
                 at("target"),
-                "a target needs exactly one of 'python', 'command' or 'http'",
+                "a target needs exactly one of 'python', 'command', 'http' or 'model'",
                 "/workflows/triage/target",
             )
         ],
@@ -1257,8 +1258,8 @@ MALFORMED = [
             Want(
                 S,
                 at("target"),
-                "a target needs exactly one of 'python', 'command' or 'http', found python and "
-                "command",
+                "a target needs exactly one of 'python', 'command', 'http' or 'model', found "
+                "python and command",
                 "/workflows/triage/target",
             )
         ],

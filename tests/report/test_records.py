@@ -43,7 +43,7 @@ def test_the_report_holds_these_records() -> None:
         "Report", "SuiteRecord", "CaseRecord", "AttemptRecord", "CheckRecord",
         "ExpectationRecord", "DatasetRecord", "VariantRecord", "OptionsRecord", "ScorerRecord",
         "ReplayRecord", "TargetRecord", "ThresholdRecord", "AwaitingRecord", "CountsRecord",
-        "VerdictRecord", "ExceptionRecord", "FrameRecord",
+        "VerdictRecord", "ExceptionRecord", "FrameRecord", "LiveRecord", "PricingRecord",
     }  # fmt: skip
 
 
@@ -75,11 +75,11 @@ def test_a_record_is_frozen_equal_by_fields_hashable_and_shown_by_fields() -> No
         record.held = True  # type: ignore[misc]
     same = records.ThresholdRecord(key="pass_rate", minimum=0.5, actual=None, held=False)
     assert record == same
-    assert hash(record) == hash(same) == hash(("pass_rate", 0.5, None, False))
+    assert hash(record) == hash(same) == hash(("pass_rate", 0.5, None, False, None))
     assert record != dataclasses.replace(record, held=True)
     assert record != ("pass_rate", 0.5, None, False)
     assert repr(record) == (
-        "ThresholdRecord(key='pass_rate', minimum=0.5, actual=None, held=False)"
+        "ThresholdRecord(key='pass_rate', minimum=0.5, actual=None, held=False, maximum=None)"
     )
     assert pickle.loads(pickle.dumps(record)) == record
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from goldgate.app.conclude import blocked_exit, refused, run_summary
 from goldgate.base.errors import ExitCode, GoldgateError
 from goldgate.base.memory import long_lived
-from goldgate.base.stdio import user_output_to_stderr
+from goldgate.base.stdio import user_output_to_stderr, warn
 from goldgate.run.session import RunRequest
 
 
@@ -29,4 +29,7 @@ def run_evaluation(request: RunRequest) -> ExitCode:
         )
     except (GoldgateError, KeyboardInterrupt) as error:
         return refused(error, request.json_output)
+    if session.cache is not None:  # corrupt entries were misses: say so, not in stdout
+        for sentence in session.cache.summary_warnings():
+            warn(f"goldgate: {sentence}")
     return run_summary(outcome, request.json_output)

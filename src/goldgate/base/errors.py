@@ -73,6 +73,13 @@ class GoldCheckError(InvalidInputError):
         self.violations = violations
 
 
+class MissingDependencyError(GoldgateError):
+    """An optional dependency the run needs is not installed (exit 3); the message names
+    the command that installs it."""
+
+    exit_code = ExitCode.MISSING_DEPENDENCY
+
+
 class RuntimeFailureError(GoldgateError):
     """The run itself could not go on: a report that cannot be written, for instance (exit 4)."""
 

@@ -196,6 +196,9 @@ def _compare_suite(
     skipped = "skipped" in (candidate.record.status, baseline.record.status)
     repeated = max(candidate.record.repeat, baseline.record.repeat) > 1
     tally, effect = Tally(), _Effect()
+    for side, record in ((tally.candidate, candidate.record), (tally.baseline, baseline.record)):
+        if record.target.pricing is not None:
+            side.currencies.add(record.target.pricing.currency)
     changes: list[AttemptChange] = []
     views: list[CaseView] = []
     added: list[str] = []

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from goldgate.comparison.cost import cost_figures
 from goldgate.comparison.models import (
     AttemptCounts,
     CountDelta,
@@ -61,6 +62,10 @@ class SideTally:
     latencies: list[float] = field(default_factory=list)
     usage: dict[str, float] = field(default_factory=dict)
     by_name: dict[str, list[int]] = field(default_factory=dict)
+    cost: float = 0.0
+    priced: int = 0
+    currencies: set[str] = field(default_factory=set)
+    """The currencies of the suites' pricing (set by the comparison, per suite)."""
 
     def add_case(self, attempts: Sequence[AttemptSide], names: Sequence[str]) -> None:
         """A case's attempts (skipped ones left out). Attempts are tallied by their check
@@ -78,6 +83,9 @@ class SideTally:
             if attempt.usage is not None:
                 for key, value in _numbers(attempt.usage, ""):
                     self.usage[key] = self.usage.get(key, 0.0) + value
+            if type(attempt.cost) is float or type(attempt.cost) is int:
+                self.cost += attempt.cost
+                self.priced += 1
         by_name = self.by_name
         for codes, count in tally.items():
             passed = codes.count("P")
@@ -104,6 +112,9 @@ class SideTally:
         self.latencies.extend(other.latencies)
         for key, value in other.usage.items():
             self.usage[key] = self.usage.get(key, 0.0) + value
+        self.cost += other.cost
+        self.priced += other.priced
+        self.currencies |= other.currencies
         for name, (checks, passed) in other.by_name.items():
             tally = self.by_name.setdefault(name, [0, 0])
             tally[0] += checks
@@ -219,6 +230,7 @@ def figures_of(tally: Tally, replay: bool) -> Figures:
                 for key in usage_keys
             ),
         ),
+        cost=cost_figures(now, before, reason),
     )
 
 

@@ -128,6 +128,18 @@ class Usage(_Model):
     figures: tuple[UsageDelta, ...] = ()
 
 
+class Cost(_Model):
+    """What the compared attempts' answers cost on each side, at each side's pricing
+    (cached answers count as what they cost). Cost is a maximum to hold, never a gain in
+    itself: a threshold on it is a maximum (README, "Live suites")."""
+
+    comparable: bool = Field(description="False when either side is a replay.")
+    reason: str | None = None
+    currency: str | None = Field(description="The sides' currency; None when they differ.")
+    total: Delta
+    per_attempt: Delta = Field(description="Mean over each side's priced attempts.")
+
+
 class Figures(_Model):
     """What is compared per suite and overall."""
 
@@ -143,6 +155,9 @@ class Figures(_Model):
     runtime_failures: CountDelta = Field(description="Attempts failed or timed out.")
     latency: Latency
     usage: Usage
+    cost: Cost | None = Field(
+        None, description="None when neither side's attempts were priced."
+    )
 
 
 class CheckChange(_Model):

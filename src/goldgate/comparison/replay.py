@@ -152,6 +152,9 @@ async def _replay_suite(
                     attempt.stderr,
                     checks,
                     exception_fields(attempt.exception),
+                    attempt.retries,  # copied, as latency and usage are: the run's own
+                    attempt.cached,
+                    attempt.cost,
                 )
             )
     skip_reason = saved.skip_reason if saved.status == "skipped" else None

@@ -107,6 +107,8 @@ class AttemptSide(NamedTuple):
     """Kept only for the cases a caller asked for."""
     judged: tuple[Judged | None, ...] = ()
     """Per check, for text checks a person judged or may judge; empty when none was."""
+    cost: float | None = None
+    """The attempt's cost at its workflow's pricing (live suites)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +233,10 @@ def _attempts(
             raise TypeError("latency_ms must be a number")
         result = raw.get("result") if keep else None
         reduced.append(
-            new(AttemptSide, (number, status, latency, raw.get("usage"), codes, result, judged))
+            new(
+                AttemptSide,
+                (number, status, latency, raw.get("usage"), codes, result, judged, raw.get("cost")),
+            )
         )
     return tuple(reduced)
 

@@ -4,8 +4,9 @@ and nearest-rank percentiles. Pure."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from fractions import Fraction
+
+from goldgate.report.livefigures import nearest_rank
 
 __all__ = [
     "DROP_ALPHA",
@@ -37,15 +38,6 @@ def mcnemar_p_value(improved: int, regressed: int) -> float:
     doubled = 2 * tail
     denominator = 1 << total
     return 1.0 if doubled >= denominator else doubled / denominator  # correctly rounded
-
-
-def nearest_rank(sorted_values: Sequence[float], percent: float) -> float | None:
-    """The nearest-rank percentile of ascending values (the smallest value with at least
-    ``percent`` % of values at or below it); ``None`` for no values."""
-    if not sorted_values:
-        return None
-    rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
-    return float(sorted_values[rank - 1])
 
 
 def _fisher_drop_tail(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.base.textsafe import escape_control
+from goldgate.comparison.cost import cost_line
 from goldgate.comparison.models import (
     CHANGE_CLASSES,
     REPEAT_RULE,
@@ -117,6 +118,9 @@ def render_comparison(comparison: Comparison, path: Path | None) -> str:
         lines.append(f"latency p50 {_rate(latency.p50)} ms, p95 {_rate(latency.p95)} ms")
     else:
         lines.append(f"latency and usage: not comparable ({escape_control(str(latency.reason))})")
+    cost = cost_line(comparison.overall.cost)
+    if cost is not None:
+        lines.append(escape_control(cost))
     verdict = "regressions: yes" if comparison.regressions else "regressions: none"
     lines.append(f"{verdict} (regressed or mixed: {comparison.classes.regressions})")
     if path is not None:

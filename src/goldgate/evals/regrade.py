@@ -104,7 +104,7 @@ def _gold(record: SuiteRecord, verdicts: Mapping[tuple[str, str, str], bool]) ->
         step=record.step,
         cases=tuple(cases),
         metrics=(),
-        thresholds={t.key: t.minimum for t in record.thresholds},
+        thresholds={t.key: t.bound for t in record.thresholds},
         text=None,
         cases_source=record.cases_source or "",
         fingerprint=record.fingerprint,

@@ -17,6 +17,7 @@ from pydantic_core import PydanticCustomError
 
 from goldgate.base.textsafe import quote, refuse_control
 from goldgate.gold.kinds import comparison_kinds, gold_file_names, unknown_comparison
+from goldgate.gold.maxima import MAXIMUM_THRESHOLDS as MAXIMA
 from goldgate.gold.shapes import dot_path_problem
 
 MetricKind = Literal["classification", "multilabel"]
@@ -62,6 +63,7 @@ Comparison = Annotated[str, PlainValidator(_registered)]
 
 # The summary figures a suite can gate on. Counters such as text.chars are reported only.
 RUN_THRESHOLDS = ("pass_rate", "expect.satisfied", "json.parse", "schema.requiredCoverage")
+MAXIMUM_THRESHOLDS = MAXIMA  # goldgate.gold.maxima: what the report decides reads it too
 METRIC_THRESHOLDS = (
     "accuracy",
     "coverage",
@@ -175,7 +177,11 @@ class Suite(_Gold):
         description="A nonempty array of cases, or the relative path of a case file."
     )
     metrics: list[Metric] = Field(default_factory=list)
-    thresholds: dict[str, Fraction] = Field(default_factory=dict)
+    thresholds: dict[str, Annotated[float, Field(ge=0.0)]] = Field(
+        default_factory=dict,
+        description="Minimums between 0 and 1 for rates and metric figures; maxima for "
+        "cost.total, cost.per_attempt, latency.p50_ms and latency.p95_ms.",
+    )
     text: TextOptions | None = None
     description: str | None = None
 

@@ -18,6 +18,7 @@ from goldgate.base.textsafe import quote
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.kinds import Kinds, comparison_kinds
 from goldgate.gold.models import (
+    MAXIMUM_THRESHOLDS,
     METRIC_THRESHOLDS,
     RUN_THRESHOLDS,
     Case,
@@ -305,8 +306,13 @@ def _threshold_violations(
     document: Located, suite_path: Path_, suite: Suite, has_text: bool | None
 ) -> Iterator[Violation]:
     metrics = {metric.name: metric for metric in suite.metrics}
-    for key in suite.thresholds:
+    for key, bound in suite.thresholds.items():
         where = (*suite_path, "thresholds", key)
+        if key in MAXIMUM_THRESHOLDS:
+            continue  # a maximum: any figure at or above 0
+        if bound > 1:
+            yield violation_at(document, where, f"must be at most 1.0, found {bound!r}")
+            continue
         if key in RUN_THRESHOLDS:
             if key == "json.parse" and not (suite.text and suite.text.json_):
                 message = "'json.parse' needs the suite's text.json: true"
@@ -352,4 +358,4 @@ def valid_thresholds(suite: Suite, has_text: bool) -> list[str]:
     for metric in suite.metrics:
         wrong = "accuracy" if metric.kind == "multilabel" else "exact_set_accuracy"
         names.extend(f"{metric.name}.{figure}" for figure in METRIC_THRESHOLDS if figure != wrong)
-    return names
+    return [*names, *(f"{key} (a maximum)" for key in MAXIMUM_THRESHOLDS)]

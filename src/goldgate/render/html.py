@@ -100,7 +100,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     environment.filters.update(
-        at=_coordinate, shown=_shown, signed=_signed, percent=text.percent, ratio=text.ratio
+        at=_coordinate, shown=_shown, signed=_signed, percent=text.percent, ratio=text.ratio,
+        bound=text.bound,
     )
     return environment
 

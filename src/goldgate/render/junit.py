@@ -56,7 +56,7 @@ from goldgate.render.view import (
     build_view,
     classify,
 )
-from goldgate.report.models import Report
+from goldgate.report.models import Report, ThresholdRecord
 from goldgate.scoring.metrics import ClassificationMetricResult
 
 # XML 1.0 allows tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and the
@@ -199,7 +199,7 @@ def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
     missed = [item.record for item in suite.thresholds if not item.record.held]
     if missed:
         words = "; ".join(
-            f"{t.key}: minimum {text.ratio(t.minimum)}, actual {text.ratio(t.actual)}"
+            f"{t.key}: {_bound(t)}, actual {text.ratio(t.actual)}"
             for t in missed
         )
         count = f"{len(missed)} of {len(suite.thresholds)} thresholds missed"
@@ -234,7 +234,7 @@ def _properties(suite: SuiteView, comparison: ComparisonView | None) -> dict[str
         state = "held" if threshold.held else "missed"
         decided = ", decided the verdict" if item.decided else ""
         properties[f"threshold.{threshold.key}"] = (
-            f"minimum {text.ratio(threshold.minimum)}, actual {text.ratio(threshold.actual)}, "
+            f"{_bound(threshold)}, actual {text.ratio(threshold.actual)}, "
             f"{state}{decided}"
         )
     for metric in record.metrics:
@@ -309,3 +309,10 @@ def junit_from_view(view: ReportView) -> str:
     # One element per line, so that a diff of two files reads; `><` only occurs between
     # tags, since the serializer escapes `<` and `>` in text and attribute values alike.
     return DECLARATION + body.replace("><", ">\n<") + "\n"
+
+
+def _bound(threshold: ThresholdRecord) -> str:
+    """``minimum 0.9``, or ``maximum 1200`` for a maximum (cost, latency)."""
+    if threshold.maximum is not None:
+        return f"maximum {text.ratio(threshold.maximum)}"
+    return f"minimum {text.ratio(threshold.minimum)}"

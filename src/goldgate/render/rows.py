@@ -125,7 +125,8 @@ def threshold_table(view: ReportView) -> tuple[tuple[str, ...], list[Cells]]:
         for item in suite.thresholds:
             record = item.record
             held = "yes" if record.held else "no"
-            minimum, actual = text.ratio(record.minimum), text.ratio(record.actual)
+            minimum = text.bound(record.minimum, record.maximum)
+            actual = text.ratio(record.actual)
             if deltas:
                 before = delta.thresholds.get(record.key) if delta is not None else None
                 baseline = before.before() if before is not None else "n/a"

@@ -77,6 +77,12 @@ def _redacted(value: Any) -> Any:
     return value
 
 
+def bound(minimum: float | None, maximum: float | None) -> str:
+    """A threshold's bound as it reads: its minimum, or ``at most X`` for a maximum (cost,
+    latency), so that nobody takes a cost limit for a floor."""
+    return ratio(minimum) if maximum is None else f"at most {ratio(maximum)}"
+
+
 def ratio(value: float | None) -> str:
     """A ratio in [0, 1] as a short decimal (0.95, 1, 0.3333); ``n/a`` when unmeasured."""
     if value is None or not math.isfinite(value):

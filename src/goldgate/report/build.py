@@ -19,6 +19,7 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase, recorded_case
+from goldgate.report.livefigures import LiveTally, maximum_figures, plain_thresholds, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
@@ -87,8 +88,14 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         usage = document.get("usage")
         if usage is not None:
             record["usage"] = usage
-        if include_details:
-            record["result"] = document
+    if outcome.retries:
+        record["retries"] = outcome.retries
+    if outcome.cached:
+        record["cached"] = True
+    if outcome.cost is not None:
+        record["cost"] = outcome.cost
+    if document is not None and include_details:
+        record["result"] = document
     if include_details and outcome.stderr:
         record["stderr"] = outcome.stderr
     exception = outcome.exception
@@ -186,6 +193,10 @@ class SuiteCollector:
         self._pending: list[dict[str, Any]] = []
         self.queue: list[AwaitingRecord] = []
         self.count = 0
+        self.live = LiveTally()
+        self.latencies: list[float] | None = (
+            [] if any(key.startswith("latency.") for key in suite.thresholds) else None
+        )  # kept only for a latency maximum to hold them to
 
     def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
         """The expectations of case ``index``, in check order (a subclass may decide them
@@ -212,6 +223,10 @@ class SuiteCollector:
 
     def add(self, outcome: AttemptOutcome) -> None:
         self.attempts[outcome.status] += 1
+        if outcome.retries or outcome.cached or outcome.cost is not None:
+            self.live.add(outcome.retries, outcome.cached, outcome.cost)
+        if self.latencies is not None and outcome.latency_ms is not None:
+            self.latencies.append(round(outcome.latency_ms, 3))  # as the attempt stores it
         if outcome.status == "completed":
             counts = self.checks
             queued = False
@@ -284,7 +299,8 @@ class SuiteCollector:
         summary = self.summary()
         skipped = skip_reason is not None
         metrics = () if skipped else suite_metrics(suite.metrics, self.observations)
-        thresholds = suite_thresholds(suite.thresholds, summary, metrics)
+        maxima = maximum_figures(self.latencies or (), self.live)
+        thresholds = suite_thresholds(suite.thresholds, summary, metrics, maxima)
         counts = CountsRecord(
             {status: self.attempts[status] for status in ATTEMPT_STATUSES},
             {outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
@@ -324,6 +340,7 @@ class SuiteCollector:
             adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=thresholds,
+            live=self.live.record(target.pricing),
             verdict=verdict,
         )
 
@@ -350,18 +367,22 @@ _HEAD_FIELDS = {
 
 _TAIL_FIELDS = {
     "attempt_count", "counts", "summary", "adjudication", "adjudication_queue", "metrics",
-    "thresholds", "verdict",
+    "thresholds", "live", "verdict",
 }  # fmt: skip
 
 
 def suite_head(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says before its cases."""
-    return record_json(record, by_alias=True, include=_HEAD_FIELDS)
+    head = record_json(record, by_alias=True, include=_HEAD_FIELDS)
+    written(head["target"], ("pricing",))
+    return head
 
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
-    return record_json(record, include=_TAIL_FIELDS)
+    tail = written(record_json(record, include=_TAIL_FIELDS), ("live",))
+    tail["thresholds"] = plain_thresholds(tail["thresholds"])
+    return tail
 
 
 @cache

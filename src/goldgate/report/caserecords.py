@@ -140,6 +140,28 @@ class AttemptRecord(Record):
     usage: Any = field(
         default=None, metadata={"description": "The result document's /usage, when it has one."}
     )
+    retries: int = field(
+        default=0,
+        metadata={
+            "ge": 0,
+            "description": "Calls after the first that a live target made for this attempt "
+            "(the workflow's retry settings).",
+        },
+    )
+    cached: bool = field(
+        default=False,
+        metadata={
+            "description": "The answer came from the response cache (--cache): no call was made."
+        },
+    )
+    cost: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0,
+            "description": "The usage priced by the workflow's pricing (its currency is the "
+            "suite target's); None without pricing or usage.",
+        },
+    )
     result: dict[str, Any] | None = field(
         default=None, metadata={"description": "Private: the result document."}
     )
@@ -238,6 +260,9 @@ class AttemptView:
     result: dict[str, Any] | None
     stderr: str | None
     checks: tuple[CheckView, ...]
+    retries: int = 0
+    cached: bool = False
+    cost: float | None = None
 
 
 def attempt_views(case: CaseRecord) -> Iterator[AttemptView]:
@@ -256,6 +281,9 @@ def attempt_views(case: CaseRecord) -> Iterator[AttemptView]:
             attempt.result,
             attempt.stderr,
             _check_views(case, attempt),
+            attempt.retries,
+            attempt.cached,
+            attempt.cost,
         )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.report.caserecords import CaseRecord
+from goldgate.report.livefigures import run_live
 from goldgate.report.rebuild import rebuild_suite
 from goldgate.report.records import Report, SuiteRecord, SuiteStatus
 from goldgate.report.verdicts import run_verdict
@@ -134,6 +135,7 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
         finished_at=max(report.finished_at for report in all_reports),
         duration_seconds=max(report.duration_seconds for report in all_reports),
         verdict=verdict,
+        live=run_live(suite.live for suite in records),
     )
 
 

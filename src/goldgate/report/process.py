@@ -46,6 +46,7 @@ from goldgate.gold.suites import GoldSuite
 from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.io import ReportFile
+from goldgate.report.livefigures import live_values
 from goldgate.report.records import SuiteRecord, TargetRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.scoring.attempt import AttemptOutcome, attempt_outcome, builtin_checks
@@ -80,7 +81,7 @@ _PATIENCE: Final = 600.0
 # Messages, this process to the report process: (kind, ...) tuples, sent in lists.
 _BYTES: Final = 0  # (_BYTES, data): bytes ReportWriter wrote around the suites
 _SUITE: Final = 1  # (_SUITE, suite number, repeat, include_details): a suite's cases begin
-_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, document, ..., exception)
+_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, ..., exception, live)
 _UNFINISHED: Final = 3  # (_UNFINISHED, first position, count, status, reason): in a row
 _RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the SuiteRecord
 _PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
@@ -320,7 +321,8 @@ class RemoteCollector:
         checks = [check_values(check) for check in outcome.checks] if outcome.checks else None
         self._process.post(
             (_ADD, outcome.index, outcome.attempt, outcome.status, outcome.reason,
-             outcome.latency_ms, outcome.document, outcome.stderr, checks, outcome.exception)
+             outcome.latency_ms, outcome.document, outcome.stderr, checks, outcome.exception,
+             live_values(outcome))
         )  # fmt: skip
 
     def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
@@ -432,6 +434,7 @@ class _Writing:
         stderr: str | None,
         checks: Any,
         exception: Any = None,
+        live: tuple[int, bool, float | None] | None = None,
     ) -> None:
         suite, collector = self.suite, self.collector
         assert suite is not None
@@ -442,10 +445,8 @@ class _Writing:
         else:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
-        outcome = attempt_outcome(
-            index, case, attempt, status, reason, latency_ms, document, stderr, checks, exception
-        )
-        collector.add(outcome)
+        fields = (index, case, attempt, status, reason, latency_ms, document, stderr, checks)
+        collector.add(attempt_outcome(*fields, exception, *(live or ())))  # live_values
 
 
 def _transportable(error: BaseException) -> BaseException:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
+from goldgate.report.livefigures import LiveTally, maximum_figures
 from goldgate.report.records import AwaitingRecord, CountsRecord, SuiteRecord
 from goldgate.report.verdicts import (
     ATTEMPT_STATUSES,
@@ -41,8 +42,12 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
     observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
     rebuilt = replace(record, cases=tuple(cases))
     queue: list[AwaitingRecord] = []
+    live, latencies = LiveTally(), list[float]()
     for view in rebuilt.iter_attempts():
         attempts[view.status] += 1
+        live.add(view.retries, view.cached, view.cost)
+        if view.latency_ms is not None:
+            latencies.append(view.latency_ms)
         for check in view.checks:
             checks[check.outcome] += 1
             if check.adjudication and isinstance(check.actual, str):
@@ -69,7 +74,10 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
     skipped = record.status == "skipped"
     metrics = () if skipped else suite_metrics(record.metric_definitions, observations)
     thresholds = suite_thresholds(
-        {threshold.key: threshold.minimum for threshold in record.thresholds}, summary, metrics
+        {threshold.key: threshold.bound for threshold in record.thresholds},
+        summary,
+        metrics,
+        maximum_figures(latencies, live),
     )
     verdict = (
         record.verdict
@@ -86,6 +94,7 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
         adjudication_queue=tuple(queue),
         metrics=metrics,
         thresholds=tuple(thresholds),
+        live=live.record(record.target.pricing),
         verdict=verdict,
     )
 

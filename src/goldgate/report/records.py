@@ -41,7 +41,9 @@ __all__ = [
     "AwaitingRecord",
     "CountsRecord",
     "DatasetRecord",
+    "LiveRecord",
     "OptionsRecord",
+    "PricingRecord",
     "ReplayRecord",
     "Report",
     "ScorerRecord",
@@ -125,6 +127,42 @@ class ReplayRecord(Record):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
+class PricingRecord(Record):
+    """The workflow's prices, with which its attempts' costs were computed."""
+
+    input_per_million: float
+    output_per_million: float
+    currency: str
+    __pydantic_config__ = READ
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class LiveRecord(Record):
+    """What a live suite's (or run's) calls came to. Written only where there is something to
+    say: a suite with retries, cached answers or priced attempts."""
+
+    retries: int = field(default=0, metadata={"ge": 0, "description": "Retries, all attempts."})
+    cached: int = field(
+        default=0, metadata={"ge": 0, "description": "Attempts answered from the cache."}
+    )
+    cost: float | None = field(
+        default=None,
+        metadata={
+            "description": "What the priced attempts' answers cost, cached ones included (so "
+            "that runs compare whatever the cache held); None: nothing was priced."
+        },
+    )
+    spent: float | None = field(
+        default=None,
+        metadata={"description": "What this run paid: the cost of the answers it called for."},
+    )
+    currency: str | None = field(
+        default=None, metadata={"description": "The prices' currency; None when they differ."}
+    )
+    __pydantic_config__ = READ
+
+
+@dataclass(frozen=True, repr=False, eq=False)
 class TargetRecord(Record):
     kind: str
     workflow_revision: str | None
@@ -133,16 +171,35 @@ class TargetRecord(Record):
         default_factory=dict,
         metadata={"description": "Import path, argv or URL; never header values."},
     )
+    pricing: PricingRecord | None = field(
+        default=None,
+        metadata={"description": "The workflow's prices, when it has some (written only then)."},
+    )
     __pydantic_config__ = READ
 
 
 @dataclass(frozen=True, repr=False, eq=False)
 class ThresholdRecord(Record):
     key: str
-    minimum: float
+    minimum: float | None = field(
+        metadata={"description": "The figure must be at least this; None for a maximum."}
+    )
     actual: float | None = field(metadata={"description": "None when nothing was measured."})
     held: bool
+    maximum: float | None = field(
+        default=None,
+        metadata={
+            "description": "For cost.* and latency.*: the figure must stay at or under this "
+            "(a maximum, never a minimum)."
+        },
+    )
     __pydantic_config__ = READ
+
+    @property
+    def bound(self) -> float:
+        """The threshold as gold states it: its maximum, or else its minimum."""
+        bound = self.minimum if self.maximum is None else self.maximum
+        return 0.0 if bound is None else bound
 
 
 # Keyword-only: note, which a report may leave out, comes before digest, which it may not.
@@ -237,6 +294,13 @@ class SuiteRecord(Record):
         metadata={"description": "Empty for a skipped suite: nothing was measured, not zero."},
     )
     thresholds: tuple[ThresholdRecord, ...] = ()
+    live: LiveRecord | None = field(
+        default=None,
+        metadata={
+            "description": "Retries, cached answers and cost of a live suite's attempts "
+            "(written only when there is any)."
+        },
+    )
     verdict: SuiteVerdict
     __pydantic_config__ = READ
 
@@ -274,4 +338,8 @@ class Report(Record):
     finished_at: str
     duration_seconds: float
     verdict: VerdictRecord
+    live: LiveRecord | None = field(
+        default=None,
+        metadata={"description": "The suites' live figures added up (written only when any)."},
+    )
     __pydantic_config__ = READ

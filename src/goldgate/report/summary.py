@@ -13,7 +13,7 @@ from goldgate.base.textsafe import escape_control
 from goldgate.report.plain import record_json
 
 if TYPE_CHECKING:
-    from goldgate.report.records import Report, SuiteRecord
+    from goldgate.report.records import LiveRecord, Report, SuiteRecord
 
 
 def _suite_line(suite: SuiteRecord, width: int) -> str:
@@ -34,6 +34,8 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
         parts.append(f"{runtime} runtime failures")
     if attempts["cancelled"]:
         parts.append(f"{attempts['cancelled']} cancelled")
+    if suite.live is not None:
+        parts.extend(live_parts(suite.live))
     if suite.thresholds:
         held = sum(threshold.held for threshold in suite.thresholds)
         parts.append(f"thresholds {held}/{len(suite.thresholds)} held")
@@ -41,6 +43,21 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
         if errors and held == len(suite.thresholds) and not runtime:
             parts.append(f"failed on {errors} check error{'s' * (errors != 1)}")
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
+
+
+def live_parts(live: LiveRecord) -> list[str]:
+    """What a live suite's calls came to, for its summary line: cached attempts, retries and
+    cost (what the answers cost, and what this run paid where the cache saved some)."""
+    parts = []
+    if live.cached:
+        parts.append(f"{live.cached} cached")
+    if live.retries:
+        parts.append(f"{live.retries} retr{'y' if live.retries == 1 else 'ies'}")
+    if live.cost is not None:
+        currency = f" {escape_control(live.currency)}" if live.currency else ""
+        paid = f" ({live.spent:.4f} spent)" if live.spent != live.cost else ""
+        parts.append(f"cost {live.cost:.4f}{currency}{paid}")
+    return parts
 
 
 def render_summary(report: Report, report_path: Path | None, exit_code: ExitCode) -> str:
@@ -114,6 +131,7 @@ def summary_json(
                 "attempt_count": suite.attempt_count,
                 "counts": record_json(suite.counts),
                 "thresholds": [record_json(threshold) for threshold in suite.thresholds],
+                **({} if suite.live is None else {"live": record_json(suite.live)}),
             }
             for suite in report.suites
         ],

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
+from goldgate.gold.maxima import MAXIMUM_THRESHOLDS
 from goldgate.report.records import SuiteVerdict, ThresholdRecord, VerdictRecord
 
 if TYPE_CHECKING:
@@ -113,11 +114,22 @@ def suite_metrics(
 
 
 def suite_thresholds(
-    thresholds: Mapping[str, float], summary: Mapping[str, float | None], metrics: Sequence[Any]
+    thresholds: Mapping[str, float],
+    summary: Mapping[str, float | None],
+    metrics: Sequence[Any],
+    maxima: Mapping[str, float | None] | None = None,
 ) -> tuple[ThresholdRecord, ...]:
+    """Each threshold, held or not: a minimum held when its figure is at least it, a maximum
+    (``MAXIMUM_THRESHOLDS``, its figure from ``maxima``) when its figure is at most it; an
+    unmeasured figure never holds."""
     by_name = {metric.name: metric for metric in metrics}
     records = []
     for key, minimum in thresholds.items():
+        if key in MAXIMUM_THRESHOLDS:
+            value = (maxima or {}).get(key)
+            held = value is not None and value <= minimum
+            records.append(ThresholdRecord(key, None, value, held, float(minimum)))
+            continue
         if key in summary:
             actual = summary[key]
         else:

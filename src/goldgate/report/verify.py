@@ -7,18 +7,16 @@ Recomputed for every suite: each check's outcome where its comparison is built i
 fields it records (assertions declared and held, waiting for a person, parsed as JSON);
 the counts of attempts and checks; the summary figures; the metrics (over the observations,
 from the suite's metric definitions, with details); the thresholds' measured values and
-whether they held; the checks waiting for a person and their queue; the suite's verdict.
-Then the run's verdict: exit code, meaning, passed, the verdicts' tally. The figures are
-computed by the very functions a run uses (``report.build``, ``goldgate.scoring``), so an
-honest report always agrees.
+whether they held; the checks waiting for a person and their queue; the suite's verdict;
+its live figures (``report.livefigures``). Then the run's verdict and live totals. The
+figures are computed by the very functions a run uses, so an honest report always agrees.
 
 Kept as stored, since nothing in the report can recompute them: a ``custom`` check's outcome
 (the scorer is user code), every outcome of a report written without details (nothing to
 score again) and what only the run knew (a threshold's minimum, a text check's required
 keys found, ``text.chars`` without details). docs/report-format.md says the same.
 
-The figures come from ``report.verdicts``; comparing a stored value with the recomputed one,
-and refusing it, is ``report.agreement``.
+The figures come from ``report.verdicts``; comparing and refusing is ``report.agreement``.
 """
 
 from __future__ import annotations
@@ -42,6 +40,7 @@ from goldgate.report.agreement import (
     stored_flag,
     stored_optional_flag,
 )
+from goldgate.report.livefigures import LiveTally, agree_run_live, plain_thresholds
 from goldgate.report.plain import record_json
 from goldgate.report.records import CountsRecord
 from goldgate.report.verdicts import (
@@ -51,7 +50,6 @@ from goldgate.report.verdicts import (
     Figures,
     run_verdict,
     suite_metrics,
-    suite_thresholds,
     suite_verdict,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
@@ -165,6 +163,7 @@ def verify_report(
     if isinstance(stored, Mapping):  # a field a format left out reads as its default
         stored = {**record_json(report.verdict), **stored}
     agree(path, ("verdict",), stored, record_json(verdict))
+    agree_run_live(path, report.live, report.suites)
 
 
 def _json_options() -> TextOptions:
@@ -200,6 +199,7 @@ class _Tally:
         self.queue: list[dict[str, Any]] = []
         self.waiting: list[tuple[str, int, str]] = []
         self.known: dict[str, Any] = {}  # compiled patterns, shared by the suite's cases
+        self.live, self.latencies = LiveTally(), list[float]()
 
     def case(self, case: Mapping[str, Any], here: tuple[str | int, ...]) -> None:
         """One case's attempts into the tallies, each rescorable check scored again."""
@@ -210,6 +210,8 @@ class _Tally:
         for number, attempt in enumerate(case["attempts"]):
             status = attempt["status"]
             self.attempts[status] += 1
+            self.live.add_stored(attempt)
+            self.latencies += [] if attempt.get("latency_ms") is None else [attempt["latency_ms"]]
             if status == "skipped" and not self.skipped:
                 pointer = format_pointer((*here, "attempts", number, "status"))
                 raise ReportRefusedError(
@@ -456,10 +458,10 @@ def _verify_suite(
         metrics = () if skipped else suite_metrics(tally.definitions, tally.observations)
         computed = [metric.model_dump(mode="json") for metric in metrics]
         agree(path, (*here, "metrics"), stored("metrics"), computed)
-    minimums = {threshold.key: threshold.minimum for threshold in record.thresholds}
-    thresholds = suite_thresholds(minimums, summary, metrics)
-    stored_thresholds = stored("thresholds")
-    agree(path, (*here, "thresholds"), stored_thresholds, [record_json(t) for t in thresholds])
+    bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
+    thresholds = tally.live.thresholds(bounds, summary, metrics, tally.latencies)
+    stored_thresholds = plain_thresholds(stored("thresholds"))
+    agree(path, (*here, "thresholds"), stored_thresholds, plain_thresholds(thresholds))
     verdict: str
     if skipped:
         verdict = "skipped"
@@ -468,6 +470,7 @@ def _verify_suite(
     else:
         verdict = suite_verdict(counts, thresholds, bool(record.thresholds))
     agree(path, (*here, "verdict"), stored("verdict"), verdict)
+    tally.live.agree(path, (*here, "live"), record)
 
 
 def _verify_queue(stored: Any, tally: _Tally, where: tuple[str | int, ...], path: str) -> None:

@@ -23,6 +23,7 @@ from goldgate.report.io import parse_report
 from goldgate.report.models import Report
 from goldgate.report.records import DatasetRecord, OptionsRecord, TargetRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
+from goldgate.run.live import live_target
 from goldgate.run.runner import RunOptions
 from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, now
 from goldgate.run.targets import Target, TargetRequest, TargetResponse, build_target
@@ -272,6 +273,7 @@ async def open_application(
             target = build_target(
                 workflow.target, project_root=loaded.project_root, search_paths=loaded.python_paths
             )
+            target = live_target(target, workflow, None)  # its retries, limits and pricing
             target.load()
             targets[name] = target
         yield Application(PreparedConfiguration(loaded), targets)

@@ -23,6 +23,7 @@ from goldgate.base.errors import LoopBlocked
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
+from goldgate.run.inflight import InFlight
 from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import TargetFailure, TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
@@ -86,16 +87,26 @@ def _failed(
     reason: str,
     latency_ms: float | None,
     stderr: str | None = None,
+    current: InFlight | None = None,
     exception: Mapping[str, Any] | None = None,
 ) -> AttemptOutcome:
     checks = _not_run_all(case, f"the attempt failed: {reason}")
+    retries = 0 if current is None else current.retries
+    if retries:
+        reason = f"{reason} (after {retries} {'retry' if retries == 1 else 'retries'})"
     return AttemptOutcome(
-        index, case, attempt, "failed", reason, latency_ms, None, stderr, checks, exception
+        index, case, attempt, "failed", reason, latency_ms, None, stderr, checks, exception,
+        retries,
     )
 
 
 def _timed_out(
-    index: int, case: Case | RecordedCase, attempt: int, timeout: float, latency_ms: float | None
+    index: int,
+    case: Case | RecordedCase,
+    attempt: int,
+    timeout: float,
+    latency_ms: float | None,
+    retries: int = 0,
 ) -> AttemptOutcome:
     if latency_ms is None:
         reason = f"no result within the {timeout:g} s deadline"
@@ -103,7 +114,7 @@ def _timed_out(
         reason = f"scoring ran out of time: the {timeout:g} s deadline passed while scoring"
     return AttemptOutcome(
         index, case, attempt, "timed_out", reason, latency_ms, None, None,
-        _not_run_all(case, reason),
+        _not_run_all(case, reason), retries=retries,
     )  # fmt: skip
 
 
@@ -132,17 +143,6 @@ def _blocked(
     )
 
 
-class _Attempt:
-    """The attempt a worker is on, so that its deadline can be recorded against it."""
-
-    __slots__ = ("attempt", "index", "latency_ms")
-
-    def __init__(self) -> None:
-        self.index = -1
-        self.attempt = 0
-        self.latency_ms: float | None = None
-
-
 async def _score(
     compiled: tuple[CompiledExpectation, ...],
     document: Mapping[str, Any],
@@ -167,7 +167,7 @@ async def run_attempt(
     attempt: int,
     run: AttemptRun,
     registry: ScorerRegistry,
-    current: _Attempt,
+    current: InFlight,
     leave_unscored: Callable[[], bool] | None = None,
 ) -> AttemptOutcome:
     """One attempt: the target call and every check. ``leave_unscored``, asked as the
@@ -179,7 +179,7 @@ async def run_attempt(
     else:
         case, compiled = suite.attempt_gold(index)
     envelope = case.input.as_json()
-    current.index, current.attempt, current.latency_ms = index, attempt, None
+    current.begin(index, attempt)
     started = time.perf_counter()
     stderr: str | None = None
     try:
@@ -187,33 +187,41 @@ async def run_attempt(
     except LoopBlocked as blocked:
         return _blocked(index, case, attempt, blocked, None)
     except TargetFailure as failure:
-        latency = (time.perf_counter() - started) * 1000
+        latency = (time.perf_counter() - started - current.paused) * 1000
         return _failed(
-            index, case, attempt, failure.reason, latency, failure.stderr, failure.exception
-        )
+            index, case, attempt, failure.reason, latency, failure.stderr, current,
+            failure.exception,
+        )  # fmt: skip
     except anyio.get_cancelled_exc_class():
         raise
     except BaseException as error:  # SystemExit, KeyboardInterrupt ... from the target
         latency = (time.perf_counter() - started) * 1000
         return _failed(index, case, attempt, f"the target raised {type(error).__name__}", latency)
-    latency_ms = current.latency_ms = (time.perf_counter() - started) * 1000
+    latency_ms = current.latency_ms = (time.perf_counter() - started - current.paused) * 1000
     document: Mapping[str, Any]
+    cached, cost = False, None
     if isinstance(response, TargetResponse):
         document, stderr = response.document, response.stderr
+        cached, cost = response.cached, response.cost
     else:  # a Python API run callable: check and copy what it returned
         try:
             document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
         except TargetFailure as failure:
             return _failed(index, case, attempt, failure.reason, latency_ms)
+    retries = current.retries
     if compiled is None:
-        return completed(index, case, attempt, latency_ms, document, stderr, ())
+        return completed(
+            index, case, attempt, latency_ms, document, stderr, (), retries, cached, cost
+        )
     try:
         checks = await _score(compiled, document, envelope, registry, suite)
     except LoopBlocked as blocked:
         return _blocked(index, case, attempt, blocked, latency_ms)
     if suite.verdicts:
         checks = adjudicate(checks, compiled, case.id, suite.verdicts)
-    return completed(index, case, attempt, latency_ms, document, stderr, checks)
+    return completed(
+        index, case, attempt, latency_ms, document, stderr, checks, retries, cached, cost
+    )
 
 
 
@@ -324,11 +332,12 @@ async def run_suite(
     timeout, slack = options.timeout, max(DEADLINE_SLACK, options.timeout * DEADLINE_SHARE)
 
     async def worker() -> None:
-        current = _Attempt()
+        current = InFlight.entered(watchdog)  # what the live layer sees of this worker
         item = next(identities, None)
         clock = asyncio_clock()
         while item is not None:
             with anyio.CancelScope() as scope:
+                current.scope = scope
                 armed = math.inf  # the scope's deadline (its property costs a call to read)
                 while item is not None:
                     position, (index, attempt) = item
@@ -337,7 +346,8 @@ async def run_suite(
                         while position - ordered.next >= run_ahead:
                             await anyio.sleep(_ROOM_POLL)
                     deadline = clock() + timeout
-                    if not deadline <= armed <= deadline + slack:
+                    # moved: the last attempt waited outside its deadline (run.inflight).
+                    if current.moved or not deadline <= armed <= deadline + slack:
                         armed = scope.deadline = deadline + slack  # kept for what follows
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
@@ -358,7 +368,10 @@ async def run_suite(
             if scope.cancelled_caught and item is not None:
                 position, (index, attempt) = item
                 case = suite.attempt_gold(index)[0]  # read for the attempt already
-                deliver(position, _timed_out(index, case, attempt, timeout, current.latency_ms))
+                deliver(
+                    position,
+                    _timed_out(index, case, attempt, timeout, current.latency_ms, current.retries),
+                )
                 item = next(identities, None)
 
     with anyio.CancelScope() as outer_scope:

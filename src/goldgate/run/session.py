@@ -29,6 +29,7 @@ from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
     OptionsRecord,
+    PricingRecord,
     Report,
     TargetRecord,
     VariantRecord,
@@ -46,6 +47,7 @@ from goldgate.scoring.scorers import ScorerRegistry
 if TYPE_CHECKING:
     from goldgate.gold.settings.load import LoadedSettings
     from goldgate.gold.suites import Dataset, GoldSuite
+    from goldgate.run.live.cache import ResponseCache
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,8 @@ class Session:
     options: RunOptions
     output: Path
     variant: VariantRecord
+    cache: ResponseCache | None = None
+    """The response cache (``--cache``), whose warnings and counts the command reports."""
 
     def _header(self) -> RunHeader:
         return RunHeader(
@@ -305,6 +309,7 @@ def prepare_session(request: RunRequest) -> Session:
     from goldgate.gold.settings.load import load_settings
     from goldgate.report.verdictstore import attach_verdicts
     from goldgate.run.identity import project_folder
+    from goldgate.run.live import live_target
     from goldgate.run.scorers import settings_registry
     from goldgate.run.targets.factory import build_target
 
@@ -321,6 +326,7 @@ def prepare_session(request: RunRequest) -> Session:
     ensure_writable(output)
     variant = run_variant(request, settings, project)
     registry = settings_registry(settings, suites)
+    cache = response_cache(request.cache)
     targets: dict[str, Target] = {}
     jobs = []
     for suite in suites:
@@ -337,14 +343,21 @@ def prepare_session(request: RunRequest) -> Session:
                 # unanswered request is always 'timed_out'.
                 http_timeout=request.timeout + 5.0,
             )
+            target = live_target(target, workflow, cache)
         if skip_reason is None and suite.workflow not in targets:
             target.load()
             targets[suite.workflow] = target
+        pricing = workflow.pricing
         record = TargetRecord(
             kind=workflow.target.kind,
             workflow_revision=workflow.revision,
             live=workflow.live,
             identity=target.describe(),
+            pricing=None
+            if pricing is None
+            else PricingRecord(
+                pricing.input_per_million, pricing.output_per_million, pricing.currency
+            ),
         )
         run = None if skip_reason is not None else _attempt_run(target, suite)
         jobs.append(SuiteJob(suite, record, run, skip_reason))
@@ -358,7 +371,25 @@ def prepare_session(request: RunRequest) -> Session:
         options=options,
         output=output,
         variant=variant,
+        cache=cache,
     )
+
+
+def response_cache(folder: Path | None) -> ResponseCache | None:
+    """The run's response cache (``--cache DIR``): None without one. A path that is there
+    and not a folder is refused before anything runs."""
+    if folder is None:
+        return None
+    if folder.exists() and not folder.is_dir():
+        from goldgate.base.textsafe import escape_control
+
+        raise InvalidInputError(
+            f"--cache {escape_control(display_path(folder))}: not a folder; name a folder "
+            "(made when missing) for the response cache."
+        )
+    from goldgate.run.live.cache import ResponseCache
+
+    return ResponseCache(folder)
 
 
 def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) -> VariantRecord:
@@ -410,3 +441,5 @@ class RunRequest:
     shard: tuple[int, int] | None = None
     variant: str | None = None
     variant_revision: str | None = None
+    cache: Path | None = None
+    """``--cache DIR``: live workflows' answers are taken from and kept in this folder."""

@@ -20,6 +20,7 @@ import anyio
 from goldgate._version import __version__
 from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import Collector, SuiteCollector, suite_tail
+from goldgate.report.livefigures import run_live, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     REPORT_FORMAT,
@@ -148,7 +149,7 @@ class ReportRun:
                 "workflow": suite.workflow,
                 "flow": suite.flow,
                 "step": suite.step,
-                "target": record_json(job.target),
+                "target": written(record_json(job.target), ("pricing",)),
                 "cases_source": suite.cases_source,
                 "status": status,
                 "skip_reason": job.skip_reason,
@@ -274,6 +275,7 @@ def finish_report(
         interruption=interruption,
     )
     finished_at, seconds = now().isoformat(), round(duration, 6)
+    live = run_live(suite.live for suite in suites)
     writer.tail(
         {
             "complete": interruption is None,
@@ -281,6 +283,7 @@ def finish_report(
             "finished_at": finished_at,
             "duration_seconds": seconds,
             "verdict": record_json(verdict),
+            **({} if live is None else {"live": record_json(live)}),
         }
     )
     return Report(
@@ -298,4 +301,5 @@ def finish_report(
         finished_at=finished_at,
         duration_seconds=seconds,
         verdict=verdict,
+        live=live,
     )

@@ -37,6 +37,12 @@ class AttemptOutcome:
     checks: tuple[CheckOutcome, ...]
     exception: Mapping[str, Any] | None = None
     """A failed attempt: what its in-process target raised (``ExceptionRecord``'s fields)."""
+    retries: int = 0
+    """Calls after the first that a live target's attempt made (retry settings)."""
+    cached: bool = False
+    """The answer came from the response cache (``--cache``): nothing was called."""
+    cost: float | None = None
+    """The attempt's usage priced by its workflow's ``pricing``; None: no pricing or usage."""
 
 
 def attempt_outcome(
@@ -50,6 +56,9 @@ def attempt_outcome(
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
     exception: Mapping[str, Any] | None = None,
+    retries: int = 0,
+    cached: bool = False,
+    cost: float | None = None,
 ) -> AttemptOutcome:
     """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
     attempt, run or not, makes one."""
@@ -66,6 +75,9 @@ def attempt_outcome(
             "stderr": stderr,
             "checks": checks,
             "exception": exception,
+            "retries": retries,
+            "cached": cached,
+            "cost": cost,
         },
     )
 
@@ -118,8 +130,12 @@ def completed(
     document: Mapping[str, Any],
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
+    retries: int = 0,
+    cached: bool = False,
+    cost: float | None = None,
 ) -> AttemptOutcome:
     """A completed attempt's outcome."""
     return attempt_outcome(
-        index, case, attempt, "completed", None, latency_ms, document, stderr, checks
-    )
+        index, case, attempt, "completed", None, latency_ms, document, stderr, checks,
+        retries=retries, cached=cached, cost=cost,
+    )  # fmt: skip

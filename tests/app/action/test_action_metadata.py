@@ -17,8 +17,8 @@ import yaml
 from .support import load_script
 
 INPUTS = (
-    "mode", "config", "suites", "evals", "live", "max_concurrency", "timeout", "repeat", "variant",
-    "baseline", "report", "partial", "junit", "comment", "comment_mode", "comment_id",
+    "mode", "config", "suites", "evals", "live", "max_concurrency", "timeout", "repeat", "cache",
+    "variant", "baseline", "report", "partial", "junit", "comment", "comment_mode", "comment_id",
     "comment_author", "details", "link_gold", "fail_on", "github_token", "python",
 )  # fmt: skip
 COMPOSITE_ONLY = ("python",)

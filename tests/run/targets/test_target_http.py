@@ -29,6 +29,7 @@ LITERAL = "literal-HEADER-SECRET-5567"
 
 
 class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real server: clients may pool
     seen: ClassVar[list[dict[str, Any]]] = []
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -44,12 +45,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         received = json.loads(self.rfile.read(length))
-        self.seen.append({"path": self.path, "headers": dict(self.headers), "body": received})
+        self.seen.append({"path": self.path, "headers": dict(self.headers), "body": received,
+                          "client_port": self.client_address[1]})  # fmt: skip
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self._answer(received)
 
     def _answer(self, received: dict[str, Any]) -> None:
-        if self.path == "/ok?mode=echo":
+        if self.path.startswith("http://"):  # asked as a proxy: the absolute form
+            self._send(200, json.dumps({"proxied": self.path}).encode())
+        elif self.path == "/ok?mode=echo":
             document = {"execution": {"status": "completed"}, "request": received}
             self._send(200, json.dumps(document).encode())
         elif self.path == "/fail":
@@ -281,3 +285,36 @@ def test_bad_configuration(url: str, headers: dict[str, str], message: str) -> N
     with pytest.raises(InvalidInputError) as caught:
         HttpTarget(url, headers)
     assert str(caught.value) == message
+
+
+@pytest.mark.slow
+async def test_no_proxy_from_the_environment_and_the_configured_one_is_used(
+    server: str, request_: TargetRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A proxy nobody listens on, as the environment names it: never used (trust_env off).
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    direct = http(f"{server}/ok?mode=echo")
+    assert (await direct(request_)).document["execution"] == {"status": "completed"}
+    await direct.aclose()
+
+    proxied = http("http://app.invalid/ok", proxy=server.replace("http://", "http://u:SECRET@"))
+    answer = await proxied(request_)
+    assert answer.document == {"proxied": "http://app.invalid/ok"}
+    assert proxied.describe()["proxy"] is True
+    assert "SECRET" not in json.dumps(proxied.describe())
+    assert "127.0.0.1" not in json.dumps(proxied.describe())
+    await proxied.aclose()
+
+
+@pytest.mark.slow
+async def test_one_connection_serves_many_requests(server: str, request_: TargetRequest) -> None:
+    target = http(f"{server}/ok?mode=echo")
+    before = len(Handler.seen)
+    for _ in range(5):
+        await target(request_)
+    ports = {entry["client_port"] for entry in Handler.seen[before:]}
+    assert len(ports) == 1  # pooled: one keep-alive connection, not one per request
+    await target.aclose()

@@ -73,7 +73,7 @@ def echo_kind(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_new_field_is_a_kind_of_its_own() -> None:
     settings = EchoTargetSettings.model_validate({"echo": {"document": DOCUMENT}})
 
-    assert EchoTargetSettings.kinds() == ("python", "command", "http", "echo")
+    assert EchoTargetSettings.kinds() == ("python", "command", "http", "model", "echo")
     assert settings.kind == "echo"
     assert settings.kind_settings == EchoSettings(document=DOCUMENT)
 
@@ -81,7 +81,7 @@ def test_the_new_field_is_a_kind_of_its_own() -> None:
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({}, "exactly one of 'python', 'command', 'http' or 'echo'"),
+        ({}, "exactly one of 'python', 'command', 'http', 'model' or 'echo'"),
         ({"python": "a:b", "echo": {"document": {}}}, "found python and echo"),
         ({"echo": {"document": {}, "extra": 1}}, "Extra inputs are not permitted"),
     ],

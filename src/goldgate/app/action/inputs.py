@@ -40,6 +40,7 @@ class ActionInputs:
     max_concurrency: int = 1
     timeout: float = 300.0
     repeat: int = 1
+    cache: Path | None = None
     variant: str | None = None
     baseline: str | None = None
     report: Path | None = None
@@ -113,6 +114,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         max_concurrency=_number(env, "max_concurrency", 1, int, 64),
         timeout=_number(env, "timeout", 300.0, float, MAX_TIMEOUT),
         repeat=_number(env, "repeat", 1, int, MAX_REPEAT),
+        cache=Path(_input(env, "cache")) if _input(env, "cache") else None,
         variant=_input(env, "variant") or None,
         baseline=_input(env, "baseline") or None,
         report=Path(_input(env, "report")) if _input(env, "report") else None,

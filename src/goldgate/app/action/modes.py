@@ -154,6 +154,7 @@ def _evaluate(run: StepRun, inputs: ActionInputs) -> Outcome:
     arguments += [f"--suite={suite}" for suite in inputs.suites]
     arguments += ["--live"] if live else []
     arguments += _run_options(inputs)
+    arguments += [f"--cache={inputs.cache}"] if inputs.cache is not None else []
     arguments += [f"--variant={inputs.variant}"] if inputs.variant is not None else []
     with commands_paused(run):
         run_code = run_user_code(run, arguments)

@@ -139,6 +139,17 @@ def evaluate(
             "list the rest (for pull requests that edit gold).",
         ),
     ] = False,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            metavar="DIR",
+            help="Response cache of live workflows: an attempt whose workflow revision, "
+            "target, request and attempt index match a stored answer takes it without a "
+            "call; new answers are stored (plain files, for actions/cache). Off by default.",
+            file_okay=False,
+        ),
+    ] = None,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
@@ -176,6 +187,7 @@ def evaluate(
                 "--repeat": repeat,
                 "--output": output,
                 "--shard": shard,
+                "--cache": cache,
             }
         )
         finish(
@@ -190,7 +202,7 @@ def evaluate(
         "--suite": bool(suite), "--live": live, "--repeat": repeat is not None,
         "--max-concurrency": max_concurrency is not None, "--timeout": timeout is not None,
         "--shard": shard is not None, "--variant": variant is not None,
-        "--variant-revision": variant_revision is not None,
+        "--variant-revision": variant_revision is not None, "--cache": cache is not None,
     }  # fmt: skip
     if compare is not None or baseline is not None:
         _refuse_for_mode(run_only, "--compare", "a comparison reads two reports")
@@ -243,6 +255,7 @@ def evaluate(
                 **given,
                 variant=variant,
                 variant_revision=variant_revision,
+                cache=cache,
             )
         )
     )

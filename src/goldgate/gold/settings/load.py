@@ -70,14 +70,16 @@ class LoadedSettings:
 
 
 def secret_variables(workflows: Iterable[WorkflowSettings]) -> list[str]:
-    """The environment variables whose values are secret: every workflow's credentials and
-    the variables its HTTP headers are read from."""
+    """The environment variables whose values are secret: every workflow's credentials, the
+    variables its HTTP headers are read from and its model target's API key."""
     names: list[str] = []
     for workflow in workflows:
-        http = workflow.target.http
+        http, model = workflow.target.http, workflow.target.model
         headers = [] if http is None else list(http.headers.values())
         found = [*workflow.credentials, *(h.env for h in headers if isinstance(h, EnvHeader))]
-        names += [name for name in found if name not in names]
+        if model is not None and model.api_key is not None:
+            found.append(model.api_key)
+        names += [name for name in dict.fromkeys(found) if name not in names]
     return names
 
 
@@ -167,6 +169,16 @@ def _cross_check(
                     "credentials are only resolved for live workflows; add 'live: true'",
                 )
             )
+        model = workflow.target.model
+        if model is not None and model.api_key and model.api_key not in workflow.credentials:
+            violations.append(
+                violation_at(
+                    document,
+                    ("workflows", name, "target", "model", "api_key"),
+                    f"the API key's variable {model.api_key} must be one of the workflow's "
+                    "credentials, so that a run without it stops before anything runs",
+                )
+            )
         for flow_name, flow in workflow.flows.items():
             for step_name, step in flow.steps.items():
                 if step.collection is not None and len(set(step.collection)) != len(
@@ -188,6 +200,29 @@ def configuration_digest(settings: Settings, workflows: dict[str, WorkflowSettin
     content: dict[str, Any] = settings.model_dump(mode="json", by_alias=True, exclude={"schema_"})
     content.pop("evaluation", None)
     content["workflows"] = {
-        name: workflow.model_dump(mode="json") for name, workflow in sorted(workflows.items())
+        name: _unset_left_out(workflow.model_dump(mode="json"))
+        for name, workflow in sorted(workflows.items())
     }
     return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+
+
+_LATER_FIELDS = (
+    ((), ("retry", "rate_limit", "pricing")),
+    (("target",), ("model",)),
+    (("target", "http"), ("proxy",)),
+)
+"""Fields added after settings had digests (the live settings): left out of the digest
+while unset, so that a configuration that does not use them keeps its revision, and
+replaying its earlier reports still finds the configuration they ran."""
+
+
+def _unset_left_out(workflow: dict[str, Any]) -> dict[str, Any]:
+    for path, names in _LATER_FIELDS:
+        place: Any = workflow
+        for key in path:
+            place = place.get(key) if isinstance(place, dict) else None
+        if isinstance(place, dict):
+            for name in names:
+                if place.get(name, 0) is None:
+                    del place[name]
+    return workflow

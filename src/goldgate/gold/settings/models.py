@@ -5,28 +5,25 @@ Unknown keys are refused everywhere, and nothing here imports or calls user code
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from goldgate.base.textsafe import quote, redact_url, refuse_control
-
-_IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+from goldgate.base.textsafe import quote
+from goldgate.gold.settings.live import (
+    ModelSettings,
+    PricingSettings,
+    RateLimitSettings,
+    RetrySettings,
+)
+from goldgate.gold.settings.strict import IMPORT_PATH as _IMPORT_PATH
+from goldgate.gold.settings.strict import NAME as _NAME
+from goldgate.gold.settings.strict import Printable, check_env_name, check_http_url
+from goldgate.gold.settings.strict import Strict as _Strict
 
 DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
 _SHARED_TARGET_FIELDS = frozenset({"max_result_bytes"})
 """The fields of ``TargetSettings`` that every kind has; all its other fields are kinds."""
-
-Printable = Annotated[str, AfterValidator(refuse_control)]
-"""A name or revision that is printed and recorded: no control characters."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
 
 def _check_import_path(value: str) -> str:
     if not _IMPORT_PATH.fullmatch(value):
@@ -45,21 +42,22 @@ class EnvHeader(_Strict):
     @field_validator("env")
     @classmethod
     def _env_name(cls, value: str) -> str:
-        if not _ENV_NAME.fullmatch(value):
-            raise ValueError(f"{quote(value)} is not an environment variable name")
-        return value
+        return check_env_name(value)
 
 
 class HttpEndpoint(_Strict):
     url: str = Field(description="URL that receives the request as a JSON POST.")
     headers: dict[str, str | EnvHeader] = Field(default_factory=dict)
+    proxy: str | None = Field(
+        None,
+        description="The proxy to send requests through; none unless given (HTTP_PROXY and "
+        "the like in the environment are not read).",
+    )
 
-    @field_validator("url")
+    @field_validator("url", "proxy")
     @classmethod
-    def _http_url(cls, value: str) -> str:
-        if not re.match(r"https?://[^/\s]+", value):
-            raise ValueError(f"{quote(redact_url(value))} is not an http:// or https:// URL")
-        return value
+    def _http_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_http_url(value)
 
 
 # Every field of TargetSettings but max_result_bytes is a target kind, its settings as its
@@ -68,13 +66,16 @@ class HttpEndpoint(_Strict):
 # rule read the fields, so nothing else here names the kinds. (A comment, not the docstring:
 # the docstring is the schema's description, committed under schemas/.)
 class TargetSettings(_Strict):
-    """How goldgate reaches the application: exactly one of python, command or http."""
+    """How goldgate reaches the application: exactly one of python, command, http or model."""
 
     python: str | None = Field(None, description="An importable callable, 'module:attribute'.")
     command: list[str] | None = Field(
         None, description="argv; the request arrives as JSON on stdin, the result on stdout."
     )
     http: HttpEndpoint | None = None
+    model: ModelSettings | None = Field(
+        None, description="An OpenAI-compatible chat completions API."
+    )
     max_result_bytes: Annotated[int, Field(gt=0)] = Field(
         DEFAULT_MAX_RESULT_BYTES, description="A larger result is a runtime failure."
     )
@@ -138,13 +139,23 @@ class WorkflowSettings(_Strict):
     )
     flows: dict[Printable, FlowSettings] = Field(default_factory=dict)
     description: str | None = None
+    retry: RetrySettings | None = Field(
+        None,
+        description="Retries of transient failures (429, 5xx, timeouts, connections). "
+        "Unset: a model target retries with the defaults, other targets do not retry.",
+    )
+    rate_limit: RateLimitSettings | None = Field(
+        None, description="The account's limits, kept across every concurrent attempt."
+    )
+    pricing: PricingSettings | None = Field(
+        None, description="Prices per million tokens: each attempt's cost from its /usage."
+    )
 
     @field_validator("credentials")
     @classmethod
     def _credential_names(cls, value: list[str]) -> list[str]:
         for name in value:
-            if not _ENV_NAME.fullmatch(name):
-                raise ValueError(f"{quote(name)} is not an environment variable name")
+            check_env_name(name)
         return value
 
 

@@ -56,6 +56,23 @@ class _SafeLoader(yaml.SafeLoader):
                 None, None, f"cannot load this value ({error})", node.start_mark
             ) from None
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        # YAML 1.1 reads the key `on` (retry: {on: [...]}), `off`, `yes` and `no` as booleans;
+        # a settings key is always a name, so such a key stays the word it is.
+        for key_node, _ in node.value:
+            if (
+                isinstance(key_node, yaml.ScalarNode)
+                and key_node.tag == _BOOL_TAG
+                and key_node.style is None
+                and str(key_node.value).lower() not in ("true", "false")
+            ):
+                key_node.tag = _STR_TAG
+        return super().construct_mapping(node, deep=deep)
+
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_STR_TAG = "tag:yaml.org,2002:str"
+
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

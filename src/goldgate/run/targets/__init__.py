@@ -1,6 +1,7 @@
 """Targets: how goldgate reaches the application for one workflow.
 
-Each kind is a module here (``python_target``, ``command_target``, ``http_target``) with a
+Each kind is a module here (``python_target``, ``command_target``, ``http_target``,
+``model_target``) with a
 ``build(kind_settings, context)`` function that ``factory.TARGET_KINDS`` names by import
 path: ``build_target`` imports only the module of the kind a workflow uses. A new kind is its
 module, one line in ``TARGET_KINDS`` and its settings field in ``gold.settings.models``
@@ -27,10 +28,17 @@ and returns the result document, a JSON object such as::
   the request as UTF-8 JSON on stdin (then closed). It prints the result document as strict
   JSON on stdout and exits 0; logs belong on stderr (the tail is kept). At the deadline the
   whole process group is killed.
-- ``http: {url, headers}`` — ``POST url`` with ``Content-Type: application/json`` and the
-  request as the body; a 2xx answer's body is the result document. Header values may name an
-  environment variable (``{env: NAME, prefix: "Bearer "}``), read at each call and never
-  stored. Redirects are not followed.
+- ``http: {url, headers, proxy}`` — ``POST url`` with ``Content-Type: application/json`` and
+  the request as the body (httpx, pooled); a 2xx answer's body is the result document.
+  Header values may name an environment variable (``{env: NAME, prefix: "Bearer "}``), read
+  at each call and never stored. Redirects are not followed; no proxy unless configured.
+- ``model: {base_url, model, api_key, ...}`` — an OpenAI-compatible chat completions API:
+  messages from the envelope by templates, the answer at ``/payload/answer``, its tokens at
+  ``/usage`` (``model_target``).
+
+A 429, 5xx, timeout or failed connection is a ``TransientFailure`` (a ``TargetFailure``),
+which a workflow's ``retry`` settings retry (``goldgate.run.live``); a python target may
+raise it too.
 
 Every kind fails the attempt with a ``TargetFailure`` (exit 4 for the run) when the target
 raises, exits non-zero, answers a non-2xx status, answers something that is not strict JSON
@@ -54,6 +62,8 @@ _EXPORTS = {
     "TARGET_KINDS": "goldgate.run.targets.factory",
     "build_target": "goldgate.run.targets.factory",
     "HttpTarget": "goldgate.run.targets.http_target",
+    "ModelTarget": "goldgate.run.targets.model_target",
+    "TransientFailure": "goldgate.run.targets.base",
     "PythonTarget": "goldgate.run.targets.python_target",
 }
 
@@ -61,12 +71,14 @@ __all__ = [
     "TARGET_KINDS",
     "CommandTarget",
     "HttpTarget",
+    "ModelTarget",
     "PythonTarget",
     "Target",
     "TargetContext",
     "TargetFailure",
     "TargetRequest",
     "TargetResponse",
+    "TransientFailure",
     "build_target",
 ]
 
@@ -77,10 +89,12 @@ if TYPE_CHECKING:
         TargetFailure,
         TargetRequest,
         TargetResponse,
+        TransientFailure,
     )
     from goldgate.run.targets.command_target import CommandTarget
     from goldgate.run.targets.factory import TARGET_KINDS, build_target
     from goldgate.run.targets.http_target import HttpTarget
+    from goldgate.run.targets.model_target import ModelTarget
     from goldgate.run.targets.python_target import PythonTarget
 
 

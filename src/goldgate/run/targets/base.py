@@ -53,16 +53,34 @@ def _deep_copy(envelope: Mapping[str, Any]) -> JsonObject:
 
 @dataclass(frozen=True)
 class TargetResponse:
-    """A result document (always a JSON object) and, for commands, the tail of stderr."""
+    """A result document (always a JSON object) and, for commands, the tail of stderr.
+
+    The rest is what the live layer (``goldgate.run.live``) adds or reads: ``headers``, the
+    rate-limit headers of an http or model answer (``x-ratelimit-*``, never others);
+    ``cached``, taken from the response cache without a call; ``cost``, the attempt's usage
+    priced by the workflow's ``pricing``. (The retries an attempt took are counted where it
+    runs: ``goldgate.run.inflight``.)"""
 
     document: JsonObject = field(repr=False)
     stderr: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] | None = field(default=None, repr=False)
+    cached: bool = False
+    cost: float | None = None
 
 
 def response(document: JsonObject, stderr: str | None = None) -> TargetResponse:
     """``TargetResponse(document, stderr)`` built without ``__init__`` (``goldgate.base.frozen``):
     every attempt of an in-process target makes one."""
-    return built(TargetResponse, {"document": document, "stderr": stderr})
+    return built(
+        TargetResponse,
+        {
+            "document": document,
+            "stderr": stderr,
+            "headers": None,
+            "cached": False,
+            "cost": None,
+        },
+    )
 
 
 class TargetFailure(Exception):
@@ -89,7 +107,35 @@ class TargetFailure(Exception):
         self.exception = exception
 
     def __repr__(self) -> str:
-        return f"TargetFailure({self.reason!r})"
+        return f"{type(self).__name__}({self.reason!r})"
+
+
+class TransientFailure(TargetFailure):
+    """A failure that may pass if the call is made again: raise it from a python target (it
+    is ``goldgate.TransientFailure``) for a provider's rate limit or outage, and the
+    workflow's ``retry`` settings retry the attempt, as they retry an http or model target's
+    429, 5xx, timeout or failed connection. Once the retries are spent (or the next wait
+    would pass the attempt's deadline), the attempt fails with ``reason``.
+
+    ``reason`` is one sentence safe for stdout (never a secret, a request or an answer).
+    ``retry_after``: seconds the provider asked to wait (``Retry-After``), if it said so.
+    ``kind``: ``429``, ``5xx``, ``timeout``, ``connect`` (what ``retry.on`` names) or
+    ``transient`` (a python target's: always retried). ``headers``: the answer's rate-limit
+    headers, which the run's rate limiter learns from.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        retry_after: float | None = None,
+        kind: str = "transient",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+        self.kind = kind
+        self.headers = headers
 
 
 @runtime_checkable

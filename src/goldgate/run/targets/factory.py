@@ -26,6 +26,7 @@ TARGET_KINDS: dict[str, str] = {
     "python": "goldgate.run.targets.python_target:build",
     "command": "goldgate.run.targets.command_target:build",
     "http": "goldgate.run.targets.http_target:build",
+    "model": "goldgate.run.targets.model_target:build",
 }
 """Target kind → ``module:function`` of its builder, imported on first use."""
 

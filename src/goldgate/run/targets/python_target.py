@@ -14,6 +14,7 @@ import anyio.to_thread
 
 from goldgate.base.errors import LoopBlocked
 from goldgate.base.imports import import_attribute, is_async_callable
+from goldgate.base.textsafe import escape_control
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
 from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import (
@@ -21,12 +22,14 @@ from goldgate.run.targets.base import (
     TargetFailure,
     TargetRequest,
     TargetResponse,
+    TransientFailure,
     response,
 )
 from goldgate.run.targets.exceptions import exception_json
 from goldgate.run.watchdog import call_in_daemon_thread, interruptible
 
 _WHO = "python target"
+_REASON_LIMIT = 300
 
 
 def import_callable(import_path: str, search_paths: Sequence[Path] = ()) -> Callable[..., Any]:
@@ -90,6 +93,8 @@ class PythonTarget:
             raise  # the deadline or an interruption, not the target's outcome
         except LoopBlocked:
             raise  # the watchdog broke into a target that blocked the event loop
+        except TransientFailure as failure:  # the target says: try again (retry settings)
+            raise transient_again(failure) from None
         except BaseException as error:
             # SystemExit, KeyboardInterrupt, GeneratorExit... raised by the target are its
             # failure, never goldgate's exit. The cause stays attached for a private
@@ -101,6 +106,19 @@ class PythonTarget:
         # Checked and copied on the event loop: a thread hop per attempt cost more than the
         # copy itself, and the value already sits in this process's memory.
         return response(plain_document(result, who=_WHO, max_bytes=self.max_result_bytes))
+
+
+def transient_again(failure: TransientFailure) -> TransientFailure:
+    """A python target's ``TransientFailure`` as goldgate records it: its reason one line of
+    printable text (the target wrote it), a usable ``retry_after`` or none, and no traceback
+    or cause attached."""
+    reason = " ".join(escape_control(str(failure.reason)).split())[:_REASON_LIMIT]
+    wait = failure.retry_after
+    usable = isinstance(wait, int | float) and not isinstance(wait, bool) and 0 <= wait < 1e9
+    return TransientFailure(
+        f"{_WHO} failed transiently: {reason or 'no reason given'}",
+        retry_after=float(wait) if usable and wait is not None else None,
+    )
 
 
 def build(import_path: str, context: TargetContext) -> PythonTarget:

@@ -1,0 +1,146 @@
+"""``LiveTarget``: a workflow's target with its retries, rate limit, pricing and cache.
+
+One attempt, as ``__call__`` makes it: the cache first (a stored answer is the attempt's,
+``cached``, and nothing is called or waited for); then, for each call, a slot from the
+workflow's rate limiter (a wait outside the attempt's deadline: ``inflight``), the call, and
+what its answer teaches the limiter. A ``TransientFailure`` the policy retries is retried
+after its wait unless the retries are spent or the wait would pass the attempt's deadline;
+the attempt then fails with the last failure's reason. A completed answer is priced and
+stored in the cache.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import anyio
+
+from goldgate.gold.settings.live import PricingSettings
+from goldgate.run.inflight import CURRENT, note_retry, outside_deadline
+from goldgate.run.live.cache import ResponseCache
+from goldgate.run.live.cost import priced, tokens
+from goldgate.run.live.ratelimit import RateLimiter
+from goldgate.run.live.retry import RetryPolicy
+from goldgate.run.targets.base import (
+    Target,
+    TargetFailure,
+    TargetRequest,
+    TargetResponse,
+    TransientFailure,
+)
+
+DEADLINE_MARGIN = 0.05
+"""Seconds a retry must leave before the attempt's deadline to be worth making."""
+
+
+class LiveTarget:
+    """``inner`` with what its workflow's live settings ask for (see the module docstring)."""
+
+    def __init__(
+        self,
+        inner: Target,
+        *,
+        workflow_revision: str,
+        policy: RetryPolicy,
+        limiter: RateLimiter | None = None,
+        pricing: PricingSettings | None = None,
+        cache: ResponseCache | None = None,
+        draw: Callable[[], float] = random.random,
+    ) -> None:
+        self.inner = inner
+        self.workflow_revision = workflow_revision
+        self.policy = policy
+        self.limiter = limiter
+        self.pricing = pricing
+        self.cache = cache
+        self._draw = draw
+        self._identity: dict[str, Any] | None = None
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def _priced(self, document: dict[str, Any]) -> float | None:
+        return None if self.pricing is None else priced(document.get("usage"), self.pricing)
+
+    async def __call__(self, request: TargetRequest) -> TargetResponse:
+        key = None
+        if self.cache is not None:
+            if self._identity is None:
+                self._identity = self.describe()
+            current = CURRENT.get()
+            attempt = 1 if current is None else current.attempt
+            key = self.cache.key(self.workflow_revision, self._identity, request.as_json(), attempt)
+            stored = self.cache.load(key)
+            if stored is not None:
+                return TargetResponse(stored, cached=True, cost=self._priced(stored))
+        answer = await self._call(request)
+        if key is not None and self.cache is not None:
+            self.cache.store(key, answer.document)
+        return replace(answer, cost=self._priced(answer.document))
+
+    async def _call(self, request: TargetRequest) -> TargetResponse:
+        reserve = _reserve(self.inner, request)
+        retries = 0
+        while True:
+            if self.limiter is not None and self.limiter.busy():
+                async with outside_deadline():  # the run's own wait: not the attempt's time
+                    await self.limiter.acquire(reserve)
+            elif self.limiter is not None:
+                await self.limiter.acquire(reserve)  # a free slot: taken without a wait
+            try:
+                answer = await self.inner(request)
+            except TransientFailure as failure:
+                self._learn(reserve, None, failure.headers)
+                if failure.kind == "429" and failure.retry_after and self.limiter is not None:
+                    self.limiter.hold(failure.retry_after)
+                wait = self._next_wait(retries, failure)
+                if wait is None:
+                    raise
+                if wait < 0:  # a retry was due, but its wait would pass the deadline
+                    reason = f"{failure.reason}; a retry's wait would pass the attempt's deadline"
+                    raise TargetFailure(reason) from None
+            else:
+                usage = tokens(answer.document.get("usage"))
+                self._learn(reserve, None if usage is None else sum(usage), answer.headers)
+                return answer
+            retries += 1
+            note_retry()
+            await anyio.sleep(wait)
+
+    def _learn(self, reserve: int, used: int | None, headers: Any) -> None:
+        if self.limiter is not None:
+            self.limiter.settle(reserve, used)
+            self.limiter.observe(headers)
+
+    def _next_wait(self, retries: int, failure: TransientFailure) -> float | None:
+        """Seconds before the next call; None: no retry (not a kind retried, or the retries
+        are spent); -1: a retry, whose wait would pass the attempt's deadline."""
+        if not self.policy.retries(failure) or retries + 1 >= self.policy.attempts:
+            return None
+        wait = self.policy.wait(retries + 1, failure, self._draw())
+        left = anyio.current_effective_deadline() - anyio.current_time()
+        return -1.0 if wait + DEADLINE_MARGIN >= left else wait
+
+
+def _reserve(inner: Target, request: TargetRequest) -> int:
+    """Tokens a call is expected to use, paid for before it is sent: the model target's
+    estimate; 0 for others (their usage is settled after the answer)."""
+    estimate = getattr(inner, "estimate_tokens", None)
+    if estimate is None:
+        return 0
+    try:
+        return int(estimate(request))
+    except TargetFailure:
+        return 0  # the call itself will fail and say why
+
+
+__all__ = ["LiveTarget"]

@@ -1,0 +1,235 @@
+"""``LiveTarget`` through the real runner, in process: retries counted in the report,
+transient failures of a python target retried, waits kept inside the attempt's deadline,
+the rate limit's wait kept out of it, the cache answering without a call, and costs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from goldgate.gold import Case
+from goldgate.gold.settings.live import PricingSettings
+from goldgate.report.models import Report
+from goldgate.run.api import EvaluationSuite, EvaluationVariant, Expectation, evaluate
+from goldgate.run.live.cache import ResponseCache
+from goldgate.run.live.ratelimit import RateLimiter
+from goldgate.run.live.retry import RetryPolicy
+from goldgate.run.live.target import LiveTarget
+from goldgate.run.targets.base import (
+    TargetFailure,
+    TargetRequest,
+    TargetResponse,
+    TransientFailure,
+)
+from goldgate.run.targets.python_target import PythonTarget
+
+pytestmark = pytest.mark.anyio
+
+PRICING = PricingSettings(input_per_million=1.0, output_per_million=2.0, currency="EUR")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Flaky:
+    """A target failing ``failures`` times per case (with ``kind``), then answering."""
+
+    def __init__(self, failures: int, kind: str = "429", retry_after: float | None = None):
+        self.failures = failures
+        self.kind = kind
+        self.retry_after = retry_after
+        self.calls: dict[str, int] = {}
+
+    def load(self) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "flaky"}
+
+    async def __call__(self, request: TargetRequest) -> TargetResponse:
+        message = request.envelope["payload"]["message"]
+        self.calls[message] = self.calls.get(message, 0) + 1
+        if self.calls[message] <= self.failures:
+            raise TransientFailure(
+                f"flaky answered {self.kind}", kind=self.kind, retry_after=self.retry_after
+            )
+        document = {"payload": {"answer": message.upper()},
+                    "usage": {"input_tokens": 1_000, "output_tokens": 500}}  # fmt: skip
+        return TargetResponse(document)
+
+
+def suite(count: int = 3) -> EvaluationSuite:
+    cases = [
+        Case(
+            id=f"c{n}",
+            input={"payload": {"message": f"hi {n}"}, "metadata": {}},
+            expectations=[Expectation("answer", "/payload/answer", f"HI {n}")],
+        )
+        for n in range(count)
+    ]
+    return EvaluationSuite("live", cases)
+
+
+def variant(target: Any) -> EvaluationVariant:
+    async def run(envelope: Mapping[str, Any]) -> Any:
+        return await target(TargetRequest("live", None, None, envelope))
+
+    return EvaluationVariant("candidate", "r1", run)
+
+
+def live(inner: Any, **kwargs: Any) -> LiveTarget:
+    kwargs.setdefault("policy", RetryPolicy(attempts=4, backoff=0.01, max_backoff=0.05))
+    return LiveTarget(inner, workflow_revision="w1", draw=lambda: 0.5, **kwargs)
+
+
+async def test_retries_are_counted_per_attempt_and_costs_add_up() -> None:
+    inner = Flaky(failures=2)
+    report = await evaluate(suite(), variant(live(inner, pricing=PRICING)), max_concurrency=3)
+
+    [record] = report.suites
+    assert record.verdict == "passed"
+    attempts = [case.attempts[0] for case in record.cases]
+    assert [(a.status, a.retries, a.cached, a.cost) for a in attempts] == [
+        ("completed", 2, False, 0.002)
+    ] * 3
+    assert record.live is not None
+    assert (record.live.retries, record.live.cached) == (6, 0)
+    assert (record.live.cost, record.live.spent) == (pytest.approx(0.006), pytest.approx(0.006))
+    assert report.live is not None
+    assert report.live.retries == 6
+
+
+async def test_spent_retries_fail_the_attempt_with_the_last_reason() -> None:
+    report = await evaluate(suite(1), variant(live(Flaky(failures=9, kind="5xx"))))
+    attempt = report.suites[0].cases[0].attempts[0]
+    assert (attempt.status, attempt.retries) == ("failed", 3)
+    assert attempt.reason == "flaky answered 5xx (after 3 retries)"
+
+
+async def test_a_kind_the_policy_does_not_retry_fails_at_once() -> None:
+    policy = RetryPolicy(attempts=4, backoff=0.01, on=frozenset({"429"}))
+    report = await evaluate(suite(1), variant(live(Flaky(1, kind="5xx"), policy=policy)))
+    attempt = report.suites[0].cases[0].attempts[0]
+    assert (attempt.status, attempt.retries, attempt.reason) == ("failed", 0, "flaky answered 5xx")
+
+
+async def test_a_wait_past_the_deadline_is_not_waited() -> None:
+    inner = Flaky(failures=1, retry_after=30.0)
+    started = anyio.current_time()
+    report = await evaluate(suite(1), variant(live(inner)), timeout=2.0)
+    attempt = report.suites[0].cases[0].attempts[0]
+    assert anyio.current_time() - started < 1.0
+    assert attempt.status == "failed"
+    assert attempt.reason == (
+        "flaky answered 429; a retry's wait would pass the attempt's deadline"
+    )
+
+
+async def test_a_429_holds_every_concurrent_attempt_for_its_retry_after() -> None:
+    limiter = RateLimiter(None, None)
+    inner = Flaky(failures=1, retry_after=0.3)
+    started = anyio.current_time()
+    report = await evaluate(suite(4), variant(live(inner, limiter=limiter)), max_concurrency=4)
+    assert report.suites[0].verdict == "passed"
+    assert anyio.current_time() - started >= 0.3
+
+
+async def test_waiting_for_the_rate_limit_is_not_the_attempt_s_time() -> None:
+    # 12 attempts at 4 a second take about 3 s; with a 1 s timeout none may time out, and
+    # none's latency holds the wait.
+    limiter = RateLimiter(240, None)
+    report = await evaluate(
+        suite(12), variant(live(Flaky(0), limiter=limiter)), max_concurrency=12, timeout=1.0
+    )
+    [record] = report.suites
+    assert record.counts.attempts["completed"] == 12
+    latencies = [case.attempts[0].latency_ms for case in record.cases]
+    assert max(latency or 0 for latency in latencies) < 500
+
+
+async def test_a_python_target_s_transient_failure_is_retried(tmp_path: Path) -> None:
+    (tmp_path / "shaky_app.py").write_text(
+        "import goldgate\n"
+        "SEEN = {}\n"
+        "def handle(request):\n"
+        "    message = request['envelope']['payload']['message']\n"
+        "    SEEN[message] = SEEN.get(message, 0) + 1\n"
+        "    if SEEN[message] == 1:\n"
+        "        raise goldgate.TransientFailure('provider busy\\n(503)', retry_after=0.01)\n"
+        "    return {'payload': {'answer': message.upper()}}\n"
+    )
+    target = PythonTarget("shaky_app:handle", [tmp_path])
+    target.load()
+    report = await evaluate(suite(2), variant(live(target)))
+    attempts = [case.attempts[0] for case in report.suites[0].cases]
+    assert [(a.status, a.retries) for a in attempts] == [("completed", 1)] * 2
+
+    once = RetryPolicy(attempts=1)
+    target = PythonTarget("shaky_app:handle", [tmp_path])
+    with pytest.raises(TransientFailure) as caught:
+        await live(target, policy=once)(
+            TargetRequest("w", None, None, {"payload": {"message": "new"}})
+        )
+    assert caught.value.reason == "python target failed transiently: provider busy\\n(503)"
+
+
+async def test_the_cache_answers_without_a_call_and_marks_it(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache")
+    first = await evaluate(suite(), variant(live(Flaky(0), cache=cache, pricing=PRICING)))
+    inner = Flaky(0)
+    second = await evaluate(suite(), variant(live(inner, cache=cache, pricing=PRICING)))
+
+    assert inner.calls == {}
+    assert [c.attempts[0].cached for c in first.suites[0].cases] == [False] * 3
+    assert [c.attempts[0].cached for c in second.suites[0].cases] == [True] * 3
+    live_figures = second.suites[0].live
+    assert live_figures is not None
+    assert (live_figures.cached, live_figures.cost, live_figures.spent) == (
+        3, pytest.approx(0.006), 0.0,
+    )  # fmt: skip
+    assert _results(first) == _results(second)
+    assert (cache.hits, cache.written) == (3, 3)
+
+
+def _results(report: Report) -> list[Any]:
+    return [case.attempts[0].result for case in report.suites[0].cases]
+
+
+async def test_a_failure_that_is_not_transient_is_never_retried() -> None:
+    class Broken(Flaky):
+        async def __call__(self, request: TargetRequest) -> TargetResponse:
+            self.calls["x"] = self.calls.get("x", 0) + 1
+            raise TargetFailure("broken answered 404")
+
+    inner = Broken(0)
+    report = await evaluate(suite(1), variant(live(inner)))
+    assert report.suites[0].cases[0].attempts[0].reason == "broken answered 404"
+    assert inner.calls == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    ("bound", "held"), [(0.006, True), (0.005, False)]
+)
+async def test_a_cost_threshold_is_a_maximum(bound: float, held: bool) -> None:
+    gated = EvaluationSuite(
+        "live", suite().cases, thresholds={"cost.total": bound, "latency.p95_ms": 60_000}
+    )
+    report = await evaluate(gated, variant(live(Flaky(0), pricing=PRICING)))
+
+    [record] = report.suites
+    cost, latency = record.thresholds
+    assert (cost.key, cost.minimum, cost.maximum, cost.held) == ("cost.total", None, bound, held)
+    assert cost.actual == pytest.approx(0.006)
+    assert latency.held
+    assert latency.actual is not None
+    assert latency.actual < 60_000
+    assert record.verdict == ("passed" if held else "failed")
