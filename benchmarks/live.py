@@ -122,7 +122,9 @@ def run_goldgate(root: Path, output: str) -> dict[str, Any]:
                str(root / output)]  # fmt: skip
     env = {**os.environ, "BENCH_KEY": KEY}
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        command, cwd=root, env=env, capture_output=True, text=True, check=False
+    )
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"goldgate failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -186,7 +188,9 @@ def run_promptfoo(root: Path, output: str) -> dict[str, Any]:
     arguments = [*command, "eval", "-c", "promptfooconfig.yaml", "--max-concurrency",
                  str(CONCURRENCY), "--no-progress-bar", "--no-table", "-o", output]  # fmt: skip
     started = time.perf_counter()
-    done = subprocess.run(arguments, cwd=root, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        arguments, cwd=root, env=env, capture_output=True, text=True, check=False
+    )
     wall = time.perf_counter() - started
     path = root / output
     if not path.exists():
@@ -226,16 +230,12 @@ def bench_live() -> None:
     for tool in ("goldgate", "promptfoo"):
         with Server(rpm) as server:
             if tool == "goldgate":
-                root = goldgate_project(server.url, rpm, cases)
-                runs = [("first", lambda: run_goldgate(root, "first.json")),
-                        ("cached", lambda: run_goldgate(root, "cached.json"))]  # fmt: skip
+                root, run = goldgate_project(server.url, rpm, cases), run_goldgate
             else:
-                root = promptfoo_project(server.url, cases)
-                runs = [("first", lambda: run_promptfoo(root, "first.json")),
-                        ("cached", lambda: run_promptfoo(root, "cached.json"))]  # fmt: skip
-            for name, run in runs:
+                root, run = promptfoo_project(server.url, cases), run_promptfoo
+            for name in ("first", "cached"):
                 before = server.stats()["requests"]
-                figures = _measured(server, before, run())
+                figures = _measured(server, before, run(root, f"{name}.json"))
                 results[(tool, name)] = figures
                 print(_row(tool, name, figures, imposed), flush=True)
     for name in ("first", "cached"):
