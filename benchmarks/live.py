@@ -110,8 +110,8 @@ def goldgate_project(url: str, rpm: int, cases: int) -> Path:
         for n, message in enumerate(_messages(cases))
     ]  # fmt: skip
     (root / "evaluation" / "cases.json").write_text(json.dumps(gold))
-    manifest = {"name": "live", "revision": "r1",
-                "suites": [{"name": "chat", "workflow": "chat", "cases": "cases.json"}]}  # fmt: skip
+    suite = {"name": "chat", "workflow": "chat", "cases": "cases.json"}
+    manifest = {"name": "live", "revision": "r1", "suites": [suite]}
     (root / "evaluation" / "dataset.json").write_text(json.dumps(manifest))
     return root
 
@@ -197,7 +197,9 @@ def run_promptfoo(root: Path, output: str) -> dict[str, Any]:
         raise SystemExit(f"promptfoo wrote no results ({done.returncode}):\n{done.stderr[-2000:]}")
     results = json.loads(path.read_text())["results"]
     rows = results.get("results", [])
-    errors = sum(1 for row in rows if row.get("error") and not row.get("response", {}).get("output"))
+    errors = sum(
+        1 for row in rows if row.get("error") and not (row.get("response") or {}).get("output")
+    )
     return {"completed": len(rows) - errors, "runtime failures": errors, "wall": wall}
 
 
