@@ -624,6 +624,12 @@ def test_a_missing_dataset_mentions_evaluation_dataset_and_the_option(
     assert not list(gold_project.root.rglob(".goldgate"))
 
 
+MAXIMA = (
+    "cost.total (a maximum), cost.per_attempt (a maximum), latency.p50_ms (a maximum), "
+    "latency.p95_ms (a maximum)"
+)
+
+
 @pytest.mark.parametrize(
     ("metric_kind", "text", "valid"),
     [
@@ -671,7 +677,7 @@ def test_an_unknown_threshold_lists_what_this_suite_can_gate_on(
 
     assert_refused(
         result,
-        f'unknown threshold "q.acuracy"; this suite can gate on {valid} '
+        f'unknown threshold "q.acuracy"; this suite can gate on {valid}, {MAXIMA} '
         "(at /suites/1/thresholds/q.acuracy)",
         "1 problem in 1 file.",
     )
