@@ -230,7 +230,11 @@ class Act:
         variables: Mapping[str, str] | None = None,
         job: str | None = None,
         actor: str = "octocat",
+        verbose: bool = False,
     ) -> ActResult:
+        """Run ``workflow`` on ``event``. ``verbose`` adds act's debug records, among them
+        the ``jobResult: skipped`` of a job whose ``if:`` is false (without it such a job
+        leaves no record at all)."""
         binary = act_binary()
         if binary is None:
             raise FileNotFoundError(MISSING)
@@ -299,6 +303,8 @@ class Act:
             command += ["--local-repository", f"{spec}={local}"]
         if job is not None:
             command += ["--job", job]
+        if verbose:
+            command.append("--verbose")
         started, clock = time.monotonic(), time.time()
         done = subprocess.run(
             command,

@@ -3,8 +3,8 @@ live benchmark (benchmarks/live.py runs this file as a process of its own).
 
 It serves ``POST /v1/chat/completions`` (answering ``echo: <the last user message>`` with a
 usage of one token a word) and ``POST /app`` (goldgate's http target contract: the request
-in, ``{"execution": ..., "payload": {"answer": ...}}`` out), and behaves as a provider does
-under load:
+in, ``{"execution": ..., "payload": {"answer": ...}}`` out, or what ``app`` makes of the
+request), and behaves as a provider does under load:
 
 - a requests-per-window limit (``rpm`` requests in any ``window`` seconds, 60 by default)
   counted over the requests it accepted; past it, ``429`` with ``Retry-After`` (whole
@@ -34,7 +34,7 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -48,6 +48,8 @@ class Behaviour:
     faults: dict[int, int] = field(default_factory=dict)
     rate_headers: bool = False
     api_key: str | None = None
+    app: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """The result document ``POST /app`` answers to a request (default: the echo above)."""
 
 
 class State:
@@ -177,6 +179,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(behaviour.latency)
         if status != 200:
             self._send(status, {"error": {"message": f"injected {status}"}}, headers)
+        elif self.path == "/app" and behaviour.app is not None:
+            self._send(200, behaviour.app(body), headers)
         elif self.path == "/app":
             message = body.get("envelope", {}).get("payload", {}).get("message", "")
             words = _words(message)

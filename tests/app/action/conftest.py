@@ -6,6 +6,7 @@ shared by every module that asks (engine.py)."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import zipfile
@@ -30,17 +31,53 @@ SECRET = "sk-planted-Secret-Value-0123456789"
 ARTIFACT = "goldgate-baseline"
 
 
+FORK_OWNER, FORK_NAME = "someone", "hello-world-fork"
+FORK = f"{FORK_OWNER}/{FORK_NAME}"
+
+
 @pytest.fixture(scope="session")
 def payload() -> dict[str, Any]:
     value: dict[str, Any] = json.loads(OPENED.read_text("utf-8"))
     return value
 
 
+def from_fork(payload: dict[str, Any]) -> dict[str, Any]:
+    """The pull request event with its head in a fork."""
+    forked = copy.deepcopy(payload)
+    head = forked["pull_request"]["head"]
+    head["repo"].update(full_name=FORK, name=FORK_NAME, fork=True, id=700000001)
+    head["label"] = f"{FORK_OWNER}:{head['ref']}"
+    return forked
+
+
+def labeled(payload: dict[str, Any], name: str) -> dict[str, Any]:
+    """The pull request event of someone adding the label ``name`` (``action: labeled``)."""
+    event = copy.deepcopy(payload)
+    (shape, *_) = event["pull_request"]["labels"]
+    label = {
+        **shape,
+        "id": 5_000_000_001,
+        "node_id": "LA_kwDOgoldgate",
+        "url": f"{event['repository']['url']}/labels/{name}",
+        "name": name,
+        "color": "fbca04",
+        "default": False,
+        "description": None,
+    }
+    event.update(action="labeled", label=label)
+    event["pull_request"]["labels"].append(label)
+    return event
+
+
 @pytest.fixture(scope="session")
 def baseline_zip(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     folder = tmp_path_factory.mktemp("action-baseline")
     root = example_copy(folder / "baseline", BASELINE_EDITS)
-    report = evaluate(root, folder / "baseline.json", "--variant-revision", "base")
+    return report_zip(evaluate(root, folder / "baseline.json", "--variant-revision", "base"))
+
+
+def report_zip(report: Path) -> bytes:
+    """The artifact baseline.yml uploads: a zip of ``report`` as ``goldgate-report.json``."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("goldgate-report.json", report.read_bytes())

@@ -13,7 +13,6 @@ lines find it there (test_act_action.py is where the action installs goldgate it
 
 from __future__ import annotations
 
-import copy
 import io
 import json
 import zipfile
@@ -28,6 +27,8 @@ from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import BOT, TOKEN, FakeGitHub
 
+from .conftest import FORK, from_fork
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(act_binary() is None, reason=ACT_MISSING),
@@ -35,18 +36,7 @@ pytestmark = [
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "workflows"
 EVENTS = Path(__file__).resolve().parents[2] / "oracles" / "github_events"
-FORK_OWNER, FORK_NAME = "someone", "hello-world-fork"
-FORK = f"{FORK_OWNER}/{FORK_NAME}"
 HANDOFF = "goldgate-comment-goldgate.json"
-
-
-def from_fork(payload: dict[str, Any]) -> dict[str, Any]:
-    """The pull request event with its head in a fork."""
-    forked = copy.deepcopy(payload)
-    head = forked["pull_request"]["head"]
-    head["repo"].update(full_name=FORK, name=FORK_NAME, fork=True, id=700000001)
-    head["label"] = f"{FORK_OWNER}:{head['ref']}"
-    return forked
 
 
 def workflow_run(payload: dict[str, Any], run_id: int) -> dict[str, Any]:
