@@ -8,8 +8,8 @@ imported those libraries and forks a process that becomes the console script, ru
 call's arguments, environment, working folder and standard streams, this process's umask and
 signal mask, in a session of its own where asked. That process is this one's child, as the
 one ``exec`` would have made: its pid, exit status, signals to it and to its group, its
-children and orphans are those of a real one. goldgate's own modules (but ``goldgate.cli``,
-the script's first import) load in it as in a process started from scratch, caches empty.
+children and orphans are those of a real one. goldgate's own modules are imported in the
+server too, with the same values and empty caches (zygote.py says how that is held).
 
 A server serves one state of this process and one start-up environment: the variables the
 interpreter, the loader and the C library read at start (``PYTHON*``, the locale, ``TZ``,

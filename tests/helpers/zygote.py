@@ -7,17 +7,25 @@ environment, working folder and standard streams. The process is forked twice (t
 one exits at once), so that it is reparented to the worker, which asked while it was a
 subreaper: the worker waits for it, signals it and reads its exit status as for any child.
 
-Only this file's process and the libraries below are shared; goldgate's own modules, but for
-``goldgate.cli`` (the console script's first import), load in each process when a process
-started from scratch loads them, with every cache fresh. Nothing here may run goldgate code.
+goldgate's own modules are imported here too (all of them: which a command needs is its
+own affair), which runs their definitions and nothing else. What makes that the same as
+importing them in the process: what the imports read from the environment is watched and
+keyed like the libraries' reads, no thread runs and no temporary folder is chosen, every
+``functools`` cache of goldgate's is empty when the server starts serving, and
+tests/test_forkserver.py holds every plain module-level value of goldgate's equal in a forked
+and a real process. One thing is shared that a real start would not share: the string hash
+seed, so a set's order is the same in every process one server forks (goldgate's output
+must not depend on it anyway). Nothing here may call goldgate code.
 """
 
 import builtins
 import contextlib
+import importlib
 import importlib.machinery
 import io
 import json
 import os
+import pkgutil
 import signal
 import socket
 import sys
@@ -74,6 +82,7 @@ def main() -> None:
     with _watched_environment() as read:
         for name in PRELOAD:
             __import__(name)
+        _import_goldgate()
     _fresh()
     server = socket.socket(fileno=descriptor)
     server.sendall(json.dumps({"read": sorted(read)}).encode())
@@ -106,13 +115,38 @@ def _watched_environment() -> Iterator[set[str]]:
         kind.__getitem__, kind.__iter__ = get_item, iterate  # type: ignore[method-assign]
 
 
+def _import_goldgate() -> None:
+    """Every goldgate module a command can import (its whole package but ``__main__``, which
+    runs the program): importing them runs no goldgate code but definitions, and what the
+    imports read from the environment is watched like the libraries'. A module whose import
+    fails here (an optional extra that is not installed) is left for the process to import,
+    and fail, as one started from scratch does."""
+    import goldgate
+
+    for found in pkgutil.walk_packages(goldgate.__path__, "goldgate.", onerror=lambda _: None):
+        if found.name != "goldgate.__main__":
+            with contextlib.suppress(ImportError):
+                importlib.import_module(found.name)
+
+
 def _fresh() -> None:
-    """Nothing a run reads once and keeps has been read here."""
+    """Nothing a run reads once and keeps has been read here: no thread, no temporary folder
+    chosen, every cache of goldgate's empty."""
+    import functools
+    import gc
     import tempfile
 
     assert threading.active_count() == 1, threading.enumerate()
     assert len(os.listdir("/proc/self/task")) == 1  # no thread native code started either
     assert tempfile.tempdir is None  # chosen from TMPDIR when first asked: in each process
+    filled = [
+        f"{wrapper.__module__}.{wrapper.__qualname__}"
+        for wrapper in gc.get_objects()
+        if isinstance(wrapper, functools._lru_cache_wrapper)
+        and str(getattr(wrapper, "__module__", "")).partition(".")[0] == "goldgate"
+        and wrapper.cache_info().currsize
+    ]
+    assert not filled, f"filled by importing goldgate: {filled}"
 
 
 def _serve(server: socket.socket) -> tuple[dict[str, object], list[int]]:
