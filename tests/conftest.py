@@ -21,6 +21,27 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 ORACLES = REPO_ROOT / "tests" / "oracles"
 
 
+# --- the tests' Python first on PATH --------------------------------------------------------------
+
+
+def _python_first_on_path() -> None:
+    """The folder of the interpreter running the tests first on PATH, as activating its venv
+    (or a CI job's setup-python) puts it, for every process the tests start: the targets
+    that run ``python3`` (the example's command target among them) find it there, not
+    through a version manager's shim (pyenv's is a shell script that costs ten times the
+    interpreter's own start, hundreds of times a run). Done at import, before xdist starts
+    the test processes, which inherit it."""
+    import os
+
+    folder = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "")
+    if path.split(os.pathsep)[0] != folder:
+        os.environ["PATH"] = os.pathsep.join([folder, path] if path else [folder])
+
+
+_python_first_on_path()
+
+
 # --- rewritten test modules, kept ----------------------------------------------------------------
 
 

@@ -31,9 +31,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+from helpers import loopback
 
 # Shaped like an installation token, so that the redaction of token shapes is exercised too.
 TOKEN = "ghs_" + "Fak3InstallationT0ken" + "000000000000000"
@@ -890,7 +892,7 @@ class FakeGitHub:
         }
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(loopback.Server):
     """Ends, on close, the connections its clients kept alive: a request thread left
     waiting on one would outlive the fake and, in the test process, stop goldgate from
     forking the helpers it forks only while it runs one thread."""
@@ -919,7 +921,7 @@ class _Server(ThreadingHTTPServer):
             thread.join(5.0)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(loopback.Handler):
     protocol_version = "HTTP/1.1"
     server: ThreadingHTTPServer
 

@@ -36,8 +36,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+try:
+    from . import loopback
+except ImportError:  # run as a script (benchmarks/live.py): its folder is first on sys.path
+    import loopback  # type: ignore[no-redef]
 
 
 @dataclass
@@ -126,7 +130,7 @@ def _words(text: str) -> int:
     return max(1, len(str(text).split()))
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(loopback.Handler):
     protocol_version = "HTTP/1.1"  # keep-alive: clients pool their connections
     state: State  # set on the server's own subclass
 
@@ -226,7 +230,7 @@ class Handler(BaseHTTPRequestHandler):
         }
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(loopback.Server):
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that hung up (cancelled, interrupted) is no error of the server's.
         if not isinstance(sys.exc_info()[1], ConnectionError):

@@ -19,14 +19,13 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from helpers import forkserver
+from helpers import forkserver, loopback
 
 PROJECT_FILES = Path(__file__).parent / "project_files"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_triage"
@@ -298,7 +297,7 @@ def assert_not_scored(attempt: Mapping[str, Any], reason: str) -> None:
 # --- an HTTP application ------------------------------------------------------------------------
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(loopback.Handler):
     server: HttpServer
 
     def do_POST(self) -> None:
@@ -343,7 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
 
-class HttpServer(ThreadingHTTPServer):
+class HttpServer(loopback.Server):
     daemon_threads = True
     block_on_close = False
 

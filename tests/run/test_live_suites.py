@@ -121,22 +121,22 @@ def test_a_limited_flaky_provider_completes_every_attempt_within_the_limit_and_t
         assert KEY not in text
 
 
-def test_a_corrupt_cache_entry_is_called_again_with_a_warning(
-    tmp_path: Path, fake: FakeOpenAI
-) -> None:
-    project = live_project(tmp_path / "p", fake.url)
+def test_a_corrupt_cache_entry_is_called_again_with_a_warning(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     args = ("--live", "--suite", "chat", "--cache", str(cache))
-    first, _ = project.evaluate(*args, env={"GG_FAKE_KEY": KEY})
-    assert first.code == 0, first.output
-    entry = next(cache.rglob("*.json"))
-    entry.write_text("{not json")
-    before = fake.stats()["requests"]
+    # A provider without limits or faults: what is tested is the cache, not the retries.
+    with serving(api_key=KEY) as plain:
+        project = live_project(tmp_path / "p", plain.url)
+        first, _ = project.evaluate(*args, env={"GG_FAKE_KEY": KEY})
+        assert first.code == 0, first.output
+        assert plain.stats()["requests"] == CASES
+        entry = next(cache.rglob("*.json"))
+        entry.write_text("{not json")
 
-    again, report = project.evaluate(*args, env={"GG_FAKE_KEY": KEY}, name="again.json")
+        again, report = project.evaluate(*args, env={"GG_FAKE_KEY": KEY}, name="again.json")
 
-    assert again.code == 0, again.output
-    assert fake.stats()["requests"] == before + 1
+        assert again.code == 0, again.output
+        assert plain.stats()["requests"] == CASES + 1
     assert "was ignored: it is not JSON; the target was called instead" in again.stderr
     assert report is not None
     assert report["suites"][0]["live"]["cached"] == CASES - 1

@@ -8,7 +8,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,6 +17,7 @@ import pytest
 from goldgate.base.errors import InvalidInputError
 from goldgate.gold.settings.models import EnvHeader
 from goldgate.run.targets import HttpTarget, Target, TargetFailure, TargetRequest
+from helpers import loopback
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +28,7 @@ TOKEN = "tok-HEADER-SECRET-0192"
 LITERAL = "literal-HEADER-SECRET-5567"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(loopback.Handler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real server: clients may pool
     seen: ClassVar[list[dict[str, Any]]] = []
 
@@ -92,7 +92,7 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = loopback.Server(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
