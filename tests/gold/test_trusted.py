@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from goldgate.base.textsafe import starts_command
 from goldgate.gold.models import Case, Envelope, Expectation, constructed, trusted_case
 
 _json = st.recursive(
@@ -19,7 +20,10 @@ _json = st.recursive(
     ),
     max_leaves=6,
 )
-_name = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=6)
+# Names validation takes (printable ASCII, not starting as a workflow command: "::...").
+_name = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=6).filter(
+    lambda name: not starts_command(name)
+)
 
 
 @st.composite
