@@ -42,6 +42,23 @@ def _python_first_on_path() -> None:
 _python_first_on_path()
 
 
+# --- how many test processes -n auto starts ------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a run without xdist knows no such hook
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Half as many again as there are CPUs to use: a third of the suite's time is spent
+    waiting (on timeouts it tests, on the processes and servers it starts, on docker), and
+    a third process keeps both CPUs of a 2-core machine busy through it (4m03 instead of
+    4m35 here). ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides where it is set."""
+    import os
+
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cpus or 1) + max(1, (cpus or 1) // 2)
+
+
 # --- rewritten test modules, kept ----------------------------------------------------------------
 
 
