@@ -43,7 +43,9 @@ goldgate 0.1.0: the action installs nothing (test_act_action.py is where it inst
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -206,6 +208,19 @@ def test_the_live_label_runs_the_live_suite_against_its_service(
     assert KEY not in job.summary
     assert [r.path for r in fake.requests if KEY in r.body or KEY in json.dumps(r.headers)] == []
     assert KEY not in json.dumps(service.state.bodies)
+
+    # The run's files kept as an artifact of the run: the report (with the live suite's
+    # attempt), the comparison and the HTML page, none holding the key.
+    kept = fake.archive(f"goldgate-live-{number}-1", run_id=result.run_id)
+    with zipfile.ZipFile(io.BytesIO(kept)) as archive:
+        files = {name: archive.read(name) for name in archive.namelist()}
+    assert sorted(files) == sorted(
+        Path(outputs[name]).name for name in ("report", "comparison", "html")
+    ), sorted(files)
+    report = json.loads(files[Path(outputs["report"]).name])
+    live = [suite for suite in report["suites"] if suite["name"] == "live_answer"]
+    assert [len(suite["cases"]) for suite in live] == [1], sorted(files)
+    assert [name for name, data in files.items() if KEY.encode() in data] == []
 
 
 def test_another_label_or_a_fork_skips_the_job(
