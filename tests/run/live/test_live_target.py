@@ -134,6 +134,31 @@ async def test_a_wait_past_the_deadline_is_not_waited() -> None:
     )
 
 
+async def test_a_stop_while_a_call_is_failing_cancels_the_attempt() -> None:
+    """The run stops (its scope cancelled) while a call is answering a retryable failure:
+    the cancelled scope's deadline reads as passed, and the attempt is cancelled, not failed
+    for a retry's wait past its deadline (the report of an interrupted run said so)."""
+    stopped = anyio.CancelScope()
+
+    class StoppedWhileFailing(Flaky):
+        async def __call__(self, request: TargetRequest) -> TargetResponse:
+            stopped.cancel()  # the stop arrives while this call is in flight
+            return await super().__call__(request)
+
+    inner = StoppedWhileFailing(failures=1, retry_after=30.0)
+    outcome: list[str] = []
+    with stopped:
+        try:
+            await live(inner)(TargetRequest("live", None, None, {"payload": {"message": "x"}}))
+        except TargetFailure as failure:
+            outcome.append(f"failed: {failure.reason}")
+        except anyio.get_cancelled_exc_class():
+            outcome.append("cancelled")
+            raise
+    assert outcome == ["cancelled"]
+    assert inner.calls == {"x": 1}  # and not called again
+
+
 async def test_a_429_holds_every_concurrent_attempt_for_its_retry_after() -> None:
     limiter = RateLimiter(None, None)
     inner = Flaky(failures=1, retry_after=0.3)

@@ -105,6 +105,9 @@ class LiveTarget:
                 wait = self._next_wait(retries, failure)
                 if wait is None:
                     raise
+                # A stopped run cancels the attempt's scope, whose deadline then reads as
+                # passed: the attempt is cancelled, not failed for a wait past its deadline.
+                await anyio.lowlevel.checkpoint_if_cancelled()
                 if wait < 0:  # a retry was due, but its wait would pass the deadline
                     reason = f"{failure.reason}; a retry's wait would pass the attempt's deadline"
                     raise TargetFailure(reason) from None
