@@ -76,6 +76,26 @@ def test_connect_reads_github_api_url(monkeypatch: pytest.MonkeyPatch, fake: Fak
     assert gh.per_page == 100
 
 
+def test_reads_are_not_paced_and_writes_are_a_second_apart(fake: FakeGitHub) -> None:
+    """PyGithub waits a quarter of a second before each read unless told not to; GitHub asks
+    only for a second between writes. Thirteen reads in a row (three seconds, paced) are quick;
+    two writes are at least a second apart (a bound a loaded machine cannot break)."""
+    gh = connect(TOKEN, base_url=fake.base_url, policy=FAST)
+    issue = gh.get_repo(fake.repository).get_issue(7)
+    started = time.monotonic()
+    for _ in range(13):
+        issue.get_comments().totalCount  # noqa: B018 (the read is the point)
+    reads = time.monotonic() - started
+    issue.create_comment("first")
+    first = time.monotonic()
+    issue.create_comment("second")
+    between = time.monotonic() - first
+
+    assert len(fake.requests_to("GET", r"/issues/7/comments$")) == 13
+    assert reads < 2.0, f"thirteen reads took {reads:.2f} s: paced"
+    assert between >= 1.0, f"two writes {between:.2f} s apart"
+
+
 def test_no_token_no_client() -> None:
     with pytest.raises(GitHubUnavailable, match="no GitHub token"):
         connect("  ")

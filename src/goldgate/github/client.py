@@ -88,8 +88,10 @@ def connect(
     says, asks for 100 items a page, and builds objects lazily (a repository or an issue
     costs no request until something of it is read).
 
-    ``paced`` keeps PyGithub's pauses between requests (GitHub asks for a second between
-    writes to stay clear of secondary rate limits); tests turn it off."""
+    ``paced`` keeps a second between writes, as GitHub asks of clients that write (to stay
+    clear of its secondary rate limits); tests turn it off. Reads are not paced: PyGithub's
+    own quarter of a second before each one cost a run of the action a second or two of
+    waiting for its handful of reads, and GitHub asks nothing of the kind."""
     from github import Auth, Github
 
     from goldgate._version import __version__
@@ -97,9 +99,9 @@ def connect(
     if not token.strip():
         raise GitHubUnavailable("no GitHub token was given, so GitHub cannot be reached.")
     chosen = policy or RetryPolicy()
-    pace: dict[str, Any] = (
-        {} if paced else {"seconds_between_requests": None, "seconds_between_writes": None}
-    )
+    pace: dict[str, Any] = {"seconds_between_requests": None}
+    if not paced:
+        pace["seconds_between_writes"] = None
     return Github(
         auth=Auth.Token(token),
         base_url=base_url or api_url(),
