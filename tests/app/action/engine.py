@@ -185,6 +185,7 @@ def private_engine() -> Iterator[Engine]:
             time.sleep(0.2)
         yield engine
     finally:
+        _remove_containers(engine)
         _stop(daemon)
         log.close()
         _unmount_below(root)
@@ -193,6 +194,15 @@ def private_engine() -> Iterator[Engine]:
 
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+def _remove_containers(engine: Engine) -> None:
+    """Kill what is still running (act leaves its job container behind): dockerd would give
+    each container its own 10 s to stop on SIGTERM, the longest wait of the suite's end."""
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+        left = engine.run("ps", "-aq", timeout=10, check=False).stdout.split()
+        if left:
+            engine.run("rm", "--force", *left, timeout=30, check=False)
 
 
 def _stop(daemon: subprocess.Popen[bytes]) -> None:
