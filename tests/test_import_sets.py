@@ -88,6 +88,14 @@ def test_importing_one_module_of_a_package_loads_not_its_siblings(
     assert _loaded(f"import {module}", absent) == []
 
 
+def test_the_action_reads_its_inputs_without_the_runner() -> None:
+    # The action's own process never runs an attempt (a child does): checking --repeat and
+    # --timeout against their bounds must not load the runner, the event loop or scoring.
+    imports = "from goldgate.app.action.inputs import read_inputs; read_inputs({})"
+    names = ("asyncio", "anyio", "goldgate.run.runner", "goldgate.scoring")
+    assert _loaded(imports, names) == []
+
+
 def test_the_command_line_loads_no_event_loop_before_a_command_runs() -> None:
     # `goldgate --version` and `--help` start with typer alone.
     assert _loaded("import goldgate.cli", ("asyncio", "concurrent.futures")) == []

@@ -24,6 +24,7 @@ from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.run.inflight import InFlight
+from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import TargetFailure, TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
@@ -42,8 +43,6 @@ ProgressCallback = Callable[[int], None]
 AttemptSink = Callable[["AttemptOutcome"], None]
 
 _NO_LIMIT = 2**63  # in-process results are not bounded: the caller's own code made them
-MAX_REPEAT = 10_000
-MAX_TIMEOUT = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -53,8 +52,8 @@ class RunOptions:
     repeat: int = 1
 
     def __post_init__(self) -> None:
-        if not 1 <= self.max_concurrency <= 64:
-            raise ValueError("max_concurrency must be between 1 and 64")
+        if not 1 <= self.max_concurrency <= MAX_CONCURRENCY:
+            raise ValueError(f"max_concurrency must be between 1 and {MAX_CONCURRENCY}")
         if not (0 < self.timeout <= MAX_TIMEOUT and math.isfinite(self.timeout)):
             raise ValueError(
                 f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from goldgate.base.errors import InvalidInputError
+from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 
 Mode = Literal["check", "evaluate", "evals", "replay", "compare", "report"]
 MODES: tuple[str, ...] = ("check", "evaluate", "evals", "replay", "compare", "report")
@@ -95,8 +96,6 @@ def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     """The action's inputs from ``INPUT_*``; ``InvalidInputError`` names the first bad one."""
-    from goldgate.run.runner import MAX_REPEAT, MAX_TIMEOUT
-
     suites = tuple(
         part.strip()
         for line in _input(env, "suites").splitlines()
@@ -111,7 +110,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         suites=suites,
         evals=tuple(Path(part) for part in _input(env, "evals").split()),
         live=_bool(env, "live", False),
-        max_concurrency=_number(env, "max_concurrency", 1, int, 64),
+        max_concurrency=_number(env, "max_concurrency", 1, int, MAX_CONCURRENCY),
         timeout=_number(env, "timeout", 300.0, float, MAX_TIMEOUT),
         repeat=_number(env, "repeat", 1, int, MAX_REPEAT),
         cache=Path(_input(env, "cache")) if _input(env, "cache") else None,

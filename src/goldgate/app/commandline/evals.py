@@ -11,8 +11,6 @@ from typing import Annotated
 import typer
 
 from goldgate.app.commandline.shared import (
-    MAX_REPEAT,
-    MAX_TIMEOUT,
     FormatOption,
     OutputFormat,
     check_timeout,
@@ -20,6 +18,7 @@ from goldgate.app.commandline.shared import (
     supervised,
 )
 from goldgate.base.memory import long_lived
+from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 
 evals_app = typer.Typer(
     name="evals",
@@ -58,7 +57,10 @@ def evals_run(
         bool, typer.Option("--live", help="Authorize live evals (external, possibly paid calls).")
     ] = False,
     max_concurrency: Annotated[
-        int, typer.Option("--max-concurrency", min=1, max=64, help="Case workers per suite.")
+        int,
+        typer.Option(
+            "--max-concurrency", min=1, max=MAX_CONCURRENCY, help="Case workers per suite."
+        ),
     ] = 1,
     timeout: Annotated[
         float,
@@ -124,7 +126,10 @@ def evals_regrade(
         ),
     ] = None,
     max_concurrency: Annotated[
-        int, typer.Option("--max-concurrency", min=1, max=64, help="Attempts regraded at once.")
+        int,
+        typer.Option(
+            "--max-concurrency", min=1, max=MAX_CONCURRENCY, help="Attempts regraded at once."
+        ),
     ] = 1,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds for one attempt's evaluators.")

@@ -12,8 +12,6 @@ from typing import Annotated, Any
 import typer
 
 from goldgate.app.commandline.shared import (
-    MAX_REPEAT,
-    MAX_TIMEOUT,
     ConfigOption,
     FormatOption,
     OutputFormat,
@@ -23,6 +21,7 @@ from goldgate.app.commandline.shared import (
 )
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.memory import long_lived
+from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 
 
 def evaluate(
@@ -51,7 +50,10 @@ def evaluate(
     max_concurrency: Annotated[
         int | None,
         typer.Option(
-            "--max-concurrency", min=1, max=64, help="Case workers per suite (1-64; default 1)."
+            "--max-concurrency",
+            min=1,
+            max=MAX_CONCURRENCY,
+            help=f"Case workers per suite (1-{MAX_CONCURRENCY}; default 1).",
         ),
     ] = None,
     timeout: Annotated[

@@ -13,11 +13,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from goldgate.base.errors import ExitCode
-
-MAX_REPEAT = 10_000
-"""More attempts per case than any gate needs; a typo such as --repeat 1000000 is refused."""
-MAX_TIMEOUT = 86_400.0
-"""One day per attempt: a longer deadline is a typo, and a deadline must end."""
+from goldgate.run.limits import MAX_TIMEOUT
 
 
 class OutputFormat(StrEnum):
