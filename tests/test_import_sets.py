@@ -96,6 +96,14 @@ def test_the_action_reads_its_inputs_without_the_runner() -> None:
     assert _loaded(imports, names) == []
 
 
+def test_the_action_starts_again_without_its_tokens_before_it_imports_its_modules() -> None:
+    # With a token in its environment, `goldgate action` starts again (exec) without it: what
+    # the first program imported before that is paid twice.
+    imports = "from goldgate.app.action.isolation import hold_tokens_apart"
+    names = ("pydantic", "goldgate.app.action.modes", "goldgate.app.action.inputs", "github")
+    assert _loaded(imports, names) == []
+
+
 def test_the_command_line_loads_no_event_loop_before_a_command_runs() -> None:
     # `goldgate --version` and `--help` start with typer alone.
     assert _loaded("import goldgate.cli", ("asyncio", "concurrent.futures")) == []

@@ -177,14 +177,18 @@ def action(
     """The GitHub Action's entrypoint: read the INPUT_* variables and the event, evaluate
     (gold, or Python evals), compare with the baseline, and report (JUnit, sticky comment,
     job summary, annotations, step outputs)."""
-    from goldgate.app.action import hold_tokens_apart, run_action
-    from goldgate.app.action.split import run_only as run_step
+    from goldgate.app.action.isolation import hold_tokens_apart
 
     arguments = ["action", *(["--run-only"] if run_only else [])]
     if comment_mode is not None:
         arguments += ["--comment-mode", comment_mode.value]
-    # Starts goldgate again without them in its environment (not under an in-process caller).
+    # Starts goldgate again without them in its environment (not under an in-process caller),
+    # before the action's modules are imported: the program that replaces this one imports
+    # them anyway.
     tokens = hold_tokens_apart(arguments) if streams_inheritable() else {}
+    from goldgate.app.action.modes import run_action
+    from goldgate.app.action.split import run_only as run_step
+
     environ = _with_comment_mode({**os.environ, **tokens}, comment_mode)
     finish(ExitCode(run_step(environ) if run_only else run_action(environ)))
 

@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 from compare.pair import COUNTS_TEXT, EXPECTED_CLASSES, build_pair
-from goldgate.app.action import decide_exit, read_inputs, target_environ
+from goldgate.app.action.inputs import read_inputs
+from goldgate.app.action.isolation import target_environ
+from goldgate.app.action.rules import decide_exit
 from goldgate.comparison.models import Classes
 from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
@@ -364,11 +366,9 @@ def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
 def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
     import inspect
 
-    from goldgate.app import action
-
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| `goldgate action "))
-    source = inspect.getsource(action.read_inputs)
+    source = inspect.getsource(read_inputs)
     names = set(re.findall(r'_(?:input|bool|number|choice)\(env, "([a-z_]+)"', source))
     assert len(names) >= 16
     assert sorted(name for name in names if f"`{name}`" not in row) == []

@@ -21,12 +21,29 @@ from .conftest import Runner, make_runner
 from .support import why
 
 
-def _saved(runner: Runner) -> tuple[str, dict[str, Any]]:
-    """A report of the candidate (it disagrees with its gold: exit 1), in the workspace."""
-    first = runner.run(baseline="", comment="off")
-    saved = runner.outputs()["report"]
-    assert (runner.workspace / saved).is_file(), first.stderr
-    return saved, json.loads((runner.workspace / saved).read_text("utf-8"))
+@pytest.fixture(scope="module")
+def candidate(
+    tmp_path_factory: pytest.TempPathFactory, payload: dict[str, Any], baseline_zip: bytes
+) -> tuple[str, bytes]:
+    """The action's report of the candidate (it disagrees with its gold: exit 1), made once:
+    where it is saved in the workspace, and its bytes."""
+    repository = payload["repository"]["full_name"]
+    with FakeGitHub(repository=repository, default_branch="master") as fake:
+        runner = make_runner(tmp_path_factory.mktemp("candidate"), fake, payload, baseline_zip)
+        first = runner.run(baseline="", comment="off")
+        saved = runner.outputs()["report"]
+    assert first.code == 1, first.stderr
+    assert not Path(saved).is_absolute(), saved
+    return saved, (runner.workspace / saved).read_bytes()
+
+
+def _saved(runner: Runner, candidate: tuple[str, bytes]) -> tuple[str, dict[str, Any]]:
+    """The candidate's report, saved in this job's workspace where the action saved it."""
+    saved, data = candidate
+    path = runner.workspace / saved
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return saved, json.loads(data)
 
 
 def _lying(value: dict[str, Any]) -> dict[str, Any]:
@@ -63,9 +80,9 @@ def _refused(runner: Runner, result: Any, *fragments: str) -> None:
 @pytest.mark.parametrize("mode", ["report", "compare", "replay"])
 @pytest.mark.parametrize("fail_on", ["disagreement", "never"])
 def test_a_forged_report_is_exit_2_in_every_mode_and_the_summary_says_why(
-    runner: Runner, mode: str, fail_on: str
+    runner: Runner, candidate: tuple[str, bytes], mode: str, fail_on: str
 ) -> None:
-    _, value = _saved(runner)
+    _, value = _saved(runner, candidate)
     forged = _write(runner, "forged.json", _lying(value))
 
     result = runner.run(mode=mode, report=forged, baseline="", comment="update", fail_on=fail_on)
@@ -85,8 +102,8 @@ def test_an_unreadable_report_is_exit_2_in_every_mode(runner: Runner, mode: str,
     _refused(runner, result, "broken.json")
 
 
-def test_an_out_of_range_exit_code_is_exit_2(runner: Runner) -> None:
-    _, value = _saved(runner)
+def test_an_out_of_range_exit_code_is_exit_2(runner: Runner, candidate: tuple[str, bytes]) -> None:
+    _, value = _saved(runner, candidate)
     value["verdict"]["exit_code"] = 7
     forged = _write(runner, "forged.json", value)
 
@@ -95,8 +112,10 @@ def test_an_out_of_range_exit_code_is_exit_2(runner: Runner) -> None:
     _refused(runner, result, "/verdict/exit", "is 7 but")
 
 
-def test_a_forged_baseline_is_exit_2_not_no_baseline(runner: Runner) -> None:
-    saved, value = _saved(runner)
+def test_a_forged_baseline_is_exit_2_not_no_baseline(
+    runner: Runner, candidate: tuple[str, bytes]
+) -> None:
+    saved, value = _saved(runner, candidate)
     baseline = _write(runner, "baseline.json", _lying(value))
 
     result = runner.run(
@@ -108,9 +127,9 @@ def test_a_forged_baseline_is_exit_2_not_no_baseline(runner: Runner) -> None:
 
 @pytest.mark.parametrize(("fail_on", "step"), [("disagreement", 1), ("never", 0)])
 def test_the_exit_code_output_is_goldgates_whatever_fail_on(
-    runner: Runner, fail_on: str, step: int
+    runner: Runner, candidate: tuple[str, bytes], fail_on: str, step: int
 ) -> None:
-    saved, _ = _saved(runner)
+    saved, _ = _saved(runner, candidate)
 
     result = runner.run(mode="report", report=saved, baseline="", comment="off", fail_on=fail_on)
 

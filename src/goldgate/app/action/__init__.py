@@ -20,22 +20,8 @@ in the order a run meets them:
 - ``baseline``: the report file or artifact the report is compared with;
 - ``publish``: JUnit, the comment (or its hand-off), the summary, annotations, outputs;
 - ``rules``: the pure decisions (``fail_on``, whether a baseline may count).
+
+Nothing is imported here: ``goldgate action`` starts again without the tokens in its
+environment (``isolation.hold_tokens_apart``) before it imports the rest, and importing a
+module of a package runs its ``__init__`` first.
 """
-
-from __future__ import annotations
-
-from goldgate.app.action.inputs import ActionInputs, read_inputs
-from goldgate.app.action.isolation import hold_tokens_apart, target_environ
-from goldgate.app.action.modes import run_action
-from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
-
-__all__ = [
-    "ActionInputs",
-    "baseline_refusal",
-    "decide_exit",
-    "hold_tokens_apart",
-    "nothing_compared",
-    "read_inputs",
-    "run_action",
-    "target_environ",
-]
