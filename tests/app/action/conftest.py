@@ -189,10 +189,16 @@ def make_runner(
     )
 
 
+def event_github(payload: dict[str, Any], **options: Any) -> FakeGitHub:
+    """A fake GitHub (not started) of the event's repository, whose default branch is the
+    payload's ``master``; ``options`` are FakeGitHub's own (a token, a login)."""
+    repository = payload["repository"]["full_name"]
+    return FakeGitHub(repository=repository, default_branch="master", **options)
+
+
 @pytest.fixture
 def fake(payload: dict[str, Any]) -> Iterator[FakeGitHub]:
-    repository = payload["repository"]["full_name"]
-    with FakeGitHub(repository=repository, default_branch="master") as server:
+    with event_github(payload) as server:
         yield server
 
 

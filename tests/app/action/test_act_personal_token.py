@@ -22,6 +22,8 @@ from helpers.act import GOLDGATE_USES, Act, act_binary, action_source
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import FakeGitHub
 
+from .conftest import event_github
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(act_binary() is None, reason=ACT_MISSING),
@@ -35,10 +37,7 @@ LOGIN = "goldgate-ci"
 @pytest.fixture
 def personal(payload: dict[str, Any]) -> Iterator[FakeGitHub]:
     """The fake GitHub of a personal token whose account is ``LOGIN``."""
-    repository = payload["repository"]["full_name"]
-    with FakeGitHub(
-        repository=repository, default_branch="master", token=PERSONAL, login=LOGIN
-    ) as server:
+    with event_github(payload, token=PERSONAL, login=LOGIN) as server:
         refused = "Resource not accessible by personal access token"
         server.fail("GET", r"^/user$", 403, message=refused, times=None)
         yield server

@@ -17,7 +17,7 @@ import pytest
 from helpers.fake_github import FakeGitHub
 from helpers.reports import coherent
 
-from .conftest import Runner, make_runner
+from .conftest import Runner, event_github, make_runner
 from .support import why
 
 
@@ -27,8 +27,7 @@ def candidate(
 ) -> tuple[str, bytes]:
     """The action's report of the candidate (it disagrees with its gold: exit 1), made once:
     where it is saved in the workspace, and its bytes."""
-    repository = payload["repository"]["full_name"]
-    with FakeGitHub(repository=repository, default_branch="master") as fake:
+    with event_github(payload) as fake:
         runner = make_runner(tmp_path_factory.mktemp("candidate"), fake, payload, baseline_zip)
         first = runner.run(baseline="", comment="off")
         saved = runner.outputs()["report"]
