@@ -1036,6 +1036,12 @@ BENCHMARKS = {
 
 
 def main(names: list[str]) -> None:
+    unknown = [name for name in names if name not in BENCHMARKS]
+    if unknown:  # --help among them: the module's docstring says what each one measures
+        print(__doc__)
+        known = ", ".join(BENCHMARKS)
+        print(f"benchmarks/run.py: no benchmark {unknown[0]!r}; one of {known}", file=sys.stderr)
+        sys.exit(2)
     WORK.mkdir(exist_ok=True)
     compile_goldgate()  # every benchmark starts fresh processes: as an installed goldgate
     for name in names or list(BENCHMARKS):

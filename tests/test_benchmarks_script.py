@@ -1,12 +1,15 @@
 """The benchmark script is not run by the tests (figures belong to benchmarks), but it must
-stay a valid program with every benchmark it documents."""
+stay a valid program with every benchmark it documents, and refuse a name it does not know."""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from compare.conftest import example_copy
@@ -61,3 +64,19 @@ def test_the_cold_start_benchmark_s_workflows_and_edit_fit_the_example(
         steps = workflow["jobs"]["gold"]["steps"]
         assert steps[0]["uses"].startswith("actions/checkout@")
         assert steps[-1]["uses"] == uses
+
+
+@pytest.mark.slow
+def test_an_unknown_benchmark_is_one_sentence_and_runs_nothing(repo_root: Path) -> None:
+    script = repo_root / "benchmarks" / "run.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "lean", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("benchmarks/run.py: no benchmark '--help'; one of check,")
+    assert "Traceback" not in done.stderr
+    assert "- lean:" in done.stdout  # what each benchmark measures
