@@ -1,4 +1,4 @@
-"""exact, set and source_span: the semantics DESIGN.md says must hold exactly."""
+"""exact, set and source_span: the semantics README.md ("Gold") says must hold exactly."""
 
 from __future__ import annotations
 

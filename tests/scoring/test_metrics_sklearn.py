@@ -1,4 +1,4 @@
-"""Metrics agree with scikit-learn on random observations (the conventions DESIGN.md names)."""
+"""Metrics agree with scikit-learn on random observations (the conventions docs/report-format.md names)."""
 
 from __future__ import annotations
 

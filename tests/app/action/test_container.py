@@ -49,7 +49,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docker")]
 
 PROJECT_FILES = Path(__file__).parent / "project_files"
 # The runner's cancellation: SIGINT to the step's process, SIGTERM 7.5 s later, a kill 2.5 s
-# after that (DESIGN.md, "GitHub facts that bite").
+# after that (GitHub's documentation of job cancellation).
 CANCEL_ESCALATION = ((signal.SIGTERM, 7.5), (signal.SIGKILL, 2.5))
 
 
