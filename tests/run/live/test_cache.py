@@ -8,6 +8,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from goldgate.run.live.cache import CACHE_FORMAT, MAX_WARNINGS, ResponseCache
 
 IDENTITY = {"kind": "model", "url": "http://127.0.0.1/v1/chat/completions", "model": "m"}
@@ -232,3 +234,29 @@ def test_links_and_folders_inside_the_cache_are_misses_never_writes_outside(
     assert not cache.path(keys[1]).is_symlink()
     assert ResponseCache(folder).load(keys[1]) == DOCUMENT
     assert sum("cannot be written" in w for w in cache.warnings) == 2
+
+
+def test_a_link_anywhere_in_a_relative_cache_path_is_never_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative --cache path lies in the checkout: a link committed as any of its folders
+    is refused like a linked cache folder, and nothing is made behind it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "state").symlink_to(elsewhere, target_is_directory=True)
+    monkeypatch.chdir(checkout)
+
+    cache = ResponseCache(Path("state") / "goldgate" / "cache")
+    key = cache.key("r1", IDENTITY, REQUEST, 1)
+    cache.store(key, DOCUMENT)
+    assert cache.load(key) is None
+
+    assert list(elsewhere.iterdir()) == []
+    assert cache.written == 0
+    assert len(cache.warnings) == 1
+    assert "is a symbolic link or not a folder" in cache.warnings[0]
+    made = ResponseCache(Path("plain") / "cache")  # a relative path without a link is made
+    made.store(key, DOCUMENT)
+    assert made.load(key) == DOCUMENT

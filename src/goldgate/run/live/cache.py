@@ -186,11 +186,8 @@ class ResponseCache:
         no folder yet or it cannot be used (the first time, a warning says why)."""
         if self._unusable:
             return None
-        if create:
-            with contextlib.suppress(OSError):  # opening it says what is wrong
-                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            return os.open(self.folder, _FOLDER_FLAGS)
+            return _open_folder(self.folder, create)
         except FileNotFoundError:
             if create:
                 self._warn_folder("cannot be written (FileNotFoundError); answers are not kept")
@@ -244,6 +241,33 @@ class ResponseCache:
         left_out = self.corrupt - MAX_WARNINGS
         more = [f"{left_out} more cache entries were ignored as unreadable"] if left_out > 0 else []
         return [*self.warnings, *more]
+
+
+def _open_folder(folder: Path, create: bool) -> int:
+    """``folder``'s descriptor, made first when ``create``, through no symbolic link: every
+    component of a relative path (which lies in the working folder, the checkout, where a
+    pull request could commit a link), the last one of an absolute path."""
+    names: tuple[str, ...]
+    if folder.is_absolute():
+        trusted, names = folder.parent, (folder.name,)
+        if create:
+            with contextlib.suppress(OSError):  # opening it says what is wrong
+                trusted.mkdir(mode=0o700, parents=True, exist_ok=True)
+    else:
+        trusted, names = Path("."), folder.parts
+    descriptor = os.open(trusted, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    try:
+        for name in names:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o700, dir_fd=descriptor)
+            inner = os.open(name, _FOLDER_FLAGS, dir_fd=descriptor)
+            os.close(descriptor)
+            descriptor = inner
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
 
 
 def _unreadable(error: OSError, link: str) -> str:
