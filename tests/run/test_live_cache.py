@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.helpers.fake_openai import FakeOpenAI, serving
 
-from .support import Project, new_project
+from .support import Project, echo_cases, new_project
 
 pytestmark = pytest.mark.slow  # a server and the console script
 
@@ -51,17 +51,7 @@ def http_project(root: Path, url: str, headers: dict[str, Any]) -> Project:
 
 
 def _cases(project: Project, workflow: str) -> Project:
-    cases = [
-        {
-            "id": f"c{n}",
-            "input": {"payload": {"message": f"ticket {n}"}, "metadata": {}},
-            "expectations": [
-                {"name": "answer", "path": "/payload/answer", "expected": f"echo: ticket {n}"}
-            ],
-        }
-        for n in range(CASES)
-    ]
-    return project.suite("s", workflow, cases).write()
+    return project.suite("s", workflow, echo_cases(CASES)).write()
 
 
 def _requests(server: FakeOpenAI) -> int:
