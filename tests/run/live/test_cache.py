@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.run.live.cache import CACHE_FORMAT, MAX_WARNINGS, ResponseCache
+from goldgate.run.live.cache import CACHE_FORMAT, MAX_ENTRY_BYTES, MAX_WARNINGS, ResponseCache
 
 IDENTITY = {"kind": "model", "url": "http://127.0.0.1/v1/chat/completions", "model": "m"}
 REQUEST = {"workflow": "chat", "flow": None, "step": None,
@@ -260,3 +260,15 @@ def test_a_link_anywhere_in_a_relative_cache_path_is_never_followed(
     made = ResponseCache(Path("plain") / "cache")  # a relative path without a link is made
     made.store(key, DOCUMENT)
     assert made.load(key) == DOCUMENT
+
+
+def test_an_entry_larger_than_any_answer_is_never_read(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path)
+    key = cache.key("r1", IDENTITY, REQUEST, 1)
+    cache.store(key, DOCUMENT)
+    with cache.path(key).open("r+b") as handle:
+        handle.truncate(MAX_ENTRY_BYTES + 1)  # sparse: nothing is written to disk
+
+    reader = ResponseCache(tmp_path)
+    assert reader.load(key) is None
+    assert "was ignored: it is larger than any answer;" in reader.warnings[0]

@@ -56,6 +56,9 @@ KEY_VARIABLE = "GOLDGATE_CACHE_KEY"
 """The environment variable whose secret signs and verifies entries (unset or empty: none)."""
 MAX_WARNINGS = 10
 """Corrupt entries named one by one; past this many, only counted."""
+MAX_ENTRY_BYTES = 1 << 30
+"""An entry larger than this is no answer goldgate wrote (a target's answer is bounded far
+below it): a miss with a warning, never read into memory."""
 GIT_TIMEOUT = 10.0
 """Seconds ``git ls-files`` may take to say whether the cache folder's entries are tracked."""
 
@@ -151,12 +154,16 @@ class ResponseCache:
         finally:
             os.close(shard)
         try:
-            regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
-        except OSError:
-            regular = False
-        if not regular:  # a folder, a FIFO, a device: never read
+            status = os.fstat(descriptor)
+        except OSError as error:
+            os.close(descriptor)
+            return f"it cannot be read ({type(error).__name__})"
+        if not stat.S_ISREG(status.st_mode):  # a folder, a FIFO, a device: never read
             os.close(descriptor)
             return "it is not a regular file"
+        if status.st_size > MAX_ENTRY_BYTES:
+            os.close(descriptor)
+            return "it is larger than any answer"
         with os.fdopen(descriptor, "rb") as handle:
             try:
                 return handle.read()
