@@ -118,8 +118,8 @@ mode.
 INPUT_EVALS: eval files and folders to run in evals mode, space- or newline-separated.
 INPUT_LIVE: true authorizes live workflows (default false).
 INPUT_MAX_CONCURRENCY, INPUT_TIMEOUT, INPUT_REPEAT: as evaluate's options.
-INPUT_CACHE: the response cache folder of live workflows, as evaluate's --cache (default
-off).
+INPUT_CACHE: the response cache folder of live workflows, as evaluate's --cache; a relative
+name is under RUNNER_TEMP, outside the checkout (default off).
 INPUT_VARIANT: the name of what runs (default settings).
 INPUT_BASELINE: artifact:NAME (the artifact NAME-<merge-base commit>) or a report path.
 INPUT_REPORT: an existing report: the candidate (compare), the saved run (replay) or the

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from goldgate.scoring.adjudication import output_digest
+from goldgate.scoring.adjudication import gold_digest, output_digest
 from run.support import run_cli
 
 APP = """
@@ -133,6 +133,7 @@ def record_verdict(root: Path, verdict: str, answer: str = REPLY) -> None:
         "case": "judged",
         "check": "tone",
         "digest": output_digest(answer),
+        "gold": gold_digest(TONE["expected"]),
         "verdict": verdict,
     }
     (root / "evaluation" / "verdicts.jsonl").write_text(json.dumps(line) + "\n", "utf-8")

@@ -78,6 +78,19 @@ def case(
     }
 
 
+def echo_cases(count: int, id_format: str = "c{}") -> list[dict[str, Any]]:
+    """``count`` cases asking a live echo (tests/helpers/fake_openai.py) to say ``ticket N``,
+    each expecting ``echo: ticket N`` at ``/payload/answer``."""
+    return [
+        {
+            "id": id_format.format(n),
+            "input": {"payload": {"message": f"ticket {n}"}, "metadata": {}},
+            "expectations": [expect("answer", "/payload/answer", f"echo: ticket {n}")],
+        }
+        for n in range(count)
+    ]
+
+
 # --- the CLI ------------------------------------------------------------------------------------
 
 

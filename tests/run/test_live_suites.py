@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from tests.helpers.fake_openai import FakeOpenAI, serving
 
-from .support import Project, new_project, read_report_json, start_cli
+from .support import Project, echo_cases, new_project, read_report_json, start_cli
 
 pytestmark = pytest.mark.slow  # a server and the console script
 
@@ -49,17 +49,7 @@ def live_project(root: Path, url: str, **workflow: Any) -> Project:
             **workflow,
         }
     }
-    cases = [
-        {
-            "id": f"c{n:03d}",
-            "input": {"payload": {"message": f"ticket {n}"}, "metadata": {}},
-            "expectations": [
-                {"name": "answer", "path": "/payload/answer", "expected": f"echo: ticket {n}"}
-            ],
-        }
-        for n in range(CASES)
-    ]
-    return project.suite("chat", "chat", cases).write()
+    return project.suite("chat", "chat", echo_cases(CASES, "c{:03d}")).write()
 
 
 LIMITED = {

@@ -37,7 +37,7 @@ from goldgate.gold.recorded import (
     RecordedExpectation,
     new_recorded_case,
 )
-from goldgate.gold.suites import GoldSuite, dataset_fingerprint
+from goldgate.gold.suites import GoldSuite, RecordedVerdict, dataset_fingerprint
 from goldgate.report.records import DatasetRecord, TargetRecord
 from goldgate.run.streaming import SuiteJob
 
@@ -246,7 +246,7 @@ def _suite(
     cases: Sequence[EvalCase],
     root: Path,
     live: bool,
-    verdicts: Mapping[tuple[str, str, str], bool],
+    verdicts: Mapping[tuple[str, str, str], RecordedVerdict],
 ) -> EvalSuite:
     functions = _functions(cases)
     live_cases = [case for case in cases if case.live]
@@ -379,7 +379,7 @@ def plan_evals(
     datasets: Sequence[str] = (),
     labels: Sequence[str] = (),
     live: bool = False,
-    verdicts: Mapping[str, Mapping[tuple[str, str, str], bool]] | None = None,
+    verdicts: Mapping[str, Mapping[tuple[str, str, str], RecordedVerdict]] | None = None,
     paths: Sequence[str] = (),
 ) -> EvalPlan:
     """The suites to run for ``cases``: a suite per dataset, in order of first appearance;

@@ -35,7 +35,7 @@ from goldgate.evals.execute import Ran, evaluate
 from goldgate.evals.plan import TARGET_KIND
 from goldgate.evals.runtime import EvalFailed, document
 from goldgate.gold.compiled import CompiledExpectation, compile_text
-from goldgate.gold.suites import GoldSuite
+from goldgate.gold.suites import GoldSuite, RecordedVerdict
 from goldgate.report.build import suite_head, suite_tail
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable, read_report
 from goldgate.report.models import (
@@ -89,7 +89,9 @@ def _fixed(case: CaseRecord) -> tuple[CompiledExpectation, ...]:
     )
 
 
-def _gold(record: SuiteRecord, verdicts: Mapping[tuple[str, str, str], bool]) -> GoldSuite:
+def _gold(
+    record: SuiteRecord, verdicts: Mapping[tuple[str, str, str], RecordedVerdict]
+) -> GoldSuite:
     cases = []
     compiled = []
     for case in record.cases:

@@ -27,6 +27,18 @@ class DatasetIdentity:
     fingerprint: str
 
 
+@dataclass(frozen=True, slots=True)
+class RecordedVerdict:
+    """A person's recorded verdict on one answer, and the gold it was judged against."""
+
+    passed: bool
+    gold: str | None
+    """The digest of the expectation's gold the reviewer read (its prose, note and
+    assertions: ``scoring.adjudication.gold_digest``). The verdict decides a check only while
+    the gold is still this; None (a verdict recorded before verdicts were bound to gold)
+    never decides one: the answer goes back to the queue."""
+
+
 @dataclass(frozen=True)
 class GoldSuite:
     name: str
@@ -44,10 +56,11 @@ class GoldSuite:
     fingerprint: str
     compiled: Sequence[tuple[CompiledExpectation, ...]] = ()
     """Each case's expectations compiled, in case order (built once, when gold is loaded)."""
-    verdicts: Mapping[tuple[str, str, str], bool] = field(default_factory=dict)
+    verdicts: Mapping[tuple[str, str, str], RecordedVerdict] = field(default_factory=dict)
     """People's recorded verdicts for this suite's answers waiting for one: (case id, check
-    name, answer digest) -> passed (``goldgate.adjudication``). Not part of the fingerprint:
-    a verdict decides an answer, it does not change what the gold asks."""
+    name, answer digest) -> the verdict and the gold it was judged against
+    (``goldgate.adjudication``). Not part of the fingerprint: a verdict decides an answer, it
+    does not change what the gold asks."""
     positions: tuple[int, ...] | None = None
     """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
     whole_case_count: int | None = None

@@ -62,8 +62,9 @@ class CheckRecord(Record):
     adjudicated: bool = field(
         default=False,
         metadata={
-            "description": "A person's verdict recorded for this very answer in the project's "
-            "verdict store decided the check; it no longer waits for one."
+            "description": "A person's verdict recorded for this very answer, judged against "
+            "this very gold, in the project's verdict store decided the check; it no longer "
+            "waits for one."
         },
     )
     __pydantic_config__ = READ

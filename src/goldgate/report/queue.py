@@ -4,13 +4,16 @@
 person::
 
     {"id": "replies/refund_en#1/tone", "suite": "replies", "case": "refund_en", "attempt": 1,
-     "check": "tone", "digest": "sha256:…", "note": "…", "input": …, "output": "…",
-     "verdict": null, "comment": null}
+     "check": "tone", "digest": "sha256:…", "gold": "sha256:…", "note": "…", "input": …,
+     "output": "…", "verdict": null, "comment": null}
 
 The reviewer sets ``verdict`` to ``"pass"`` or ``"fail"`` (and may add a ``comment``);
 ``goldgate adjudication apply FILE.jsonl`` records every decided line in the project's
-verdict store. A line whose ``output`` no longer hashes to its ``digest`` is refused: a
-verdict is about the answer the reviewer read.
+verdict store, bound to the answer (``digest``) and to the expectation's gold the reviewer
+judged it against (``gold``: its prose, note and assertions), so that changing either sends
+the answer back to the queue. A line whose ``output`` no longer hashes to its ``digest`` is
+refused: a verdict is about the answer the reviewer read; so is a line without ``gold`` (a
+file an older goldgate exported).
 
 The file holds inputs and outputs (private detail): it is created new, never overwriting a
 file, with mode 0600, like a report.
@@ -29,7 +32,7 @@ from goldgate.base.problems import display_path
 from goldgate.report.models import Report, SuiteRecord
 from goldgate.report.stream import dumps
 from goldgate.report.verdictstore import Verdict, read_lines, verdict_from
-from goldgate.scoring.adjudication import note_of, output_digest
+from goldgate.scoring.adjudication import gold_digest, note_of, output_digest
 
 __all__ = ["Reviewed", "export_lines", "read_reviewed", "write_export"]
 
@@ -80,6 +83,7 @@ def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                     "attempt": attempt.attempt,
                     "check": check.name,
                     "digest": entry.digest,
+                    "gold": gold_digest(check.expected),
                     "note": entry.note if entry.note is not None else note_of(check.expected),
                     "input": _reviewer_input(suite, attempt.input),
                     "output": check.actual,
@@ -118,7 +122,9 @@ def read_reviewed(path: Path) -> Reviewed:
     undecided = 0
     seen: dict[tuple[str, str, str, str], tuple[str, Verdict]] = {}
     for where, value in read_lines(path):
-        verdict = verdict_from(value, where, extra=EXPORT_KEYS, verdict_may_be_null=True)
+        verdict = verdict_from(
+            value, where, extra=EXPORT_KEYS, verdict_may_be_null=True, gold_required=True
+        )
         output = value.get("output") if isinstance(value, dict) else None
         if output is not None:
             if not isinstance(output, str):

@@ -4,11 +4,16 @@ gold.
 One line per verdict, a JSON object with fixed keys::
 
     {"suite": "replies", "case": "refund_en", "check": "tone",
-     "digest": "sha256:<64 hex>", "verdict": "pass", "comment": "warm enough"}
+     "digest": "sha256:<64 hex>", "gold": "sha256:<64 hex>", "verdict": "pass",
+     "comment": "warm enough"}
 
-``comment`` is optional; every other key is required. The store is read strictly, because a
-verdict decides checks: bad JSON, an unknown or missing key, a digest that is not a sha256,
-a verdict other than ``pass`` or ``fail`` and a second verdict for the same answer are each
+``digest`` is the answer's, ``gold`` the expectation's gold the reviewer judged against (its
+prose, note and assertions: ``scoring.adjudication.gold_digest``): a verdict decides a check
+only while both are unchanged. ``comment`` is optional, and so is ``gold`` for lines recorded
+before verdicts were bound to gold: such a line is read, but decides nothing (its answer goes
+back to the queue until it is reviewed again). The store is read strictly, because a verdict
+decides checks: bad JSON, an unknown or missing key, a digest that is not a sha256, a
+verdict other than ``pass`` or ``fail`` and a second verdict for the same answer are each
 refused with the file and line (exit 2). Blank lines carry nothing and are skipped. It is
 written sorted (suite, case, check, digest), one verdict per line, and replaced atomically,
 so that a pull request shows exactly the verdicts it adds or changes.
@@ -30,6 +35,7 @@ import orjson
 from goldgate.base.errors import InvalidInputError, JsonSyntaxError
 from goldgate.base.problems import display_path
 from goldgate.base.strictjson import decode_utf8, parse_json_text
+from goldgate.gold.suites import RecordedVerdict
 from goldgate.scoring.adjudication import VerdictKey, is_digest
 
 if TYPE_CHECKING:
@@ -54,7 +60,7 @@ __all__ = [
 
 STORE_PATH: Final = Path("evaluation") / "verdicts.jsonl"
 _REQUIRED = ("suite", "case", "check", "digest", "verdict")
-_OPTIONAL = ("comment",)
+_OPTIONAL = ("gold", "comment")
 _VERDICTS = {"pass": True, "fail": False}
 
 
@@ -68,6 +74,8 @@ class Verdict:
     digest: str
     passed: bool
     comment: str | None = None
+    gold: str | None = None
+    """The digest of the gold judged against; None: an unbound verdict (decides nothing)."""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -79,8 +87,10 @@ class Verdict:
             "case": self.case,
             "check": self.check,
             "digest": self.digest,
-            "verdict": "pass" if self.passed else "fail",
         }
+        if self.gold is not None:
+            line["gold"] = self.gold
+        line["verdict"] = "pass" if self.passed else "fail"
         if self.comment is not None:
             line["comment"] = self.comment
         return line
@@ -138,11 +148,17 @@ def _name(value: Any) -> bool:
 
 
 def verdict_from(
-    value: Any, where: str, *, extra: Iterable[str] = (), verdict_may_be_null: bool = False
+    value: Any,
+    where: str,
+    *,
+    extra: Iterable[str] = (),
+    verdict_may_be_null: bool = False,
+    gold_required: bool = False,
 ) -> Verdict | None:
     """A verdict line checked strictly: ``where`` (``file:line``) starts every error.
     ``extra`` keys are allowed besides the store's (a reviewer's file also carries what the
-    reviewer read); ``None`` for a line whose verdict is still ``null`` when that is allowed."""
+    reviewer read); ``None`` for a line whose verdict is still ``null`` when that is allowed;
+    ``gold_required``: a line without ``gold`` is refused (a reviewer's file)."""
     if not isinstance(value, dict):
         raise InvalidInputError(f"{where}: a verdict line is a JSON object.")
     known = (*_REQUIRED, *_OPTIONAL, *extra)
@@ -164,6 +180,16 @@ def verdict_from(
         raise InvalidInputError(
             f"{where}: 'digest' is not a sha256 ('sha256:' and 64 lowercase hex digits)."
         )
+    gold = value.get("gold")
+    if gold is None and gold_required:
+        raise InvalidInputError(
+            f"{where}: the line has no 'gold' (the digest of the gold the answer was judged "
+            "against): it was exported by an older goldgate; export the queue again."
+        )
+    if gold is not None and not is_digest(gold):
+        raise InvalidInputError(
+            f"{where}: 'gold' is not a sha256 ('sha256:' and 64 lowercase hex digits)."
+        )
     comment = value.get("comment")
     if comment is not None and not isinstance(comment, str):
         raise InvalidInputError(f"{where}: 'comment' must be a string or null.")
@@ -174,7 +200,13 @@ def verdict_from(
         allowed = '"pass", "fail" or null' if verdict_may_be_null else '"pass" or "fail"'
         raise InvalidInputError(f"{where}: 'verdict' must be {allowed}.")
     return Verdict(
-        value["suite"], value["case"], value["check"], value["digest"], _VERDICTS[verdict], comment
+        value["suite"],
+        value["case"],
+        value["check"],
+        value["digest"],
+        _VERDICTS[verdict],
+        comment,
+        gold,
     )
 
 
@@ -230,7 +262,8 @@ class Merged:
 
 def merge(store: VerdictStore, verdicts: Iterable[Verdict]) -> Merged:
     """``store`` with ``verdicts`` recorded: a new answer's verdict is added, a verdict for an
-    answer the store already decides replaces it (a reviewer may change their mind)."""
+    answer the store already decides replaces it (a reviewer may change their mind, and a
+    verdict on changed gold, or one bound to no gold, is judged again)."""
     by_key: dict[tuple[str, str, str, str], Verdict] = {v.key: v for v in store.verdicts}
     added = changed = unchanged = 0
     for verdict in verdicts:
@@ -284,11 +317,11 @@ def attach_verdicts(suites: Sequence[GoldSuite], project: Path) -> list[GoldSuit
     ]
 
 
-def verdicts_by_suite(store: VerdictStore) -> Mapping[str, dict[VerdictKey, bool]]:
+def verdicts_by_suite(store: VerdictStore) -> Mapping[str, dict[VerdictKey, RecordedVerdict]]:
     """Every suite's verdicts at once."""
-    suites: dict[str, dict[VerdictKey, bool]] = {}
+    suites: dict[str, dict[VerdictKey, RecordedVerdict]] = {}
     for verdict in store.verdicts:
         suites.setdefault(verdict.suite, {})[(verdict.case, verdict.check, verdict.digest)] = (
-            verdict.passed
+            RecordedVerdict(verdict.passed, verdict.gold)
         )
     return suites

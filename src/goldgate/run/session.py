@@ -326,7 +326,7 @@ def prepare_session(request: RunRequest) -> Session:
     ensure_writable(output)
     variant = run_variant(request, settings, project)
     registry = settings_registry(settings, suites)
-    cache = response_cache(request.cache)
+    cache = response_cache(request.cache, request.environ)
     targets: dict[str, Target] = {}
     jobs = []
     for suite in suites:
@@ -375,21 +375,33 @@ def prepare_session(request: RunRequest) -> Session:
     )
 
 
-def response_cache(folder: Path | None) -> ResponseCache | None:
+def response_cache(folder: Path | None, environ: Mapping[str, str]) -> ResponseCache | None:
     """The run's response cache (``--cache DIR``): None without one. A path that is there
-    and not a folder is refused before anything runs."""
+    and not a folder, or a folder in which git tracks files (answers a pull request could
+    have committed), is refused before anything runs; entries are signed with the secret in
+    ``GOLDGATE_CACHE_KEY`` when it is set (``goldgate.run.live.cache``)."""
     if folder is None:
         return None
-    if folder.exists() and not folder.is_dir():
-        from goldgate.base.textsafe import escape_control
+    from goldgate.base.textsafe import escape_control
+    from goldgate.run.live.cache import KEY_VARIABLE, ResponseCache, tracked
 
+    where = escape_control(display_path(folder))
+    if not folder.is_symlink() and folder.exists() and not folder.is_dir():
         raise InvalidInputError(
-            f"--cache {escape_control(display_path(folder))}: not a folder; name a folder "
-            "(made when missing) for the response cache."
+            f"--cache {where}: not a folder; name a folder (made when missing) for the "
+            "response cache."
         )
-    from goldgate.run.live.cache import ResponseCache
-
-    return ResponseCache(folder)
+    found = tracked(folder)
+    if found:
+        raise InvalidInputError(
+            f"--cache {where}: git tracks files in this folder, so answers committed with a "
+            "pull request would answer the run; keep the cache outside the checkout (the "
+            "action keeps it under RUNNER_TEMP) or out of git."
+        )
+    cache = ResponseCache(folder, environ.get(KEY_VARIABLE, "").encode("utf-8") or None)
+    if found is None:
+        cache.refuse("could not be checked for files git tracks in time; the cache was not used")
+    return cache
 
 
 def run_variant(request: RunRequest, settings: LoadedSettings, project: Path) -> VariantRecord:

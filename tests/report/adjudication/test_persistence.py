@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from goldgate.scoring.adjudication import REVIEWER_FAILED, output_digest
+from goldgate.scoring.adjudication import REVIEWER_FAILED, gold_digest, output_digest
 
 EVAL = """
 from pathlib import Path
@@ -27,8 +27,9 @@ ANSWER = Path(__file__).with_name("answer.txt")
 def reply(ctx: EvalContext):
     ctx.output = ANSWER.read_text()
 """
+PROSE = "a warm apology naming the order"
 CASES = [
-    {"id": "apology", "input": "My order is late.", "expect": "a warm apology naming the order"},
+    {"id": "apology", "input": "My order is late.", "expect": PROSE},
     {"id": "short", "input": "Thanks!", "expect": {"maxChars": 200}},
 ]  # fmt: skip
 ANSWER = "We are sorry your order is late; it ships today."
@@ -99,6 +100,7 @@ def test_apply_then_rerun_keeps_the_verdict_and_a_changed_answer_goes_back(
         "attempt": 1,
         "check": "expect",
         "digest": output_digest(ANSWER),
+        "gold": gold_digest(PROSE),
         "note": "a warm apology naming the order",
         "input": "My order is late.",
         "output": ANSWER,
@@ -119,7 +121,8 @@ def test_apply_then_rerun_keeps_the_verdict_and_a_changed_answer_goes_back(
     store = project / "evaluation" / "verdicts.jsonl"
     assert [json.loads(text) for text in store.read_text().splitlines()] == [
         {"suite": "replies", "case": "reply[apology]", "check": "expect",
-         "digest": output_digest(ANSWER), "verdict": "pass", "comment": "warm and specific"}
+         "digest": output_digest(ANSWER), "gold": gold_digest(PROSE), "verdict": "pass",
+         "comment": "warm and specific"}
     ]  # fmt: skip
 
     kept, report = _run(run_cli, project, "second.json")
@@ -162,6 +165,58 @@ def test_a_verdict_can_be_changed_by_applying_again(run_cli: Any, project: Path)
 
     assert len((project / "evaluation" / "verdicts.jsonl").read_text().splitlines()) == 1
     assert _apology(_run(run_cli, project, "second.json")[1])["outcome"] == "failed"
+
+
+def _write_cases(project: Path, apology: Any) -> None:
+    cases = [{**CASES[0], "expect": apology}, CASES[1]]
+    (project / "replies.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize(
+    "apology",
+    [
+        "a warm apology naming the order and the date",  # the prose
+        {"note": PROSE},  # the same words, as a note beside assertions
+        {"note": PROSE, "contains": "sorry"},  # an assertion added
+    ],
+)
+def test_a_changed_criterion_sends_a_judged_answer_back_to_the_queue(
+    run_cli: Any, project: Path, apology: Any
+) -> None:
+    _run(run_cli, project, "first.json")
+    _review(run_cli, project, "first.json", "pass")
+    assert _apology(_run(run_cli, project, "second.json")[1]).get("adjudicated") is True
+
+    _write_cases(project, apology)
+    result, report = _run(run_cli, project, "third.json")
+
+    assert _apology(report).get("adjudicated") is None
+    assert _apology(report)["adjudication"] is True
+    assert "1 check awaits a human verdict" in result.stdout
+    (project / "pass.jsonl").unlink()
+    _review(run_cli, project, "third.json", "pass")  # judged again, against the new gold
+    assert _apology(_run(run_cli, project, "fourth.json")[1]).get("adjudicated") is True
+    assert len((project / "evaluation" / "verdicts.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_stored_verdict_bound_to_no_gold_goes_back_to_the_queue(
+    run_cli: Any, project: Path
+) -> None:
+    """A store written before verdicts were bound to gold: its lines are read, never applied."""
+    _run(run_cli, project, "first.json")
+    _review(run_cli, project, "first.json", "fail")
+    store = project / "evaluation" / "verdicts.jsonl"
+    [line] = [json.loads(text) for text in store.read_text().splitlines()]
+    del line["gold"]
+    store.write_text(json.dumps(line) + "\n")
+
+    result, report = _run(run_cli, project, "second.json")
+
+    assert result.code == 0, result.output  # the old failing verdict no longer decides
+    assert _apology(report)["outcome"] == "not_run"
+    assert "1 check awaits a human verdict" in result.stdout
 
 
 @pytest.mark.parametrize(

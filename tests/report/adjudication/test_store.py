@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from goldgate.base.errors import InvalidInputError
+from goldgate.gold.suites import RecordedVerdict
 from goldgate.report.queue import read_reviewed
 from goldgate.report.verdictstore import (
     Verdict,
@@ -20,10 +21,12 @@ from goldgate.report.verdictstore import (
     verdicts_by_suite,
     write_store,
 )
-from goldgate.scoring.adjudication import is_digest, output_digest
+from goldgate.scoring.adjudication import gold_digest, is_digest, output_digest
 
 DIGEST = output_digest("an answer")
-GOOD = {"suite": "s", "case": "c", "check": "tone", "digest": DIGEST, "verdict": "pass"}
+GOLD = gold_digest("a warm answer")
+GOOD = {"suite": "s", "case": "c", "check": "tone", "digest": DIGEST, "gold": GOLD,
+        "verdict": "pass"}  # fmt: skip
 
 
 def _line(**changes: Any) -> str:
@@ -44,8 +47,8 @@ def test_a_store_reads_back_what_was_written(tmp_path: Path) -> None:
     store = VerdictStore(
         path,
         (
-            Verdict("s", "z", "tone", DIGEST, False, "too cold"),
-            Verdict("s", "a", "tone", DIGEST, True),
+            Verdict("s", "z", "tone", DIGEST, False, "too cold", GOLD),
+            Verdict("s", "a", "tone", DIGEST, True),  # unbound: kept as it is
         ),
     )
     write_store(store)
@@ -53,13 +56,14 @@ def test_a_store_reads_back_what_was_written(tmp_path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["case"] for line in lines] == ["a", "z"]  # sorted
     assert json.loads(lines[1]) == {
-        "suite": "s", "case": "z", "check": "tone", "digest": DIGEST, "verdict": "fail",
-        "comment": "too cold",
+        "suite": "s", "case": "z", "check": "tone", "digest": DIGEST, "gold": GOLD,
+        "verdict": "fail", "comment": "too cold",
     }  # fmt: skip
+    assert "gold" not in json.loads(lines[0])
     assert set(load_store(path).verdicts) == set(store.verdicts)
     assert verdicts_by_suite(load_store(path))["s"] == {
-        ("a", "tone", DIGEST): True,
-        ("z", "tone", DIGEST): False,
+        ("a", "tone", DIGEST): RecordedVerdict(True, None),
+        ("z", "tone", DIGEST): RecordedVerdict(False, GOLD),
     }
     assert [p.name for p in path.parent.iterdir()] == ["verdicts.jsonl"]  # no temporary left
 
@@ -82,6 +86,7 @@ def test_no_store_yet_is_an_empty_store(tmp_path: Path) -> None:
         (_line(case=""), r"verdicts.jsonl:2: 'case' must be a nonempty string"),
         (_line(check="a\u0007"), r"verdicts.jsonl:2: 'check' must be a nonempty string"),
         (_line(comment=3), r"verdicts.jsonl:2: 'comment' must be a string or null"),
+        (_line(gold="sha256:12"), r"verdicts.jsonl:2: 'gold' is not a sha256"),
         (_line(), r"verdicts.jsonl:2: a second verdict for the answer of .*verdicts.jsonl:1"),
         ('{"suite": "s", "suite": "t"}', r"verdicts.jsonl:2:\d+: duplicate key"),
     ],
@@ -97,20 +102,26 @@ def test_a_tampered_line_is_refused_with_its_line_number(
 
 
 def test_merge_adds_changes_and_keeps() -> None:
-    store = VerdictStore(Path("v"), (Verdict("s", "a", "t", DIGEST, True),))
+    other = gold_digest("a colder answer")
+    store = VerdictStore(
+        Path("v"),
+        (Verdict("s", "a", "t", DIGEST, True, gold=GOLD), Verdict("s", "c", "t", DIGEST, True)),
+    )
     merged = merge(
         store,
         [
-            Verdict("s", "a", "t", DIGEST, True),
-            Verdict("s", "b", "t", DIGEST, True),
-            Verdict("s", "a", "t", DIGEST, False, "second look"),
+            Verdict("s", "a", "t", DIGEST, True, gold=GOLD),
+            Verdict("s", "b", "t", DIGEST, True, gold=GOLD),
+            Verdict("s", "a", "t", DIGEST, False, "second look", GOLD),
+            Verdict("s", "c", "t", DIGEST, True, gold=other),  # judged again: now bound
         ],
     )
 
-    assert (merged.added, merged.changed, merged.unchanged) == (1, 1, 1)
+    assert (merged.added, merged.changed, merged.unchanged) == (1, 2, 1)
     assert verdicts_by_suite(merged.store)["s"] == {
-        ("a", "t", DIGEST): False,
-        ("b", "t", DIGEST): True,
+        ("a", "t", DIGEST): RecordedVerdict(False, GOLD),
+        ("b", "t", DIGEST): RecordedVerdict(True, GOLD),
+        ("c", "t", DIGEST): RecordedVerdict(True, other),
     }
 
 
@@ -127,7 +138,7 @@ def test_a_reviewers_file_decides_some_lines_and_leaves_others(tmp_path: Path) -
         _reviewed(tmp_path, exported, {**exported, "verdict": None, "case": "d"})
     )
 
-    assert reviewed.verdicts == (Verdict("s", "c", "tone", DIGEST, True),)
+    assert reviewed.verdicts == (Verdict("s", "c", "tone", DIGEST, True, gold=GOLD),)
     assert reviewed.undecided == 1
 
 
@@ -138,6 +149,7 @@ def test_a_reviewers_file_decides_some_lines_and_leaves_others(tmp_path: Path) -
         ({**GOOD, "output": 3}, "'output' must be the answer's text"),
         ({**GOOD, "verdict": "ok"}, "'verdict' must be \"pass\", \"fail\" or null"),
         ({**GOOD, "score": 1}, "unknown key 'score'"),
+        ({**GOOD, "gold": None}, "the line has no 'gold' .* export the queue again"),
     ],
 )
 def test_a_reviewers_line_that_does_not_hold_is_refused(

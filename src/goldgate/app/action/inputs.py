@@ -113,7 +113,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         max_concurrency=_number(env, "max_concurrency", 1, int, MAX_CONCURRENCY),
         timeout=_number(env, "timeout", 300.0, float, MAX_TIMEOUT),
         repeat=_number(env, "repeat", 1, int, MAX_REPEAT),
-        cache=Path(_input(env, "cache")) if _input(env, "cache") else None,
+        cache=cache_folder(_input(env, "cache"), env),
         variant=_input(env, "variant") or None,
         baseline=_input(env, "baseline") or None,
         report=Path(_input(env, "report")) if _input(env, "report") else None,
@@ -128,6 +128,22 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         fail_on=_choice(env, "fail_on", FAIL_ON, "disagreement"),
         github_token=_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
     )
+
+
+def cache_folder(given: str, env: Mapping[str, str]) -> Path | None:
+    """Where the action keeps the response cache (the ``cache`` input; empty: none). A
+    relative name is under ``RUNNER_TEMP`` (the system's temporary folder outside a runner),
+    outside the checkout, so nothing a pull request commits is read as a stored answer; an
+    absolute path is used as it is (``goldgate evaluate`` refuses one whose files git
+    tracks)."""
+    if not given:
+        return None
+    path = Path(given)
+    if path.is_absolute():
+        return path
+    import tempfile
+
+    return Path(env.get("RUNNER_TEMP", "").strip() or tempfile.gettempdir()) / path
 
 
 def github_token(env: Mapping[str, str]) -> str:

@@ -148,7 +148,9 @@ def evaluate(
             metavar="DIR",
             help="Response cache of live workflows: an attempt whose workflow revision, "
             "target, request and attempt index match a stored answer takes it without a "
-            "call; new answers are stored (plain files, for actions/cache). Off by default.",
+            "call; new answers are stored (plain files, for actions/cache). A folder in "
+            "which git tracks files is refused; with GOLDGATE_CACHE_KEY set, entries are "
+            "signed and an unsigned one is a miss. Off by default.",
             file_okay=False,
         ),
     ] = None,

@@ -75,7 +75,7 @@ class LiveTarget:
         key = None
         if self.cache is not None:
             if self._identity is None:
-                self._identity = self.describe()
+                self._identity = cache_identity(self.inner)
             current = CURRENT.get()
             attempt = 1 if current is None else current.attempt
             key = self.cache.key(self.workflow_revision, self._identity, request.as_json(), attempt)
@@ -132,6 +132,15 @@ class LiveTarget:
         wait = self.policy.wait(retries + 1, failure, self._draw())
         left = anyio.current_effective_deadline() - anyio.current_time()
         return -1.0 if wait + DEADLINE_MARGIN >= left else wait
+
+
+def cache_identity(inner: Target) -> dict[str, Any]:
+    """What decides the target's answers, for the cache's key: a target's own
+    ``cache_identity()`` where it has one (http and model targets: values ``describe()``
+    leaves out, such as query values and literal header values), else ``describe()``."""
+    identity = getattr(inner, "cache_identity", None)
+    found: dict[str, Any] = inner.describe() if identity is None else identity()
+    return found
 
 
 def _reserve(inner: Target, request: TargetRequest) -> int:

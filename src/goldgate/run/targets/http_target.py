@@ -100,6 +100,23 @@ class HttpTarget:
             described["proxy"] = True
         return described
 
+    def cache_identity(self) -> dict[str, Any]:
+        """What decides an answer, for the response cache's key (only hashed, never stored
+        or shown): the URL as POSTed, query values included, any user information in it,
+        each literal header's value, and for a header read from the environment the
+        variable's name and prefix, never its value."""
+        return {
+            "kind": "http",
+            "url": self._target_url,
+            "user": None if self._basic is None else list(self._basic),
+            "headers": {
+                name: {"env": value.env, "prefix": value.prefix}
+                if isinstance(value, EnvHeader)
+                else value
+                for name, value in self.headers.items()
+            },
+        }
+
     async def aclose(self) -> None:
         await self._exchange.aclose()
 

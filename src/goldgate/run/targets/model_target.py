@@ -83,6 +83,13 @@ class ModelTarget:
             "parameters": self._parameters,
         }
 
+    def cache_identity(self) -> dict[str, Any]:
+        """What decides an answer, for the response cache's key (only hashed, never stored
+        or shown): the URL as POSTed (``api_version`` included) and every setting
+        (the model, templates, parameters, the names of the key's variable and header; never
+        the key)."""
+        return {"kind": "model", "url": self.url, "settings": self.settings.model_dump(mode="json")}
+
     async def aclose(self) -> None:
         await self._exchange.aclose()
 
