@@ -1,4 +1,5 @@
-"""Metrics agree with scikit-learn on random observations (the conventions docs/report-format.md names)."""
+"""Metrics agree with scikit-learn on random observations (docs/report-format.md names the
+conventions)."""
 
 from __future__ import annotations
 
