@@ -3,6 +3,7 @@ context a target of any kind is built with (``factory.TARGET_KINDS``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,9 +134,22 @@ class TransientFailure(TargetFailure):
         headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(reason)
-        self.retry_after = retry_after
+        self.retry_after = _wait(retry_after)
         self.kind = kind
         self.headers = headers
+
+
+def _wait(seconds: object) -> float | None:
+    """A ``retry_after`` as a wait: a number of seconds at least 0 (too large for a float:
+    infinite); None for anything else (NaN, a negative number, not a number), which asks
+    for no particular wait."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return None
+    try:
+        wait = float(seconds)
+    except OverflowError:
+        return math.inf
+    return wait if wait >= 0 else None
 
 
 @runtime_checkable
