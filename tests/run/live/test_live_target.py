@@ -1,6 +1,7 @@
 """``LiveTarget`` through the real runner, in process: retries counted in the report,
 transient failures of a python target retried, waits kept inside the attempt's deadline,
-the rate limit's wait kept out of it, the cache answering without a call, and costs."""
+the rate limit's wait inside it (a slot past it fails the attempt at once, whatever a
+provider asks for) but out of the latency, the cache answering without a call, and costs."""
 
 from __future__ import annotations
 
