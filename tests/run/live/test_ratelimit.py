@@ -131,6 +131,10 @@ async def test_a_usage_no_float_holds_settles_nothing() -> None:
     assert limiter.due() == pytest.approx(0.606)
     limiter.settle(10, 20)
     assert limiter.due() == pytest.approx(1.212)
+    # A reservation no float holds (a max_tokens of 10**400) is a wait no deadline holds.
+    assert await limiter.acquire(10**400)  # its own slot is free: no OverflowError
+    assert limiter.due() == math.inf
+    assert not await limiter.acquire(deadline=1e300)
 
 
 async def test_it_learns_lower_limits_and_an_exhausted_window_from_headers() -> None:

@@ -85,6 +85,14 @@ class RateLimiter:
     def _gap(self, per_minute: float | None) -> float:
         return 0.0 if per_minute is None else 60.0 / per_minute * (1 + SAFETY)
 
+    def _tokens_gap(self, tokens: int) -> float:
+        """Seconds ``tokens`` take at the token limit; infinite for a count no float holds
+        (a ``max_tokens`` of 10**400 reserves a wait no deadline holds, not an error)."""
+        try:
+            return float(tokens) * self._gap(self.tokens_per_minute)
+        except OverflowError:
+            return math.inf
+
     def due(self) -> float:
         """When the next request slot is free (on ``clock``'s scale)."""
         return max(self._clock(), self._next_request, self._next_token, self._held_until)
@@ -102,7 +110,7 @@ class RateLimiter:
                 return False
             self._next_request = start + self._gap(self.requests_per_minute)
             if self.tokens_per_minute is not None:
-                self._next_token = start + reserve * self._gap(self.tokens_per_minute)
+                self._next_token = start + self._tokens_gap(reserve)
             if start > now:
                 await self._sleep(start - now)
             if self._held_until <= self._clock():
@@ -113,13 +121,10 @@ class RateLimiter:
         """An answer used ``used`` tokens where ``reserved`` were paid for: later requests
         pay the difference (None: the answer did not say, or said a count no float holds;
         the reservation stands)."""
-        if used is None or self.tokens_per_minute is None:
-            return
-        try:
-            extra = float(used - reserved)
-        except OverflowError:
-            return
-        self._next_token += extra * self._gap(self.tokens_per_minute)
+        if used is not None and self.tokens_per_minute is not None:
+            extra = self._tokens_gap(used - reserved)
+            if math.isfinite(extra):
+                self._next_token += extra
 
     def hold(self, seconds: float) -> None:
         """No request is sent for ``seconds`` (a 429's Retry-After, a limit at 0); a wait
