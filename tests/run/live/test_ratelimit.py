@@ -120,6 +120,8 @@ async def test_a_slot_past_the_caller_s_deadline_is_neither_taken_nor_waited_for
     limiter.hold(math.inf)  # Retry-After of years, or too large for a float
     assert not await limiter.acquire(deadline=1e300)
     assert clock.now == pytest.approx(1.01)
+    fresh = RateLimiter(60, None, clock=clock, sleep=clock.sleep)
+    assert await fresh.acquire(deadline=clock.now - 1)  # a free slot, whatever the deadline
 
 
 async def test_a_usage_no_float_holds_settles_nothing() -> None:

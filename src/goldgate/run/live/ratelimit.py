@@ -99,14 +99,14 @@ class RateLimiter:
 
     async def acquire(self, reserve: int = 0, deadline: float = math.inf) -> bool:
         """Wait for the next request slot with ``reserve`` tokens paid for; False, at once
-        and with nothing taken, when that slot (or, after a hold came in, the next one)
-        starts after ``deadline``. The slot is taken before waiting, in the order callers
-        ask (all of this runs on one event loop: no lock is needed between reading and
-        taking it)."""
+        and with nothing taken, when that slot (or, after a hold came in, the next one) is
+        not free now and starts after ``deadline``. The slot is taken before waiting, in the
+        order callers ask (all of this runs on one event loop: no lock is needed between
+        reading and taking it)."""
         while True:
             now = self._clock()
             start = self.due()
-            if not start <= deadline:
+            if start > now and not start <= deadline:  # a free slot is always taken
                 return False
             self._next_request = start + self._gap(self.requests_per_minute)
             if self.tokens_per_minute is not None:
