@@ -153,7 +153,7 @@ def bomb_project(root: Path, url: str) -> Project:
     return project.suite("bombs", "bombs", cases).write()
 
 
-ADDRESS_SPACE = 1 << 30
+ADDRESS_SPACE = 768 << 20
 """What the goldgate process may map: far less than the 1.5 GiB a bomb inflates to."""
 
 
