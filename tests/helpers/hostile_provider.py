@@ -3,10 +3,12 @@
 request's ``envelope.payload`` (an http target's request), and ``bomb`` answers a few
 kilobytes that inflate past a gibibyte (``Content-Encoding`` as given, nested or not).
 
-Payload keys: ``status`` (default 200), ``headers`` (added to the answer), ``encoding``
-(``gzip`` or ``gzip, gzip``: a small well-formed answer sent so encoded), ``bomb`` (the
-``Content-Encoding`` of a bomb: ``gzip``, ``gzip, gzip``, ``gzip, deflate``...). Without
-``bomb``, the body is a result document echoing ``payload.message``.
+Payload keys: ``delay`` (seconds before answering), ``status`` (default 200), ``headers``
+(added to the answer), ``encoding`` (``gzip`` or ``gzip, gzip``: a small well-formed answer
+sent so encoded), ``bomb`` (the ``Content-Encoding`` of a bomb: ``gzip``, ``gzip, gzip``,
+``gzip, deflate``...). Without ``bomb``, the body is a result document echoing
+``payload.message``, with a ``usage`` of ``tokens`` (a string of digits) input and output
+tokens where the payload has it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import gzip
 import json
 import struct
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -74,12 +77,16 @@ class _Handler(loopback.Handler):
         with self.server.lock:
             self.server.requests.append(payload.get("message"))
             self.server.accept_encoding.append(self.headers.get("Accept-Encoding"))
+        time.sleep(float(payload.get("delay", 0)))
         headers: dict[str, str] = dict(payload.get("headers", {}))
         if "bomb" in payload:
             body = bomb(payload["bomb"])
             headers["Content-Encoding"] = payload["bomb"]
         else:
-            document = {"payload": {"answer": payload.get("message")}}
+            document: dict[str, Any] = {"payload": {"answer": payload.get("message")}}
+            if "tokens" in payload:  # digits: a count as large as JSON can write
+                count = int(payload["tokens"])
+                document["usage"] = {"input_tokens": count, "output_tokens": count}
             body = json.dumps(document).encode("utf-8")
             if "encoding" in payload:
                 body = encoded(body, payload["encoding"])

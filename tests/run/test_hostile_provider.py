@@ -72,11 +72,12 @@ ABSURD: dict[str, dict[str, Any]] = {
 
 def absurd_project(root: Path, url: str) -> Project:
     """One workflow (so one rate limiter) and suite per absurd answer: the absurd case, then
-    three ordinary ones that its wait must not hold past their deadlines."""
+    three ordinary ones (answered in 0.5 s) that its wait must not hold past their deadlines.
+    At concurrency 2, case 3 starts once case 0 or 1 is done: after the absurd answer."""
     project = new_project(root)
     project.workflows = {name: workflow(url, f"{name}-1") for name in ABSURD}
     for name, payload in ABSURD.items():
-        cases = [case(0, **payload), case(1), case(2), case(3)]
+        cases = [case(0, **payload), *(case(n, delay=0.5) for n in (1, 2, 3))]
         project.suite(name, name, cases)
     return project.write()
 
@@ -117,7 +118,7 @@ def test_absurd_waits_fail_their_attempts_at_once_and_the_run_ends_within_its_bo
             "attempt's deadline"
         )
     # A 429's hold and a learned limit: an attempt that starts once the answer that asked
-    # for the wait is in (case 3 always does) fails at once, naming the wait.
+    # for the wait is in (case 3 does) fails at once, naming the wait.
     for name in ("retry_after_years", "retry_after_ms", "retry_after_overflow",
                  "learned_limit", "reset_requests", "reset_tokens"):  # fmt: skip
         [*_, last] = by_name[name]["cases"]
@@ -190,3 +191,33 @@ def test_compression_bombs_fail_their_attempts_in_bounded_memory(
         "gzip, deflate only"
     )
     assert set(provider.accept_encoding) == {"gzip, deflate"}
+
+
+def test_a_usage_whose_cost_is_no_finite_number_fails_that_attempt(
+    tmp_path: Path, provider: HostileServer
+) -> None:
+    project = new_project(tmp_path / "p")
+    project.workflows = {
+        "priced": {
+            **workflow(provider.url, "priced-1"),
+            "pricing": {"input_per_million": 2.5, "output_per_million": 10},
+        }
+    }
+    cases = [case(0, tokens="1" + "0" * 400), case(1, tokens="1" + "0" * 300), case(2, tokens="7")]
+    project.suite("priced", "priced", cases).write()
+
+    run, report = project.evaluate()
+
+    assert run.code == 4, run.output
+    assert "Traceback" not in run.output
+    assert report is not None
+    [suite] = report["suites"]
+    attempts = [case["attempts"][0] for case in suite["cases"]]
+    assert [a["status"] for a in attempts] == ["failed", "failed", "completed"]
+    for attempt, cost in zip(attempts[:2], ("infinite or not a number", "over 1e+15"), strict=True):
+        assert attempt["reason"] == (
+            f"the answer's usage makes its cost {cost} at the workflow's pricing (its token "
+            "counts cannot be right)"
+        )
+    assert suite["live"]["cost"] == pytest.approx(7 * 12.5 / 1e6)
+
