@@ -119,7 +119,10 @@ class TransientFailure(TargetFailure):
     would pass the attempt's deadline), the attempt fails with ``reason``.
 
     ``reason`` is one sentence safe for stdout (never a secret, a request or an answer).
-    ``retry_after``: seconds the provider asked to wait (``Retry-After``), if it said so.
+    ``retry_after``: seconds the provider asked to wait (``Retry-After``), if it said so (a
+    negative number, NaN or anything not a number asks for no wait; one too large for a
+    float is infinite). A wait past the attempt's deadline is never waited: the attempt fails
+    at once.
     ``kind``: ``429``, ``5xx``, ``timeout``, ``connect`` (what ``retry.on`` names) or
     ``transient`` (a python target's: always retried). ``headers``: the answer's rate-limit
     headers, which the run's rate limiter learns from.
