@@ -5,6 +5,7 @@ unset (so a configuration that does not use them keeps its revision)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,3 +95,35 @@ def test_unset_live_settings_leave_the_digest_as_it_was(tmp_path: Path) -> None:
     assert load_settings(write(tmp_path, plain)).configuration_digest == before
     retried = plain + "    retry: {attempts: 2}\n"
     assert load_settings(write(tmp_path, retried)).configuration_digest != before
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "pointer"),
+    [
+        ("requests_per_minute: 500", "requests_per_minute: .inf",
+         "/workflows/chat/rate_limit/requests_per_minute"),
+        ("requests_per_minute: 500", "requests_per_minute: 500, tokens_per_minute: .NaN",
+         "/workflows/chat/rate_limit/tokens_per_minute"),
+        ("input_per_million: 0.15", "input_per_million: .inf",
+         "/workflows/chat/pricing/input_per_million"),
+        ("output_per_million: 0.6", "output_per_million: .nan",
+         "/workflows/chat/pricing/output_per_million"),
+        ("output_per_million: 0.6", "output_per_million: -.inf",
+         "/workflows/chat/pricing/output_per_million"),
+    ],
+)  # fmt: skip
+def test_infinite_or_nan_prices_and_limits_are_refused_by_validate_and_check(
+    gold_project: Any, run_cli: Any, old: str, new: str, pointer: str
+) -> None:
+    gold_project.settings = LIVE.replace(old, new)
+    assert gold_project.settings != LIVE
+    gold_project.write()
+
+    for args in (("validate",), ("evaluate", "--check")):
+        result = run_cli(*args, cwd=gold_project.root)
+
+        assert result.code == 2, (args, result.output)
+        [line] = [line for line in result.output.splitlines() if pointer in line]
+        assert line.startswith("config/settings.yaml:")
+        assert "must be a finite number, found " in line
+        assert "Traceback" not in result.output

@@ -182,6 +182,8 @@ def _sentence(detail: Any) -> str:
         return f"must be at least {bounds.get('ge')}, found {quote(detail.get('input'))}"
     if kind == "greater_than":
         return f"must be greater than {bounds.get('gt')}, found {quote(detail.get('input'))}"
+    if kind == "finite_number":
+        return f"must be a finite number, found {quote(detail.get('input'))}"
     if kind in ("too_short", "string_too_short"):
         return "must not be empty"
     if kind == "value_error":

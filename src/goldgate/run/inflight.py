@@ -3,16 +3,14 @@
 The runner keeps one ``InFlight`` per worker, in a context variable of the worker's task, so
 that the live layer (``goldgate.run.live``), which wraps a target and knows nothing of the
 runner, can tell it two things about the attempt it is running: how many retries it took
-(``note_retry``, recorded in the report), and that a wait is the run's own doing, not the
-target's (``outside_deadline``: waiting for the run's rate limit neither counts against the
-attempt's ``--timeout`` nor in its latency). Outside a runner both do nothing.
+(``note_retry``, recorded in the report), and how long it waited for the run's own rate
+limit (``note_paused``: not the target's latency). Every wait stays inside the attempt's
+deadline: the deadline never moves, so that no attempt outlives ``--timeout``. Outside a
+runner both do nothing.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
@@ -21,7 +19,7 @@ import anyio
 if TYPE_CHECKING:
     from goldgate.run.watchdog import Watchdog
 
-__all__ = ["InFlight", "note_retry", "outside_deadline"]
+__all__ = ["InFlight", "note_paused", "note_retry"]
 
 
 class InFlight:
@@ -31,7 +29,6 @@ class InFlight:
         "attempt",
         "index",
         "latency_ms",
-        "moved",
         "paused",
         "retries",
         "scope",
@@ -45,11 +42,10 @@ class InFlight:
         self.retries = 0
         """Calls after the first that the attempt made (``note_retry``)."""
         self.paused = 0.0
-        """Seconds of the attempt spent ``outside_deadline``: not its latency."""
+        """Seconds of the attempt spent waiting for the rate limit (``note_paused``): not
+        its latency."""
         self.scope: anyio.CancelScope | None = None
         """The worker's cancel scope, whose deadline is the attempt's."""
-        self.moved = False
-        """The scope's deadline was moved (``outside_deadline``): the worker sets it anew."""
         self.watchdog: Watchdog | None = None
 
     @classmethod
@@ -63,7 +59,7 @@ class InFlight:
     def begin(self, index: int, attempt: int) -> None:
         """A new attempt starts on this worker (its deadline is already armed)."""
         self.index, self.attempt, self.latency_ms = index, attempt, None
-        self.retries, self.paused, self.moved = 0, 0.0, False
+        self.retries, self.paused = 0, 0.0
 
 
 CURRENT: ContextVar[InFlight | None] = ContextVar("goldgate attempt in flight", default=None)
@@ -77,28 +73,9 @@ def note_retry() -> None:
         current.retries += 1
 
 
-@asynccontextmanager
-async def outside_deadline() -> AsyncIterator[None]:
-    """Time spent in this block is not the attempt's: its deadline moves later by as much
-    (the watchdog's with it), and its latency leaves it out. Cancellation from outside (a
-    stop, Ctrl-C) still ends the block at once."""
+def note_paused(seconds: float) -> None:
+    """The attempt in flight spent ``seconds`` waiting for the run's rate limit: inside its
+    deadline, but not its target's latency."""
     current = CURRENT.get()
-    scope = None if current is None else current.scope
-    if current is None or scope is None or math.isinf(scope.deadline):
-        yield
-        return
-    began = anyio.current_time()
-    left = scope.deadline - began
-    scope.deadline = math.inf
-    watchdog = current.watchdog
-    if watchdog is not None:
-        watchdog.end(current)
-    try:
-        yield
-    finally:
-        ended = anyio.current_time()
-        scope.deadline = ended + left
-        current.moved = True
-        current.paused += ended - began
-        if watchdog is not None:
-            watchdog.begin(current, left)
+    if current is not None:
+        current.paused += seconds

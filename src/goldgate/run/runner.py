@@ -345,8 +345,7 @@ async def run_suite(
                         while position - ordered.next >= run_ahead:
                             await anyio.sleep(_ROOM_POLL)
                     deadline = clock() + timeout
-                    # moved: the last attempt waited outside its deadline (run.inflight).
-                    if current.moved or not deadline <= armed <= deadline + slack:
+                    if not deadline <= armed <= deadline + slack:
                         armed = scope.deadline = deadline + slack  # kept for what follows
                     if watchdog is not None:
                         watchdog.begin(current, timeout)

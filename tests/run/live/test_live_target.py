@@ -1,9 +1,11 @@
 """``LiveTarget`` through the real runner, in process: retries counted in the report,
 transient failures of a python target retried, waits kept inside the attempt's deadline,
-the rate limit's wait kept out of it, the cache answering without a call, and costs."""
+the rate limit's wait inside it (a slot past it fails the attempt at once, whatever a
+provider asks for) but out of the latency, the cache answering without a call, and costs."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -168,17 +170,132 @@ async def test_a_429_holds_every_concurrent_attempt_for_its_retry_after() -> Non
     assert anyio.current_time() - started >= 0.3
 
 
-async def test_waiting_for_the_rate_limit_is_not_the_attempt_s_time() -> None:
-    # 12 attempts at 4 a second take about 3 s; with a 1 s timeout none may time out, and
-    # none's latency holds the wait.
+async def test_waiting_for_the_rate_limit_is_inside_the_deadline_but_not_the_latency() -> None:
+    # 6 attempts at 4 a second wait up to 1.25 s for their slots, inside a 5 s timeout; none's
+    # latency holds the wait.
+    limiter = RateLimiter(240, None)
+    report = await evaluate(
+        suite(6), variant(live(Flaky(0), limiter=limiter)), max_concurrency=6, timeout=5.0
+    )
+    [record] = report.suites
+    assert record.counts.attempts["completed"] == 6
+    latencies = [case.attempts[0].latency_ms for case in record.cases]
+    assert max(latency or 0 for latency in latencies) < 500
+
+
+async def test_a_rate_limit_slot_past_the_deadline_fails_the_attempt_without_waiting() -> None:
+    # 12 attempts at 4 a second under a 1 s timeout: the first four get their slots (0 to
+    # 0.75 s), the other eight fail at once rather than wait past their deadlines.
     limiter = RateLimiter(240, None)
     report = await evaluate(
         suite(12), variant(live(Flaky(0), limiter=limiter)), max_concurrency=12, timeout=1.0
     )
+    attempts = [case.attempts[0] for case in report.suites[0].cases]
+    assert [a.status for a in attempts] == ["completed"] * 4 + ["failed"] * 8
+    for attempt in attempts[4:]:
+        assert attempt.reason is not None
+        assert attempt.reason.startswith("the workflow's rate limit holds its next request for ")
+        assert attempt.reason.endswith(" s, past the attempt's deadline")
+
+
+class Teaching(Flaky):
+    """Answers at once, with rate-limit headers that teach an absurd limit or reset."""
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        super().__init__(0)
+        self.headers = headers
+
+    async def __call__(self, request: TargetRequest) -> TargetResponse:
+        answer = await super().__call__(request)
+        return TargetResponse(answer.document, headers=self.headers)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"x-ratelimit-limit-requests": "0.0001"},
+        {"x-ratelimit-limit-requests": "1e-320"},  # 60 / it is no float
+        {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "99999999h"},
+        {"x-ratelimit-limit-tokens": "0.0001"},
+        {"x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "9999h0m0s"},
+    ],
+)  # fmt: skip
+async def test_a_learned_limit_fails_later_attempts_at_once_instead_of_holding_them(
+    headers: dict[str, str],
+) -> None:
+    # The first answer teaches a wait of days or more (paced from the slot after it): later
+    # attempts, with an hour each, fail now (a wait would outlive this test).
+    inner = Teaching(headers)
+    report = await evaluate(
+        suite(4), variant(live(inner, limiter=RateLimiter(None, None))), timeout=3600.0
+    )
+    attempts = [case.attempts[0] for case in report.suites[0].cases]
+    assert attempts[0].status == "completed"
+    assert {a.status for a in attempts[2:]} == {"failed"}
+    assert all("past the attempt's deadline" in (a.reason or "") for a in attempts[2:])
+
+
+@pytest.mark.parametrize("retry_after", [1e9, math.inf, 10**400])
+async def test_a_retry_after_past_the_deadline_fails_now_and_holds_no_later_attempt(
+    retry_after: float,
+) -> None:
+    inner = Flaky(failures=1, retry_after=retry_after)
+    report = await evaluate(
+        suite(3), variant(live(inner, limiter=RateLimiter(None, None))), timeout=3600.0
+    )
+    attempts = [case.attempts[0] for case in report.suites[0].cases]
+    assert attempts[0].reason == (
+        "flaky answered 429; a retry's wait would pass the attempt's deadline"
+    )
+    # The 429's hold stands for every attempt: the later ones fail at once too.
+    for attempt in attempts[1:]:
+        assert attempt.status == "failed"
+        assert attempt.reason is not None
+        assert "rate limit holds its next request" in attempt.reason
+    assert inner.calls == {"hi 0": 1}
+
+
+@pytest.mark.parametrize("retry_after", [math.nan, -5.0, "soon"])
+async def test_a_retry_after_that_is_no_wait_is_the_policy_s_own_wait(retry_after: Any) -> None:
+    inner = Flaky(failures=1, retry_after=retry_after)
+    report = await evaluate(
+        suite(2), variant(live(inner, limiter=RateLimiter(None, None))), timeout=5.0
+    )
+    attempts = [case.attempts[0] for case in report.suites[0].cases]
+    assert [(a.status, a.retries) for a in attempts] == [("completed", 1)] * 2
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"input_tokens": 10**400, "output_tokens": 0},  # no float holds it
+        {"prompt_tokens": 10**300, "completion_tokens": 10**300},  # its cost is infinite
+        {"input_tokens": 2 * 10**21, "output_tokens": 0},  # finite, past any real cost
+    ],
+)
+async def test_a_usage_whose_cost_is_no_finite_number_fails_that_attempt(
+    usage: dict[str, int], tmp_path: Path
+) -> None:
+    class Greedy(Flaky):
+        async def __call__(self, request: TargetRequest) -> TargetResponse:
+            if request.envelope["payload"]["message"] == "hi 1":
+                return TargetResponse({"payload": {"answer": "HI 1"}, "usage": usage})
+            return await super().__call__(request)
+
+    cache = ResponseCache(tmp_path / "cache")
+    target = live(Greedy(0), pricing=PRICING, cache=cache)
+    report = await evaluate(suite(3), variant(target))
     [record] = report.suites
-    assert record.counts.attempts["completed"] == 12
-    latencies = [case.attempts[0].latency_ms for case in record.cases]
-    assert max(latency or 0 for latency in latencies) < 500
+    attempts = [case.attempts[0] for case in record.cases]
+    assert [a.status for a in attempts] == ["completed", "failed", "completed"]
+    assert attempts[1].reason is not None
+    assert attempts[1].reason.startswith("the answer's usage makes its cost ")
+    assert attempts[1].reason.endswith(
+        " at the workflow's pricing (its token counts cannot be right)"
+    )
+    assert record.live is not None
+    assert record.live.cost == pytest.approx(0.004)
+    assert cache.written == 2  # the refused answer is not kept
 
 
 async def test_a_python_target_s_transient_failure_is_retried(tmp_path: Path) -> None:

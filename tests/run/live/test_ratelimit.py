@@ -4,6 +4,7 @@ window, tokens paid for, holds honoured, and limits learnt from a provider's hea
 from __future__ import annotations
 
 import bisect
+import math
 
 import anyio
 import pytest
@@ -89,12 +90,53 @@ async def test_a_hold_stops_every_request_until_it_ends() -> None:
     limiter = RateLimiter(None, None, clock=clock, sleep=clock.sleep)
     await limiter.acquire()
     assert clock.now == 0.0
-    assert not limiter.busy()
+    assert limiter.due() == 0.0
 
     limiter.hold(5.0)
-    assert limiter.busy()
+    assert limiter.due() == 5.0
     await limiter.acquire()
     assert clock.now == 5.0
+
+
+@pytest.mark.parametrize("seconds", [-1.0, math.nan, 0.0])
+def test_a_hold_that_is_no_positive_number_holds_nothing(seconds: float) -> None:
+    clock = Clock()
+    limiter = RateLimiter(None, None, clock=clock, sleep=clock.sleep)
+    limiter.hold(seconds)
+    assert limiter.due() == 0.0
+
+
+async def test_a_slot_past_the_caller_s_deadline_is_neither_taken_nor_waited_for() -> None:
+    clock = Clock()
+    limiter = RateLimiter(60, None, clock=clock, sleep=clock.sleep)
+    assert await limiter.acquire(deadline=10.0)
+    # A provider taught a limit of 0.0001 requests a minute: the next slot is 7 days away.
+    limiter.observe({"x-ratelimit-limit-requests": "0.0001"})
+    assert await limiter.acquire(deadline=10.0)  # the slot paced at 60 a minute: 1.01 s
+    assert clock.now == pytest.approx(1.01)
+    assert not await limiter.acquire(deadline=1e5)
+    assert clock.now == pytest.approx(1.01)  # not slept
+    assert limiter.due() == pytest.approx(1.01 + 60 / 0.0001 * 1.01)  # nothing taken
+    limiter.hold(math.inf)  # Retry-After of years, or too large for a float
+    assert not await limiter.acquire(deadline=1e300)
+    assert clock.now == pytest.approx(1.01)
+    fresh = RateLimiter(60, None, clock=clock, sleep=clock.sleep)
+    assert await fresh.acquire(deadline=clock.now - 1)  # a free slot, whatever the deadline
+
+
+async def test_a_usage_no_float_holds_settles_nothing() -> None:
+    clock = Clock()
+    limiter = RateLimiter(None, 1_000, clock=clock, sleep=clock.sleep)
+    await limiter.acquire(10)
+    assert limiter.due() == pytest.approx(0.606)
+    limiter.settle(10, 10**400)  # no OverflowError, and the reservation stands
+    assert limiter.due() == pytest.approx(0.606)
+    limiter.settle(10, 20)
+    assert limiter.due() == pytest.approx(1.212)
+    # A reservation no float holds (a max_tokens of 10**400) is a wait no deadline holds.
+    assert await limiter.acquire(10**400)  # its own slot is free: no OverflowError
+    assert limiter.due() == math.inf
+    assert not await limiter.acquire(deadline=1e300)
 
 
 async def test_it_learns_lower_limits_and_an_exhausted_window_from_headers() -> None:
@@ -122,7 +164,8 @@ async def test_it_learns_lower_limits_and_an_exhausted_window_from_headers() -> 
 @pytest.mark.parametrize(
     ("text", "seconds"),
     [("1s", 1.0), ("6m0s", 360.0), ("120ms", 0.12), ("1h2m3.5s", 3723.5), ("2.5", 2.5),
-     ("", None), ("soon", None), ("-1", None)],
+     ("", None), ("soon", None), ("-1", None), ("nan", None), ("-2s", None),
+     ("9" * 400 + "s", math.inf), ("1" + "0" * 400, math.inf)],
 )  # fmt: skip
 def test_reset_durations(text: str, seconds: float | None) -> None:
     assert duration(text) == (None if seconds is None else pytest.approx(seconds))

@@ -60,8 +60,10 @@ def evaluate(
         float | None,
         typer.Option(
             "--timeout",
-            help="Seconds per attempt, custom scoring included (positive, at most "
-            f"{MAX_TIMEOUT:g}; default 300).",
+            help="Seconds per attempt T, custom scoring and every wait (retries, rate "
+            f"limits) included (positive, at most {MAX_TIMEOUT:g}; default 300): a suite of "
+            "N attempts at --max-concurrency C ends within ceil(N/C) x T, a run within the "
+            "sum over its suites plus start-up and writing the report.",
         ),
     ] = None,
     repeat: Annotated[

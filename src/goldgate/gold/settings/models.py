@@ -77,7 +77,9 @@ class TargetSettings(_Strict):
         None, description="An OpenAI-compatible chat completions API."
     )
     max_result_bytes: Annotated[int, Field(gt=0)] = Field(
-        DEFAULT_MAX_RESULT_BYTES, description="A larger result is a runtime failure."
+        DEFAULT_MAX_RESULT_BYTES,
+        description="A larger result is a runtime failure. An http or model answer is "
+        "bounded on the wire and once each Content-Encoding is undone, while it is read.",
     )
 
     @classmethod

@@ -23,7 +23,7 @@ class Strict(BaseModel):
     """A settings model: unknown keys refused (a typo must not silently disable a setting),
     frozen, and no coercion between types."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 def check_env_name(value: str) -> str:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from goldgate.gold.settings.live import PricingSettings
+from goldgate.run.targets.base import TargetFailure
+
+MAX_COST = 1e15
+"""The most one attempt may cost, in any currency: past it the usage figures are wrong, and
+a run's totals (sums of such costs) must stay finite numbers."""
 
 _INPUT = ("input_tokens", "prompt_tokens")
 _OUTPUT = ("output_tokens", "completion_tokens")
@@ -32,9 +38,22 @@ def _count(usage: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
 
 
 def priced(usage: Any, pricing: PricingSettings) -> float | None:
-    """What ``usage`` costs at ``pricing``, in its currency; None without token counts."""
+    """What ``usage`` costs at ``pricing``, in its currency; None without token counts. A
+    cost that is not a finite number, or is past ``MAX_COST`` (token counts no answer can
+    hold), is the attempt's ``TargetFailure``: it would make every total infinite."""
     counted = tokens(usage)
     if counted is None:
         return None
-    spent = counted[0] * pricing.input_per_million + counted[1] * pricing.output_per_million
-    return round(spent / 1_000_000, 12)
+    try:
+        spent = (
+            counted[0] * pricing.input_per_million + counted[1] * pricing.output_per_million
+        ) / 1_000_000
+    except OverflowError:  # a count too large for a float
+        spent = math.inf
+    if not spent <= MAX_COST:  # NaN and infinity included
+        what = f"over {MAX_COST:g}" if math.isfinite(spent) else "infinite or not a number"
+        raise TargetFailure(
+            f"the answer's usage makes its cost {what} at the workflow's pricing (its token "
+            "counts cannot be right)"
+        )
+    return round(spent, 12)

@@ -11,6 +11,11 @@ the order attempts ask, so none waits forever.
 The limiter also learns from the provider: ``x-ratelimit-limit-*`` below the configured
 limit lowers it, ``x-ratelimit-remaining-*`` at 0 holds every request until the matching
 ``x-ratelimit-reset-*``, and a 429's ``Retry-After`` holds them likewise (``hold``).
+
+No wait outlives the attempt that asks: each caller names its own deadline, and a slot that
+would come after it is not taken and not waited for (``acquire`` answers False at once), so
+a provider that teaches a limit of 0.0001 requests a minute, or asks for a wait of years,
+fails the attempts that cannot be served in time instead of holding them.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ _DURATION = re.compile(
 
 def duration(text: str) -> float | None:
     """Seconds of a reset header: ``1s``, ``6m0s``, ``120ms``, ``1h2m``, or a plain number of
-    seconds; None for anything else."""
+    seconds (one too large for a float is infinite: a wait no deadline holds); None for
+    anything else, NaN and negative numbers included."""
     text = text.strip()
     try:
         value = float(text)
@@ -46,7 +52,14 @@ def duration(text: str) -> float | None:
             float(parts[name] or 0) * scale
             for name, scale in (("h", 3600), ("m", 60), ("s", 1), ("ms", 0.001))
         )
-    return value if math.isfinite(value) and value >= 0 else None
+    return value if value >= 0 else None
+
+
+def for_seconds(seconds: float) -> str:
+    """A wait as a sentence says it: ``for 2.5 s``, ``for 6.06e+05 s``, ``indefinitely``."""
+    if not math.isfinite(seconds):
+        return "indefinitely"
+    return f"for {max(seconds, 0.0):.3g} s"
 
 
 class RateLimiter:
@@ -72,35 +85,52 @@ class RateLimiter:
     def _gap(self, per_minute: float | None) -> float:
         return 0.0 if per_minute is None else 60.0 / per_minute * (1 + SAFETY)
 
-    def busy(self) -> bool:
-        """Whether a request asking now would wait for its slot."""
-        return max(self._next_request, self._next_token, self._held_until) > self._clock()
+    def _tokens_gap(self, tokens: int) -> float:
+        """Seconds ``tokens`` take at the token limit; infinite for a count no float holds
+        (a ``max_tokens`` of 10**400 reserves a wait no deadline holds, not an error)."""
+        try:
+            return float(tokens) * self._gap(self.tokens_per_minute)
+        except OverflowError:
+            return math.inf
 
-    async def acquire(self, reserve: int = 0) -> None:
-        """Wait for the next request slot with ``reserve`` tokens paid for. The slot is taken
-        before waiting, in the order callers ask (all of this runs on one event loop: no lock
-        is needed between reading and taking it)."""
+    def due(self) -> float:
+        """When the next request slot is free (on ``clock``'s scale)."""
+        return max(self._clock(), self._next_request, self._next_token, self._held_until)
+
+    async def acquire(self, reserve: int = 0, deadline: float = math.inf) -> bool:
+        """Wait for the next request slot with ``reserve`` tokens paid for; False, at once
+        and with nothing taken, when that slot (or, after a hold came in, the next one) is
+        not free now and starts after ``deadline``. The slot is taken before waiting, in the
+        order callers ask (all of this runs on one event loop: no lock is needed between
+        reading and taking it)."""
         while True:
             now = self._clock()
-            start = max(now, self._next_request, self._next_token, self._held_until)
+            start = self.due()
+            if start > now and not start <= deadline:  # a free slot is always taken
+                return False
             self._next_request = start + self._gap(self.requests_per_minute)
             if self.tokens_per_minute is not None:
-                self._next_token = start + reserve * self._gap(self.tokens_per_minute)
+                self._next_token = start + self._tokens_gap(reserve)
             if start > now:
                 await self._sleep(start - now)
             if self._held_until <= self._clock():
-                return
+                return True
             # A hold came in while this request waited for its slot: take a later one.
 
     def settle(self, reserved: int, used: int | None) -> None:
         """An answer used ``used`` tokens where ``reserved`` were paid for: later requests
-        pay the difference (None: the answer did not say; the reservation stands)."""
+        pay the difference (None: the answer did not say, or said a count no float holds;
+        the reservation stands)."""
         if used is not None and self.tokens_per_minute is not None:
-            self._next_token += (used - reserved) * self._gap(self.tokens_per_minute)
+            extra = self._tokens_gap(used - reserved)
+            if math.isfinite(extra):
+                self._next_token += extra
 
     def hold(self, seconds: float) -> None:
-        """No request is sent for ``seconds`` (a 429's Retry-After, a limit at 0)."""
-        self._held_until = max(self._held_until, self._clock() + seconds)
+        """No request is sent for ``seconds`` (a 429's Retry-After, a limit at 0); a wait
+        that is not a positive number (negative, NaN) holds nothing."""
+        if seconds > 0:
+            self._held_until = max(self._held_until, self._clock() + seconds)
 
     def observe(self, headers: Mapping[str, str] | None) -> None:
         """Learn from an answer's ``x-ratelimit-*`` headers (see the module docstring)."""

@@ -2,11 +2,14 @@
 
 One attempt, as ``__call__`` makes it: the cache first (a stored answer is the attempt's,
 ``cached``, and nothing is called or waited for); then, for each call, a slot from the
-workflow's rate limiter (a wait outside the attempt's deadline: ``inflight``), the call, and
-what its answer teaches the limiter. A ``TransientFailure`` the policy retries is retried
-after its wait unless the retries are spent or the wait would pass the attempt's deadline;
-the attempt then fails with the last failure's reason. A completed answer is priced and
-stored in the cache.
+workflow's rate limiter, the call, and what its answer teaches the limiter. Every wait is
+inside the attempt's deadline, which never moves: a slot that would come after it is not
+waited for, and the attempt fails at once as a transient failure that says so (the wait for
+a slot is left out of the attempt's latency: ``inflight.note_paused``). A
+``TransientFailure`` the policy retries is retried after its wait unless the retries are
+spent or the wait would pass the attempt's deadline; the attempt then fails with the last
+failure's reason. A completed answer is priced (a cost that is not a finite number, or past
+``cost.MAX_COST``, fails the attempt) and stored in the cache.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from typing import Any
 import anyio
 
 from goldgate.gold.settings.live import PricingSettings
-from goldgate.run.inflight import CURRENT, note_retry, outside_deadline
+from goldgate.run.inflight import CURRENT, note_paused, note_retry
 from goldgate.run.live.cache import ResponseCache
 from goldgate.run.live.cost import priced, tokens
-from goldgate.run.live.ratelimit import RateLimiter
+from goldgate.run.live.ratelimit import RateLimiter, for_seconds
 from goldgate.run.live.retry import RetryPolicy
 from goldgate.run.targets.base import (
     Target,
@@ -83,19 +86,17 @@ class LiveTarget:
             if stored is not None:
                 return TargetResponse(stored, cached=True, cost=self._priced(stored))
         answer = await self._call(request)
+        cost = self._priced(answer.document)  # before storing: a cost refused is no answer
         if key is not None and self.cache is not None:
             self.cache.store(key, answer.document)
-        return replace(answer, cost=self._priced(answer.document))
+        return replace(answer, cost=cost)
 
     async def _call(self, request: TargetRequest) -> TargetResponse:
         reserve = _reserve(self.inner, request)
         retries = 0
         while True:
-            if self.limiter is not None and self.limiter.busy():
-                async with outside_deadline():  # the run's own wait: not the attempt's time
-                    await self.limiter.acquire(reserve)
-            elif self.limiter is not None:
-                await self.limiter.acquire(reserve)  # a free slot: taken without a wait
+            if self.limiter is not None:
+                await self._slot(self.limiter, reserve)
             try:
                 answer = await self.inner(request)
             except TransientFailure as failure:
@@ -110,7 +111,7 @@ class LiveTarget:
                 await anyio.lowlevel.checkpoint_if_cancelled()
                 if wait < 0:  # a retry was due, but its wait would pass the deadline
                     reason = f"{failure.reason}; a retry's wait would pass the attempt's deadline"
-                    raise TargetFailure(reason) from None
+                    raise TransientFailure(reason, kind=failure.kind) from None
             else:
                 usage = tokens(answer.document.get("usage"))
                 self._learn(reserve, None if usage is None else sum(usage), answer.headers)
@@ -118,6 +119,23 @@ class LiveTarget:
             retries += 1
             note_retry()
             await anyio.sleep(wait)
+
+    async def _slot(self, limiter: RateLimiter, reserve: int) -> None:
+        """The rate limiter's next slot, waited for inside the attempt's deadline; a slot
+        past it is a ``TransientFailure`` now, not after waiting."""
+        began = anyio.current_time()
+        deadline = anyio.current_effective_deadline() - DEADLINE_MARGIN
+        if await limiter.acquire(reserve, deadline):
+            note_paused(anyio.current_time() - began)
+            return
+        # A stopped run cancels the attempt's scope, whose deadline then reads as passed.
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        wait = limiter.due() - began
+        raise TransientFailure(
+            f"the workflow's rate limit holds its next request {for_seconds(wait)}, past the "
+            "attempt's deadline",
+            kind="rate_limit",
+        )
 
     def _learn(self, reserve: int, used: int | None, headers: Any) -> None:
         if self.limiter is not None:

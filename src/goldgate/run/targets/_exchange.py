@@ -2,7 +2,9 @@
 they share: a pooled client per target, no redirects followed (a 3xx is a failure, so
 headers never travel to another host), no proxy unless one is configured (httpx would read
 ``HTTP_PROXY`` and the like from the environment: ``trust_env`` is off), TLS verified by the
-system's certificates, answers read up to a bound, and failures as safe sentences that name
+system's certificates, answers read up to a bound (``max_bytes``, the target's
+``max_result_bytes``: on the wire and once each content encoding is undone, ``_inflate``),
+and failures as safe sentences that name
 kinds and status codes, never a URL, a header or a body. Transient failures (429, 5xx, a
 timeout, a failed connection) are ``TransientFailure`` with their kind and ``Retry-After``,
 for the live layer to retry (``goldgate.run.live``).
@@ -11,13 +13,13 @@ for the live layer to retry (``goldgate.run.live``).
 from __future__ import annotations
 
 import email.utils
-import math
 import ssl
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from goldgate.base.errors import MissingDependencyError
+from goldgate.run.targets._inflate import ACCEPT_ENCODING, Inflater, Refused
 from goldgate.run.targets.base import TargetFailure, TransientFailure
 
 if TYPE_CHECKING:
@@ -85,6 +87,8 @@ class Exchange:
 
         if self._client is None:
             self._client = self._make_client()
+        if not any(name.lower() == "accept-encoding" for name in headers):
+            headers = {**headers, "Accept-Encoding": ACCEPT_ENCODING}
         failure: TargetFailure
         try:
             async with self._client.stream("POST", url, content=body, headers=headers) as answer:
@@ -94,25 +98,27 @@ class Exchange:
                 }  # fmt: skip
                 status = answer.status_code
                 if 200 <= status < 300:
-                    data = await self._bounded(answer)
-                    if data is not None:
-                        return data, rates
-                    failure = TargetFailure(f"{self.who} answer exceeded {self.max_bytes} bytes")
+                    try:
+                        return await self._bounded(answer), rates
+                    except Refused as refused:
+                        failure = TargetFailure(f"{self.who} answer {refused.reason}")
                 else:
                     failure = status_failure(self.who, status, answer.headers, rates)
         except httpx.HTTPError as error:
             failure = transport_failure(self.who, error)
         raise failure
 
-    async def _bounded(self, answer: httpx.Response) -> bytes | None:
+    async def _bounded(self, answer: httpx.Response) -> bytes:
+        """The answer's body, its content encodings undone (``_inflate``): ``Refused`` past
+        ``max_bytes`` on the wire or at any layer, read no further than that."""
         declared = answer.headers.get("Content-Length", "")
         if declared.strip().isdigit() and int(declared) > self.max_bytes:
-            return None
+            raise Refused(f"exceeded {self.max_bytes} bytes")
+        codings = answer.headers.get_list("Content-Encoding", split_commas=True)
+        inflater = Inflater(codings, self.max_bytes)
         data = bytearray()
-        async for chunk in answer.aiter_bytes():
-            data += chunk
-            if len(data) > self.max_bytes:
-                return None
+        async for chunk in answer.aiter_raw():
+            data += inflater.feed(chunk)
         return bytes(data)
 
 
@@ -151,17 +157,19 @@ def retry_after(headers: Mapping[str, str], now: float | None = None) -> float |
         return seconds
     try:
         when = email.utils.parsedate_to_datetime(text.strip())
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _number(text: str) -> float | None:
+    """A number of seconds at least 0; one too large for a float is infinite (a wait no
+    deadline holds), NaN and negative numbers are None (no wait asked for)."""
     try:
         value = float(text.strip())
     except ValueError:
         return None
-    return value if math.isfinite(value) and value >= 0 else None
+    return value if value >= 0 else None
 
 
 def transport_failure(who: str, error: Exception) -> TargetFailure:

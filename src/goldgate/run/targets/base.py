@@ -3,6 +3,7 @@ context a target of any kind is built with (``factory.TARGET_KINDS``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +119,10 @@ class TransientFailure(TargetFailure):
     would pass the attempt's deadline), the attempt fails with ``reason``.
 
     ``reason`` is one sentence safe for stdout (never a secret, a request or an answer).
-    ``retry_after``: seconds the provider asked to wait (``Retry-After``), if it said so.
+    ``retry_after``: seconds the provider asked to wait (``Retry-After``), if it said so (a
+    negative number, NaN or anything not a number asks for no wait; one too large for a
+    float is infinite). A wait past the attempt's deadline is never waited: the attempt fails
+    at once.
     ``kind``: ``429``, ``5xx``, ``timeout``, ``connect`` (what ``retry.on`` names) or
     ``transient`` (a python target's: always retried). ``headers``: the answer's rate-limit
     headers, which the run's rate limiter learns from.
@@ -133,9 +137,22 @@ class TransientFailure(TargetFailure):
         headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(reason)
-        self.retry_after = retry_after
+        self.retry_after = _wait(retry_after)
         self.kind = kind
         self.headers = headers
+
+
+def _wait(seconds: object) -> float | None:
+    """A ``retry_after`` as a wait: a number of seconds at least 0 (too large for a float:
+    infinite); None for anything else (NaN, a negative number, not a number), which asks
+    for no particular wait."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return None
+    try:
+        wait = float(seconds)
+    except OverflowError:
+        return math.inf
+    return wait if wait >= 0 else None
 
 
 @runtime_checkable
