@@ -23,8 +23,7 @@ from goldgate.report.models import Report
 def render_counts(context: RenderContext) -> str:
     """The toy renderer: the run's attempts per problem, and where the report is."""
     counts = build_view(context.report, context.comparison).counts
-    separator = "; " if context.details == "values" else ", "
-    listed = separator.join(f"{name} {count}" for name, count in counts.items() if count)
+    listed = ", ".join(f"{name} {count}" for name, count in counts.items() if count)
     return f"{listed} ({context.links.full_report})\n"
 
 
@@ -46,7 +45,7 @@ def test_a_renderer_added_to_the_registry_renders_a_report_file(
     render_report("counts", path, output, details="values")
 
     listed, _, where = output.read_text("utf-8").rstrip("\n").partition(" (")
-    assert dict(item.split(" ") for item in listed.split("; ")) == {
+    assert dict(item.split(" ") for item in listed.split(", ")) == {
         name: str(count) for name, count in expected.items() if count
     }
     assert where == f"{path})"
