@@ -30,7 +30,6 @@ DETAILS: tuple[Details, ...] = get_args(Details)
 
 Budget = Literal["comment", "summary"]
 """Which GitHub limit the Markdown fits: a pull-request comment's or a job summary's."""
-BUDGETS: tuple[Budget, ...] = get_args(Budget)
 
 ANNOTATION_LIMIT = 10
 """Annotations of one kind GitHub shows per step: the default ``maximum``."""
