@@ -72,6 +72,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goldgate.render.view import ComparisonView
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / ".work"
@@ -600,7 +604,7 @@ def _render_report(attempts: int) -> dict[str, object]:
     }
 
 
-def _changed_view(report: object) -> tuple[object, int]:
+def _changed_view(report: object) -> tuple[ComparisonView, int]:
     """A comparison view of ``report`` in which every tenth attempt regressed and every tenth
     improved (no comparison file needed), and how many attempts changed."""
     from goldgate.render.view import ChangeItem, ComparisonView
@@ -620,9 +624,9 @@ def _changed_view(report: object) -> tuple[object, int]:
 
 
 def bench_render() -> None:
+    from goldgate.app.render import render
     from goldgate.base.memory import collections_paused
-    from goldgate.render.junit import render_junit
-    from goldgate.render.markdown import render_markdown
+    from goldgate.render.registry import RenderContext
     from goldgate.report.io import read_report
 
     attempts = 100_000
@@ -633,21 +637,25 @@ def bench_render() -> None:
         report = read_report(path)
     reading = time.perf_counter() - started
 
-    def median(render: object) -> tuple[float, int]:
+    def median(rendering: object) -> tuple[float, int]:
         walls, size = [], 0
         for _ in range(3):
             with collections_paused():
                 started = time.perf_counter()
-                size = len(render())  # type: ignore[operator]
+                size = len(rendering())  # type: ignore[operator]
                 walls.append(time.perf_counter() - started)
         return statistics.median(walls), size
 
-    junit, junit_size = median(lambda: render_junit(report))
-    comment, comment_size = median(lambda: render_markdown(report))
-    summary, summary_size = median(lambda: render_markdown(report, budget="summary"))
+    junit, junit_size = median(lambda: render("junit", RenderContext(report)))
+    comment, comment_size = median(lambda: render("markdown", RenderContext(report)))
+    summary, summary_size = median(
+        lambda: render("markdown", RenderContext(report, budget="summary"))
+    )
     # The same report against a baseline: 10% of its attempts regressed, 10% improved.
     compared_view, changed = _changed_view(report)
-    compared, compared_size = median(lambda: render_markdown(report, compared_view))
+    compared, compared_size = median(
+        lambda: render("markdown", RenderContext(report, compared_view))
+    )
     output = WORK / "render-junit.xml"
     wall, peak, code, text = timed(["report", "junit", str(path), "-o", str(output)], WORK)
     if code != 0:
@@ -669,8 +677,9 @@ def bench_render() -> None:
 
 
 def bench_html() -> None:
+    from goldgate.app.render import render
     from goldgate.base.memory import collections_paused
-    from goldgate.render.html import render_html
+    from goldgate.render.registry import RenderContext
     from goldgate.report.io import read_report
 
     figures = []
@@ -680,16 +689,16 @@ def bench_html() -> None:
         with collections_paused():
             report = read_report(path)
         compared, _ = _changed_view(report)
-        for name, render in (
-            ("safe", lambda r=report: render_html(r)),
-            ("values", lambda r=report: render_html(r, details="values")),
-            ("against a baseline", lambda r=report, c=compared: render_html(r, c)),
+        for name, context in (
+            ("safe", RenderContext(report)),
+            ("values", RenderContext(report, details="values")),
+            ("against a baseline", RenderContext(report, compared)),
         ):
             walls, size = [], 0
             for _ in range(3):
                 with collections_paused():  # as `goldgate report html` renders
                     started = time.perf_counter()
-                    size = len(render().encode("utf-8"))
+                    size = len(render("html", context).encode("utf-8"))
                     walls.append(time.perf_counter() - started)
             wall = statistics.median(walls)
             target = f" (target < 2 s: {wall / 2:.2f}x)" if attempts == 10_000 else ""

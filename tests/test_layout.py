@@ -1,4 +1,4 @@
-"""The house by stage (docs/extending.md, DESIGN's code layout), read from the source with ast.
+"""The house by stage (docs/layout.md, docs/extending.md), read from the source with ast.
 
 Imports run one way, from the top of STAGES down: a module imports its own stage or one
 below it, never one above. No import circle, between modules or between packages, whether

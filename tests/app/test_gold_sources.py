@@ -12,6 +12,7 @@ import pytest
 from goldgate.app.render import gold_sources
 from goldgate.render.annotations import render_annotations
 from goldgate.render.markdown import render_markdown
+from goldgate.render.registry import Links, RenderContext
 from goldgate.report.models import SuiteRecord
 from render.builders import attempt, case, report, suite
 
@@ -50,12 +51,14 @@ def test_every_form_of_the_path_names_the_file_in_the_workspace(workspace: Path)
     places = gold_sources(value, {"GITHUB_WORKSPACE": str(workspace)})
 
     assert places == forms
-    annotations = render_annotations(value, sources=places).splitlines()
+    annotations = render_annotations(RenderContext(value, sources=places)).splitlines()
     assert [line.split(",line=")[0].split("file=")[-1] for line in annotations[:3]] == [
         "evaluation/cases/gold.json"
     ] * 3
     assert "file=" not in annotations[3]
-    markdown = render_markdown(value, link_base=LINK, sources=places, budget="summary")
+    markdown = render_markdown(
+        RenderContext(value, sources=places, budget="summary", links=Links(link_base=LINK))
+    )
     assert markdown.count(f"]({LINK}/evaluation/cases/gold.json#L4)") == 3
 
 
@@ -74,4 +77,6 @@ def test_a_file_that_is_not_there_keeps_the_report_s_name(workspace: Path) -> No
     places = gold_sources(value, {"GITHUB_WORKSPACE": str(workspace)})
 
     assert places == {}
-    assert "file=evaluation/missing.json," in render_annotations(value, sources=places)
+    assert "file=evaluation/missing.json," in render_annotations(
+        RenderContext(value, sources=places)
+    )

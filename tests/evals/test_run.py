@@ -15,6 +15,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.evals import EvalContext, eval, run_evals
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
+from goldgate.render.registry import RenderContext
 from goldgate.report.models import Report, SuiteRecord
 
 HEADER = "from goldgate.evals import eval, EvalContext\nimport time, anyio\n\n"
@@ -31,11 +32,11 @@ def run(folder: Path, **options: Any) -> Report:
 
 
 def junit_of(report: Report) -> str:
-    return render_junit(report)
+    return render_junit(RenderContext(report))
 
 
 def markdown_of(report: Report) -> str:
-    return render_markdown(report)
+    return render_markdown(RenderContext(report))
 
 
 def only(report: Report) -> SuiteRecord:

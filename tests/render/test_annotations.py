@@ -9,6 +9,7 @@ import re
 import pytest
 
 from goldgate.render.annotations import render_annotations
+from goldgate.render.registry import Links, RenderContext
 from goldgate.render.view import build_view
 from goldgate.render.workflow import command
 from goldgate.report.models import Report
@@ -41,7 +42,7 @@ def parse(line: str) -> tuple[str, dict[str, str], str]:
 @pytest.mark.parametrize("name", sorted(REPORTS))
 def test_every_line_is_one_of_our_commands(corpus: dict[str, Report], name: str) -> None:
     value = corpus[name]
-    lines = render_annotations(value, full_report="r.json").splitlines()
+    lines = render_annotations(RenderContext(value, links=Links(full_report="r.json"))).splitlines()
     counts = build_view(value).counts
     failing = counts["runtime"] + counts["check_error"] + counts["failure"]
     kinds = [parse(line)[0] for line in lines]
@@ -53,7 +54,7 @@ def test_every_line_is_one_of_our_commands(corpus: dict[str, Report], name: str)
 
 
 def test_annotations_point_at_the_gold_line(corpus: dict[str, Report]) -> None:
-    lines = render_annotations(corpus["repeats"]).splitlines()
+    lines = render_annotations(RenderContext(corpus["repeats"])).splitlines()
     first, wrong = parse(lines[0]), parse(lines[6])
 
     assert first == (
@@ -73,7 +74,7 @@ def test_annotations_point_at_the_gold_line(corpus: dict[str, Report]) -> None:
 
 
 def test_hostile_data_stays_inside_its_command(corpus: dict[str, Report]) -> None:
-    text = render_annotations(corpus["hostile"])
+    text = render_annotations(RenderContext(corpus["hostile"]))
     lines = text.splitlines()
 
     assert len(lines) == 3
@@ -96,7 +97,7 @@ def test_escaping_round_trips() -> None:
 
 
 def test_maximum_and_no_problems(corpus: dict[str, Report]) -> None:
-    assert render_annotations(corpus["example"]) == ""
-    only_notice = render_annotations(corpus["repeats"], maximum=0).splitlines()
+    assert render_annotations(RenderContext(corpus["example"])) == ""
+    only_notice = render_annotations(RenderContext(corpus["repeats"], maximum=0)).splitlines()
     assert [parse(line)[0] for line in only_notice] == ["notice"]
     assert parse(only_notice[0])[2].startswith("12 more failing attempts")

@@ -27,6 +27,7 @@ from goldgate.render.compared import comparison_view
 from goldgate.render.html import render_html
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
+from goldgate.render.registry import Links, RenderContext
 from goldgate.render.terminal import render_terminal
 from goldgate.render.view import ChangeItem, ComparisonView
 from goldgate.report.io import read_report, report_bytes
@@ -34,6 +35,7 @@ from goldgate.report.models import Report
 
 from .builders import normalized
 from .htmloutline import outline
+from .renderings import Rendering, page, without_golden_files
 from .test_junit import validate
 
 pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
@@ -79,26 +81,35 @@ def view(compared: Compared) -> ComparisonView:
     return comparison_view(compared.comparison, compared.candidate)
 
 
-RENDERINGS: dict[str, Callable[[Report, ComparisonView], str]] = {
-    "junit.xml": render_junit,
-    "comment.md": lambda r, c: render_markdown(r, c, full_report="out/report.json"),
-    "values.md": lambda r, c: render_markdown(
-        r, c, details="values", link_base=LINK_BASE, full_report="out/report.json"
+FULL = Links(full_report="out/report.json")
+RENDERINGS: dict[str, tuple[Rendering, Callable[[Report, ComparisonView], RenderContext]]] = {
+    "junit.xml": (Rendering("junit"), RenderContext),
+    "comment.md": (Rendering("markdown"), lambda r, c: RenderContext(r, c, links=FULL)),
+    "values.md": (
+        Rendering("markdown"),
+        lambda r, c: RenderContext(
+            r, c, details="values", links=Links(link_base=LINK_BASE, full_report="out/report.json")
+        ),
     ),
-    "annotations.txt": render_annotations,
-    "terminal.txt": render_terminal,
-    "page.outline": lambda r, c: outline(render_html(r, c, full_report="out/report.json")),
+    "annotations.txt": (Rendering("annotations"), RenderContext),
+    "terminal.txt": (Rendering("show"), RenderContext),
+    "page.outline": (Rendering("html", page), lambda r, c: RenderContext(r, c, links=FULL)),
     # The comment as the action posts it: the baseline named by branch and commit, the rule
     # that decided in plain words, the run's notes and a link to the workflow run.
-    "action.md": lambda r, c: render_markdown(
-        r,
-        replace(c, baseline="main@0123abc"),
-        full_report=".goldgate/action/report-1.json",
-        link_base=LINK_BASE,
-        run_url="https://github.com/owner/repo/actions/runs/42",
-        exit_code=decide_exit("disagreement", 1, None)[0],
-        rule=decide_exit("disagreement", 1, None)[1],
-        notes=("The baseline artifact of main@0123abc is from the merge-base commit.",),
+    "action.md": (
+        Rendering("markdown"),
+        lambda r, c: RenderContext(
+            r,
+            replace(c, baseline="main@0123abc"),
+            exit_code=decide_exit("disagreement", 1, None)[0],
+            rule=decide_exit("disagreement", 1, None)[1],
+            notes=("The baseline artifact of main@0123abc is from the merge-base commit.",),
+            links=Links(
+                full_report=".goldgate/action/report-1.json",
+                link_base=LINK_BASE,
+                run_url="https://github.com/owner/repo/actions/runs/42",
+            ),
+        ),
     ),
 }
 
@@ -110,7 +121,12 @@ def test_golden(
     golden: Callable[[str, str], None],
     rendering: str,
 ) -> None:
-    golden(f"compared/{rendering}", RENDERINGS[rendering](compared.candidate, view))
+    chosen, context = RENDERINGS[rendering]
+    golden(f"compared/{rendering}", chosen.text(context(compared.candidate, view)))
+
+
+def test_every_registered_renderer_renders_a_comparison() -> None:
+    assert without_golden_files(chosen for chosen, _ in RENDERINGS.values()) == []
 
 
 def test_the_adapter_finds_the_example_changes(view: ComparisonView) -> None:
@@ -258,21 +274,26 @@ def test_golden_variants(
     rendering: str,
 ) -> None:
     edited = VARIANTS[variant](compared, view)
-    golden(f"compared_{variant}/{rendering}", RENDERINGS[rendering](compared.candidate, edited))
+    chosen, context = RENDERINGS[rendering]
+    golden(f"compared_{variant}/{rendering}", chosen.text(context(compared.candidate, edited)))
 
 
 def test_golden_5000_regressions_fit_the_comment(
     compared: Compared, view: ComparisonView, golden: Callable[[str, str], None]
 ) -> None:
     many = _many_regressions(view)
-    comment = render_markdown(compared.candidate, many, full_report="out/report.json")
+    comment = render_markdown(
+        RenderContext(compared.candidate, many, links=Links(full_report="out/report.json"))
+    )
     assert len(comment) <= 65_536
     assert "case-00000" in comment
     assert "case-04999" not in comment  # whole items dropped, and the footer says so
     assert "not shown" in comment
     golden("compared_many/comment.md", comment)
     summary = render_markdown(
-        compared.candidate, many, budget="summary", full_report="out/report.json"
+        RenderContext(
+            compared.candidate, many, budget="summary", links=Links(full_report="out/report.json")
+        )
     )
     assert len(summary.encode("utf-8")) <= 1024 * 1024
     assert "case-04999" in summary
@@ -288,14 +309,14 @@ def test_flaky_cases_are_not_regressions(compared: Compared) -> None:
         ("thread_withdrawn_en", "flaky", 0)
     ]
     assert "Fisher's exact test, one-sided p=0.2, not < 0.05" in view.flaky[0].detail
-    markdown = render_markdown(compared.candidate, view)
+    markdown = render_markdown(RenderContext(compared.candidate, view))
     assert "### Flaky cases" in markdown
     assert "1 regressed, 1 mixed, 4 improved, 1 flaky," in markdown
     # its failing attempt is no regression anywhere: JUnit and annotations say flaky
-    assert render_junit(compared.candidate, view).count('type="regression"') == 2
+    assert render_junit(RenderContext(compared.candidate, view)).count('type="regression"') == 2
     [line] = [
         line
-        for line in render_annotations(compared.candidate, view).splitlines()
+        for line in render_annotations(RenderContext(compared.candidate, view)).splitlines()
         if "thread_withdrawn_en" in line
     ]
     assert "goldgate gold disagreement" in line
@@ -311,7 +332,7 @@ def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None
         ("pipeline: old_case",),
         ("pipeline: edited_case",),
     )
-    markdown = render_markdown(compared.candidate, view)
+    markdown = render_markdown(RenderContext(compared.candidate, view))
     assert "### Partial comparison" in markdown
     assert "- added: pipeline: new\\_case\n" in markdown
     assert "- removed: pipeline: old\\_case\n" in markdown
@@ -325,10 +346,10 @@ def test_a_partial_comparison_lists_what_it_left_out(compared: Compared) -> None
     assert [(item.case_id, item.change) for item in view.input_changes] == [
         ("edited_case", "input changed")
     ]
-    terminal = render_terminal(compared.candidate, view)
+    terminal = render_terminal(RenderContext(compared.candidate, view))
     assert "- not compared, input changed: pipeline: edited_case" in terminal
     assert "change gold changed" in terminal
-    junit = render_junit(compared.candidate, view)
+    junit = render_junit(RenderContext(compared.candidate, view))
     assert '<property name="comparison.gold changed.cases" value="thread_reference_en" />' in junit
     assert '<property name="comparison.input changed.cases" value="edited_case" />' in junit
 
@@ -346,7 +367,7 @@ def test_a_partial_comparison_lists_whole_suites_on_one_side_only(compared: Comp
 
     assert view.added == ("evals_only (the whole suite)",)
     assert view.removed == ("gone (the whole suite)", "also_gone (the whole suite)")
-    markdown = render_markdown(compared.candidate, view)
+    markdown = render_markdown(RenderContext(compared.candidate, view))
     assert "- added: evals\\_only \\(the whole suite\\)\n" in markdown
     assert "- removed: gone \\(the whole suite\\), also\\_gone \\(the whole suite\\)\n" in markdown
 
@@ -354,7 +375,7 @@ def test_a_partial_comparison_lists_whole_suites_on_one_side_only(compared: Comp
 def test_junit_regressions_are_failures_naming_checks(
     compared: Compared, view: ComparisonView, junit_schema: Any
 ) -> None:
-    xml = render_junit(compared.candidate, view)
+    xml = render_junit(RenderContext(compared.candidate, view))
     root = validate(xml, junit_schema)
     failures = {
         (element.getparent().get("classname"), element.getparent().get("name")): element
@@ -368,14 +389,16 @@ def test_junit_regressions_are_failures_naming_checks(
     assert failures["classify_step", "service_change_en"].get("type") == "regression"
     # the counts are those of the report alone: a regression is one more failure, not two
     parsed = junitparser.JUnitXml.fromstring(xml.encode("utf-8"))
-    plain = junitparser.JUnitXml.fromstring(render_junit(compared.candidate).encode("utf-8"))
+    plain = junitparser.JUnitXml.fromstring(
+        render_junit(RenderContext(compared.candidate)).encode("utf-8")
+    )
     assert [(s.tests, s.failures, s.errors) for s in parsed] == [
         (s.tests, s.failures, s.errors) for s in plain
     ]
 
 
 def test_annotations_say_regressed(compared: Compared, view: ComparisonView) -> None:
-    lines = render_annotations(compared.candidate, view).splitlines()
+    lines = render_annotations(RenderContext(compared.candidate, view)).splitlines()
     regression = [line for line in lines if "thread_withdrawn_en" in line]
     assert regression
     assert "goldgate regression" in regression[0]
@@ -478,7 +501,7 @@ def test_the_page_puts_the_changes_first_and_draws_both_sides(
     from .test_html_browser import ROWS, open_html, quiet
 
     baseline = read_report(compared.baseline_path)
-    page = render_html(compared.candidate, view, details="values", baseline=baseline)
+    page = render_html(RenderContext(compared.candidate, view, details="values", baseline=baseline))
     golden("compared/page-baseline.outline", outline(page))
     opened = open_html(chrome, tmp_path, "compared", page)
 
@@ -527,8 +550,8 @@ def test_the_page_puts_the_changes_first_and_draws_both_sides(
 def test_deltas_per_suite_in_markdown_and_report_show(
     compared: Compared, view: ComparisonView
 ) -> None:
-    markdown = render_markdown(compared.candidate, view, budget="summary")
-    shown = " ".join(render_terminal(compared.candidate, view, width=80).split())
+    markdown = render_markdown(RenderContext(compared.candidate, view, budget="summary"))
+    shown = " ".join(render_terminal(RenderContext(compared.candidate, view, width=80)).split())
 
     # The pass rate's change, each threshold and metric before and after, latency and usage.
     assert "| pipeline | failed | 10 | 29 of 35 | 82.9% \\(-2.9 pts from 85.7%\\) |" in markdown

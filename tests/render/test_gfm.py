@@ -11,6 +11,7 @@ import pytest
 
 from goldgate.github.comments import with_marker
 from goldgate.render.markdown import render_markdown
+from goldgate.render.registry import Links, RenderContext
 from goldgate.render.view import ComparisonView
 from goldgate.report.models import Report
 
@@ -26,7 +27,11 @@ LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
 
 def _comment(value: Report, comparison: ComparisonView | None = None) -> str:
     body = render_markdown(
-        value, comparison, run_url=RUN_URL, full_report="out/report.json", link_base=LINK_BASE
+        RenderContext(
+            value,
+            comparison,
+            links=Links(run_url=RUN_URL, full_report="out/report.json", link_base=LINK_BASE),
+        )
     )
     return with_marker(body, "goldgate")
 

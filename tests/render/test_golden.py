@@ -11,37 +11,48 @@ change when the rendering does."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import pytest
 
-from goldgate.render.annotations import render_annotations
-from goldgate.render.html import render_html
-from goldgate.render.junit import render_junit
-from goldgate.render.markdown import render_markdown
-from goldgate.render.terminal import render_terminal
+from goldgate.render.registry import Links, RenderContext
 from goldgate.report.models import Report
 
 from .corpus import REPORTS
-from .htmloutline import outline
+from .renderings import Rendering, page, without_golden_files
 
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
-FULL_REPORT = "out/report.json"
+FULL = Links(full_report="out/report.json")
 
-RENDERINGS: dict[str, Callable[[Report], str]] = {
-    "junit.xml": render_junit,
-    "comment.md": lambda r: render_markdown(r, full_report=FULL_REPORT),
-    "summary.md": lambda r: render_markdown(r, budget="summary", full_report=FULL_REPORT),
-    "values.md": lambda r: render_markdown(
-        r, details="values", link_base=LINK_BASE, full_report=FULL_REPORT
+
+@dataclass(frozen=True)
+class Golden:
+    """A golden file of each corpus report: ``rendering`` over ``context`` of the report."""
+
+    rendering: Rendering
+    context: Callable[[Report], RenderContext] = field(default=RenderContext)
+
+
+RENDERINGS: dict[str, Golden] = {
+    "junit.xml": Golden(Rendering("junit")),
+    "comment.md": Golden(Rendering("markdown"), lambda r: RenderContext(r, links=FULL)),
+    "summary.md": Golden(
+        Rendering("markdown"), lambda r: RenderContext(r, budget="summary", links=FULL)
     ),
-    "annotations.txt": lambda r: render_annotations(r, full_report=FULL_REPORT),
-    "terminal.txt": render_terminal,
-    "terminal-rich.txt": lambda r: render_terminal(r, rich=True, color=False, width=120),
-    # The HTML page's structure (htmloutline), not its bytes: the figures' geometry, the
-    # style and the script may change without a golden file changing.
-    "page.outline": lambda r: outline(render_html(r, full_report=FULL_REPORT)),
-    "values-page.outline": lambda r: outline(
-        render_html(r, details="values", full_report=FULL_REPORT)
+    "values.md": Golden(
+        Rendering("markdown"),
+        lambda r: RenderContext(
+            r, details="values", links=Links(link_base=LINK_BASE, full_report=FULL.full_report)
+        ),
+    ),
+    "annotations.txt": Golden(Rendering("annotations"), lambda r: RenderContext(r, links=FULL)),
+    "terminal.txt": Golden(Rendering("show")),
+    "terminal-rich.txt": Golden(
+        Rendering("show"), lambda r: RenderContext(r, rich=True, color=False, width=120)
+    ),
+    "page.outline": Golden(Rendering("html", page), lambda r: RenderContext(r, links=FULL)),
+    "values-page.outline": Golden(
+        Rendering("html", page), lambda r: RenderContext(r, details="values", links=FULL)
     ),
 }
 LARGE = {
@@ -68,4 +79,16 @@ CASES = [
 def test_golden(
     corpus: dict[str, Report], golden: Callable[[str, str], None], name: str, rendering: str
 ) -> None:
-    golden(f"{name}/{rendering}", RENDERINGS[rendering](corpus[name]))
+    chosen = RENDERINGS[rendering]
+    golden(f"{name}/{rendering}", chosen.rendering.text(chosen.context(corpus[name])))
+
+
+def test_every_registered_renderer_has_golden_files() -> None:
+    assert without_golden_files(golden.rendering for golden in RENDERINGS.values()) == []
+
+
+def test_a_renderer_added_without_golden_files_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from goldgate.render.registry import RENDERERS, RendererEntry
+
+    monkeypatch.setitem(RENDERERS, "pdf", RendererEntry("somewhere:render_pdf"))
+    assert without_golden_files(golden.rendering for golden in RENDERINGS.values()) == ["pdf"]

@@ -19,6 +19,7 @@ import pytest
 from goldgate.render import htmlfigures
 from goldgate.render.html import render_html
 from goldgate.render.htmlcases import DIFF_CELLS, OUTCOMES, diff
+from goldgate.render.registry import Links, RenderContext
 from goldgate.report.models import AwaitingRecord, Report
 from goldgate.scoring.metrics import (
     Averages,
@@ -112,7 +113,7 @@ def _values_report() -> Report:
 
 
 def test_hostile_data_stays_text(tmp_path: Path) -> None:
-    page = render_html(hostile(tmp_path), details="values")
+    page = render_html(RenderContext(hostile(tmp_path), details="values"))
     parsed = _parsed(page)
 
     tags = {tag for tag, _ in parsed.tags}
@@ -132,7 +133,7 @@ def test_hostile_data_stays_text(tmp_path: Path) -> None:
 
 
 def test_the_page_allows_its_own_style_and_script_only() -> None:
-    page = render_html(_values_report())
+    page = render_html(RenderContext(_values_report()))
     parsed = _parsed(page)
     [policy] = [
         a["content"] for tag, a in parsed.tags if a.get("http-equiv") == "Content-Security-Policy"
@@ -153,8 +154,8 @@ def test_the_page_allows_its_own_style_and_script_only() -> None:
 def test_values_are_shown_only_when_asked_and_never_held_out() -> None:
     built = _values_report()
 
-    safe = render_html(built)
-    values = render_html(built, details="values")
+    safe = render_html(RenderContext(built))
+    values = render_html(RenderContext(built, details="values"))
 
     for text in ("the refund queue", "the billing queue", "secret gold", "another answer"):
         assert text not in safe
@@ -193,7 +194,10 @@ def test_the_queue_shows_its_notes_only_with_values_never_held_out() -> None:
     ]
     built = report([suite("replies", cases, adjudication_queue=waiting)])
 
-    safe, values = render_html(built), render_html(built, details="values")
+    safe, values = (
+        render_html(RenderContext(built)),
+        render_html(RenderContext(built, details="values")),
+    )
 
     for page in (safe, values):
         assert "2 checks wait for a human verdict" in page
@@ -209,14 +213,16 @@ def test_secrets_are_redacted_as_in_the_markdown(monkeypatch: pytest.MonkeyPatch
         [suite(f"suite {TOKEN}", [_failing(f"case {TOKEN}", "gold", f"answer {TOKEN}")])]
     )
 
-    page = render_html(leaked, details="values", full_report=f"report-{TOKEN}.json")
+    page = render_html(
+        RenderContext(leaked, details="values", links=Links(full_report=f"report-{TOKEN}.json"))
+    )
 
     assert "0123456789abcdef" not in page
     assert "***" in page
 
 
 def test_outcomes_order_the_table_most_severe_first(tmp_path: Path) -> None:
-    data = _data(render_html(interrupted(tmp_path)))
+    data = _data(render_html(RenderContext(interrupted(tmp_path))))
 
     assert data["outcomes"] == list(OUTCOMES)
     shown = {data["outcomes"][row[2]] for row in data["rows"]}
@@ -313,7 +319,7 @@ def test_a_histogram_counts_every_latency_once() -> None:
 
 
 def test_the_hostile_string_is_one_safe_line_everywhere(tmp_path: Path) -> None:
-    page = render_html(hostile(tmp_path))
+    page = render_html(RenderContext(hostile(tmp_path)))
 
     for character in ("\x1b", "\x00", "\u202e", "\n::error::"):
         assert character not in page
@@ -323,7 +329,7 @@ def test_the_hostile_string_is_one_safe_line_everywhere(tmp_path: Path) -> None:
 @pytest.mark.parametrize("details", ["safe", "values"])
 def test_ten_thousand_attempts_weigh_well_under_a_few_megabytes(details: Any) -> None:
     reason = "expected 'billing', found another string of 7 characters " * 3
-    page = render_html(many_attempts(10_000, reason), details=details)
+    page = render_html(RenderContext(many_attempts(10_000, reason), details=details))
 
     assert len(page.encode("utf-8")) < 2_000_000
     assert len(_data(page)["rows"]) == 10_000

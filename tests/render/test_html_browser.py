@@ -15,6 +15,7 @@ import pytest
 
 from goldgate.render.html import render_html
 from goldgate.render.htmlfigures import label_text
+from goldgate.render.registry import RenderContext
 from goldgate.report.models import Report
 from helpers.browser import MISSING, Browser, Page, chromium, open_page, png_colours
 
@@ -99,7 +100,9 @@ def test_the_harness_sees_requests_errors_and_blank_pages(chrome: Browser, tmp_p
 def test_the_example_page_opens_offline_without_an_error(
     corpus: dict[str, Report], chrome: Browser, tmp_path: Path
 ) -> None:
-    page = open_html(chrome, tmp_path, "example", render_html(corpus["example"], details="values"))
+    page = open_html(
+        chrome, tmp_path, "example", render_html(RenderContext(corpus["example"], details="values"))
+    )
 
     quiet(page)
     assert png_colours(page.screenshot()) >= 8  # not blank: text, colours, figures
@@ -112,7 +115,7 @@ def test_each_heatmap_has_one_cell_per_gold_and_predicted_pair(
     corpus: dict[str, Report], chrome: Browser, tmp_path: Path
 ) -> None:
     built = corpus["example"]
-    page = open_html(chrome, tmp_path, "heatmaps", render_html(built))
+    page = open_html(chrome, tmp_path, "heatmaps", render_html(RenderContext(built)))
     drawn = page.evaluate(
         """[...document.querySelectorAll("svg.heatmap")].map(svg => ({
             metric: svg.dataset.metric,
@@ -145,7 +148,7 @@ def test_the_filters_hide_rows_and_the_headers_sort_them(
     corpus: dict[str, Report], chrome: Browser, tmp_path: Path
 ) -> None:
     built = corpus["repeats"]
-    page = open_html(chrome, tmp_path, "repeats", render_html(built))
+    page = open_html(chrome, tmp_path, "repeats", render_html(RenderContext(built)))
     total = sum(s.attempt_count for s in built.suites)
     assert page.evaluate(f"{ROWS}.length") == total
 
@@ -189,7 +192,9 @@ def test_the_filters_hide_rows_and_the_headers_sort_them(
 def test_a_failing_row_opens_on_its_checks_values_diffed_never_held_out(
     corpus: dict[str, Report], chrome: Browser, tmp_path: Path
 ) -> None:
-    page = open_html(chrome, tmp_path, "values", render_html(corpus["repeats"], details="values"))
+    page = open_html(
+        chrome, tmp_path, "values", render_html(RenderContext(corpus["repeats"], details="values"))
+    )
 
     def opened(label: str) -> dict[str, Any]:
         found: dict[str, Any] = page.evaluate(
@@ -222,7 +227,9 @@ def test_a_failing_row_opens_on_its_checks_values_diffed_never_held_out(
 def test_hostile_data_stays_text_in_the_browser(
     corpus: dict[str, Report], chrome: Browser, tmp_path: Path
 ) -> None:
-    page = open_html(chrome, tmp_path, "hostile", render_html(corpus["hostile"], details="values"))
+    page = open_html(
+        chrome, tmp_path, "hostile", render_html(RenderContext(corpus["hostile"], details="values"))
+    )
 
     found = page.evaluate(
         f"""({{
@@ -239,7 +246,7 @@ def test_hostile_data_stays_text_in_the_browser(
 
 
 def test_ten_thousand_attempts_show_a_page_at_a_time(chrome: Browser, tmp_path: Path) -> None:
-    page = open_html(chrome, tmp_path, "big", render_html(many_attempts(10_000)))
+    page = open_html(chrome, tmp_path, "big", render_html(RenderContext(many_attempts(10_000))))
 
     shown = page.evaluate(f"{ROWS}.length")
     more = page.evaluate(

@@ -12,6 +12,7 @@ import pytest
 from lxml import etree
 
 from goldgate.render.junit import ABSORBED, THRESHOLDS_CASE, check_times, render_junit
+from goldgate.render.registry import RenderContext
 from goldgate.render.view import build_view
 from goldgate.report.models import Report, ThresholdRecord
 
@@ -60,7 +61,7 @@ def test_valid_and_read_back_with_exact_counts(
     corpus: dict[str, Report], junit_schema: Any, name: str
 ) -> None:
     value = corpus[name]
-    xml = render_junit(value)
+    xml = render_junit(RenderContext(value))
     root = validate(xml, junit_schema)
     parsed = junitparser.JUnitXml.fromstring(xml.encode("utf-8"))
     suites = list(parsed)
@@ -89,7 +90,7 @@ def test_valid_and_read_back_with_exact_counts(
 
 
 def test_attempt_names_time_and_outcomes(corpus: dict[str, Report]) -> None:
-    root = etree.fromstring(render_junit(corpus["repeats"]).encode("utf-8"))
+    root = etree.fromstring(render_junit(RenderContext(corpus["repeats"])).encode("utf-8"))
     python = root.find("testsuite[@name='python']")
     assert python is not None
     cases = python.findall("testcase")
@@ -119,11 +120,13 @@ def test_attempt_names_time_and_outcomes(corpus: dict[str, Report]) -> None:
 
 
 def test_skipped_live_suites_and_cancelled_attempts(corpus: dict[str, Report]) -> None:
-    skipped = etree.fromstring(render_junit(corpus["skipped"]).encode("utf-8"))
+    skipped = etree.fromstring(render_junit(RenderContext(corpus["skipped"])).encode("utf-8"))
     messages = {s.get("message") for s in skipped.iter("skipped")}
     assert messages == {"live workflow 'live' runs only with --live"}
 
-    interrupted = etree.fromstring(render_junit(corpus["interrupted"]).encode("utf-8"))
+    interrupted = etree.fromstring(
+        render_junit(RenderContext(corpus["interrupted"])).encode("utf-8")
+    )
     cancelled = [s.get("message") for s in interrupted.iter("skipped")]
     assert cancelled == ["cancelled: the run was interrupted (SIGINT)"] * 4
 
@@ -133,7 +136,7 @@ def test_suite_time_is_rounded_although_junit_xml_sums_raw_floats() -> None:
     tiny = [attempt(1, latency_ms=0.01)]
     sums = [attempt(1, latency_ms=100.0), attempt(2, latency_ms=200.0)]
     value = report([suite("sums", [case("a", sums)], repeat=2), suite("tiny", [case("b", tiny)])])
-    xml = render_junit(value)
+    xml = render_junit(RenderContext(value))
     root = etree.fromstring(xml.encode("utf-8"))
 
     assert root.find("testsuite[@name='sums']").get("time") == "0.300"  # type: ignore[union-attr]
@@ -151,7 +154,7 @@ def test_check_times_refuses_what_junit_10_refuses() -> None:
 
 
 def test_illegal_xml_characters_are_removed(corpus: dict[str, Report], junit_schema: Any) -> None:
-    xml = render_junit(corpus["hostile"])
+    xml = render_junit(RenderContext(corpus["hostile"]))
 
     validate(xml, junit_schema)
     assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]", xml)
@@ -169,7 +172,7 @@ def test_a_consumer_s_default_conclusion_is_goldgate_s_verdict(
     corpus: dict[str, Report], name: str
 ) -> None:
     value = corpus[name]
-    parsed = junitparser.JUnitXml.fromstring(render_junit(value).encode("utf-8"))
+    parsed = junitparser.JUnitXml.fromstring(render_junit(RenderContext(value)).encode("utf-8"))
 
     for suite_xml, record in zip(parsed, value.suites, strict=True):
         if record.verdict in ("passed", "skipped"):
@@ -191,7 +194,7 @@ def test_failing_attempts_of_a_suite_its_thresholds_passed_are_skipped_and_visib
         [case("ok", [attempt(1)]), case("off", [failing], line=7)],
         thresholds=[_threshold("pass_rate", 0.5, True)],
     )
-    xml = render_junit(report([held]))
+    xml = render_junit(RenderContext(report([held])))
     validate(xml, junit_schema)
     parsed = next(iter(junitparser.JUnitXml.fromstring(xml.encode("utf-8"))))
     cases = {case.name: case for case in parsed}
@@ -210,7 +213,7 @@ def test_a_suite_failed_by_a_threshold_alone_shows_a_failure(junit_schema: Any) 
         [case("ok", [attempt(1)])],
         thresholds=[_threshold("queue.coverage", 0.25, False), _threshold("pass_rate", 1, True)],
     )
-    xml = render_junit(report([missed]))
+    xml = render_junit(RenderContext(report([missed])))
     validate(xml, junit_schema)
     parsed = next(iter(junitparser.JUnitXml.fromstring(xml.encode("utf-8"))))
     thresholds = next(case for case in parsed if case.name == THRESHOLDS_CASE)
@@ -226,6 +229,6 @@ def test_every_testcase_has_a_time_even_unmeasured() -> None:
     unmeasured = suite(
         "none", [case("a", [attempt(1, latency_ms=None)]), case("b", [attempt(1, "skipped")])]
     )
-    root = etree.fromstring(render_junit(report([unmeasured])).encode("utf-8"))
+    root = etree.fromstring(render_junit(RenderContext(report([unmeasured]))).encode("utf-8"))
 
     assert [c.get("time") for c in root.iter("testcase")] == ["0.000", "0.000"]

@@ -10,6 +10,7 @@ import pytest
 
 from goldgate.render.escape import ZWJ
 from goldgate.render.markdown import LIMITS, render_markdown, size
+from goldgate.render.registry import Links, RenderContext
 from goldgate.render.view import ChangeItem, ComparisonView, Location, McNemarItem
 from goldgate.report.models import Report
 
@@ -31,7 +32,12 @@ def test_within_budget_closed_and_escaped(
     corpus: dict[str, Report], name: str, budget: str, details: str
 ) -> None:
     document = render_markdown(
-        corpus[name], budget=budget, details=details, link_base=LINK, full_report="r.json"
+        RenderContext(
+            corpus[name],
+            budget=budget,
+            details=details,
+            links=Links(link_base=LINK, full_report="r.json"),
+        )
     )  # type: ignore[arg-type]
 
     assert size(document, budget) <= LIMITS[budget]  # type: ignore[arg-type]
@@ -43,7 +49,9 @@ def test_within_budget_closed_and_escaped(
 @pytest.mark.parametrize("limit", [3_000, 5_000, 8_000, 20_000])
 @pytest.mark.parametrize("name", sorted(REPORTS))
 def test_small_budgets_drop_whole_items(corpus: dict[str, Report], name: str, limit: int) -> None:
-    document = render_markdown(corpus[name], limit=limit, full_report="r.json")
+    document = render_markdown(
+        RenderContext(corpus[name], limit=limit, links=Links(full_report="r.json"))
+    )
 
     assert len(document) <= limit
     markdown_is_safe(document)
@@ -52,7 +60,7 @@ def test_small_budgets_drop_whole_items(corpus: dict[str, Report], name: str, li
 
 
 def test_verdict_and_exit_code_meaning_come_first(corpus: dict[str, Report]) -> None:
-    lines = render_markdown(corpus["repeats"]).splitlines()
+    lines = render_markdown(RenderContext(corpus["repeats"])).splitlines()
 
     assert lines[0] == (
         "## ❌ goldgate: failed — 6 passed, 6 failing, 3 runtime failures, 3 check errors; "
@@ -70,8 +78,8 @@ def test_verdict_and_exit_code_meaning_come_first(corpus: dict[str, Report]) -> 
 
 
 def test_nothing_evaluated_and_interrupted_say_so(corpus: dict[str, Report]) -> None:
-    skipped = render_markdown(corpus["skipped"])
-    interrupted = render_markdown(corpus["interrupted"])
+    skipped = render_markdown(RenderContext(corpus["skipped"]))
+    interrupted = render_markdown(RenderContext(corpus["interrupted"]))
 
     assert skipped.startswith("## ⚪ goldgate: nothing evaluated — 0 passed, 3 skipped")
     assert "**Why:** Exit code 0 \\(passed\\). No check ran" in skipped
@@ -88,7 +96,9 @@ def test_nothing_evaluated_and_interrupted_say_so(corpus: dict[str, Report]) -> 
 def test_5000_failing_cases_fill_the_comment_and_say_what_was_left_out(
     corpus: dict[str, Report],
 ) -> None:
-    document = render_markdown(corpus["many"], full_report="out/report.json")
+    document = render_markdown(
+        RenderContext(corpus["many"], links=Links(full_report="out/report.json"))
+    )
     rows = re.findall(r"^\| bulk \| (case-\d+) \|", document, flags=re.MULTILINE)
     left_out = 5_000 - len(rows)
 
@@ -106,13 +116,16 @@ def test_5000_failing_cases_fill_the_comment_and_say_what_was_left_out(
     assert "\n### Suites\n" in document
     assert "| bulk | failed | 5,000 | 5,000 of 10,000 | 50.0% | threshold: missed |" in document
     assert "| bulk | pass\\_rate | 0.9 | 0.5 | no | yes |" in document
-    assert render_markdown(corpus["many"], budget="summary").count("| bulk | case-") == 5_000
+    assert (
+        render_markdown(RenderContext(corpus["many"], budget="summary")).count("| bulk | case-")
+        == 5_000
+    )
 
 
 def test_values_only_when_asked_and_never_for_holdout(corpus: dict[str, Report]) -> None:
-    safe = render_markdown(corpus["repeats"])
-    values = render_markdown(corpus["repeats"], details="values")
-    hostile = render_markdown(corpus["hostile"], details="values", budget="summary")
+    safe = render_markdown(RenderContext(corpus["repeats"]))
+    values = render_markdown(RenderContext(corpus["repeats"], details="values"))
+    hostile = render_markdown(RenderContext(corpus["hostile"], details="values", budget="summary"))
 
     assert '"refund"' not in safe
     assert '| "refund" | "billing" |' in values
@@ -125,17 +138,19 @@ def test_values_only_when_asked_and_never_for_holdout(corpus: dict[str, Report])
 
 
 def test_cases_link_to_their_gold_line(corpus: dict[str, Report]) -> None:
-    document = render_markdown(corpus["repeats"], link_base=LINK + "/")
-    plain = render_markdown(corpus["repeats"])
+    document = render_markdown(RenderContext(corpus["repeats"], links=Links(link_base=LINK + "/")))
+    plain = render_markdown(RenderContext(corpus["repeats"]))
 
     assert f"[wrong#{ZWJ}1]({LINK}/evaluation/dataset.json#L31)" in document
     assert "](" not in plain
-    hostile = render_markdown(corpus["hostile"], link_base=LINK)
+    hostile = render_markdown(RenderContext(corpus["hostile"], links=Links(link_base=LINK)))
     assert f"]({LINK}/" not in hostile  # a source with ':' or outside the folder gets no link
 
 
 def test_example_cases_link_to_their_lines(corpus: dict[str, Report]) -> None:
-    document = render_markdown(corpus["example"], link_base=LINK, budget="summary")
+    document = render_markdown(
+        RenderContext(corpus["example"], budget="summary", links=Links(link_base=LINK))
+    )
     example = corpus["example"]
     pipeline = example.suites[0]
 
@@ -149,20 +164,20 @@ def test_example_cases_link_to_their_lines(corpus: dict[str, Report]) -> None:
 )
 def test_link_base_must_be_a_plain_url(corpus: dict[str, Report], bad: str) -> None:
     with pytest.raises(ValueError, match="http"):
-        render_markdown(corpus["repeats"], link_base=bad)
+        render_markdown(RenderContext(corpus["repeats"], links=Links(link_base=bad)))
 
 
 def test_marker_starts_the_body(corpus: dict[str, Report]) -> None:
-    document = render_markdown(corpus["repeats"], marker="pr-comment.1")
+    document = render_markdown(RenderContext(corpus["repeats"], marker="pr-comment.1"))
 
     assert document.startswith("<!-- goldgate:pr-comment.1 -->\n## ")
     with pytest.raises(ValueError, match="marker"):
-        render_markdown(corpus["repeats"], marker="x --> <script>")
+        render_markdown(RenderContext(corpus["repeats"], marker="x --> <script>"))
 
 
 def test_data_never_appears_unescaped(corpus: dict[str, Report]) -> None:
     for name in ("hostile", "hostile_run"):
-        document = render_markdown(corpus[name], details="values", budget="summary")
+        document = render_markdown(RenderContext(corpus[name], details="values", budget="summary"))
         assert "<script>" not in document
         assert "@team" not in document
         assert f"@{ZWJ}team" in document
@@ -193,7 +208,9 @@ def comparison() -> ComparisonView:
 
 
 def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> None:
-    document = render_markdown(corpus["repeats"], comparison(), link_base=LINK)
+    document = render_markdown(
+        RenderContext(corpus["repeats"], comparison(), links=Links(link_base=LINK))
+    )
     headings = [line for line in document.splitlines() if line.startswith("### ")]
 
     assert headings == [
@@ -220,7 +237,7 @@ def test_comparison_sections_take_their_places(corpus: dict[str, Report]) -> Non
 
 
 def test_without_a_comparison_its_sections_are_absent(corpus: dict[str, Report]) -> None:
-    document = render_markdown(corpus["repeats"])
+    document = render_markdown(RenderContext(corpus["repeats"]))
 
     for heading in ("Regressions", "Improvements", "Flaky", "McNemar", "Partial"):
         assert f"### {heading}" not in document

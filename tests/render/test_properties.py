@@ -14,6 +14,7 @@ from goldgate.gold.models import Metric
 from goldgate.render.annotations import render_annotations
 from goldgate.render.junit import check_times, render_junit
 from goldgate.render.markdown import LIMITS, render_markdown, size
+from goldgate.render.registry import Links, RenderContext
 from goldgate.render.terminal import render_terminal
 from goldgate.report.models import Report, ThresholdRecord
 from goldgate.scoring.metrics import Observation, compute_metric
@@ -168,7 +169,13 @@ def test_markdown_never_raises_exceeds_or_leaks(
 ) -> None:
     link = "https://github.com/o/r/blob/abc"
     document = render_markdown(
-        value, budget=budget, details=details, link_base=link, limit=limit, full_report="out/r.json"
+        RenderContext(
+            value,
+            budget=budget,
+            details=details,
+            limit=limit,
+            links=Links(link_base=link, full_report="out/r.json"),
+        )
     )
 
     assert size(document, budget) <= limit
@@ -179,15 +186,17 @@ def test_markdown_never_raises_exceeds_or_leaks(
 @_SETTINGS
 @given(value=reports())
 def test_junit_annotations_and_terminal_never_raise_or_inject(value: Report) -> None:
-    xml = render_junit(value)
+    xml = render_junit(RenderContext(value))
     etree.fromstring(xml.encode("utf-8"))
     check_times(xml)
     no_workflow_commands(xml)
 
-    for line in render_annotations(value, full_report="out/r.json").splitlines():
+    for line in render_annotations(
+        RenderContext(value, links=Links(full_report="out/r.json"))
+    ).splitlines():
         kind, _, message = parse(line)
         assert kind in ("error", "notice")
         assert "\n" not in message
 
-    no_workflow_commands(render_terminal(value))
-    no_workflow_commands(render_terminal(value, rich=True, color=False, width=60))
+    no_workflow_commands(render_terminal(RenderContext(value)))
+    no_workflow_commands(render_terminal(RenderContext(value, rich=True, color=False, width=60)))

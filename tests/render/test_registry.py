@@ -1,5 +1,6 @@
-"""render.registry: each renderer's entry agrees with its function, a renderer added by one
-registry line renders a real report through ``app.render.rendered``, and the registry
+"""render.registry: every renderer keeps the one contract (``RenderContext`` in, text out), a
+renderer added by one registry line renders a real report file through
+``app.render.render_report`` (what each ``goldgate report`` command calls), and the registry
 imports no renderer before it is used."""
 
 from __future__ import annotations
@@ -11,32 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.app.render import render, render_function, rendered
+from goldgate.app.render import render, render_function, render_report
 from goldgate.render import registry
-from goldgate.render.registry import RENDERERS, Renderer
-from goldgate.render.view import ComparisonView, build_view
+from goldgate.render.registry import RENDERERS, Links, RenderContext, RendererEntry
+from goldgate.render.view import build_view
 from goldgate.report.io import report_bytes
 from goldgate.report.models import Report
 
 
-def render_counts(
-    report: Report,
-    comparison: ComparisonView | None = None,
-    *,
-    full_report: str | None = None,
-    separator: str = ", ",
-) -> str:
+def render_counts(context: RenderContext) -> str:
     """The toy renderer: the run's attempts per problem, and where the report is."""
-    counts = build_view(report, comparison).counts
-    listed = separator.join(f"{name} {count}" for name, count in counts.items() if count)
-    return f"{listed} ({full_report})\n"
+    counts = build_view(context.report, context.comparison).counts
+    listed = ", ".join(f"{name} {count}" for name, count in counts.items() if count)
+    return f"{listed} ({context.links.full_report})\n"
 
 
 @pytest.fixture
 def counts_renderer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The toy, registered as a new renderer would be: one line (restored after the test)."""
-    entry = Renderer(f"{__name__}:render_counts", frozenset({"separator"}), full_report=True)
-    monkeypatch.setitem(RENDERERS, "counts", entry)
+    """The toy, registered as a new renderer is: one line (restored after the test)."""
+    monkeypatch.setitem(RENDERERS, "counts", RendererEntry(f"{__name__}:render_counts"))
 
 
 @pytest.mark.usefixtures("counts_renderer")
@@ -45,22 +39,25 @@ def test_a_renderer_added_to_the_registry_renders_a_report_file(
 ) -> None:
     path = tmp_path / "repeats.json"
     path.write_bytes(report_bytes(corpus["repeats"]))
+    output = tmp_path / "counts.txt"
     expected = build_view(corpus["repeats"]).counts
 
-    text = rendered("counts", path, None, separator="; ")
+    render_report("counts", path, output, details="values")
 
-    listed, _, where = text.rstrip("\n").partition(" (")
-    assert dict(item.split(" ") for item in listed.split("; ")) == {
+    listed, _, where = output.read_text("utf-8").rstrip("\n").partition(" (")
+    assert dict(item.split(" ") for item in listed.split(", ")) == {
         name: str(count) for name, count in expected.items() if count
     }
     assert where == f"{path})"
+    assert output.stat().st_mode & 0o777 == 0o600  # values: the owner's alone
     assert not registry.renderer("counts").commands
 
 
 @pytest.mark.usefixtures("counts_renderer")
-def test_an_option_the_renderer_does_not_take_is_refused(corpus: dict[str, Report]) -> None:
-    with pytest.raises(TypeError, match="the counts renderer takes no option width"):
-        render("counts", corpus["example"], width=80)
+def test_a_renderer_added_to_the_registry_renders_a_context(corpus: dict[str, Report]) -> None:
+    context = RenderContext(corpus["example"], links=Links(full_report="r.json"))
+    assert render("counts", context) == render_counts(context)
+    assert render("counts", context).endswith(" (r.json)\n")
 
 
 def test_an_unknown_renderer_names_the_known_ones() -> None:
@@ -69,15 +66,14 @@ def test_an_unknown_renderer_names_the_known_ones() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(RENDERERS))
-def test_each_entry_says_what_its_function_takes(name: str) -> None:
-    entry = RENDERERS[name]
-    parameters = inspect.signature(render_function(name)).parameters
-    keywords = {p for p, v in parameters.items() if v.kind is inspect.Parameter.KEYWORD_ONLY}
+def test_each_renderer_takes_one_render_context(name: str) -> None:
+    parameters = list(inspect.signature(render_function(name)).parameters.values())
+    assert [(p.name, p.annotation) for p in parameters] == [("context", "RenderContext")]
 
-    assert list(parameters)[:2] == ["report", "comparison"]
-    assert entry.options == keywords - {"full_report", "baseline"}
-    assert entry.full_report == ("full_report" in keywords)
-    assert entry.baseline == ("baseline" in keywords)
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_each_renderer_renders_a_bare_context(name: str, corpus: dict[str, Report]) -> None:
+    assert render(name, RenderContext(corpus["repeats"])).strip()
 
 
 def test_the_registry_imports_no_renderer_until_one_is_used() -> None:

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from goldgate.render.registry import RenderContext
 from goldgate.render.terminal import render_terminal, wrap
 from goldgate.report.models import Report
 
@@ -18,8 +19,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 @pytest.mark.parametrize("name", sorted(REPORTS))
 def test_plain_and_rich_never_start_a_line_with_data(corpus: dict[str, Report], name: str) -> None:
-    plain = render_terminal(corpus[name])
-    rich = render_terminal(corpus[name], rich=True, color=True, width=80)
+    plain = render_terminal(RenderContext(corpus[name]))
+    rich = render_terminal(RenderContext(corpus[name], rich=True, color=True, width=80))
 
     assert "\x1b" not in plain
     no_workflow_commands(plain)
@@ -30,7 +31,7 @@ def test_plain_and_rich_never_start_a_line_with_data(corpus: dict[str, Report], 
 
 
 def test_the_same_content_as_the_markdown_report(corpus: dict[str, Report]) -> None:
-    plain = render_terminal(corpus["repeats"], width=200)
+    plain = render_terminal(RenderContext(corpus["repeats"], width=200))
 
     assert plain.startswith(
         "goldgate: failed — 6 passed, 6 failing, 3 runtime failures, 3 check errors; no baseline\n"
@@ -52,14 +53,16 @@ def test_the_same_content_as_the_markdown_report(corpus: dict[str, Report]) -> N
 @pytest.mark.parametrize("name", sorted(REPORTS))
 def test_80_columns_fit_or_fold_and_no_word_is_broken(corpus: dict[str, Report], name: str) -> None:
     for rich in (False, True):
-        shown = _ANSI.sub("", render_terminal(corpus[name], rich=rich, color=False, width=80))
+        shown = _ANSI.sub(
+            "", render_terminal(RenderContext(corpus[name], rich=rich, color=False, width=80))
+        )
         for line in shown.splitlines():
             # Only a word longer than the line (a long id) may stand past column 80.
             assert len(line) <= 80 or " " not in line.strip(), line
 
 
 def test_a_table_too_wide_folds_into_a_list(corpus: dict[str, Report]) -> None:
-    plain = render_terminal(corpus["repeats"], width=80)
+    plain = render_terminal(RenderContext(corpus["repeats"], width=80))
 
     assert "| python | wrong#1  | category |" not in plain
     assert (
@@ -93,16 +96,16 @@ def test_wrap_breaks_between_words_only(line: str, width: int) -> None:
 
 
 def test_plural_forms(corpus: dict[str, Report]) -> None:
-    hostile = render_terminal(corpus["hostile"], width=200)
-    example = render_terminal(corpus["example"], width=200)
+    hostile = render_terminal(RenderContext(corpus["hostile"], width=200))
+    example = render_terminal(RenderContext(corpus["example"], width=200))
 
     assert "0 passed, 2 failing, 1 runtime failure, 1 skipped" in hostile
     assert "Adjudication: 2 checks wait for a human verdict." in example
 
 
 def test_colour_only_when_asked(corpus: dict[str, Report]) -> None:
-    coloured = render_terminal(corpus["repeats"], rich=True, color=True)
-    uncoloured = render_terminal(corpus["repeats"], rich=True, color=False)
+    coloured = render_terminal(RenderContext(corpus["repeats"], rich=True, color=True))
+    uncoloured = render_terminal(RenderContext(corpus["repeats"], rich=True, color=False))
 
     assert "\x1b[" in coloured
     assert "\x1b" not in uncoloured
@@ -111,14 +114,14 @@ def test_colour_only_when_asked(corpus: dict[str, Report]) -> None:
 
 
 def test_rich_does_not_read_data_as_markup(corpus: dict[str, Report]) -> None:
-    rich = render_terminal(corpus["hostile"], rich=True, color=True, width=300)
+    rich = render_terminal(RenderContext(corpus["hostile"], rich=True, color=True, width=300))
 
     assert "[l](http://e.com)" in _ANSI.sub("", rich)
     assert "\x1b[31mred" not in rich  # the report's escape sequence was made text
 
 
 def test_lists_are_capped_and_say_so(corpus: dict[str, Report]) -> None:
-    plain = render_terminal(corpus["many"])
+    plain = render_terminal(RenderContext(corpus["many"]))
 
     assert "Failing cases (5,000)" in plain
     assert "- 4,000 more not shown: see the report file." in plain
@@ -127,9 +130,9 @@ def test_lists_are_capped_and_say_so(corpus: dict[str, Report]) -> None:
 def test_a_target_s_exception_safe_where_values_what(corpus: dict[str, Report]) -> None:
     from goldgate.render.markdown import render_markdown
 
-    safe = render_terminal(corpus["repeats"], width=200)
-    values = render_terminal(corpus["repeats"], width=200, details="values")
-    comment = render_markdown(corpus["repeats"])
+    safe = render_terminal(RenderContext(corpus["repeats"], width=200))
+    values = render_terminal(RenderContext(corpus["repeats"], width=200, details="values"))
+    comment = render_markdown(RenderContext(corpus["repeats"]))
 
     # The type and the application's line, everywhere; the message only with values.
     assert "python target raised ValueError at fixture_app.py:40" in safe

@@ -27,6 +27,7 @@ from goldgate.base.memory import collections_paused
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import write_stdout
 from goldgate.base.textsafe import quote, refuse_control
+from goldgate.render.registry import DETAILS, Details
 
 FORMAT: Final = "goldgate.fork-comment/1"
 HANDOFF_GLOB: Final = "goldgate-comment-*.json"
@@ -58,7 +59,7 @@ def handoff(
     pull_request: int,
     head_sha: str | None,
     comment_id: str,
-    details: str,
+    details: Details,
     link_gold: bool,
     report: str,
     comparison: str | None,
@@ -82,7 +83,7 @@ class Handoff:
     pull_request: int
     head_sha: str
     comment_id: str
-    details: str
+    details: Details
     link_gold: bool
     report: Path
     comparison: Path | None
@@ -147,8 +148,8 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
         refuse_control(comment_id)
     except ValueError as error:
         raise _refuse(source, f"'comment_id' {error}") from None
-    details = value.get("details")
-    if details not in ("safe", "values"):
+    details = next((known for known in DETAILS if known == value.get("details")), None)
+    if details is None:
         raise _refuse(source, "'details' is neither safe nor values")
     link_gold = value.get("link_gold")
     if not isinstance(link_gold, bool):
@@ -166,17 +167,17 @@ def rebuild_comment(
     *,
     repository: str | None = None,
     server_url: str | None = None,
-    details: str = "safe",
+    details: Details = "safe",
 ) -> dict[str, Any]:
     """The comment to post for the hand-off in ``folder``: its claimed pull request, the
     head commit and comment id, and the marked body rendered here from the attached report
     (and comparison). Gold links point at ``server_url``/``repository`` at ``head_sha``.
     Values are shown only when both ``details`` (the trusted job's choice) and the hand-off
     say ``values``: a fork's run cannot widen what the comment shows."""
-    from goldgate.app.render import load_comparison_view
+    from goldgate.app.render import load_comparison_view, render
     from goldgate.github.comments import comment_budget, with_marker
     from goldgate.render.escape import check_link_base
-    from goldgate.render.markdown import render_markdown
+    from goldgate.render.registry import Links, RenderContext
     from goldgate.report.io import read_report_and_digest
 
     found = read_handoff(find_handoff(folder), head_sha)
@@ -192,16 +193,18 @@ def rebuild_comment(
             link_base = check_link_base(f"{server}/{repository}/blob/{head_sha}")
         except ValueError:
             link_base = None
-    body = render_markdown(
+    context = RenderContext(
         report,
         view,
+        details="values" if details == found.details == "values" else "safe",
         budget="comment",
+        links=Links(
+            link_base=link_base, full_report="the report artifact of the pull request's run"
+        ),
         limit=comment_budget(found.comment_id),
         notes=(PREFACE,),
-        details="values" if details == found.details == "values" else "safe",
-        link_base=link_base,
-        full_report="the report artifact of the pull request's run",
     )
+    body = render("markdown", context)
     return {
         "pull_request": found.pull_request,
         "head_sha": head_sha,
@@ -217,7 +220,7 @@ def fork_comment(
     *,
     repository: str | None = None,
     server_url: str | None = None,
-    details: str = "safe",
+    details: Details = "safe",
 ) -> ExitCode:
     """``goldgate report fork-comment``: the comment for a fork's hand-off, rebuilt from its
     report, written as JSON to ``output`` (new file) for the posting script."""

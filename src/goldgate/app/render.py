@@ -1,12 +1,13 @@
 """``goldgate report NAME``: read a report (and a comparison of it), render it with the
-renderer ``render.registry`` names, and write the text to a file or stdout."""
+renderer ``render.registry`` names, and write the text to a file or stdout. ``render`` is the
+one way any command renders: by name, with a ``RenderContext``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from goldgate.app.conclude import (
     note_project_secrets,
@@ -21,7 +22,20 @@ from goldgate.base.stdio import (
     write_commands,
     write_stdout,
 )
-from goldgate.render.registry import renderer
+from goldgate.render.registry import (
+    ANNOTATION_LIMIT,
+    TERMINAL_WIDTH,
+    Budget,
+    Details,
+    Links,
+    RenderContext,
+    Renderer,
+    renderer,
+)
+
+if TYPE_CHECKING:
+    from goldgate.render.view import ComparisonView
+    from goldgate.report.models import Report
 
 
 def write_or_print(
@@ -51,20 +65,53 @@ def render_report(
     report_path: Path,
     output: Path | None = None,
     comparison_path: Path | None = None,
-    **options: Any,
+    *,
+    details: Details = "safe",
+    budget: Budget = "comment",
+    link_base: str | None = None,
+    maximum: int = ANNOTATION_LIMIT,
+    rich: bool = False,
+    color: bool = True,
+    width: int = TERMINAL_WIDTH,
 ) -> ExitCode:
-    """``goldgate report junit|markdown|annotations|show`` (the renderer ``kind`` of
-    ``render.registry``): read a report (and a comparison whose candidate it is), render it,
-    write it to ``output`` or stdout. Nothing is sent anywhere."""
+    """``goldgate report junit|markdown|annotations|html|show`` (the renderer ``kind`` of
+    ``render.registry``): read a report (and a comparison whose candidate it is), render it
+    with what the command line chose, write it to ``output`` or stdout. The rendering names
+    ``report_path`` as where the full report is. Nothing is sent anywhere."""
+    import os
+
+    from goldgate.base.problems import display_path
+    from goldgate.report.io import read_report_and_digest
+
+    note_project_secrets()
     with collections_paused():  # a big report is millions of objects and no cycles
-        text = rendered(kind, report_path, comparison_path, **options)
+        report, digest = read_report_and_digest(report_path)
+        comparison = None
+        if comparison_path is not None:
+            comparison = load_comparison_view(comparison_path, digest, report, report_path)
+        context = RenderContext(
+            report,
+            comparison,
+            details=details,
+            budget=budget,
+            links=Links(link_base=link_base, full_report=display_path(report_path)),
+            sources=gold_sources(report, os.environ),
+            maximum=maximum,
+            rich=rich,
+            color=color,
+            width=width,
+            baseline=None if comparison is None else baseline_report(comparison),
+        )
+        text = render(kind, context)
     read = [report_path] if comparison_path is None else [report_path, comparison_path]
-    private = options.get("details") == "values"
+    private = details == "values"
     write_or_print(text, output, read, commands=renderer(kind).commands, private=private)
     return ExitCode.PASSED
 
 
-def load_comparison_view(comparison_path: Path, digest: str, report: Any, report_path: Path) -> Any:
+def load_comparison_view(
+    comparison_path: Path, digest: str, report: Report, report_path: Path
+) -> ComparisonView:
     """The renderers' view of the comparison file at ``comparison_path``; refused
     (``InvalidInputError``) unless its candidate is the report whose bytes have ``digest``
     (read from ``report_path``) and its figures are what its reports give
@@ -84,7 +131,7 @@ def load_comparison_view(comparison_path: Path, digest: str, report: Any, report
     return comparison_view(comparison, report)
 
 
-def gold_sources(report: Any, environ: Mapping[str, str]) -> dict[str, str | None]:
+def gold_sources(report: Report, environ: Mapping[str, str]) -> dict[str, str | None]:
     """Where each gold file the report names is, relative to the workspace
     (``GITHUB_WORKSPACE``, else the working folder), for annotations and gold links: the
     report names a file as the run was given it (relative to the working folder, or
@@ -114,29 +161,7 @@ def gold_sources(report: Any, environ: Mapping[str, str]) -> dict[str, str | Non
     return places
 
 
-def rendered(kind: str, report_path: Path, comparison_path: Path | None, **options: Any) -> str:
-    """The report at ``report_path`` (with the comparison at ``comparison_path``, checked to
-    be of this report) rendered by the renderer ``kind`` of ``render.registry`` with
-    ``options``; a renderer that shows where the full report is names ``report_path``."""
-    from goldgate.base.problems import display_path
-    from goldgate.report.io import read_report_and_digest
-
-    note_project_secrets()
-
-    report, digest = read_report_and_digest(report_path)
-    comparison = None
-    if comparison_path is not None:
-        comparison = load_comparison_view(comparison_path, digest, report, report_path)
-    if "sources" in renderer(kind).options and "sources" not in options:
-        import os
-
-        options["sources"] = gold_sources(report, os.environ)
-    if comparison is not None and renderer(kind).baseline:
-        options["baseline"] = baseline_report(comparison)
-    return render(kind, report, comparison, full_report=display_path(report_path), **options)
-
-
-def baseline_report(comparison: Any) -> Any:
+def baseline_report(comparison: ComparisonView) -> Report | None:
     """The baseline report of a comparison view, where it is still on disk with the bytes
     the comparison recorded; None otherwise (the renderer then shows the comparison's own
     figures of the baseline only)."""
@@ -153,24 +178,14 @@ def baseline_report(comparison: Any) -> Any:
     return report if found == digest else None
 
 
-def render_function(name: str) -> Callable[..., str]:
+def render_function(name: str) -> Renderer:
     """The function of the renderer ``name`` (``render.registry``), its module imported now."""
     module, _, attribute = renderer(name).function.partition(":")
-    function: Callable[..., str] = getattr(import_module(module), attribute)
+    function: Renderer = getattr(import_module(module), attribute)
     return function
 
 
-def render(
-    name: str, report: Any, comparison: Any = None, full_report: str | None = None, **options: Any
-) -> str:
-    """``report`` (and a comparison view of it) rendered by the renderer ``name`` with
-    ``options`` (``baseline`` among them only for a renderer that takes it); ``full_report``
-    goes only to renderers that take it. An option the renderer
-    does not accept is a ``TypeError``, as a call of its function with it would be."""
-    chosen = renderer(name)
-    unknown = sorted(set(options) - chosen.options - ({"baseline"} if chosen.baseline else set()))
-    if unknown:
-        raise TypeError(f"the {name} renderer takes no option {', '.join(unknown)}")
-    if chosen.full_report:
-        options["full_report"] = full_report
-    return render_function(name)(report, comparison, **options)
+def render(name: str, context: RenderContext) -> str:
+    """``context`` rendered by the renderer ``name`` of ``render.registry``: how every
+    command renders (``goldgate report``, the action's publishing, a fork's comment)."""
+    return render_function(name)(context)

@@ -9,10 +9,13 @@
   inline SVG), a filterable case table (``htmlcases``) and the sections beside it
   (``htmlsections``), for a reviewer who would rather look than read.
 
-``registry`` names them (``junit``, ``markdown``, ``annotations``, ``show``, ``html``) by
-import path, with the options each accepts; ``goldgate report NAME`` renders through it,
-and a module is imported only when its renderer is used. A new renderer is its module plus
-one line there (docs/extending.md).
+``registry`` holds the one contract, a ``Renderer`` is a function of a frozen
+``RenderContext`` (the report, its comparison view, the details, the budget, the links and
+the rest a renderer reads), and names the renderers (``junit``, ``markdown``,
+``annotations``, ``show``, ``html``) by import path: every caller (``goldgate report NAME``,
+the action's publishing, a fork's comment) renders through it, and a module is imported only
+when its renderer is used. A new renderer is its module plus one line there
+(docs/extending.md).
 
 Each renderer reads a ``view.ReportView`` built once from the report, so a comparison can
 be added to the view without restructuring the renderers. Nothing here reads or writes a

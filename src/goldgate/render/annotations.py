@@ -17,19 +17,15 @@ from itertools import chain, islice
 
 from goldgate.base.problems import Violation
 from goldgate.render import text
+from goldgate.render.registry import ANNOTATION_LIMIT, RenderContext
 from goldgate.render.view import (
     REGRESSIONS,
     AttemptItem,
     ComparisonView,
-    ReportView,
     build_view,
     repository_path,
 )
 from goldgate.render.workflow import command
-from goldgate.report.models import Report
-
-GITHUB_LIMIT = 10
-"""Annotations of one kind GitHub shows per step."""
 
 
 def _file(source: str | None) -> str | None:
@@ -77,47 +73,32 @@ def _limited(lines: Iterable[str], total: int, maximum: int, rest: str) -> list[
     return shown
 
 
-def render_annotations(
-    report: Report,
-    comparison: ComparisonView | None = None,
-    *,
-    maximum: int = GITHUB_LIMIT,
-    full_report: str | None = None,
-    sources: Mapping[str, str | None] | None = None,
-) -> str:
+def render_annotations(context: RenderContext) -> str:
     """Error annotations for the run's runtime failures, check errors and failing attempts
-    (at most ``maximum``), and a notice counting the rest; empty when nothing failed.
-    ``sources`` maps each gold file as the report names it to its path relative to the
-    workspace (None: outside it), so that an annotation lands on the file whatever form
-    ``--config`` took."""
-    return annotations_from_view(
-        build_view(report, comparison), maximum=maximum, full_report=full_report, sources=sources
-    )
-
-
-def annotations_from_view(
-    view: ReportView,
-    *,
-    maximum: int = GITHUB_LIMIT,
-    full_report: str | None = None,
-    sources: Mapping[str, str | None] | None = None,
-) -> str:
+    (at most ``context.maximum``), and a notice counting the rest; empty when nothing
+    failed. ``context.sources`` maps each gold file as the report names it to its path
+    relative to the workspace (None: outside it), so that an annotation lands on the file
+    whatever form ``--config`` took."""
+    view = build_view(context.report, context.comparison)
+    maximum, full_report = context.maximum, context.links.full_report
     counts = view.counts
     total = counts["runtime"] + counts["check_error"] + counts["failure"]
     items = chain(view.problems(("runtime", "check_error")), view.problems(("failure",)))
     where = f"; the full list is in {text.one_line(full_report)}" if full_report else ""
     rest = (
         f"more failing attempt{'s' * (total - maximum != 1)} not annotated "
-        f"(GitHub shows {GITHUB_LIMIT} errors per step){where}"
+        f"(GitHub shows {ANNOTATION_LIMIT} errors per step){where}"
     )
     comparison = view.comparison
     lines = _limited(
-        (_annotation(item, comparison, sources) for item in items), total, maximum, rest
+        (_annotation(item, comparison, context.sources) for item in items), total, maximum, rest
     )
     return "".join(line + "\n" for line in lines)
 
 
-def violation_annotations(violations: Sequence[Violation], *, maximum: int = GITHUB_LIMIT) -> str:
+def violation_annotations(
+    violations: Sequence[Violation], *, maximum: int = ANNOTATION_LIMIT
+) -> str:
     """``goldgate evaluate --check --format github``: each violation of the gold or settings
     as an error at its file, line and column (at most ``maximum``), and a notice counting
     the rest."""

@@ -27,7 +27,7 @@ import base64
 import hashlib
 import math
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -35,10 +35,8 @@ from markupsafe import Markup
 
 from goldgate.render import htmlsections, text
 from goldgate.render.htmlcases import case_table
-from goldgate.render.view import ComparisonView, ReportView, build_view, exit_explanation
-from goldgate.report.models import Report
-
-Details = Literal["safe", "values"]
+from goldgate.render.registry import RenderContext
+from goldgate.render.view import build_view, exit_explanation
 
 _JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 
@@ -121,35 +119,15 @@ def _json(data: Any) -> Markup:
     return Markup(encoded.decode("utf-8"))
 
 
-def render_html(
-    report: Report,
-    comparison: ComparisonView | None = None,
-    *,
-    details: Details = "safe",
-    full_report: str | None = None,
-    baseline: Report | None = None,
-) -> str:
-    """The HTML page of ``report`` (and of ``comparison``, whose candidate it is);
-    ``full_report`` says where the report is (shown as text). ``baseline``, the
-    comparison's baseline report where it is at hand, adds the baseline's side of the
-    figures a comparison does not hold: its heatmaps, per-label counts and latencies."""
-    return html_from_view(
-        build_view(report, comparison),
-        details=details,
-        full_report=full_report,
-        baseline=baseline,
-    )
-
-
-def html_from_view(
-    view: ReportView,
-    *,
-    details: Details = "safe",
-    full_report: str | None = None,
-    baseline: Report | None = None,
-) -> str:
-    """``render_html`` for a view already built."""
-    values = details == "values"
+def render_html(context: RenderContext) -> str:
+    """The HTML page of ``context.report`` (and of ``context.comparison``, whose candidate
+    it is); ``links.full_report`` says where the report is (shown as text).
+    ``context.baseline``, the comparison's baseline report where it is at hand, adds the
+    baseline's side of the figures a comparison does not hold: its heatmaps, per-label
+    counts and latencies."""
+    view = build_view(context.report, context.comparison)
+    baseline = context.baseline
+    values = context.details == "values"
     style, style_source = _inline("page.css.j2")
     script, script_source = _inline("page.js.j2")
     policy = (
@@ -160,7 +138,7 @@ def html_from_view(
     verdict = report.verdict
     cases = case_table(view, values)
     queue, queued = htmlsections.queue(view, values)
-    context = {
+    fields = {
         "view": view,
         "report": report,
         "verdict": verdict,
@@ -176,9 +154,9 @@ def html_from_view(
         "cases": cases,
         "case_data": _json(cases),
         "outcomes_present": {row[2] for row in cases["rows"]},
-        "full_report": full_report,
+        "full_report": context.links.full_report,
         "policy": policy,
         "style": style,
         "script": script,
     }
-    return _environment().get_template("page.html.j2").render(context)
+    return _environment().get_template("page.html.j2").render(fields)

@@ -46,17 +46,17 @@ import re
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
 from goldgate.render import text
+from goldgate.render.registry import RenderContext
 from goldgate.render.view import (
     AttemptItem,
     ChangeItem,
     ComparisonView,
     Location,
-    ReportView,
     SuiteView,
     build_view,
     classify,
 )
-from goldgate.report.models import Report, ThresholdRecord
+from goldgate.report.models import ThresholdRecord
 from goldgate.scoring.metrics import ClassificationMetricResult
 
 # XML 1.0 allows tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and the
@@ -294,14 +294,10 @@ def check_times(xml: str) -> None:
         raise ValueError(f"JUnit time {bad.group(1)!r} has more than 3 decimals")
 
 
-def render_junit(report: Report, comparison: ComparisonView | None = None) -> str:
-    """The JUnit XML document for ``report``; with ``comparison``, a regressed attempt's
-    failure says which checks went from pass to fail."""
-    return junit_from_view(build_view(report, comparison))
-
-
-def junit_from_view(view: ReportView) -> str:
-    """The JUnit XML document for a view already built."""
+def render_junit(context: RenderContext) -> str:
+    """The JUnit XML document for ``context.report``; with ``context.comparison``, a
+    regressed attempt's failure says which checks went from pass to fail."""
+    view = build_view(context.report, context.comparison)
     suites = [_testsuite(suite, view.report.started_at, view.comparison) for suite in view.suites]
     body = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
     body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', body))

@@ -32,15 +32,16 @@ expected and actual values of failing checks, except for held-out cases (``split
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.render import escape, text
 from goldgate.render.markdown_sections import COLLAPSED_ROWS, Parts, Raw, Section
+from goldgate.render.registry import Budget, RenderContext
 from goldgate.render.view import (
     AttemptItem,
     ChangeItem,
@@ -50,20 +51,15 @@ from goldgate.render.view import (
     repository_path,
 )
 from goldgate.render.words import attempt_counts, headline, verdict_word
-from goldgate.report.models import Report
 
 __all__ = [
     "LIMITS",
     "Raw",
-    "markdown_from_view",
     "render_markdown",
     "size",
     "utf16_length",
     "verdict_word",
 ]
-
-Budget = Literal["comment", "summary"]
-Details = Literal["safe", "values"]
 
 LIMITS: dict[Budget, int] = {"comment": 65_536, "summary": 1_048_576}
 """GitHub refuses a comment body over 65,536 characters and a job summary over 1 MiB."""
@@ -172,88 +168,44 @@ def _links(run_url: str | None, where: str | None) -> Raw | None:
 # --- the document -----------------------------------------------------------------------------
 
 
-def render_markdown(
-    report: Report,
-    comparison: Any = None,
-    *,
-    budget: Budget = "comment",
-    details: Details = "safe",
-    link_base: str | None = None,
-    full_report: str | None = None,
-    marker: str | None = None,
-    limit: int | None = None,
-    rule: str | None = None,
-    exit_code: int | None = None,
-    run_url: str | None = None,
-    notes: Sequence[str] = (),
-    sources: Mapping[str, str | None] | None = None,
-) -> str:
-    """The Markdown report of ``report`` within ``budget`` (or ``limit``, in its unit).
+def render_markdown(context: RenderContext) -> str:
+    """The Markdown report of ``context.report`` within ``context.budget`` (or
+    ``context.limit``, in its unit).
 
-    ``full_report`` says where the whole report is (a path, shown as text, or a URL,
+    ``links.full_report`` says where the whole report is (a path, shown as text, or a URL,
     linked); ``marker`` starts the body with a hidden ``<!-- goldgate:MARKER -->`` comment
     so that a sticky comment can be found again. ``exit_code`` and ``rule`` are the gate's
     (the action's code under ``fail_on`` and the sentence saying which rule decided; by
-    default the report's own code and what it means), ``run_url`` the workflow run's page,
-    ``notes`` sentences shown under the verdict, ``sources`` where each gold file is in the
-    repository. ``ValueError`` for a malformed ``link_base``, ``run_url`` or ``marker``."""
-    return markdown_from_view(
-        build_view(report, comparison),
-        budget=budget,
-        details=details,
-        link_base=link_base,
-        full_report=full_report,
-        marker=marker,
-        limit=limit,
-        rule=rule,
-        exit_code=exit_code,
-        run_url=run_url,
-        notes=notes,
-        sources=sources,
-    )
-
-
-def markdown_from_view(
-    view: ReportView,
-    *,
-    budget: Budget = "comment",
-    details: Details = "safe",
-    link_base: str | None = None,
-    full_report: str | None = None,
-    marker: str | None = None,
-    limit: int | None = None,
-    rule: str | None = None,
-    exit_code: int | None = None,
-    run_url: str | None = None,
-    notes: Sequence[str] = (),
-    sources: Mapping[str, str | None] | None = None,
-) -> str:
-    """``render_markdown`` for a view already built."""
-    if link_base is not None:
-        link_base = escape.check_link_base(link_base)
+    default the report's own code and what it means), ``links.run_url`` the workflow run's
+    page, ``notes`` sentences shown under the verdict, ``sources`` where each gold file is in
+    the repository. ``ValueError`` for a malformed ``link_base``, ``run_url`` or ``marker``."""
+    view = build_view(context.report, context.comparison)
+    budget, marker, links = context.budget, context.marker, context.links
+    link_base = None if links.link_base is None else escape.check_link_base(links.link_base)
     if marker is not None and not _MARKER.fullmatch(marker):
         raise ValueError("a marker is 1 to 100 letters, digits, '_', '.', ':' or '-'")
-    maximum = LIMITS[budget] if limit is None else limit
+    maximum = LIMITS[budget] if context.limit is None else context.limit
     environment = _environment()
     fragments: Any = environment.get_template("sections.md.j2").make_module()
     document = environment.get_template("report.md.j2")
     report = view.report
     verdict = report.verdict
-    code = verdict.exit_code if exit_code is None else exit_code
-    where = text.one_line(full_report) if full_report else None
+    code = verdict.exit_code if context.exit_code is None else context.exit_code
+    where = text.one_line(links.full_report) if links.full_report else None
+    rule = context.rule
     if rule is None:
         meaning = {int(key): value for key, value in EXIT_CODE_MEANINGS.items()}.get(code, "")
         rule = f"Exit code {code} ({meaning}). {exit_explanation(code, verdict.evaluated)}"
     attempts = sum(suite.attempt_count for suite in report.suites)
-    context = {
+    fields = {
         "view": view,
         "report": report,
         "verdict": verdict,
         "verdict_word": verdict_word(code, verdict.evaluated),
         "headline": headline(view),
         "why": rule,
-        "notes": list(notes),
-        "links": _links(run_url, where),
+        "notes": list(context.notes),
+        "links": _links(links.run_url, where),
         "icon": Raw(_icon(view, code)),
         "marker": Raw(f"<!-- goldgate:{marker} -->") if marker else None,
         "counts_line": (
@@ -266,15 +218,15 @@ def markdown_from_view(
         view,
         fragments,
         LIST_CAPS[budget],
-        details == "values",
-        _link(link_base, sources),
+        context.details == "values",
+        _link(link_base, context.sources),
         _value,
     )
     sections = list(parts.all())
 
     def render(kept: list[Section], left_out: str | None) -> str:
         shown = [parts.render(section) for section in kept if section.kept]
-        return str(document.render(context, sections=shown, left_out=left_out))
+        return str(document.render(fields, sections=shown, left_out=left_out))
 
     def notice(counts: dict[str, int]) -> Raw | None:
         return Raw(fragments.left_out(counts, where, LIMIT_WORDS[budget])) if counts else None

@@ -1,79 +1,118 @@
-"""The renderers by name: what ``goldgate report NAME`` and ``app.render.rendered`` can produce.
+"""The renderers by name, and the one contract every renderer keeps.
 
-Each entry names its function by import path (``module:function``): ``app.render`` imports
-it only when that renderer is used (render/ itself imports nothing at run time), so that
-``goldgate --help`` and a run never load jinja2, junit-xml or rich. A renderer is a pure
-function ``(report, comparison_view | None, **options) -> str``; its entry says which
-keyword options it accepts, whether it is given ``full_report`` (where the whole report is,
-shown as text) or ``baseline`` (a comparison's baseline report) and whether its text is
-GitHub workflow commands, which the CLI prints as they are. A new renderer is its module
-here plus one line in ``RENDERERS`` (see docs/extending.md).
+A renderer is a pure function ``(context: RenderContext) -> str`` (the ``Renderer``
+protocol): the context holds the report, its comparison view, and everything a caller may
+choose (how much detail, which budget, the links, the gate's decision, a terminal's width).
+Every caller, the ``goldgate report`` commands, the action's publishing and a fork's
+comment alike, builds a ``RenderContext`` and renders through ``app.render.render``.
+
+Each entry of ``RENDERERS`` names its function by import path (``module:function``):
+``app.render`` imports it only when that renderer is used (render/ itself imports nothing at
+run time, and this module imports no renderer), so that ``goldgate --help`` and a run never
+load jinja2, junit-xml or rich. A new renderer is its module plus one line in ``RENDERERS``
+(see docs/extending.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
+
+if TYPE_CHECKING:
+    from goldgate.render.view import ComparisonView
+    from goldgate.report.models import Report
+
+Details = Literal["safe", "values"]
+"""``safe``: names, ids, statuses, reasons and numbers; ``values``: also the expected and
+actual values of failing checks (never a held-out case's)."""
+DETAILS: tuple[Details, ...] = get_args(Details)
+
+Budget = Literal["comment", "summary"]
+"""Which GitHub limit the Markdown fits: a pull-request comment's or a job summary's."""
+
+ANNOTATION_LIMIT = 10
+"""Annotations of one kind GitHub shows per step: the default ``maximum``."""
+TERMINAL_WIDTH = 80
+"""The terminal's width when it does not say: the default ``width``."""
 
 
 @dataclass(frozen=True)
-class Renderer:
-    """One renderer: its function's import path and what the function is called with."""
+class Links:
+    """Where a reader goes from the rendering."""
+
+    link_base: str | None = None
+    """The repository's blob URL at a commit: each case links to its gold line."""
+    run_url: str | None = None
+    """The workflow run's page."""
+    full_report: str | None = None
+    """Where the whole report is: a path (shown as text) or a URL (linked)."""
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """Everything a renderer is given; each renderer reads the fields it shows."""
+
+    report: Report
+    comparison: ComparisonView | None = None
+    """The comparison whose candidate ``report`` is (``render.compared.comparison_view``)."""
+    details: Details = "safe"
+    budget: Budget = "comment"
+    """Markdown: the comment's limit (65,536 UTF-16 units) or the summary's (1 MiB)."""
+    links: Links = field(default_factory=Links)
+    limit: int | None = None
+    """Markdown: a smaller limit than the budget's, in its unit (room kept for a footer)."""
+    marker: str | None = None
+    """Markdown: starts the body with a hidden ``<!-- goldgate:MARKER -->``."""
+    rule: str | None = None
+    """Markdown: the sentence saying which rule decided (default: what the exit code means)."""
+    exit_code: int | None = None
+    """Markdown: the gate's code (the action's under ``fail_on``; default: the report's)."""
+    notes: Sequence[str] = ()
+    """Markdown: sentences shown under the verdict."""
+    sources: Mapping[str, str | None] | None = None
+    """Each gold file as the report names it → its path in the repository (None: outside)."""
+    maximum: int = ANNOTATION_LIMIT
+    """Annotations: error annotations at most; a notice counts the rest."""
+    rich: bool = False
+    """Terminal: tables for a terminal, else plain text."""
+    color: bool = True
+    """Terminal (with ``rich``): in colour."""
+    width: int = TERMINAL_WIDTH
+    """Terminal: its width in columns."""
+    baseline: Report | None = None
+    """HTML: the comparison's baseline report where it is at hand (the baseline's figures)."""
+
+
+class Renderer(Protocol):
+    """A renderer: the text of ``context``; pure (no I/O), ``ValueError`` for a malformed
+    link or marker."""
+
+    def __call__(self, context: RenderContext, /) -> str: ...
+
+
+@dataclass(frozen=True)
+class RendererEntry:
+    """One renderer in the registry: where its function is, and what its text is."""
 
     function: str
-    """``module:function``, imported on first use."""
-    options: frozenset[str] = frozenset()
-    """The keyword options a caller may pass (``full_report`` is never one of them)."""
-    full_report: bool = False
-    """Whether the function takes ``full_report=``: the report's path as the reader sees it."""
+    """``module:function``, a ``Renderer``, imported on first use."""
     commands: bool = False
-    """Whether its text is goldgate's own workflow commands, printed as they are."""
-    baseline: bool = False
-    """Whether the function takes ``baseline=``: with a comparison, its baseline report
-    where it is still on disk as the comparison recorded it (else None)."""
+    """Its text is goldgate's own workflow commands, printed as they are."""
 
 
-RENDERERS: dict[str, Renderer] = {
-    "junit": Renderer("goldgate.render.junit:render_junit"),
-    "markdown": Renderer(
-        "goldgate.render.markdown:render_markdown",
-        frozenset(
-            {
-                "budget",
-                "details",
-                "link_base",
-                "marker",
-                "limit",
-                "rule",
-                "exit_code",
-                "run_url",
-                "notes",
-                "sources",
-            }
-        ),
-        full_report=True,
-    ),
-    "annotations": Renderer(
-        "goldgate.render.annotations:render_annotations",
-        frozenset({"maximum", "sources"}),
-        full_report=True,
-        commands=True,
-    ),
-    "html": Renderer(
-        "goldgate.render.html:render_html",
-        frozenset({"details"}),
-        full_report=True,
-        baseline=True,
-    ),
-    "show": Renderer(
-        "goldgate.render.terminal:render_terminal",
-        frozenset({"rich", "color", "width", "details"}),
-    ),
+RENDERERS: dict[str, RendererEntry] = {
+    "junit": RendererEntry("goldgate.render.junit:render_junit"),
+    "markdown": RendererEntry("goldgate.render.markdown:render_markdown"),
+    "annotations": RendererEntry("goldgate.render.annotations:render_annotations", commands=True),
+    "html": RendererEntry("goldgate.render.html:render_html"),
+    "show": RendererEntry("goldgate.render.terminal:render_terminal"),
 }
 """Name → renderer; ``show`` is the terminal view (``goldgate report show``), ``html`` the
 self-contained page (``goldgate report html``)."""
 
 
-def renderer(name: str) -> Renderer:
+def renderer(name: str) -> RendererEntry:
     """The renderer called ``name``; ``ValueError`` naming the known ones otherwise."""
     found = RENDERERS.get(name)
     if found is None:

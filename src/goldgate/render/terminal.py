@@ -25,6 +25,7 @@ from itertools import islice
 from typing import Any
 
 from goldgate.render import rows, text
+from goldgate.render.registry import RenderContext
 from goldgate.render.terminal_values import exception_lines, value_lines
 from goldgate.render.view import (
     AttemptItem,
@@ -35,11 +36,9 @@ from goldgate.render.view import (
     exit_explanation,
 )
 from goldgate.render.words import attempt_counts, headline, verdict_word
-from goldgate.report.models import Report
 
 LIST_CAP = 1_000
 """Rows shown per list: the rest are counted, and are in the report file and JUnit."""
-DEFAULT_WIDTH = 80
 
 _GOOD = {"passed"}
 _BAD = {"failed", "error", "runtime failure", "check error", "timed_out"}
@@ -373,30 +372,11 @@ def _rich(blocks: Sequence[_Block], color: bool, width: int) -> str:
     return output.getvalue()
 
 
-def render_terminal(
-    report: Report,
-    comparison: ComparisonView | None = None,
-    *,
-    rich: bool = False,
-    color: bool = True,
-    width: int = DEFAULT_WIDTH,
-    details: str = "safe",
-) -> str:
-    """The report for a person: with ``rich``, tables (and ``color``) for a terminal of
-    ``width`` columns; otherwise plain text, safe for a CI log. ``details="values"`` adds
+def render_terminal(context: RenderContext) -> str:
+    """The report for a person: with ``context.rich``, tables (and ``color``) for a terminal
+    of ``width`` columns; otherwise plain text, safe for a CI log. ``details="values"`` adds
     every failing check's expected and actual values (private: for a person, never CI)."""
-    view = build_view(report, comparison)
-    return terminal_from_view(view, rich=rich, color=color, width=width, details=details)
-
-
-def terminal_from_view(
-    view: ReportView,
-    *,
-    rich: bool = False,
-    color: bool = True,
-    width: int = DEFAULT_WIDTH,
-    details: str = "safe",
-) -> str:
-    width = max(width, 40)
-    blocks = _blocks(view, details == "values", view.report.verdict.exit_code)
-    return _rich(blocks, color, width) if rich else _plain(blocks, width)
+    view = build_view(context.report, context.comparison)
+    width = max(context.width, 40)
+    blocks = _blocks(view, context.details == "values", view.report.verdict.exit_code)
+    return _rich(blocks, context.color, width) if context.rich else _plain(blocks, width)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from goldgate.base.errors import InvalidInputError
+from goldgate.render.registry import DETAILS, Details
 from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 
 Mode = Literal["check", "evaluate", "evals", "replay", "compare", "report"]
@@ -23,7 +24,7 @@ FAIL_ON: tuple[str, ...] = ("disagreement", "regression", "never")
 COMMENT_MODES = ("update", "new", "off")
 COMMENT_WHEN = ("always", "changes", "failures", "off")
 """``comment_mode``: when to post (``github.comments.WHEN``)."""
-DETAILS = ("safe", "values")
+_C = TypeVar("_C", bound=str)
 
 REQUEST_TIMEOUT_VARIABLE = "GOLDGATE_GITHUB_TIMEOUT"
 """Seconds to wait for each answer of the GitHub API (default 20)."""
@@ -51,7 +52,7 @@ class ActionInputs:
     comment_mode: str = "always"
     comment_id: str = "goldgate"
     comment_author: str | None = None
-    details: str = "safe"
+    details: Details = "safe"
     link_gold: bool = True
     fail_on: str = "disagreement"
     github_token: str = field(default="", repr=False)
@@ -87,11 +88,12 @@ def _number(env: Mapping[str, str], name: str, default: float, kind: type, maxim
     return number
 
 
-def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
+def _choice(env: Mapping[str, str], name: str, choices: tuple[_C, ...], default: _C) -> _C:
     value = _input(env, name).lower() or default
-    if value not in choices:
-        raise InvalidInputError(f"input {name} must be one of {', '.join(choices)}, not {value!r}.")
-    return value
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise InvalidInputError(f"input {name} must be one of {', '.join(choices)}, not {value!r}.")
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:

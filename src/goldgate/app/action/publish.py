@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from goldgate.app.action.inputs import ActionInputs, github_token, request_timeout
 from goldgate.app.action.rules import decide_exit
@@ -49,13 +50,10 @@ def publish(
     """Render and publish; the step's exit code. The comment is posted before the summary is
     written, so that a signal during the post still shows in the summary (exit 130).
     ``baseline``, the report compared with, gives the HTML page the baseline's side."""
-    from goldgate.app.render import gold_sources
+    from goldgate.app.render import gold_sources, render
     from goldgate.github.comments import comment_budget, comment_length
-    from goldgate.render.annotations import render_annotations
     from goldgate.render.compared import comparison_view
-    from goldgate.render.html import render_html
-    from goldgate.render.junit import render_junit
-    from goldgate.render.markdown import render_markdown
+    from goldgate.render.registry import Links, RenderContext
     from goldgate.render.view import build_view
 
     if run.interrupted:
@@ -64,48 +62,49 @@ def publish(
     if comparison is not None:
         view = comparison_view(comparison, report, baseline=run.baseline)
     protected = [report_path, *([comparison_path] if comparison_path else [])]
-    junit = inputs.junit  # empty input: no JUnit
-    if junit is not None and not _written(run, junit, render_junit(report, view), protected):
-        junit = None
     sources = gold_sources(report, run.env)
     shown = str(report_path)
-    options: dict[str, Any] = {
-        "details": inputs.details,
-        "link_base": _link_base(run, event) if inputs.link_gold else None,
-        "full_report": shown,
-        "run_url": run_url(run.env),
-        "sources": sources,
-    }
+    context = RenderContext(
+        report,
+        view,
+        details=inputs.details,
+        links=Links(
+            link_base=_link_base(run, event) if inputs.link_gold else None,
+            run_url=run_url(run.env),
+            full_report=shown,
+        ),
+        sources=sources,
+        baseline=baseline,
+    )
+    junit = inputs.junit  # empty input: no JUnit
+    if junit is not None and not _written(run, junit, render("junit", context), protected):
+        junit = None
 
-    def gate() -> dict[str, Any]:
+    def gate() -> tuple[int, RenderContext]:
         code, rule = decide_exit(inputs.fail_on, run_code, comparison)
-        return {"exit_code": code, "rule": rule, "notes": tuple(run.notes)}
+        return code, replace(context, exit_code=code, rule=rule, notes=tuple(run.notes))
 
     # Named after its report: a job's second goldgate step (the evals' in pull-request.yml)
     # writes a page of its own beside the first, and the artifact keeps both.
     html_path: Path | None = WORK_FOLDER / f"{report_path.stem}.html"
-    page = render_html(
-        report, view, details=options["details"], full_report=shown, baseline=baseline
-    )
+    page = render("html", context)
     if not _written(run, WORK_FOLDER / f"{report_path.stem}.html", page, protected):
         html_path = None
     where = html_note(run, html_path)
-    decided = gate()
-    state = comment_state(decided["exit_code"], comparison)
+    code, decided = gate()
+    state = comment_state(code, comparison)
     limit = comment_budget(inputs.comment_id, state) - comment_length(where)
-    body = render_markdown(report, view, budget="comment", limit=limit, **options, **decided)
-    body += where
-    comment_file = _comment(
-        run, inputs, event, body, (report_path, comparison_path), state, decided["exit_code"]
-    )
+    body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
+    comment_file = _comment(run, inputs, event, body, (report_path, comparison_path), state, code)
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
-        decided = gate()
-    summary = render_markdown(report, view, budget="summary", **options, **decided) + where
+        code, decided = gate()
+    summary = render("markdown", replace(decided, budget="summary")) + where
     markdown_path = WORK_FOLDER / "report.md"
     markdown_written = _written(run, markdown_path, summary, protected)
     append_step_summary(run, summary)
-    run.out(render_annotations(report, view, sources=sources))
+    # Without the full report's place: the notice counting the rest stays one short line.
+    run.out(render("annotations", RenderContext(report, view, sources=sources)))
     counts = build_view(report).counts
 
     def compared(count: int) -> str:
@@ -130,7 +129,7 @@ def publish(
         "flaky": compared(comparison.classes.flaky if comparison else 0),
     }
     write_step_outputs(run, outputs)
-    return int(decided["exit_code"])
+    return int(code)
 
 
 def run_url(env: Mapping[str, str]) -> str | None:

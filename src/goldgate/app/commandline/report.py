@@ -6,7 +6,6 @@ request's comment rebuilt for a trusted job. ``goldgate.cli`` adds the group to 
 # No `from __future__ import annotations` here: typer reads the hints of every command at
 # start-up, and string annotations would be compiled again by eval() on every run.
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -15,17 +14,7 @@ import typer
 from goldgate.app.commandline.shared import finish
 from goldgate.base.errors import ExitCode
 from goldgate.base.stdio import warn
-
-
-class Budget(StrEnum):
-    comment = "comment"
-    summary = "summary"
-
-
-class Details(StrEnum):
-    safe = "safe"
-    values = "values"
-
+from goldgate.render.registry import Budget, Details
 
 report_app = typer.Typer(
     name="report",
@@ -119,7 +108,7 @@ def report_fork_comment(
             help="values shows expected and actual values only if the hand-off asks for "
             "them too (a fork's run cannot widen what is shown).",
         ),
-    ] = Details.safe,
+    ] = "safe",
 ) -> None:
     """Rebuild a fork pull request's comment from the report its run left (for a trusted
     workflow_run job): the body is rendered here, never taken from the artifact."""
@@ -132,7 +121,7 @@ def report_fork_comment(
             output,
             repository=repository,
             server_url=server_url,
-            details=details.value,
+            details=details,
         )
     )
 
@@ -142,8 +131,11 @@ def report_markdown(
     report: ReportArgument,
     budget: Annotated[
         Budget,
-        typer.Option("--budget", help="comment: 65,536 characters; summary: 1 MiB (job summary)."),
-    ] = Budget.comment,
+        typer.Option(
+            "--budget",
+            help="comment: 65,536 characters; summary: 1 MiB (job summary).",
+        ),
+    ] = "comment",
     details: Annotated[
         Details,
         typer.Option(
@@ -151,7 +143,7 @@ def report_markdown(
             help="safe: names, ids, statuses and numbers; values: also expected and actual "
             "values of failing checks (never for held-out cases).",
         ),
-    ] = Details.safe,
+    ] = "safe",
     link_base: Annotated[
         str | None,
         typer.Option(
@@ -174,8 +166,8 @@ def report_markdown(
             report,
             output,
             comparison,
-            budget=budget.value,
-            details=details.value,
+            budget=budget,
+            details=details,
             link_base=link_base,
         )
     )
@@ -195,13 +187,13 @@ def report_html(
             help="safe: names, ids, statuses and numbers; values: also expected and actual "
             "values of failing checks, strings diffed (never for held-out cases).",
         ),
-    ] = Details.safe,
+    ] = "safe",
     comparison: ComparisonFile = None,
 ) -> None:
     """One self-contained HTML page (no network): verdict, figures, heatmaps, cases."""
     from goldgate.app.render import render_report
 
-    finish(render_report("html", report, output, comparison, details=details.value))
+    finish(render_report("html", report, output, comparison, details=details))
 
 
 @report_app.command("annotations")
@@ -232,7 +224,7 @@ def report_show(
             "differ, and a python target's exception (private: for your terminal, not CI; "
             "never for held-out cases).",
         ),
-    ] = Details.safe,
+    ] = "safe",
 ) -> None:
     """The report for a person: tables and colour on a terminal, plain text otherwise,
     within the terminal's width (80 columns when it does not say)."""
@@ -251,7 +243,7 @@ def report_show(
             rich=terminal,
             color=terminal and "NO_COLOR" not in os.environ,
             width=shutil.get_terminal_size().columns,
-            details=details.value,
+            details=details,
         )
     )
 
