@@ -100,7 +100,11 @@ def render_report(
             rich=rich,
             color=color,
             width=width,
-            baseline=None if comparison is None else baseline_report(comparison),
+            baseline=(
+                baseline_report(comparison)
+                if comparison is not None and renderer(kind).shows_baseline
+                else None
+            ),
         )
         text = render(kind, context)
     read = [report_path] if comparison_path is None else [report_path, comparison_path]

@@ -99,13 +99,16 @@ class RendererEntry:
     """``module:function``, a ``Renderer``, imported on first use."""
     commands: bool = False
     """Its text is goldgate's own workflow commands, printed as they are."""
+    shows_baseline: bool = False
+    """It shows the baseline report's own figures (``RenderContext.baseline``): only then is
+    that report read, a second whole report the others never need."""
 
 
 RENDERERS: dict[str, RendererEntry] = {
     "junit": RendererEntry("goldgate.render.junit:render_junit"),
     "markdown": RendererEntry("goldgate.render.markdown:render_markdown"),
     "annotations": RendererEntry("goldgate.render.annotations:render_annotations", commands=True),
-    "html": RendererEntry("goldgate.render.html:render_html"),
+    "html": RendererEntry("goldgate.render.html:render_html", shows_baseline=True),
     "show": RendererEntry("goldgate.render.terminal:render_terminal"),
 }
 """Name → renderer; ``show`` is the terminal view (``goldgate report show``), ``html`` the
