@@ -486,7 +486,8 @@ def bench_overhead() -> None:
     variant = EvaluationVariant(name="bench", revision="r", run=run)
 
     from goldgate.run.api import _gold_suite
-    from goldgate.run.runner import InOrder, RunOptions, run_suite
+    from goldgate.run.limits import RunOptions
+    from goldgate.run.runner import InOrder, run_suite
     from goldgate.scoring import ScorerRegistry
 
     gold = _gold_suite(EvaluationSuite("overhead", cases), variant, ())

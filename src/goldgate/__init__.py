@@ -29,6 +29,7 @@ _EXPORTS = {
     "EvaluationVariant": "goldgate.run.api",
     "evaluate": "goldgate.run.api",
     "open_application": "goldgate.run.api",
+    "RunOptions": "goldgate.run.limits",
     "Expectation": "goldgate.gold.models",
     "Case": "goldgate.gold.models",
     "Envelope": "goldgate.gold.models",
@@ -68,6 +69,7 @@ __all__ = [
     "Metric",
     "RegisteredScorer",
     "Report",
+    "RunOptions",
     "TextOptions",
     "TransientFailure",
     "__version__",
@@ -100,6 +102,7 @@ if TYPE_CHECKING:
         evaluate,
         open_application,
     )
+    from goldgate.run.limits import RunOptions
     from goldgate.run.targets.base import TransientFailure
     from goldgate.scoring.scorers import RegisteredScorer
 

@@ -17,6 +17,7 @@ from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.render.registry import RenderContext
 from goldgate.report.models import Report, SuiteRecord
+from goldgate.run.limits import RunOptions
 
 HEADER = "from goldgate.evals import eval, EvalContext\nimport time, anyio\n\n"
 
@@ -139,7 +140,7 @@ def test_the_evals_own_timeout_and_the_runs_deadline(tmp_path: Path) -> None:
             time.sleep(5)
         """,
     )
-    suite = only(run(tmp_path, timeout=0.3))
+    suite = only(run(tmp_path, options=RunOptions(timeout=0.3)))
     own, slow = suite.attempts
 
     # Both passed a deadline: the eval's own, then the run's. Both are timed out, never a
@@ -248,7 +249,7 @@ def test_score_keys_are_fixed_per_case_across_repeats(tmp_path: Path) -> None:
             ctx.store(scores={{"key": "quality", "value": n / 10}})
         """,
     )
-    report = run(tmp_path, repeat=3)
+    report = run(tmp_path, options=RunOptions(repeat=3))
     suite = only(report)
 
     assert [e.name for e in suite.cases[0].expectations] == ["pass", "second"]

@@ -27,6 +27,7 @@ from goldgate.run.api import (
     evaluate,
     open_application,
 )
+from goldgate.run.limits import RunOptions
 
 from .support import EXAMPLE
 
@@ -136,8 +137,7 @@ async def test_seed_custom_scorer_example(quiet_cwd: Path) -> None:
         metrics=metrics,
         scorers=scorers,
         include_details=True,
-        max_concurrency=1,
-        timeout=300,
+        options=RunOptions(max_concurrency=1, timeout=300),
     )
 
     assert isinstance(report, Report)
@@ -298,8 +298,7 @@ async def test_seed_step_and_workflow_variants_over_the_example(
             step_variant,
             scorers=scorers,
             include_details=True,
-            max_concurrency=1,
-            timeout=300,
+            options=RunOptions(max_concurrency=1, timeout=300),
         )
         workflow_variant = EvaluationVariant(
             name="candidate",
@@ -309,7 +308,10 @@ async def test_seed_step_and_workflow_variants_over_the_example(
             workflow="support_triage",
         )
         workflow_report = await evaluate(
-            gold.suite("pipeline"), workflow_variant, scorers=scorers, max_concurrency=4
+            gold.suite("pipeline"),
+            workflow_variant,
+            scorers=scorers,
+            options=RunOptions(max_concurrency=4),
         )
 
     [classify] = step_report.suites

@@ -11,7 +11,8 @@ import pytest
 
 from goldgate.gold.models import Case, Suite
 from goldgate.gold.suites import GoldSuite
-from goldgate.run.runner import InOrder, RunOptions, run_suite
+from goldgate.run.limits import RunOptions
+from goldgate.run.runner import InOrder, run_suite
 from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import AttemptOutcome
 

@@ -12,7 +12,8 @@ import pytest
 from tests.run.test_run_ahead import _suite
 
 from goldgate.run import runner
-from goldgate.run.runner import InOrder, RunOptions, run_suite
+from goldgate.run.limits import RunOptions
+from goldgate.run.runner import InOrder, run_suite
 from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import AttemptOutcome
 

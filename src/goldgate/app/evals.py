@@ -45,10 +45,10 @@ def run_command(request: EvalsRequest) -> ExitCode:
                 f"goldgate: {sentence} Its evals were not run; the other files' were, and "
                 "the run ends with exit 2 (invalid input)."
             )
-        for name, seconds in session.plan.timeouts_beyond(request.timeout):
+        for name, seconds in session.plan.timeouts_beyond(request.options.timeout):
             warn(
                 f"goldgate: eval '{name}' allows itself {seconds:g} s, but --timeout ends "
-                f"every attempt after {request.timeout:g} s; pass --timeout {seconds:g} to "
+                f"every attempt after {request.options.timeout:g} s; pass --timeout {seconds:g} to "
                 "give it its time."
             )
         from goldgate.app.progress import Progress

@@ -47,6 +47,7 @@ from goldgate.report.models import (
 )
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
+from goldgate.run.limits import DEFAULT_OPTIONS, RunOptions
 from goldgate.run.session import SessionOutcome
 from goldgate.run.streaming import RunHeader, finish_report, now
 from goldgate.scoring import ScorerRegistry, not_run, score_compiled
@@ -63,8 +64,9 @@ class RegradeRequest:
     report: Path
     paths: tuple[Path, ...] = ()
     output: Path | None = None
-    max_concurrency: int = 1
-    timeout: float = 300.0
+    options: RunOptions = DEFAULT_OPTIONS
+    """Attempts regraded at once (``max_concurrency``) and seconds for one attempt's
+    evaluators (``timeout``); a regrade repeats nothing."""
 
 
 def _compiled(expectation: ExpectationRecord) -> CompiledExpectation:
@@ -260,12 +262,12 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     output = request.output or default_report_path(project, "evals-regrade", now())
     ensure_writable(output)
     golds = [_gold(suite, verdicts.get(suite.name, {})) for suite in report.suites]
-    limiter_size = request.max_concurrency
+    limiter_size = request.options.max_concurrency
 
     async def rescore_all() -> list[list[AttemptOutcome]]:
         limiter = anyio.CapacityLimiter(limiter_size)
         return [
-            await _rescore(suite, gold, cases, limiter, request.timeout, project)
+            await _rescore(suite, gold, cases, limiter, request.options.timeout, project)
             for suite, gold in zip(report.suites, golds, strict=True)
         ]
 

@@ -21,12 +21,12 @@ from goldgate.evals.collect import Collected, cases_of, collect
 from goldgate.evals.discovery import split_selectors
 from goldgate.evals.plan import EvalPlan, plan_evals
 from goldgate.report.io import default_report_path, ensure_writable, parse_report
-from goldgate.report.records import OptionsRecord, VariantRecord
+from goldgate.report.records import VariantRecord
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
-from goldgate.run.runner import RunOptions
+from goldgate.run.limits import DEFAULT_OPTIONS, RunOptions
 from goldgate.run.session import SessionOutcome, execute_streamed
-from goldgate.run.streaming import ReportRun, RunHeader, SuiteProgress, now
+from goldgate.run.streaming import ReportRun, RunHeader, SuiteProgress, now, options_record
 from goldgate.scoring import ScorerRegistry
 
 if TYPE_CHECKING:
@@ -45,9 +45,7 @@ class EvalsRequest:
     datasets: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     live: bool = False
-    max_concurrency: int = 1
-    timeout: float = 300.0
-    repeat: int = 1
+    options: RunOptions = DEFAULT_OPTIONS
     output: Path | None = None
     json_output: bool = False
 
@@ -90,15 +88,7 @@ def _header(plan: EvalPlan, options: RunOptions, datasets: Sequence[str], live: 
     return RunHeader(
         dataset=plan.dataset(),
         variant=VariantRecord(name=VARIANT, revision=plan.revision, configuration_revision=None),
-        options=OptionsRecord(
-            max_concurrency=options.max_concurrency,
-            timeout=float(options.timeout),
-            repeat=options.repeat,
-            suites=tuple(datasets),
-            live=live,
-            include_details=True,
-            shard=None,
-        ),
+        options=options_record(options, datasets, live=live),
         registry=ScorerRegistry(),
         started=now(),
     )
@@ -110,16 +100,13 @@ async def run_evals(
     datasets: Sequence[str] = (),
     labels: Sequence[str] = (),
     live: bool = False,
-    max_concurrency: int = 1,
-    timeout: float = 300.0,
-    repeat: int = 1,
+    options: RunOptions = DEFAULT_OPTIONS,
     project: Path | None = None,
 ) -> Report:
     """Run eval functions (or the eval files and folders named) in this process and return
     the report, writing nothing. The project (default: found from the first eval's file)
     provides the verdict store. (EZVals' ``run_evals`` returns its results instead: calling
     an eval, ``fn()``, does that here.)"""
-    options = RunOptions(max_concurrency=max_concurrency, timeout=timeout, repeat=repeat)
     if project is None:
         first = next(
             (
@@ -187,9 +174,7 @@ class EvalsSession:
 def prepare(request: EvalsRequest) -> EvalsSession:
     """Discover, import and check every eval, and the report's place: ``InvalidInputError``
     (exit 2) before anything runs."""
-    options = RunOptions(
-        max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
-    )
+    options = request.options
     project = _project(request.paths)
     shown = [display_path(path) for path in request.paths]
     with collections_paused():  # thousands of cases, no cycles among them: collecting is waste

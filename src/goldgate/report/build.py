@@ -19,24 +19,19 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase, recorded_case
-from goldgate.report.livefigures import LiveTally, maximum_figures, plain_thresholds, written
+from goldgate.report.figures import suite_figures
+from goldgate.report.livefigures import LiveTally, plain_thresholds, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
-    CountsRecord,
     SuiteRecord,
     SuiteStatus,
-    SuiteVerdict,
     TargetRecord,
 )
 from goldgate.report.verdicts import (
-    ATTEMPT_STATUSES,
-    CHECK_OUTCOMES,
     RUNTIME_FAILURES,
     Figures,
     suite_metrics,
-    suite_thresholds,
-    suite_verdict,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.attempt import AttemptOutcome
@@ -299,21 +294,10 @@ class SuiteCollector:
         summary = self.summary()
         skipped = skip_reason is not None
         metrics = () if skipped else suite_metrics(suite.metrics, self.observations)
-        maxima = maximum_figures(self.latencies or (), self.live)
-        thresholds = suite_thresholds(suite.thresholds, summary, metrics, maxima)
-        counts = CountsRecord(
-            {status: self.attempts[status] for status in ATTEMPT_STATUSES},
-            {outcome: self.checks[outcome] for outcome in CHECK_OUTCOMES},
+        status: SuiteStatus = "skipped" if skipped else "ran" if started else "not_started"
+        figures = suite_figures(
+            self, status, summary=summary, metrics=metrics, bounds=suite.thresholds
         )
-        verdict: SuiteVerdict
-        status: SuiteStatus
-        if skipped:
-            verdict, status = "skipped", "skipped"
-        elif not started:
-            verdict, status = "incomplete", "not_started"
-        else:
-            status = "ran"
-            verdict = suite_verdict(counts, thresholds, bool(suite.thresholds))
         # Every value is built here, of the type the record declares (tests/conftest.py
         # validates what each in-process run builds).
         return SuiteRecord(
@@ -332,16 +316,16 @@ class SuiteCollector:
             metric_definitions=tuple(suite.metrics),
             attempt_count=self.count,
             cases=(),
-            counts=counts,
+            counts=figures.counts,
             summary={
                 key: None if value is None else float(value) for key, value in summary.items()
             },
             adjudication=self.figures.adjudication,
             adjudication_queue=tuple(self.queue),
             metrics=metrics,
-            thresholds=thresholds,
+            thresholds=figures.thresholds,
             live=self.live.record(target.pricing),
-            verdict=verdict,
+            verdict=figures.verdict,
         )
 
 

@@ -11,8 +11,7 @@ from typing import Any
 
 from goldgate.report.agreement import agree
 from goldgate.report.plain import record_json
-from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord, ThresholdRecord
-from goldgate.report.verdicts import suite_thresholds
+from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord
 from goldgate.scoring.attempt import AttemptOutcome
 
 _DIGITS = 12
@@ -58,17 +57,6 @@ class LiveTally:
             currency=None if pricing is None else pricing.currency,
         )
 
-
-    def thresholds(
-        self,
-        bounds: Mapping[str, float],
-        summary: Mapping[str, float | None],
-        metrics: Sequence[Any],
-        latencies: Iterable[float],
-    ) -> tuple[ThresholdRecord, ...]:
-        """The suite's thresholds decided, the maxima against these figures and
-        ``latencies`` (``report.verdicts.suite_thresholds``)."""
-        return suite_thresholds(bounds, summary, metrics, maximum_figures(latencies, self))
 
     def agree(self, path: str, where: tuple[str | int, ...], record: SuiteRecord) -> None:
         """Refuse a suite whose stored live figures are not its attempts' (report.verify)."""

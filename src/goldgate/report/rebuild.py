@@ -6,21 +6,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.livefigures import LiveTally, maximum_figures
-from goldgate.report.records import AwaitingRecord, CountsRecord, SuiteRecord
+from goldgate.report.figures import suite_figures
+from goldgate.report.livefigures import LiveTally
+from goldgate.report.records import AwaitingRecord, SuiteRecord
 from goldgate.report.verdicts import (
-    ATTEMPT_STATUSES,
-    CHECK_OUTCOMES,
     RUNTIME_FAILURES,
     Figures,
     suite_metrics,
-    suite_thresholds,
-    suite_verdict,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.observations import Observation, ObservationStatus
@@ -66,37 +63,35 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
             observation = _view_observation(metric, view)
             if observation is not None:
                 found.append(observation)
-    counts = CountsRecord(
-        attempts={status: attempts[status] for status in ATTEMPT_STATUSES},
-        checks={outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
-    )
     summary = figures.summary()
     skipped = record.status == "skipped"
     metrics = () if skipped else suite_metrics(record.metric_definitions, observations)
-    thresholds = suite_thresholds(
-        {threshold.key: threshold.bound for threshold in record.thresholds},
-        summary,
-        metrics,
-        maximum_figures(latencies, live),
-    )
-    verdict = (
-        record.verdict
-        if record.status != "ran"
-        else suite_verdict(counts, thresholds, bool(record.thresholds))
-    )
+    bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
+    tally = _Tally(attempts, checks, live, latencies)
+    decided = suite_figures(tally, record.status, summary=summary, metrics=metrics, bounds=bounds)
     return replace(
         rebuilt,
         case_count=len(cases),
         attempt_count=sum(attempts.values()),
-        counts=counts,
+        counts=decided.counts,
         summary=summary,
         adjudication=figures.adjudication,
         adjudication_queue=tuple(queue),
         metrics=metrics,
-        thresholds=tuple(thresholds),
+        thresholds=decided.thresholds,
         live=live.record(record.target.pricing),
-        verdict=verdict,
+        verdict=decided.verdict,
     )
+
+
+@dataclass(frozen=True)
+class _Tally:
+    """The rebuilt suite's tallies (``figures.SuiteTally``)."""
+
+    attempts: Counter[str]
+    checks: Counter[str]
+    live: LiveTally
+    latencies: list[float]
 
 
 def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:

@@ -40,17 +40,15 @@ from goldgate.report.agreement import (
     stored_flag,
     stored_optional_flag,
 )
+from goldgate.report.figures import suite_counts, suite_figures
 from goldgate.report.livefigures import LiveTally, agree_run_live, plain_thresholds
 from goldgate.report.plain import record_json
-from goldgate.report.records import CountsRecord
 from goldgate.report.verdicts import (
-    ATTEMPT_STATUSES,
     CHECK_OUTCOMES,
     RUNTIME_FAILURES,
     Figures,
     run_verdict,
     suite_metrics,
-    suite_verdict,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
@@ -430,17 +428,13 @@ def _verify_suite(
             raise _Broken((*here, "cases", position), why) from None
         if take is not None:
             cases[position] = None  # tallied and taken: its plain JSON is let go of
-    attempts, checks = tally.attempts, tally.checks
-    counts = CountsRecord(
-        {status: attempts[status] for status in ATTEMPT_STATUSES},
-        {outcome: checks[outcome] for outcome in CHECK_OUTCOMES},
-    )
+    attempts = tally.attempts
     if record.status == "skipped":  # a suite skipped as a whole: every attempt skipped
         unskipped = sum(attempts.values()) - attempts["skipped"]
         agree(path, (*here, "status"), stored("status"), "ran" if unskipped else "skipped")
     agree(path, (*here, "case_count"), stored("case_count"), len(raw["cases"]))
     agree(path, (*here, "attempt_count"), stored("attempt_count"), sum(attempts.values()))
-    agree(path, (*here, "counts"), stored("counts"), record_json(counts))
+    agree(path, (*here, "counts"), stored("counts"), record_json(suite_counts(tally)))
     stored_summary = stored("summary")
     summary = tally.figures.summary()
     if details:
@@ -459,17 +453,10 @@ def _verify_suite(
         computed = [metric.model_dump(mode="json") for metric in metrics]
         agree(path, (*here, "metrics"), stored("metrics"), computed)
     bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
-    thresholds = tally.live.thresholds(bounds, summary, metrics, tally.latencies)
+    figures = suite_figures(tally, record.status, summary=summary, metrics=metrics, bounds=bounds)
     stored_thresholds = plain_thresholds(stored("thresholds"))
-    agree(path, (*here, "thresholds"), stored_thresholds, plain_thresholds(thresholds))
-    verdict: str
-    if skipped:
-        verdict = "skipped"
-    elif record.status == "not_started":
-        verdict = "incomplete"
-    else:
-        verdict = suite_verdict(counts, thresholds, bool(record.thresholds))
-    agree(path, (*here, "verdict"), stored("verdict"), verdict)
+    agree(path, (*here, "thresholds"), stored_thresholds, plain_thresholds(figures.thresholds))
+    agree(path, (*here, "verdict"), stored("verdict"), figures.verdict)
     tally.live.agree(path, (*here, "live"), record)
 
 

@@ -7,6 +7,7 @@ CLI uses ``run_jobs`` and ``assemble_report`` from here with targets built from 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -21,12 +22,12 @@ from goldgate.gold.settings.load import LoadedSettings, load_settings
 from goldgate.gold.suites import GoldSuite
 from goldgate.report.io import parse_report
 from goldgate.report.models import Report
-from goldgate.report.records import DatasetRecord, OptionsRecord, TargetRecord, VariantRecord
+from goldgate.report.records import DatasetRecord, TargetRecord, VariantRecord
 from goldgate.report.stream import ReportWriter
-from goldgate.run.live import live_target
-from goldgate.run.runner import RunOptions
-from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, now
-from goldgate.run.targets import Target, TargetRequest, TargetResponse, build_target
+from goldgate.run.limits import DEFAULT_OPTIONS, RunOptions
+from goldgate.run.live import workflow_target
+from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, now, options_record
+from goldgate.run.targets import Target, TargetRequest, TargetResponse
 from goldgate.scoring import RegisteredScorer, ScorerRegistry
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "Expectation",
     "FrozenJson",
     "RegisteredScorer",
+    "RunOptions",
     "evaluate",
     "open_application",
 ]
@@ -162,15 +164,13 @@ async def evaluate(
     metrics: Sequence[Metric] = (),
     scorers: Sequence[RegisteredScorer] = (),
     include_details: bool = True,
-    max_concurrency: int = 1,
-    timeout: float = 300.0,
+    options: RunOptions = DEFAULT_OPTIONS,
 ) -> Report:
     """Run every case of ``suite`` through ``variant.run`` and score it; write nothing.
 
     A custom comparison whose scorer is not in ``scorers`` fails before anything runs.
     """
     _require_types(suite, variant, metrics, scorers)
-    options = RunOptions(max_concurrency=max_concurrency, timeout=timeout)
     registry = ScorerRegistry(scorers)
     gold = _gold_suite(suite, variant, metrics)
     _require_scorers(gold, registry)
@@ -184,14 +184,8 @@ async def evaluate(
             revision=variant.revision,
             configuration_revision=variant.configuration_revision,
         ),
-        options=OptionsRecord(
-            max_concurrency=max_concurrency,
-            timeout=float(timeout),
-            repeat=1,
-            suites=(gold.name,),
-            live=False,
-            include_details=include_details,
-            shard=None,
+        options=options_record(
+            options, (gold.name,), live=False, include_details=include_details
         ),
         registry=registry,
         started=now(),
@@ -261,19 +255,22 @@ class Application:
 
 @asynccontextmanager
 async def open_application(
-    settings: LoadedSettings | Path | str, *, live: bool = False
+    settings: LoadedSettings | Path | str,
+    *,
+    live: bool = False,
+    options: RunOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[Application]:
-    """Prepare every workflow's target (live ones only when ``live``) and close them after."""
+    """Prepare every workflow's target (live ones only when ``live``) and close them after.
+    The targets are built as ``goldgate evaluate`` builds them: an http request times out
+    just past ``options.timeout``, as the run's attempts would."""
     loaded = settings if isinstance(settings, LoadedSettings) else load_settings(Path(settings))
     targets: dict[str, Target] = {}
     try:
         for name, workflow in loaded.workflows.items():
             if workflow.live and not live:
                 continue
-            target = build_target(
-                workflow.target, project_root=loaded.project_root, search_paths=loaded.python_paths
-            )
-            target = live_target(target, workflow, None)  # its retries, limits and pricing
+            # Its retries, limits and pricing too.
+            target = workflow_target(loaded, workflow, options, os.environ)
             target.load()
             targets[name] = target
         yield Application(PreparedConfiguration(loaded), targets)

@@ -13,7 +13,6 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -24,7 +23,7 @@ from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.run.inflight import InFlight
-from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
+from goldgate.run.limits import RunOptions
 from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import TargetFailure, TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
@@ -43,27 +42,6 @@ ProgressCallback = Callable[[int], None]
 AttemptSink = Callable[["AttemptOutcome"], None]
 
 _NO_LIMIT = 2**63  # in-process results are not bounded: the caller's own code made them
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    max_concurrency: int = 1
-    timeout: float = 300.0
-    repeat: int = 1
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.max_concurrency <= MAX_CONCURRENCY:
-            raise ValueError(f"max_concurrency must be between 1 and {MAX_CONCURRENCY}")
-        if not (0 < self.timeout <= MAX_TIMEOUT and math.isfinite(self.timeout)):
-            raise ValueError(
-                f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}"
-            )
-        if not 1 <= self.repeat <= MAX_REPEAT:
-            raise ValueError(f"repeat must be between 1 and {MAX_REPEAT}")
-
-
-
-
 
 
 def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int]]:

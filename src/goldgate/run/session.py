@@ -28,7 +28,6 @@ from goldgate.base.stdio import user_output_to_stderr
 from goldgate.report.io import ReportFile, default_report_path, ensure_writable
 from goldgate.report.process import ReportProcess, report_process_wanted, start_report_process
 from goldgate.report.records import (
-    OptionsRecord,
     PricingRecord,
     Report,
     TargetRecord,
@@ -38,8 +37,16 @@ from goldgate.report.records import (
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdicts import STUCK
 from goldgate.run.leftovers import abandon_executor_work
-from goldgate.run.runner import AttemptRun, RunOptions
-from goldgate.run.streaming import ReportRun, RunHeader, SuiteJob, SuiteProgress, now
+from goldgate.run.limits import DEFAULT_OPTIONS, RunOptions
+from goldgate.run.runner import AttemptRun
+from goldgate.run.streaming import (
+    ReportRun,
+    RunHeader,
+    SuiteJob,
+    SuiteProgress,
+    now,
+    options_record,
+)
 from goldgate.run.targets.base import Target, TargetRequest, TargetResponse
 from goldgate.run.watchdog import Watchdog
 from goldgate.scoring.scorers import ScorerRegistry
@@ -162,16 +169,8 @@ class Session:
         return RunHeader(
             dataset=dataset_record(self.dataset, display_path(self.dataset.path)),
             variant=self.variant,
-            options=OptionsRecord(
-                max_concurrency=self.options.max_concurrency,
-                timeout=float(self.options.timeout),
-                repeat=self.options.repeat,
-                suites=tuple(self.request.suites),
-                live=self.request.live,
-                include_details=True,
-                shard=f"{self.request.shard[0]}/{self.request.shard[1]}"
-                if self.request.shard
-                else None,
+            options=options_record(
+                self.options, self.request.suites, live=self.request.live, shard=self.request.shard
             ),
             registry=self.registry,
             started=now(),
@@ -309,13 +308,10 @@ def prepare_session(request: RunRequest) -> Session:
     from goldgate.gold.settings.load import load_settings
     from goldgate.report.verdictstore import attach_verdicts
     from goldgate.run.identity import project_folder
-    from goldgate.run.live import live_target
+    from goldgate.run.live import workflow_target
     from goldgate.run.scorers import settings_registry
-    from goldgate.run.targets.factory import build_target
 
-    options = RunOptions(
-        max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
-    )
+    options = request.options
     settings = load_settings(request.config)
     dataset = load_gold(settings, request.dataset)
     suites = attach_verdicts(_select_suites(dataset, request.suites), settings.project_root)
@@ -334,16 +330,7 @@ def prepare_session(request: RunRequest) -> Session:
         skip_reason = _skip_reason(settings, suite, request.live, request.environ)
         target = targets.get(suite.workflow)
         if target is None:
-            target = build_target(
-                workflow.target,
-                project_root=settings.project_root,
-                search_paths=settings.python_paths,
-                environ=request.environ,
-                # A margin past the attempt's deadline, so that the deadline decides and an
-                # unanswered request is always 'timed_out'.
-                http_timeout=request.timeout + 5.0,
-            )
-            target = live_target(target, workflow, cache)
+            target = workflow_target(settings, workflow, options, request.environ, cache)
         if skip_reason is None and suite.workflow not in targets:
             target.load()
             targets[suite.workflow] = target
@@ -444,9 +431,7 @@ class RunRequest:
     dataset: Path | None = None
     suites: tuple[str, ...] = ()
     live: bool = False
-    max_concurrency: int = 1
-    timeout: float = 300.0
-    repeat: int = 1
+    options: RunOptions = DEFAULT_OPTIONS
     output: Path | None = None
     json_output: bool = False
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)

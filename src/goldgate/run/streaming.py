@@ -35,7 +35,8 @@ from goldgate.report.records import (
 )
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdicts import run_verdict
-from goldgate.run.runner import AttemptRun, InOrder, ProgressCallback, RunOptions, run_suite
+from goldgate.run.limits import RunOptions
+from goldgate.run.runner import AttemptRun, InOrder, ProgressCallback, run_suite
 from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import INTERRUPTED_REASON, unfinished
 
@@ -74,6 +75,26 @@ class SuiteJob:
     skip_reason: str | None = None
     collector: CollectorFactory | None = None
     """``SuiteCollector`` unless given (Python evals decide their score checks per case)."""
+
+
+def options_record(
+    options: RunOptions,
+    suites: Sequence[str],
+    *,
+    live: bool,
+    include_details: bool = True,
+    shard: tuple[int, int] | None = None,
+) -> OptionsRecord:
+    """What a report says of the options it ran with: every way into a run writes them so."""
+    return OptionsRecord(
+        max_concurrency=options.max_concurrency,
+        timeout=float(options.timeout),
+        repeat=options.repeat,
+        suites=tuple(suites),
+        live=live,
+        include_details=include_details,
+        shard=None if shard is None else f"{shard[0]}/{shard[1]}",
+    )
 
 
 @dataclass(frozen=True)

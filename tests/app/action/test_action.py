@@ -252,7 +252,12 @@ def test_inputs_and_their_defaults() -> None:
         Path("evals/more"),
         Path("b_eval.py"),
     )
-    assert (given.live, given.repeat, given.timeout, given.link_gold) == (True, 3, 2.5, False)
+    assert (given.live, given.options.repeat, given.options.timeout, given.link_gold) == (
+        True,
+        3,
+        2.5,
+        False,
+    )
     assert (given.baseline, given.comment_id) == ("artifact:base", "mine")
 
 

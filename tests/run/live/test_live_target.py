@@ -17,6 +17,7 @@ from goldgate.gold import Case
 from goldgate.gold.settings.live import PricingSettings
 from goldgate.report.models import Report
 from goldgate.run.api import EvaluationSuite, EvaluationVariant, Expectation, evaluate
+from goldgate.run.limits import RunOptions
 from goldgate.run.live.cache import ResponseCache
 from goldgate.run.live.ratelimit import RateLimiter
 from goldgate.run.live.retry import RetryPolicy
@@ -95,7 +96,9 @@ def live(inner: Any, **kwargs: Any) -> LiveTarget:
 
 async def test_retries_are_counted_per_attempt_and_costs_add_up() -> None:
     inner = Flaky(failures=2)
-    report = await evaluate(suite(), variant(live(inner, pricing=PRICING)), max_concurrency=3)
+    report = await evaluate(
+        suite(), variant(live(inner, pricing=PRICING)), options=RunOptions(max_concurrency=3)
+    )
 
     [record] = report.suites
     assert record.verdict == "passed"
@@ -127,7 +130,7 @@ async def test_a_kind_the_policy_does_not_retry_fails_at_once() -> None:
 async def test_a_wait_past_the_deadline_is_not_waited() -> None:
     inner = Flaky(failures=1, retry_after=30.0)
     started = anyio.current_time()
-    report = await evaluate(suite(1), variant(live(inner)), timeout=2.0)
+    report = await evaluate(suite(1), variant(live(inner)), options=RunOptions(timeout=2.0))
     attempt = report.suites[0].cases[0].attempts[0]
     assert anyio.current_time() - started < 1.0
     assert attempt.status == "failed"
@@ -165,7 +168,9 @@ async def test_a_429_holds_every_concurrent_attempt_for_its_retry_after() -> Non
     limiter = RateLimiter(None, None)
     inner = Flaky(failures=1, retry_after=0.3)
     started = anyio.current_time()
-    report = await evaluate(suite(4), variant(live(inner, limiter=limiter)), max_concurrency=4)
+    report = await evaluate(
+        suite(4), variant(live(inner, limiter=limiter)), options=RunOptions(max_concurrency=4)
+    )
     assert report.suites[0].verdict == "passed"
     assert anyio.current_time() - started >= 0.3
 
@@ -175,7 +180,9 @@ async def test_waiting_for_the_rate_limit_is_inside_the_deadline_but_not_the_lat
     # latency holds the wait.
     limiter = RateLimiter(240, None)
     report = await evaluate(
-        suite(6), variant(live(Flaky(0), limiter=limiter)), max_concurrency=6, timeout=5.0
+        suite(6),
+        variant(live(Flaky(0), limiter=limiter)),
+        options=RunOptions(max_concurrency=6, timeout=5.0),
     )
     [record] = report.suites
     assert record.counts.attempts["completed"] == 6
@@ -188,7 +195,9 @@ async def test_a_rate_limit_slot_past_the_deadline_fails_the_attempt_without_wai
     # 0.75 s), the other eight fail at once rather than wait past their deadlines.
     limiter = RateLimiter(240, None)
     report = await evaluate(
-        suite(12), variant(live(Flaky(0), limiter=limiter)), max_concurrency=12, timeout=1.0
+        suite(12),
+        variant(live(Flaky(0), limiter=limiter)),
+        options=RunOptions(max_concurrency=12, timeout=1.0),
     )
     attempts = [case.attempts[0] for case in report.suites[0].cases]
     assert [a.status for a in attempts] == ["completed"] * 4 + ["failed"] * 8
@@ -227,7 +236,9 @@ async def test_a_learned_limit_fails_later_attempts_at_once_instead_of_holding_t
     # attempts, with an hour each, fail now (a wait would outlive this test).
     inner = Teaching(headers)
     report = await evaluate(
-        suite(4), variant(live(inner, limiter=RateLimiter(None, None))), timeout=3600.0
+        suite(4),
+        variant(live(inner, limiter=RateLimiter(None, None))),
+        options=RunOptions(timeout=3600.0),
     )
     attempts = [case.attempts[0] for case in report.suites[0].cases]
     assert attempts[0].status == "completed"
@@ -241,7 +252,9 @@ async def test_a_retry_after_past_the_deadline_fails_now_and_holds_no_later_atte
 ) -> None:
     inner = Flaky(failures=1, retry_after=retry_after)
     report = await evaluate(
-        suite(3), variant(live(inner, limiter=RateLimiter(None, None))), timeout=3600.0
+        suite(3),
+        variant(live(inner, limiter=RateLimiter(None, None))),
+        options=RunOptions(timeout=3600.0),
     )
     attempts = [case.attempts[0] for case in report.suites[0].cases]
     assert attempts[0].reason == (
@@ -259,7 +272,9 @@ async def test_a_retry_after_past_the_deadline_fails_now_and_holds_no_later_atte
 async def test_a_retry_after_that_is_no_wait_is_the_policy_s_own_wait(retry_after: Any) -> None:
     inner = Flaky(failures=1, retry_after=retry_after)
     report = await evaluate(
-        suite(2), variant(live(inner, limiter=RateLimiter(None, None))), timeout=5.0
+        suite(2),
+        variant(live(inner, limiter=RateLimiter(None, None))),
+        options=RunOptions(timeout=5.0),
     )
     attempts = [case.attempts[0] for case in report.suites[0].cases]
     assert [(a.status, a.retries) for a in attempts] == [("completed", 1)] * 2
@@ -358,9 +373,7 @@ async def test_a_failure_that_is_not_transient_is_never_retried() -> None:
     assert inner.calls == {"x": 1}
 
 
-@pytest.mark.parametrize(
-    ("bound", "held"), [(0.006, True), (0.005, False)]
-)
+@pytest.mark.parametrize(("bound", "held"), [(0.006, True), (0.005, False)])
 async def test_a_cost_threshold_is_a_maximum(bound: float, held: bool) -> None:
     gated = EvaluationSuite(
         "live", suite().cases, thresholds={"cost.total": bound, "latency.p95_ms": 60_000}

@@ -15,7 +15,13 @@ from typing import Any, Literal, TypeVar
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.render.registry import DETAILS, Details
-from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
+from goldgate.run.limits import (
+    DEFAULT_OPTIONS,
+    MAX_CONCURRENCY,
+    MAX_REPEAT,
+    MAX_TIMEOUT,
+    RunOptions,
+)
 
 Mode = Literal["check", "evaluate", "evals", "replay", "compare", "report"]
 MODES: tuple[str, ...] = ("check", "evaluate", "evals", "replay", "compare", "report")
@@ -39,9 +45,8 @@ class ActionInputs:
     suites: tuple[str, ...] = ()
     evals: tuple[Path, ...] = ()
     live: bool = False
-    max_concurrency: int = 1
-    timeout: float = 300.0
-    repeat: int = 1
+    options: RunOptions = DEFAULT_OPTIONS
+    """The run's max_concurrency, timeout and repeat inputs, as evaluate's options."""
     cache: Path | None = None
     variant: str | None = None
     baseline: str | None = None
@@ -112,9 +117,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         suites=suites,
         evals=tuple(Path(part) for part in _input(env, "evals").split()),
         live=_bool(env, "live", False),
-        max_concurrency=_number(env, "max_concurrency", 1, int, MAX_CONCURRENCY),
-        timeout=_number(env, "timeout", 300.0, float, MAX_TIMEOUT),
-        repeat=_number(env, "repeat", 1, int, MAX_REPEAT),
+        options=run_options(env),
         cache=cache_folder(_input(env, "cache"), env),
         variant=_input(env, "variant") or None,
         baseline=_input(env, "baseline") or None,
@@ -129,6 +132,18 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         link_gold=_bool(env, "link_gold", True),
         fail_on=_choice(env, "fail_on", FAIL_ON, "disagreement"),
         github_token=_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
+    )
+
+
+def run_options(env: Mapping[str, str]) -> RunOptions:
+    """The ``max_concurrency``, ``timeout`` and ``repeat`` inputs, each defaulting to
+    ``DEFAULT_OPTIONS``'s."""
+    return RunOptions(
+        max_concurrency=_number(
+            env, "max_concurrency", DEFAULT_OPTIONS.max_concurrency, int, MAX_CONCURRENCY
+        ),
+        timeout=_number(env, "timeout", DEFAULT_OPTIONS.timeout, float, MAX_TIMEOUT),
+        repeat=_number(env, "repeat", DEFAULT_OPTIONS.repeat, int, MAX_REPEAT),
     )
 
 

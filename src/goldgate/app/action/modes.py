@@ -163,9 +163,9 @@ def _evaluate(run: StepRun, inputs: ActionInputs) -> Outcome:
 
 def _run_options(inputs: ActionInputs) -> list[str]:
     return [
-        f"--max-concurrency={inputs.max_concurrency}",
-        f"--timeout={inputs.timeout!r}",
-        f"--repeat={inputs.repeat}",
+        f"--max-concurrency={inputs.options.max_concurrency}",
+        f"--timeout={inputs.options.timeout!r}",
+        f"--repeat={inputs.options.repeat}",
     ]
 
 

@@ -18,7 +18,13 @@ from goldgate.app.commandline.shared import (
     supervised,
 )
 from goldgate.base.memory import long_lived
-from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
+from goldgate.run.limits import (
+    DEFAULT_OPTIONS,
+    MAX_CONCURRENCY,
+    MAX_REPEAT,
+    MAX_TIMEOUT,
+    RunOptions,
+)
 
 evals_app = typer.Typer(
     name="evals",
@@ -61,7 +67,7 @@ def evals_run(
         typer.Option(
             "--max-concurrency", min=1, max=MAX_CONCURRENCY, help="Case workers per suite."
         ),
-    ] = 1,
+    ] = DEFAULT_OPTIONS.max_concurrency,
     timeout: Annotated[
         float,
         typer.Option(
@@ -70,7 +76,7 @@ def evals_run(
             f"{MAX_TIMEOUT:g}). An eval's own @eval(timeout=...) limits its function within "
             "that: the smaller one wins, and either way the attempt is timed_out (exit 4).",
         ),
-    ] = 300.0,
+    ] = DEFAULT_OPTIONS.timeout,
     repeat: Annotated[
         int,
         typer.Option(
@@ -79,7 +85,7 @@ def evals_run(
             max=MAX_REPEAT,
             help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}).",
         ),
-    ] = 1,
+    ] = DEFAULT_OPTIONS.repeat,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -105,9 +111,7 @@ def evals_run(
                 datasets=tuple(dataset or ()),
                 labels=tuple(label or ()),
                 live=live,
-                max_concurrency=max_concurrency,
-                timeout=timeout,
-                repeat=repeat,
+                options=RunOptions(max_concurrency=max_concurrency, timeout=timeout, repeat=repeat),
                 output=output,
                 json_output=output_format is OutputFormat.json,
             )
@@ -130,10 +134,10 @@ def evals_regrade(
         typer.Option(
             "--max-concurrency", min=1, max=MAX_CONCURRENCY, help="Attempts regraded at once."
         ),
-    ] = 1,
+    ] = DEFAULT_OPTIONS.max_concurrency,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds for one attempt's evaluators.")
-    ] = 300.0,
+    ] = DEFAULT_OPTIONS.timeout,
     output: Annotated[
         Path | None,
         typer.Option("--output", help="Report file to create (never overwritten).", dir_okay=False),
@@ -150,7 +154,6 @@ def evals_regrade(
         report=report,
         paths=tuple(paths or ()),
         output=output,
-        max_concurrency=max_concurrency,
-        timeout=timeout,
+        options=RunOptions(max_concurrency=max_concurrency, timeout=timeout),
     )
     finish(regrade_command(request, json_output=output_format is OutputFormat.json))

@@ -7,7 +7,7 @@ gold offline (``--check``), re-score a saved report (``--replay``) or compare tw
 # No `from __future__ import annotations` here: typer reads the hints of every command at
 # start-up, and string annotations would be compiled again by eval() on every run.
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -21,7 +21,15 @@ from goldgate.app.commandline.shared import (
 )
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.memory import long_lived
-from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
+from goldgate.run.limits import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_REPEAT,
+    DEFAULT_TIMEOUT,
+    MAX_CONCURRENCY,
+    MAX_REPEAT,
+    MAX_TIMEOUT,
+    RunOptions,
+)
 
 
 def evaluate(
@@ -53,7 +61,7 @@ def evaluate(
             "--max-concurrency",
             min=1,
             max=MAX_CONCURRENCY,
-            help=f"Case workers per suite (1-{MAX_CONCURRENCY}; default 1).",
+            help=f"Case workers per suite (1-{MAX_CONCURRENCY}; default {DEFAULT_CONCURRENCY}).",
         ),
     ] = None,
     timeout: Annotated[
@@ -61,7 +69,8 @@ def evaluate(
         typer.Option(
             "--timeout",
             help="Seconds per attempt T, custom scoring and every wait (retries, rate "
-            f"limits) included (positive, at most {MAX_TIMEOUT:g}; default 300): a suite of "
+            f"limits) included (positive, at most {MAX_TIMEOUT:g}; default {DEFAULT_TIMEOUT:g}): "
+            "a suite of "
             "N attempts at --max-concurrency C ends within ceil(N/C) x T, a run within the "
             "sum over its suites plus start-up and writing the report.",
         ),
@@ -72,7 +81,8 @@ def evaluate(
             "--repeat",
             min=1,
             max=MAX_REPEAT,
-            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}; default 1).",
+            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}; default "
+            f"{DEFAULT_REPEAT}).",
         ),
     ] = None,
     output: Annotated[
@@ -178,11 +188,6 @@ def evaluate(
     github = output_format is OutputFormat.github
     # Run options default to None so that one given explicitly is known: --check runs
     # nothing, and silently ignoring an option would let a user believe it took effect.
-    run_options: dict[str, Any] = {
-        "max_concurrency": max_concurrency,
-        "timeout": timeout,
-        "repeat": repeat,
-    }
     if check:
         _refuse_run_options(
             {
@@ -246,8 +251,12 @@ def evaluate(
             )
         )
     check_timeout(timeout)
-    given = {name: value for name, value in run_options.items() if value is not None}
-    supervised(300.0 if timeout is None else timeout, json_output)
+    options = RunOptions(
+        max_concurrency=DEFAULT_CONCURRENCY if max_concurrency is None else max_concurrency,
+        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        repeat=DEFAULT_REPEAT if repeat is None else repeat,
+    )
+    supervised(options.timeout, json_output)
     finish(
         evaluate_app.run_evaluation(
             RunRequest(
@@ -258,7 +267,7 @@ def evaluate(
                 output=output,
                 json_output=json_output,
                 shard=_shard(shard),
-                **given,
+                options=options,
                 variant=variant,
                 variant_revision=variant_revision,
                 cache=cache,

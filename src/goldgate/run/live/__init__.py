@@ -12,7 +12,8 @@ workflow) and keeps the ``Target`` protocol, so the runner runs it as any other:
 - ``cache.py``: the response cache (``--cache DIR``), plain files keyed by what decides an
   answer.
 
-Model-free runs never import this package.
+``workflow_target`` here is where every way into a run (the command line, the Python API)
+builds a workflow's target. Model-free runs import nothing more than this module.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from goldgate.gold.settings.load import LoadedSettings
     from goldgate.gold.settings.models import WorkflowSettings
+    from goldgate.run.limits import RunOptions
     from goldgate.run.live.cache import ResponseCache
     from goldgate.run.targets.base import Target
 
@@ -62,3 +67,27 @@ def live_target(
         pricing=workflow.pricing,
         cache=cache if workflow.live else None,
     )
+
+
+def workflow_target(
+    settings: LoadedSettings,
+    workflow: WorkflowSettings,
+    options: RunOptions,
+    environ: Mapping[str, str],
+    cache: ResponseCache | None = None,
+) -> Target:
+    """The target a run calls for ``workflow``, built the one way every way into a run
+    builds it: its kind's target (``targets.build_target``) under the run's options, an http
+    request timing out past the attempt's deadline (``RunOptions.http_timeout``), with the
+    workflow's live settings (``live_target``: retries, rate limits, pricing, ``cache``).
+    Call ``load()`` on it before running anything."""
+    from goldgate.run.targets.factory import build_target
+
+    target = build_target(
+        workflow.target,
+        project_root=settings.project_root,
+        search_paths=settings.python_paths,
+        environ=environ,
+        http_timeout=options.http_timeout,
+    )
+    return live_target(target, workflow, cache)
