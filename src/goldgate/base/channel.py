@@ -11,18 +11,52 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _channel: int | None = None
 """In the child: the write end of the pipe to the parent."""
 _signalled: list[int] = []
+_stop_handlers: list[Callable[[int], None]] = []
+"""Where a stop forwarded by the parent goes (``listen_for_stops``): the run's own."""
 
 
 def open_channel(write_end: int) -> None:
     """In a freshly forked child: what ``announce`` writes goes to ``write_end``."""
     global _channel  # noqa: PLW0603 - one process, one parent
     _channel = write_end
+
+
+def listen_for_stops(read_end: int) -> None:
+    """In a freshly forked child: a daemon thread reads the signal numbers the parent writes
+    to ``read_end`` as it forwards SIGINT and SIGTERM, and hands each to the handler
+    registered with ``on_stop``. The signal itself can be ignored, blocked or handled by user
+    code that runs in the main thread (``signal.signal(SIGTERM, SIG_IGN)`` in an async eval);
+    the pipe cannot, so the run stops as asked all the same."""
+
+    def listen() -> None:
+        while True:
+            try:
+                data = os.read(read_end, 64)
+            except InterruptedError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            for signum in data:
+                for handler in list(_stop_handlers):
+                    handler(signum)
+
+    threading.Thread(target=listen, name="goldgate stop requests", daemon=True).start()
+
+
+def on_stop(handler: Callable[[int], None] | None) -> None:
+    """``handler`` gets every stop the parent forwards from now on (None: nobody does)."""
+    _stop_handlers.clear()
+    if handler is not None:
+        _stop_handlers.append(handler)
 
 
 def note_signal(signum: int) -> None:

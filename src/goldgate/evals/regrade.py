@@ -252,7 +252,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     source = display_path(request.report)
     report = read_report(request.report)
     _check_report(report, source)
-    project = find_project(request.paths[0] if request.paths else Path.cwd())
+    project = find_project(request.paths[0] if request.paths else Path.cwd()).absolute()
     verdicts = verdicts_by_suite(load_store(store_path(project)))
     cases = _cases(report, request, project)
     output = request.output or default_report_path(project, "evals-regrade", now())

@@ -15,6 +15,7 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     check_timeout,
     finish,
+    fixed,
     supervised,
 )
 from goldgate.base.memory import long_lived
@@ -108,7 +109,7 @@ def evals_run(
                 max_concurrency=max_concurrency,
                 timeout=timeout,
                 repeat=repeat,
-                output=output,
+                output=fixed(output),
                 json_output=output_format is OutputFormat.json,
             )
         )
@@ -149,7 +150,7 @@ def evals_regrade(
     request = RegradeRequest(
         report=report,
         paths=tuple(paths or ()),
-        output=output,
+        output=fixed(output),
         max_concurrency=max_concurrency,
         timeout=timeout,
     )

@@ -17,6 +17,7 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     check_timeout,
     finish,
+    fixed,
     supervised,
 )
 from goldgate.base.errors import InvalidInputError
@@ -247,17 +248,17 @@ def evaluate(
     finish(
         evaluate_app.run_evaluation(
             RunRequest(
-                config=config,
-                dataset=dataset,
+                config=config.absolute(),
+                dataset=fixed(dataset),
                 suites=tuple(suite or ()),
                 live=live,
-                output=output,
+                output=fixed(output),
                 json_output=json_output,
                 shard=_shard(shard),
                 **given,
                 variant=variant,
                 variant_revision=variant_revision,
-                cache=cache,
+                cache=fixed(cache),
             )
         )
     )
