@@ -224,3 +224,40 @@ def test_an_async_eval_that_ignores_the_signal_is_stopped_with_a_report_and_130(
     assert attempts["fine"]["status"] == "completed"
     assert attempts["deaf"]["status"] == "cancelled"
     assert attempts["after"]["status"] == "cancelled"
+
+
+JUDGED = """
+def judge(result):
+    if os.environ.get("GG_ODD"):
+        return {"key": "judge", "passed": True, "notes": "a truncated note \\ud83d"}
+    return True
+
+@eval(dataset="d", evaluators=[judge])
+def judged(ctx):
+    ctx.output = "ok"
+
+@eval(dataset="d")
+def plain(ctx):
+    ctx.output = "ok"
+"""
+
+
+def test_regrade_whose_evaluator_gives_what_no_report_can_hold_keeps_the_rest(
+    project: Path,
+) -> None:
+    put(project, "eval_judged.py", JUDGED)
+    first = run_cli("evals", "run", "evals", "--output", "run.json", cwd=project)
+    assert first.code == 0, first.output
+
+    result = run_cli(
+        "evals", "regrade", "run.json", "--output", "again.json", cwd=project,
+        env={"GG_ODD": "1"},
+    )  # fmt: skip
+
+    assert result.code == 4, result.output
+    attempts = _attempts(project / "again.json")
+    assert (attempts["judged"]["status"], attempts["judged"]["reason"]) == (
+        "failed",
+        f"the result holds a string that is not UTF-8 at /scores/1/notes, {CANNOT}",
+    )
+    assert attempts["plain"]["status"] == "completed"
