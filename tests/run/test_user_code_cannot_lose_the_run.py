@@ -14,7 +14,7 @@ import pytest
 
 from helpers.processes import assert_gone
 
-from .support import GOLDGATE, STATUS_OK, Project, attempt_of, case, cli_env
+from .support import GOLDGATE, STATUS_OK, Project, attempt_of, case, cli_env, expect
 
 pytestmark = pytest.mark.slow  # every test here starts goldgate
 
@@ -39,6 +39,11 @@ async def handle(request):
     if mode == "raise":
         raise ValueError("a message \\ud800")
     return _ok()
+
+async def moving_scorer(actual, expected):
+    os.makedirs("elsewhere", exist_ok=True)
+    os.chdir("elsewhere")
+    return actual == expected
 """
 
 ODD_COMMAND = """\
@@ -128,3 +133,22 @@ def test_a_daemon_a_target_starts_does_not_hold_the_pipeline_open(project: Proje
     assert finished.returncode == 0, finished.stderr
     assert "verdict: passed (exit 0)" in finished.stdout
     assert_gone([int(marker.read_text())], strict=False)
+
+
+def test_a_custom_scorer_that_changes_the_working_folder_moves_no_replayed_report(
+    project: Project,
+) -> None:
+    _odd(project)
+    project.scorers["mover"] = {"import": "odd_app:moving_scorer", "revision": "1"}
+    moved = expect("moved", "/payload/category", "billing", "custom", "mover")
+    project.suite("main", "odd", [case("a", "ok", STATUS_OK, moved), case("b")]).write()
+    first = project.run("--output", "run.json")
+    assert first.code == 0, first.output
+    assert (project.root / "run.json").is_file()  # the run's scorer moved no report either
+
+    result = project.run("--replay", "run.json", "--output", "replayed.json")
+
+    assert result.code == 0, result.output
+    assert (project.root / "replayed.json").is_file()
+    assert "replayed.json" in result.stdout
+    assert not list((project.root / "elsewhere").rglob("*.json"))

@@ -231,13 +231,16 @@ def evaluate(
             raise typer.BadParameter("only with --compare", param_hint=flag)
     if replay is not None:
         _refuse_for_mode(run_only, "--replay", "a replay re-scores what the report ran")
+        from goldgate.base.problems import pin_working_folder
+
+        pin_working_folder()  # custom scorers are user code: they may change the folder
         finish(
             replay_app.replay_evaluation(
                 replay_app.ReplayRequest(
-                    report=replay,
-                    config=config,
-                    dataset=dataset,
-                    output=output,
+                    report=replay.absolute(),
+                    config=config.absolute(),
+                    dataset=fixed(dataset),
+                    output=fixed(output),
                     json_output=json_output,
                 )
             )
