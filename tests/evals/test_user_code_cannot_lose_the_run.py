@@ -8,17 +8,16 @@ and the run ends with its report and 130."""
 from __future__ import annotations
 
 import json
-import shlex
 import signal
-import subprocess
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers.processes import assert_gone
+from evals import test_supervised_evals as supervised
+from evals.test_supervised_evals import project
+from helpers.processes import assert_gone, piped_to_cat
 from run.support import GOLDGATE, cli_env, run_cli, start_cli
 
 pytestmark = pytest.mark.slow  # every test here starts goldgate
@@ -28,17 +27,8 @@ HEADER = (
 )
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "evaluation").mkdir()  # what makes it a project folder
-    return tmp_path
-
-
 def put(project: Path, name: str, source: str) -> Path:
-    path = project / "evals" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + textwrap.dedent(source), "utf-8")
-    return path
+    return supervised.put(project, name, source, HEADER)
 
 
 def _attempts(path: Path) -> dict[str, dict[str, Any]]:
@@ -159,13 +149,9 @@ def forks(ctx):
 def test_a_daemon_an_eval_starts_does_not_hold_the_pipeline_open(project: Path) -> None:
     put(project, "eval_daemon.py", DAEMON)
     marker = project / "daemon.pid"
-    command = shlex.join([*GOLDGATE, "evals", "run", "evals", "--output", "out.json"])
+    command = [*GOLDGATE, "evals", "run", "evals", "--output", "out.json"]
 
-    finished = subprocess.run(
-        ["bash", "-c", f"{command} | cat"], cwd=project,
-        env=cli_env({"GG_DAEMON_PID": str(marker)}), capture_output=True, text=True,
-        timeout=120, check=False,
-    )  # fmt: skip (a daemon holding the pipe would keep it open for 600 s: TimeoutExpired)
+    finished = piped_to_cat(command, project, cli_env({"GG_DAEMON_PID": str(marker)}))
 
     assert finished.returncode == 0, finished.stderr
     assert "verdict: passed (exit 0)" in finished.stdout
@@ -261,3 +247,6 @@ def test_regrade_whose_evaluator_gives_what_no_report_can_hold_keeps_the_rest(
         f"the result holds a string that is not UTF-8 at /scores/1/notes, {CANNOT}",
     )
     assert attempts["plain"]["status"] == "completed"
+
+
+__all__ = ["project"]  # the fixture, shared with test_supervised_evals

@@ -6,13 +6,11 @@ report folder; a daemon a target starts does not hold goldgate's stdout open aft
 
 from __future__ import annotations
 
-import shlex
-import subprocess
 import sys
 
 import pytest
 
-from helpers.processes import assert_gone
+from helpers.processes import assert_gone, piped_to_cat
 
 from .support import GOLDGATE, STATUS_OK, Project, attempt_of, case, cli_env, expect
 
@@ -120,15 +118,11 @@ def test_a_daemon_a_target_starts_does_not_hold_the_pipeline_open(project: Proje
     _odd(project)
     project.suite("main", "odd", [case("forks", "daemon", STATUS_OK)]).write()
     marker = project.root / "daemon.pid"
-    command = shlex.join(
-        [*GOLDGATE, "evaluate", "--config", str(project.settings_path), "--output", "out.json"]
-    )
+    command = [*GOLDGATE, "evaluate", "--config", str(project.settings_path)]
 
-    finished = subprocess.run(
-        ["bash", "-c", f"{command} | cat"], cwd=project.root,
-        env=cli_env({"GG_DAEMON_PID": str(marker)}), capture_output=True, text=True,
-        timeout=120, check=False,
-    )  # fmt: skip (a daemon holding the pipe would keep it open for 600 s: TimeoutExpired)
+    finished = piped_to_cat(
+        [*command, "--output", "out.json"], project.root, cli_env({"GG_DAEMON_PID": str(marker)})
+    )
 
     assert finished.returncode == 0, finished.stderr
     assert "verdict: passed (exit 0)" in finished.stdout
