@@ -249,4 +249,23 @@ def test_regrade_whose_evaluator_gives_what_no_report_can_hold_keeps_the_rest(
     assert attempts["plain"]["status"] == "completed"
 
 
+
+
+
+def test_an_eval_file_that_changes_the_working_folder_at_import_moves_no_other_file(
+    project: Path,
+) -> None:
+    put(project, "eval_a.py", 'os.chdir("/")\n\n@eval(dataset="d")\ndef a(ctx):\n    pass\n')
+    put(project, "eval_b.py", '@eval(dataset="d")\ndef b(ctx):\n    ctx.output = "b"\n')
+
+    result = run_cli(
+        "evals", "run", "evals/eval_a.py", "evals/eval_b.py::b", "--output", "out.json",
+        cwd=project,
+    )  # fmt: skip
+
+    assert result.code == 0, result.output
+    assert set(_attempts(project / "out.json")) == {"a", "b"}
+    assert "report: out.json" in result.stdout
+
+
 __all__ = ["project"]  # the fixture, shared with test_supervised_evals

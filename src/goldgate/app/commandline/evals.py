@@ -102,7 +102,7 @@ def evals_run(
     finish(
         run_command(
             EvalsRequest(
-                paths=tuple(paths),
+                paths=tuple(path.absolute() for path in paths),
                 datasets=tuple(dataset or ()),
                 labels=tuple(label or ()),
                 live=live,
@@ -148,8 +148,8 @@ def evals_regrade(
     check_timeout(timeout)
     supervised(timeout, output_format is OutputFormat.json)
     request = RegradeRequest(
-        report=report,
-        paths=tuple(paths or ()),
+        report=report.absolute(),
+        paths=tuple(path.absolute() for path in paths or ()),
         output=fixed(output),
         max_concurrency=max_concurrency,
         timeout=timeout,
