@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -106,7 +107,7 @@ def json_output(value: Any) -> Any:
         data = orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS)
     except (orjson.JSONEncodeError, TypeError, RecursionError):
         data = None
-    if data is not None and b"null" not in data:  # orjson writes NaN as null: look closer
+    if data is not None and (b"null" not in data or not _lost_a_number(value)):
         return orjson.loads(data)
     try:
         return _converted(value, 0)
@@ -115,6 +116,18 @@ def json_output(value: Any) -> Any:
             return str(value)
         except ValueError:  # an integer past the limit on digits, somewhere in it
             return value
+
+
+def _lost_a_number(value: Any) -> bool:
+    """Whether orjson, which writes NaN and infinities as ``null``, may have lost one in
+    writing ``value`` (told in C by ``json``, which refuses them)."""
+    try:
+        json.dumps(value, allow_nan=False, default=_default, skipkeys=True)
+    except ValueError:
+        return True
+    except (TypeError, RecursionError):
+        return False
+    return False
 
 
 class _Unconvertible(Exception):
