@@ -6,13 +6,25 @@ report folder; a daemon a target starts does not hold goldgate's stdout open aft
 
 from __future__ import annotations
 
+import signal
 import sys
+import time
 
 import pytest
 
 from helpers.processes import assert_gone, piped_to_cat
 
-from .support import GOLDGATE, STATUS_OK, Project, attempt_of, case, cli_env, expect
+from .support import (
+    GOLDGATE,
+    STATUS_OK,
+    Project,
+    attempt_of,
+    case,
+    cli_env,
+    expect,
+    read_report_json,
+    start_cli,
+)
 
 pytestmark = pytest.mark.slow  # every test here starts goldgate
 
@@ -36,6 +48,15 @@ async def handle(request):
             time.sleep(0.01)
     if mode == "raise":
         raise ValueError("a message \\ud800")
+    if mode == "deaf":
+        import asyncio, signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        open(os.environ["GG_MARKER"], "w").close()
+        while True:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                pass
     return _ok()
 
 async def moving_scorer(actual, expected):
@@ -146,3 +167,34 @@ def test_a_custom_scorer_that_changes_the_working_folder_moves_no_replayed_repor
     assert (project.root / "replayed.json").is_file()
     assert "replayed.json" in result.stdout
     assert not list((project.root / "elsewhere").rglob("*.json"))
+
+
+def test_a_target_that_ignores_sigterm_is_stopped_with_its_report_and_130(
+    project: Project,
+) -> None:
+    _odd(project)
+    cases = [case("first"), case("deaf", "deaf", STATUS_OK), case("never")]
+    project.suite("main", "odd", cases).write()
+    marker, output = project.root / "inside", project.output()
+    process = start_cli(
+        "evaluate", "--config", str(project.settings_path), "--output", str(output),
+        cwd=project.root, env={"GG_MARKER": str(marker)},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=60)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise
+
+    assert process.returncode == 130, stderr
+    assert "(incomplete: SIGTERM)" in stdout
+    report = read_report_json(output)
+    assert (report["complete"], report["interruption"]) == (False, "SIGTERM")
+    assert attempt_of(report, "main", "first")["status"] == "completed"
+    assert attempt_of(report, "main", "deaf")["status"] == "cancelled"
+    assert attempt_of(report, "main", "never")["status"] == "cancelled"
