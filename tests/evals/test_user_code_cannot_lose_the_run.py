@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 
 from evals import test_supervised_evals as supervised
 from evals.test_supervised_evals import project
-from helpers.processes import assert_gone, piped_to_cat
+from helpers.processes import assert_gone, piped_to_cat, signalled_inside
 from run.support import GOLDGATE, cli_env, run_cli, start_cli
 
 pytestmark = pytest.mark.slow  # every test here starts goldgate
@@ -190,17 +189,7 @@ def test_an_async_eval_that_ignores_the_signal_is_stopped_with_a_report_and_130(
         "evals", "run", "evals", "--timeout", "300", "--output", "out.json", cwd=project,
         env={"GG_MARKER": str(marker)},
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.02)
-        time.sleep(0.2)  # the handlers are replaced just before the marker
-        process.send_signal(signum)
-        stdout, stderr = process.communicate(timeout=60)
-    except BaseException:
-        process.kill()
-        process.communicate()
-        raise
+    stdout, stderr = signalled_inside(process, marker, signum)
 
     assert process.returncode == 130, stderr
     assert f"(incomplete: {signum.name})" in stdout

@@ -78,3 +78,21 @@ def piped_to_cat(
         ["bash", "-c", f"{shlex.join(command)} | cat"], cwd=cwd, env=env, capture_output=True,
         text=True, timeout=120, check=False,
     )  # fmt: skip
+
+
+def signalled_inside(
+    process: subprocess.Popen[str], marker: Path, signum: int
+) -> tuple[str, str]:
+    """Once ``marker`` exists (user code is inside what the test is after), ``signum`` to
+    ``process``; its stdout and stderr once it has ended (a minute at most). The process is
+    killed if the test fails on the way."""
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.02)
+        process.send_signal(signum)
+        return process.communicate(timeout=60)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
 
 import pytest
 
-from helpers.processes import assert_gone, piped_to_cat
+from helpers.processes import assert_gone, piped_to_cat, signalled_inside
 
 from .support import (
     GOLDGATE,
@@ -180,16 +179,7 @@ def test_a_target_that_ignores_sigterm_is_stopped_with_its_report_and_130(
         "evaluate", "--config", str(project.settings_path), "--output", str(output),
         cwd=project.root, env={"GG_MARKER": str(marker)},
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.02)
-        process.send_signal(signal.SIGTERM)
-        stdout, stderr = process.communicate(timeout=60)
-    except BaseException:
-        process.kill()
-        process.communicate()
-        raise
+    stdout, stderr = signalled_inside(process, marker, signal.SIGTERM)
 
     assert process.returncode == 130, stderr
     assert "(incomplete: SIGTERM)" in stdout
