@@ -35,6 +35,7 @@ from goldgate.app.commandline.shared import (
     streams_inheritable,
 )
 from goldgate.base.errors import ExitCode, GoldgateError
+from goldgate.base.problems import pin_working_folder
 from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
 from goldgate.run.leftovers import threads_left_running
 
@@ -234,6 +235,7 @@ def _main() -> NoReturn:
     # installs its own handlers, which keep what finished.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
+    pin_working_folder()  # messages name paths from here, whatever user code does later
     try:
         code = app(standalone_mode=False)
     except GoldgateError as error:
