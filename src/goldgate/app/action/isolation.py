@@ -34,6 +34,15 @@ def target_environ(env: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key not in HIDDEN_FROM_TARGETS}
 
 
+def user_code_environ(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the program that runs user code: ``target_environ`` without the
+    paths of the runner's files either (``seal.RUNNER_FILES``), which only goldgate writes."""
+    from goldgate.app.action.seal import RUNNER_FILES
+
+    hidden = {TOKENS_FD, *RUNNER_FILES}
+    return {key: value for key, value in target_environ(env).items() if key not in hidden}
+
+
 TOKENS_FD = "GOLDGATE_ACTION_TOKENS_FD"
 """Names the descriptor the tokens wait in after ``hold_tokens_apart`` re-executed goldgate."""
 _MAX_TOKEN_BYTES = 60_000  # below a pipe's buffer: written before anyone reads it
@@ -87,15 +96,34 @@ def goldgate_command() -> list[str]:
 
 def run_user_code(run: StepRun, arguments: list[str]) -> int:
     """A goldgate command that runs user code (targets, scorers, evals), as a program of its
-    own started with an environment that never held a token (``target_environ``): user code
-    in it cannot read one from its memory, its environment or its parent's, and what it
-    leaves running ends with it. That program supervises its own run
-    (``goldgate.app.supervisor``); its exit code is the run's."""
+    own started with an environment that never held a token (``user_code_environ``): user
+    code in it cannot read one from its memory, its environment or its parent's. That program
+    supervises its own run (``goldgate.app.supervisor``); its exit code is the run's. Once it
+    has ended, every process it left is killed, whatever session it moved to, and the
+    runner's files hold again what they held before it started (``seal``)."""
+    from goldgate.app.action.seal import (
+        become_subreaper,
+        end_descendants,
+        keep_runner_files,
+        restore_runner_files,
+    )
     from goldgate.app.supervisor import run_child
+    from goldgate.base.errors import ExitCode
 
-    env = target_environ(run.env)
-    env.pop(TOKENS_FD, None)
-    return run_child([*goldgate_command(), *arguments], env)
+    kept = keep_runner_files(run.env)
+    become_subreaper()
+    try:
+        code = run_child([*goldgate_command(), *arguments], user_code_environ(run.env))
+    finally:
+        end_descendants()
+        failed = restore_runner_files(kept)
+    if failed:
+        run.failure = (
+            f"the runner's file {failed[0]} could not be put back as it was before user code ran"
+        )
+        run.warning(f"{run.failure}.")
+        return int(ExitCode.RUNTIME_FAILURE)
+    return code
 
 
 @contextlib.contextmanager
