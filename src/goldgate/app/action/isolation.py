@@ -101,27 +101,15 @@ def run_user_code(run: StepRun, arguments: list[str]) -> int:
     supervises its own run (``goldgate.app.supervisor``); its exit code is the run's. Once it
     has ended, every process it left is killed, whatever session it moved to, and the
     runner's files hold again what they held before it started (``seal``)."""
-    from goldgate.app.action.seal import (
-        become_subreaper,
-        end_descendants,
-        keep_runner_files,
-        restore_runner_files,
-    )
+    from goldgate.app.action.seal import run_sealed
     from goldgate.app.supervisor import run_child
     from goldgate.base.errors import ExitCode
 
-    kept = keep_runner_files(run.env)
-    become_subreaper()
-    try:
-        code = run_child([*goldgate_command(), *arguments], user_code_environ(run.env))
-    finally:
-        end_descendants()
-        failed = restore_runner_files(kept)
-    if failed:
-        run.failure = (
-            f"the runner's file {failed[0]} could not be put back as it was before user code ran"
-        )
-        run.warning(f"{run.failure}.")
+    command = [*goldgate_command(), *arguments]
+    code, unrestored = run_sealed(run.env, lambda: run_child(command, user_code_environ(run.env)))
+    if unrestored is not None:
+        run.failure = unrestored
+        run.warning(f"{unrestored}.")
         return int(ExitCode.RUNTIME_FAILURE)
     return code
 

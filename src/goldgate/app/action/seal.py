@@ -21,8 +21,9 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 RUNNER_FILES = (
     "GITHUB_ENV",
@@ -168,3 +169,24 @@ def restore_runner_files(kept: Mapping[str, bytes | None]) -> list[str]:
             except OSError:
                 failed.append(path)
     return failed
+
+
+T = TypeVar("T")
+
+
+def run_sealed(env: Mapping[str, str], body: Callable[[], T]) -> tuple[T, str | None]:
+    """``body()`` (which runs user code) with this process the subreaper of what it starts;
+    afterwards every descendant is killed and the runner's files of ``env`` are put back.
+    Its result, and the sentence saying which file could not be put back, if one could not."""
+    kept = keep_runner_files(env)
+    become_subreaper()
+    try:
+        result = body()
+    finally:
+        end_descendants()
+        failed = restore_runner_files(kept)
+    if not failed:
+        return result, None
+    return result, (
+        f"the runner's file {failed[0]} could not be put back as it was before user code ran"
+    )

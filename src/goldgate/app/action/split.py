@@ -35,9 +35,16 @@ from goldgate.app.action.handoff import (
     read_handoff,
     write_handoff,
 )
-from goldgate.app.action.inputs import read_inputs
+from goldgate.app.action.inputs import ActionInputs, read_inputs
 from goldgate.app.action.isolation import mask_secrets
-from goldgate.app.action.modes import USER_CODE_MODES, Ran, run_mode, step_event, step_inputs
+from goldgate.app.action.modes import (
+    USER_CODE_MODES,
+    Outcome,
+    Ran,
+    run_mode,
+    step_event,
+    step_inputs,
+)
 from goldgate.app.action.step import StepRun, print_commands, write_step_outputs
 from goldgate.base.errors import ExitCode, InvalidInputError
 
@@ -65,7 +72,9 @@ def run_only(
         inputs = None  # the publishing step says why, once
     if inputs is not None and inputs.mode in USER_CODE_MODES:
         mask_secrets(run, inputs)
-        outcome = run_mode(run, inputs)
+        outcome = _sealed_run(run, inputs)
+        if outcome is None:
+            return int(ExitCode.RUNTIME_FAILURE)
         if isinstance(outcome, Ran):
             report = str(outcome.report)
             left = Handoff(
@@ -90,6 +99,21 @@ def run_only(
         return int(ExitCode.RUNTIME_FAILURE)
     write_step_outputs(run, {"handoff": str(handoff), "handoff_digest": written})
     return 0
+
+
+def _sealed_run(run: StepRun, inputs: ActionInputs) -> Outcome | None:
+    """The mode run (``run_mode``) as a whole, sealed as ``isolation.run_user_code`` seals a
+    program of user code, which mode replay's custom scorers, run in this process, are not:
+    what it left running is killed and the runner's files are put back afterwards. None,
+    once said, when they cannot be put back: then no hand-off is left to publish."""
+    from goldgate.app.action.seal import run_sealed
+    from goldgate.render.workflow import escape_data
+
+    outcome, unrestored = run_sealed(run.env, lambda: run_mode(run, inputs))
+    if unrestored is not None:
+        run.command(f"::error title=goldgate::{escape_data(unrestored)}; nothing to publish.")
+        return None
+    return outcome
 
 
 def publish_only(
