@@ -1,6 +1,7 @@
 """action.yml's steps run as a runner runs them, without act: each step's ``run:`` script by
 ``bash --noprofile --norc -eo pipefail``, as a real process in the workspace, its ``env:``
-expressions filled in from the inputs and the earlier steps' outputs, with fresh
+expressions filled in from the inputs and the earlier steps' outputs (its ``shell``: a
+custom one as given, ``bash`` as the runner's ``bash --noprofile --norc -eo pipefail``), with fresh
 ``GITHUB_OUTPUT``, ``GITHUB_ENV``, ``GITHUB_PATH``, ``GITHUB_STATE`` and
 ``GITHUB_STEP_SUMMARY`` files per step, and what a step left in ``GITHUB_ENV`` and
 ``GITHUB_PATH`` applied to the later steps' environment, as the runner applies them. The
@@ -20,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from .conftest import parse_outputs
 from .support import REPO_ROOT
 
 RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -47,26 +49,6 @@ def job_python(folder: Path) -> Path:
     )
     (purelib / "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
     return python
-
-
-def parse_file_commands(text: str) -> dict[str, str]:
-    """``name=value`` lines and ``name<<DELIMITER`` blocks, as the runner reads GITHUB_OUTPUT
-    and GITHUB_ENV."""
-    values: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, _, delimiter = line.partition("<<")
-            body = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                body.append(inner)
-            values[name] = "\n".join(body)
-        elif "=" in line:
-            name, _, value = line.partition("=")
-            values[name] = value
-    return values
 
 
 def _action() -> dict[str, Any]:
@@ -158,8 +140,11 @@ class Composite:
         env.update({key: self._expression(str(value), inputs) for key, value in step_env.items()})
         script = folder / "script.sh"
         script.write_text(str(step["run"]), "utf-8")
+        shell = str(step["shell"])
+        if shell == "bash":
+            shell = "bash --noprofile --norc -eo pipefail {0}"  # the runner's bash
         done = subprocess.run(
-            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            shell.replace("{0}", str(script)).split(),
             cwd=self.workspace,
             env=env,
             capture_output=True,
@@ -167,12 +152,12 @@ class Composite:
             timeout=240,
             check=False,
         )
-        self.added_env.update(parse_file_commands((folder / "set_env").read_text("utf-8")))
+        self.added_env.update(parse_outputs((folder / "set_env").read_text("utf-8")))
         self.added_path += (folder / "add_path").read_text("utf-8").splitlines()
         return Step(
             done.returncode,
             done.stdout,
             done.stderr,
-            parse_file_commands((folder / "set_output").read_text("utf-8")),
+            parse_outputs((folder / "set_output").read_text("utf-8")),
             (folder / "step_summary").read_text("utf-8"),
         )

@@ -99,7 +99,7 @@ def test_every_input_reaches_goldgate_through_env_never_through_the_script(
     passed = [name for name in action["inputs"] if name not in (*COMPOSITE_ONLY, "github_token")]
     for step in action["runs"]["steps"]:
         assert "${{" not in step["run"], step.get("id")
-        assert step["shell"] == "bash"
+        assert step["shell"] == "bash" or step.get("id") == "publish"
     for step_id in ("run", "publish"):
         env = steps[step_id]["env"]
         for name in passed:
@@ -255,6 +255,9 @@ def test_the_publishing_step_checks_the_seal_step_s_listing_with_the_same_comman
 
     assert len(listing("seal")) == 1
     assert listing("seal") == listing("publish")
+    assert steps["publish"]["shell"] == (
+        "/usr/bin/env -u BASH_ENV -u ENV /bin/bash --noprofile --norc -eo pipefail {0}"
+    )
     publish = steps["publish"]["run"]
     assert 'exec env -i "${kept[@]}" PATH="$PATH" "$GOLDGATE_SEAL_PYTHON" -I -S -X' in publish
     assert publish.index('!= "$GOLDGATE_SEAL_DIGEST"') < publish.index("exec env -i")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from helpers.fake_github import TOKEN
+from run.support import run_cli
 
 from .composite import RUNNER_PATH, Composite, job_python
 from .conftest import Runner
@@ -110,7 +111,9 @@ def _daemon(files):
     until = time.monotonic() + 90
     while time.monotonic() < until:
         for name in os.listdir("/proc"):
-            try:
+            try:  # goldgate's processes in this workspace (the machine runs other tests)
+                if os.readlink(f"/proc/{{name}}/cwd") != os.getcwd():
+                    continue
                 with open(f"/proc/{{name}}/environ", "rb") as handle:
                     entries = handle.read().split(b"\\0")
             except OSError:
@@ -282,3 +285,49 @@ def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
     assert publish.outputs == {"exit_code": "2"}
     assert runner.fake.requests[before:] == []
     assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+
+def test_the_publishing_step_runs_nothing_its_environment_would_slip_in(
+    runner: Runner, tmp_path: Path
+) -> None:
+    """Were the run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would
+    still read no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH."""
+    job = _job(runner, tmp_path)
+    assert job.run(_inputs(runner, None), until="run")["run"].code == 0
+    planted = runner.workspace / "hostile" / "planted"
+    job.added_env.update(
+        PYTHONPATH=str(planted),
+        PYTHONSTARTUP=str(planted / "sitecustomize.py"),
+        PYTHONHOME=str(planted),
+        BASH_ENV=str(planted / "bash_env.sh"),
+        ENV=str(planted / "bash_env.sh"),
+    )
+    job.added_path.append(str(planted / "bin"))
+
+    publish = job.run_step("publish")
+
+    assert publish.code == 1, publish.stdout + publish.stderr
+    assert publish.outputs["exit_code"] == "1"
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+
+def test_goldgate_action_in_one_process_seals_user_code_alike(runner: Runner) -> None:
+    """The container action's ``goldgate action``: what the target left running is gone when
+    it ends, and the summary and outputs hold only what goldgate wrote."""
+    env_file = runner.output.with_name("set_env")
+    env_file.write_text("", "utf-8")
+    inputs = _inputs(runner, None)
+    inputs.pop("github_token")
+    runner.output.write_text("", "utf-8")
+    runner.summary.write_text("", "utf-8")
+    env = {**runner.env(**inputs, comment="off"), "GITHUB_ENV": str(env_file)}
+
+    result = run_cli("action", cwd=runner.workspace, env=env, timeout=180)
+
+    assert result.code == 1, result.output
+    pid = int((runner.workspace / "hostile" / "daemon.pid").read_text("utf-8"))
+    assert not _alive(pid)
+    assert env_file.read_text("utf-8") == ""
+    assert "forged" not in runner.outputs()
+    assert "✅" not in runner.summary.read_text("utf-8")
+    assert not (runner.workspace / "hostile" / "stolen").exists()

@@ -86,20 +86,24 @@ def descendants(root: int | None = None) -> set[int]:
     return found
 
 
-def _reap() -> None:
-    with contextlib.suppress(ChildProcessError, OSError):
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
+def _reap(pids: set[int]) -> None:
+    """Collect those of ``pids`` that are this process's children and have ended (never
+    another child's status: an in-process caller's own)."""
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
 
 
-def end_descendants() -> int:
-    """Kill (SIGKILL) every descendant of this process, again and again until none is left:
-    orphans keep arriving as their parents die; the number killed."""
+def end_descendants(spared: frozenset[int] = frozenset()) -> int:
+    """Kill (SIGKILL) every descendant of this process but ``spared`` (those it had before
+    user code ran: an in-process caller's own), again and again until none is left: orphans
+    keep arriving as their parents die; the number killed."""
     killed: set[int] = set()
     for _ in range(_ROUNDS):
-        _reap()
-        living = {pid for pid in descendants() if not _zombie(pid)}
+        _reap(killed)
+        living = {pid for pid in descendants() - spared if not _zombie(pid)}
         if not living:
+            _reap(killed)
             return len(killed)
         for pid in living:
             with contextlib.suppress(OSError):
@@ -180,10 +184,11 @@ def run_sealed(env: Mapping[str, str], body: Callable[[], T]) -> tuple[T, str | 
     Its result, and the sentence saying which file could not be put back, if one could not."""
     kept = keep_runner_files(env)
     become_subreaper()
+    spared = frozenset(descendants())
     try:
         result = body()
     finally:
-        end_descendants()
+        end_descendants(spared)
         failed = restore_runner_files(kept)
     if not failed:
         return result, None
