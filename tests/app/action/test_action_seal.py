@@ -90,6 +90,24 @@ def _plant(files):
         _append(files["GITHUB_OUTPUT"], "forged=1\\n")
 
 
+def _replace(files):
+    # The runner's files replaced: a FIFO (reading it would block), a symlink to a file of
+    # planted lines, a folder.
+    planted = os.path.join(HERE, "planted-lines")
+    _write(planted, f"BASH_ENV={{HERE}}/planted/bash_env.sh\\n{{HERE}}/planted/bin\\n")
+    hows = (("GITHUB_ENV", "fifo"), ("GITHUB_PATH", "link"), ("GITHUB_OUTPUT", "dir"))
+    for name, how in hows:
+        if name not in files:
+            continue
+        os.unlink(files[name])
+        if how == "fifo":
+            os.mkfifo(files[name])
+        elif how == "link":
+            os.symlink(planted, files[name])
+        else:
+            os.mkdir(files[name])
+
+
 def _tamper():
     purelib = sysconfig.get_path("purelib")
     line = f"open({{MARKER!r}}, 'a').write('tampered\\\\n')\\n"
@@ -133,7 +151,10 @@ def _daemon(files):
 
 def handle(request):
     files = _ancestors_env()
+    _write(os.path.join(HERE, "found"), "\\n".join(sorted(files)))
     _plant(files)
+    if TAMPER == "replace":
+        _replace(files)
     _tamper()
     _daemon(files)
     return {{"execution": {{"status": "completed"}}, "payload": {{"category": "shipping"}}}}
@@ -202,11 +223,14 @@ def _alive(pid: int) -> bool:
         return stat.read().rpartition(b")")[2].split()[0] != b"Z"
 
 
+@pytest.mark.parametrize("replace", [None, "replace"])
 def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
-    runner: Runner, tmp_path: Path
+    runner: Runner, tmp_path: Path, replace: str | None
 ) -> None:
+    """Lines appended to the runner's files, or the files replaced (by a FIFO, a symlink, a
+    folder): they hold what they held before user code ran, as regular files."""
     job = _job(runner, tmp_path)
-    steps = job.run(_inputs(runner, None))
+    steps = job.run(_inputs(runner, replace))
     hostile = runner.workspace / "hostile"
 
     run = steps["run"]
@@ -226,6 +250,8 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     assert publish.summary.startswith("## ❌"), publish.summary[:200]
     assert "✅" not in publish.summary
     assert (hostile / "planted" / "sitecustomize.py").is_file()  # it did plant them
+    found = (hostile / "found").read_text("utf-8").split()
+    assert found == ["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]
     assert not (hostile / "ran-planted").exists()
     assert not (hostile / "stolen").exists()
 

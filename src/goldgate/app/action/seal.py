@@ -122,21 +122,38 @@ def _zombie(pid: int) -> bool:
 
 
 def _read(path: str) -> bytes | None:
+    """The bytes of the regular file at ``path``; None when there is none there (a FIFO, a
+    symlink or a folder planted at the name is not read, never blocks: None too)."""
+    import stat
+
     try:
-        with open(path, "rb") as file:
-            return file.read()
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(descriptor, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
 
 
 def _put_back(path: str, data: bytes | None) -> None:
     """``path`` holding ``data`` again (none: no file), through a new file renamed into
     place: a symlink planted at the name is replaced, never written through."""
+    import shutil
+
     target = Path(path)
+    if target.is_dir() and not target.is_symlink():  # planted at the name: not the runner's
+        shutil.rmtree(target)
     if data is None:
-        with contextlib.suppress(OSError):
-            if target.is_symlink() or target.is_file():
-                target.unlink()
+        if target.is_symlink() or target.exists():
+            target.unlink()
         return
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".goldgate-")
     try:
@@ -161,7 +178,7 @@ def restore_runner_files(kept: Mapping[str, bytes | None]) -> list[str]:
     nothing writes them afterwards); the paths that could not be, if any."""
     failed: list[str] = []
     for path, data in kept.items():
-        if _read(path) == data and not Path(path).is_symlink():
+        if data is not None and _read(path) == data:
             continue
         try:
             _put_back(path, data)
