@@ -117,6 +117,8 @@ def _tamper():
         _write(os.path.join(purelib, "sitecustomize.py"), line)
     elif TAMPER == "goldgate":
         _append(os.path.join(purelib, "goldgate", "cli.py"), line)
+    elif TAMPER == "baseline":
+        _write("base.json", "[]")
 
 
 def _daemon(files):
@@ -357,3 +359,21 @@ def test_goldgate_action_in_one_process_seals_user_code_alike(runner: Runner) ->
     assert "forged" not in runner.outputs()
     assert "✅" not in runner.summary.read_text("utf-8")
     assert not (runner.workspace / "hostile" / "stolen").exists()
+
+
+def test_a_baseline_file_changed_while_user_code_ran_is_refused(
+    runner: Runner, tmp_path: Path
+) -> None:
+    (runner.workspace / "base.json").write_text("{}", "utf-8")
+    job = _job(runner, tmp_path)
+    before = len(runner.fake.requests)
+
+    steps = job.run({**_inputs(runner, "baseline"), "baseline": "base.json"})
+
+    assert (runner.workspace / "base.json").read_text("utf-8") == "[]"  # it did change it
+    publish = steps["publish"]
+    assert publish.code == 2, publish.stdout + publish.stderr
+    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, publish.stdout
+    assert "the baseline base.json changed while user code ran" in errors[0]
+    assert runner.fake.requests[before:] == []

@@ -30,7 +30,7 @@ DIGEST_VARIABLE = "GOLDGATE_HANDOFF_DIGEST"
 class Handoff:
     """What the run left: whether a mode that runs user code ran, which, the report it
     wrote and its digest (none when the run settled on its own, ``settled``), the run's exit
-    code and the sentence of the error that ended it."""
+    code, the sentence of the error that ended it, and the baseline file's digest."""
 
     ran: bool
     mode: str | None = None
@@ -39,6 +39,9 @@ class Handoff:
     report_sha256: str | None = None
     failure: str | None = None
     settled: bool = False
+    baseline_sha256: str | None = None
+    """The digest of the baseline file (input ``baseline``, a path) before user code ran;
+    None when there was none there."""
 
 
 def digest(data: bytes) -> str:

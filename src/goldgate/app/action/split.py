@@ -72,6 +72,7 @@ def run_only(
         inputs = None  # the publishing step says why, once
     if inputs is not None and inputs.mode in USER_CODE_MODES:
         mask_secrets(run, inputs)
+        baseline = _baseline_digest(inputs)  # before user code could change it
         outcome = _sealed_run(run, inputs)
         if outcome is None:
             return int(ExitCode.RUNTIME_FAILURE)
@@ -84,10 +85,16 @@ def run_only(
                 report=report,
                 report_sha256=file_digest(outcome.report),
                 failure=run.failure,
+                baseline_sha256=baseline,
             )
         else:
             left = Handoff(
-                ran=True, mode=inputs.mode, code=outcome, failure=run.failure, settled=True
+                ran=True,
+                mode=inputs.mode,
+                code=outcome,
+                failure=run.failure,
+                settled=True,
+                baseline_sha256=baseline,
             )
     from goldgate.base.outputs import OutputFileError
     from goldgate.render.workflow import escape_data
@@ -155,11 +162,25 @@ def publish_only(
             f"{handoff} is not the hand-off of a run in that mode: run `goldgate action "
             "--run-only` with the same inputs first.",
         )
+    if left.baseline_sha256 != _baseline_digest(inputs):
+        return _refuse(
+            run,
+            f"the baseline {inputs.baseline} changed while user code ran (its digest "
+            "differs from the one the run step took before); nothing is published.",
+        )
     if left.settled or left.report is None:  # the run refused an input and said so
         write_step_outputs(run, {"exit_code": str(left.code)})
         return left.code
     run.failure = left.failure
     return conclude(run, inputs, step_event(run), Path(left.report), left.code)
+
+
+def _baseline_digest(inputs: ActionInputs) -> str | None:
+    """The digest of the baseline file the inputs name (none for an artifact, which the
+    publishing step downloads itself, or when there is no file there)."""
+    if inputs.baseline is None or inputs.baseline.startswith("artifact:"):
+        return None
+    return file_digest(Path(inputs.baseline))
 
 
 def _discard(handoff: Path) -> None:
