@@ -119,6 +119,10 @@ def _tamper():
         _append(os.path.join(purelib, "goldgate", "cli.py"), line)
     elif TAMPER == "baseline":
         _write("base.json", "[]")
+    elif TAMPER == "event":
+        with open(os.environ["GITHUB_EVENT_PATH"], encoding="utf-8") as handle:
+            event = handle.read()
+        _write(os.environ["GITHUB_EVENT_PATH"], event.replace('"number": 2', '"number": 3'))
 
 
 def _daemon(files):
@@ -361,19 +365,31 @@ def test_goldgate_action_in_one_process_seals_user_code_alike(runner: Runner) ->
     assert not (runner.workspace / "hostile" / "stolen").exists()
 
 
-def test_a_baseline_file_changed_while_user_code_ran_is_refused(
-    runner: Runner, tmp_path: Path
+@pytest.mark.parametrize(
+    ("tamper", "said"),
+    [
+        ("baseline", "the baseline base.json changed while user code ran"),
+        ("event", "changed while user code ran"),
+    ],
+)
+def test_a_baseline_or_event_file_changed_while_user_code_ran_is_refused(
+    runner: Runner, tmp_path: Path, tamper: str, said: str
 ) -> None:
+    """The files publishing reads that user code could write: a baseline report in the
+    workspace (a worse one hides a regression), the event (another pull request, other
+    commits, so another baseline artifact)."""
     (runner.workspace / "base.json").write_text("{}", "utf-8")
+    event = runner.event_path.read_text("utf-8")
     job = _job(runner, tmp_path)
     before = len(runner.fake.requests)
 
-    steps = job.run({**_inputs(runner, "baseline"), "baseline": "base.json"})
+    steps = job.run({**_inputs(runner, tamper), "baseline": "base.json"})
 
-    assert (runner.workspace / "base.json").read_text("utf-8") == "[]"  # it did change it
+    changed = (runner.workspace / "base.json").read_text("utf-8") != "{}"
+    assert changed or runner.event_path.read_text("utf-8") != event  # it did change one
     publish = steps["publish"]
     assert publish.code == 2, publish.stdout + publish.stderr
     errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1, publish.stdout
-    assert "the baseline base.json changed while user code ran" in errors[0]
+    assert said in errors[0]
     assert runner.fake.requests[before:] == []

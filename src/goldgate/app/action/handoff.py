@@ -30,7 +30,8 @@ DIGEST_VARIABLE = "GOLDGATE_HANDOFF_DIGEST"
 class Handoff:
     """What the run left: whether a mode that runs user code ran, which, the report it
     wrote and its digest (none when the run settled on its own, ``settled``), the run's exit
-    code, the sentence of the error that ended it, and the baseline file's digest."""
+    code, the sentence of the error that ended it, and the digests of the baseline and
+    event files as they were before user code ran."""
 
     ran: bool
     mode: str | None = None
@@ -42,6 +43,8 @@ class Handoff:
     baseline_sha256: str | None = None
     """The digest of the baseline file (input ``baseline``, a path) before user code ran;
     None when there was none there."""
+    event_sha256: str | None = None
+    """The digest of the event file (``GITHUB_EVENT_PATH``) before user code ran."""
 
 
 def digest(data: bytes) -> str:

@@ -72,7 +72,8 @@ def run_only(
         inputs = None  # the publishing step says why, once
     if inputs is not None and inputs.mode in USER_CODE_MODES:
         mask_secrets(run, inputs)
-        baseline = _baseline_digest(inputs)  # before user code could change it
+        baseline = _baseline_digest(inputs)  # before user code could change them
+        event = _event_digest(run)
         outcome = _sealed_run(run, inputs)
         if outcome is None:
             return int(ExitCode.RUNTIME_FAILURE)
@@ -86,6 +87,7 @@ def run_only(
                 report_sha256=file_digest(outcome.report),
                 failure=run.failure,
                 baseline_sha256=baseline,
+                event_sha256=event,
             )
         else:
             left = Handoff(
@@ -95,6 +97,7 @@ def run_only(
                 failure=run.failure,
                 settled=True,
                 baseline_sha256=baseline,
+                event_sha256=event,
             )
     from goldgate.base.outputs import OutputFileError
     from goldgate.render.workflow import escape_data
@@ -168,6 +171,13 @@ def publish_only(
             f"the baseline {inputs.baseline} changed while user code ran (its digest "
             "differs from the one the run step took before); nothing is published.",
         )
+    if left.event_sha256 != _event_digest(run):
+        return _refuse(
+            run,
+            f"the event file {run.env.get('GITHUB_EVENT_PATH', '')} changed while user code "
+            "ran (its digest differs from the one the run step took before); nothing is "
+            "published.",
+        )
     if left.settled or left.report is None:  # the run refused an input and said so
         write_step_outputs(run, {"exit_code": str(left.code)})
         return left.code
@@ -181,6 +191,13 @@ def _baseline_digest(inputs: ActionInputs) -> str | None:
     if inputs.baseline is None or inputs.baseline.startswith("artifact:"):
         return None
     return file_digest(Path(inputs.baseline))
+
+
+def _event_digest(run: StepRun) -> str | None:
+    """The digest of the event file the runner wrote (which names the pull request, its
+    commits and so the baseline); None when there is none."""
+    path = run.env.get("GITHUB_EVENT_PATH", "").strip()
+    return file_digest(Path(path)) if path else None
 
 
 def _discard(handoff: Path) -> None:
