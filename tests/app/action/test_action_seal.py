@@ -194,7 +194,7 @@ def _hostile_project(root: Path, tamper: str | None) -> Path:
     return root / "config" / "settings.yaml"
 
 
-def _job(runner: Runner, tmp_path: Path) -> Composite:
+def _job(runner: Runner, tmp_path: Path, python: Path | None = None) -> Composite:
     env = {
         key: value
         for key, value in runner.env().items()
@@ -208,7 +208,8 @@ def _job(runner: Runner, tmp_path: Path) -> Composite:
         GITHUB_WORKSPACE=str(runner.workspace),
         RUNNER_TEMP=str(tmp_path / "runner-temp"),
     )
-    return Composite(runner.workspace, tmp_path / "runner", job_python(tmp_path / "job"), env)
+    python = job_python(tmp_path / "job") if python is None else python
+    return Composite(runner.workspace, tmp_path / "runner", python, env)
 
 
 def _inputs(runner: Runner, tamper: str | None) -> dict[str, str]:
@@ -393,3 +394,18 @@ def test_a_baseline_or_event_file_changed_while_user_code_ran_is_refused(
     assert len(errors) == 1, publish.stdout
     assert said in errors[0]
     assert runner.fake.requests[before:] == []
+
+
+@pytest.mark.parametrize(("tamper", "code"), [(None, 1), ("pth", 2)])
+def test_a_python_in_the_workspace_is_sealed_too(
+    runner: Runner, tmp_path: Path, tamper: str | None, code: int
+) -> None:
+    """A venv made in the workspace (``python: .venv/bin/python``): its own folders are
+    sealed and publish, though the workspace's other folders are not on its path."""
+    job = _job(runner, tmp_path, job_python(runner.workspace / ".venv"))
+
+    publish = job.run(_inputs(runner, tamper))["publish"]
+
+    assert publish.code == code, publish.stdout + publish.stderr
+    assert publish.outputs["exit_code"] == str(code)
+    assert "Traceback" not in publish.stderr
