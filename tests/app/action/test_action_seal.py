@@ -20,7 +20,7 @@ from helpers.fake_github import TOKEN
 from run.support import run_cli
 
 from .composite import RUNNER_PATH, Composite, job_python
-from .conftest import Runner
+from .conftest import SECRET, Runner
 
 pytestmark = [
     pytest.mark.slow,
@@ -246,7 +246,7 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     pid = int((hostile / "daemon.pid").read_text("utf-8"))
     assert not _alive(pid)
     # The runner's files hold only what goldgate wrote.
-    assert set(run.outputs) == {"handoff", "handoff_digest"}
+    assert set(run.outputs) == {"handoff", "handoff_digest", "credentials"}
     assert run.summary == ""
     assert job.added_env == {}
     assert job.added_path == []
@@ -409,3 +409,18 @@ def test_a_python_in_the_workspace_is_sealed_too(
     assert publish.code == code, publish.stdout + publish.stderr
     assert publish.outputs["exit_code"] == str(code)
     assert "Traceback" not in publish.stderr
+
+
+def test_the_publishing_step_still_masks_the_credentials_live_workflows_name(
+    runner: Runner, tmp_path: Path
+) -> None:
+    """Its clean environment keeps the variables the settings name as credentials (the run
+    step's output ``credentials``, read before user code ran): their values are masked."""
+    job = _job(runner, tmp_path)
+
+    steps = job.run({"baseline": "", "github_token": TOKEN, "comment": "off"})
+
+    assert steps["run"].outputs["credentials"] == "OPENAI_API_KEY"
+    publish = steps["publish"]
+    assert publish.code in (0, 1), publish.stdout + publish.stderr
+    assert f"::add-mask::{SECRET}" in publish.stdout.splitlines()

@@ -52,7 +52,8 @@ class SplitRunner(Runner):
         self.last_run = first
         assert first.code == 0, first.stderr
         outputs = parse_outputs(self.run_output.read_text("utf-8"))
-        assert outputs == {"handoff": str(HANDOFF), "handoff_digest": self.digest()}
+        assert set(outputs) == {"handoff", "handoff_digest", "credentials"}
+        assert (outputs["handoff"], outputs["handoff_digest"]) == (str(HANDOFF), self.digest())
         env = {**self.env(**inputs), "GOLDGATE_HANDOFF_DIGEST": outputs["handoff_digest"]}
         return run_cli("publish", cwd=self.workspace, env=env, timeout=180)
 

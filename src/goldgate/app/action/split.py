@@ -66,6 +66,7 @@ def run_only(
     with contextlib.suppress(OSError):  # a stale one would be published as this run's
         handoff.unlink(missing_ok=True)
     left = Handoff(ran=False)
+    credentials = ""
     try:
         inputs = read_inputs(run.env)
     except InvalidInputError:
@@ -74,6 +75,7 @@ def run_only(
         mask_secrets(run, inputs)
         baseline = _baseline_digest(inputs)  # before user code could change them
         event = _event_digest(run)
+        credentials = _credentials(inputs)
         outcome = _sealed_run(run, inputs)
         if outcome is None:
             return int(ExitCode.RUNTIME_FAILURE)
@@ -107,8 +109,21 @@ def run_only(
     except OutputFileError as error:
         run.command(f"::error title=goldgate::{escape_data(str(error))}; nothing to publish.")
         return int(ExitCode.RUNTIME_FAILURE)
-    write_step_outputs(run, {"handoff": str(handoff), "handoff_digest": written})
+    outputs = {"handoff": str(handoff), "handoff_digest": written, "credentials": credentials}
+    write_step_outputs(run, outputs)
     return 0
+
+
+def _credentials(inputs: ActionInputs) -> str:
+    """The names of the variables the live workflows take credentials from, read before
+    user code runs: the publishing step, which passes on nothing else but what goldgate
+    reads, passes them on too, so that it masks and redacts their values."""
+    import re
+
+    from goldgate.app.action.isolation import credential_names
+
+    names = [name for name in credential_names(inputs.config) if re.fullmatch(r"\w+", name)]
+    return " ".join(names)
 
 
 def _sealed_run(run: StepRun, inputs: ActionInputs) -> Outcome | None:
