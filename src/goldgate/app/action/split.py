@@ -79,28 +79,18 @@ def run_only(
         outcome = _sealed_run(run, inputs)
         if outcome is None:
             return int(ExitCode.RUNTIME_FAILURE)
-        if isinstance(outcome, Ran):
-            report = str(outcome.report)
-            left = Handoff(
-                ran=True,
-                mode=inputs.mode,
-                code=outcome.code,
-                report=report,
-                report_sha256=file_digest(outcome.report),
-                failure=run.failure,
-                baseline_sha256=baseline,
-                event_sha256=event,
-            )
-        else:
-            left = Handoff(
-                ran=True,
-                mode=inputs.mode,
-                code=outcome,
-                failure=run.failure,
-                settled=True,
-                baseline_sha256=baseline,
-                event_sha256=event,
-            )
+        ran = outcome if isinstance(outcome, Ran) else None
+        left = Handoff(
+            ran=True,
+            mode=inputs.mode,
+            code=outcome.code if isinstance(outcome, Ran) else outcome,
+            report=None if ran is None else str(ran.report),
+            report_sha256=None if ran is None else file_digest(ran.report),
+            failure=run.failure,
+            settled=ran is None,  # the run refused an input and said so
+            baseline_sha256=baseline,
+            event_sha256=event,
+        )
     from goldgate.base.outputs import OutputFileError
     from goldgate.render.workflow import escape_data
 
