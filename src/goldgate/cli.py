@@ -170,8 +170,9 @@ def action(
         typer.Option(
             "--run-only",
             help="Only run what runs user code (modes evaluate, evals, replay), with no token, "
-            "and leave the report for `goldgate publish` in .goldgate/action/run.json; exit 0 "
-            "whatever the run found.",
+            "and leave the report for `goldgate publish` in .goldgate/action/run.json, its "
+            "digest the step output handoff_digest (goldgate publish needs it in "
+            "GOLDGATE_HANDOFF_DIGEST); exit 0 whatever the run found.",
         ),
     ] = False,
 ) -> None:
