@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.base.channel import listen_for_stops, open_channel
-from goldgate.base.reaping import become_subreaper, reap_descendants
+from goldgate.base.reaping import become_subreaper, descendants, reap_descendants
 
 __all__ = ["run_child", "supervise"]
 
@@ -109,6 +109,9 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
     stops_read, stops_write = os.pipe()
     parent = os.getpid()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    # What this process had started before (an in-process caller's own children) is not
+    # the run's to end.
+    spared = frozenset(descendants())
     try:
         pid = os.fork()
     except OSError:
@@ -145,7 +148,7 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
             signal.signal(number, handler)
         os.close(read_end)
         os.close(stops_write)
-        reap_descendants()  # what user code left running: nothing outlives the run
+        reap_descendants(spared)  # what user code left running: nothing outlives the run
     return _outcome(heard, status, overdue, import_seconds, json_output)
 
 

@@ -4,7 +4,7 @@
   (``become_subreaper``: Linux's ``PR_SET_CHILD_SUBREAPER``), so that a process that
   double-forks and calls ``setsid()`` is re-parented to it rather than to init; once user
   code has finished, every descendant is killed, whatever session or group it moved to
-  (``end_descendants``), before the hand-off and its digests are written.
+  (``reap_descendants``), before the hand-off and its digests are written.
 - The runner's files: ``GITHUB_ENV``, ``GITHUB_PATH``, ``GITHUB_OUTPUT``, ``GITHUB_STATE``
   and ``GITHUB_STEP_SUMMARY`` are read before user code runs and put back as they were once
   it is gone (``keep_runner_files``, ``restore_runner_files``): what user code wrote there
@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import sys
 import tempfile
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
+
+from goldgate.base.reaping import become_subreaper, descendants, reap_descendants
 
 RUNNER_FILES = (
     "GITHUB_ENV",
@@ -33,94 +32,6 @@ RUNNER_FILES = (
     "GITHUB_STEP_SUMMARY",
 )
 """The files whose lines the runner obeys after a step (or shows, the summary)."""
-_PR_SET_CHILD_SUBREAPER = 36
-_ROUNDS = 10_000
-
-
-def become_subreaper() -> bool:
-    """Make this process the subreaper of its descendants (Linux); whether it is one."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _parents() -> dict[int, int]:
-    """Every process's parent, read from ``/proc``."""
-    found: dict[int, int] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rpartition(b")")[2].split()
-            found[int(name)] = int(fields[1])
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
-
-
-def descendants(root: int | None = None) -> set[int]:
-    """The processes whose chain of parents leads to ``root`` (this process)."""
-    root = os.getpid() if root is None else root
-    parents = _parents()
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    found: set[int] = set()
-    waiting = list(children.get(root, []))
-    while waiting:
-        pid = waiting.pop()
-        if pid not in found:
-            found.add(pid)
-            waiting += children.get(pid, [])
-    return found
-
-
-def _reap(pids: set[int]) -> None:
-    """Collect those of ``pids`` that are this process's children and have ended (never
-    another child's status: an in-process caller's own)."""
-    for pid in pids:
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
-
-
-def end_descendants(spared: frozenset[int] = frozenset()) -> int:
-    """Kill (SIGKILL) every descendant of this process but ``spared`` (those it had before
-    user code ran: an in-process caller's own), again and again until none is left: orphans
-    keep arriving as their parents die; the number killed."""
-    killed: set[int] = set()
-    for _ in range(_ROUNDS):
-        _reap(killed)
-        living = {pid for pid in descendants() - spared if not _zombie(pid)}
-        if not living:
-            _reap(killed)
-            return len(killed)
-        for pid in living:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        killed |= living
-        time.sleep(0.002)
-    return len(killed)
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rpartition(b")")[2].split()[0] == b"Z"
-    except (OSError, IndexError):
-        return True  # gone
-
-
 def _read(path: str) -> bytes | None:
     """The bytes of the regular file at ``path``; None when there is none there (a FIFO, a
     symlink or a folder planted at the name is not read, never blocks: None too)."""
@@ -174,7 +85,7 @@ def keep_runner_files(env: Mapping[str, str]) -> dict[str, bytes | None]:
 
 
 def restore_runner_files(kept: Mapping[str, bytes | None]) -> list[str]:
-    """Put the runner's files back as ``kept`` says (call ``end_descendants`` first, so that
+    """Put the runner's files back as ``kept`` says (call ``reap_descendants`` first, so that
     nothing writes them afterwards); the paths that could not be, if any."""
     failed: list[str] = []
     for path, data in kept.items():
@@ -205,7 +116,7 @@ def run_sealed(env: Mapping[str, str], body: Callable[[], T]) -> tuple[T, str | 
     try:
         result = body()
     finally:
-        end_descendants(spared)
+        reap_descendants(spared)
         failed = restore_runner_files(kept)
     if not failed:
         return result, None
