@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from goldgate.base.errors import InvalidInputError
+from goldgate.base.holdable import unholdable
 from goldgate.base.pointers import PointerSyntaxError, parse_pointer
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
@@ -236,6 +237,15 @@ async def _rescore(
         async with limiter:
             found = await _regraded(eval_case, dict(attempt.result or {}), case, root, timeout)
         compiled = gold.compiled[index]
+        problem = unholdable(found)
+        if problem is not None:  # the attempt's error; every other attempt is kept
+            reason = problem.sentence("the result")
+            checks = (not_run(not_run_reason("failed", reason)),) * len(compiled)
+            outcomes[position] = AttemptOutcome(
+                index, gold.cases[index], attempt.attempt, "failed", reason, attempt.latency_ms,
+                None, None, checks,
+            )  # fmt: skip
+            return
         checks = tuple(score_compiled(e, found, envelope) for e in compiled)
         if gold.verdicts and not isinstance(found, EvalFailed):
             checks = adjudicate(checks, compiled, case.id, gold.verdicts)
@@ -256,7 +266,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     source = display_path(request.report)
     report = read_report(request.report)
     _check_report(report, source)
-    project = find_project(request.paths[0] if request.paths else Path.cwd())
+    project = find_project(request.paths[0] if request.paths else Path.cwd()).absolute()
     verdicts = verdicts_by_suite(load_store(store_path(project)))
     cases = _cases(report, request, project)
     output = request.output or default_report_path(project, "evals-regrade", now())

@@ -175,7 +175,7 @@ def prepare(request: EvalsRequest) -> EvalsSession:
     """Discover, import and check every eval, and the report's place: ``InvalidInputError``
     (exit 2) before anything runs."""
     options = request.options
-    project = _project(request.paths)
+    project = _project(request.paths).absolute()  # before user code moves the working folder
     shown = [display_path(path) for path in request.paths]
     with collections_paused():  # thousands of cases, no cycles among them: collecting is waste
         collected = collect(request.paths, search_paths=[project])

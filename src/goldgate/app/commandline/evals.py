@@ -15,6 +15,7 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     check_timeout,
     finish,
+    fixed,
     supervised,
 )
 from goldgate.base.memory import long_lived
@@ -107,12 +108,12 @@ def evals_run(
     finish(
         run_command(
             EvalsRequest(
-                paths=tuple(paths),
+                paths=tuple(path.absolute() for path in paths),
                 datasets=tuple(dataset or ()),
                 labels=tuple(label or ()),
                 live=live,
                 options=RunOptions(max_concurrency=max_concurrency, timeout=timeout, repeat=repeat),
-                output=output,
+                output=fixed(output),
                 json_output=output_format is OutputFormat.json,
             )
         )
@@ -151,9 +152,9 @@ def evals_regrade(
     check_timeout(timeout)
     supervised(timeout, output_format is OutputFormat.json)
     request = RegradeRequest(
-        report=report,
-        paths=tuple(paths or ()),
-        output=output,
+        report=report.absolute(),
+        paths=tuple(path.absolute() for path in paths or ()),
+        output=fixed(output),
         options=RunOptions(max_concurrency=max_concurrency, timeout=timeout),
     )
     finish(regrade_command(request, json_output=output_format is OutputFormat.json))
