@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from goldgate.app.action.inputs import read_inputs
 from goldgate.run.api import open_application
@@ -16,7 +17,8 @@ from goldgate.run.limits import DEFAULT_OPTIONS, DEFAULT_TIMEOUT, HTTP_MARGIN, R
 from goldgate.run.session import RunRequest, prepare_session
 from goldgate.run.targets.http_target import HttpTarget
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "goldgate"
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src" / "goldgate"
 
 
 def _trees() -> list[tuple[Path, ast.Module]]:
@@ -60,6 +62,16 @@ def test_the_action_carries_the_run_options_whole() -> None:
     assert read_inputs({}).options == DEFAULT_OPTIONS
     given = {"INPUT_MAX_CONCURRENCY": "4", "INPUT_TIMEOUT": "2.5", "INPUT_REPEAT": "3"}
     assert read_inputs(given).options == RunOptions(max_concurrency=4, timeout=2.5, repeat=3)
+
+
+@pytest.mark.parametrize("action", ["action.yml", "docker/action.yml"])
+def test_the_action_metadata_states_the_run_options_defaults(action: str) -> None:
+    inputs = yaml.safe_load((ROOT / action).read_text(encoding="utf-8"))["inputs"]
+    stated = {
+        f"INPUT_{name.upper()}": inputs[name]["default"]
+        for name in ("max_concurrency", "timeout", "repeat")
+    }
+    assert read_inputs(stated).options == DEFAULT_OPTIONS
 
 
 def _http_project(root: Path) -> Path:
