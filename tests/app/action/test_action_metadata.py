@@ -23,8 +23,9 @@ INPUTS = (
 )  # fmt: skip
 COMPOSITE_ONLY = ("python",)
 OUTPUTS = (
-    "exit_code", "report", "comparison", "junit", "markdown", "html", "comment_file", "passed",
-    "failed", "errors", "improved", "regressed", "flaky",
+    "exit_code", "report", "comparison", "junit", "markdown", "html", "comment_file",
+    "comment_id", "comment_author", "passed", "failed", "errors", "improved", "regressed",
+    "flaky",
 )  # fmt: skip
 # The inputs that take one of a few words: the words, and the default.
 CHOICES = {
