@@ -5,8 +5,8 @@ Three things can limit it, and the least of them counts:
 
 - the address-space limit (``RLIMIT_AS``, ``ulimit -v``, ``prlimit --as``): less the
   address space the process already holds (``VmSize``);
-- the cgroup's ``memory.max`` (a container's memory limit, cgroup v2): less its
-  ``memory.current``;
+- the cgroup's ``memory.max`` (a container's memory limit; v1's ``memory.limit_in_bytes``)
+  less what it uses (``memory.current``, page cache left out);
 - ``GOLDGATE_MEMORY_LIMIT``, in megabytes: the address space goldgate may hold, counted as
   ``RLIMIT_AS`` counts it (a bound to keep under a limit that cannot be seen from inside).
 """
@@ -70,15 +70,44 @@ def _held() -> int:
 
 
 def _cgroup_left() -> int | None:
-    """``memory.max`` less ``memory.current`` of this process's cgroup (v2); None when it has
-    no limit or none can be read."""
+    """What this process's cgroup may still take: its limit less what it uses, page cache
+    left out (the kernel reclaims it before it refuses memory). cgroup v2's ``memory.max``
+    and ``memory.current``; v1's ``memory.limit_in_bytes`` and ``memory.usage_in_bytes``.
+    None when it has no limit or none can be read."""
     with contextlib.suppress(OSError, ValueError):
         for line in Path("/proc/self/cgroup").read_text().splitlines():
-            if line.startswith("0::"):
-                folder = _CGROUPS / line[3:].strip().lstrip("/")
-                limit = (folder / "memory.max").read_text().strip()
-                if limit == "max":
-                    return None
-                current = int((folder / "memory.current").read_text().strip())
-                return int(limit) - current
+            number, controllers, place = line.split(":", 2)
+            relative = place.strip().lstrip("/")
+            if number == "0" and not controllers:
+                found = _left(_CGROUPS / relative, "memory.max", "memory.current", "file")
+            elif "memory" in controllers.split(","):
+                folder = _CGROUPS / "memory" / relative
+                found = _left(
+                    folder, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_cache"
+                )
+            else:
+                continue
+            if found is not None:
+                return found
     return None
+
+
+_NO_LIMIT: Final = 1 << 62
+"""cgroup v1 writes 'no limit' as a number near 2**63."""
+
+
+def _left(folder: Path, limit_name: str, usage_name: str, cache_key: str) -> int | None:
+    try:
+        limit = (folder / limit_name).read_text().strip()
+        if limit == "max" or int(limit) >= _NO_LIMIT:
+            return None
+        used = int((folder / usage_name).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    cache = 0
+    with contextlib.suppress(OSError, ValueError):
+        for line in (folder / "memory.stat").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == cache_key:
+                cache = int(value)
+    return int(limit) - max(0, used - cache)
