@@ -67,9 +67,13 @@ def _steps(runner: Runner, *, tamper: bool = False) -> tuple[int, str]:
         value["started_at"] = "2020-01-01T00:00:00+00:00"
         kept.write_text(json.dumps(value), "utf-8")
     tokenless = {**env, "GITHUB_TOKEN": "", "INPUT_GITHUB_TOKEN": ""}
+    runner.output.write_text("", "utf-8")
     ran = run_cli("action", "--run-only", cwd=runner.workspace, env=tokenless)
     assert ran.code == 0, ran.stderr
-    published = run_cli("publish", cwd=runner.workspace, env=env)
+    digest = runner.outputs()["handoff_digest"]  # as the composite hands it to publishing
+    published = run_cli(
+        "publish", cwd=runner.workspace, env={**env, "GOLDGATE_HANDOFF_DIGEST": digest}
+    )
     return published.code, published.stdout + published.stderr
 
 
