@@ -134,6 +134,7 @@ def test_integers_where_floats_belong_are_constructed_as_floats(tmp_path: Path) 
     assert_constructed_as_validated(report)
 
 
+@pytest.mark.slow  # the example's run, as the other tests of the example's report
 def test_a_report_written_a_case_at_a_time_is_the_report_written_whole(
     example_report: Report,
 ) -> None:
