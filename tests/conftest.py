@@ -402,3 +402,15 @@ def _forget_applications_imported_from_temporary_folders(
         module = sys.modules.get(name)
         if str(getattr(module, "__file__", None) or "").startswith(temporary):
             del sys.modules[name]
+
+
+@pytest.fixture(autouse=True)
+def _no_working_folder_pinned_by_an_earlier_test() -> Iterator[None]:
+    """A command run in process pins the folder it started in (``pin_working_folder``: paths
+    in messages stay relative to it whatever user code does to the working folder); a
+    process runs one command, a test worker many: each test starts with none pinned."""
+    from goldgate.base import problems
+
+    problems._started_in.clear()
+    yield
+    problems._started_in.clear()
