@@ -51,6 +51,7 @@ def test_a_path_on_a_line_about_a_new_file_is_not_required() -> None:
     assert named_paths(text) == ["src/a/b.py", "tests/c.py"]
 
 
+@pytest.mark.slow  # asks git which files the repository tracks
 def test_no_file_cites_a_document_the_project_does_not_hold(
     repo_root: Path, tracked: list[str]
 ) -> None:
