@@ -49,7 +49,7 @@ _EXPORTS = {
     "GoldgateError": "goldgate.base.errors",
     "InvalidInputError": "goldgate.base.errors",
     "ExitCode": "goldgate.base.errors",
-    "TransientFailure": "goldgate.run.targets.base",
+    "TransientFailure": "goldgate.run.errors",
 }
 
 __all__ = [
@@ -100,7 +100,7 @@ if TYPE_CHECKING:
         evaluate,
         open_application,
     )
-    from goldgate.run.targets.base import TransientFailure
+    from goldgate.run.errors import TransientFailure
     from goldgate.scoring.scorers import RegisteredScorer
 
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from goldgate.github.archive import ArchiveRefused, extract_zip_safely
+from goldgate.github.archive import extract_zip_safely
 from goldgate.github.artifacts import ArtifactChoice, find_baseline_artifact, merge_base
-from goldgate.github.client import GitHubUnavailable
 from goldgate.github.comments import upsert_comment
 from goldgate.github.download import download_artifact
+from goldgate.github.errors import ArchiveRefused, GitHubUnavailable
 from helpers.fake_github import TOKEN, FakeGitHub
 
 if TYPE_CHECKING:

@@ -4,3 +4,23 @@ files safely (``files``), text made safe to print (``textsafe``), the standard s
 (``stdio``), the supervised child's side of its pipe (``channel``), importing user code,
 and memory management. Imports nothing from any other stage.
 """
+
+__all__ = [
+    "accelerators",
+    "channel",
+    "errors",
+    "files",
+    "frozen",
+    "imports",
+    "jsonvalue",
+    "lazy",
+    "memory",
+    "outputs",
+    "pointers",
+    "problems",
+    "provided",
+    "stdio",
+    "strictjson",
+    "template",
+    "textsafe",
+]

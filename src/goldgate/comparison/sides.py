@@ -23,10 +23,10 @@ from typing import Any, NamedTuple
 import orjson
 from pydantic import ValidationError
 
-from goldgate.base.errors import ReportRefusedError
+from goldgate.base.errors import PointerSyntaxError, ReportRefusedError
 from goldgate.base.jsonvalue import MISSING, canonical_json
 from goldgate.base.memory import collections_paused
-from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
+from goldgate.base.pointers import resolve_pointer
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
     memory_bounded,

@@ -20,9 +20,10 @@ from typing import Any, Final
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
-from goldgate.evals._decorator import EvalFunction, UnknownArgumentError
+from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
 from goldgate.evals.discovery import EvalFile, eval_files, load_eval_file
+from goldgate.evals.errors import UnknownArgumentError
 
 __all__ = ["Collected", "cases_of", "collect"]
 

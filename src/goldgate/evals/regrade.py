@@ -22,8 +22,8 @@ from typing import Any
 
 import anyio
 
-from goldgate.base.errors import InvalidInputError
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer
+from goldgate.base.errors import InvalidInputError, PointerSyntaxError
+from goldgate.base.pointers import parse_pointer
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
 from goldgate.evals._context import EvalResult, TraceData

@@ -17,16 +17,12 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from goldgate.github.client import describe_error, os_reason
+from goldgate.github.errors import ArchiveRefused
 
-__all__ = ["ArchiveRefused", "extract_zip_safely"]
+__all__ = ["extract_zip_safely"]
 
 _CHUNK = 64 * 1024
 _ALLOWED_TYPES = (0, stat.S_IFREG, stat.S_IFDIR)  # 0: an archiver that records no type
-
-
-class ArchiveRefused(Exception):
-    """The artifact's archive is too large, not a zip, or holds an entry that could write
-    outside the destination; the message is one sentence naming the entry."""
 
 
 def extract_zip_safely(

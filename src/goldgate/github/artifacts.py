@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from goldgate.github.client import GitHubUnavailable, reaching_github
+from goldgate.github.client import reaching_github
+from goldgate.github.errors import GitHubUnavailable
 
 if TYPE_CHECKING:
     from github.Artifact import Artifact

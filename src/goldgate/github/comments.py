@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from goldgate.github.client import GitHubUnavailable, reaching_github
+from goldgate.github.client import reaching_github
+from goldgate.github.errors import CommentTooLong, GitHubUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -51,10 +52,6 @@ _STATE = re.compile(r"[A-Za-z0-9_.,;:=+-]{1,200}")
 _STATE_LINE = re.compile(r"<!-- goldgate:state ([A-Za-z0-9_.,;:=+-]{1,200}) -->")
 
 _ID_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+~")
-
-
-class CommentTooLong(ValueError):
-    """The body (with its marker) is over GitHub's limit; the caller must budget it."""
 
 
 @dataclass(frozen=True)

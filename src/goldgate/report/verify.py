@@ -118,7 +118,7 @@ def compile_stored(
     return compile_expectation(stored, known)
 
 
-class _Broken(Exception):
+class _Broken(Exception):  # private control flow, never leaves here: not a GoldgateError
     """A stored value of the wrong shape, found where a figure is recomputed."""
 
     def __init__(self, where: tuple[str | int, ...], why: str) -> None:

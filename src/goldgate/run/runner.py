@@ -23,10 +23,11 @@ from goldgate.base.errors import LoopBlocked
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
+from goldgate.run.errors import TargetFailure
 from goldgate.run.inflight import InFlight
 from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 from goldgate.run.targets._documents import plain_document
-from goldgate.run.targets.base import TargetFailure, TargetResponse
+from goldgate.run.targets.base import TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, _not_run_all, completed

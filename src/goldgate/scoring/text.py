@@ -35,12 +35,8 @@ from goldgate.base.errors import JsonSyntaxError
 from goldgate.base.jsonvalue import MISSING, json_type_name, thaw
 from goldgate.base.strictjson import parse_json_text
 from goldgate.gold.compiled import TextAssertion, TextGold, compile_text
-from goldgate.gold.patterns import (
-    PATTERN_DEADLINE,
-    PatternTimeout,
-    compile_pattern,
-    search_with_deadline,
-)
+from goldgate.gold.errors import PatternTimeout
+from goldgate.gold.patterns import PATTERN_DEADLINE, compile_pattern, search_with_deadline
 from goldgate.gold.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.gold.shapes import first_problem, text_problems
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored

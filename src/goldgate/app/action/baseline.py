@@ -161,6 +161,8 @@ def _kept(path: Path, now: datetime) -> Path:
     return written
 
 
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
 class _DeadlinePassed(BaseException):
     """Raised by the SIGALRM handler when fetching the baseline overran its deadline (a
     BaseException, so that no ``except Exception`` in PyGithub or requests swallows it)."""

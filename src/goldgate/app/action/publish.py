@@ -256,7 +256,8 @@ def _comment(
         report_name,
         None if comparison_path is None else comparison_name,
     )
-    from goldgate.base.outputs import OutputFileError, write_output_file
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
 
     try:
         # Byte for byte: the comparison names the report by the digest of its bytes.
@@ -282,7 +283,8 @@ def _written(run: StepRun, path: Path, text: str, protected: Sequence[Path]) -> 
     """Write a rendered file (``outputs.write_output_file``: never through a planted
     symlink, never over the report); one that cannot be written is a warning, and every
     other output and the ``fail_on`` decision are kept."""
-    from goldgate.base.outputs import OutputFileError, write_output_file
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
 
     try:
         write_output_file(path, text, protected=protected)

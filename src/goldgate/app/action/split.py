@@ -61,8 +61,9 @@ def run_only(
             document.update(report=str(outcome.report), code=outcome.code)
         else:
             document.update(report=None, code=outcome, settled=True)
-    from goldgate.base.outputs import OutputFileError, write_output_file
-    from goldgate.render.workflow import escape_data
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
+    from goldgate.render.workflow_commands import escape_data
 
     try:
         write_output_file(handoff, json.dumps(document, ensure_ascii=False) + "\n")
@@ -128,7 +129,7 @@ def _take(handoff: Path) -> dict[str, Any] | None:
 
 
 def _refuse(run: StepRun, sentence: str) -> int:
-    from goldgate.render.workflow import escape_data
+    from goldgate.render.workflow_commands import escape_data
 
     run.command(f"::error title=goldgate::{escape_data(sentence)}")
     write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})

@@ -26,7 +26,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import open_regular_file
 from goldgate.base.jsonvalue import canonical_bytes
 from goldgate.base.problems import Located, display_path
-from goldgate.gold._stream.casefile import Element, ElementReader, NotStreamable
+from goldgate.gold._stream.casefile import Element, ElementReader
 from goldgate.gold._stream.parallel import (
     BATCH,
     PARALLEL_BYTES,
@@ -38,6 +38,7 @@ from goldgate.gold._stream.parallel import (
 )
 from goldgate.gold._stream.store import OPEN_FILES, CaseStore, LazyCases, LazyCompiled
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
+from goldgate.gold.errors import NotStreamable
 from goldgate.gold.models import Case, Metric, Suite
 from goldgate.gold.rules import (
     PlacedCase,
@@ -71,6 +72,8 @@ class _Nowhere:
         return (1, 1)
 
 
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
 class _HasProblems(Exception):
     """The suite is not good gold: the whole-file path describes why."""
 

@@ -14,17 +14,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import read_regular_file
 from goldgate.base.strictjson import utf8_error_place
 from goldgate.base.textsafe import escape_control, quote
-
-
-class YamlSyntaxError(InvalidInputError):
-    """Text that is not (safe, duplicate-free) YAML, with the place it went wrong."""
-
-    def __init__(self, source: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{source}:{line}:{column}: {message}.")
-        self.source = source
-        self.line = line
-        self.column = column
-        self.message = message
+from goldgate.gold.errors import YamlSyntaxError
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from goldgate.base.errors import MissingDependencyError
-from goldgate.run.targets._inflate import ACCEPT_ENCODING, Inflater, Refused
-from goldgate.run.targets.base import TargetFailure, TransientFailure
+from goldgate.run.errors import Refused, TargetFailure, TransientFailure
+from goldgate.run.targets._inflate import ACCEPT_ENCODING, Inflater
 
 if TYPE_CHECKING:
     import httpx

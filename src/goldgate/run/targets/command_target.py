@@ -22,8 +22,9 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
+from goldgate.run.errors import TargetFailure
 from goldgate.run.targets._documents import document_from_bytes, encode_request
-from goldgate.run.targets.base import TargetContext, TargetFailure, TargetRequest, TargetResponse
+from goldgate.run.targets.base import TargetContext, TargetRequest, TargetResponse
 
 DEFAULT_STDERR_LIMIT = 64 * 1024
 DEFAULT_KILL_GRACE = 0.5
