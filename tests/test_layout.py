@@ -402,3 +402,113 @@ def test_every_package_says_what_it_offers() -> None:
         missing = sorted(defined - set(offered))
         problems += [f"{name}: {each} defined but not in __all__" for each in missing]
     assert problems == []
+
+
+# Functions you can call by reading them (issue 40): none takes more than MAX_PARAMETERS, and
+# in one that takes more than FEW, parameters that share a type are keyword-only, so that no
+# call reads ``f(x, None, None, False, 3)``. ``self`` and ``cls`` do not count.
+MAX_PARAMETERS = 8
+FEW = 4
+SIGNATURES_KEPT = frozenset(
+    {
+        # The typer commands: typer reads each option from a parameter.
+        ("goldgate.cli", "*"),
+        # EZVals' own signatures, which eval files call as EZVals documents them: the @eval
+        # decorator and the context an eval stores its values in.
+        ("goldgate.evals._decorator", "eval"),
+        ("goldgate.evals._context", "EvalContext.__init__"),
+        ("goldgate.evals._context", "EvalContext.store"),
+        # The seed's Python API builds an Expectation positionally (positional-only there).
+        ("goldgate.gold.models", "Expectation.__init__"),
+        # urllib3's Retry.increment, overridden: urllib3 calls it with its own signature.
+        ("goldgate.github.client", "_retry_class.BoundedRetry.increment"),
+    }
+)
+TOO_MANY_PARAMETERS_YET = frozenset(
+    {
+        # Still over MAX_PARAMETERS (their shared types are keyword-only already): the
+        # record builders that skip a frozen dataclass's __init__ for speed, and three edges.
+        # The list only shrinks: a name fixed must leave it, and no new one may join it.
+        ("goldgate.scoring.attempt", "attempt_outcome"),
+        ("goldgate.scoring.attempt", "completed"),
+        ("goldgate.scoring.outcomes", "scored"),
+        ("goldgate.run.runner", "run_suite"),
+        ("goldgate.app.action.publish", "publish"),
+        ("goldgate.app.render", "render_report"),
+        ("goldgate.github.comments", "upsert_comment"),
+    }
+)
+
+
+def _functions(module: Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function of ``module`` with its qualified name (``Class.method``)."""
+
+    def walk(
+        node: ast.AST, prefix: str
+    ) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield prefix + child.name, child
+                yield from walk(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                yield from walk(child, f"{prefix}{child.name}.")
+            else:
+                yield from walk(child, prefix)
+
+    yield from walk(module.tree, "")
+
+
+def _signature_kept(module: str, name: str) -> bool:
+    if module.startswith("goldgate.app.commandline.") or (module, "*") in SIGNATURES_KEPT:
+        return True
+    return (module, name) in SIGNATURES_KEPT
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[ast.arg], int]:
+    """The parameters that may be passed by position (``self``/``cls`` aside) and how many
+    parameters there are in all."""
+    args = function.args
+    positional = args.posonlyargs + args.args
+    if positional and positional[0].arg in {"self", "cls"}:
+        positional = positional[1:]
+    return positional, len(positional) + len(args.kwonlyargs)
+
+
+def _signatures() -> tuple[list[str], set[tuple[str, str]]]:
+    shared, too_many = [], set()
+    for module_name, module in modules().items():
+        for name, function in _functions(module):
+            if _signature_kept(module_name, name):
+                continue
+            positional, count = _parameters(function)
+            if count > MAX_PARAMETERS:
+                too_many.add((module_name, name))
+            if count > FEW:
+                types = [
+                    ast.unparse(arg.annotation) if arg.annotation else "" for arg in positional
+                ]
+                alike = sorted({t for t in types if types.count(t) > 1})
+                if alike:
+                    shared.append(f"{module_name}.{name}: positional {', '.join(alike)}")
+    return shared, too_many
+
+
+def test_parameters_that_share_a_type_are_passed_by_keyword() -> None:
+    shared, _ = _signatures()
+    assert shared == []
+
+
+def test_no_function_takes_more_than_eight_parameters() -> None:
+    _, too_many = _signatures()
+    assert sorted(too_many - TOO_MANY_PARAMETERS_YET) == []  # a new one
+    assert sorted(TOO_MANY_PARAMETERS_YET - too_many) == []  # fixed: take it off the list
+
+
+def test_the_signature_check_sees_what_it_must() -> None:
+    source = "def f(a: int, b: str, c: int, d: str, e: float) -> None: ...\n"
+    module = Module("goldgate.toy", PACKAGE / "toy.py", ast.parse(source))
+    [(name, function)] = list(_functions(module))
+    positional, count = _parameters(function)
+    assert (name, [arg.arg for arg in positional], count) == ("f", ["a", "b", "c", "d", "e"], 5)
+    kept = {name for name, _ in _functions(modules()["goldgate.evals._context"])}
+    assert {"EvalContext.__init__", "EvalContext.store"} <= kept

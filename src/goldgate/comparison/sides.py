@@ -261,7 +261,7 @@ def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
 
 
 def _reduce(
-    value: dict[str, Any], label: str, path: str, digest: str, wanted: ResultsWanted | None
+    value: dict[str, Any], *, label: str, path: str, digest: str, wanted: ResultsWanted | None
 ) -> ReportSide:
     raw_suites = value.get("suites")
     if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
@@ -299,7 +299,7 @@ def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> Re
     with memory_bounded(str(path)):
         value = report_value(data, str(path))
         del data  # the parsed value is enough; the reduced side is far smaller still
-        return _reduce(value, label, str(path), digest, wanted)
+        return _reduce(value, label=label, path=str(path), digest=digest, wanted=wanted)
 
 
 def side_of(
@@ -307,4 +307,6 @@ def side_of(
 ) -> ReportSide:
     """An in-memory report as one side of a comparison."""
     data = report_bytes(report)
-    return _reduce(record_json(report), label, path, bytes_digest(data), wanted)
+    return _reduce(
+        record_json(report), label=label, path=path, digest=bytes_digest(data), wanted=wanted
+    )

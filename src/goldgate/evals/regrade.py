@@ -97,7 +97,7 @@ def _gold(
     for case in record.cases:
         fixed = _fixed(case)
         envelope = case.input or {"payload": {}, "metadata": {}}
-        cases.append(case_model(case.id, envelope, fixed, case.family, case.split))
+        cases.append(case_model(case.id, envelope, fixed, family=case.family, split=case.split))
         compiled.append(fixed)
     return GoldSuite(
         name=record.name,
@@ -224,9 +224,16 @@ async def _rescore(
                 why = not_run_reason(attempt.status, attempt.reason)
                 checks = (not_run(why),) * len(gold.compiled[index])
             outcomes[position] = AttemptOutcome(
-                index, gold.cases[index], attempt.attempt, attempt.status, attempt.reason,
-                attempt.latency_ms, saved, None, checks,
-            )  # fmt: skip
+                index=index,
+                case=gold.cases[index],
+                attempt=attempt.attempt,
+                status=attempt.status,
+                reason=attempt.reason,
+                latency_ms=attempt.latency_ms,
+                document=saved,
+                stderr=None,
+                checks=checks,
+            )
 
     async def one(job: tuple[int, int, CaseRecord, AttemptRecord, EvalCase]) -> None:
         position, index, case, attempt, eval_case = job
@@ -238,9 +245,16 @@ async def _rescore(
         if gold.verdicts and not isinstance(found, EvalFailed):
             checks = adjudicate(checks, compiled, case.id, gold.verdicts)
         outcomes[position] = AttemptOutcome(
-            index, gold.cases[index], attempt.attempt, "completed", None, attempt.latency_ms,
-            found, None, checks,
-        )  # fmt: skip
+            index=index,
+            case=gold.cases[index],
+            attempt=attempt.attempt,
+            status="completed",
+            reason=None,
+            latency_ms=attempt.latency_ms,
+            document=found,
+            stderr=None,
+            checks=checks,
+        )
 
     async with anyio.create_task_group() as group:
         for job in jobs:

@@ -103,7 +103,7 @@ def _extract(zip_path: Path, root: Path, *, max_bytes: int, max_files: int) -> l
                 raise ArchiveRefused(
                     f"the archive entry {entry.filename!r} cannot be written ({os_reason(error)})."
                 ) from None
-            total = _write_entry(archive, entry, target, total, max_bytes)
+            total = _write_entry(archive, entry, target, total=total, max_bytes=max_bytes)
             written.append(target)
     return written
 
@@ -165,7 +165,7 @@ def _safe_parts(entry: zipfile.ZipInfo) -> tuple[str, ...]:
 
 
 def _write_entry(
-    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, target: Path, total: int, max_bytes: int
+    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, target: Path, *, total: int, max_bytes: int
 ) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:

@@ -67,10 +67,10 @@ def merge_base(repo: Repository, base_sha: str, head_sha: str) -> str:
 
 def find_baseline_artifact(
     repo: Repository,
+    *,
     name: str,
     merge_base_sha: str,
     base_branch: str,
-    *,
     now: datetime | None = None,
     scan_limit: int = SCAN_LIMIT,
 ) -> ArtifactChoice | None:

@@ -187,7 +187,13 @@ def upsert_comment(
         if mode == "update" and existing is not None:
             return _edit(existing, full, pr_number)
         return _create(
-            issue, full, pr_number, tag, authors, look_first=mode == "update", any_bot=any_bot
+            issue,
+            full=full,
+            pr_number=pr_number,
+            tag=tag,
+            authors=authors,
+            look_first=mode == "update",
+            any_bot=any_bot,
         )
     except GitHubUnavailable as error:
         return CommentResult("fell_back", reason=error.reason)
@@ -254,11 +260,11 @@ def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
 
 def _create(
     issue: Issue,
+    *,
     full: str,
     pr_number: int,
     tag: str,
     authors: Collection[str],
-    *,
     look_first: bool,
     any_bot: bool = False,
 ) -> CommentResult:

@@ -88,7 +88,9 @@ def _fetch(
     partial = target.with_name(target.name + ".part")
     connection: http.client.HTTPConnection | None = None
     try:
-        connection, response = _open(location, deadline, timeout, what)
+        connection, response = _open(
+            location=location, deadline=deadline, timeout=timeout, what=what
+        )
         declared = response.getheader("Content-Length")
         if declared is not None and declared.isdigit() and int(declared) > max_bytes:
             raise ArchiveRefused(
@@ -131,7 +133,7 @@ def _fetch(
 
 
 def _open(
-    location: str, deadline: float, timeout: float, what: str, redirects: int = 3
+    *, location: str, deadline: float, timeout: float, what: str, redirects: int = 3
 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
     """The connection and the 200 answer for ``location``, following at most ``redirects``
     redirects (each checked as the first one was); ``GitHubUnavailable`` for any other."""

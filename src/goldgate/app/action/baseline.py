@@ -100,7 +100,7 @@ def _download_baseline(
     base = merge_base(repo, event.base_sha, event.head_sha)
     branch = event.base_ref or event.default_branch or ""
     remaining(deadline, what)
-    choice = find_baseline_artifact(repo, name, base, branch)
+    choice = find_baseline_artifact(repo, name=name, merge_base_sha=base, base_branch=branch)
     if choice is None:
         run.notes.append(
             f"No baseline: no artifact {name!r} was found for the merge-base commit "

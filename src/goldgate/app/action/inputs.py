@@ -73,7 +73,9 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise InvalidInputError(f"input {name} must be true or false, not {value!r}.")
 
 
-def _number(env: Mapping[str, str], name: str, default: float, kind: type, maximum: float) -> Any:
+def _number(
+    env: Mapping[str, str], name: str, *, default: float, kind: type, maximum: float
+) -> Any:
     value = _input(env, name)
     if not value:
         return default
@@ -112,9 +114,11 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         suites=suites,
         evals=tuple(Path(part) for part in _input(env, "evals").split()),
         live=_bool(env, "live", False),
-        max_concurrency=_number(env, "max_concurrency", 1, int, MAX_CONCURRENCY),
-        timeout=_number(env, "timeout", 300.0, float, MAX_TIMEOUT),
-        repeat=_number(env, "repeat", 1, int, MAX_REPEAT),
+        max_concurrency=_number(
+            env, "max_concurrency", default=1, kind=int, maximum=MAX_CONCURRENCY
+        ),
+        timeout=_number(env, "timeout", default=300.0, kind=float, maximum=MAX_TIMEOUT),
+        repeat=_number(env, "repeat", default=1, kind=int, maximum=MAX_REPEAT),
         cache=cache_folder(_input(env, "cache"), env),
         variant=_input(env, "variant") or None,
         baseline=_input(env, "baseline") or None,

@@ -95,7 +95,15 @@ def publish(
     state = comment_state(code, comparison)
     limit = comment_budget(inputs.comment_id, state) - comment_length(where)
     body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
-    comment_file = _comment(run, inputs, event, body, (report_path, comparison_path), state, code)
+    comment_file = _comment(
+        run,
+        inputs,
+        event,
+        body=body,
+        sources=(report_path, comparison_path),
+        state=state,
+        code=code,
+    )
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
         code, decided = gate()
@@ -196,6 +204,7 @@ def _comment(
     run: StepRun,
     inputs: ActionInputs,
     event: GitHubEvent | None,
+    *,
     body: str,
     sources: tuple[Path, Path | None],
     state: str,
@@ -249,12 +258,12 @@ def _comment(
     report_path, comparison_path = sources
     document = handoff(
         event.pr_number,
-        event.head_sha,
-        inputs.comment_id,
-        inputs.details,
-        inputs.link_gold,
-        report_name,
-        None if comparison_path is None else comparison_name,
+        head_sha=event.head_sha,
+        comment_id=inputs.comment_id,
+        details=inputs.details,
+        link_gold=inputs.link_gold,
+        report=report_name,
+        comparison=None if comparison_path is None else comparison_name,
     )
     from goldgate.base.errors import OutputFileError
     from goldgate.base.outputs import write_output_file

@@ -189,6 +189,7 @@ class CaseStore:
         self,
         case_id: str,
         compiled: tuple[CompiledExpectation, ...],
+        *,
         offset: int,
         length: int,
         checksum: int,

@@ -252,8 +252,15 @@ class _Taken:
         has_text, scorers = _facts_of(case.compiled)
         self.has_text = self.has_text or has_text
         self.scorers.update(scorers)
-        self.store.add(case.id, case.compiled, element.offset, element.length,
-                       element.checksum, element.line, case.value)  # fmt: skip
+        self.store.add(
+            case.id,
+            case.compiled,
+            offset=element.offset,
+            length=element.length,
+            checksum=element.checksum,
+            line=element.line,
+            checked=case.value,
+        )
 
     def add(self, item: _Checked | _Sent) -> None:
         if isinstance(item, _Checked):
@@ -270,7 +277,7 @@ class _Taken:
         ):
             self._id(case_id)
             self.hasher.add_canonical(canonical)
-            self.store.add(case_id, (), offset, length, checksum, line)
+            self.store.add(case_id, (), offset=offset, length=length, checksum=checksum, line=line)
 
 
 def _facts_of(compiled: tuple[CompiledExpectation, ...]) -> tuple[bool, frozenset[str]]:

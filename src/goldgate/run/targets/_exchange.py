@@ -93,9 +93,10 @@ class Exchange:
         try:
             async with self._client.stream("POST", url, content=body, headers=headers) as answer:
                 rates = {
-                    name: value for name, value in answer.headers.items()
+                    name: value
+                    for name, value in answer.headers.items()
                     if name.lower().startswith(_RATE_PREFIX)
-                }  # fmt: skip
+                }
                 status = answer.status_code
                 if 200 <= status < 300:
                     try:

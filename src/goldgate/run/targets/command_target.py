@@ -80,9 +80,9 @@ class CommandTarget:
         self,
         argv: Sequence[str],
         cwd: Path,
+        *,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
         stderr_limit: int = DEFAULT_STDERR_LIMIT,
-        *,
         env: Mapping[str, str] | None = None,
         kill_grace: float = DEFAULT_KILL_GRACE,
     ) -> None:
@@ -190,7 +190,7 @@ def build(argv: list[str], context: TargetContext) -> CommandTarget:
     return CommandTarget(
         argv,
         context.project_root,
-        context.max_result_bytes,
+        max_result_bytes=context.max_result_bytes,
         env=dict(context.environ),
         kill_grace=grace,
     )
