@@ -298,6 +298,7 @@ PRIVATE_CONTROL_FLOW = frozenset(
         ("goldgate.report.verify", "_Broken"),
         ("goldgate.evals.values", "_NotJson"),
         ("goldgate.run.targets._documents", "_NotJson"),
+        ("goldgate.evals.runtime", "_Unconvertible"),
     }
 )
 _BUILTIN_EXCEPTIONS = frozenset(

@@ -35,6 +35,7 @@ from goldgate.app.commandline.shared import (
     streams_inheritable,
 )
 from goldgate.base.errors import ExitCode, GoldgateError
+from goldgate.base.problems import pin_working_folder
 from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
 from goldgate.run.leftovers import threads_left_running
 
@@ -169,8 +170,9 @@ def action(
         typer.Option(
             "--run-only",
             help="Only run what runs user code (modes evaluate, evals, replay), with no token, "
-            "and leave the report for `goldgate publish` in .goldgate/action/run.json; exit 0 "
-            "whatever the run found.",
+            "and leave the report for `goldgate publish` in .goldgate/action/run.json, its "
+            "digest the step output handoff_digest (goldgate publish needs it in "
+            "GOLDGATE_HANDOFF_DIGEST); exit 0 whatever the run found.",
         ),
     ] = False,
 ) -> None:
@@ -234,6 +236,7 @@ def _main() -> NoReturn:
     # installs its own handlers, which keep what finished.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _stop)
+    pin_working_folder()  # messages name paths from here, whatever user code does later
     try:
         code = app(standalone_mode=False)
     except GoldgateError as error:

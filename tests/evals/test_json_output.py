@@ -1,6 +1,7 @@
 """An eval's output as the report holds it: objects of scalars are copied without the orjson
-round trip, and must come out exactly as that round trip gives them (or as its ``str`` where
-the round trip refuses the value), whatever the scalars."""
+round trip, and must come out exactly as that round trip gives them (where the round trip
+would refuse or change a value: its keys as the round trip writes them and its values as they
+are, for the runner to judge), whatever the scalars."""
 
 from __future__ import annotations
 
@@ -25,11 +26,24 @@ SCALARS = st.one_of(
 KEYS = st.one_of(st.text(), st.integers(-5, 5), st.text(st.characters(max_codepoint=0x7F)))
 
 
-def _round_trip(value: Any) -> Any:
+def _round_trip(value: dict[Any, Any]) -> Any:
+    """What the orjson round trip gives, where it keeps every value; else the object with
+    its keys as orjson writes them and its values as they are (a lone surrogate, an integer
+    past 64 bits, NaN: the runner decides whether a report can hold them)."""
     try:
-        return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
+        data = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
     except (orjson.JSONEncodeError, TypeError):
-        return str(value)
+        data = b"null"
+    if b"null" not in data:
+        return orjson.loads(data)
+    return {_key(key): item for key, item in value.items()}
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    [written] = orjson.loads(orjson.dumps({key: 0}, option=orjson.OPT_NON_STR_KEYS))
+    return str(written)
 
 
 def _same(mine: Any, theirs: Any) -> bool:

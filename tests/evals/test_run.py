@@ -387,17 +387,19 @@ def test_text_expect_on_list_cases_and_outputs_that_are_not_text(tmp_path: Path)
     assert only(report).adjudication == 1
 
 
-def test_outputs_a_report_cannot_hold_as_they_are_are_recorded_not_refused(tmp_path: Path) -> None:
+def test_outputs_a_report_cannot_hold_as_they_are_are_converted_not_refused(
+    tmp_path: Path,
+) -> None:
     write(
         tmp_path,
         """
-        import dataclasses, math
+        import dataclasses
 
         @dataclasses.dataclass
         class Answer:
             text: str
 
-        OUTPUTS = {"dc": Answer("a"), "nan": math.nan, "obj": object, "tuple": (1, {2: "x"})}
+        OUTPUTS = {"dc": Answer("a"), "obj": object, "tuple": (1, {2: "x"}), "big": 2**70}
 
         @eval(dataset="d", cases=[{"input": name} for name in OUTPUTS])
         def e(ctx):
@@ -406,4 +408,59 @@ def test_outputs_a_report_cannot_hold_as_they_are_are_recorded_not_refused(tmp_p
     )
     outputs = [a.result["output"] for a in only(run(tmp_path)).attempts]
 
-    assert outputs == [{"text": "a"}, None, "<class 'object'>", [1, {"2": "x"}]]
+    assert outputs == [{"text": "a"}, "<class 'object'>", [1, {"2": "x"}], 2**70]
+
+
+def test_values_no_report_can_hold_are_their_attempts_error_and_the_rest_is_kept(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        """
+        import math
+
+        def odd(ctx):
+            kind = ctx.input
+            if kind == "surrogate":
+                ctx.output = "a truncated answer \\ud83d"
+            elif kind == "key":
+                ctx.output = {"fine": 1, "bad \\udc80": 2}
+            elif kind == "digits":
+                ctx.output = {"n": [10 ** 5000]}
+            elif kind == "nan":
+                ctx.output = [1.0, math.nan]
+            elif kind == "metadata":
+                ctx.output = "ok"
+                ctx.metadata = {"m": math.inf}
+            elif kind == "trace":
+                ctx.output = "ok"
+                ctx.trace_data = {"t": "\\ud800"}
+            elif kind == "raises":
+                raise ValueError("message \\ud800")
+            else:
+                ctx.output = "fine"
+
+        KINDS = [
+            "before", "surrogate", "key", "digits", "nan", "metadata", "trace", "raises", "after"
+        ]
+
+        @eval(dataset="d", cases=[{"input": kind} for kind in KINDS])
+        def e(ctx):
+            odd(ctx)
+        """,
+    )
+    attempts = only(run(tmp_path)).attempts
+
+    found = [(a.status, a.reason) for a in attempts]
+    cannot = "which a report cannot hold"
+    assert found == [
+        ("completed", None),
+        ("failed", f"the result holds a string that is not UTF-8 at /output, {cannot}"),
+        ("failed", f"the result holds an object key that is not UTF-8 at /output, {cannot}"),
+        ("failed", f"the result holds an integer with too many digits at /output/n/0, {cannot}"),
+        ("failed", f"the result holds a number that is NaN or infinite at /output/1, {cannot}"),
+        ("failed", f"the result holds a number that is NaN or infinite at /metadata/m, {cannot}"),
+        ("failed", f"the result holds a string that is not UTF-8 at /trace_data/t, {cannot}"),
+        ("failed", f"the result holds a string that is not UTF-8 at /error, {cannot}"),
+        ("completed", None),
+    ]

@@ -31,10 +31,10 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def put(project: Path, name: str, source: str) -> Path:
+def put(project: Path, name: str, source: str, header: str = HEADER) -> Path:
     path = project / "evals" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + textwrap.dedent(source), "utf-8")
+    path.write_text(header + textwrap.dedent(source), "utf-8")
     return path
 
 

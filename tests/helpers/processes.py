@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shlex
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -64,3 +66,33 @@ def assert_gone(pids: list[int], *, strict: bool, within: float = 3.0) -> None:
                     os.kill(pid, signal.SIGKILL)
             pytest.fail(f"processes {alive} outlived what should have killed them")
         time.sleep(0.02)
+
+
+def piped_to_cat(
+    command: list[str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``command | cat`` in bash, to its end: it ends only once nothing holds the pipe open
+    (a daemon that inherited the command's stdout would keep ``cat`` reading). Two minutes
+    at most: past that, ``TimeoutExpired``."""
+    return subprocess.run(
+        ["bash", "-c", f"{shlex.join(command)} | cat"], cwd=cwd, env=env, capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def signalled_inside(
+    process: subprocess.Popen[str], marker: Path, signum: int
+) -> tuple[str, str]:
+    """Once ``marker`` exists (user code is inside what the test is after), ``signum`` to
+    ``process``; its stdout and stderr once it has ended (a minute at most). The process is
+    killed if the test fails on the way."""
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.02)
+        process.send_signal(signum)
+        return process.communicate(timeout=60)
+    except BaseException:
+        process.kill()
+        process.communicate()
+        raise

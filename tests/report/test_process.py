@@ -65,6 +65,16 @@ async def handle(request):
                 "payload": {"category": payload["category"], "answer": payload["answer"]}}
     if mode == "children":
         document["children"] = _children()
+    if mode == "odd":  # what a report cannot hold: the attempt's error, never the run's
+        odd = payload["odd"]
+        if odd == "raise":
+            raise ValueError("a truncated message \\ud83d")
+        document["payload"]["odd"] = {
+            "surrogate": "a truncated answer \\ud83d",
+            "digits": 10 ** 5000,
+            "nan": float("nan"),
+            "key": {"\\udc80": 1},
+        }[odd]
     return document
 '''
 
@@ -203,6 +213,47 @@ def test_the_report_is_the_one_the_run_writes_alone(
     suite = with_process["suites"][0]
     assert suite["counts"]["attempts"]["failed"] == 4  # two cases, two attempts each
     assert suite["metrics"][0]["name"] == "queue"
+
+
+_ODD = {20: "surrogate", 300: "digits", 640: "nan", 900: "key", 1090: "raise"}
+
+
+@pytest.mark.slow
+def test_values_no_report_can_hold_are_their_attempts_error_with_or_without_the_process(
+    project: Project,
+) -> None:
+    cases = _cases()
+    for index, odd in _ODD.items():
+        cases[index] = _case(index, "odd", odd=odd)
+    _project(project, cases)
+    forked, alone = project.output("forked.json"), project.output("alone.json")
+    first = _run(project, forked, None)
+    second = subprocess.run(
+        [*GOLDGATE, "evaluate", "--config", str(project.settings_path), "--repeat", "2",
+         "--output", str(alone)],
+        cwd=project.root, env=cli_env({"GOLDGATE_ACCELERATORS": "0"}), capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert (first.returncode, second.returncode) == (4, 4), first.stderr + second.stderr
+    with_process, without = _raw(forked), _raw(alone)
+    assert (_probe(with_process), _probe(without)) == (1, 0)
+    assert _comparable(with_process) == _comparable(without)
+    cases_written = with_process["suites"][0]["cases"]
+    assert len(cases_written) == CASES  # every other attempt is kept
+    returned = "python target returned a result that is not JSON: it holds"
+    reasons = {
+        "surrogate": f"{returned} a string that is not UTF-8 at /payload/odd",
+        "digits": f"{returned} an integer with too many digits at /payload/odd",
+        "nan": f"{returned} a number that is NaN or infinite at /payload/odd",
+        "key": f"{returned} an object key that is not UTF-8 at /payload/odd",
+        "raise": "python target raised ValueError; the exception record holds a string that "
+        "is not UTF-8 at /message, which a report cannot hold",
+    }
+    for index, odd in _ODD.items():
+        for attempt in cases_written[index]["attempts"]:
+            assert (attempt["status"], attempt["reason"]) == ("failed", reasons[odd])
+    assert cases_written[21]["attempts"][0]["status"] == "completed"
 
 
 def _start(project: Project, marker: Path) -> subprocess.Popen[str]:

@@ -296,7 +296,10 @@ def test_ctrl_c_while_a_slow_target_imports_is_an_interruption(project: Project)
 
 @pytest.mark.parametrize(
     ("mode", "what"),
-    [("bigint", "a number too long to write"), ("set", "a value of type set")],
+    [
+        ("bigint", "an integer with too many digits at /payload/n"),
+        ("set", "a value of type set at /payload/n"),
+    ],
 )
 def test_a_result_that_is_not_json_says_so(hostile: Project, mode: str, what: str) -> None:
     hostile.suite("main", "hostile", [case("a", mode, STATUS_OK)]).write()

@@ -15,6 +15,7 @@ __all__ = [
     "commandline",
     "compare",
     "conclude",
+    "errors",
     "evals",
     "evaluate",
     "forkcomment",

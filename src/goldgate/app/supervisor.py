@@ -10,7 +10,15 @@ If the child ends without having said so, however it ends (``os._exit(0)`` in a 
 signal, a segfault), the parent says so in one sentence and exits 4: a report that was never
 written is never a pass. An import of user code that does not finish within its deadline
 (the run's ``--timeout``) is ended by the parent the same way. SIGINT and SIGTERM sent to the
-parent are forwarded to the child, which keeps what finished as an interrupted run does.
+parent are forwarded to the child, which keeps what finished as an interrupted run does; they
+are also written to a second pipe, which the child reads in a thread of its own, so that user
+code that ignores or blocks the signal itself (``signal.signal(SIGTERM, SIG_IGN)`` in an async
+eval) stops the run all the same.
+
+The parent is the subreaper of the child's descendants (Linux): once the child has ended,
+every process that user code started and left running (a daemon, one that called ``setsid``
+too) is killed, so that none holds goldgate's stdout, stderr or pipes open after it exits
+(``goldgate evals run ... | cat`` ends).
 
 The pipe guards against user code that ends the process, not against code that forges the
 messages: code running in the child could write them as goldgate does.
@@ -29,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldgate.base.channel import open_channel
+from goldgate.base.channel import listen_for_stops, open_channel
+from goldgate.base.reaping import become_subreaper, descendants, reap_descendants
 
 __all__ = ["run_child", "supervise"]
 
@@ -97,28 +106,38 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
     read_end, write_end = os.pipe()
+    stops_read, stops_write = os.pipe()
     parent = os.getpid()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    # What this process had started before (an in-process caller's own children) is not
+    # the run's to end.
+    spared = frozenset(descendants())
     try:
         pid = os.fork()
     except OSError:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        os.close(read_end)
-        os.close(write_end)
+        for end in (read_end, write_end, stops_read, stops_write):
+            os.close(end)
         return None  # no process to spare: the run goes on unsupervised
     if pid == 0:
         os.close(read_end)
+        os.close(stops_write)
         open_channel(write_end)
         _die_with(parent)
+        listen_for_stops(stops_read)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         return None
     os.close(write_end)
+    os.close(stops_read)
+    become_subreaper()
     heard = _Heard()
 
     def forward(signum: int, frame: object) -> None:
         heard.signals.append(signum)
         with contextlib.suppress(OSError):
             os.kill(pid, signum)
+        with contextlib.suppress(OSError):  # the child reads it even if its code ignores signum
+            os.write(stops_write, bytes([signum]))
 
     handlers = {number: signal.signal(number, forward) for number in _SIGNALS}
     signal.pthread_sigmask(signal.SIG_SETMASK, previous)
@@ -128,6 +147,8 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
         for number, handler in handlers.items():
             signal.signal(number, handler)
         os.close(read_end)
+        os.close(stops_write)
+        reap_descendants(spared)  # what user code left running: nothing outlives the run
     return _outcome(heard, status, overdue, import_seconds, json_output)
 
 

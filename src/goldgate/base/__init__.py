@@ -2,7 +2,8 @@
 strict JSON with positions (``strictjson``), JSON values and RFC 6901 pointers, reading
 files safely (``files``), text made safe to print (``textsafe``), the standard streams
 (``stdio``), the supervised child's side of its pipe (``channel``), importing user code,
-and memory management. Imports nothing from any other stage.
+what a report cannot hold of what user code gives (``holdable``), ending what user code
+left running (``reaping``), and memory management. Imports nothing from any other stage.
 """
 
 __all__ = [
@@ -11,6 +12,7 @@ __all__ = [
     "errors",
     "files",
     "frozen",
+    "holdable",
     "imports",
     "jsonvalue",
     "lazy",
@@ -19,6 +21,7 @@ __all__ = [
     "pointers",
     "problems",
     "provided",
+    "reaping",
     "stdio",
     "strictjson",
     "template",

@@ -11,18 +11,62 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _channel: int | None = None
 """In the child: the write end of the pipe to the parent."""
 _signalled: list[int] = []
+_stop_handlers: list[Callable[[int], None]] = []
+_stops_from: list[int] = []
+_listening: list[bool] = []
+"""Where a stop forwarded by the parent goes (``listen_for_stops``): the run's own."""
 
 
 def open_channel(write_end: int) -> None:
     """In a freshly forked child: what ``announce`` writes goes to ``write_end``."""
     global _channel  # noqa: PLW0603 - one process, one parent
     _channel = write_end
+
+
+def listen_for_stops(read_end: int) -> None:
+    """In a freshly forked child: the signal numbers the parent writes to ``read_end`` as it
+    forwards SIGINT and SIGTERM go to the handler ``on_stop`` registers, read by a thread
+    started then (not here: a run forks its report process while it has no other thread).
+    The signal itself can be ignored, blocked or handled by user code that runs in the main
+    thread (``signal.signal(SIGTERM, SIG_IGN)`` in an async eval); the pipe cannot, so the
+    run stops as asked all the same."""
+    _stops_from[:] = [read_end]
+
+
+def _listen(read_end: int) -> None:
+    while True:
+        try:
+            data = os.read(read_end, 64)
+        except InterruptedError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        for signum in data:
+            for handler in list(_stop_handlers):
+                handler(signum)
+
+
+def on_stop(handler: Callable[[int], None] | None) -> None:
+    """``handler`` gets every stop the parent forwards from now on (None: nobody does)."""
+    _stop_handlers.clear()
+    if handler is None:
+        return
+    _stop_handlers.append(handler)
+    if _stops_from and not _listening:
+        _listening.append(True)
+        thread = threading.Thread(
+            target=_listen, args=(_stops_from[0],), name="goldgate stop requests", daemon=True
+        )
+        thread.start()
 
 
 def note_signal(signum: int) -> None:

@@ -8,9 +8,10 @@ memory, and a file over the cap is refused without reading it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -109,3 +110,20 @@ def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes
     if len(data) > cap:  # it grew after the stat
         raise _too_large(escape_control(source), None, cap)
     return data
+
+
+@contextlib.contextmanager
+def kept_working_folder() -> Iterator[None]:
+    """Around user code run in this process (custom scorers of a replay): the working folder
+    it had before, back when the body ends, however user code changed it (``os.chdir``)."""
+    try:
+        folder: int | None = os.open(".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        folder = None
+    try:
+        yield
+    finally:
+        if folder is not None:
+            with contextlib.suppress(OSError):
+                os.fchdir(folder)
+            os.close(folder)

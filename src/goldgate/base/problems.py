@@ -62,10 +62,25 @@ class Violation:
         }
 
 
+_started_in: list[str] = []
+"""The working folder the command started in (``pin_working_folder``)."""
+
+
+def pin_working_folder() -> None:
+    """Remember the working folder now, before any user code runs: messages show paths
+    relative to it even after a target or an eval changed the working folder."""
+    _started_in[:] = [os.getcwd()]
+
+
 def display_path(path: Path) -> str:
-    """A path as messages show it: relative to the working folder when it lies inside it."""
+    """A path as messages show it: relative to the working folder the command started in
+    (``pin_working_folder``; else the current one) when it lies inside it."""
     try:
-        relative = os.path.relpath(path)
+        if _started_in:
+            start = _started_in[0]
+            relative = os.path.relpath(os.path.join(start, path), start)
+        else:
+            relative = os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(path)
     return str(path) if relative.startswith("..") else relative

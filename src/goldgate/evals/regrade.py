@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 
 from goldgate.base.errors import InvalidInputError, PointerSyntaxError
+from goldgate.base.holdable import unholdable
 from goldgate.base.pointers import parse_pointer
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
@@ -241,6 +242,22 @@ async def _rescore(
         async with limiter:
             found = await _regraded(eval_case, dict(attempt.result or {}), case, root, timeout)
         compiled = gold.compiled[index]
+        problem = unholdable(found)
+        if problem is not None:  # the attempt's error; every other attempt is kept
+            reason = problem.sentence("the result")
+            checks = (not_run(not_run_reason("failed", reason)),) * len(compiled)
+            outcomes[position] = AttemptOutcome(
+                index=index,
+                case=gold.cases[index],
+                attempt=attempt.attempt,
+                status="failed",
+                reason=reason,
+                latency_ms=attempt.latency_ms,
+                document=None,
+                stderr=None,
+                checks=checks,
+            )
+            return
         checks = tuple(score_compiled(e, found, envelope) for e in compiled)
         if gold.verdicts and not isinstance(found, EvalFailed):
             checks = adjudicate(checks, compiled, case.id, gold.verdicts)
@@ -268,7 +285,7 @@ def regrade(request: RegradeRequest) -> SessionOutcome:
     source = display_path(request.report)
     report = read_report(request.report)
     _check_report(report, source)
-    project = find_project(request.paths[0] if request.paths else Path.cwd())
+    project = find_project(request.paths[0] if request.paths else Path.cwd()).absolute()
     verdicts = verdicts_by_suite(load_store(store_path(project)))
     cases = _cases(report, request, project)
     output = request.output or default_report_path(project, "evals-regrade", now())

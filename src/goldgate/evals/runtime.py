@@ -21,6 +21,8 @@ failed (or timed-out) attempt with the document kept, the reason being the safe 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -89,22 +91,90 @@ _INT_HIGH: Final = 2**64 - 1
 
 
 def json_output(value: Any) -> Any:
-    """An output as a report can hold it: JSON values as they are (tuples as arrays, NaN and
-    infinities as null), pydantic models dumped, dataclasses as objects, anything else as its
-    ``str``. An output is what the application answered: it is recorded, never refused."""
+    """An output as a report holds it: JSON values as they are (tuples as arrays), pydantic
+    models dumped, dataclasses as objects, sets as sorted arrays, anything else as its
+    ``str``. A value the report cannot hold whatever it is converted to (a string with a lone
+    surrogate, an integer past Python's limit on digits, NaN or an infinity) is kept as it is:
+    the runner makes it the attempt's error, naming where it is."""
     kind = type(value)
-    if kind is str or kind is bool or kind is int or value is None:
+    if kind is str or kind is bool or kind is int or kind is float or value is None:
         return value
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
     if kind is dict:
         flat = _flat_copy(value)
         if flat is not None:
             return flat
     try:
-        return orjson.loads(orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS))
+        data = orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS)
     except (orjson.JSONEncodeError, TypeError, RecursionError):
+        data = None
+    if data is not None and (b"null" not in data or not _lost_a_number(value)):
+        return orjson.loads(data)
+    try:
+        return _converted(value, 0)
+    except (_Unconvertible, RecursionError):
+        try:
+            return str(value)
+        except ValueError:  # an integer past the limit on digits, somewhere in it
+            return value
+
+
+def _lost_a_number(value: Any) -> bool:
+    """Whether orjson, which writes NaN and infinities as ``null``, may have lost one in
+    writing ``value`` (told in C by ``json``, which refuses them)."""
+    try:
+        json.dumps(value, allow_nan=False, default=_default, skipkeys=True)
+    except ValueError:
+        return True
+    except (TypeError, RecursionError):
+        return False
+    return False
+
+
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
+class _Unconvertible(Exception):
+    """orjson would refuse the value as a whole (a key of a type it does not write)."""
+
+
+_KEY_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _converted(value: Any, depth: int) -> Any:
+    """``value`` converted as orjson converts it (``json_output``), its scalars kept as they
+    are, even those JSON has no place for."""
+    if depth > 500:
+        raise _Unconvertible
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
         return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, dict):
+        copied: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                if not isinstance(key, _KEY_SCALARS):
+                    raise _Unconvertible
+                try:
+                    [converted] = orjson.loads(
+                        orjson.dumps({key: 0}, option=orjson.OPT_NON_STR_KEYS)
+                    )
+                except (orjson.JSONEncodeError, TypeError):
+                    raise _Unconvertible from None
+            copied[converted if not isinstance(key, str) else key] = _converted(item, depth + 1)
+        return copied
+    if isinstance(value, list | tuple):
+        return [_converted(item, depth + 1) for item in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return {field.name: _converted(getattr(value, field.name), depth + 1) for field in fields}
+    try:
+        return orjson.loads(orjson.dumps(value, default=_default))
+    except (orjson.JSONEncodeError, TypeError):
+        return _converted(_default(value), depth + 1)
 
 
 _SCORE_TYPES: Final = {"key": (str,), "passed": (bool,), "notes": (str,), "value": (int, float)}

@@ -191,7 +191,7 @@ def prepare(request: EvalsRequest) -> EvalsSession:
     options = RunOptions(
         max_concurrency=request.max_concurrency, timeout=request.timeout, repeat=request.repeat
     )
-    project = _project(request.paths)
+    project = _project(request.paths).absolute()  # before user code moves the working folder
     shown = [display_path(path) for path in request.paths]
     with collections_paused():  # thousands of cases, no cycles among them: collecting is waste
         collected = collect(request.paths, search_paths=[project])

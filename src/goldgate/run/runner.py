@@ -20,6 +20,7 @@ import anyio
 import anyio.to_thread
 
 from goldgate.base.errors import LoopBlocked
+from goldgate.base.holdable import unholdable
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
@@ -166,6 +167,43 @@ async def _score(
     return tuple(checks)
 
 
+
+
+def _unholdable_result(
+    document: Mapping[str, Any], stderr: str | None, cost: float | None
+) -> str | None:
+    """Why a report cannot hold what the target gave (one sentence naming what and where,
+    never the value), or None."""
+    problem = unholdable(document)
+    if problem is not None:
+        return problem.sentence("the result")
+    if stderr is not None and unholdable(stderr) is not None:
+        return "the target's stderr holds a string that is not UTF-8, which a report cannot hold"
+    if cost is not None and not math.isfinite(cost):
+        return "the attempt's cost is NaN or infinite, which a report cannot hold"
+    return None
+
+
+def _holdable_failure(
+    failure: TargetFailure,
+) -> tuple[str, str | None, Mapping[str, Any] | None]:
+    """A failure's reason, stderr and exception record as a report can hold them: one that
+    holds a value it cannot (a lone surrogate in the exception's message, say) is left out,
+    and the reason says what and where."""
+    reason, stderr, exception = failure.reason, failure.stderr, failure.exception
+    if unholdable(reason) is not None:
+        reason = "the target failed (its reason holds a string that is not UTF-8)"
+    if stderr is not None and unholdable(stderr) is not None:
+        stderr = None
+        reason = f"{reason}; its stderr is not UTF-8, which a report cannot hold"
+    if exception is not None:
+        problem = unholdable(exception)
+        if problem is not None:
+            exception = None
+            reason = f"{reason}; {problem.sentence('the exception record')}"
+    return reason, stderr, exception
+
+
 async def run_attempt(
     suite: GoldSuite,
     identity: tuple[int, int],
@@ -195,13 +233,14 @@ async def run_attempt(
         return _blocked(which, blocked, None)
     except TargetFailure as failure:
         latency = (time.perf_counter() - started - current.paused) * 1000
+        reason, failed_stderr, exception = _holdable_failure(failure)
         return _failed(
             which,
-            failure.reason,
+            reason,
             latency,
-            stderr=failure.stderr,
+            stderr=failed_stderr,
             current=current,
-            exception=failure.exception,
+            exception=exception,
         )
     except anyio.get_cancelled_exc_class():
         raise
@@ -222,11 +261,11 @@ async def run_attempt(
         try:
             document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
         except TargetFailure as failure:
-            return _failed(
-                which,
-                failure.reason,
-                latency_ms,
-            )
+            return _failed(which, failure.reason, latency_ms)
+    problem = _unholdable_result(document, stderr, cost)
+    if problem is not None:  # the attempt's error; the run and every other attempt go on
+        return _failed(which, problem, latency_ms, current=current)
+    retries = current.retries
     checks: tuple[CheckOutcome, ...] = ()
     if compiled is not None:
         try:
@@ -245,7 +284,7 @@ async def run_attempt(
         document=document,
         stderr=stderr,
         checks=checks,
-        retries=current.retries,
+        retries=retries,
         cached=cached,
         cost=cost,
     )

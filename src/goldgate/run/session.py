@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from goldgate.base.channel import note_signal
+from goldgate.base.channel import note_signal, on_stop
 from goldgate.base.errors import GoldgateError, InvalidInputError
 from goldgate.base.memory import collections_spaced, freeze_survivors
 from goldgate.base.problems import display_path
@@ -106,6 +106,7 @@ class _StopSignals:
         self.received: list[str] = []
         self._stop: Callable[[], object] | None = None
         self._previous: dict[int, Any] = {}
+        self._asked = False
 
     @property
     def first(self) -> str | None:
@@ -119,17 +120,26 @@ class _StopSignals:
     def _handle(self, signum: int, frame: object) -> None:
         note_signal(signum)
         self.received.append(signal.Signals(signum).name)
-        if len(self.received) == 1 and self._stop is not None:
-            self._stop()
+        if not self._asked and self._stop is not None:
+            self._asked = True
+            self._stop()  # asked again at worst (a signal and the parent's pipe at once): harmless
+
+    def _forwarded(self, signum: int) -> None:
+        """A stop the supervisor forwarded over its pipe (``base.channel``), from a thread:
+        the signal itself may never reach ``_handle`` (user code ignores or blocks it)."""
+        if not self.received and signum in self._SIGNALS:
+            self._handle(signum, None)
 
     def __enter__(self) -> _StopSignals:
         self._previous = {number: signal.signal(number, self._handle) for number in self._SIGNALS}
+        on_stop(self._forwarded)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.received:
             _STOPPING.append(True)
             return  # stopping: further signals stay held until the process has exited
+        on_stop(None)
         for number, handler in self._previous.items():
             signal.signal(number, handler)
 

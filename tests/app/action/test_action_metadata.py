@@ -64,7 +64,8 @@ def test_the_action_is_composite_and_the_container_runs_goldgate_action(
     action: dict[str, Any], docker_action: dict[str, Any]
 ) -> None:
     assert action["runs"]["using"] == "composite"
-    assert [step.get("id") for step in action["runs"]["steps"]] == [None, "run", "publish"]
+    ids = [step.get("id") for step in action["runs"]["steps"]]
+    assert ids == [None, "seal", "run", "publish"]
     container = {"using": "docker", "image": "../Dockerfile", "args": ["action"]}
     assert docker_action["runs"] == container
     for metadata in (action, docker_action):
@@ -98,14 +99,15 @@ def test_every_input_reaches_goldgate_through_env_never_through_the_script(
     passed = [name for name in action["inputs"] if name not in (*COMPOSITE_ONLY, "github_token")]
     for step in action["runs"]["steps"]:
         assert "${{" not in step["run"], step.get("id")
-        assert step["shell"] == "bash"
+        assert step["shell"] == "bash" or step.get("id") == "publish"
     for step_id in ("run", "publish"):
         env = steps[step_id]["env"]
         for name in passed:
             assert env[f"INPUT_{name.upper()}"] == f"${{{{ inputs.{name} }}}}", (step_id, name)
         assert env["GOLDGATE_PYTHON"] == "${{ inputs.python }}"
     assert "goldgate action --run-only" in steps["run"]["run"]
-    assert "goldgate publish" in steps["publish"]["run"]
+    assert '"goldgate", run_name="__main__"' in steps["publish"]["run"]
+    assert steps["publish"]["run"].rstrip().endswith('"$GOLDGATE_SEAL_PATH" publish')
     assert steps["install"]["env"]["GOLDGATE_SOURCE"] == "${{ github.action_path }}"
 
 
@@ -238,3 +240,28 @@ def test_goldgate_action_help_names_every_input(action: dict[str, Any], run_cli:
     for name, (words, _default) in CHOICES.items():
         for word in words:
             assert word in help_text, (name, word)
+
+
+def test_the_publishing_step_checks_the_seal_step_s_listing_with_the_same_command(
+    action: dict[str, Any],
+) -> None:
+    """The listing the publishing step compares is made by the very command the seal step
+    ran, before any user code; the sealed Python then starts isolated, in a clean
+    environment (test_action_seal.py shows what this stops)."""
+    steps = _steps(action)
+
+    def listing(step: str) -> list[str]:
+        return [line for line in steps[step]["run"].splitlines() if "listing() {" in line]
+
+    assert len(listing("seal")) == 1
+    assert listing("seal") == listing("publish")
+    assert steps["publish"]["shell"] == (
+        "/usr/bin/env -u BASH_ENV -u ENV /bin/bash --noprofile --norc -eo pipefail {0}"
+    )
+    publish = steps["publish"]["run"]
+    assert 'exec env -i "${kept[@]}" PATH="$PATH" "$GOLDGATE_SEAL_PYTHON" -I -S -X' in publish
+    assert publish.index('!= "$GOLDGATE_SEAL_DIGEST"') < publish.index("exec env -i")
+    env = steps["publish"]["env"]
+    for name in ("python", "path", "watched", "digest"):
+        assert env[f"GOLDGATE_SEAL_{name.upper()}"] == f"${{{{ steps.seal.outputs.{name} }}}}"
+    assert env["GOLDGATE_HANDOFF_DIGEST"] == "${{ steps.run.outputs.handoff_digest }}"

@@ -8,6 +8,7 @@ must do what ``goldgate action`` does in one step: the same end-to-end scenario 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +51,14 @@ class SplitRunner(Runner):
         )
         self.last_run = first
         assert first.code == 0, first.stderr
-        assert parse_outputs(self.run_output.read_text("utf-8")) == {"handoff": str(HANDOFF)}
-        return run_cli("publish", cwd=self.workspace, env=self.env(**inputs), timeout=180)
+        outputs = parse_outputs(self.run_output.read_text("utf-8"))
+        assert set(outputs) == {"handoff", "handoff_digest", "credentials"}
+        assert (outputs["handoff"], outputs["handoff_digest"]) == (str(HANDOFF), self.digest())
+        env = {**self.env(**inputs), "GOLDGATE_HANDOFF_DIGEST": outputs["handoff_digest"]}
+        return run_cli("publish", cwd=self.workspace, env=env, timeout=180)
+
+    def digest(self) -> str:
+        return hashlib.sha256((self.workspace / HANDOFF).read_bytes()).hexdigest()
 
 
 @pytest.fixture
@@ -110,3 +117,18 @@ def test_a_bad_input_is_said_once_by_the_publishing_step(split: SplitRunner) -> 
     assert "::error" not in first.stdout
     assert second.code == 2
     assert second.stdout.count("::error title=goldgate::input mode") == 1
+
+
+@pytest.mark.slow
+def test_publish_refuses_a_hand_off_without_the_run_step_s_digest(split: SplitRunner) -> None:
+    split.run_output.write_text("", "utf-8")
+    first = run_cli("action", "--run-only", cwd=split.workspace, env=split.run_env())
+    assert first.code == 0, first.stderr
+    before = len(split.fake.requests)
+
+    result = run_cli("publish", cwd=split.workspace, env=split.env())
+
+    assert result.code == 2
+    assert result.stdout.count("::error title=goldgate::GOLDGATE_HANDOFF_DIGEST is not set") == 1
+    assert split.fake.requests[before:] == []
+    assert not (split.workspace / HANDOFF).exists()

@@ -88,15 +88,17 @@ async def test_async_callables_are_awaited(
         (
             "returns_nan",
             "python target returned a result that is not JSON: "
-            "it holds a number that is NaN or infinite",
+            "it holds a number that is NaN or infinite at /score/1",
         ),
         (
             "returns_int_key",
-            "python target returned a result that is not JSON: it holds an object key of type int",
+            "python target returned a result that is not JSON: it holds an object key of type int"
+            " at /payload",
         ),
         (
             "returns_object",
-            "python target returned a result that is not JSON: it holds a value of type module",
+            "python target returned a result that is not JSON: it holds a value of type module"
+            " at /when",
         ),
     ],
 )

@@ -29,11 +29,13 @@ module of a package runs its ``__init__`` first.
 __all__ = [
     "baseline",
     "finish",
+    "handoff",
     "inputs",
     "isolation",
     "modes",
     "publish",
     "rules",
+    "seal",
     "split",
     "step",
 ]

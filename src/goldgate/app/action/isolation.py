@@ -34,6 +34,15 @@ def target_environ(env: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key not in HIDDEN_FROM_TARGETS}
 
 
+def user_code_environ(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the program that runs user code: ``target_environ`` without the
+    paths of the runner's files either (``seal.RUNNER_FILES``), which only goldgate writes."""
+    from goldgate.app.action.seal import RUNNER_FILES
+
+    hidden = {TOKENS_FD, *RUNNER_FILES}
+    return {key: value for key, value in target_environ(env).items() if key not in hidden}
+
+
 TOKENS_FD = "GOLDGATE_ACTION_TOKENS_FD"
 """Names the descriptor the tokens wait in after ``hold_tokens_apart`` re-executed goldgate."""
 _MAX_TOKEN_BYTES = 60_000  # below a pipe's buffer: written before anyone reads it
@@ -87,15 +96,22 @@ def goldgate_command() -> list[str]:
 
 def run_user_code(run: StepRun, arguments: list[str]) -> int:
     """A goldgate command that runs user code (targets, scorers, evals), as a program of its
-    own started with an environment that never held a token (``target_environ``): user code
-    in it cannot read one from its memory, its environment or its parent's, and what it
-    leaves running ends with it. That program supervises its own run
-    (``goldgate.app.supervisor``); its exit code is the run's."""
+    own started with an environment that never held a token (``user_code_environ``): user
+    code in it cannot read one from its memory, its environment or its parent's. That program
+    supervises its own run (``goldgate.app.supervisor``); its exit code is the run's. Once it
+    has ended, every process it left is killed, whatever session it moved to, and the
+    runner's files hold again what they held before it started (``seal``)."""
+    from goldgate.app.action.seal import run_sealed
     from goldgate.app.supervisor import run_child
+    from goldgate.base.errors import ExitCode
 
-    env = target_environ(run.env)
-    env.pop(TOKENS_FD, None)
-    return run_child([*goldgate_command(), *arguments], env)
+    command = [*goldgate_command(), *arguments]
+    code, unrestored = run_sealed(run.env, lambda: run_child(command, user_code_environ(run.env)))
+    if unrestored is not None:
+        run.failure = unrestored
+        run.warning(f"{unrestored}.")
+        return int(ExitCode.RUNTIME_FAILURE)
+    return code
 
 
 @contextlib.contextmanager

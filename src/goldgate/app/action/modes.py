@@ -23,6 +23,7 @@ from goldgate.app.action.inputs import ActionInputs, read_inputs
 from goldgate.app.action.isolation import commands_paused, mask_secrets, run_user_code
 from goldgate.app.action.step import WORK_FOLDER, StepRun, print_commands, write_step_outputs
 from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.base.files import kept_working_folder
 
 if TYPE_CHECKING:
     from goldgate.github.event import GitHubEvent
@@ -105,8 +106,10 @@ def _replay(run: StepRun, inputs: ActionInputs, saved: Path) -> Outcome:
     from goldgate.report.io import unique_path
 
     report_path = unique_path(WORK_FOLDER, "replay", datetime.now(UTC))
-    request = ReplayRequest(report=saved, config=inputs.config, output=report_path)
-    with commands_paused(run):  # custom scorers are user code
+    request = ReplayRequest(
+        report=saved.absolute(), config=inputs.config.absolute(), output=report_path.absolute()
+    )  # fixed before custom scorers, which are user code, run
+    with commands_paused(run), kept_working_folder():  # nor do they move the action's files
         run_code = _guarded(lambda: replay_evaluation(request), run)
     return Ran(report_path, run_code, step_event(run))
 

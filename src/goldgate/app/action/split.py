@@ -5,13 +5,15 @@ composite action, and a workflow's plain steps, split that in two:
 
 - ``run_only`` (``goldgate action --run-only``) runs the modes that run user code
   (``modes.USER_CODE_MODES``: targets, scorers, evals) in a step given no GitHub token, and
-  leaves what publishing needs in a hand-off file (``HANDOFF``): the report, the run's exit
-  code, the sentence of an error that ended it. It exits 0 whatever the run found, so that
-  the job goes on to publish; only a hand-off it cannot write fails it.
+  leaves what publishing needs in a hand-off (``handoff.Handoff``, in ``HANDOFF``): the
+  report and its digest, the run's exit code, the sentence of an error that ended it; the
+  digest of the hand-off is the step's output ``handoff_digest``. It exits 0 whatever the
+  run found, so that the job goes on to publish; only a hand-off it cannot write fails it.
 - ``publish_only`` (``goldgate publish``) runs no user code and is the only step given the
   token: it reads the hand-off (and removes it, so a later step never reads a stale one),
-  then compares with the baseline, renders and talks to GitHub exactly as ``goldgate
-  action`` would have (``finish.conclude``), and exits with the code ``fail_on`` decides.
+  refusing one or a report whose digest is not the one the run step recorded, then compares
+  with the baseline, renders and talks to GitHub exactly as ``goldgate action`` would have
+  (``finish.conclude``), and exits with the code ``fail_on`` decides.
   The modes that run no user code (check, compare, report) run here whole.
 
 Both read the same ``INPUT_*`` variables. A bad input is said once, by the publishing step.
@@ -19,23 +21,34 @@ Both read the same ``INPUT_*`` variables. A bad input is said once, by the publi
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from goldgate.app.action.finish import conclude
-from goldgate.app.action.inputs import read_inputs
+from goldgate.app.action.handoff import (
+    DIGEST_VARIABLE,
+    HANDOFF,
+    Handoff,
+    file_digest,
+    read_handoff,
+    write_handoff,
+)
+from goldgate.app.action.inputs import ActionInputs, read_inputs
 from goldgate.app.action.isolation import mask_secrets
-from goldgate.app.action.modes import USER_CODE_MODES, Ran, run_mode, step_event, step_inputs
-from goldgate.app.action.step import WORK_FOLDER, StepRun, print_commands, write_step_outputs
+from goldgate.app.action.modes import (
+    USER_CODE_MODES,
+    Outcome,
+    Ran,
+    run_mode,
+    step_event,
+    step_inputs,
+)
+from goldgate.app.action.step import StepRun, print_commands, write_step_outputs
+from goldgate.app.errors import HandoffError
 from goldgate.base.errors import ExitCode, InvalidInputError
 
-HANDOFF = WORK_FOLDER / "run.json"
-"""Where the run leaves what publishing needs, relative to the workspace."""
-FORMAT = "goldgate.action-run/1"
+__all__ = ["HANDOFF", "publish_only", "run_only"]
 
 
 def run_only(
@@ -44,34 +57,78 @@ def run_only(
     handoff: Path = HANDOFF,
 ) -> int:
     """The run half: the mode's user code, its report and exit code left in ``handoff``;
-    0 unless the hand-off cannot be written (then 4). The step's output ``handoff`` names it."""
+    0 unless the hand-off cannot be written (then 4). The step's outputs ``handoff`` and
+    ``handoff_digest`` name it and the digest of its bytes, written once user code is gone
+    (``isolation.run_user_code``): the publishing step takes nothing else."""
+    import contextlib
+
     run = StepRun(dict(os.environ if env is None else env), out)
     with contextlib.suppress(OSError):  # a stale one would be published as this run's
         handoff.unlink(missing_ok=True)
-    document: dict[str, Any] = {"format": FORMAT, "ran": False}
+    left = Handoff(ran=False)
+    credentials = ""
     try:
         inputs = read_inputs(run.env)
     except InvalidInputError:
         inputs = None  # the publishing step says why, once
     if inputs is not None and inputs.mode in USER_CODE_MODES:
         mask_secrets(run, inputs)
-        outcome = run_mode(run, inputs)
-        document = {"format": FORMAT, "ran": True, "mode": inputs.mode, "failure": run.failure}
-        if isinstance(outcome, Ran):
-            document.update(report=str(outcome.report), code=outcome.code)
-        else:
-            document.update(report=None, code=outcome, settled=True)
+        baseline = _baseline_digest(inputs)  # before user code could change them
+        event = _event_digest(run)
+        credentials = _credentials(inputs)
+        outcome = _sealed_run(run, inputs)
+        if outcome is None:
+            return int(ExitCode.RUNTIME_FAILURE)
+        ran = outcome if isinstance(outcome, Ran) else None
+        left = Handoff(
+            ran=True,
+            mode=inputs.mode,
+            code=outcome.code if isinstance(outcome, Ran) else outcome,
+            report=None if ran is None else str(ran.report),
+            report_sha256=None if ran is None else file_digest(ran.report),
+            failure=run.failure,
+            settled=ran is None,  # the run refused an input and said so
+            baseline_sha256=baseline,
+            event_sha256=event,
+        )
     from goldgate.base.errors import OutputFileError
-    from goldgate.base.outputs import write_output_file
     from goldgate.render.workflow_commands import escape_data
 
     try:
-        write_output_file(handoff, json.dumps(document, ensure_ascii=False) + "\n")
+        written = write_handoff(handoff, left)
     except OutputFileError as error:
         run.command(f"::error title=goldgate::{escape_data(str(error))}; nothing to publish.")
         return int(ExitCode.RUNTIME_FAILURE)
-    write_step_outputs(run, {"handoff": str(handoff)})
+    outputs = {"handoff": str(handoff), "handoff_digest": written, "credentials": credentials}
+    write_step_outputs(run, outputs)
     return 0
+
+
+def _credentials(inputs: ActionInputs) -> str:
+    """The names of the variables the live workflows take credentials from, read before
+    user code runs: the publishing step, which passes on nothing else but what goldgate
+    reads, passes them on too, so that it masks and redacts their values."""
+    import re
+
+    from goldgate.app.action.isolation import credential_names
+
+    names = [name for name in credential_names(inputs.config) if re.fullmatch(r"\w+", name)]
+    return " ".join(names)
+
+
+def _sealed_run(run: StepRun, inputs: ActionInputs) -> Outcome | None:
+    """The mode run (``run_mode``) as a whole, sealed as ``isolation.run_user_code`` seals a
+    program of user code, which mode replay's custom scorers, run in this process, are not:
+    what it left running is killed and the runner's files are put back afterwards. None,
+    once said, when they cannot be put back: then no hand-off is left to publish."""
+    from goldgate.app.action.seal import run_sealed
+    from goldgate.render.workflow_commands import escape_data
+
+    outcome, unrestored = run_sealed(run.env, lambda: run_mode(run, inputs))
+    if unrestored is not None:
+        run.command(f"::error title=goldgate::{escape_data(unrestored)}; nothing to publish.")
+        return None
+    return outcome
 
 
 def publish_only(
@@ -80,52 +137,80 @@ def publish_only(
     handoff: Path = HANDOFF,
 ) -> int:
     """The publishing half: what the run left (or, in the modes that run no user code, the
-    whole mode) compared, rendered and published; the step's exit code under fail_on."""
+    whole mode) compared, rendered and published; the step's exit code under fail_on. The
+    hand-off and its report are taken only when their digests are those the run step
+    recorded (``DIGEST_VARIABLE``, the run step's output ``handoff_digest``)."""
     run = StepRun(dict(os.environ if env is None else env), out)
     inputs = step_inputs(run)
-    left = _take(handoff)
     if inputs is None:
+        _discard(handoff)
         return int(ExitCode.INVALID_INPUT)
     mask_secrets(run, inputs)
     if inputs.mode not in USER_CODE_MODES:
+        _discard(handoff)
         outcome = run_mode(run, inputs)  # check, compare, report: no user code
         if isinstance(outcome, int):
             return outcome
         return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
-    if left is None or not left.get("ran") or left.get("mode") != inputs.mode:
+    if not handoff.exists():
         return _refuse(
             run,
             f"mode {inputs.mode} runs user code, which goldgate publish never does: run "
             f"`goldgate action --run-only` first, in the same workspace (it leaves {handoff}); "
             "or publish an existing report with mode report.",
         )
-    code = left.get("code")
-    report = left.get("report")
-    if not isinstance(code, int) or isinstance(code, bool):
-        return _refuse(run, f"{handoff} is not the hand-off of a run (no exit code).")
-    if left.get("settled"):  # the run refused an input and said so: nothing to publish
-        write_step_outputs(run, {"exit_code": str(code)})
-        return code
-    if not isinstance(report, str) or not report:
-        return _refuse(run, f"{handoff} is not the hand-off of a run (no report).")
-    failure = left.get("failure")
-    run.failure = failure if isinstance(failure, str) else None
-    return conclude(run, inputs, step_event(run), Path(report), code)
-
-
-def _take(handoff: Path) -> dict[str, Any] | None:
-    """The hand-off's contents, the file removed; None when there is none (or it is not one)."""
     try:
-        text = handoff.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        left = read_handoff(handoff, run.env.get(DIGEST_VARIABLE, ""))
+    except HandoffError as error:
+        return _refuse(run, f"{error}; nothing is published.")
+    if not left.ran or left.mode != inputs.mode or left.code is None:
+        return _refuse(
+            run,
+            f"mode {inputs.mode} runs user code, which goldgate publish never does, and "
+            f"{handoff} is not the hand-off of a run in that mode: run `goldgate action "
+            "--run-only` with the same inputs first.",
+        )
+    if left.baseline_sha256 != _baseline_digest(inputs):
+        return _refuse(
+            run,
+            f"the baseline {inputs.baseline} changed while user code ran (its digest "
+            "differs from the one the run step took before); nothing is published.",
+        )
+    if left.event_sha256 != _event_digest(run):
+        return _refuse(
+            run,
+            f"the event file {run.env.get('GITHUB_EVENT_PATH', '')} changed while user code "
+            "ran (its digest differs from the one the run step took before); nothing is "
+            "published.",
+        )
+    if left.settled or left.report is None:  # the run refused an input and said so
+        write_step_outputs(run, {"exit_code": str(left.code)})
+        return left.code
+    run.failure = left.failure
+    return conclude(run, inputs, step_event(run), Path(left.report), left.code)
+
+
+def _baseline_digest(inputs: ActionInputs) -> str | None:
+    """The digest of the baseline file the inputs name (none for an artifact, which the
+    publishing step downloads itself, or when there is no file there)."""
+    if inputs.baseline is None or inputs.baseline.startswith("artifact:"):
         return None
+    return file_digest(Path(inputs.baseline))
+
+
+def _event_digest(run: StepRun) -> str | None:
+    """The digest of the event file the runner wrote (which names the pull request, its
+    commits and so the baseline); None when there is none."""
+    path = run.env.get("GITHUB_EVENT_PATH", "").strip()
+    return file_digest(Path(path)) if path else None
+
+
+def _discard(handoff: Path) -> None:
+    """Remove a hand-off nothing will publish: a later step never reads a stale one."""
+    import contextlib
+
     with contextlib.suppress(OSError):
         handoff.unlink(missing_ok=True)
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) and value.get("format") == FORMAT else None
 
 
 def _refuse(run: StepRun, sentence: str) -> int:

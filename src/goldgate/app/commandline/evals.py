@@ -15,6 +15,7 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     check_timeout,
     finish,
+    fixed,
     supervised,
 )
 from goldgate.base.memory import long_lived
@@ -101,14 +102,14 @@ def evals_run(
     finish(
         run_command(
             EvalsRequest(
-                paths=tuple(paths),
+                paths=tuple(path.absolute() for path in paths),
                 datasets=tuple(dataset or ()),
                 labels=tuple(label or ()),
                 live=live,
                 max_concurrency=max_concurrency,
                 timeout=timeout,
                 repeat=repeat,
-                output=output,
+                output=fixed(output),
                 json_output=output_format is OutputFormat.json,
             )
         )
@@ -147,9 +148,9 @@ def evals_regrade(
     check_timeout(timeout)
     supervised(timeout, output_format is OutputFormat.json)
     request = RegradeRequest(
-        report=report,
-        paths=tuple(paths or ()),
-        output=output,
+        report=report.absolute(),
+        paths=tuple(path.absolute() for path in paths or ()),
+        output=fixed(output),
         max_concurrency=max_concurrency,
         timeout=timeout,
     )

@@ -17,6 +17,7 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     check_timeout,
     finish,
+    fixed,
     supervised,
 )
 from goldgate.base.errors import InvalidInputError
@@ -234,13 +235,16 @@ def evaluate(
             raise typer.BadParameter("only with --compare", param_hint=flag)
     if replay is not None:
         _refuse_for_mode(run_only, "--replay", "a replay re-scores what the report ran")
+        from goldgate.base.problems import pin_working_folder
+
+        pin_working_folder()  # custom scorers are user code: they may change the folder
         finish(
             replay_app.replay_evaluation(
                 replay_app.ReplayRequest(
-                    report=replay,
-                    config=config,
-                    dataset=dataset,
-                    output=output,
+                    report=replay.absolute(),
+                    config=config.absolute(),
+                    dataset=fixed(dataset),
+                    output=fixed(output),
                     json_output=json_output,
                 )
             )
@@ -251,17 +255,17 @@ def evaluate(
     finish(
         evaluate_app.run_evaluation(
             RunRequest(
-                config=config,
-                dataset=dataset,
+                config=config.absolute(),
+                dataset=fixed(dataset),
                 suites=tuple(suite or ()),
                 live=live,
-                output=output,
+                output=fixed(output),
                 json_output=json_output,
                 shard=_shard(shard),
                 **given,
                 variant=variant,
                 variant_revision=variant_revision,
-                cache=cache,
+                cache=fixed(cache),
             )
         )
     )

@@ -56,6 +56,9 @@ def supervised(import_seconds: float, json_output: bool) -> None:
     that user code cannot turn into a false outcome (``goldgate.app.supervisor``); this process
     waits and exits with the run's code. A caller whose stdout or stderr is not a file
     descriptor (an in-process test) cannot share them with a child: it runs here."""
+    from goldgate.base.problems import pin_working_folder
+
+    pin_working_folder()  # before user code, which may change the working folder
     if not streams_inheritable():
         return
     from goldgate.app.supervisor import supervise
@@ -63,6 +66,12 @@ def supervised(import_seconds: float, json_output: bool) -> None:
     code = supervise(import_seconds=import_seconds, json_output=json_output)
     if code is not None:
         raise typer.Exit(code)
+
+
+def fixed(path: Path | None) -> Path | None:
+    """``path`` made absolute now, before user code runs: a target or an eval that changes
+    the working folder does not move the report, the settings or the gold."""
+    return None if path is None else path.absolute()
 
 
 def check_timeout(timeout: float | None) -> None:

@@ -11,6 +11,7 @@ import orjson
 
 from goldgate.base._scanner import MAX_DEPTH
 from goldgate.base.errors import JsonSyntaxError
+from goldgate.base.holdable import unholdable
 from goldgate.base.jsonvalue import json_type_name
 from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.run.errors import TargetFailure
@@ -132,6 +133,10 @@ def plain_document(value: object, *, who: str, max_bytes: int) -> JsonObject:
     except RecursionError:
         reason = f"{who} returned a result nested too deeply to be JSON"
     if reason is not None:
+        problem = unholdable(value)  # what and where, never the value
+        if problem is not None:
+            at = f" at {problem.where}" if problem.where else ""
+            reason = f"{who} returned a result that is not JSON: it holds {problem.what}{at}"
         raise TargetFailure(reason)
     if size > max_bytes:
         raise TargetFailure(f"{who} returned a result of {size} bytes, over the {max_bytes} limit")

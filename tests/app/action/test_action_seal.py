@@ -1,0 +1,426 @@
+"""Issue 39 item 1, through action.yml's own steps run as real processes
+(``composite.Composite``): the publishing step runs no user code and trusts nothing the run
+step's user code could write. A hostile application's target plants a ``PYTHONPATH``,
+``BASH_ENV`` and ``PYTHONSTARTUP`` in ``GITHUB_ENV``, a folder of fake tools in
+``GITHUB_PATH``, a forged "passed" in the job summary and an output, and leaves a
+double-forked ``setsid()`` daemon that hunts for the token and rewrites the hand-off; or it
+changes a ``.pth`` file, ``sitecustomize`` or one of goldgate's files."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from helpers.fake_github import TOKEN
+from run.support import run_cli
+
+from .composite import RUNNER_PATH, Composite, job_python
+from .conftest import SECRET, Runner
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the seal needs Linux"),
+]
+
+HOSTILE = """\
+import os
+import sysconfig
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MARKER = os.path.join(HERE, "ran-planted")
+TAMPER = {tamper!r}
+FILES = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+
+
+def _ancestors_env():
+    found, pid = {{}}, os.getpid()
+    for _ in range(8):
+        try:
+            with open(f"/proc/{{pid}}/environ", "rb") as handle:
+                for entry in handle.read().split(b"\\0"):
+                    key, _, value = entry.partition(b"=")
+                    if key.decode() in FILES and value:
+                        found.setdefault(key.decode(), value.decode())
+            with open(f"/proc/{{pid}}/stat") as stat:
+                pid = int(stat.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError):
+            break
+        if pid <= 1:
+            break
+    return found
+
+
+def _append(path, text):
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _write(path, text, mode=0o644):
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(path, mode)
+
+
+def _plant(files):
+    planted = os.path.join(HERE, "planted")
+    os.makedirs(os.path.join(planted, "bin"), exist_ok=True)
+    line = f"open({{MARKER!r}}, 'a').write('py\\\\n')\\n"
+    _write(os.path.join(planted, "sitecustomize.py"), line)
+    _write(os.path.join(planted, "bash_env.sh"), f"echo bash_env >> {{MARKER}}\\n")
+    for tool in ("bash", "python3", "env", "find", "sha256sum", "mktemp", "sort"):
+        script = f"#!/bin/sh\\necho {{tool}} >> {{MARKER}}\\n"
+        _write(os.path.join(planted, "bin", tool), script, 0o755)
+    if "GITHUB_ENV" in files:
+        _append(
+            files["GITHUB_ENV"],
+            f"PYTHONPATH={{planted}}\\nBASH_ENV={{planted}}/bash_env.sh\\n"
+            f"PYTHONSTARTUP={{planted}}/sitecustomize.py\\n",
+        )
+    if "GITHUB_PATH" in files:
+        _append(files["GITHUB_PATH"], f"{{planted}}/bin\\n")
+    if "GITHUB_STEP_SUMMARY" in files:
+        _append(files["GITHUB_STEP_SUMMARY"], "## ✅ goldgate: passed\\n")
+    if "GITHUB_OUTPUT" in files:
+        _append(files["GITHUB_OUTPUT"], "forged=1\\n")
+
+
+def _replace(files):
+    # The runner's files replaced: a FIFO (reading it would block), a symlink to a file of
+    # planted lines, a folder.
+    planted = os.path.join(HERE, "planted-lines")
+    _write(planted, f"BASH_ENV={{HERE}}/planted/bash_env.sh\\n{{HERE}}/planted/bin\\n")
+    hows = (("GITHUB_ENV", "fifo"), ("GITHUB_PATH", "link"), ("GITHUB_OUTPUT", "dir"))
+    for name, how in hows:
+        if name not in files:
+            continue
+        os.unlink(files[name])
+        if how == "fifo":
+            os.mkfifo(files[name])
+        elif how == "link":
+            os.symlink(planted, files[name])
+        else:
+            os.mkdir(files[name])
+
+
+def _tamper():
+    purelib = sysconfig.get_path("purelib")
+    line = f"open({{MARKER!r}}, 'a').write('tampered\\\\n')\\n"
+    if TAMPER == "pth":
+        _write(os.path.join(purelib, "zz-planted.pth"), "import os; " + line)
+    elif TAMPER == "sitecustomize":
+        _write(os.path.join(purelib, "sitecustomize.py"), line)
+    elif TAMPER == "goldgate":
+        _append(os.path.join(purelib, "goldgate", "cli.py"), line)
+    elif TAMPER == "baseline":
+        _write("base.json", "[]")
+    elif TAMPER == "event":
+        with open(os.environ["GITHUB_EVENT_PATH"], encoding="utf-8") as handle:
+            event = handle.read()
+        _write(os.environ["GITHUB_EVENT_PATH"], event.replace('"number": 2', '"number": 3'))
+
+
+def _daemon(files):
+    if os.fork() > 0:
+        return
+    os.setsid()
+    if os.fork() > 0:
+        os._exit(0)
+    _write(os.path.join(HERE, "daemon.pid"), str(os.getpid()))
+    until = time.monotonic() + 90
+    while time.monotonic() < until:
+        for name in os.listdir("/proc"):
+            try:  # goldgate's processes in this workspace (the machine runs other tests)
+                if os.readlink(f"/proc/{{name}}/cwd") != os.getcwd():
+                    continue
+                with open(f"/proc/{{name}}/environ", "rb") as handle:
+                    entries = handle.read().split(b"\\0")
+            except OSError:
+                continue
+            for entry in entries:
+                key, _, value = entry.partition(b"=")
+                if key == b"INPUT_GITHUB_TOKEN" and value:
+                    _write(os.path.join(HERE, "stolen"), value.decode())
+        handoff = os.path.join(".goldgate", "action", "run.json")
+        if os.path.exists(handoff):
+            _write(handoff, '{{"format": "goldgate.action-run/2", "ran": true, "code": 0}}')
+        if "GITHUB_STEP_SUMMARY" in files:
+            _append(files["GITHUB_STEP_SUMMARY"], "## ✅ goldgate: passed\\n")
+        time.sleep(0.05)
+    os._exit(0)
+
+
+def handle(request):
+    files = _ancestors_env()
+    _write(os.path.join(HERE, "found"), "\\n".join(sorted(files)))
+    _plant(files)
+    if TAMPER == "replace":
+        _replace(files)
+    _tamper()
+    _daemon(files)
+    return {{"execution": {{"status": "completed"}}, "payload": {{"category": "shipping"}}}}
+"""
+
+SETTINGS = """\
+workflows:
+  hostile:
+    revision: "1"
+    target:
+      python: hostile_app:handle
+"""
+
+
+def _hostile_project(root: Path, tamper: str | None) -> Path:
+    (root / "config").mkdir(parents=True)
+    (root / "evaluation").mkdir()
+    (root / "hostile_app.py").write_text(HOSTILE.format(tamper=tamper), "utf-8")
+    (root / "config" / "settings.yaml").write_text(SETTINGS, "utf-8")
+    case = {
+        "id": "answers-wrong",
+        "input": {"payload": {}, "metadata": {}},
+        "expectations": [{"name": "category", "path": "/payload/category", "expected": "billing"}],
+    }
+    dataset = {
+        "name": "hostile",
+        "revision": "1",
+        "suites": [{"name": "hostile", "workflow": "hostile", "cases": [case]}],
+    }
+    (root / "evaluation" / "dataset.json").write_text(json.dumps(dataset), "utf-8")
+    return root / "config" / "settings.yaml"
+
+
+def _job(runner: Runner, tmp_path: Path, python: Path | None = None) -> Composite:
+    env = {
+        key: value
+        for key, value in runner.env().items()
+        if not key.startswith("INPUT_")
+        and key not in ("GITHUB_TOKEN", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+    }
+    (tmp_path / "runner-temp").mkdir()
+    env.update(
+        PATH=RUNNER_PATH,
+        HOME=str(tmp_path),
+        GITHUB_WORKSPACE=str(runner.workspace),
+        RUNNER_TEMP=str(tmp_path / "runner-temp"),
+    )
+    python = job_python(tmp_path / "job") if python is None else python
+    return Composite(runner.workspace, tmp_path / "runner", python, env)
+
+
+def _inputs(runner: Runner, tamper: str | None) -> dict[str, str]:
+    config = _hostile_project(runner.workspace / "hostile", tamper)
+    return {
+        "config": str(config.relative_to(runner.workspace)),
+        "baseline": "",
+        "github_token": TOKEN,
+    }
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+
+
+@pytest.mark.parametrize("replace", [None, "replace"])
+def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
+    runner: Runner, tmp_path: Path, replace: str | None
+) -> None:
+    """Lines appended to the runner's files, or the files replaced (by a FIFO, a symlink, a
+    folder): they hold what they held before user code ran, as regular files."""
+    job = _job(runner, tmp_path)
+    steps = job.run(_inputs(runner, replace))
+    hostile = runner.workspace / "hostile"
+
+    run = steps["run"]
+    assert run.code == 0, run.stderr
+    # The daemon is gone as soon as the run step is, whatever session it moved to.
+    pid = int((hostile / "daemon.pid").read_text("utf-8"))
+    assert not _alive(pid)
+    # The runner's files hold only what goldgate wrote.
+    assert set(run.outputs) == {"handoff", "handoff_digest", "credentials"}
+    assert run.summary == ""
+    assert job.added_env == {}
+    assert job.added_path == []
+    # The publishing step published the real verdict, and nothing planted ran.
+    publish = steps["publish"]
+    assert publish.code == 1, publish.stdout + publish.stderr
+    assert publish.outputs["exit_code"] == "1"
+    assert publish.summary.startswith("## ❌"), publish.summary[:200]
+    assert "✅" not in publish.summary
+    assert (hostile / "planted" / "sitecustomize.py").is_file()  # it did plant them
+    found = (hostile / "found").read_text("utf-8").split()
+    assert found == ["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]
+    assert not (hostile / "ran-planted").exists()
+    assert not (hostile / "stolen").exists()
+
+
+def _rewrite_handoff(workspace: Path) -> None:
+    path = workspace / ".goldgate" / "action" / "run.json"
+    left = json.loads(path.read_text("utf-8"))
+    path.write_text(json.dumps({**left, "code": 0}), "utf-8")
+
+
+def _rewrite_report(workspace: Path) -> None:
+    path = workspace / json.loads((workspace / ".goldgate/action/run.json").read_text())["report"]
+    path.write_text(path.read_text("utf-8").replace('"billing"', '"shipping"'), "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (_rewrite_handoff, "is not the hand-off the run step recorded"),
+        (_rewrite_report, "is not the one the run step recorded"),
+    ],
+)
+def test_a_hand_off_or_report_changed_after_the_run_step_is_refused(
+    runner: Runner, tmp_path: Path, change: Callable[[Path], None], said: str
+) -> None:
+    job = _job(runner, tmp_path)
+    assert job.run(_inputs(runner, None), until="run")["run"].code == 0
+    change(runner.workspace)
+    before = len(runner.fake.requests)
+
+    publish = job.run_step("publish")
+
+    assert publish.code == 2, publish.stdout + publish.stderr
+    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, publish.stdout
+    assert said in errors[0]
+    assert publish.outputs["exit_code"] == "2"
+    assert runner.fake.requests[before:] == []
+
+
+@pytest.mark.parametrize("tamper", ["pth", "sitecustomize", "goldgate"])
+def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
+    runner: Runner, tmp_path: Path, tamper: str
+) -> None:
+    job = _job(runner, tmp_path)
+    before = len(runner.fake.requests)
+
+    steps = job.run({**_inputs(runner, tamper), "comment": "update"})
+
+    assert steps["run"].code == 0, steps["run"].stderr
+    publish = steps["publish"]
+    assert publish.code == 2, publish.stdout + publish.stderr
+    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, publish.stdout
+    assert "changed after the seal step" in errors[0]
+    assert errors[0].count(". ") == 0  # one sentence
+    assert publish.outputs == {"exit_code": "2"}
+    assert runner.fake.requests[before:] == []
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+
+def test_the_publishing_step_runs_nothing_its_environment_would_slip_in(
+    runner: Runner, tmp_path: Path
+) -> None:
+    """Were the run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would
+    still read no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH."""
+    job = _job(runner, tmp_path)
+    assert job.run(_inputs(runner, None), until="run")["run"].code == 0
+    planted = runner.workspace / "hostile" / "planted"
+    job.added_env.update(
+        PYTHONPATH=str(planted),
+        PYTHONSTARTUP=str(planted / "sitecustomize.py"),
+        PYTHONHOME=str(planted),
+        BASH_ENV=str(planted / "bash_env.sh"),
+        ENV=str(planted / "bash_env.sh"),
+    )
+    job.added_path.append(str(planted / "bin"))
+
+    publish = job.run_step("publish")
+
+    assert publish.code == 1, publish.stdout + publish.stderr
+    assert publish.outputs["exit_code"] == "1"
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+
+def test_goldgate_action_in_one_process_seals_user_code_alike(runner: Runner) -> None:
+    """The container action's ``goldgate action``: what the target left running is gone when
+    it ends, and the summary and outputs hold only what goldgate wrote."""
+    env_file = runner.output.with_name("set_env")
+    env_file.write_text("", "utf-8")
+    inputs = _inputs(runner, None)
+    inputs.pop("github_token")
+    runner.output.write_text("", "utf-8")
+    runner.summary.write_text("", "utf-8")
+    env = {**runner.env(**inputs, comment="off"), "GITHUB_ENV": str(env_file)}
+
+    result = run_cli("action", cwd=runner.workspace, env=env, timeout=180)
+
+    assert result.code == 1, result.output
+    pid = int((runner.workspace / "hostile" / "daemon.pid").read_text("utf-8"))
+    assert not _alive(pid)
+    assert env_file.read_text("utf-8") == ""
+    assert "forged" not in runner.outputs()
+    assert "✅" not in runner.summary.read_text("utf-8")
+    assert not (runner.workspace / "hostile" / "stolen").exists()
+
+
+@pytest.mark.parametrize(
+    ("tamper", "said"),
+    [
+        ("baseline", "the baseline base.json changed while user code ran"),
+        ("event", "changed while user code ran"),
+    ],
+)
+def test_a_baseline_or_event_file_changed_while_user_code_ran_is_refused(
+    runner: Runner, tmp_path: Path, tamper: str, said: str
+) -> None:
+    """The files publishing reads that user code could write: a baseline report in the
+    workspace (a worse one hides a regression), the event (another pull request, other
+    commits, so another baseline artifact)."""
+    (runner.workspace / "base.json").write_text("{}", "utf-8")
+    event = runner.event_path.read_text("utf-8")
+    job = _job(runner, tmp_path)
+    before = len(runner.fake.requests)
+
+    steps = job.run({**_inputs(runner, tamper), "baseline": "base.json"})
+
+    changed = (runner.workspace / "base.json").read_text("utf-8") != "{}"
+    assert changed or runner.event_path.read_text("utf-8") != event  # it did change one
+    publish = steps["publish"]
+    assert publish.code == 2, publish.stdout + publish.stderr
+    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, publish.stdout
+    assert said in errors[0]
+    assert runner.fake.requests[before:] == []
+
+
+@pytest.mark.parametrize(("tamper", "code"), [(None, 1), ("pth", 2)])
+def test_a_python_in_the_workspace_is_sealed_too(
+    runner: Runner, tmp_path: Path, tamper: str | None, code: int
+) -> None:
+    """A venv made in the workspace (``python: .venv/bin/python``): its own folders are
+    sealed and publish, though the workspace's other folders are not on its path."""
+    job = _job(runner, tmp_path, job_python(runner.workspace / ".venv"))
+
+    publish = job.run(_inputs(runner, tamper))["publish"]
+
+    assert publish.code == code, publish.stdout + publish.stderr
+    assert publish.outputs["exit_code"] == str(code)
+    assert "Traceback" not in publish.stderr
+
+
+def test_the_publishing_step_still_masks_the_credentials_live_workflows_name(
+    runner: Runner, tmp_path: Path
+) -> None:
+    """Its clean environment keeps the variables the settings name as credentials (the run
+    step's output ``credentials``, read before user code ran): their values are masked."""
+    job = _job(runner, tmp_path)
+
+    steps = job.run({"baseline": "", "github_token": TOKEN, "comment": "off"})
+
+    assert steps["run"].outputs["credentials"] == "OPENAI_API_KEY"
+    publish = steps["publish"]
+    assert publish.code in (0, 1), publish.stdout + publish.stderr
+    assert f"::add-mask::{SECRET}" in publish.stdout.splitlines()
