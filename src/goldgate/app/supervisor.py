@@ -38,7 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from goldgate.base.channel import listen_for_stops, open_channel
-from goldgate.base.reaping import become_subreaper, descendants, reap_descendants
+from goldgate.base.reaping import (
+    become_subreaper,
+    collect_orphans,
+    descendants,
+    reap_descendants,
+)
 
 __all__ = ["run_child", "supervise"]
 
@@ -46,16 +51,6 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1
 _RUNTIME_FAILURE = 4
 """In the child: the write end of the pipe to the parent."""
-
-
-
-
-
-
-
-
-
-
 
 
 @dataclass
@@ -142,7 +137,7 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
     handlers = {number: signal.signal(number, forward) for number in _SIGNALS}
     signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     try:
-        status, overdue = _wait(pid, read_end, heard, import_seconds)
+        status, overdue = _wait(pid, read_end, heard, import_seconds, spared)
     finally:
         for number, handler in handlers.items():
             signal.signal(number, handler)
@@ -165,14 +160,21 @@ def _die_with(parent: int) -> None:
         os._exit(int(_RUNTIME_FAILURE))
 
 
-def _wait(pid: int, read_end: int, heard: _Heard, import_seconds: float) -> tuple[int, str | None]:
+def _wait(
+    pid: int, read_end: int, heard: _Heard, import_seconds: float, spared: frozenset[int]
+) -> tuple[int, str | None]:
     """Wait for the child, reading what it says; the child's wait status and, when an import
     ran past its deadline (the child is then killed), what was being imported."""
     try:
         waiter: int | None = os.pidfd_open(pid)
     except (AttributeError, OSError):
         waiter = None
-    watched = [read_end] + ([waiter] if waiter is not None else [])
+    # User code's orphans are this process's children (it is their subreaper): each one's
+    # end wakes the wait (SIGCHLD into a pipe) and is collected then, not when the run ends.
+    ended, ending = os.pipe()
+    os.set_blocking(ending, False)
+    previous = signal.signal(signal.SIGCHLD, lambda signum, frame: _poke(ending))
+    watched = [read_end, ended] + ([waiter] if waiter is not None else [])
     overdue: str | None = None
     try:
         while True:
@@ -181,6 +183,10 @@ def _wait(pid: int, read_end: int, heard: _Heard, import_seconds: float) -> tupl
                 left = heard.importing[1] + import_seconds - time.monotonic()
                 timeout = max(0.0, left if timeout is None else min(timeout, left))
             ready, _, _ = select.select(watched, [], [], timeout)
+            if ended in ready:
+                with contextlib.suppress(OSError):
+                    os.read(ended, 4096)
+                collect_orphans(spared, kept=pid)
             if read_end in ready:
                 data = os.read(read_end, 65536)
                 if data:
@@ -196,10 +202,13 @@ def _wait(pid: int, read_end: int, heard: _Heard, import_seconds: float) -> tupl
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 break
-            if not watched:
+            if read_end not in watched and waiter is None:
                 _, status = os.waitpid(pid, 0)
                 break
     finally:
+        signal.signal(signal.SIGCHLD, previous)
+        os.close(ended)
+        os.close(ending)
         if waiter is not None:
             os.close(waiter)
     with contextlib.suppress(OSError):  # what it said just before it ended
@@ -207,6 +216,11 @@ def _wait(pid: int, read_end: int, heard: _Heard, import_seconds: float) -> tupl
         while data := os.read(read_end, 65536):
             heard.take(data)
     return status, overdue
+
+
+def _poke(descriptor: int) -> None:
+    with contextlib.suppress(OSError):  # full: a wake-up is already waiting
+        os.write(descriptor, b"!")
 
 
 def _kept(temporary: Path, display_path: Any) -> str:

@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 
-__all__ = ["become_subreaper", "descendants", "reap_descendants"]
+__all__ = ["become_subreaper", "collect_orphans", "descendants", "reap_descendants"]
 
 _PR_SET_CHILD_SUBREAPER = 36
 _ROUNDS = 10_000
@@ -81,6 +81,18 @@ def _reap(pids: set[int]) -> None:
             os.waitpid(pid, os.WNOHANG)
 
 
+def collect_orphans(spared: frozenset[int] = frozenset(), kept: int | None = None) -> None:
+    """Reap this process's children that have ended, but ``spared`` and ``kept`` (the child
+    whose status the caller waits for). A subreaper inherits every orphan of user code: one
+    that ends while the run goes on stays a zombie until its new parent collects it, and a
+    container whose PID 1 counts zombies (tini's census) would find it there."""
+    me = os.getpid()
+    for pid, parent in _parents().items():
+        if parent == me and pid != kept and pid not in spared and _zombie(pid):
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+
+
 def reap_descendants(spared: frozenset[int] = frozenset()) -> int:
     """Kill (SIGKILL) and reap every descendant of this process but ``spared`` (those it had
     before user code ran: an in-process caller's own), again and again until none is left:
@@ -92,6 +104,7 @@ def reap_descendants(spared: frozenset[int] = frozenset()) -> int:
         living = {pid for pid in descendants() - spared if not _zombie(pid)}
         if not living:
             _reap(killed)
+            collect_orphans(spared)  # those that ended by themselves meanwhile
             return len(killed)
         for pid in living:
             with contextlib.suppress(OSError):
