@@ -50,7 +50,7 @@ from goldgate.report.stream import ReportWriter
 from goldgate.report.verdictstore import find_project, load_store, store_path, verdicts_by_suite
 from goldgate.run.session import SessionOutcome
 from goldgate.run.streaming import RunHeader, finish_report, now
-from goldgate.scoring import ScorerRegistry, not_run, score_compiled
+from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.evalscores import SCORE_COMPARISON
@@ -224,15 +224,13 @@ async def _rescore(
             else:
                 why = not_run_reason(attempt.status, attempt.reason)
                 checks = (not_run(why),) * len(gold.compiled[index])
-            outcomes[position] = AttemptOutcome(
-                index=index,
-                case=gold.cases[index],
-                attempt=attempt.attempt,
+            outcomes[position] = _regraded_outcome(
+                gold,
+                index,
+                attempt,
                 status=attempt.status,
                 reason=attempt.reason,
-                latency_ms=attempt.latency_ms,
-                document=saved,
-                stderr=None,
+                answer=saved,
                 checks=checks,
             )
 
@@ -246,37 +244,45 @@ async def _rescore(
         if problem is not None:  # the attempt's error; every other attempt is kept
             reason = problem.sentence("the result")
             checks = (not_run(not_run_reason("failed", reason)),) * len(compiled)
-            outcomes[position] = AttemptOutcome(
-                index=index,
-                case=gold.cases[index],
-                attempt=attempt.attempt,
-                status="failed",
-                reason=reason,
-                latency_ms=attempt.latency_ms,
-                document=None,
-                stderr=None,
-                checks=checks,
+            outcomes[position] = _regraded_outcome(
+                gold, index, attempt, status="failed", reason=reason, answer=None, checks=checks
             )
             return
         checks = tuple(score_compiled(e, found, envelope) for e in compiled)
         if gold.verdicts and not isinstance(found, EvalFailed):
             checks = adjudicate(checks, compiled, case.id, gold.verdicts)
-        outcomes[position] = AttemptOutcome(
-            index=index,
-            case=gold.cases[index],
-            attempt=attempt.attempt,
-            status="completed",
-            reason=None,
-            latency_ms=attempt.latency_ms,
-            document=found,
-            stderr=None,
-            checks=checks,
+        outcomes[position] = _regraded_outcome(
+            gold, index, attempt, status="completed", reason=None, answer=found, checks=checks
         )
 
     async with anyio.create_task_group() as group:
         for job in jobs:
             group.start_soon(one, job)
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _regraded_outcome(
+    gold: GoldSuite,
+    index: int,
+    attempt: AttemptRecord,
+    *,
+    status: str,
+    reason: str | None,
+    answer: Any,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """A saved attempt as regrading leaves it: its latency kept, its stderr not."""
+    return AttemptOutcome(
+        index=index,
+        case=gold.cases[index],
+        attempt=attempt.attempt,
+        status=status,
+        reason=reason,
+        latency_ms=attempt.latency_ms,
+        document=answer,
+        stderr=None,
+        checks=checks,
+    )
 
 
 def regrade(request: RegradeRequest) -> SessionOutcome:
