@@ -196,13 +196,26 @@ def action(
 
 
 @app.command(epilog=_ACTION_INPUTS)
-def publish(comment_mode: CommentModeOption = None) -> None:
+def publish(
+    comment_mode: CommentModeOption = None,
+    fetch_baseline: Annotated[
+        bool,
+        typer.Option(
+            "--fetch-baseline",
+            help="Before `goldgate action --run-only`, in mode replay without the input "
+            "report: fetch the baseline's report (a file or the artifact) into "
+            ".goldgate/action/replay-baseline.json for the run to replay; exit 0.",
+        ),
+    ] = False,
+) -> None:
     """The publishing half of `goldgate action` (runs no user code): read what `goldgate
     action --run-only` left, or in modes check, compare and report do the whole mode; compare
     with the baseline, and report (JUnit, sticky comment, job summary, annotations, step
     outputs). The exit code is the one fail_on decides."""
-    from goldgate.app.action.split import publish_only
+    from goldgate.app.action.split import fetch_only, publish_only
 
+    if fetch_baseline:
+        finish(ExitCode(fetch_only(dict(os.environ))))
     finish(ExitCode(publish_only(_with_comment_mode(dict(os.environ), comment_mode))))
 
 

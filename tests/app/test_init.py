@@ -102,6 +102,69 @@ def test_a_dangling_symlink_counts_as_a_file(run_cli: Any, tmp_path: Path) -> No
     assert _tree(tmp_path) == {"goldgate_target.py"}
 
 
+@pytest.mark.parametrize(
+    "folder", ["config", "evaluation", "evaluation/cases", ".github", ".github/workflows"]
+)
+def test_a_symlinked_folder_on_the_way_refuses_it_all(
+    run_cli: Any, tmp_path: Path, folder: str
+) -> None:
+    """A folder the starter writes into (or a parent of one) that is a symlink, even to an
+    empty folder: nothing is written, there or anywhere."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    link = project / folder
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(elsewhere, target_is_directory=True)
+
+    result = run_cli("init", "project", "--github", cwd=tmp_path)
+
+    assert result.code == 2, result.stderr
+    assert result.stderr == (
+        f"goldgate: project/{folder} is a symlink; goldgate init writes through no symlink, "
+        "so nothing was written.\n"
+    )
+    assert list(elsewhere.iterdir()) == []
+    top = folder.split("/", maxsplit=1)[0]
+    assert {p for p in _tree(project) if not p.startswith(top)} == set()
+
+
+def test_the_project_folder_itself_a_symlink_is_refused(run_cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "project").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+
+    result = run_cli("init", "project", cwd=tmp_path)
+
+    assert result.code == 2
+    assert "goldgate: project is a symlink; goldgate init writes through none" in result.stderr
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_folder_that_becomes_a_symlink_while_writing_is_not_written_through(
+    run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between the look and the write, ``evaluation/cases`` is swapped for a symlink: the file
+    is not created through it (folders are opened with O_NOFOLLOW)."""
+    write_new = init_module._write_new
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    project = tmp_path / "project"
+
+    def racing(root: Path, relative: str, text: str) -> None:
+        if relative.startswith("evaluation/cases/"):
+            (project / "evaluation" / "cases").symlink_to(elsewhere, target_is_directory=True)
+        write_new(root, relative, text)
+
+    monkeypatch.setattr(init_module, "_write_new", racing)
+
+    result = run_cli("init", "project", cwd=tmp_path)
+
+    assert result.code == 2
+    assert "cannot write project/evaluation/cases/" in result.stderr
+    assert "a folder on its way became a symlink or a file" in result.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_file_where_a_folder_goes_refuses_it_all(run_cli: Any, tmp_path: Path) -> None:
     (tmp_path / "evaluation").write_text("", encoding="utf-8")
 
@@ -128,10 +191,10 @@ def test_a_file_that_appears_while_writing_is_not_overwritten(
     # refuses it, and what came before stays written.
     write_new = init_module._write_new
 
-    def racing(path: Path, text: str) -> None:
-        if path.name == "goldgate_target.py":
-            path.write_text("theirs\n", encoding="utf-8")
-        write_new(path, text)
+    def racing(root: Path, relative: str, text: str) -> None:
+        if relative == "goldgate_target.py":
+            (root / relative).write_text("theirs\n", encoding="utf-8")
+        write_new(root, relative, text)
 
     monkeypatch.setattr(init_module, "_write_new", racing)
 

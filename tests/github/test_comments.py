@@ -98,7 +98,10 @@ def test_first_run_creates_the_comment(repo: Repository, fake: FakeGitHub) -> No
 
     [(ident, login, body)] = fake.comments(7)
     assert result == CommentResult(
-        "created", ident, f"https://github.com/octo-org/octo-repo/pull/7#issuecomment-{ident}"
+        "created",
+        ident,
+        f"https://github.com/octo-org/octo-repo/pull/7#issuecomment-{ident}",
+        author=BOT,
     )
     assert login == BOT
     assert body == with_marker("## passed", "main")
@@ -439,10 +442,7 @@ def _client(token: str, login: str) -> Iterator[tuple[FakeGitHub, Repository]]:
 
 def _twice(repo: Repository, authors: tuple[str, ...] | None) -> None:
     for body in ("run 1", "run 2"):
-        upsert_comment(
-            repo, 7, body, instance_id="main", authors=authors or DEFAULT_AUTHORS,
-            any_bot=authors is None,
-        )  # fmt: skip
+        upsert_comment(repo, 7, body, instance_id="main", authors=authors or DEFAULT_AUTHORS)
 
 
 @pytest.mark.slow  # _client starts a fake GitHub
@@ -470,20 +470,60 @@ def test_without_its_login_a_personal_token_adds_a_comment_every_run() -> None:
 
 
 @pytest.mark.slow  # _client starts a fake GitHub
-def test_an_app_token_is_not_asked_who_it_is_and_keeps_its_comment_sticky() -> None:
+def test_an_app_token_is_not_asked_who_it_is_and_names_its_login_to_stay_sticky() -> None:
+    """An installation token's comments are github-actions[bot]'s unless ``comment_author``
+    names the App's login: never any bot's (see the planted-marker tests below)."""
     for fake, repo in _client(APP, "goldgate-app[bot]"):
         github = connect(APP, base_url=fake.base_url, policy=FAST, paced=False)
         planted = fake.add_comment(7, with_marker("fake verdict: passed", "main"), login="mallory")
         authors = comment_authors(github, APP, None)
-        _twice(repo, authors)
-
-        assert authors is None  # GET /user answers an installation token 403: not asked
+        assert authors == DEFAULT_AUTHORS  # GET /user answers an installation token 403
         assert fake.requests_to("GET", r"/user") == []
+        _twice(repo, comment_authors(github, APP, "goldgate-app[bot]"))
+
         [(_, who, old), (_, login, body)] = fake.comments(7)
         assert (who, old) == ("mallory", with_marker("fake verdict: passed", "main"))
         assert (login, body) == ("goldgate-app[bot]", with_marker("run 2", "main"))
         patched = [r.path.rsplit("/", 1)[-1] for r in fake.requests_to("PATCH", ONE_COMMENT)]
         assert str(planted) not in patched
+
+
+@pytest.mark.slow  # _client starts a fake GitHub
+@pytest.mark.parametrize("before", [0, 130], ids=["first page", "later page"])
+@pytest.mark.parametrize("planter", ["other-bot[bot]", "mallory"])
+def test_a_marker_comment_another_account_wrote_is_never_taken_as_goldgate_s(
+    before: int, planter: str
+) -> None:
+    """Another bot (or a person) posts a comment carrying goldgate's marker and a hidden
+    state line saying nothing changed: with the workflow's token (github-actions[bot]) it is
+    neither edited nor read as goldgate's, on the first page or a later one."""
+    state = "verdict=passed;regressed=0"
+    for fake, repo in _client(APP, "github-actions[bot]"):
+        github = connect(APP, base_url=fake.base_url, policy=FAST, paced=False)
+        fake.add_comments(7, before)
+        forged = with_marker("all good, nothing regressed", "main", state)
+        planted = fake.add_comment(7, forged, login=planter)
+        fake.add_comments(7, 5)
+        authors = comment_authors(github, APP, None)
+
+        first = upsert_comment(
+            repo, 7, "run 1", instance_id="main", authors=authors, when="changes", state=state
+        )
+        second = upsert_comment(
+            repo, 7, "run 2", instance_id="main", authors=authors, when="always", state=state
+        )
+
+        assert (first.action, first.author) == ("created", "github-actions[bot]")
+        assert (second.action, second.comment_id) == ("updated", first.comment_id)
+        assert second.author == "github-actions[bot]"
+        mine = [(who, body) for ident, who, body in fake.comments(7) if ident == planted]
+        assert mine == [(planter, forged)]
+        patched = [r.path.rsplit("/", 1)[-1] for r in fake.requests_to("PATCH", ONE_COMMENT)]
+        assert str(planted) not in patched
+        ours = [c for c in fake.comments(7) if c[1] == "github-actions[bot]"]
+        assert [(ident, body) for ident, _, body in ours] == [
+            (first.comment_id, with_marker("run 2", "main", state))
+        ]
 
 
 @pytest.mark.slow  # _client starts a fake GitHub
@@ -498,5 +538,8 @@ def test_a_configured_login_is_used_as_given() -> None:
         assert len(fake.comments(7)) == 1
 
 
-def test_a_get_user_github_refuses_falls_back_to_any_bot(fake: FakeGitHub, gh: Github) -> None:
-    assert comment_authors(gh, "gho_" + "x" * 30, None) is None  # the fake's /user: 403
+def test_a_get_user_github_refuses_falls_back_to_github_actions(
+    fake: FakeGitHub, gh: Github
+) -> None:
+    # the fake's /user: 403; never "any bot"
+    assert comment_authors(gh, "gho_" + "x" * 30, None) == DEFAULT_AUTHORS

@@ -132,3 +132,19 @@ def test_integers_where_floats_belong_are_constructed_as_floats(tmp_path: Path) 
     assert type(suite.summary["quality.min"]) is float
     assert suite.summary["quality.min"] == 0.0
     assert_constructed_as_validated(report)
+
+
+def test_a_report_written_a_case_at_a_time_is_the_report_written_whole(
+    example_report: Report,
+) -> None:
+    """``report_chunks`` (merge and replay write reports a case at a time, never whole in
+    memory) gives the very bytes of the whole report's JSON, split at each case."""
+    import orjson
+
+    from goldgate.report.io import report_bytes
+    from goldgate.report.stream import report_chunks
+
+    whole = orjson.dumps(record_json(example_report)) + b"\n"
+    pieces = list(report_chunks(example_report))
+    assert b"".join(pieces) == whole == report_bytes(example_report)
+    assert len(pieces) > sum(len(suite.cases) for suite in example_report.suites) > 0

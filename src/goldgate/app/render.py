@@ -34,6 +34,7 @@ from goldgate.render.registry import (
 )
 
 if TYPE_CHECKING:
+    from goldgate.comparison.models import Comparison
     from goldgate.render.view import ComparisonView
     from goldgate.report.models import Report
 
@@ -81,14 +82,26 @@ def render_report(
     import os
 
     from goldgate.base.problems import display_path
+    from goldgate.comparison.verify import report_file_digest
+    from goldgate.render.compared import comparison_view
     from goldgate.report.io import read_report_and_digest
 
     note_project_secrets()
     with collections_paused():  # a big report is millions of objects and no cycles
+        # A comparison is verified (both its reports compared again) before the report is
+        # read whole, so that the two are never in memory at once; the report read must then
+        # be the very bytes the comparison was verified against.
+        verified = None
+        if comparison_path is not None:
+            expected = report_file_digest(report_path)
+            verified = verified_comparison(comparison_path, expected, report_path)
         report, digest = read_report_and_digest(report_path)
         comparison = None
-        if comparison_path is not None:
-            comparison = load_comparison_view(comparison_path, digest, report, report_path)
+        if verified is not None:
+            if digest != verified.candidate.digest:
+                shown = display_path(report_path)
+                raise InvalidInputError(f"{shown}: changed while it was read.")
+            comparison = comparison_view(verified, report)
         context = RenderContext(
             report,
             comparison,
@@ -120,10 +133,18 @@ def load_comparison_view(
     (``InvalidInputError``) unless its candidate is the report whose bytes have ``digest``
     (read from ``report_path``) and its figures are what its reports give
     (``comparison.verify``)."""
+    from goldgate.render.compared import comparison_view
+
+    return comparison_view(verified_comparison(comparison_path, digest, report_path), report)
+
+
+def verified_comparison(comparison_path: Path, digest: str, report_path: Path) -> Comparison:
+    """The comparison file at ``comparison_path``, refused (``InvalidInputError``) unless its
+    candidate is the report whose bytes have ``digest`` (read from ``report_path``) and its
+    figures are what its reports give (``comparison.verify``)."""
     from goldgate.base.problems import display_path
     from goldgate.comparison import read_comparison
     from goldgate.comparison.verify import verify_comparison
-    from goldgate.render.compared import comparison_view
 
     shown = display_path(comparison_path)
     comparison = read_comparison(shown)  # InvalidInputError naming the place
@@ -132,7 +153,7 @@ def load_comparison_view(
             f"{shown} compares the report {comparison.candidate.digest}, not this report ({digest})"
         )
     verify_comparison(comparison, shown, report_path)
-    return comparison_view(comparison, report)
+    return comparison
 
 
 def gold_sources(report: Report, environ: Mapping[str, str]) -> dict[str, str | None]:

@@ -17,6 +17,7 @@ __all__ = [
     "jsonvalue",
     "lazy",
     "memory",
+    "memorylimit",
     "outputs",
     "pointers",
     "problems",

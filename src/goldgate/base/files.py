@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -91,16 +91,21 @@ def open_regular_file(path: Path, source: str, *, what: str = "a file") -> Binar
     return handle
 
 
-def read_regular_file(path: Path, source: str, *, what: str = "a file") -> bytes:
+def read_regular_file(
+    path: Path, source: str, *, what: str = "a file", admit: Callable[[int], None] | None = None
+) -> bytes:
     """The bytes of the regular file at ``path`` (``source`` names it in messages, ``what``
     says what it should be, e.g. "a JSON file"). Anything else, or a file over the cap, is an
-    ``InvalidInputError`` naming ``source``; nothing is read from it."""
+    ``InvalidInputError`` naming ``source``; nothing is read from it. ``admit`` is handed the
+    file's size before anything is read, to refuse it by raising."""
     cap = max_file_bytes()
     with open_regular_file(path, source, what=what) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if admit is not None:
+            admit(size)
         try:
             # As much as the file holds, not the cap: read(n) sets n bytes aside first, and
             # a 256 MiB buffer for every small file fails under a memory limit.
-            size = os.fstat(handle.fileno()).st_size
             data = handle.read(min(size, cap) + 1)
             if len(data) > size:  # it grew after the stat: the rest, up to the cap
                 data += handle.read(cap + 1 - len(data))

@@ -110,14 +110,19 @@ _DIGITS_AS_ZEROS: Final = bytes(48 if 48 <= byte <= 57 else 32 for byte in range
 _LONG_NUMBER: Final = b"0" * 19
 
 
-def loads_exact(data: bytes) -> Any:
+def loads_exact(data: bytes, *, lean: bool = False) -> Any:
     """JSON text (known to be valid JSON) parsed as the standard library parses it, through
     orjson where that gives the same values: orjson reads an integer beyond 64 bits as a
     float, so text with a run of 19 or more digits anywhere (inside a string too: rare, and
     then only slower) is left to ``json``. The run is looked for in the text with its digits
     as zeros and everything else as spaces: two C passes, where a regular expression took
-    longer than parsing."""
-    if _LONG_NUMBER in data.translate(_DIGITS_AS_ZEROS):
+    longer than parsing.
+
+    ``lean``: parse with ``json`` alone, which is slower but sets aside far less memory on
+    the way (orjson's peak address space is about 20 times the text's size, ``json``'s about
+    10, the values included) and, short of memory, raises ``MemoryError`` where orjson may
+    crash the process."""
+    if lean or _LONG_NUMBER in data.translate(_DIGITS_AS_ZEROS):
         return json.loads(data)
     return orjson.loads(data)
 

@@ -26,6 +26,7 @@ from goldgate.report.io import (
     write_whole_file,
 )
 from goldgate.report.models import Report
+from goldgate.report.readbound import let_go_after
 from goldgate.report.stream import dumps
 
 __all__ = [
@@ -56,7 +57,8 @@ def compare(
     thing that makes them incomparable. ``partial`` compares the attempts whose identity and
     input match, re-scoring the baseline under the candidate's gold where the gold differs,
     and lists the rest."""
-    with collections_paused():  # millions of short-lived objects and no cycles
+    # Millions of short-lived objects and no cycles; the sides are let go of once compared.
+    with collections_paused(), let_go_after():
         mine = _side(candidate, "candidate")
         wanted: ResultsWanted | None = None
         if partial:

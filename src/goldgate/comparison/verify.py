@@ -19,7 +19,7 @@ from goldgate.base.errors import GoldgateError, ReportRefusedError
 from goldgate.base.jsonvalue import json_equal
 from goldgate.comparison.models import CLASSES, Comparison
 
-__all__ = ["verify_comparison"]
+__all__ = ["report_file_digest", "verify_comparison"]
 
 _AS_MADE = {"created_at", "goldgate_version"}
 """Fields of a comparison that a second comparison of the same reports does not repeat."""
@@ -35,12 +35,18 @@ def verify_comparison(comparison: Comparison, path: str, candidate: Path) -> Non
         _consistent(comparison, path)
 
 
-def _digest_of(path: Path) -> str | None:
+def report_file_digest(path: Path) -> str:
+    """The sha256 of a report file's bytes, read for that alone (within the memory bound:
+    once its size, and nothing held after)."""
     from goldgate.report.digests import bytes_digest
     from goldgate.report.io import read_report_bytes
 
+    return bytes_digest(read_report_bytes(path, held=0, peak=1))
+
+
+def _digest_of(path: Path) -> str | None:
     try:
-        return bytes_digest(read_report_bytes(path))
+        return report_file_digest(path)
     except (OSError, GoldgateError):  # not there: the comparison is checked against itself
         return None
 

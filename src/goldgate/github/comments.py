@@ -2,13 +2,15 @@
 
 Each run finds its earlier comment by a hidden marker at the start of the body and by its
 author. The author check matters as much as the marker: anyone can paste the marker into a
-comment of their own, and goldgate must not try to edit (or be fooled by) it. Who the
-author is (``comment_authors``): the login the workflow names; else, for a personal token,
-the login ``GET /user`` answers; else (an installation token, the workflow's
-``GITHUB_TOKEN`` or a GitHub App's, which ``GET /user`` answers 403) any bot account: the
-earliest marker comment a bot wrote is taken as this token's own (a person cannot post as
-a bot, so a pasted marker still fools nothing). Without
-that, a token that posts as another login would find nothing and add a comment every run.
+comment of their own, another bot included (an App's ``other-bot[bot]``), and goldgate must
+not try to edit (or be fooled by) it, whatever the marker and the hidden state line say.
+Who the author is (``comment_authors``): the login the workflow names (``comment_author``);
+else, for a personal token, the login ``GET /user`` answers; else (an installation token,
+the workflow's ``GITHUB_TOKEN`` or a GitHub App's, which ``GET /user`` answers 403, or a
+token GitHub does not say the login of) ``github-actions[bot]`` alone: a GitHub App's token
+posts as ``NAME[bot]`` and must name it in ``comment_author`` to keep its comment sticky.
+What goldgate posted or edited comes back with its id and its author as GitHub answered
+them (``CommentResult``), which the action records in its outputs.
 A busy pull request has more than one page of comments, so every page is read.
 
 When to post (``When``, the action's ``comment_mode``): ``always``; ``changes``, only when
@@ -64,6 +66,8 @@ class CommentResult:
     comment_id: int | None = None
     url: str | None = None
     reason: str | None = None
+    author: str | None = None
+    """The login GitHub answered as the comment's author (``updated`` or ``created``)."""
 
     @property
     def fell_back(self) -> bool:
@@ -135,7 +139,6 @@ def upsert_comment(
     instance_id: str,
     mode: Mode = "update",
     authors: Collection[str] = DEFAULT_AUTHORS,
-    any_bot: bool = False,
     when: When = "always",
     state: str | None = None,
     passed: bool = True,
@@ -144,12 +147,12 @@ def upsert_comment(
     ``instance_id``.
 
     ``update`` edits the earliest comment that starts with the marker and was written by one
-    of ``authors`` or, with ``any_bot``, by any bot account (found on any page), or creates
-    one; ``new`` always creates one; ``off`` does nothing. ``when`` decides whether to post
-    at all: ``changes`` skips when the comment there (the latest, in mode ``new``) recorded
-    the same ``state`` (the verdict and the comparison's counts); ``failures`` skips when
-    ``passed`` unless a comment is there, which is then updated to say so. Raises
-    ``CommentTooLong`` before sending a body GitHub would refuse; anything GitHub refuses or
+    of ``authors`` (found on any page), or creates one; ``new`` always creates one; ``off``
+    does nothing. ``when`` decides whether to post at all: ``changes`` skips when the
+    comment there (the latest, in mode ``new``) recorded the same ``state`` (the verdict and
+    the comparison's counts); ``failures`` skips when ``passed`` unless a comment is there,
+    which is then updated to say so. Raises ``CommentTooLong`` before sending a body GitHub
+    would refuse; anything GitHub refuses or
     fails comes back as ``fell_back`` with the reason."""
     if mode not in MODES:
         raise ValueError(f"comment mode {mode!r} is not one of update, new, off.")
@@ -170,7 +173,7 @@ def upsert_comment(
         issue = _issue(repo, pr_number)
         existing = None
         if mode == "update" or when != "always":
-            existing = _find(issue, tag, authors, pr_number, any_bot=any_bot, latest=mode == "new")
+            existing = _find(issue, tag, authors, pr_number, latest=mode == "new")
         if when == "changes" and existing is not None and comment_state(existing.body) == state:
             return CommentResult(
                 "skipped",
@@ -193,34 +196,38 @@ def upsert_comment(
             tag=tag,
             authors=authors,
             look_first=mode == "update",
-            any_bot=any_bot,
         )
     except GitHubUnavailable as error:
         return CommentResult("fell_back", reason=error.reason)
 
 
-def comment_authors(github: Github, token: str, configured: str | None) -> tuple[str, ...] | None:
+def comment_authors(github: Github, token: str, configured: str | None) -> tuple[str, ...]:
     """Whose marker comments are this token's own: ``configured`` (a login the workflow
-    names); else the login ``GET /user`` answers for the token; None (any bot, see
-    ``upsert_comment``) for an installation token (``ghs_``: ``GET /user`` answers it 403,
-    so it is not asked) or when GitHub does not say."""
+    names); else the login ``GET /user`` answers for the token; else ``DEFAULT_AUTHORS``
+    (``github-actions[bot]``): for an installation token (``ghs_``: ``GET /user`` answers it
+    403, so it is not asked) or when GitHub does not say. Never any other bot: one that
+    copied the marker would be taken for goldgate."""
     if configured:
         return (configured,)
     if token.startswith("ghs_"):
-        return None
+        return DEFAULT_AUTHORS
     try:
         with reaching_github("read who the token belongs to"):
             login = github.get_user().login
     except GitHubUnavailable:
-        return None
-    return (login,) if isinstance(login, str) and login else None
+        return DEFAULT_AUTHORS
+    return (login,) if isinstance(login, str) and login else DEFAULT_AUTHORS
 
 
-def _by(comment: IssueComment, authors: Collection[str], any_bot: bool) -> bool:
+def _by(comment: IssueComment, authors: Collection[str]) -> bool:
     user = comment.user
-    if user is None:
-        return False
-    return user.login in authors or (any_bot and user.type == "Bot")
+    return user is not None and user.login in authors
+
+
+def _author(comment: IssueComment) -> str | None:
+    user = comment.user
+    login = None if user is None else user.login
+    return login if isinstance(login, str) else None
 
 
 def _find(
@@ -229,16 +236,15 @@ def _find(
     authors: Collection[str],
     pr_number: int,
     *,
-    any_bot: bool = False,
     latest: bool = False,
 ) -> IssueComment | None:
     """The earliest (``latest``: the newest) comment on ``issue`` whose body starts with
-    ``tag`` and whose author's login is one of ``authors`` (or, with ``any_bot``, is a
-    bot's), reading every page (100 comments each)."""
+    ``tag`` and whose author's login is one of ``authors``, reading every page (100
+    comments each)."""
     found: IssueComment | None = None
     with reaching_github(f"list the comments of pull request #{pr_number}"):
         for comment in issue.get_comments():
-            if _by(comment, authors, any_bot) and (comment.body or "").startswith(tag):
+            if _by(comment, authors) and (comment.body or "").startswith(tag):
                 if not latest:
                     return comment
                 found = comment
@@ -255,7 +261,7 @@ def _issue(repo: Repository, pr_number: int) -> Issue:
 def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
     with reaching_github(f"update the goldgate comment on pull request #{pr_number}"):
         comment.edit(full)
-        return CommentResult("updated", comment.id, comment.html_url)
+        return CommentResult("updated", comment.id, comment.html_url, author=_author(comment))
 
 
 def _create(
@@ -266,7 +272,6 @@ def _create(
     tag: str,
     authors: Collection[str],
     look_first: bool,
-    any_bot: bool = False,
 ) -> CommentResult:
     """Create the comment. A POST that failed with 5xx, or whose answer never came (a
     timeout, a connection reset), is not retried by the client (see
@@ -282,26 +287,27 @@ def _create(
             if isinstance(error, GithubException) and error.status < 500:
                 raise
             stored = (
-                _find(issue, tag, authors, pr_number, any_bot=any_bot)
+                _find(issue, tag, authors, pr_number)
                 if look_first
-                else _find_body(issue, full, authors, pr_number, any_bot=any_bot)
+                else _find_body(issue, full, authors, pr_number)
             )
             if stored is not None:
                 if stored.body != full:
                     stored.edit(full)
-                return CommentResult("created", stored.id, stored.html_url)
+                return CommentResult(
+                    "created", stored.id, stored.html_url, author=_author(stored)
+                )
             created = issue.create_comment(full)
-        return CommentResult("created", created.id, created.html_url)
+        return CommentResult("created", created.id, created.html_url, author=_author(created))
 
 
 def _find_body(
-    issue: Issue, full: str, authors: Collection[str], pr_number: int, *, any_bot: bool = False
+    issue: Issue, full: str, authors: Collection[str], pr_number: int
 ) -> IssueComment | None:
-    """The newest comment on ``issue`` by one of ``authors`` (or a bot, with ``any_bot``)
-    whose body is ``full``."""
+    """The newest comment on ``issue`` by one of ``authors`` whose body is ``full``."""
     found: IssueComment | None = None
     with reaching_github(f"list the comments of pull request #{pr_number}"):
         for comment in issue.get_comments():
-            if _by(comment, authors, any_bot) and comment.body == full:
+            if _by(comment, authors) and comment.body == full:
                 found = comment
     return found

@@ -14,6 +14,7 @@ __all__ = [
     "plain",
     "process",
     "queue",
+    "readbound",
     "rebuild",
     "recordbase",
     "records",

@@ -15,7 +15,7 @@ import secrets
 import shutil
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,9 +37,15 @@ from goldgate.base.outputs import linked_folder
 from goldgate.base.pointers import format_pointer
 from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
-from goldgate.report.plain import record_json
+from goldgate.report.readbound import (
+    HELD_FACTOR,
+    READ_FACTOR,
+    admit_report,
+    lean_parse,
+    memory_bounded,
+)
 from goldgate.report.records import REPORT_FORMAT_VERSION
-from goldgate.report.stream import dumps
+from goldgate.report.stream import report_chunks
 
 if TYPE_CHECKING:  # pydantic is imported to read a report: a run writes without it
     from pydantic import ValidationError
@@ -257,20 +263,22 @@ def write_report(report: Report, path: Path) -> Path:
 
 
 def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
-    """Write a whole report at once (one built in memory, e.g. by replay), as ``ReportFile``
-    does for a streamed one: where ``path`` fails, to a fresh temporary folder."""
-    return write_whole_file(report_bytes(report), path)
+    """Write a whole report at once (one built in memory, e.g. by replay or merge), as
+    ``ReportFile`` does for a streamed one: where ``path`` fails, to a fresh temporary
+    folder. It is written a case at a time, never held whole as text."""
+    return write_whole_file(report_chunks(report), path)
 
 
-def write_whole_file(data: bytes, path: Path) -> tuple[Path, str | None]:
-    """``data`` (a report or a comparison) created at ``path`` as ``ReportFile`` creates a
-    report; where it is and, on fallback, why."""
+def write_whole_file(data: bytes | Iterable[bytes], path: Path) -> tuple[Path, str | None]:
+    """``data`` (a report or a comparison, or its pieces in order) created at ``path`` as
+    ``ReportFile`` creates a report; where it is and, on fallback, why."""
     # Held while its temporary file exists: a signal between its creation and its link (or
     # its removal) would leave it behind. The signal is delivered once the report is whole.
     with _signals_held():
         target = ReportFile(path)
         try:
-            target.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                target.write(piece)
         except BaseException:
             target.discard()
             raise
@@ -279,12 +287,20 @@ def write_whole_file(data: bytes, path: Path) -> tuple[Path, str | None]:
 
 def report_bytes(report: Report) -> bytes:
     """The file text of a report: compact JSON, ``format`` first."""
-    return dumps(record_json(report)) + b"\n"
+    return b"".join(report_chunks(report))
 
 
-def read_report_bytes(path: Path) -> bytes:
-    """A report file's bytes: only a regular file within the size cap is read."""
-    return read_regular_file(path, str(path), what="a report")
+def read_report_bytes(path: Path, held: int = HELD_FACTOR, peak: int = READ_FACTOR) -> bytes:
+    """A report file's bytes: only a regular file within the size cap, and one that can be
+    read within the memory this process may still take (``readbound.admit_report``: what
+    reading it takes at its peak and what is made of it holds once read, as multiples of
+    its size), is read."""
+    return read_regular_file(
+        path,
+        str(path),
+        what="a report",
+        admit=lambda size: admit_report(str(path), size, held, peak),
+    )
 
 
 def read_report(path: Path | str) -> Report:
@@ -306,23 +322,6 @@ def read_report_and_digest(path: Path) -> tuple[Report, str]:
         value = report_value(data, str(path))
         del data
         return validated_report(value, str(path)), digest
-
-
-@contextlib.contextmanager
-def memory_bounded(path: str) -> Iterator[None]:
-    """Running out of memory while reading the report at ``path`` is a runtime failure
-    (exit 4) named in one sentence, not a traceback: what was being read is let go of as
-    the error leaves, so there is memory enough to say so."""
-    try:
-        yield
-    except MemoryError:
-        size = ""
-        with contextlib.suppress(OSError):
-            size = f"{os.path.getsize(path) / 1e6:.1f} MB; "
-        raise RuntimeFailureError(
-            f"{path}: not enough memory to read this report ({size}reading a report takes "
-            "about 15 times its size)."
-        ) from None
 
 
 def report_value(data: bytes, path: str) -> dict[str, Any]:
@@ -351,7 +350,7 @@ def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
     """The JSON value of a ``what``'s file text (a report, a comparison), read fast; where it
     is not JSON, ``InvalidInputError`` at the line and column."""
     try:
-        value = loads_exact(data)
+        value = loads_exact(data, lean=lean_parse(len(data)))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
         raise _not_json(data, path, error, what) from None
     if not _keys_surely_unique(data, value):

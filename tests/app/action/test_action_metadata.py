@@ -23,8 +23,9 @@ INPUTS = (
 )  # fmt: skip
 COMPOSITE_ONLY = ("python",)
 OUTPUTS = (
-    "exit_code", "report", "comparison", "junit", "markdown", "html", "comment_file", "passed",
-    "failed", "errors", "improved", "regressed", "flaky",
+    "exit_code", "report", "comparison", "junit", "markdown", "html", "comment_file",
+    "comment_id", "comment_author", "passed", "failed", "errors", "improved", "regressed",
+    "flaky",
 )  # fmt: skip
 # The inputs that take one of a few words: the words, and the default.
 CHOICES = {
@@ -65,7 +66,7 @@ def test_the_action_is_composite_and_the_container_runs_goldgate_action(
 ) -> None:
     assert action["runs"]["using"] == "composite"
     ids = [step.get("id") for step in action["runs"]["steps"]]
-    assert ids == [None, "seal", "run", "publish"]
+    assert ids == [None, "seal", "fetch", "run", "publish"]
     container = {"using": "docker", "image": "../Dockerfile", "args": ["action"]}
     assert docker_action["runs"] == container
     for metadata in (action, docker_action):
@@ -112,12 +113,16 @@ def test_every_input_reaches_goldgate_through_env_never_through_the_script(
 
 
 def test_the_step_that_runs_user_code_holds_no_token(action: dict[str, Any]) -> None:
-    """Only the publishing step is given github_token; the run step blanks what act (which
-    sets INPUT_* in every composite step) or the caller's env would hand it."""
+    """Only the steps that run no user code (publishing, and fetching the baseline to replay
+    before the run) are given github_token; the run step blanks what act (which sets INPUT_*
+    in every composite step) or the caller's env would hand it."""
     steps = _steps(action)
     for step_id, step in steps.items():
         given = [key for key, value in step.get("env", {}).items() if "github_token" in value]
-        assert given == (["INPUT_GITHUB_TOKEN"] if step_id == "publish" else []), step_id
+        holders = ("publish", "fetch")
+        assert given == (["INPUT_GITHUB_TOKEN"] if step_id in holders else []), step_id
+    assert steps["fetch"]["run"] == '"$GOLDGATE_PYTHON" -P -m goldgate publish --fetch-baseline'
+    assert steps["fetch"]["if"] == "inputs.mode == 'replay' && inputs.report == ''"
     run_env = steps["run"]["env"]
     assert run_env["INPUT_GITHUB_TOKEN"] == ""
     assert run_env["GITHUB_TOKEN"] == ""

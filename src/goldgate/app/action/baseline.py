@@ -16,11 +16,16 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldgate.app.action.inputs import baseline_deadline, github_token, request_timeout
+from goldgate.app.action.inputs import (
+    ActionInputs,
+    baseline_deadline,
+    github_token,
+    request_timeout,
+)
 from goldgate.app.action.step import WORK_FOLDER, StepRun
 from goldgate.base.errors import GoldgateError, ReportRefusedError
 from goldgate.github.client import describe_error
@@ -237,3 +242,61 @@ def _signals_held() -> Iterator[list[int]]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+REPLAY_BASELINE = WORK_FOLDER / "replay-baseline.json"
+"""Where ``fetch_replay_baseline`` (the step with the token, before user code runs) leaves
+the baseline's report for mode replay without the input report."""
+
+
+def fetch_replay_baseline(run: StepRun, inputs: ActionInputs, event: GitHubEvent | None) -> None:
+    """Mode replay without the input report, in a step that holds the token and runs no user
+    code: the baseline's report fetched (``find_baseline``) into ``REPLAY_BASELINE`` for the
+    run step, which has no token, to replay. What was there before is removed first; a
+    baseline that cannot be had leaves nothing (the run step says so)."""
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
+
+    with contextlib.suppress(OSError):
+        REPLAY_BASELINE.unlink(missing_ok=True)
+    if inputs.mode != "replay" or inputs.report is not None or inputs.baseline is None:
+        return
+    found = find_baseline(run, inputs.baseline, event, datetime.now(UTC))
+    if found is None:
+        return
+    try:
+        write_output_file(REPLAY_BASELINE, found[0].read_bytes())
+    except (OSError, OutputFileError) as error:
+        run.warning(f"the baseline to replay could not be kept: {describe_error(error)}")
+
+
+def replay_source(
+    run: StepRun, inputs: ActionInputs, event: GitHubEvent | None, now: datetime
+) -> Path | None:
+    """The baseline's report to replay (mode replay without the input report): where the
+    step has no token, the one ``fetch_replay_baseline`` left; else found as compare finds
+    it. None, with a note, when there is none."""
+    if inputs.baseline is None:
+        run.notes.append("No baseline is configured.")
+        return None
+    fetched = REPLAY_BASELINE.is_file() and not REPLAY_BASELINE.is_symlink()
+    if fetched and not github_token(run.env) and inputs.baseline.startswith("artifact:"):
+        return REPLAY_BASELINE
+    found = find_baseline(run, inputs.baseline, event, now)
+    return None if found is None else found[0]
+
+
+def replayed_other_report(report: Report, baseline: Path) -> str | None:
+    """Why ``report`` is not a replay of the baseline at ``baseline`` (mode replay without
+    the input report: the run step, where user code runs, could have replayed anything);
+    None when it is."""
+    from goldgate.report.digests import bytes_digest
+
+    replayed = report.replay_of
+    try:
+        digest = bytes_digest(baseline.read_bytes())
+    except OSError as error:
+        return f"the baseline {baseline} could not be read again ({error.strerror or error})"
+    if replayed is None or replayed.digest != digest:
+        return "the replayed report is not a replay of the baseline's report"
+    return None

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldgate.app.action.baseline import find_baseline
+from goldgate.app.action.baseline import find_baseline, replayed_other_report
 from goldgate.app.action.inputs import ActionInputs
 from goldgate.app.action.publish import publish
 from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
@@ -160,6 +160,11 @@ def _compare(
     if found is None:
         return None, None, None
     baseline_path, baseline = found
+    if inputs.mode == "replay" and inputs.report is None:
+        other = replayed_other_report(report, baseline_path)
+        if other is not None:
+            run.failure = f"{other}; nothing it says is trusted."
+            return None, None, None
     refusal = baseline_refusal(report, baseline)
     if refusal is None:
         try:

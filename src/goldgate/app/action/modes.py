@@ -88,6 +88,8 @@ def run_mode(run: StepRun, inputs: ActionInputs) -> Outcome:
         return _evaluate(run, inputs)
     if inputs.mode == "evals":
         return _evals(run, inputs)
+    if inputs.mode == "replay" and inputs.report is None:
+        return _replay_baseline(run, inputs)
     if inputs.report is None or not inputs.report.is_file():
         run.command(
             f"::error title=goldgate::mode {inputs.mode} needs the input report: an existing "
@@ -112,6 +114,30 @@ def _replay(run: StepRun, inputs: ActionInputs, saved: Path) -> Outcome:
     with commands_paused(run), kept_working_folder():  # nor do they move the action's files
         run_code = _guarded(lambda: replay_evaluation(request), run)
     return Ran(report_path, run_code, step_event(run))
+
+
+def _replay_baseline(run: StepRun, inputs: ActionInputs) -> Outcome:
+    """Mode replay without the input report: the baseline's report (found as compare finds
+    it: a file, or the merge-base commit's artifact, which ``fetch_replay_baseline`` fetched
+    beforehand where this step has no token) replayed with the current gold; publishing then
+    compares the replay with the baseline, and refuses a replay of any other report."""
+    from goldgate.app.action.baseline import replay_source
+
+    saved = replay_source(run, inputs, step_event(run), datetime.now(UTC))
+    if saved is None:
+        why = " ".join(run.notes) or "no baseline was found."
+        from goldgate.render.workflow_commands import escape_data
+
+        run.command(
+            "::error title=goldgate::"
+            + escape_data(
+                "mode replay without the input report replays the baseline's report, and "
+                f"there is none to replay: {why}"
+            )
+        )
+        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
+        return int(ExitCode.INVALID_INPUT)
+    return _replay(run, inputs, saved)
 
 
 def _guarded(call: Callable[[], ExitCode], run: StepRun | None = None) -> int:

@@ -95,7 +95,7 @@ def publish(
     state = comment_state(code, comparison)
     limit = comment_budget(inputs.comment_id, state) - comment_length(where)
     body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
-    comment_file = _comment(
+    comment_file, (comment_id, comment_author) = _comment(
         run,
         inputs,
         event,
@@ -128,6 +128,9 @@ def publish(
         "markdown": str(markdown_path) if markdown_written else "",
         "html": str(html_path or ""),
         "comment_file": comment_file,
+        # The comment this run posted or edited, as GitHub answered: its id and author.
+        "comment_id": comment_id,
+        "comment_author": comment_author,
         "passed": str(counts["passed"]),
         "failed": str(counts["failure"]),
         "errors": str(counts["runtime"] + counts["check_error"]),
@@ -209,8 +212,9 @@ def _comment(
     sources: tuple[Path, Path | None],
     state: str,
     code: int,
-) -> str:
-    """Post the sticky comment; the hand-off file's path when it fell back, else ''. The
+) -> tuple[str, tuple[str, str]]:
+    """Post the sticky comment; the hand-off file's path when it fell back, else '', and the
+    id and author of the comment posted or edited ('' and '' when none was). The
     hand-off carries the report and comparison (``sources``) the comment is rendered from,
     never the body: the trusted job renders it again (``goldgate.app.forkcomment``)."""
     if (
@@ -219,17 +223,19 @@ def _comment(
         or event is None
         or event.pr_number is None
     ):
-        return ""
+        return "", ("", "")
     from goldgate.github.client import api_url, connect, repository
-    from goldgate.github.comments import DEFAULT_AUTHORS, comment_authors, upsert_comment
+    from goldgate.github.comments import comment_authors, upsert_comment
 
     reason: str | None
+    posted = ("", "")
     try:
         token = github_token(run.env)
         github = connect(token, base_url=api_url(run.env), timeout=request_timeout(run.env))
         repo = repository(github, event.repository or run.env.get("GITHUB_REPOSITORY", ""))
         # A personal or App token posts as another login than github-actions[bot]: without
-        # knowing it, the sticky comment would be a new comment every run.
+        # knowing it, the sticky comment would be a new comment every run. Never any bot:
+        # another bot's comment carrying the marker is not goldgate's.
         authors = comment_authors(github, token, inputs.comment_author)
         result = upsert_comment(
             repo,
@@ -237,20 +243,21 @@ def _comment(
             body,
             instance_id=inputs.comment_id,
             mode=inputs.comment,  # type: ignore[arg-type]
-            authors=authors or DEFAULT_AUTHORS,
-            any_bot=authors is None,
+            authors=authors,
             when=inputs.comment_mode,  # type: ignore[arg-type]
             state=state,
             passed=code == 0,
         )
         reason = result.reason if result.fell_back else None
+        if result.action in ("created", "updated") and result.comment_id is not None:
+            posted = (str(result.comment_id), result.author or "")
     except KeyboardInterrupt:
         note_interrupted(run, "while the pull-request comment was posted")
         reason = "the step was interrupted while it was posted."
     except Exception as error:  # every GitHub failure is a warning, never a crash
         reason = describe_error(error)
     if reason is None:
-        return ""
+        return "", posted
     from goldgate.app.forkcomment import file_names, handoff
 
     name, report_name, comparison_name = file_names(inputs.comment_id)
@@ -280,12 +287,12 @@ def _comment(
             f"the pull-request comment was not posted ({reason}), nor handed off in {path} "
             f"({shown}); it is in the job summary."
         )
-        return ""
+        return "", posted
     run.warning(
         f"the pull-request comment was not posted ({reason}); {path} and the report beside "
         "it are for a workflow_run job to render and post."
     )
-    return str(path)
+    return str(path), posted
 
 
 def _written(run: StepRun, path: Path, text: str, protected: Sequence[Path]) -> bool:

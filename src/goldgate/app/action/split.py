@@ -9,6 +9,9 @@ composite action, and a workflow's plain steps, split that in two:
   report and its digest, the run's exit code, the sentence of an error that ended it; the
   digest of the hand-off is the step's output ``handoff_digest``. It exits 0 whatever the
   run found, so that the job goes on to publish; only a hand-off it cannot write fails it.
+- ``fetch_only`` (``goldgate publish --fetch-baseline``), first, with the token and no user
+  code: in mode replay without the input report, the baseline's report fetched for the run
+  to replay (the run step has no token to fetch an artifact with).
 - ``publish_only`` (``goldgate publish``) runs no user code and is the only step given the
   token: it reads the hand-off (and removes it, so a later step never reads a stale one),
   refusing one or a report whose digest is not the one the run step recorded, then compares
@@ -188,6 +191,25 @@ def publish_only(
         return left.code
     run.failure = left.failure
     return conclude(run, inputs, step_event(run), Path(left.report), left.code)
+
+
+def fetch_only(
+    env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
+) -> int:
+    """Before the run half, with the token and no user code: in mode replay without the
+    input report, the baseline's report fetched for the run to replay
+    (``baseline.fetch_replay_baseline``). 0 whatever happened: the run step says what is
+    missing, and a bad input is said by the publishing step."""
+    from goldgate.app.action.baseline import fetch_replay_baseline
+
+    run = StepRun(dict(os.environ if env is None else env), out)
+    try:
+        inputs = read_inputs(run.env)
+    except InvalidInputError:
+        return 0
+    mask_secrets(run, inputs)
+    fetch_replay_baseline(run, inputs, step_event(run))
+    return 0
 
 
 def _baseline_digest(inputs: ActionInputs) -> str | None:

@@ -1,0 +1,120 @@
+"""What reading a report may take, stated and enforced (docs/report-format.md).
+
+Reading a report (parsed, validated, verified; rendered, compared or merged) takes at most
+``READ_FACTOR`` times its size plus ``READ_BASE_MB`` megabytes of address space at its peak,
+and what is made of it holds at most ``HELD_FACTOR`` times its size once read (a side of a
+comparison, reduced to what comparing needs, ``SIDE_HELD_FACTOR``). Before a report is read
+its size is weighed against the memory the process may still take (``base.memorylimit``:
+the address-space limit, the cgroup's ``memory.max``, ``GOLDGATE_MEMORY_LIMIT``) less what
+the reports read before it hold: a report that cannot fit is refused with one sentence
+naming it (exit 2), before anything of it is read. Running out of memory while reading
+anyway (``memory_bounded``) says the same sentence: never a traceback, and never a C
+extension short of memory (orjson's parser, short of memory, crashes the process: it is
+taken only where ``FAST_FACTOR`` times the size fits, else the standard library's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Final
+
+from goldgate.base.errors import InvalidInputError, ReportRefusedError
+from goldgate.base.memorylimit import MEGABYTE, MEMORY_LIMIT_VARIABLE, memory_left
+from goldgate.base.textsafe import escape_control
+
+__all__ = [
+    "FAST_FACTOR",
+    "HELD_FACTOR",
+    "READ_BASE_MB",
+    "READ_FACTOR",
+    "SIDE_HELD_FACTOR",
+    "admit_report",
+    "lean_parse",
+    "let_go_after",
+    "memory_bounded",
+]
+
+READ_FACTOR: Final = 10
+READ_BASE_MB: Final = 64
+HELD_FACTOR: Final = 9
+SIDE_HELD_FACTOR: Final = 3
+FAST_FACTOR: Final = 24
+
+
+class _Ledger:
+    """What this process could take when it first read a report, and what the reports it
+    read since hold (freed memory stays in the process's address space, where the next
+    report reuses it: the limit less the address space held now undercounts what is left)."""
+
+    def __init__(self) -> None:
+        self.first_left: int | None = None
+        self.held = 0
+
+    def left(self) -> int | None:
+        now = memory_left()
+        if now is None:
+            return None
+        if self.first_left is None:
+            self.first_left = now
+        return max(now, self.first_left - self.held)
+
+
+_LEDGER = _Ledger()
+
+
+def admit_report(path: str, size: int, held: int = HELD_FACTOR, peak: int = READ_FACTOR) -> None:
+    """Refuse (``ReportRefusedError``, exit 2) to read the report at ``path`` of ``size``
+    bytes when it cannot fit in the memory this process may still take (``peak`` times its
+    size at most, plus ``READ_BASE_MB``); else count what it will hold once read (``held``
+    times its size)."""
+    left = _LEDGER.left()
+    if left is not None and peak * size + READ_BASE_MB * MEGABYTE > left:
+        raise too_large_to_read(path, size, left)
+    _LEDGER.held += held * size
+
+
+def too_large_to_read(path: str, size: int, left: int | None) -> ReportRefusedError:
+    """The one sentence for a report this process has not the memory to read."""
+    room = "" if left is None else f", and {left / MEGABYTE:.0f} MB is left"
+    return ReportRefusedError(
+        f"{escape_control(path)}: too large to read in the memory this process may use "
+        f"({size / MEGABYTE:.1f} MB; reading a report takes up to {READ_FACTOR} times its "
+        f"size plus {READ_BASE_MB} MB{room}; {MEMORY_LIMIT_VARIABLE} and "
+        "docs/report-format.md say more)."
+    )
+
+
+def lean_parse(size: int) -> bool:
+    """Whether to parse ``size`` bytes of JSON with the parser that takes less memory."""
+    left = _LEDGER.left()
+    return left is not None and FAST_FACTOR * size + READ_BASE_MB * MEGABYTE > left
+
+
+@contextlib.contextmanager
+def let_go_after() -> Iterator[None]:
+    """What the reports read inside the block hold is let go of when it ends (the sides of a
+    comparison, once compared): no longer counted against the reports read after it."""
+    held = _LEDGER.held
+    try:
+        yield
+    finally:
+        _LEDGER.held = held
+
+
+@contextlib.contextmanager
+def memory_bounded(path: str) -> Iterator[None]:
+    """Running out of memory while reading the report at ``path`` is the sentence of a report
+    too large to read (exit 2), not a traceback: what was being read is let go of as the
+    error leaves, so there is memory enough to say so."""
+    try:
+        yield
+    except MemoryError:
+        size = 0
+        with contextlib.suppress(OSError):
+            size = os.path.getsize(path)
+        left = None
+        with contextlib.suppress(InvalidInputError, MemoryError):
+            left = memory_left()
+        raise too_large_to_read(path, size, left) from None

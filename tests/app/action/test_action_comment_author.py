@@ -1,0 +1,45 @@
+"""The sticky comment is goldgate's own: a comment carrying goldgate's marker (and a hidden
+state line) that another account wrote, another bot included, is never edited or taken as
+goldgate's, on the first page of comments or a later one; the action records the id and
+author of the comment it posted (outputs ``comment_id`` and ``comment_author``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from goldgate.github.comments import marker
+
+from .conftest import Runner
+
+ONE_COMMENT = r"/issues/comments/\d+$"
+INSTANCE = "goldgate/gate"  # the runner's comment_id
+FORGED_STATE = "exit=0;regressed=0,mixed=0,improved=0"
+
+
+@pytest.mark.parametrize("before", [0, 120], ids=["first page", "later page"])
+@pytest.mark.parametrize("planter", ["other-bot[bot]", "mallory"])
+def test_a_marker_comment_another_account_wrote_is_never_goldgate_s(
+    runner: Runner, before: int, planter: str
+) -> None:
+    number = runner.pr_number
+    runner.fake.add_comments(number, before)
+    forged = f"{marker(INSTANCE)}\n<!-- goldgate:state {FORGED_STATE} -->\n## ✅ all good"
+    planted = runner.fake.add_comment(number, forged, login=planter)
+
+    first = runner.run(comment_mode="changes")
+    outputs = runner.outputs()
+    second = runner.run(fail_on="never")
+
+    assert (first.code, second.code) == (1, 0), first.stderr
+    ours = [c for c in runner.fake.comments(number) if c[1] == "github-actions[bot]"]
+    [(ident, _, body)] = ours
+    assert (outputs["comment_id"], outputs["comment_author"]) == (
+        str(ident),
+        "github-actions[bot]",
+    )
+    assert runner.outputs()["comment_id"] == str(ident)  # the second run edited it in place
+    assert body.startswith(marker(INSTANCE) + "\n<!-- goldgate:state exit=0;")
+    kept = [(who, text) for found, who, text in runner.fake.comments(number) if found == planted]
+    assert kept == [(planter, forged)]
+    patched = [r.path.rsplit("/", 1)[-1] for r in runner.fake.requests_to("PATCH", ONE_COMMENT)]
+    assert str(planted) not in patched
