@@ -32,6 +32,7 @@ import pytest
 
 from goldgate.base import accelerators, memory
 from goldgate.gold import patterns
+from goldgate.gold.errors import PatternProblem
 from run.support import EXAMPLE, GOLDGATE, cli_env, run_cli
 from test_layout import PACKAGE, imported, modules
 
@@ -96,7 +97,7 @@ def test_off_the_collector_is_left_as_python_runs_it(switch: pytest.MonkeyPatch)
 
 
 def _problem(pattern: str) -> str:
-    with pytest.raises(patterns.PatternProblem) as caught:
+    with pytest.raises(PatternProblem) as caught:
         patterns.compile_pattern(pattern)
     return str(caught.value)
 

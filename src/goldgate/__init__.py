@@ -50,7 +50,7 @@ _EXPORTS = {
     "GoldgateError": "goldgate.base.errors",
     "InvalidInputError": "goldgate.base.errors",
     "ExitCode": "goldgate.base.errors",
-    "TransientFailure": "goldgate.run.targets.base",
+    "TransientFailure": "goldgate.run.errors",
 }
 
 __all__ = [
@@ -102,8 +102,8 @@ if TYPE_CHECKING:
         evaluate,
         open_application,
     )
+    from goldgate.run.errors import TransientFailure
     from goldgate.run.limits import RunOptions
-    from goldgate.run.targets.base import TransientFailure
     from goldgate.scoring.scorers import RegisteredScorer
 
 

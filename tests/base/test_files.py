@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from goldgate.base import files
-from goldgate.base.errors import InvalidInputError
-from goldgate.base.files import MissingFileError, max_file_bytes, read_regular_file
+from goldgate.base.errors import InvalidInputError, MissingFileError
+from goldgate.base.files import max_file_bytes, read_regular_file
 
 
 def test_a_regular_file_within_the_cap_is_read(tmp_path: Path) -> None:

@@ -26,10 +26,18 @@ def _same(made: Any, reference: Any) -> None:
 
 def test_a_completed_attempt_is_the_constructed_one() -> None:
     case = RecordedCase("c", None, "dev", RecordedEnvelope({}, {}), ())
-    checks = (scored(Outcome.PASSED, None, True, 1),)
+    checks = (scored(Outcome.PASSED, None, actual_present=True, actual=1),)
     document = {"payload": {"a": 1}}
     _same(
-        completed(3, case, 2, 1.5, document, "warn", checks),
+        completed(
+            index=3,
+            case=case,
+            attempt=2,
+            latency_ms=1.5,
+            document=document,
+            stderr="warn",
+            checks=checks,
+        ),
         AttemptOutcome(3, case, 2, "completed", None, 1.5, document, "warn", checks),
     )
 
@@ -54,7 +62,7 @@ def test_an_unfinished_attempt_is_the_constructed_one() -> None:
          "expectations": [{"name": "a", "path": "", "expected": 1}]}
     )  # fmt: skip
     suite = GoldSuite.build(Suite(name="s", workflow="w", cases=[{}]), (case,), "<python>")
-    made = unfinished(suite, 0, 2, "cancelled", "stopped")
+    made = unfinished(suite, index=0, attempt=2, status="cancelled", reason="stopped")
     _same(
         made,
         AttemptOutcome(0, case, 2, "cancelled", "stopped", None, None, None, made.checks),
@@ -69,7 +77,7 @@ def test_an_awaiting_record_is_the_constructed_one(note: str | None) -> None:
     from goldgate.scoring.adjudication import output_digest
 
     _same(
-        awaiting("c", 2, "reply", note, "the answer"),
+        awaiting(case="c", attempt=2, check="reply", note=note, answer="the answer"),
         AwaitingRecord(
             case="c", attempt=2, check="reply", note=note, digest=output_digest("the answer")
         ),

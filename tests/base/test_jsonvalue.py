@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 import pytest
 
-from goldgate.base.errors import ExitCode, InvalidInputError, JsonSyntaxError
+from goldgate.base.errors import ExitCode, InvalidInputError, JsonSyntaxError, PointerSyntaxError
 from goldgate.base.jsonvalue import (
     MISSING,
     canonical_json,
@@ -18,13 +18,7 @@ from goldgate.base.jsonvalue import (
     json_type_name,
     thaw,
 )
-from goldgate.base.pointers import (
-    PointerSyntaxError,
-    format_pointer,
-    parse_pointer,
-    resolve,
-    resolve_pointer,
-)
+from goldgate.base.pointers import format_pointer, parse_pointer, resolve, resolve_pointer
 from goldgate.base.strictjson import decode_utf8, load_json_file, parse_json_text
 
 # --- strict parsing ------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from goldgate.base.errors import PointerSyntaxError
 from goldgate.base.jsonvalue import MISSING, json_equal
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer, resolve_pointer
+from goldgate.base.pointers import parse_pointer, resolve_pointer
 from goldgate.gold import check_gold
 from goldgate.gold.settings import load_settings
 

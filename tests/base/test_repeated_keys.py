@@ -14,14 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from goldgate.base.errors import JsonRejected
 from goldgate.base.strictjson import (
-    JsonRejected,
     finite_float,
     keyless_decoder,
     keys_surely_unique,
     strict_decoder,
 )
-from goldgate.gold._stream.casefile import ElementReader, NotStreamable, strict_value
+from goldgate.gold._stream.casefile import ElementReader, strict_value
+from goldgate.gold.errors import NotStreamable
 
 KEYS = st.sampled_from(["a", "b", "a:b", ":", "::", "é:", ""])
 SCALARS = st.one_of(

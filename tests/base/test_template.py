@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from goldgate.base.errors import TemplateError
 from goldgate.base.jsonvalue import freeze
-from goldgate.base.template import TemplateError, parse_template
+from goldgate.base.template import parse_template
 
 ENVELOPE = {"payload": {"message": "Où est ma facture ?", "n": 3, "tags": ["a", "b"]},
             "metadata": {"a/b": "slash"}}  # fmt: skip

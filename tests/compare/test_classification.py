@@ -39,7 +39,7 @@ def unit(
     rescored: bool = False,
 ) -> tuple[str, str]:
     repeated = len(now) > 1 or len(before) > 1
-    found = classify_unit(names, now, before, repeated=repeated, rescored=rescored)
+    found = classify_unit(names, now=now, before=before, repeated=repeated, rescored=rescored)
     return found.change, found.detail
 
 
@@ -226,7 +226,9 @@ def test_a_regression_is_a_drop_told_from_noise_and_flaky_never_regresses(
     (passes, now_runs), (passed, before_runs) = now, before
     now_attempts = runs(*["P"] * passes, *["F"] * (now_runs - passes))
     before_attempts = runs(*["P"] * passed, *["F"] * (before_runs - passed))
-    change = classify_unit(("queue",), now_attempts, before_attempts, repeated=True).change
+    change = classify_unit(
+        ("queue",), now=now_attempts, before=before_attempts, repeated=True
+    ).change
     p_drop = scipy_stats.fisher_exact(
         [[passed, before_runs - passed], [passes, now_runs - passes]], alternative="greater"
     ).pvalue

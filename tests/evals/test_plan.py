@@ -24,7 +24,7 @@ from goldgate.gold.models import Case, Envelope
 def test_case_models_are_those_model_construct_builds(
     envelope: dict[str, Any], compiled: Any, family: str | None, split: str | None
 ) -> None:
-    built = case_model("e", envelope, compiled, family, split)
+    built = case_model("e", envelope, compiled, family=family, split=split)
 
     expected = Case.model_construct(
         id="e",

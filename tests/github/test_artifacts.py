@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from goldgate.github.archive import ArchiveRefused, extract_zip_safely
+from goldgate.github.archive import extract_zip_safely
 from goldgate.github.artifacts import ArtifactChoice, find_baseline_artifact, merge_base
-from goldgate.github.client import GitHubUnavailable
 from goldgate.github.comments import upsert_comment
 from goldgate.github.download import download_artifact
+from goldgate.github.errors import ArchiveRefused, GitHubUnavailable
 from helpers.fake_github import TOKEN, FakeGitHub
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def test_the_newest_artifact_of_the_merge_base_is_chosen(
     newest = fake.add_artifact(NAME, head_sha=MERGE_BASE, age=timedelta(hours=2))
     fake.add_artifact(NAME, head_sha=OTHER, age=timedelta(minutes=1))  # newer, other commit
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert (choice.artifact_id, choice.exact, choice.note) == (newest, True, None)
@@ -83,7 +83,7 @@ def test_the_per_commit_artifact_of_the_merge_base_is_chosen_first(
     wanted = fake.add_artifact(f"{NAME}-{MERGE_BASE}", head_sha=MERGE_BASE, age=timedelta(days=1))
     fake.add_artifact(f"{NAME}-{OTHER}", head_sha=OTHER, age=timedelta(0))
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert (choice.artifact_id, choice.exact, choice.note) == (wanted, True, None)
@@ -104,7 +104,7 @@ def test_without_the_merge_base_the_newest_per_commit_artifact_of_the_branch_is_
     fake.add_artifact(f"{NAME}-evals-{'7' * 40}", head_sha="7" * 40, age=timedelta(0))
     fake.add_artifact(f"{NAME}-{'6' * 7}", head_sha="6" * 40, age=timedelta(0))  # not 40-hex
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert (choice.artifact_id, choice.exact, choice.head_sha) == (wanted, False, newer)
@@ -120,7 +120,7 @@ def test_a_name_that_claims_another_commit_than_its_run_is_not_trusted(
     fake.add_artifact(f"{NAME}-{MERGE_BASE}", head_sha=OTHER, age=timedelta(0))
     honest = fake.add_artifact(f"{NAME}-{'e' * 40}", head_sha="e" * 40, age=timedelta(hours=5))
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert (choice.artifact_id, choice.exact) == (honest, False)
@@ -131,8 +131,15 @@ def test_only_the_newest_artifacts_are_looked_through(repo: Repository, fake: Fa
     for index in range(5):
         fake.add_artifact(f"unrelated-{index}", head_sha=OTHER, age=timedelta(hours=index))
 
-    assert find_baseline_artifact(repo, NAME, MERGE_BASE, "main", scan_limit=5) is None
-    found = find_baseline_artifact(repo, NAME, MERGE_BASE, "main", scan_limit=6)
+    assert (
+        find_baseline_artifact(
+            repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main", scan_limit=5
+        )
+        is None
+    )
+    found = find_baseline_artifact(
+        repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main", scan_limit=6
+    )
     assert found is not None
     assert found.head_sha == OTHER
 
@@ -145,7 +152,7 @@ def test_expired_fork_and_other_name_artifacts_are_never_chosen(
     fake.add_artifact(NAME + "-old", head_sha=MERGE_BASE, age=timedelta(0))
     usable = fake.add_artifact(NAME, head_sha=MERGE_BASE, age=timedelta(days=3))
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert choice.artifact_id == usable
@@ -156,7 +163,12 @@ def test_an_artifact_past_its_expiry_date_is_expired(repo: Repository, fake: Fak
 
     later = datetime.now(UTC) + timedelta(days=91)
 
-    assert find_baseline_artifact(repo, NAME, MERGE_BASE, "main", now=later) is None
+    assert (
+        find_baseline_artifact(
+            repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main", now=later
+        )
+        is None
+    )
 
 
 def test_a_merge_base_without_an_artifact_uses_the_newest_from_the_branch(
@@ -167,7 +179,7 @@ def test_a_merge_base_without_an_artifact_uses_the_newest_from_the_branch(
     fake.add_artifact(NAME, head_sha="f" * 40, head_branch="feature", age=timedelta(0))
     fake.add_artifact(NAME, head_sha="9" * 40, head_branch="main", from_fork=True)
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert (choice.artifact_id, choice.exact) == (newest, False)
@@ -180,7 +192,10 @@ def test_a_merge_base_without_an_artifact_uses_the_newest_from_the_branch(
 def test_no_baseline_at_all_is_none(repo: Repository, fake: FakeGitHub) -> None:
     fake.add_artifact(NAME, head_sha=OTHER, head_branch="feature")
 
-    assert find_baseline_artifact(repo, NAME, MERGE_BASE, "main") is None
+    assert (
+        find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
+        is None
+    )
 
 
 def test_every_page_of_artifacts_is_read(repo: Repository, fake: FakeGitHub) -> None:
@@ -190,7 +205,7 @@ def test_every_page_of_artifacts_is_read(repo: Repository, fake: FakeGitHub) -> 
             NAME, head_sha=f"{hours:040x}", head_branch="x", age=timedelta(hours=hours)
         )
 
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
     assert choice is not None
     assert choice.artifact_id == exact
@@ -202,7 +217,7 @@ def test_listing_refused_is_unavailable(repo: Repository, fake: FakeGitHub) -> N
     fake.fail("GET", r"/actions/artifacts$", 403, message="Resource not accessible by integration")
 
     with pytest.raises(GitHubUnavailable, match="could not list the artifacts named"):
-        find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+        find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
 
 
 # --- downloading --------------------------------------------------------------------------
@@ -210,7 +225,7 @@ def test_listing_refused_is_unavailable(repo: Repository, fake: FakeGitHub) -> N
 
 def _chosen(repo: Repository, fake: FakeGitHub, **kwargs: object) -> ArtifactChoice:
     fake.add_artifact(NAME, head_sha=MERGE_BASE, **kwargs)  # type: ignore[arg-type]
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
     assert choice is not None
     return choice
 
@@ -350,7 +365,7 @@ def test_download_on_enterprise_server(
 ) -> None:
     server, gh, repo = enterprise
     server.add_artifact(NAME, head_sha=MERGE_BASE, zip_bytes=zip_of({"r.json": "{}"}))
-    choice = find_baseline_artifact(repo, NAME, MERGE_BASE, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=MERGE_BASE, base_branch="main")
     assert choice is not None
 
     path = download_artifact(gh, choice, tmp_path, max_bytes=10_000)
@@ -374,7 +389,7 @@ def test_a_planted_secret_never_reaches_github(
     fake.add_artifact(NAME, head_sha=MERGE_BASE, zip_bytes=zip_of({"report.json": "{}"}))
 
     base = merge_base(repo, BASE, HEAD)
-    choice = find_baseline_artifact(repo, NAME, base, "main")
+    choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=base, base_branch="main")
     assert choice is not None
     download_artifact(gh, choice, tmp_path, max_bytes=10_000)
     upsert_comment(repo, 7, "## goldgate: passed", instance_id="main")

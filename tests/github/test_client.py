@@ -14,13 +14,13 @@ import pytest
 
 from goldgate.github.client import (
     DEFAULT_API_URL,
-    GitHubUnavailable,
     RetryPolicy,
     api_url,
     connect,
     reaching_github,
     repository,
 )
+from goldgate.github.errors import GitHubUnavailable
 from helpers.fake_github import READ_ONLY_MESSAGE, TOKEN, FakeGitHub
 
 if TYPE_CHECKING:

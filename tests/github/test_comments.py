@@ -14,7 +14,6 @@ from goldgate.github.comments import (
     COMMENT_LIMIT,
     DEFAULT_AUTHORS,
     CommentResult,
-    CommentTooLong,
     comment_authors,
     comment_budget,
     comment_length,
@@ -23,6 +22,7 @@ from goldgate.github.comments import (
     upsert_comment,
     with_marker,
 )
+from goldgate.github.errors import CommentTooLong
 from helpers.fake_github import BOT, READ_ONLY_MESSAGE, FakeGitHub
 
 from .conftest import FAST

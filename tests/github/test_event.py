@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.github.event import EventError, GitHubEvent, parse_event, read_event
+from goldgate.github.errors import EventError
+from goldgate.github.event import GitHubEvent, parse_event, read_event
 
 Oracle = Callable[[str], Any]
 

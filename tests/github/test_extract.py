@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.github.archive import ArchiveRefused, extract_zip_safely
+from goldgate.github.archive import extract_zip_safely
+from goldgate.github.errors import ArchiveRefused
 
 CAP = 1_000_000
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from goldgate.base.errors import GoldCheckError
 from goldgate.gold import Case, Expectation, check_gold, load_gold
+from goldgate.gold.errors import GoldCheckError
 from goldgate.gold.paths import result_path_problem
 from goldgate.gold.settings import WorkflowSettings, load_settings
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from goldgate.gold import _flatpatterns as flatpatterns
 from goldgate.gold._flatpatterns import flat_program
-from goldgate.gold.patterns import PatternProblem, compile_pattern
+from goldgate.gold.errors import PatternProblem
+from goldgate.gold.patterns import compile_pattern
 
 _generate = re._compiler._code  # type: ignore[attr-defined]
 _parse = re._parser.parse  # type: ignore[attr-defined]

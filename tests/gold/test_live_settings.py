@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from goldgate.gold.settings.load import SettingsError, load_settings, secret_variables
+from goldgate.gold.errors import SettingsError
+from goldgate.gold.settings.load import load_settings, secret_variables
 
 LIVE = """\
 workflows:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goldgate.gold import patterns
+from goldgate.gold.errors import PatternProblem
 from goldgate.gold.patterns import (
-    PatternProblem,
     compile_pattern,
     rebuild_pattern,
     record_patterns,

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from goldgate.base.errors import InvalidInputError
+from goldgate.gold.errors import YamlSyntaxError
 from goldgate.gold.settings import SettingsError, load_settings
-from goldgate.gold.settings.yamlfile import YamlSyntaxError, load_yaml_file
+from goldgate.gold.settings.yamlfile import load_yaml_file
 
 WORKFLOW_FILE = """\
 revision: r1

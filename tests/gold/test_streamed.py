@@ -15,12 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.base.errors import GoldCheckError, InvalidInputError
+from goldgate.base.errors import InvalidInputError
 from goldgate.base.jsonvalue import canonical_bytes, canonical_json
 from goldgate.base.strictjson import parse_json_text
 from goldgate.gold._stream import casefile
-from goldgate.gold._stream.casefile import ElementReader, NotStreamable
-from goldgate.gold._stream.store import GoldChangedError, LazyCases, LazyCompiled
+from goldgate.gold._stream.casefile import ElementReader
+from goldgate.gold._stream.store import LazyCases, LazyCompiled
+from goldgate.gold.errors import GoldChangedError, GoldCheckError, NotStreamable
 from goldgate.gold.load import check_gold, load_gold
 from goldgate.gold.settings.load import load_settings
 from goldgate.gold.suites import GoldSuite, suite_fingerprint

@@ -11,7 +11,7 @@ import pytest
 from goldgate.render.annotations import render_annotations
 from goldgate.render.registry import Links, RenderContext
 from goldgate.render.view import build_view
-from goldgate.render.workflow import command
+from goldgate.render.workflow_commands import command
 from goldgate.report.models import Report
 
 from .corpus import REPORTS

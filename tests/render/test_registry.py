@@ -42,7 +42,7 @@ def test_a_renderer_added_to_the_registry_renders_a_report_file(
     output = tmp_path / "counts.txt"
     expected = build_view(corpus["repeats"]).counts
 
-    render_report("counts", path, output, details="values")
+    render_report("counts", path, output=output, details="values")
 
     listed, _, where = output.read_text("utf-8").rstrip("\n").partition(" (")
     assert dict(item.split(" ") for item in listed.split(", ")) == {

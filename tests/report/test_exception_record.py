@@ -24,7 +24,16 @@ RAISED = {
 def _failed() -> AttemptOutcome:
     case = RecordedCase("c", None, None, None, ())  # type: ignore[arg-type]
     return attempt_outcome(
-        0, case, 1, "failed", "python target raised ValueError", 2.0, None, None, (), RAISED
+        index=0,
+        case=case,
+        attempt=1,
+        status="failed",
+        reason="python target raised ValueError",
+        latency_ms=2.0,
+        document=None,
+        stderr=None,
+        checks=(),
+        exception=RAISED,
     )
 
 

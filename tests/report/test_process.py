@@ -498,7 +498,7 @@ def test_the_later_half_of_a_long_row_never_started_is_written_here(
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
     process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
-    collector = RemoteCollector(process, 2, False, suite, True)
+    collector = RemoteCollector(process, 2, has_metrics=False, suite=suite, include_details=True)
     for position in range(3, 20):  # from case 1's second attempt to the end (repeat 2)
         index, attempt = divmod(position, 2)
         assert collector.add_unfinished(index, attempt + 1, "cancelled", "interrupted")
@@ -552,7 +552,7 @@ def test_records_that_cannot_be_kept_here_are_left_to_the_report_process(
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
     process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
-    collector = RemoteCollector(process, 1, False, suite, True)
+    collector = RemoteCollector(process, 1, has_metrics=False, suite=suite, include_details=True)
     for index in range(2, 10):
         collector.add_unfinished(index, 1, "cancelled", "interrupted")
     process.share_unfinished(suite, 1, True)
@@ -619,7 +619,7 @@ def test_a_short_row_or_one_short_of_the_end_is_left_whole(
     suite = _plain_suite(project, 10)
     mine, theirs = multiprocessing.Pipe()
     process = ReportProcess(object(), mine, [suite], _FailingFile(OSError()))  # type: ignore[arg-type]
-    collector = RemoteCollector(process, 1, False, suite, True)
+    collector = RemoteCollector(process, 1, has_metrics=False, suite=suite, include_details=True)
     for index in (7, 8, 9):  # three: short of unstarted.SHARE_FROM
         collector.add_unfinished(index, 1, "cancelled", "interrupted")
     process.share_unfinished(suite, 1, True)
@@ -677,7 +677,7 @@ def test_gold_that_fills_memory_forks_no_report_process(monkeypatch: pytest.Monk
     this process, the run writes its report itself."""
     import goldgate.report.process as process_module
 
-    monkeypatch.setattr(process_module, "_single_threaded", lambda: True)
+    monkeypatch.setattr(process_module, "single_threaded", lambda: True)
     monkeypatch.setattr(process_module, "REPORT_PROCESS_MAX_RSS", 1 << 40)
     assert process_module.report_process_wanted([], 10**6)
     monkeypatch.setattr(process_module, "REPORT_PROCESS_MAX_RSS", 1 << 20)  # 1 MiB
@@ -691,8 +691,8 @@ def test_the_memory_cap_reads_memory_now_not_a_peak_carried_over_exec() -> None:
     memory the cap reads is goldgate's own, now."""
     ballast = b"x" * (300 << 20)
     probe = (
-        "import resource; from goldgate.report.process import _resident_bytes; "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, _resident_bytes())"
+        "import resource; from goldgate.base.memory import resident_bytes; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, resident_bytes())"
     )
     done = subprocess.run(  # a preexec_fn makes it a real fork of this large process
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True,

@@ -21,7 +21,7 @@ from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import SuiteCollector
 from goldgate.report.plain import record_json
 from goldgate.report.records import TargetRecord
-from goldgate.run.runner import InOrder, _failed
+from goldgate.run.runner import InOrder, Which, _failed
 from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, completed, unfinished
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.score import score_compiled
@@ -53,7 +53,9 @@ def _written(
 
     def missing(position: int) -> Any:
         index, attempt = divmod(position, repeat)
-        return unfinished(suite, index, attempt + 1, status, INTERRUPTED_REASON)
+        return unfinished(
+            suite, index=index, attempt=attempt + 1, status=status, reason=INTERRUPTED_REASON
+        )
 
     def add_missing(position: int) -> bool:
         index, attempt = divmod(position, repeat)
@@ -68,7 +70,7 @@ def _written(
 
 
 def _failure(suite: GoldSuite, index: int, attempt: int) -> AttemptOutcome:
-    return _failed(index, suite.attempt_gold(index)[0], attempt, "it broke", 1.5)
+    return _failed(Which(index, suite.attempt_gold(index)[0], attempt), "it broke", 1.5)
 
 
 def _scored(suite: GoldSuite, index: int, attempt: int) -> AttemptOutcome:
@@ -84,7 +86,15 @@ def _scored(suite: GoldSuite, index: int, attempt: int) -> AttemptOutcome:
         else score_compiled(e, document, envelope, None)
         for e in compiled
     )
-    return completed(index, case, attempt, 2.5, document, None, checks)
+    return completed(
+        index=index,
+        case=case,
+        attempt=attempt,
+        latency_ms=2.5,
+        document=document,
+        stderr=None,
+        checks=checks,
+    )
 
 
 def _gold_suites(gold_project: Any, without_metrics: bool) -> list[GoldSuite]:

@@ -39,8 +39,8 @@ def _score(
     return scored(
         Outcome.PASSED if held else Outcome.FAILED,
         None if held else "the answer does not start with the expected prefix",
-        True,
-        actual,
+        actual_present=True,
+        actual=actual,
     )
 
 

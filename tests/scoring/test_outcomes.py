@@ -19,7 +19,7 @@ from goldgate.scoring.outcomes import (
 
 
 def test_scored_sets_every_field_in_declaration_order() -> None:
-    built = scored(Outcome.PASSED, None, True, "x")
+    built = scored(Outcome.PASSED, None, actual_present=True, actual="x")
     assert list(vars(built)) == [field.name for field in dataclasses.fields(CheckOutcome)]
 
 
@@ -48,7 +48,7 @@ def test_scored_equals_the_constructor(
                 "required_keys_found": found,
                 "required_keys_declared": keys,
             }
-            built = scored(outcome, reason, present, actual, *fields.values())
+            built = scored(outcome, reason, actual_present=present, actual=actual, **fields)
             reference = CheckOutcome(
                 outcome, reason, actual_present=present, actual=actual, **fields
             )
@@ -57,7 +57,7 @@ def test_scored_equals_the_constructor(
 
 
 def test_scored_is_frozen() -> None:
-    built = scored(Outcome.PASSED, None, True, 1)
+    built = scored(Outcome.PASSED, None, actual_present=True, actual=1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         built.reason = "changed"  # type: ignore[misc]
 

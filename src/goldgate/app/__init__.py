@@ -7,3 +7,24 @@ Below it, in the order imports run: ``github`` (the GitHub edge), ``render`` (pu
 ``comparison`` (replay and compare), ``evals``, ``run``, ``report``, ``scoring``, ``gold``,
 ``base``.
 """
+
+__all__ = [
+    "action",
+    "adjudication",
+    "check",
+    "commandline",
+    "compare",
+    "conclude",
+    "errors",
+    "evals",
+    "evaluate",
+    "forkcomment",
+    "init",
+    "merge",
+    "progress",
+    "render",
+    "replay",
+    "schema",
+    "starter",
+    "supervisor",
+]

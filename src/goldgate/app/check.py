@@ -18,7 +18,8 @@ from goldgate.base.errors import (
 )
 from goldgate.base.memory import long_lived
 from goldgate.base.problems import Violation, display_path, sort_violations
-from goldgate.gold.settings.load import LoadedSettings, SettingsError, load_settings
+from goldgate.gold.errors import SettingsError
+from goldgate.gold.settings.load import LoadedSettings, load_settings
 
 
 def load_for_check(

@@ -57,6 +57,7 @@ def file_names(comment_id: str) -> tuple[str, str, str]:
 
 def handoff(
     pull_request: int,
+    *,
     head_sha: str | None,
     comment_id: str,
     details: Details,
@@ -99,15 +100,16 @@ def find_handoff(folder: Path) -> Path:
     if not folder.is_dir():
         raise InvalidInputError(f"{shown}: not a folder (the downloaded comment artifact).")
     found = sorted(
-        path for path in folder.glob(HANDOFF_GLOB)
+        path
+        for path in folder.glob(HANDOFF_GLOB)
         if not path.name.endswith((".report.json", ".comparison.json"))
-    )  # fmt: skip
+    )
     if len(found) != 1:
         raise _refuse(shown, f"expected one goldgate-comment-*.json file, found {len(found)}")
     return found[0]
 
 
-def _attached(folder: Path, source: str, value: Any, key: str, *, optional: bool) -> Path | None:
+def _attached(folder: Path, *, source: str, value: Any, key: str, optional: bool) -> Path | None:
     if value is None and optional:
         return None
     if not isinstance(value, str) or not _FILE_NAME.fullmatch(value):
@@ -137,8 +139,11 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
     if not _SHA.fullmatch(head_sha):
         raise InvalidInputError(f"--head-sha {quote(head_sha)} is not a 40-digit commit id.")
     if value.get("head_sha") != head_sha:
-        raise _refuse(source, f"it was written for commit {quote(value.get('head_sha'))}, "
-                              f"not {head_sha}, the one the triggering run ran on")  # fmt: skip
+        raise _refuse(
+            source,
+            f"it was written for commit {quote(value.get('head_sha'))}, "
+            f"not {head_sha}, the one the triggering run ran on",
+        )
     comment_id = value.get("comment_id")
     try:
         if not isinstance(comment_id, str) or not comment_id.strip():
@@ -155,9 +160,13 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
     if not isinstance(link_gold, bool):
         raise _refuse(source, "'link_gold' is not true or false")
     folder = path.parent
-    report = _attached(folder, source, value.get("report"), "report", optional=False)
+    report = _attached(
+        folder, source=source, value=value.get("report"), key="report", optional=False
+    )
     assert report is not None
-    comparison = _attached(folder, source, value.get("comparison"), "comparison", optional=True)
+    comparison = _attached(
+        folder, source=source, value=value.get("comparison"), key="comparison", optional=True
+    )
     return Handoff(source, number, head_sha, comment_id, details, link_gold, report, comparison)
 
 
@@ -214,10 +223,10 @@ def rebuild_comment(
 
 
 def fork_comment(
+    *,
     folder: Path,
     head_sha: str,
     output: Path,
-    *,
     repository: str | None = None,
     server_url: str | None = None,
     details: Details = "safe",

@@ -64,9 +64,9 @@ def write_or_print(
 def render_report(
     kind: str,
     report_path: Path,
+    *,
     output: Path | None = None,
     comparison_path: Path | None = None,
-    *,
     details: Details = "safe",
     budget: Budget = "comment",
     link_base: str | None = None,

@@ -137,7 +137,9 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
     handlers = {number: signal.signal(number, forward) for number in _SIGNALS}
     signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     try:
-        status, overdue = _wait(pid, read_end, heard, import_seconds, spared)
+        status, overdue = _wait(
+            heard, pid=pid, read_end=read_end, import_seconds=import_seconds, spared=spared
+        )
     finally:
         for number, handler in handlers.items():
             signal.signal(number, handler)
@@ -161,7 +163,7 @@ def _die_with(parent: int) -> None:
 
 
 def _wait(
-    pid: int, read_end: int, heard: _Heard, import_seconds: float, spared: frozenset[int]
+    heard: _Heard, *, pid: int, read_end: int, import_seconds: float, spared: frozenset[int]
 ) -> tuple[int, str | None]:
     """Wait for the child, reading what it says; the child's wait status and, when an import
     ran past its deadline (the child is then killed), what was being imported."""

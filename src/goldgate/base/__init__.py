@@ -5,3 +5,26 @@ files safely (``files``), text made safe to print (``textsafe``), the standard s
 what a report cannot hold of what user code gives (``holdable``), ending what user code
 left running (``reaping``), and memory management. Imports nothing from any other stage.
 """
+
+__all__ = [
+    "accelerators",
+    "channel",
+    "errors",
+    "files",
+    "frozen",
+    "holdable",
+    "imports",
+    "jsonvalue",
+    "lazy",
+    "memory",
+    "memorylimit",
+    "outputs",
+    "pointers",
+    "problems",
+    "provided",
+    "reaping",
+    "stdio",
+    "strictjson",
+    "template",
+    "textsafe",
+]

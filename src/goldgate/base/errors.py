@@ -7,10 +7,6 @@ run is a ``GoldgateError``; the CLI maps it to an exit code here and nowhere els
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from goldgate.base.problems import Violation
 
 
 class ExitCode(IntEnum):
@@ -65,14 +61,6 @@ class ReportRefusedError(InvalidInputError):
     counts or figures its own attempts and gold contradict (exit 2): never trusted."""
 
 
-class GoldCheckError(InvalidInputError):
-    """The gold check found violations; they travel with the error for rendering."""
-
-    def __init__(self, violations: tuple[Violation, ...], message: str) -> None:
-        super().__init__(message)
-        self.violations = violations
-
-
 class MissingDependencyError(GoldgateError):
     """An optional dependency the run needs is not installed (exit 3); the message names
     the command that installs it."""
@@ -86,6 +74,7 @@ class RuntimeFailureError(GoldgateError):
     exit_code = ExitCode.RUNTIME_FAILURE
 
 
+# Control flow, not a failure: a BaseException, and so outside GoldgateError on purpose.
 class LoopBlocked(BaseException):
     """Raised inside code that kept the event loop blocked past an attempt's deadline or a
     stop request (see ``goldgate.run.watchdog``). A BaseException, so that the target's own
@@ -106,3 +95,33 @@ class JsonSyntaxError(InvalidInputError):
         self.line = line
         self.column = column
         self.message = message
+
+
+class PointerSyntaxError(GoldgateError, ValueError):
+    """A string that is not an RFC 6901 JSON pointer (exit 2; a ``ValueError`` too)."""
+
+    exit_code = ExitCode.INVALID_INPUT
+
+
+class TemplateError(GoldgateError, ValueError):
+    """A template that cannot be parsed, or filled from this envelope; one safe sentence
+    that names places, never values (exit 2; a ``ValueError`` too)."""
+
+    exit_code = ExitCode.INVALID_INPUT
+
+
+class JsonRejected(GoldgateError):
+    """Raised from a json hook; the scanner then finds and describes the exact place (it
+    never leaves ``base.strictjson`` and the case-file stream, which turn it into a
+    ``JsonSyntaxError`` or a whole-file read)."""
+
+    exit_code = ExitCode.INVALID_INPUT
+
+
+class MissingFileError(InvalidInputError):
+    """A file that does not exist, so that a caller can say where the path came from."""
+
+
+class OutputFileError(InvalidInputError):
+    """A rendered file that cannot be written where it was asked for (exit 2 on the command
+    line; a warning in the action, which keeps its other outputs)."""

@@ -15,16 +15,12 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from goldgate.base.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError, MissingFileError
 from goldgate.base.textsafe import escape_control, quote
 
 MAX_FILE_BYTES_VARIABLE: Final = "GOLDGATE_MAX_FILE_BYTES"
 DEFAULT_MAX_FILE_BYTES: Final = 256 * 1024 * 1024
 """No gold or settings file is larger; a larger one is a mistake or an attack."""
-
-
-class MissingFileError(InvalidInputError):
-    """A file that does not exist, so that a caller can say where the path came from."""
 
 
 def max_file_bytes(environ: Mapping[str, str] = os.environ) -> int:

@@ -7,13 +7,16 @@ took 9 s instead of 2 s, and checking large gold grew quadratically). Pausing it
 length of such work loses nothing: the objects are freed by reference counting.
 
 This tuning is an accelerator (``base.accelerators``): with ``GOLDGATE_ACCELERATORS=0``
-every function here leaves the collector as Python runs it.
+every function here leaves the collector as Python runs it. ``resident_bytes`` and
+``single_threaded`` say what this process holds now, for the report process's choice
+(``report.process.report_process_wanted``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections.abc import Iterator
 
 from goldgate.base import accelerators
@@ -24,6 +27,8 @@ __all__ = [
     "collections_spaced",
     "freeze_survivors",
     "long_lived",
+    "resident_bytes",
+    "single_threaded",
 ]
 
 
@@ -88,3 +93,22 @@ def collections_spaced(young: int = RUN_YOUNG_THRESHOLD) -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*previous)
+
+
+def single_threaded() -> bool:
+    """Whether this process runs one thread, counting threads that native code started
+    (which ``threading`` does not see)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now. (Not ``ru_maxrss``: Linux carries a peak over
+    ``exec``, so a process started by a large one would seem to hold what its parent held.)"""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

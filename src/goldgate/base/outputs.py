@@ -17,15 +17,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from goldgate.base.errors import InvalidInputError
+from goldgate.base.errors import OutputFileError
 from goldgate.base.textsafe import escape_control
 
-__all__ = ["OutputFileError", "linked_folder", "write_output_file"]
-
-
-class OutputFileError(InvalidInputError):
-    """A rendered file that cannot be written where it was asked for (exit 2 on the command
-    line; a warning in the action, which keeps its other outputs)."""
+__all__ = ["linked_folder", "write_output_file"]
 
 
 def _refuse(path: Path, why: str) -> OutputFileError:

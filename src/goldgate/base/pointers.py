@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from goldgate.base.errors import PointerSyntaxError
 from goldgate.base.jsonvalue import MISSING, is_array
 from goldgate.base.textsafe import quote
 
@@ -15,10 +16,6 @@ _TOKEN_ESCAPE = re.compile(r"~(?![01])")
 
 
 _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-
-
-class PointerSyntaxError(ValueError):
-    """A string that is not an RFC 6901 JSON pointer."""
 
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:

@@ -192,7 +192,7 @@ def write_json(document: object) -> bool:
 
 def write_commands(commands: str) -> bool:
     """goldgate's own workflow commands on stdout, as ``write_stdout`` but not neutralised:
-    every piece of data in them must already be escaped (``goldgate.render.workflow``)."""
+    every piece of data in them must already be escaped (``goldgate.render.workflow_commands``)."""
     return _write_stdout(commands)
 
 

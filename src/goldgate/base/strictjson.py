@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from goldgate.base._scanner import MAX_DEPTH
-from goldgate.base.errors import JsonSyntaxError
+from goldgate.base.errors import JsonRejected, JsonSyntaxError
 from goldgate.base.files import read_regular_file
 from goldgate.base.jsonvalue import JsonValue
 
@@ -48,10 +48,6 @@ def _scan_positions(source: str, text: str) -> Any:
     from goldgate.base._scanner import scan
 
     return scan(source, text)
-
-
-class JsonRejected(Exception):
-    """Raised from a json hook; the scanner then finds and describes the exact place."""
 
 
 def _reject_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -15,15 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from goldgate.base.errors import PointerSyntaxError, TemplateError
 from goldgate.base.jsonvalue import MISSING
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer, resolve
+from goldgate.base.pointers import parse_pointer, resolve
 
-__all__ = ["Template", "TemplateError", "parse_template"]
-
-
-class TemplateError(ValueError):
-    """A template that cannot be parsed, or filled from this envelope; one safe sentence
-    that names places, never values."""
+__all__ = ["Template", "parse_template"]
 
 
 @dataclass(frozen=True)

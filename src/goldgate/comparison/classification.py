@@ -99,7 +99,14 @@ def _rates(now: int, now_runs: int, before: int, before_runs: int) -> str:
     return f"passed {before}/{before_runs} before, {now}/{now_runs} now"
 
 
-def _why(dropped: bool, now: int, now_runs: int, before: int, before_runs: int) -> str:
+def _shown(name: str, dropped: bool, counts: tuple[int, int, int, int]) -> str:
+    """A check's name with why its rate changed (``counts``: now, now_runs, before, before_runs)."""
+    now, now_runs, before, before_runs = counts
+    why = _why(dropped, now=now, now_runs=now_runs, before=before, before_runs=before_runs)
+    return f"{name} ({why})"
+
+
+def _why(dropped: bool, *, now: int, now_runs: int, before: int, before_runs: int) -> str:
     """Which test told the change from noise, with its numbers."""
     counts = _rates(now, now_runs, before, before_runs)
     if dropped and before == before_runs and now == 0:
@@ -126,9 +133,9 @@ def _noise(now: int, now_runs: int, before: int, before_runs: int) -> str:
 
 def classify_unit(
     names: Sequence[str],
+    *,
     now: Sequence[AttemptSide],
     before: Sequence[AttemptSide],
-    *,
     repeated: bool,
     rescored: bool = False,
 ) -> Unit:
@@ -168,11 +175,11 @@ def classify_unit(
         if (passed == before_runs and passes == 0) or drop_is_significant(
             passed, before_runs, passes, now_runs
         ):
-            dropped.append(f"{name} ({_why(True, *counts)})" if repeated else name)
+            dropped.append(_shown(name, True, counts) if repeated else name)
         elif (passes == now_runs and passed == 0) or drop_is_significant(
             passes, now_runs, passed, before_runs
         ):
-            rose.append(f"{name} ({_why(False, *counts)})" if repeated else name)
+            rose.append(_shown(name, False, counts) if repeated else name)
         else:
             flaky.append(f"{name} ({_noise(*counts)})")
     if dropped and rose:
@@ -188,13 +195,23 @@ def classify_unit(
     status = ""
     if not repeated and now[0].status != before[0].status:
         status = f"status {before[0].status} -> {now[0].status}"
-    return Unit(change, _detail(status, dropped, rose, flaky, by_gold, rescored))
+    return Unit(
+        change,
+        _detail(
+            status, dropped=dropped, rose=rose, flaky=flaky, by_gold=by_gold, rescored=rescored
+        ),
+    )
 
 
 def _detail(
-    status: str, dropped: list[str], rose: list[str], flaky: list[str], by_gold: list[str],
+    status: str,
+    *,
+    dropped: list[str],
+    rose: list[str],
+    flaky: list[str],
+    by_gold: list[str],
     rescored: bool,
-) -> str:  # fmt: skip
+) -> str:
     parts = [status] if status else []
     for label, names in (
         ("pass to fail", dropped),

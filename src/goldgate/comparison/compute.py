@@ -100,9 +100,14 @@ def _outcome(code: str | None) -> str | None:
 
 
 def _change(
-    case: CaseSide, now: AttemptSide, before: AttemptSide, before_codes: str, change: str,
+    case: CaseSide,
+    *,
+    now: AttemptSide,
+    before: AttemptSide,
+    before_codes: str,
+    change: str,
     rescored: bool,
-) -> AttemptChange:  # fmt: skip
+) -> AttemptChange:
     names = case.names
     checks = []
     for position, name in enumerate(names):
@@ -173,7 +178,16 @@ def _pairs(
         change = classify(now.codes, before.codes, _gold_positions(now, before))
         classes[change] += 1
         if change != "unchanged":
-            changes.append(_change(case, now, before, before.codes, change, rescored))
+            changes.append(
+                _change(
+                    case,
+                    now=now,
+                    before=before,
+                    before_codes=before.codes,
+                    change=change,
+                    rescored=rescored,
+                )
+            )
     return changes
 
 
@@ -185,7 +199,7 @@ class _SuiteResult:
 
 
 def _compare_suite(
-    candidate: SuiteSide, baseline: SuiteSide, partial: bool, replay: bool, baseline_path: str
+    *, candidate: SuiteSide, baseline: SuiteSide, partial: bool, replay: bool, baseline_path: str
 ) -> _SuiteResult:
     require_same_target(candidate, baseline)
     if not partial:
@@ -238,7 +252,14 @@ def _compare_suite(
         tally.candidate.add_case(case.attempts, names)
         tally.baseline.add_case(before_attempts, names)
         changes.extend(_pairs(case, before_attempts, tally.classes, rescored))
-        view = _classify_case(case, before_attempts, repeated, rescored, findings, classes)
+        view = _classify_case(
+            case,
+            before_attempts,
+            repeated=repeated,
+            rescored=rescored,
+            findings=findings,
+            classes=classes,
+        )
         if view is not None:
             views.append(view)
     removed = [case for case in baseline.cases if case.id not in now_ids]
@@ -278,15 +299,20 @@ def _compare_suite(
 
 
 def _classify_case(
-    case: CaseSide, before_attempts: Sequence[AttemptSide], repeated: bool, rescored: bool,
-    findings: list[Finding], classes: Counter[str],
-) -> CaseView | None:  # fmt: skip
+    case: CaseSide,
+    before_attempts: Sequence[AttemptSide],
+    *,
+    repeated: bool,
+    rescored: bool,
+    findings: list[Finding],
+    classes: Counter[str],
+) -> CaseView | None:
     """The one classification of a compared case into ``findings`` and ``classes``: the case
     over its repeats (and its view), or each attempt pair of a suite run once."""
     names = case.names
     if repeated:
         unit = classify_unit(
-            names, case.attempts, before_attempts, repeated=True, rescored=rescored
+            names, now=case.attempts, before=before_attempts, repeated=True, rescored=rescored
         )
         _record(findings, classes, case.id, 0, unit)
         return _case_view(case.id, case.attempts, before_attempts, unit.change)
@@ -298,7 +324,7 @@ def _classify_case(
         ):
             classes["unchanged"] += 1  # most pairs: nothing to classify
             continue
-        unit = classify_unit(names, (now,), (before,), repeated=False, rescored=rescored)
+        unit = classify_unit(names, now=(now,), before=(before,), repeated=False, rescored=rescored)
         _record(findings, classes, case.id, now.attempt, unit)
     return None
 
@@ -346,7 +372,15 @@ def compare_sides(
         if other is None:
             added_suites.append(suite.name)
             continue
-        results.append(_compare_suite(suite, other, partial, replay, baseline.path))
+        results.append(
+            _compare_suite(
+                candidate=suite,
+                baseline=other,
+                partial=partial,
+                replay=replay,
+                baseline_path=baseline.path,
+            )
+        )
     removed_suites = [s.name for s in baseline.suites if candidate.suite(s.name) is None]
     overall, effect = Tally(), _Effect()
     for result in results:

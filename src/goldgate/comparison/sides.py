@@ -24,10 +24,10 @@ from typing import Any, NamedTuple
 import orjson
 from pydantic import ValidationError
 
-from goldgate.base.errors import ReportRefusedError
+from goldgate.base.errors import PointerSyntaxError, ReportRefusedError
 from goldgate.base.jsonvalue import MISSING, canonical_json
 from goldgate.base.memory import collections_paused
-from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
+from goldgate.base.pointers import resolve_pointer
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
     read_report_bytes,
@@ -268,7 +268,7 @@ def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
 
 
 def _reduce(
-    value: dict[str, Any], label: str, path: str, digest: str, wanted: ResultsWanted | None
+    value: dict[str, Any], *, label: str, path: str, digest: str, wanted: ResultsWanted | None
 ) -> ReportSide:
     raw_suites = value.get("suites")
     if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
@@ -306,7 +306,7 @@ def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> Re
     with memory_bounded(str(path)):
         value = report_value(data, str(path))
         del data  # the parsed value is enough; the reduced side is far smaller still
-        return _reduce(value, label, str(path), digest, wanted)
+        return _reduce(value, label=label, path=str(path), digest=digest, wanted=wanted)
 
 
 def side_of(
@@ -314,4 +314,6 @@ def side_of(
 ) -> ReportSide:
     """An in-memory report as one side of a comparison."""
     data = report_bytes(report)
-    return _reduce(record_json(report), label, path, bytes_digest(data), wanted)
+    return _reduce(
+        record_json(report), label=label, path=path, digest=bytes_digest(data), wanted=wanted
+    )

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from goldgate.evals._context import EvalCase, EvalContext, EvalResult, TraceData
-from goldgate.evals._decorator import EvalDefinitionError, EvalFunction, eval
+from goldgate.evals._decorator import EvalFunction, eval
+from goldgate.evals.errors import EvalDefinitionError
 
 __all__ = [
     "EvalCase",

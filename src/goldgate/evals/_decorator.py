@@ -19,15 +19,10 @@ from typing import Any, TypeVar, overload
 
 from goldgate.base.imports import is_async_callable
 from goldgate.evals._context import EvalContext
-from goldgate.evals._options import (
-    DECORATOR_PARAMS,
-    EvalDefinitionError,
-    UnknownArgumentError,
-    case_problem,
-    param_problem,
-)
+from goldgate.evals._options import DECORATOR_PARAMS, case_problem, param_problem
+from goldgate.evals.errors import EvalDefinitionError, UnknownArgumentError
 
-__all__ = ["EvalDefinitionError", "EvalFunction", "UnknownArgumentError", "eval"]
+__all__ = ["EvalFunction", "eval"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

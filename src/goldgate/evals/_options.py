@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from goldgate.base.errors import InvalidInputError
 from goldgate.base.textsafe import starts_command
 from goldgate.evals._scores import RESERVED_KEYS
 
@@ -23,8 +22,6 @@ __all__ = [
     "EXTRA_PARAMS",
     "PARAMS",
     "Definition",
-    "EvalDefinitionError",
-    "UnknownArgumentError",
     "case_problem",
     "param_problem",
     "threshold_problem",
@@ -68,17 +65,6 @@ UNMEASURED_FIGURES: Final = ("json.parse", "schema.requiredCoverage")
 suite text options (``json``, ``requiredKeys``), so a threshold on one could never hold."""
 SCORE_FIGURES: Final = ("mean", "min")
 _NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
-
-
-class EvalDefinitionError(InvalidInputError, ValueError):
-    """An eval defined in a way that cannot run (exit 2). A ``ValueError`` too, as EZVals
-    raises one."""
-
-
-class UnknownArgumentError(EvalDefinitionError, TypeError):
-    """An ``@eval`` argument goldgate does not know (exit 2; a ``TypeError`` too, as Python
-    raises one for EZVals). Unlike other definition errors it does not stop the other files
-    of a run: the file may be written for a newer EZVals."""
 
 
 def _finite(value: Any) -> bool:

@@ -43,6 +43,7 @@ def case_model(
     case_id: str,
     envelope: Mapping[str, Any],
     compiled: Sequence[CompiledExpectation],
+    *,
     family: str | None = None,
     split: str | None = None,
 ) -> Case:

@@ -162,6 +162,7 @@ def _build(
     layered: Layered,
     shared: _Shared,
     thresholds: Mapping[str, float],
+    *,
     live: bool,
     trials: bool,
 ) -> list[EvalCase]:
@@ -201,10 +202,25 @@ def _build(
             "metadata": plain_metadata,
         }
         case = EvalCase(
-            function, one, input_value, reference, metadata, expect, envelope, where,
-            copying, dataset, labels, default_key, timeout, target, evaluators, layered.error,
-            thresholds, live,
-        )  # fmt: skip
+            function=function,
+            case_id=one,
+            input=input_value,
+            reference=reference,
+            metadata=metadata,
+            expect=expect,
+            envelope=envelope,
+            origin=where,
+            copying=copying,
+            dataset=dataset,
+            labels=labels,
+            default_key=default_key,
+            timeout=timeout,
+            target=target,
+            evaluators=evaluators,
+            error=layered.error,
+            thresholds=thresholds,
+            live=live,
+        )
         built.append(case)
     return built
 
@@ -222,7 +238,7 @@ def expand(
     cases: list[EvalCase] = []
     seen: dict[str, str] = {}
     for layered in layered_cases(function, defaults):
-        for case in _build(function, layered, shared, thresholds, live, trials):
+        for case in _build(function, layered, shared, thresholds, live=live, trials=trials):
             if case.case_id in seen:
                 raise InvalidInputError(
                     f"{case.origin}: {function.who}: case id {case.case_id!r} repeats "

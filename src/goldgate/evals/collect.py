@@ -20,9 +20,10 @@ from typing import Any, Final
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
-from goldgate.evals._decorator import EvalFunction, UnknownArgumentError
+from goldgate.evals._decorator import EvalFunction
 from goldgate.evals.cases import EvalCase, expand
 from goldgate.evals.discovery import EvalFile, eval_files, load_eval_file
+from goldgate.evals.errors import UnknownArgumentError
 
 __all__ = ["Collected", "cases_of", "collect"]
 
@@ -81,9 +82,17 @@ def _refused_case(path: Path, sentence: str) -> EvalCase:
     function.line = int(line.group(1)) if line else 1
     payload = {"case": display, "input": None}
     return EvalCase(
-        function, display, None, None, {}, None, {"payload": payload, "metadata": {}},
-        f"{display}:{function.line}", dataset=path.stem, error=(sentence, sentence),
-    )  # fmt: skip
+        function=function,
+        case_id=display,
+        input=None,
+        reference=None,
+        metadata={},
+        expect=None,
+        envelope={"payload": payload, "metadata": {}},
+        origin=f"{display}:{function.line}",
+        dataset=path.stem,
+        error=(sentence, sentence),
+    )
 
 
 def collect(paths: Sequence[Path], search_paths: Sequence[Path] = ()) -> Collected:

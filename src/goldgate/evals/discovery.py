@@ -29,7 +29,8 @@ from goldgate.base.channel import import_deadline, signal_received
 from goldgate.base.errors import GoldgateError, InvalidInputError
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
-from goldgate.evals._decorator import EvalFunction, UnknownArgumentError
+from goldgate.evals._decorator import EvalFunction
+from goldgate.evals.errors import UnknownArgumentError
 from goldgate.evals.layering import check_defaults
 
 __all__ = [

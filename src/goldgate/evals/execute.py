@@ -105,9 +105,11 @@ async def _body(case: EvalCase, ctx: EvalContext | None) -> Any:
         out = await call(case.target, ctx)
         if isinstance(out, EvalResult):
             ctx.store(
-                output=out.output, latency=out.latency, trace_data=out.trace_data,
+                output=out.output,
+                latency=out.latency,
+                trace_data=out.trace_data,
                 metadata=out.metadata,
-            )  # fmt: skip
+            )
         elif out is not None and not isinstance(out, EvalContext):
             ctx.store(output=out)
     if ctx is None:
@@ -134,9 +136,15 @@ def _context(case: EvalCase) -> EvalContext | None:
         return None
     input_value, reference, metadata = case.context_values()
     return EvalContext(
-        input_value, None, reference, case.default_key, metadata,
-        function_name=case.function.name, dataset=case.dataset, labels=list(case.labels),
-    )  # fmt: skip
+        input=input_value,
+        output=None,
+        reference=reference,
+        default_score_key=case.default_key,
+        metadata=metadata,
+        function_name=case.function.name,
+        dataset=case.dataset,
+        labels=list(case.labels),
+    )
 
 
 async def _function(case: EvalCase, ctx: EvalContext | None, ran: Ran, root: Path) -> None:

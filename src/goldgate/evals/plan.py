@@ -173,7 +173,12 @@ class EvalCases(RecordedCases):
         envelope = case.envelope
         expectations = _PASS_ONLY_RECORDED if compiled is PASS_ONLY else _recorded(compiled)
         return new_recorded_case(
-            case.case_id, None, None, envelope["payload"], envelope["metadata"], expectations
+            case.case_id,
+            family=None,
+            split=None,
+            payload=envelope["payload"],
+            metadata=envelope["metadata"],
+            expectations=expectations,
         )
 
     @property

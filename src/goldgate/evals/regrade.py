@@ -22,9 +22,9 @@ from typing import Any
 
 import anyio
 
-from goldgate.base.errors import InvalidInputError
+from goldgate.base.errors import InvalidInputError, PointerSyntaxError
 from goldgate.base.holdable import unholdable
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer
+from goldgate.base.pointers import parse_pointer
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import user_output_to_stderr
 from goldgate.evals._context import EvalResult, TraceData
@@ -51,7 +51,7 @@ from goldgate.report.verdictstore import find_project, load_store, store_path, v
 from goldgate.run.limits import DEFAULT_OPTIONS, RunOptions
 from goldgate.run.session import SessionOutcome
 from goldgate.run.streaming import RunHeader, finish_report, now
-from goldgate.scoring import ScorerRegistry, not_run, score_compiled
+from goldgate.scoring import CheckOutcome, ScorerRegistry, not_run, score_compiled
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.evalscores import SCORE_COMPARISON
@@ -100,7 +100,7 @@ def _gold(
     for case in record.cases:
         fixed = _fixed(case)
         envelope = case.input or {"payload": {}, "metadata": {}}
-        cases.append(case_model(case.id, envelope, fixed, case.family, case.split))
+        cases.append(case_model(case.id, envelope, fixed, family=case.family, split=case.split))
         compiled.append(fixed)
     return GoldSuite(
         name=record.name,
@@ -226,10 +226,15 @@ async def _rescore(
             else:
                 why = not_run_reason(attempt.status, attempt.reason)
                 checks = (not_run(why),) * len(gold.compiled[index])
-            outcomes[position] = AttemptOutcome(
-                index, gold.cases[index], attempt.attempt, attempt.status, attempt.reason,
-                attempt.latency_ms, saved, None, checks,
-            )  # fmt: skip
+            outcomes[position] = _regraded_outcome(
+                gold,
+                index,
+                attempt,
+                status=attempt.status,
+                reason=attempt.reason,
+                answer=saved,
+                checks=checks,
+            )
 
     async def one(job: tuple[int, int, CaseRecord, AttemptRecord, EvalCase]) -> None:
         position, index, case, attempt, eval_case = job
@@ -241,23 +246,45 @@ async def _rescore(
         if problem is not None:  # the attempt's error; every other attempt is kept
             reason = problem.sentence("the result")
             checks = (not_run(not_run_reason("failed", reason)),) * len(compiled)
-            outcomes[position] = AttemptOutcome(
-                index, gold.cases[index], attempt.attempt, "failed", reason, attempt.latency_ms,
-                None, None, checks,
-            )  # fmt: skip
+            outcomes[position] = _regraded_outcome(
+                gold, index, attempt, status="failed", reason=reason, answer=None, checks=checks
+            )
             return
         checks = tuple(score_compiled(e, found, envelope) for e in compiled)
         if gold.verdicts and not isinstance(found, EvalFailed):
             checks = adjudicate(checks, compiled, case.id, gold.verdicts)
-        outcomes[position] = AttemptOutcome(
-            index, gold.cases[index], attempt.attempt, "completed", None, attempt.latency_ms,
-            found, None, checks,
-        )  # fmt: skip
+        outcomes[position] = _regraded_outcome(
+            gold, index, attempt, status="completed", reason=None, answer=found, checks=checks
+        )
 
     async with anyio.create_task_group() as group:
         for job in jobs:
             group.start_soon(one, job)
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _regraded_outcome(
+    gold: GoldSuite,
+    index: int,
+    attempt: AttemptRecord,
+    *,
+    status: str,
+    reason: str | None,
+    answer: Any,
+    checks: tuple[CheckOutcome, ...],
+) -> AttemptOutcome:
+    """A saved attempt as regrading leaves it: its latency kept, its stderr not."""
+    return AttemptOutcome(
+        index=index,
+        case=gold.cases[index],
+        attempt=attempt.attempt,
+        status=status,
+        reason=reason,
+        latency_ms=attempt.latency_ms,
+        document=answer,
+        stderr=None,
+        checks=checks,
+    )
 
 
 def regrade(request: RegradeRequest) -> SessionOutcome:

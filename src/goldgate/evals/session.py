@@ -67,6 +67,7 @@ def _found(collected: Collected, paths: Sequence[str]) -> None:
 def _plan(
     cases: Sequence[EvalCase],
     project: Path,
+    *,
     datasets: Sequence[str],
     live: bool,
     paths: Sequence[str],
@@ -131,7 +132,7 @@ async def run_evals(
             refused.extend(found.refused)
     shown = [str(item) for item in evals if not isinstance(item, EvalFunction)]
     _found(Collected((), tuple(refused), functions), shown)
-    plan = _plan(cases, project, datasets, live, shown, labels)
+    plan = _plan(cases, project, datasets=datasets, live=live, paths=shown, labels=labels)
     chunks: list[bytes] = []
     run = ReportRun(
         _header(plan, options, datasets, live), plan.jobs(), options, ReportWriter(chunks.append)
@@ -181,7 +182,12 @@ def prepare(request: EvalsRequest) -> EvalsSession:
         collected = collect(request.paths, search_paths=[project])
         _found(collected, shown)
         plan = _plan(
-            collected.cases, project, request.datasets, request.live, shown, request.labels
+            collected.cases,
+            project,
+            datasets=request.datasets,
+            live=request.live,
+            paths=shown,
+            labels=request.labels,
         )
         # The plan lives as long as the run, which freezes it (execute_streamed) anyway.
         # Frozen before collections resume, the objects counted while they were paused do

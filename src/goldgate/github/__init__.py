@@ -3,8 +3,8 @@
 - ``envfiles``: the step's outputs and job summary files (workflow commands, which are pure
   text, are ``goldgate.render``'s).
 - ``event``: what triggered the run, read from ``GITHUB_EVENT_PATH``.
-- ``client``: the PyGithub client (Enterprise Server, retries, rate limits) and
-  ``GitHubUnavailable``, the one error every other module turns failures into.
+- ``client``: the PyGithub client (Enterprise Server, retries, rate limits);
+- ``errors``: its errors, ``GitHubUnavailable`` the one every module turns failures into.
 - ``comments``: the sticky pull-request comment.
 - ``artifacts``: which artifact holds the baseline report of the merge-base commit;
 - ``download``: its zip fetched within a deadline, the token kept from the storage host;
@@ -12,3 +12,5 @@
 
 PyGithub is imported only inside functions, so importing this package costs nothing.
 """
+
+__all__ = ["archive", "artifacts", "client", "comments", "download", "envfiles", "errors", "event"]

@@ -17,16 +17,12 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from goldgate.github.client import describe_error, os_reason
+from goldgate.github.errors import ArchiveRefused
 
-__all__ = ["ArchiveRefused", "extract_zip_safely"]
+__all__ = ["extract_zip_safely"]
 
 _CHUNK = 64 * 1024
 _ALLOWED_TYPES = (0, stat.S_IFREG, stat.S_IFDIR)  # 0: an archiver that records no type
-
-
-class ArchiveRefused(Exception):
-    """The artifact's archive is too large, not a zip, or holds an entry that could write
-    outside the destination; the message is one sentence naming the entry."""
 
 
 def extract_zip_safely(
@@ -107,7 +103,7 @@ def _extract(zip_path: Path, root: Path, *, max_bytes: int, max_files: int) -> l
                 raise ArchiveRefused(
                     f"the archive entry {entry.filename!r} cannot be written ({os_reason(error)})."
                 ) from None
-            total = _write_entry(archive, entry, target, total, max_bytes)
+            total = _write_entry(archive, entry, target, total=total, max_bytes=max_bytes)
             written.append(target)
     return written
 
@@ -169,7 +165,7 @@ def _safe_parts(entry: zipfile.ZipInfo) -> tuple[str, ...]:
 
 
 def _write_entry(
-    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, target: Path, total: int, max_bytes: int
+    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, target: Path, *, total: int, max_bytes: int
 ) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:

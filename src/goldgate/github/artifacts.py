@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from goldgate.github.client import GitHubUnavailable, reaching_github
+from goldgate.github.client import reaching_github
+from goldgate.github.errors import GitHubUnavailable
 
 if TYPE_CHECKING:
     from github.Artifact import Artifact
@@ -66,10 +67,10 @@ def merge_base(repo: Repository, base_sha: str, head_sha: str) -> str:
 
 def find_baseline_artifact(
     repo: Repository,
+    *,
     name: str,
     merge_base_sha: str,
     base_branch: str,
-    *,
     now: datetime | None = None,
     scan_limit: int = SCAN_LIMIT,
 ) -> ArtifactChoice | None:

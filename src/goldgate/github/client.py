@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+from goldgate.github.errors import GitHubUnavailable, one_sentence
 
 if TYPE_CHECKING:
     from github import Github
@@ -30,20 +31,6 @@ if TYPE_CHECKING:
 DEFAULT_API_URL = "https://api.github.com"
 
 # Installation tokens (ghs_), personal tokens (ghp_, github_pat_), OAuth and refresh tokens.
-_TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})")
-_REASON_LIMIT = 300
-
-
-class GitHubUnavailable(Exception):
-    """GitHub could not do what was asked; ``reason`` is one sentence, safe to print.
-
-    ``status`` is the HTTP status GitHub answered, or None for a network failure or a
-    refusal made here (an empty token, a wait longer than allowed)."""
-
-    def __init__(self, reason: str, *, status: int | None = None) -> None:
-        self.reason = _one_sentence(reason)
-        self.status = status
-        super().__init__(self.reason)
 
 
 @dataclass(frozen=True)
@@ -267,7 +254,7 @@ def describe_error(error: BaseException) -> str:
         if not said or said.strip("'\"").lstrip("-").replace(".", "", 1).isdigit():
             said = "an unexpected error, with no message of its own"
         text = f"{type(error).__name__}: {said}"
-    return _one_sentence(text)
+    return one_sentence(text)
 
 
 def os_reason(error: OSError) -> str:
@@ -299,12 +286,3 @@ def _server_message(data: Any) -> str:
             # Keep it inside one sentence: GitHub's messages can hold several.
             return message.strip().rstrip(".").replace(". ", "; ")
     return ""
-
-
-def _one_sentence(text: str) -> str:
-    """One line, no token, not too long, ending with a full stop."""
-    flat = " ".join(_TOKEN_SHAPES.sub("[token]", text).split())
-    if len(flat) > _REASON_LIMIT:
-        flat = flat[: _REASON_LIMIT - 1].rstrip() + "…"
-    flat = flat.rstrip(".") + "." if flat else "GitHub is unavailable."
-    return flat

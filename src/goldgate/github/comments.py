@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from goldgate.github.client import GitHubUnavailable, reaching_github
+from goldgate.github.client import reaching_github
+from goldgate.github.errors import CommentTooLong, GitHubUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -53,10 +54,6 @@ _STATE = re.compile(r"[A-Za-z0-9_.,;:=+-]{1,200}")
 _STATE_LINE = re.compile(r"<!-- goldgate:state ([A-Za-z0-9_.,;:=+-]{1,200}) -->")
 
 _ID_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/@+~")
-
-
-class CommentTooLong(ValueError):
-    """The body (with its marker) is over GitHub's limit; the caller must budget it."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +189,14 @@ def upsert_comment(
             return _edit(existing, full, pr_number)  # say that it passes now
         if mode == "update" and existing is not None:
             return _edit(existing, full, pr_number)
-        return _create(issue, full, pr_number, tag, authors, look_first=mode == "update")
+        return _create(
+            issue,
+            full=full,
+            pr_number=pr_number,
+            tag=tag,
+            authors=authors,
+            look_first=mode == "update",
+        )
     except GitHubUnavailable as error:
         return CommentResult("fell_back", reason=error.reason)
 
@@ -262,11 +266,11 @@ def _edit(comment: IssueComment, full: str, pr_number: int) -> CommentResult:
 
 def _create(
     issue: Issue,
+    *,
     full: str,
     pr_number: int,
     tag: str,
     authors: Collection[str],
-    *,
     look_first: bool,
 ) -> CommentResult:
     """Create the comment. A POST that failed with 5xx, or whose answer never came (a

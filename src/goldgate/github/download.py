@@ -5,7 +5,7 @@ The API answers ``archive_download_url`` with a 302 to a short-lived signed URL 
 host. The token goes to the API host only; the signed URL is fetched without it (that host
 needs none, and must not see it), and a redirect never downgrades to plain http. PyGithub has
 no download method, and its stream helper would forward the token to a redirect on the
-API's own host. An archive over the cap is ``archive.ArchiveRefused``; every failure to
+API's own host. An archive over the cap is ``errors.ArchiveRefused``; every failure to
 reach GitHub or the storage host, the deadline included, is ``GitHubUnavailable``.
 """
 
@@ -18,8 +18,8 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldgate.github.archive import ArchiveRefused
-from goldgate.github.client import GitHubUnavailable, reaching_github
+from goldgate.github.client import reaching_github
+from goldgate.github.errors import ArchiveRefused, GitHubUnavailable
 
 if TYPE_CHECKING:
     from github import Github
@@ -88,7 +88,9 @@ def _fetch(
     partial = target.with_name(target.name + ".part")
     connection: http.client.HTTPConnection | None = None
     try:
-        connection, response = _open(location, deadline, timeout, what)
+        connection, response = _open(
+            location=location, deadline=deadline, timeout=timeout, what=what
+        )
         declared = response.getheader("Content-Length")
         if declared is not None and declared.isdigit() and int(declared) > max_bytes:
             raise ArchiveRefused(
@@ -131,7 +133,7 @@ def _fetch(
 
 
 def _open(
-    location: str, deadline: float, timeout: float, what: str, redirects: int = 3
+    *, location: str, deadline: float, timeout: float, what: str, redirects: int = 3
 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
     """The connection and the 200 answer for ``location``, following at most ``redirects``
     redirects (each checked as the first one was); ``GitHubUnavailable`` for any other."""

@@ -20,14 +20,11 @@ from typing import Any
 from goldgate.base._scanner import MAX_DEPTH
 from goldgate.base.strictjson import nests_too_deep
 from goldgate.github.client import os_reason
+from goldgate.github.errors import EventError
 
 _PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 _NO_COMMIT = "0" * 40
 _PAYLOAD_LIMIT = 64 * 1024 * 1024
-
-
-class EventError(ValueError):
-    """The event payload is missing or unreadable; the message is one sentence."""
 
 
 @dataclass(frozen=True)

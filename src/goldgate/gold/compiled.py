@@ -17,10 +17,12 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from goldgate.base import accelerators
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer
+from goldgate.base.errors import PointerSyntaxError
+from goldgate.base.pointers import parse_pointer
 from goldgate.gold._flatpatterns import is_flat
+from goldgate.gold.errors import PatternProblem
 from goldgate.gold.kinds import Kinds, comparison_kinds
-from goldgate.gold.patterns import PatternProblem, compile_pattern
+from goldgate.gold.patterns import compile_pattern
 from goldgate.gold.shapes import TEXT_ASSERTIONS, Suffix, text_problems
 
 __all__ = [

@@ -18,8 +18,7 @@ from typing import Any, NamedTuple
 from pydantic import Field, ValidationError
 
 from goldgate.base import accelerators
-from goldgate.base.errors import GoldCheckError, InvalidInputError, JsonSyntaxError
-from goldgate.base.files import MissingFileError
+from goldgate.base.errors import InvalidInputError, JsonSyntaxError, MissingFileError
 from goldgate.base.jsonvalue import json_type_name
 from goldgate.base.memory import collections_paused
 from goldgate.base.problems import (
@@ -33,6 +32,7 @@ from goldgate.base.strictjson import JsonDocument, load_json_file
 from goldgate.base.textsafe import escape_control
 from goldgate.gold._stream.streamed import reference_problem, stream_suite
 from goldgate.gold.compiled import compile_expectations
+from goldgate.gold.errors import GoldCheckError
 from goldgate.gold.lines import element_lines
 from goldgate.gold.models import Case, Manifest, Suite
 from goldgate.gold.rules import PlacedCase, manifest_violations, suite_violations

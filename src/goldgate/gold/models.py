@@ -58,7 +58,7 @@ def _comparison_enum(schema: dict[str, Any]) -> None:
     schema["enum"] = gold_file_names(comparison_kinds())
 
 
-Comparison = Annotated[str, PlainValidator(_registered)]
+ComparisonName = Annotated[str, PlainValidator(_registered)]
 """The name of a comparison kind gold files may use (``goldgate.scoring.kinds``)."""
 
 # The summary figures a suite can gate on. Counters such as text.chars are reported only.
@@ -101,7 +101,7 @@ class Expectation(_Gold):
     name: Name
     path: str = Field(description="RFC 6901 pointer into the result document.")
     expected: Any = Field(description="The reviewed value; required even when null.")
-    comparison: Comparison = Field("exact", json_schema_extra=_comparison_enum)
+    comparison: ComparisonName = Field("exact", json_schema_extra=_comparison_enum)
     scorer: Name | None = Field(None, description="Registered scorer name, for custom.")
 
     def __init__(

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer
+from goldgate.base.errors import PointerSyntaxError
+from goldgate.base.pointers import parse_pointer
 from goldgate.base.textsafe import quote
 
 if TYPE_CHECKING:  # annotations only: the report builder imports this without the settings

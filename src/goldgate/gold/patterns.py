@@ -29,12 +29,11 @@ from typing import Any, Final, NamedTuple
 
 from goldgate.base import accelerators
 from goldgate.gold._flatpatterns import flat_program
+from goldgate.gold.errors import PatternProblem, PatternTimeout
 
 __all__ = [
     "PATTERN_DEADLINE",
     "PatternCode",
-    "PatternProblem",
-    "PatternTimeout",
     "compile_pattern",
     "rebuild_pattern",
     "record_patterns",
@@ -44,14 +43,6 @@ __all__ = [
 
 PATTERN_DEADLINE: Final = 0.5
 """Seconds one search of one gold pattern may take before its check fails."""
-
-
-class PatternProblem(ValueError):
-    """A pattern that does not compile; ``str()`` is a safe summary (no pattern text)."""
-
-
-class PatternTimeout(Exception):
-    """A search ran past its deadline."""
 
 
 # The messages of Python's regular expression parser, some of which quote a piece of the
@@ -251,6 +242,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         ) from None
 
 
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
 class _Expired(BaseException):
     """Raised by the timer's signal handler inside ``re``; turned into ``PatternTimeout``."""
 

@@ -69,16 +69,17 @@ class RecordedCase(NamedTuple):
         expectation = RecordedExpectation.of
         return new_recorded_case(
             raw["id"],
-            get("family"),
-            get("split"),
-            envelope["payload"],
-            envelope["metadata"],
-            tuple([expectation(item) for item in raw["expectations"]]),
+            family=get("family"),
+            split=get("split"),
+            payload=envelope["payload"],
+            metadata=envelope["metadata"],
+            expectations=tuple([expectation(item) for item in raw["expectations"]]),
         )
 
 
 def new_recorded_case(
     case_id: str,
+    *,
     family: str | None,
     split: str | None,
     payload: Any,

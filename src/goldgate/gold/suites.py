@@ -82,9 +82,10 @@ class GoldSuite:
         whole = self.cases
         ids = whole.ids if isinstance(whole, RecordedCases) else [c.id for c in whole]
         chosen = [
-            position for position, case_id in enumerate(ids)
+            position
+            for position, case_id in enumerate(ids)
             if shard_of(self.name, case_id, count) == index
-        ]  # fmt: skip
+        ]
         cases: Sequence[Case]
         compiled: Sequence[tuple[CompiledExpectation, ...]]
         if isinstance(self.cases, LazyCases) and isinstance(self.compiled, LazyCompiled):

@@ -3,7 +3,7 @@
 - ``junit``: JUnit XML for the checks tab;
 - ``markdown``: a pull-request comment or a job summary, within GitHub's size limits;
 - ``annotations``: GitHub workflow commands pointing at each failing case's gold line;
-- ``workflow``: the one writer of workflow commands (escaping, one command a line, masks);
+- ``workflow_commands``: the one writer of workflow commands (escaping, one command a line, masks);
 - ``terminal``: ``goldgate report show``, for people at a terminal or reading a CI log;
 - ``html``: ``goldgate report html``, one self-contained page with figures (``htmlfigures``:
   inline SVG), a filterable case table (``htmlcases``) and the sections beside it
@@ -21,3 +21,26 @@ Each renderer reads a ``view.ReportView`` built once from the report, so a compa
 be added to the view without restructuring the renderers. Nothing here reads or writes a
 file or talks to the network: ``goldgate.app`` does the I/O and ``goldgate.github`` posts.
 """
+
+__all__ = [
+    "annotations",
+    "compared",
+    "costrow",
+    "deltas",
+    "escape",
+    "html",
+    "htmlcases",
+    "htmlfigures",
+    "htmlsections",
+    "junit",
+    "markdown",
+    "markdown_sections",
+    "registry",
+    "rows",
+    "terminal",
+    "terminal_values",
+    "text",
+    "view",
+    "words",
+    "workflow_commands",
+]

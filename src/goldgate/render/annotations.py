@@ -5,9 +5,9 @@ errors, 10 warnings and 10 notices per step and drops the rest silently, so at m
 ``maximum`` errors are written (runtime failures and check errors first, then gold
 disagreements, each in case-major order) and one notice counts what was left out.
 
-Each line is written by ``render.workflow.command``, which puts data on one line and escapes
-it as the runner expects, so no line from data can start a workflow command: every line
-written here starts with a command goldgate chose.
+Each line is written by ``render.workflow_commands.command``, which puts data on one line
+and escapes it as the runner expects, so no line from data can start a workflow command:
+every line written here starts with a command goldgate chose.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from goldgate.render.view import (
     build_view,
     repository_path,
 )
-from goldgate.render.workflow import command
+from goldgate.render.workflow_commands import command
 
 
 def _file(source: str | None) -> str | None:

@@ -95,6 +95,7 @@ class Parts:
 
     def section(
         self,
+        *,
         title: str,
         items: Iterable[str],
         total: int,
@@ -162,7 +163,9 @@ class Parts:
         if items:
             shown = islice(items, self.cap)
             groups = (self.row_text([rows.change_row(item, self.link)]) for item in shown)
-            yield self.section(title, groups, len(items), rows.CHANGE_COLUMNS)
+            yield self.section(
+                title=title, items=groups, total=len(items), columns=rows.CHANGE_COLUMNS
+            )
 
     def _runtime(self) -> Iterator[Section]:
         counts = self.view.counts
@@ -170,10 +173,12 @@ class Parts:
         if total:
             items = islice(self.view.problems(("runtime", "check_error")), self.cap)
             yield self.section(
-                "Runtime failures and check errors",
-                (self.row_text(rows.problem_rows(item, self.link, self.values)) for item in items),
-                total,
-                rows.PROBLEM_COLUMNS,
+                title="Runtime failures and check errors",
+                items=(
+                    self.row_text(rows.problem_rows(item, self.link, self.values)) for item in items
+                ),
+                total=total,
+                columns=rows.PROBLEM_COLUMNS,
             )
 
     def _failures(self) -> Iterator[Section]:
@@ -188,7 +193,13 @@ class Parts:
             value = self.value
         items = islice(self.view.problems(("failure",)), self.cap)
         groups = (self.row_text(rows.failure_rows(item, self.link, value)) for item in items)
-        yield self.section("Failing cases", groups, self.view.counts["failure"], columns, intro)
+        yield self.section(
+            title="Failing cases",
+            items=groups,
+            total=self.view.counts["failure"],
+            columns=columns,
+            intro=intro,
+        )
 
     def _suites(self) -> Iterator[Section]:
         view = self.view
@@ -203,13 +214,17 @@ class Parts:
         head = str(self.fragments.table_head(rows.COUNT_COLUMNS))
         body = head + self.row_text(rows.count_rows(view))
         blocks.append("\n" + str(self.fragments.block("Checks by outcome, per suite", body)))
-        yield self.section("Suites", blocks, len(blocks), collapse=False)
+        yield self.section(title="Suites", items=blocks, total=len(blocks), collapse=False)
 
     def _thresholds(self) -> Iterator[Section]:
         if any(suite.thresholds for suite in self.view.suites):
             columns, table = rows.threshold_table(self.view)
-            yield self.section("Thresholds", [self.table(columns, table, "thresholds")], 1,
-                               collapse=False)  # fmt: skip
+            yield self.section(
+                title="Thresholds",
+                items=[self.table(columns, table, "thresholds")],
+                total=1,
+                collapse=False,
+            )
 
     def _metrics(self) -> Iterator[Section]:
         view = self.view
@@ -222,13 +237,13 @@ class Parts:
                 return str(self.fragments.block(rows.metric_title(view, suite, metric), body))
 
             blocks = (block(suite, metric) for suite, metric in metrics)
-            yield self.section("Metrics", blocks, len(metrics), collapse=False)
+            yield self.section(title="Metrics", items=blocks, total=len(metrics), collapse=False)
 
     def _comparison_lines(self, comparison: ComparisonView) -> Iterator[Section]:
         tests = [item for item in comparison.mcnemar if item.meaningful]
         if tests:
             lines = [self.fragments.line(f"{item.suite}: {item.sentence}") for item in tests]
-            yield self.section("McNemar's test", lines, len(lines))
+            yield self.section(title="McNemar's test", items=lines, total=len(lines))
         if comparison.partial and (comparison.added or comparison.removed or comparison.changed):
             intro = "Not compared: added, removed, or their input changed in this change."
             listed = (
@@ -236,9 +251,12 @@ class Parts:
                 ("removed", comparison.removed),
                 ("input changed", comparison.changed),
             )
-            lines = [self.fragments.line(f"{label}: {', '.join(ids)}") for label, ids in listed
-                     if ids]  # fmt: skip
-            yield self.section("Partial comparison", ["".join(lines)], 1, intro=intro)
+            lines = [
+                self.fragments.line(f"{label}: {', '.join(ids)}") for label, ids in listed if ids
+            ]
+            yield self.section(
+                title="Partial comparison", items=["".join(lines)], total=1, intro=intro
+            )
 
     def _tail(self) -> Iterator[Section]:
         skipped = self.view.skipped_suites
@@ -247,11 +265,11 @@ class Parts:
                 self.fragments.line(f"{suite.name}: {suite.record.skip_reason or 'skipped'}")
                 for suite in skipped
             )
-            yield self.section("Skipped suites", map(str, lines), len(skipped))
+            yield self.section(title="Skipped suites", items=map(str, lines), total=len(skipped))
         queue = self.view.report.verdict.adjudication
         if queue:
             waits = "check waits" if queue == 1 else "checks wait"
             line = self.fragments.paragraph(
                 f"{queue:,} {waits} for a human verdict (the adjudication queue)."
             )
-            yield self.section("Adjudication", [str(line)], 1)
+            yield self.section(title="Adjudication", items=[str(line)], total=1)

@@ -102,8 +102,9 @@ def _table(title: str, columns: Sequence[str], cells: Iterable[rows.Cells]) -> _
 
 
 def _changes(title: str, items: Sequence[ChangeItem]) -> _Table:
-    return _list(title, rows.CHANGE_COLUMNS, items, len(items),
-                 lambda item: [rows.change_row(item, _name)])  # fmt: skip
+    return _list(
+        title, rows.CHANGE_COLUMNS, items, len(items), lambda item: [rows.change_row(item, _name)]
+    )
 
 
 def _head(view: ReportView, code: int) -> list[_Block]:

@@ -213,7 +213,13 @@ class SuiteCollector:
             if check.adjudication and isinstance(check.actual, str):
                 note = note_of(expectation.expected) if self.include_details else None
                 self.queue.append(
-                    awaiting(outcome.case.id, outcome.attempt, expectation.name, note, check.actual)
+                    awaiting(
+                        case=outcome.case.id,
+                        attempt=outcome.attempt,
+                        check=expectation.name,
+                        note=note,
+                        answer=check.actual,
+                    )
                 )
 
     def add(self, outcome: AttemptOutcome) -> None:
@@ -329,7 +335,9 @@ class SuiteCollector:
         )
 
 
-def awaiting(case: str, attempt: int, check: str, note: str | None, answer: str) -> AwaitingRecord:
+def awaiting(
+    *, case: str, attempt: int, check: str, note: str | None, answer: str
+) -> AwaitingRecord:
     """The queue's record of a check waiting for a verdict on ``answer``: one per such check,
     built without the dataclass's ``__init__`` (under half its cost; tests/base/test_frozen.py
     holds it to the constructor)."""

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
+from goldgate.base.errors import PointerSyntaxError
 from goldgate.base.jsonvalue import MISSING
-from goldgate.base.pointers import PointerSyntaxError, resolve_pointer
+from goldgate.base.pointers import resolve_pointer
 from goldgate.report.recordbase import READ, Record, Shared
 from goldgate.scoring.outcomes import not_run_reason
 

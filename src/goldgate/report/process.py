@@ -41,6 +41,7 @@ from typing import Any, Final
 
 from goldgate.base import accelerators
 from goldgate.base.errors import GoldgateError, RuntimeFailureError
+from goldgate.base.memory import resident_bytes, single_threaded
 from goldgate.gold.recorded import recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.report import unstarted
@@ -89,33 +90,14 @@ _DISCARD: Final = 6  # (_DISCARD,): the report is dropped; it ends
 _RENDERED: Final = 7  # (_RENDERED, cases, attempts, checks, count, size): records follow, raw
 
 
-def _single_threaded() -> bool:
-    """Whether this process runs one thread, counting threads that native code started
-    (which ``threading`` does not see)."""
-    try:
-        return len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return False
-
-
-def _resident_bytes() -> int:
-    """This process's resident memory now. (Not ``ru_maxrss``: Linux carries a peak over
-    ``exec``, so a process started by a large one would seem to hold what its parent held.)"""
-    try:
-        with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def report_process_wanted(suites: Sequence[GoldSuite], attempts: int) -> bool:
     """Whether a run of ``attempts`` over ``suites`` gains from a report process and may fork
     one (see the module's description)."""
     if not accelerators.enabled() or sys.platform != "linux" or attempts < REPORT_PROCESS_FROM:
         return False
-    if any(suite.scorer_names() for suite in suites) or _resident_bytes() > REPORT_PROCESS_MAX_RSS:
+    if any(suite.scorer_names() for suite in suites) or resident_bytes() > REPORT_PROCESS_MAX_RSS:
         return False
-    return accelerators.cpu_budget() >= 2 and _single_threaded()
+    return accelerators.cpu_budget() >= 2 and single_threaded()
 
 
 class ReportProcess:
@@ -162,7 +144,10 @@ class ReportProcess:
         process writes the cases)."""
         number = next(n for n, known in enumerate(self._suites) if known is suite)
         self.post((_SUITE, number, repeat, include_details))
-        return RemoteCollector(self, repeat, bool(suite.metrics), suite, include_details)
+        metrics = bool(suite.metrics)
+        return RemoteCollector(
+            self, repeat, has_metrics=metrics, suite=suite, include_details=include_details
+        )
 
     def post(self, message: tuple[Any, ...]) -> None:
         self._batch.append(message)
@@ -203,8 +188,9 @@ class ReportProcess:
             self._batch[-1] = (_UNFINISHED, first, split - first, status, reason)
             self._flush()  # the report process starts on its half
             start, end = split // repeat, (first + count) // repeat
+            rows = range(start, end)
             written = unstarted.write_records(
-                records, suite, range(start, end), repeat, include_details, status, reason
+                records, suite, rows, repeat, include_details, status=status, reason=reason
             )
             cases = written.cases if written is not None else 0
             if written is not None and cases:
@@ -304,6 +290,7 @@ class RemoteCollector:
         self,
         process: ReportProcess,
         repeat: int,
+        *,
         has_metrics: bool,
         suite: GoldSuite | None = None,
         include_details: bool = True,
@@ -392,7 +379,7 @@ class _Writing:
 
     def _act(self, kind: int, message: tuple[Any, ...]) -> Any:
         if kind == _ADD:
-            self._add(*message[1:])
+            self._add(message)
         elif kind == _BYTES:
             self.report_file.write(message[1])
         elif kind == _UNFINISHED:
@@ -423,19 +410,10 @@ class _Writing:
             self.report_file.discard()
         return None
 
-    def _add(
-        self,
-        index: int,
-        attempt: int,
-        status: str,
-        reason: str | None,
-        latency_ms: float | None,
-        document: Any,
-        stderr: str | None,
-        checks: Any,
-        exception: Any = None,
-        live: tuple[int, bool, float | None] | None = None,
-    ) -> None:
+    def _add(self, message: tuple[Any, ...]) -> None:
+        """An attempt as ``RemoteCollector.add`` posts it (``_ADD``), scored if it is not."""
+        index, attempt, status, reason, latency_ms = message[1:6]
+        document, stderr, checks, exception, live = message[6:]
         suite, collector = self.suite, self.collector
         assert suite is not None
         assert collector is not None
@@ -445,8 +423,24 @@ class _Writing:
         else:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
-        fields = (index, case, attempt, status, reason, latency_ms, document, stderr, checks)
-        collector.add(attempt_outcome(*fields, exception, *(live or ())))  # live_values
+        retries, cached, cost = live or (0, False, None)  # live_values
+        collector.add(
+            attempt_outcome(
+                index=index,
+                case=case,
+                attempt=attempt,
+                status=status,
+                reason=reason,
+                latency_ms=latency_ms,
+                document=document,
+                stderr=stderr,
+                checks=checks,
+                exception=exception,
+                retries=retries,
+                cached=cached,
+                cost=cost,
+            )
+        )
 
 
 def _transportable(error: BaseException) -> BaseException:

@@ -69,6 +69,7 @@ def write_records(
     cases: range,
     repeat: int,
     include_details: bool,
+    *,
     status: str,
     reason: str,
 ) -> Written | None:

@@ -116,7 +116,7 @@ def compile_stored(
     return compile_expectation(stored, known)
 
 
-class _Broken(Exception):
+class _Broken(Exception):  # private control flow, never leaves here: not a GoldgateError
     """A stored value of the wrong shape, found where a figure is recomputed."""
 
     def __init__(self, where: tuple[str | int, ...], why: str) -> None:
@@ -168,6 +168,18 @@ def _json_options() -> TextOptions:
     from goldgate.gold.models import TextOptions
 
     return TextOptions.model_validate({"json": True})
+
+
+class _Stored(NamedTuple):
+    """A completed attempt's stored checks, with what verifying them reads."""
+
+    case: Mapping[str, Any]
+    attempt: Mapping[str, Any]
+    stored: Sequence[Mapping[str, Any]]
+    compiled: Sequence[CompiledExpectation] | None
+    result: Any
+    envelope: Mapping[str, Any]
+    where: tuple[str | int, ...]
 
 
 class _Tally:
@@ -237,23 +249,17 @@ class _Tally:
                         "details has no result"
                     )
                 where = (*here, "attempts", number, "checks")
-                self._checks(case, attempt, stored, compiled, result, envelope or {}, where)
+                self._checks(
+                    _Stored(case, attempt, stored, compiled, result, envelope or {}, where)
+                )
             if self.definitions and self.details:
                 self._observe(case, attempt, status, result)
 
     def _compiled(self, expectation: Mapping[str, Any]) -> CompiledExpectation:
         return compile_stored(expectation, self.known)
 
-    def _checks(
-        self,
-        case: Mapping[str, Any],
-        attempt: Mapping[str, Any],
-        stored: Sequence[Mapping[str, Any]],
-        compiled: Sequence[CompiledExpectation] | None,
-        result: Any,
-        envelope: Mapping[str, Any],
-        where: tuple[str | int, ...],
-    ) -> None:
+    def _checks(self, given: _Stored) -> None:
+        case, attempt, stored, _, result, _, _ = given
         # An attempt whose result and stored checks are the very bytes of the case's attempt
         # before it (``--repeat`` of a steady application) is that attempt again: its checks
         # were verified, scored again and typed then, and are only counted now.
@@ -269,7 +275,7 @@ class _Tally:
                 if view.adjudication:
                     self._waits(case, attempt, case["expectations"][position], view.actual)
         else:
-            views = self._verified(case, attempt, stored, compiled, result, envelope, where)
+            views = self._verified(given)
             self._last = None if key is None else (key, views)
         self.figures.add(views)
         scores = result.get("scores") if isinstance(result, dict) else None
@@ -278,18 +284,10 @@ class _Tally:
                 if type(entry) is dict and type(entry.get("key")) is str:
                     add_value(self.values, entry)
 
-    def _verified(
-        self,
-        case: Mapping[str, Any],
-        attempt: Mapping[str, Any],
-        stored: Sequence[Mapping[str, Any]],
-        compiled: Sequence[CompiledExpectation] | None,
-        result: Any,
-        envelope: Mapping[str, Any],
-        where: tuple[str | int, ...],
-    ) -> list[_Check]:
+    def _verified(self, given: _Stored) -> list[_Check]:
         """The attempt's stored checks, typed, counted and (pure comparisons, with details)
         scored again from its result and gold."""
+        case, attempt, stored, compiled, result, envelope, where = given
         fresh = None if compiled is None else self._scored(compiled, result, envelope, stored)
         views = []
         for position, check in enumerate(stored):

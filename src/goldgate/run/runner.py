@@ -13,7 +13,7 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 import anyio.to_thread
@@ -23,10 +23,11 @@ from goldgate.base.holdable import unholdable
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
+from goldgate.run.errors import TargetFailure
 from goldgate.run.inflight import InFlight
 from goldgate.run.limits import RunOptions
 from goldgate.run.targets._documents import plain_document
-from goldgate.run.targets.base import TargetFailure, TargetResponse
+from goldgate.run.targets.base import TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, _not_run_all, completed
@@ -58,16 +59,25 @@ def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int
 
 
 
+class Which(NamedTuple):
+    """Which attempt of which case: the case's index in its suite, the case, and the
+    1-based attempt."""
+
+    case_index: int
+    case: Case | RecordedCase
+    attempt: int
+
+
 def _failed(
-    index: int,
-    case: Case | RecordedCase,
-    attempt: int,
+    which: Which,
     reason: str,
     latency_ms: float | None,
+    *,
     stderr: str | None = None,
     current: InFlight | None = None,
     exception: Mapping[str, Any] | None = None,
 ) -> AttemptOutcome:
+    index, case, attempt = which
     checks = _not_run_all(case, f"the attempt failed: {reason}")
     retries = 0 if current is None else current.retries
     if retries:
@@ -79,34 +89,31 @@ def _failed(
 
 
 def _timed_out(
-    index: int,
-    case: Case | RecordedCase,
-    attempt: int,
-    timeout: float,
-    latency_ms: float | None,
-    retries: int = 0,
+    which: Which, timeout: float, latency_ms: float | None, retries: int = 0
 ) -> AttemptOutcome:
+    index, case, attempt = which
     if latency_ms is None:
         reason = f"no result within the {timeout:g} s deadline"
     else:  # the target answered; its custom scoring did not finish in time
         reason = f"scoring ran out of time: the {timeout:g} s deadline passed while scoring"
     return AttemptOutcome(
-        index, case, attempt, "timed_out", reason, latency_ms, None, None,
-        _not_run_all(case, reason), retries=retries,
-    )  # fmt: skip
+        index=index,
+        case=case,
+        attempt=attempt,
+        status="timed_out",
+        reason=reason,
+        latency_ms=latency_ms,
+        document=None,
+        stderr=None,
+        checks=_not_run_all(case, reason),
+        retries=retries,
+    )
 
 
-
-
-def _blocked(
-    index: int,
-    case: Case | RecordedCase,
-    attempt: int,
-    blocked: LoopBlocked,
-    latency_ms: float | None,
-) -> AttemptOutcome:
+def _blocked(which: Which, blocked: LoopBlocked, latency_ms: float | None) -> AttemptOutcome:
     """An attempt whose target (or custom scorer) kept the event loop blocked until the
     watchdog broke in: past its deadline (timed out) or past a stop request (cancelled)."""
+    index, case, attempt = which
     if blocked.why == "stop":
         status, reason = "cancelled", INTERRUPTED_REASON
     else:
@@ -123,6 +130,7 @@ def _blocked(
 
 async def _score(
     compiled: tuple[CompiledExpectation, ...],
+    *,
     document: Mapping[str, Any],
     envelope: Mapping[str, Any],
     registry: ScorerRegistry,
@@ -176,8 +184,7 @@ def _holdable_failure(
 
 async def run_attempt(
     suite: GoldSuite,
-    index: int,
-    attempt: int,
+    identity: tuple[int, int],
     run: AttemptRun,
     registry: ScorerRegistry,
     current: InFlight,
@@ -185,31 +192,43 @@ async def run_attempt(
 ) -> AttemptOutcome:
     """One attempt: the target call and every check. ``leave_unscored``, asked as the
     attempt starts: whether a completed attempt is handed on unscored (no checks), for a
-    collector that scores such attempts itself. The caller's scope holds the deadline."""
+    collector that scores such attempts itself (``identity``: the case's index and the
+    1-based attempt). The caller's scope holds the deadline."""
+    index, attempt = identity
     compiled: tuple[CompiledExpectation, ...] | None
     if leave_unscored is not None and leave_unscored():  # the input is all it reads here
         case, compiled = recorded_case(suite.cases, index), None
     else:
         case, compiled = suite.attempt_gold(index)
     envelope = case.input.as_json()
+    which = Which(index, case, attempt)
     current.begin(index, attempt)
     started = time.perf_counter()
     stderr: str | None = None
     try:
         response = await run(envelope)
     except LoopBlocked as blocked:
-        return _blocked(index, case, attempt, blocked, None)
+        return _blocked(which, blocked, None)
     except TargetFailure as failure:
         latency = (time.perf_counter() - started - current.paused) * 1000
         reason, failed_stderr, exception = _holdable_failure(failure)
         return _failed(
-            index, case, attempt, reason, latency, failed_stderr, current, exception
-        )  # fmt: skip
+            which,
+            reason,
+            latency,
+            stderr=failed_stderr,
+            current=current,
+            exception=exception,
+        )
     except anyio.get_cancelled_exc_class():
         raise
     except BaseException as error:  # SystemExit, KeyboardInterrupt ... from the target
         latency = (time.perf_counter() - started) * 1000
-        return _failed(index, case, attempt, f"the target raised {type(error).__name__}", latency)
+        return _failed(
+            which,
+            f"the target raised {type(error).__name__}",
+            latency,
+        )
     latency_ms = current.latency_ms = (time.perf_counter() - started - current.paused) * 1000
     document: Mapping[str, Any]
     cached, cost = False, None
@@ -220,26 +239,33 @@ async def run_attempt(
         try:
             document = plain_document(response, who="the run callable", max_bytes=_NO_LIMIT)
         except TargetFailure as failure:
-            return _failed(index, case, attempt, failure.reason, latency_ms)
+            return _failed(which, failure.reason, latency_ms)
     problem = _unholdable_result(document, stderr, cost)
     if problem is not None:  # the attempt's error; the run and every other attempt go on
-        return _failed(index, case, attempt, problem, latency_ms, None, current)
+        return _failed(which, problem, latency_ms, current=current)
     retries = current.retries
-    if compiled is None:
-        return completed(
-            index, case, attempt, latency_ms, document, stderr, (), retries, cached, cost
-        )
-    try:
-        checks = await _score(compiled, document, envelope, registry, suite)
-    except LoopBlocked as blocked:
-        return _blocked(index, case, attempt, blocked, latency_ms)
-    if suite.verdicts:
-        checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+    checks: tuple[CheckOutcome, ...] = ()
+    if compiled is not None:
+        try:
+            checks = await _score(
+                compiled, document=document, envelope=envelope, registry=registry, suite=suite
+            )
+        except LoopBlocked as blocked:
+            return _blocked(which, blocked, latency_ms)
+        if suite.verdicts:
+            checks = adjudicate(checks, compiled, case.id, suite.verdicts)
     return completed(
-        index, case, attempt, latency_ms, document, stderr, checks, retries, cached, cost
+        index=index,
+        case=case,
+        attempt=attempt,
+        latency_ms=latency_ms,
+        document=document,
+        stderr=stderr,
+        checks=checks,
+        retries=retries,
+        cached=cached,
+        cost=cost,
     )
-
-
 
 
 DEADLINE_SLACK = 0.001
@@ -367,7 +393,7 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
                     outcome = await run_attempt(
-                        suite, index, attempt, run, registry, current, leave_unscored
+                        suite, (index, attempt), run, registry, current, leave_unscored
                     )
                     if watchdog is not None:
                         watchdog.end(current)
@@ -385,7 +411,9 @@ async def run_suite(
                 case = suite.attempt_gold(index)[0]  # read for the attempt already
                 deliver(
                     position,
-                    _timed_out(index, case, attempt, timeout, current.latency_ms, current.retries),
+                    _timed_out(
+                        Which(index, case, attempt), timeout, current.latency_ms, current.retries
+                    ),
                 )
                 item = next(identities, None)
 

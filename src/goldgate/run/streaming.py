@@ -199,7 +199,7 @@ class ReportRun:
 
         def missing(position: int) -> Any:
             index, attempt = divmod(position, repeat)
-            return unfinished(suite, index, attempt + 1, status, reason)
+            return unfinished(suite, index=index, attempt=attempt + 1, status=status, reason=reason)
 
         def add_missing(position: int) -> bool:  # under the lock, as _end is
             index, attempt = divmod(position, repeat)
@@ -232,10 +232,16 @@ class ReportRun:
                 assert job.run is not None
                 callback = progress(job.suite, self.options.repeat) if progress else None
                 await run_suite(
-                    job.suite, job.run, registry, self.options, ordered,
-                    progress=callback, stop=stop, watchdog=watchdog,
+                    job.suite,
+                    job.run,
+                    registry,
+                    self.options,
+                    ordered,
+                    progress=callback,
+                    stop=stop,
+                    watchdog=watchdog,
                     leave_unscored=collector.leave_unscored,
-                )  # fmt: skip
+                )
             with self.lock:
                 if self._current is not None:
                     self._end(job, collector, ordered, started=True)

@@ -46,6 +46,7 @@ class AttemptOutcome:
 
 
 def attempt_outcome(
+    *,
     index: int,
     case: Case | RecordedCase,
     attempt: int,
@@ -94,12 +95,20 @@ def _not_run_all(case: Case | RecordedCase, reason: str) -> tuple[CheckOutcome, 
 
 
 def unfinished(
-    suite: GoldSuite, index: int, attempt: int, status: str, reason: str
+    suite: GoldSuite, *, index: int, attempt: int, status: str, reason: str
 ) -> AttemptOutcome:
     """An attempt that never produced a result (skipped, cancelled)."""
     case = recorded_case(suite.cases, index)
     return attempt_outcome(
-        index, case, attempt, status, reason, None, None, None, _not_run_all(case, reason)
+        index=index,
+        case=case,
+        attempt=attempt,
+        status=status,
+        reason=reason,
+        latency_ms=None,
+        document=None,
+        stderr=None,
+        checks=_not_run_all(case, reason),
     )
 
 
@@ -123,6 +132,7 @@ def builtin_checks(
 
 
 def completed(
+    *,
     index: int,
     case: Case | RecordedCase,
     attempt: int,
@@ -136,6 +146,16 @@ def completed(
 ) -> AttemptOutcome:
     """A completed attempt's outcome."""
     return attempt_outcome(
-        index, case, attempt, "completed", None, latency_ms, document, stderr, checks,
-        retries=retries, cached=cached, cost=cost,
-    )  # fmt: skip
+        index=index,
+        case=case,
+        attempt=attempt,
+        status="completed",
+        reason=None,
+        latency_ms=latency_ms,
+        document=document,
+        stderr=stderr,
+        checks=checks,
+        retries=retries,
+        cached=cached,
+        cost=cost,
+    )

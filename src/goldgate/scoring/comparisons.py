@@ -71,7 +71,12 @@ def plural(count: int, word: str) -> str:
 def with_actual(verdict: Verdict, actual: Any) -> CheckOutcome:
     """The check outcome of ``verdict`` on ``actual`` (recorded when present)."""
     present = actual is not MISSING
-    return scored(verdict.outcome, verdict.reason, present, thaw(actual) if present else None)
+    return scored(
+        verdict.outcome,
+        verdict.reason,
+        actual_present=present,
+        actual=thaw(actual) if present else None,
+    )
 
 
 def envelope_document(envelope: Envelope | Mapping[str, Any]) -> Mapping[str, Any]:

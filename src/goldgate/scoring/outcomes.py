@@ -91,6 +91,7 @@ def not_run_reason(status: str, reason: str | None) -> str:
 def scored(
     outcome: Outcome,
     reason: str | None,
+    *,
     actual_present: bool,
     actual: Any,
     assertions_declared: int | None = None,

@@ -35,12 +35,8 @@ from goldgate.base.errors import JsonSyntaxError
 from goldgate.base.jsonvalue import MISSING, json_type_name, thaw
 from goldgate.base.strictjson import parse_json_text
 from goldgate.gold.compiled import TextAssertion, TextGold, compile_text
-from goldgate.gold.patterns import (
-    PATTERN_DEADLINE,
-    PatternTimeout,
-    compile_pattern,
-    search_with_deadline,
-)
+from goldgate.gold.errors import PatternTimeout
+from goldgate.gold.patterns import PATTERN_DEADLINE, compile_pattern, search_with_deadline
 from goldgate.gold.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.gold.shapes import first_problem, text_problems
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
@@ -248,18 +244,36 @@ def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) 
     recorded = thaw(actual) if present else None
     if gold.problem is not None:
         return scored(
-            Outcome.ERROR, gold.problem, present, recorded, None, None, False,
-            json_parsed, keys_found, keys_declared,
-        )  # fmt: skip
-    result, reason, held, queued = _verdict(actual, present, is_text, gold, answer)
+            Outcome.ERROR,
+            gold.problem,
+            actual_present=present,
+            actual=recorded,
+            assertions_declared=None,
+            assertions_held=None,
+            adjudication=False,
+            json_parsed=json_parsed,
+            required_keys_found=keys_found,
+            required_keys_declared=keys_declared,
+        )
+    result, reason, held, queued = _verdict(
+        actual, present=present, is_text=is_text, gold=gold, answer=answer
+    )
     return scored(
-        result, reason, present, recorded, declared, held, queued,
-        json_parsed, keys_found, keys_declared,
-    )  # fmt: skip
+        result,
+        reason,
+        actual_present=present,
+        actual=recorded,
+        assertions_declared=declared,
+        assertions_held=held,
+        adjudication=queued,
+        json_parsed=json_parsed,
+        required_keys_found=keys_found,
+        required_keys_declared=keys_declared,
+    )
 
 
 def _verdict(
-    actual: Any, present: bool, is_text: bool, gold: TextGold, answer: _Answer
+    actual: Any, *, present: bool, is_text: bool, gold: TextGold, answer: _Answer
 ) -> tuple[Outcome, str | None, int, bool]:
     """The outcome, its reason, how many assertions held and whether the answer waits for
     a person, of a well-formed text expectation."""

@@ -43,7 +43,15 @@ def _artifact(folder: Path, source: Path, *, comment_id: str = "goldgate", **cha
     folder.mkdir(parents=True)
     name, report_name, _ = file_names(comment_id)
     shutil.copyfile(source, folder / report_name)
-    document = handoff(7, HEAD_SHA, comment_id, "safe", True, report_name, None)
+    document = handoff(
+        7,
+        head_sha=HEAD_SHA,
+        comment_id=comment_id,
+        details="safe",
+        link_gold=True,
+        report=report_name,
+        comparison=None,
+    )
     document.update(changes)
     (folder / name).write_text(json.dumps(document), "utf-8")
     return folder

@@ -17,17 +17,13 @@ from goldgate.gold import Case
 from goldgate.gold.settings.live import PricingSettings
 from goldgate.report.models import Report
 from goldgate.run.api import EvaluationSuite, EvaluationVariant, Expectation, evaluate
+from goldgate.run.errors import TargetFailure, TransientFailure
 from goldgate.run.limits import RunOptions
 from goldgate.run.live.cache import ResponseCache
 from goldgate.run.live.ratelimit import RateLimiter
 from goldgate.run.live.retry import RetryPolicy
 from goldgate.run.live.target import LiveTarget
-from goldgate.run.targets.base import (
-    TargetFailure,
-    TargetRequest,
-    TargetResponse,
-    TransientFailure,
-)
+from goldgate.run.targets.base import TargetRequest, TargetResponse
 from goldgate.run.targets.python_target import PythonTarget
 
 pytestmark = pytest.mark.anyio

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from goldgate.gold.settings.live import PricingSettings, RetrySettings
+from goldgate.run.errors import TransientFailure
 from goldgate.run.live.cost import priced, tokens
 from goldgate.run.live.retry import MODEL_ATTEMPTS, RetryPolicy
-from goldgate.run.targets.base import TransientFailure
 
 
 def test_defaults_retry_a_model_target_and_nothing_else_unasked() -> None:

@@ -9,8 +9,9 @@ import zlib
 
 import pytest
 
+from goldgate.run.errors import Refused
 from goldgate.run.targets._exchange import retry_after
-from goldgate.run.targets._inflate import Inflater, Refused
+from goldgate.run.targets._inflate import Inflater
 
 DOCUMENT = b'{"payload": {"answer": "hi"}}'
 

@@ -25,7 +25,7 @@ def script(name: str, *args: str) -> list[str]:
 
 
 def command(argv: list[str], cwd: Path, max_result_bytes: int = 1 << 20, **kw: object) -> Target:
-    return CommandTarget(argv, cwd, max_result_bytes, kill_grace=0.2, **kw)  # type: ignore[arg-type]
+    return CommandTarget(argv, cwd, max_result_bytes=max_result_bytes, kill_grace=0.2, **kw)  # type: ignore[arg-type]
 
 
 def assert_safe(failure: TargetFailure) -> None:

@@ -12,8 +12,8 @@ from tests.helpers.fake_openai import FakeOpenAI, serving
 
 from goldgate.base.errors import MissingDependencyError
 from goldgate.gold.settings.live import ModelSettings
+from goldgate.run.errors import TransientFailure
 from goldgate.run.targets import TargetFailure, TargetRequest
-from goldgate.run.targets.base import TransientFailure
 from goldgate.run.targets.model_target import ModelTarget, result_document
 
 pytestmark = pytest.mark.anyio

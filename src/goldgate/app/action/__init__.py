@@ -25,3 +25,17 @@ Nothing is imported here: ``goldgate action`` starts again without the tokens in
 environment (``isolation.hold_tokens_apart``) before it imports the rest, and importing a
 module of a package runs its ``__init__`` first.
 """
+
+__all__ = [
+    "baseline",
+    "finish",
+    "handoff",
+    "inputs",
+    "isolation",
+    "modes",
+    "publish",
+    "rules",
+    "seal",
+    "split",
+    "step",
+]

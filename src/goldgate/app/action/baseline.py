@@ -105,7 +105,7 @@ def _download_baseline(
     base = merge_base(repo, event.base_sha, event.head_sha)
     branch = event.base_ref or event.default_branch or ""
     remaining(deadline, what)
-    choice = find_baseline_artifact(repo, name, base, branch)
+    choice = find_baseline_artifact(repo, name=name, merge_base_sha=base, base_branch=branch)
     if choice is None:
         run.notes.append(
             f"No baseline: no artifact {name!r} was found for the merge-base commit "
@@ -166,6 +166,8 @@ def _kept(path: Path, now: datetime) -> Path:
     return written
 
 
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
 class _DeadlinePassed(BaseException):
     """Raised by the SIGALRM handler when fetching the baseline overran its deadline (a
     BaseException, so that no ``except Exception`` in PyGithub or requests swallows it)."""
@@ -252,7 +254,8 @@ def fetch_replay_baseline(run: StepRun, inputs: ActionInputs, event: GitHubEvent
     code: the baseline's report fetched (``find_baseline``) into ``REPLAY_BASELINE`` for the
     run step, which has no token, to replay. What was there before is removed first; a
     baseline that cannot be had leaves nothing (the run step says so)."""
-    from goldgate.base.outputs import OutputFileError, write_output_file
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
 
     with contextlib.suppress(OSError):
         REPLAY_BASELINE.unlink(missing_ok=True)

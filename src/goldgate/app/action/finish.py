@@ -125,7 +125,7 @@ def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     and, when an error ended it, its sentence."""
     from goldgate.base.textsafe import escape_control
     from goldgate.render import escape
-    from goldgate.render.workflow import escape_data
+    from goldgate.render.workflow_commands import escape_data
 
     code, rule = decide_exit(inputs.fail_on, run_code, None)
     if run.failure is not None:

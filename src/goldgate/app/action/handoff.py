@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from goldgate.app.action.step import WORK_FOLDER
-from goldgate.base.errors import InvalidInputError
+from goldgate.app.errors import HandoffError
 
 HANDOFF = WORK_FOLDER / "run.json"
 """Where the run leaves what publishing needs, relative to the workspace."""
@@ -67,10 +67,6 @@ def write_handoff(path: Path, handoff: Handoff) -> str:
     data = (json.dumps({"format": FORMAT, **asdict(handoff)}, ensure_ascii=False) + "\n").encode()
     write_output_file(path, data)
     return digest(data)
-
-
-class HandoffError(InvalidInputError):
-    """A hand-off that is missing, not one, or not the one the run step recorded."""
 
 
 def read_handoff(path: Path, expected: str) -> Handoff:

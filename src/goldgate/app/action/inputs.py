@@ -78,7 +78,9 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise InvalidInputError(f"input {name} must be true or false, not {value!r}.")
 
 
-def _number(env: Mapping[str, str], name: str, default: float, kind: type, maximum: float) -> Any:
+def _number(
+    env: Mapping[str, str], name: str, *, default: float, kind: type, maximum: float
+) -> Any:
     value = _input(env, name)
     if not value:
         return default
@@ -140,10 +142,16 @@ def run_options(env: Mapping[str, str]) -> RunOptions:
     ``DEFAULT_OPTIONS``'s."""
     return RunOptions(
         max_concurrency=_number(
-            env, "max_concurrency", DEFAULT_OPTIONS.max_concurrency, int, MAX_CONCURRENCY
+            env,
+            "max_concurrency",
+            default=DEFAULT_OPTIONS.max_concurrency,
+            kind=int,
+            maximum=MAX_CONCURRENCY,
         ),
-        timeout=_number(env, "timeout", DEFAULT_OPTIONS.timeout, float, MAX_TIMEOUT),
-        repeat=_number(env, "repeat", DEFAULT_OPTIONS.repeat, int, MAX_REPEAT),
+        timeout=_number(
+            env, "timeout", default=DEFAULT_OPTIONS.timeout, kind=float, maximum=MAX_TIMEOUT
+        ),
+        repeat=_number(env, "repeat", default=DEFAULT_OPTIONS.repeat, kind=int, maximum=MAX_REPEAT),
     )
 
 

@@ -151,7 +151,7 @@ def credential_names(config: Path) -> list[str]:
 
 def mask_secrets(run: StepRun, inputs: ActionInputs) -> None:
     from goldgate.base.textsafe import note_secret_values
-    from goldgate.render.workflow import add_mask
+    from goldgate.render.workflow_commands import add_mask
 
     values = [inputs.github_token] + [
         run.env.get(name, "") for name in credential_names(inputs.config)

@@ -66,7 +66,7 @@ def step_inputs(run: StepRun) -> ActionInputs | None:
     try:
         return read_inputs(run.env)
     except InvalidInputError as error:
-        from goldgate.render.workflow import escape_data
+        from goldgate.render.workflow_commands import escape_data
 
         run.command(f"::error title=goldgate::{escape_data(str(error))}")
         write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
@@ -126,7 +126,7 @@ def _replay_baseline(run: StepRun, inputs: ActionInputs) -> Outcome:
     saved = replay_source(run, inputs, step_event(run), datetime.now(UTC))
     if saved is None:
         why = " ".join(run.notes) or "no baseline was found."
-        from goldgate.render.workflow import escape_data
+        from goldgate.render.workflow_commands import escape_data
 
         run.command(
             "::error title=goldgate::"
@@ -155,7 +155,8 @@ def _guarded(call: Callable[[], ExitCode], run: StepRun | None = None) -> int:
 
 
 def step_event(run: StepRun) -> GitHubEvent | None:
-    from goldgate.github.event import EventError, read_event
+    from goldgate.github.errors import EventError
+    from goldgate.github.event import read_event
 
     try:
         return read_event(run.env)

@@ -96,7 +96,13 @@ def publish(
     limit = comment_budget(inputs.comment_id, state) - comment_length(where)
     body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
     comment_file, (comment_id, comment_author) = _comment(
-        run, inputs, event, body, (report_path, comparison_path), state, code
+        run,
+        inputs,
+        event,
+        body=body,
+        sources=(report_path, comparison_path),
+        state=state,
+        code=code,
     )
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
@@ -201,6 +207,7 @@ def _comment(
     run: StepRun,
     inputs: ActionInputs,
     event: GitHubEvent | None,
+    *,
     body: str,
     sources: tuple[Path, Path | None],
     state: str,
@@ -258,14 +265,15 @@ def _comment(
     report_path, comparison_path = sources
     document = handoff(
         event.pr_number,
-        event.head_sha,
-        inputs.comment_id,
-        inputs.details,
-        inputs.link_gold,
-        report_name,
-        None if comparison_path is None else comparison_name,
+        head_sha=event.head_sha,
+        comment_id=inputs.comment_id,
+        details=inputs.details,
+        link_gold=inputs.link_gold,
+        report=report_name,
+        comparison=None if comparison_path is None else comparison_name,
     )
-    from goldgate.base.outputs import OutputFileError, write_output_file
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
 
     try:
         # Byte for byte: the comparison names the report by the digest of its bytes.
@@ -291,7 +299,8 @@ def _written(run: StepRun, path: Path, text: str, protected: Sequence[Path]) -> 
     """Write a rendered file (``outputs.write_output_file``: never through a planted
     symlink, never over the report); one that cannot be written is a warning, and every
     other output and the ``fail_on`` decision are kept."""
-    from goldgate.base.outputs import OutputFileError, write_output_file
+    from goldgate.base.errors import OutputFileError
+    from goldgate.base.outputs import write_output_file
 
     try:
         write_output_file(path, text, protected=protected)

@@ -33,7 +33,6 @@ from goldgate.app.action.handoff import (
     DIGEST_VARIABLE,
     HANDOFF,
     Handoff,
-    HandoffError,
     file_digest,
     read_handoff,
     write_handoff,
@@ -49,6 +48,7 @@ from goldgate.app.action.modes import (
     step_inputs,
 )
 from goldgate.app.action.step import StepRun, print_commands, write_step_outputs
+from goldgate.app.errors import HandoffError
 from goldgate.base.errors import ExitCode, InvalidInputError
 
 __all__ = ["HANDOFF", "publish_only", "run_only"]
@@ -94,8 +94,8 @@ def run_only(
             baseline_sha256=baseline,
             event_sha256=event,
         )
-    from goldgate.base.outputs import OutputFileError
-    from goldgate.render.workflow import escape_data
+    from goldgate.base.errors import OutputFileError
+    from goldgate.render.workflow_commands import escape_data
 
     try:
         written = write_handoff(handoff, left)
@@ -125,7 +125,7 @@ def _sealed_run(run: StepRun, inputs: ActionInputs) -> Outcome | None:
     what it left running is killed and the runner's files are put back afterwards. None,
     once said, when they cannot be put back: then no hand-off is left to publish."""
     from goldgate.app.action.seal import run_sealed
-    from goldgate.render.workflow import escape_data
+    from goldgate.render.workflow_commands import escape_data
 
     outcome, unrestored = run_sealed(run.env, lambda: run_mode(run, inputs))
     if unrestored is not None:
@@ -236,7 +236,7 @@ def _discard(handoff: Path) -> None:
 
 
 def _refuse(run: StepRun, sentence: str) -> int:
-    from goldgate.render.workflow import escape_data
+    from goldgate.render.workflow_commands import escape_data
 
     run.command(f"::error title=goldgate::{escape_data(sentence)}")
     write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})

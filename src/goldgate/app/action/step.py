@@ -36,7 +36,7 @@ class StepRun:
 
     def warning(self, message: str) -> None:
         from goldgate.base.textsafe import escape_control, redact
-        from goldgate.render.workflow import escape_data
+        from goldgate.render.workflow_commands import escape_data
 
         # A command is not printed through textsafe.printable: redact here what it would.
         self.command(f"::warning title=goldgate::{escape_data(escape_control(redact(message)))}")

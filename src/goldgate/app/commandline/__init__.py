@@ -14,3 +14,5 @@ Each command parses, calls one ``goldgate.app`` function (imported inside the co
 that ``goldgate --help`` loads none of them) and exits with its code. No ``from __future__
 import annotations`` in these modules: typer reads every command's hints at start-up.
 """
+
+__all__ = ["adjudication", "evals", "evaluate", "init", "report", "shared"]

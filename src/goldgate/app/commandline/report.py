@@ -62,7 +62,7 @@ def report_junit(
     """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
     from goldgate.app.render import render_report
 
-    finish(render_report("junit", report, output, comparison))
+    finish(render_report("junit", report, output=output, comparison_path=comparison))
 
 
 def _link_base(value: str | None) -> str | None:
@@ -116,9 +116,9 @@ def report_fork_comment(
 
     finish(
         fork_comment(
-            folder,
-            head_sha,
-            output,
+            folder=folder,
+            head_sha=head_sha,
+            output=output,
             repository=repository,
             server_url=server_url,
             details=details,
@@ -164,8 +164,8 @@ def report_markdown(
         render_report(
             "markdown",
             report,
-            output,
-            comparison,
+            output=output,
+            comparison_path=comparison,
             budget=budget,
             details=details,
             link_base=link_base,
@@ -193,7 +193,9 @@ def report_html(
     """One self-contained HTML page (no network): verdict, figures, heatmaps, cases."""
     from goldgate.app.render import render_report
 
-    finish(render_report("html", report, output, comparison, details=details))
+    finish(
+        render_report("html", report, output=output, comparison_path=comparison, details=details)
+    )
 
 
 @report_app.command("annotations")
@@ -208,7 +210,11 @@ def report_annotations(
     """GitHub workflow commands: an error at the gold line of each failing case."""
     from goldgate.app.render import render_report
 
-    finish(render_report("annotations", report, None, comparison, maximum=maximum))
+    finish(
+        render_report(
+            "annotations", report, output=None, comparison_path=comparison, maximum=maximum
+        )
+    )
 
 
 @report_app.command("show")
@@ -238,8 +244,8 @@ def report_show(
         render_report(
             "show",
             report,
-            None,
-            comparison,
+            output=None,
+            comparison_path=comparison,
             rich=terminal,
             color=terminal and "NO_COLOR" not in os.environ,
             width=shutil.get_terminal_size().columns,

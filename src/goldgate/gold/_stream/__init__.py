@@ -4,3 +4,5 @@ several cores (``parallel``), and cases read back from the file when a run needs
 (``store``). ``gold.load`` takes them unless ``GOLDGATE_ACCELERATORS=0``; nothing outside
 ``goldgate.gold`` imports them.
 """
+
+__all__ = ["casefile", "parallel", "store", "streamed"]

@@ -22,26 +22,23 @@ import threading
 import zlib
 from typing import Any, BinaryIO, Final, NamedTuple
 
+from goldgate.base.errors import JsonRejected
 from goldgate.base.files import max_file_bytes
 from goldgate.base.jsonvalue import loads_exact
 from goldgate.base.strictjson import (
-    JsonRejected,
     finite_float,
     keyless_decoder,
     keys_surely_unique,
     strict_decoder,
     too_deep_or_surrogates,
 )
+from goldgate.gold.errors import NotStreamable
 
-__all__ = ["Element", "ElementReader", "NotStreamable", "strict_value"]
+__all__ = ["Element", "ElementReader", "strict_value"]
 
 _CHUNK: Final = 1 << 20
 _BOM: Final = b"\xef\xbb\xbf"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
-class NotStreamable(Exception):
-    """The file needs the whole-file parser, which describes what is wrong with it."""
 
 
 class Element(NamedTuple):

@@ -237,7 +237,7 @@ def start_helper(fd: int, check: CaseCheck, send_patterns: bool = True) -> Helpe
 
 
 def _serve(
-    connection: Any, fd: int, check: CaseCheck, send_patterns: bool, parents_end: Any
+    *, connection: Any, fd: int, check: CaseCheck, send_patterns: bool, parents_end: Any
 ) -> None:
     """The helper's loop: a batch in, its answer out, until told to stop or orphaned."""
     # The fork left a copy of the parent's end here: held open, it would keep this end from

@@ -38,13 +38,14 @@ from goldgate.base.files import open_regular_file
 from goldgate.base.textsafe import escape_control
 from goldgate.gold._stream.casefile import reparse
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
+from goldgate.gold.errors import GoldChangedError
 from goldgate.gold.patterns import PatternCode, rebuild_pattern
 from goldgate.gold.recorded import RecordedCase, RecordedCases
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from goldgate.gold.models import Case
 
-__all__ = ["CaseStore", "GoldChangedError", "LazyCases", "LazyCompiled"]
+__all__ = ["CaseStore", "LazyCases", "LazyCompiled"]
 
 _CACHED = 512
 """Cases kept once read: more than run at once, so each is read about once per run."""
@@ -58,10 +59,6 @@ KEPT_PATTERN_BYTES = 48 << 20
 compiles the rest again when their cases are read back (20 us a pattern or more)."""
 
 T = TypeVar("T")
-
-
-class GoldChangedError(InvalidInputError):
-    """A case file was rewritten in place while goldgate was running from it."""
 
 
 class _OpenFiles:
@@ -192,6 +189,7 @@ class CaseStore:
         self,
         case_id: str,
         compiled: tuple[CompiledExpectation, ...],
+        *,
         offset: int,
         length: int,
         checksum: int,

@@ -26,7 +26,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import open_regular_file
 from goldgate.base.jsonvalue import canonical_bytes
 from goldgate.base.problems import Located, display_path
-from goldgate.gold._stream.casefile import Element, ElementReader, NotStreamable
+from goldgate.gold._stream.casefile import Element, ElementReader
 from goldgate.gold._stream.parallel import (
     BATCH,
     PARALLEL_BYTES,
@@ -38,6 +38,7 @@ from goldgate.gold._stream.parallel import (
 )
 from goldgate.gold._stream.store import OPEN_FILES, CaseStore, LazyCases, LazyCompiled
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
+from goldgate.gold.errors import NotStreamable
 from goldgate.gold.models import Case, Metric, Suite
 from goldgate.gold.rules import (
     PlacedCase,
@@ -71,6 +72,8 @@ class _Nowhere:
         return (1, 1)
 
 
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
 class _HasProblems(Exception):
     """The suite is not good gold: the whole-file path describes why."""
 
@@ -249,8 +252,15 @@ class _Taken:
         has_text, scorers = _facts_of(case.compiled)
         self.has_text = self.has_text or has_text
         self.scorers.update(scorers)
-        self.store.add(case.id, case.compiled, element.offset, element.length,
-                       element.checksum, element.line, case.value)  # fmt: skip
+        self.store.add(
+            case.id,
+            case.compiled,
+            offset=element.offset,
+            length=element.length,
+            checksum=element.checksum,
+            line=element.line,
+            checked=case.value,
+        )
 
     def add(self, item: _Checked | _Sent) -> None:
         if isinstance(item, _Checked):
@@ -267,7 +277,7 @@ class _Taken:
         ):
             self._id(case_id)
             self.hasher.add_canonical(canonical)
-            self.store.add(case_id, (), offset, length, checksum, line)
+            self.store.add(case_id, (), offset=offset, length=length, checksum=checksum, line=line)
 
 
 def _facts_of(compiled: tuple[CompiledExpectation, ...]) -> tuple[bool, frozenset[str]]:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from goldgate.base.lazy import load_export
 
 _EXPORTS = {
-    "SettingsError": "goldgate.gold.settings.load",
+    "SettingsError": "goldgate.gold.errors",
     "load_settings": "goldgate.gold.settings.load",
     "WorkflowSettings": "goldgate.gold.settings.models",
 }
@@ -19,7 +19,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from goldgate.gold.settings.load import SettingsError, load_settings
+    from goldgate.gold.errors import SettingsError
+    from goldgate.gold.settings.load import load_settings
     from goldgate.gold.settings.models import WorkflowSettings
 
 

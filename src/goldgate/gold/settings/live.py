@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from goldgate.base.template import TemplateError, parse_template
+from goldgate.base.errors import TemplateError
+from goldgate.base.template import parse_template
 from goldgate.base.textsafe import quote
 from goldgate.gold.settings.strict import Printable, Strict, check_env_name, check_http_url
 

@@ -10,31 +10,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goldgate.base.errors import InvalidInputError
-from goldgate.base.files import MissingFileError
+from goldgate.base.errors import InvalidInputError, MissingFileError
 from goldgate.base.jsonvalue import canonical_json
 from goldgate.base.problems import (
     Violation,
     display_path,
     from_validation_error,
-    sort_violations,
     violation_at,
 )
 from goldgate.base.textsafe import escape_control, note_secret_variables
+from goldgate.gold.errors import SettingsError, YamlSyntaxError
 from goldgate.gold.settings.models import EnvHeader, Settings, WorkflowSettings
-from goldgate.gold.settings.yamlfile import YamlDocument, YamlSyntaxError, load_yaml_file
+from goldgate.gold.settings.yamlfile import YamlDocument, load_yaml_file
 
 DEFAULT_SETTINGS = Path("config/settings.yaml")
-
-
-class SettingsError(InvalidInputError):
-    """Settings that cannot be used; every violation found is listed."""
-
-    def __init__(self, violations: list[Violation]) -> None:
-        self.violations = sort_violations(violations)
-        count = len(self.violations)
-        summary = "\n".join(v.render() for v in self.violations)
-        super().__init__(f"{summary}\n{count} problem{'s' * (count != 1)} in the settings.")
 
 
 @dataclass(frozen=True)

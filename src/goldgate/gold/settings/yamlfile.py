@@ -14,17 +14,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import read_regular_file
 from goldgate.base.strictjson import utf8_error_place
 from goldgate.base.textsafe import escape_control, quote
-
-
-class YamlSyntaxError(InvalidInputError):
-    """Text that is not (safe, duplicate-free) YAML, with the place it went wrong."""
-
-    def __init__(self, source: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{source}:{line}:{column}: {message}.")
-        self.source = source
-        self.line = line
-        self.column = column
-        self.message = message
+from goldgate.gold.errors import YamlSyntaxError
 
 
 @dataclass(frozen=True)
@@ -94,6 +84,7 @@ def _index(
     source: str,
     node: yaml.Node,
     path: tuple[str, ...],
+    *,
     values: dict[tuple[str, ...], tuple[int, int]],
     keys: dict[tuple[str, ...], tuple[int, int]],
     visited: set[int],
@@ -113,10 +104,10 @@ def _index(
                 raise YamlSyntaxError(source, line, column, f"duplicate key {quote(key)}")
             seen.add(key)
             keys[(*path, key)] = _mark(key_node)
-            _index(source, value_node, (*path, key), values, keys, visited)
+            _index(source, value_node, (*path, key), values=values, keys=keys, visited=visited)
     elif isinstance(node, yaml.SequenceNode):
         for position, item in enumerate(node.value):
-            _index(source, item, (*path, str(position)), values, keys, visited)
+            _index(source, item, (*path, str(position)), values=values, keys=keys, visited=visited)
 
 
 def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
@@ -147,7 +138,7 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
     keys: dict[tuple[str, ...], tuple[int, int]] = {}
     if node is not None:
         try:
-            _index(source, node, (), values, keys, set())
+            _index(source, node, (), values=values, keys=keys, visited=set())
         except RecursionError:  # pragma: no cover - composing fails first
             raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
     return YamlDocument(source, value, values, keys)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from goldgate.run.live.cache import ResponseCache
     from goldgate.run.targets.base import Target
 
+__all__ = ["live_target", "needs_live", "workflow_target"]
+
 
 def needs_live(workflow: WorkflowSettings, cache: ResponseCache | None) -> bool:
     """Whether the workflow's target needs the live layer: it sets ``retry``, ``rate_limit``

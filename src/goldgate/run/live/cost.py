@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from goldgate.gold.settings.live import PricingSettings
-from goldgate.run.targets.base import TargetFailure
+from goldgate.run.errors import TargetFailure
 
 MAX_COST = 1e15
 """The most one attempt may cost, in any currency: past it the usage figures are wrong, and

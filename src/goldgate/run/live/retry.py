@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from goldgate.gold.settings.live import RETRY_ON, RetrySettings
-from goldgate.run.targets.base import TransientFailure
+from goldgate.run.errors import TransientFailure
 
 MODEL_ATTEMPTS = 4
 """Calls in all a ``model`` target makes when its workflow sets no ``retry``: providers

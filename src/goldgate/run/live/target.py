@@ -22,18 +22,13 @@ from typing import Any
 import anyio
 
 from goldgate.gold.settings.live import PricingSettings
+from goldgate.run.errors import TargetFailure, TransientFailure
 from goldgate.run.inflight import CURRENT, note_paused, note_retry
 from goldgate.run.live.cache import ResponseCache
 from goldgate.run.live.cost import priced, tokens
 from goldgate.run.live.ratelimit import RateLimiter, for_seconds
 from goldgate.run.live.retry import RetryPolicy
-from goldgate.run.targets.base import (
-    Target,
-    TargetFailure,
-    TargetRequest,
-    TargetResponse,
-    TransientFailure,
-)
+from goldgate.run.targets.base import Target, TargetRequest, TargetResponse
 
 DEADLINE_MARGIN = 0.05
 """Seconds a retry must leave before the attempt's deadline to be worth making."""

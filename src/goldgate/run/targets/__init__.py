@@ -55,7 +55,7 @@ from goldgate.base.lazy import load_export
 _EXPORTS = {
     "Target": "goldgate.run.targets.base",
     "TargetContext": "goldgate.run.targets.base",
-    "TargetFailure": "goldgate.run.targets.base",
+    "TargetFailure": "goldgate.run.errors",
     "TargetRequest": "goldgate.run.targets.base",
     "TargetResponse": "goldgate.run.targets.base",
     "CommandTarget": "goldgate.run.targets.command_target",
@@ -63,7 +63,7 @@ _EXPORTS = {
     "build_target": "goldgate.run.targets.factory",
     "HttpTarget": "goldgate.run.targets.http_target",
     "ModelTarget": "goldgate.run.targets.model_target",
-    "TransientFailure": "goldgate.run.targets.base",
+    "TransientFailure": "goldgate.run.errors",
     "PythonTarget": "goldgate.run.targets.python_target",
 }
 
@@ -83,14 +83,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from goldgate.run.targets.base import (
-        Target,
-        TargetContext,
-        TargetFailure,
-        TargetRequest,
-        TargetResponse,
-        TransientFailure,
-    )
+    from goldgate.run.errors import TargetFailure, TransientFailure
+    from goldgate.run.targets.base import Target, TargetContext, TargetRequest, TargetResponse
     from goldgate.run.targets.command_target import CommandTarget
     from goldgate.run.targets.factory import TARGET_KINDS, build_target
     from goldgate.run.targets.http_target import HttpTarget

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from goldgate.base.errors import MissingDependencyError
-from goldgate.run.targets._inflate import ACCEPT_ENCODING, Inflater, Refused
-from goldgate.run.targets.base import TargetFailure, TransientFailure
+from goldgate.run.errors import Refused, TargetFailure, TransientFailure
+from goldgate.run.targets._inflate import ACCEPT_ENCODING, Inflater
 
 if TYPE_CHECKING:
     import httpx
@@ -93,9 +93,10 @@ class Exchange:
         try:
             async with self._client.stream("POST", url, content=body, headers=headers) as answer:
                 rates = {
-                    name: value for name, value in answer.headers.items()
+                    name: value
+                    for name, value in answer.headers.items()
                     if name.lower().startswith(_RATE_PREFIX)
-                }  # fmt: skip
+                }
                 status = answer.status_code
                 if 200 <= status < 300:
                     try:

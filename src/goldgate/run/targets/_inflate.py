@@ -19,20 +19,13 @@ import re
 import zlib
 from collections.abc import Iterable
 
+from goldgate.run.errors import Refused
+
 ACCEPT_ENCODING = "gzip, deflate"
 """What an exchange asks for: the codings ``Inflater`` undoes."""
 
 _GZIP = zlib.MAX_WBITS | 16
 _NAMED = re.compile(r"[a-z0-9][a-z0-9._+-]{0,30}")
-
-
-class Refused(Exception):
-    """The answer cannot be taken: ``reason`` completes "the answer ..." (one sentence,
-    no data from the answer but a coding's name)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class _Layer:

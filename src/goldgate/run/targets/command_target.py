@@ -22,8 +22,9 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
+from goldgate.run.errors import TargetFailure
 from goldgate.run.targets._documents import document_from_bytes, encode_request
-from goldgate.run.targets.base import TargetContext, TargetFailure, TargetRequest, TargetResponse
+from goldgate.run.targets.base import TargetContext, TargetRequest, TargetResponse
 
 DEFAULT_STDERR_LIMIT = 64 * 1024
 DEFAULT_KILL_GRACE = 0.5
@@ -79,9 +80,9 @@ class CommandTarget:
         self,
         argv: Sequence[str],
         cwd: Path,
+        *,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
         stderr_limit: int = DEFAULT_STDERR_LIMIT,
-        *,
         env: Mapping[str, str] | None = None,
         kill_grace: float = DEFAULT_KILL_GRACE,
     ) -> None:
@@ -189,7 +190,7 @@ def build(argv: list[str], context: TargetContext) -> CommandTarget:
     return CommandTarget(
         argv,
         context.project_root,
-        context.max_result_bytes,
+        max_result_bytes=context.max_result_bytes,
         env=dict(context.environ),
         kill_grace=grace,
     )

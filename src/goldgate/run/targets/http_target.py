@@ -21,10 +21,11 @@ from urllib.parse import unquote, urlsplit
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.textsafe import redact_url
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES, EnvHeader, HttpEndpoint
+from goldgate.run.errors import TargetFailure
 from goldgate.run.limits import DEFAULT_TIMEOUT
 from goldgate.run.targets._documents import document_from_bytes, encode_request
 from goldgate.run.targets._exchange import Exchange, import_httpx
-from goldgate.run.targets.base import TargetContext, TargetFailure, TargetRequest, TargetResponse
+from goldgate.run.targets.base import TargetContext, TargetRequest, TargetResponse
 
 DEFAULT_HTTP_TIMEOUT = DEFAULT_TIMEOUT
 """Seconds a socket may wait for the server (connecting, or between bytes of the answer)."""

@@ -23,15 +23,17 @@ from typing import Any
 
 import orjson
 
+from goldgate.base.errors import TemplateError
 from goldgate.base.jsonvalue import json_type_name
-from goldgate.base.template import Template, TemplateError, parse_template
+from goldgate.base.template import Template, parse_template
 from goldgate.base.textsafe import redact_url
 from goldgate.gold.settings.live import ModelSettings
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
+from goldgate.run.errors import TargetFailure
 from goldgate.run.limits import DEFAULT_TIMEOUT
 from goldgate.run.targets._documents import document_from_bytes
 from goldgate.run.targets._exchange import Exchange, import_httpx
-from goldgate.run.targets.base import TargetContext, TargetFailure, TargetRequest, TargetResponse
+from goldgate.run.targets.base import TargetContext, TargetRequest, TargetResponse
 
 DEFAULT_MODEL_TIMEOUT = DEFAULT_TIMEOUT
 _WHO = "model target"

@@ -16,15 +16,9 @@ from goldgate.base.errors import LoopBlocked
 from goldgate.base.imports import import_attribute, is_async_callable
 from goldgate.base.textsafe import escape_control
 from goldgate.gold.settings.models import DEFAULT_MAX_RESULT_BYTES
+from goldgate.run.errors import TargetFailure, TransientFailure
 from goldgate.run.targets._documents import plain_document
-from goldgate.run.targets.base import (
-    TargetContext,
-    TargetFailure,
-    TargetRequest,
-    TargetResponse,
-    TransientFailure,
-    response,
-)
+from goldgate.run.targets.base import TargetContext, TargetRequest, TargetResponse, response
 from goldgate.run.targets.exceptions import exception_json
 from goldgate.run.watchdog import call_in_daemon_thread, interruptible
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from goldgate.base.errors import PointerSyntaxError
 from goldgate.base.jsonvalue import MISSING, json_type_name
-from goldgate.base.pointers import PointerSyntaxError, parse_pointer, resolve
+from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.base.textsafe import quote
 from goldgate.gold.shapes import Problem, first_problem
 from goldgate.scoring.comparisons import (

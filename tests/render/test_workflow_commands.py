@@ -1,11 +1,11 @@
-"""Workflow commands (``goldgate.render.workflow``), checked against how the runner reads them:
-escaping, one command per line, masks."""
+"""Workflow commands (``goldgate.render.workflow_commands``), checked against how the runner
+reads them: escaping, one command per line, masks."""
 
 from __future__ import annotations
 
 import pytest
 
-from goldgate.render.workflow import add_mask, command, escape_data, escape_property
+from goldgate.render.workflow_commands import add_mask, command, escape_data, escape_property
 
 # --- escaping -----------------------------------------------------------------------------
 
