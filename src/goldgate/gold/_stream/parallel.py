@@ -224,7 +224,15 @@ def start_helper(fd: int, check: CaseCheck, send_patterns: bool = True) -> Helpe
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe()
     process = context.Process(
-        target=_serve, args=(theirs, fd, check, send_patterns, mine), daemon=True
+        target=_serve,
+        kwargs={
+            "connection": theirs,
+            "fd": fd,
+            "check": check,
+            "send_patterns": send_patterns,
+            "parents_end": mine,
+        },
+        daemon=True,
     )
     try:
         process.start()
