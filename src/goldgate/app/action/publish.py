@@ -242,9 +242,9 @@ def _comment(
             event.pr_number,
             body,
             instance_id=inputs.comment_id,
-            mode=inputs.comment,  # type: ignore[arg-type]
+            mode=inputs.comment,
             authors=authors,
-            when=inputs.comment_mode,  # type: ignore[arg-type]
+            when=inputs.comment_mode,
             state=state,
             passed=code == 0,
         )
