@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from goldgate.app.action.baseline import find_baseline, replayed_other_report
 from goldgate.app.action.inputs import ActionInputs
-from goldgate.app.action.publish import publish
+from goldgate.app.action.publish import Publication, publish
 from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
 from goldgate.app.action.step import (
     WORK_FOLDER,
@@ -80,14 +80,16 @@ def conclude(
     try:
         return publish(
             run,
-            inputs,
-            event,
-            report,
-            report_path,
-            comparison,
-            comparison_path,
-            run_code,
-            baseline=baseline,
+            Publication(
+                inputs,
+                event,
+                report,
+                report_path,
+                run_code,
+                comparison=comparison,
+                comparison_path=comparison_path,
+                baseline=baseline,
+            ),
         )
     except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
         note_interrupted(run, "while the results were published")
