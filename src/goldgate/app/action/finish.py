@@ -125,13 +125,11 @@ def _short_summary(code: int, rule: str, what: str) -> str:
 def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     """The outputs and summary of a run that has no report to publish: goldgate's exit code
     and, when an error ended it, its sentence."""
-    from goldgate.base.textsafe import escape_control
     from goldgate.render import escape
-    from goldgate.render.workflow_commands import escape_data
 
     code, rule = decide_exit(inputs.fail_on, run_code, None)
     if run.failure is not None:
-        run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
+        run.commands.error(run.failure)
         why = escape.markdown(run.failure, 1_000)
         append_step_summary(run, _short_summary(code, rule, f"Nothing was published: {why}"))
     else:

@@ -67,9 +67,7 @@ def decide_exit(fail_on: FailOn, run_code: int, comparison: Comparison | None) -
         return 0, "Passed: nothing disagreed with the gold (fail_on is disagreement)."
     from goldgate.render.view import exit_explanation
 
-    return run_code, (
-        f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
-    )
+    return run_code, f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
 
 
 def baseline_refusal(candidate: Report, baseline: Report) -> str | None:
