@@ -17,7 +17,6 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from goldgate.base.errors import InvalidInputError
 from goldgate.render.registry import DETAILS, Details
 from goldgate.run.limits import (
-    DEFAULT_OPTIONS,
     MAX_CONCURRENCY,
     MAX_REPEAT,
     MAX_TIMEOUT,
@@ -188,27 +187,30 @@ def inputs_help() -> str:
 
 @dataclass(frozen=True)
 class ActionInputs:
-    mode: Mode = "evaluate"
-    config: Path = Path("config/settings.yaml")
-    suites: tuple[str, ...] = ()
-    evals: tuple[Path, ...] = ()
-    live: bool = False
-    options: RunOptions = DEFAULT_OPTIONS
+    """The step's inputs, as ``read_inputs`` reads them from ``INPUTS`` (which holds every
+    default: none here)."""
+
+    mode: Mode
+    config: Path
+    suites: tuple[str, ...]
+    evals: tuple[Path, ...]
+    live: bool
+    options: RunOptions
     """The run's max_concurrency, timeout and repeat inputs, as evaluate's options."""
-    cache: Path | None = None
-    variant: str | None = None
-    baseline: str | None = None
-    report: Path | None = None
-    partial: bool = True
-    junit: Path | None = None
-    comment: CommentStyle = "update"
-    comment_mode: CommentWhen = "always"
-    comment_id: str = "goldgate"
-    comment_author: str | None = None
-    details: Details = "safe"
-    link_gold: bool = True
-    fail_on: FailOn = "disagreement"
-    github_token: str = field(default="", repr=False)
+    cache: Path | None
+    variant: str | None
+    baseline: str | None
+    report: Path | None
+    partial: bool
+    junit: Path | None
+    comment: CommentStyle
+    comment_mode: CommentWhen
+    comment_id: str
+    comment_author: str | None
+    details: Details
+    link_gold: bool
+    fail_on: FailOn
+    github_token: str = field(repr=False)
 
 
 def _input(env: Mapping[str, str], name: str) -> str:
