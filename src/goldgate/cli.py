@@ -22,6 +22,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from goldgate._version import __version__
+from goldgate.app.action.inputs import inputs_help
 from goldgate.app.commandline.adjudication import adjudication_app
 from goldgate.app.commandline.evals import evals_app
 from goldgate.app.commandline.evaluate import evaluate
@@ -110,33 +111,7 @@ def schema(
     typer.echo(schema_text(name.value), nl=False)
 
 
-_ACTION_INPUTS = """Inputs, as the runner passes them (action.yml documents each):
-
-INPUT_MODE: check | evaluate | evals | replay | compare | report (default evaluate).
-INPUT_CONFIG: the settings file (default config/settings.yaml).
-INPUT_SUITES: suites to run, comma- or newline-separated (default: all); datasets in evals
-mode.
-INPUT_EVALS: eval files and folders to run in evals mode, space- or newline-separated.
-INPUT_LIVE: true authorizes live workflows (default false).
-INPUT_MAX_CONCURRENCY, INPUT_TIMEOUT, INPUT_REPEAT: as evaluate's options.
-INPUT_CACHE: the response cache folder of live workflows, as evaluate's --cache; a relative
-name is under RUNNER_TEMP, outside the checkout (default off).
-INPUT_VARIANT: the name of what runs (default settings).
-INPUT_BASELINE: artifact:NAME (the artifact NAME-<merge-base commit>) or a report path.
-INPUT_REPORT: an existing report: the candidate (compare), the saved run (replay) or the
-report to render (report).
-INPUT_PARTIAL: true | false: compare what matches when gold changed (default true).
-INPUT_JUNIT: where to write JUnit XML (default: none).
-INPUT_COMMENT: update | new | off (default update).
-INPUT_COMMENT_MODE: always | changes | failures | off: when to post the comment (default
-always; --comment-mode sets it).
-INPUT_COMMENT_ID: tells this step's sticky comment apart (default goldgate).
-INPUT_COMMENT_AUTHOR: the login that posts the comment (default: read from the token).
-INPUT_DETAILS: safe | values (default safe).
-INPUT_LINK_GOLD: true links cases to their gold lines (default true).
-INPUT_FAIL_ON: disagreement | regression | never (default disagreement).
-INPUT_GITHUB_TOKEN: the token that comments and downloads the baseline.
-"""
+_ACTION_INPUTS = inputs_help()  # the table of app/action/inputs.py, as the runner passes it
 
 
 class CommentMode(StrEnum):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from goldgate.app.render import render, render_function, render_report
+from goldgate.app.render import RenderRequest, render, render_function, render_report
 from goldgate.render import registry
 from goldgate.render.registry import RENDERERS, Links, RenderContext, RendererEntry
 from goldgate.render.view import build_view
@@ -42,7 +42,7 @@ def test_a_renderer_added_to_the_registry_renders_a_report_file(
     output = tmp_path / "counts.txt"
     expected = build_view(corpus["repeats"]).counts
 
-    render_report("counts", path, output=output, details="values")
+    render_report(RenderRequest("counts", path, output=output, details="values"))
 
     listed, _, where = output.read_text("utf-8").rstrip("\n").partition(" (")
     assert dict(item.split(" ") for item in listed.split(", ")) == {

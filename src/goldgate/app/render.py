@@ -5,6 +5,7 @@ one way any command renders: by name, with a ``RenderContext``."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,24 +62,31 @@ def write_or_print(
     write_output_file(output, text, protected=protected, mode=0o600 if private else 0o644)
 
 
-def render_report(
-    kind: str,
-    report_path: Path,
-    *,
-    output: Path | None = None,
-    comparison_path: Path | None = None,
-    details: Details = "safe",
-    budget: Budget = "comment",
-    link_base: str | None = None,
-    maximum: int = ANNOTATION_LIMIT,
-    rich: bool = False,
-    color: bool = True,
-    width: int = TERMINAL_WIDTH,
-) -> ExitCode:
-    """``goldgate report junit|markdown|annotations|html|show`` (the renderer ``kind`` of
-    ``render.registry``): read a report (and a comparison whose candidate it is), render it
-    with what the command line chose, write it to ``output`` or stdout. The rendering names
+@dataclass(frozen=True)
+class RenderRequest:
+    """What ``goldgate report junit|markdown|annotations|html|show`` asked: the renderer
+    ``kind`` of ``render.registry``, the report file (and a comparison file whose candidate
+    it is), where to write (None: stdout), and the renderer's options."""
+
+    kind: str
+    report_path: Path
+    output: Path | None = None
+    comparison_path: Path | None = None
+    details: Details = "safe"
+    budget: Budget = "comment"
+    link_base: str | None = None
+    maximum: int = ANNOTATION_LIMIT
+    rich: bool = False
+    color: bool = True
+    width: int = TERMINAL_WIDTH
+
+
+def render_report(request: RenderRequest) -> ExitCode:
+    """Read a report (and a comparison whose candidate it is), render it with what the
+    command line chose, write it to ``output`` or stdout. The rendering names
     ``report_path`` as where the full report is. Nothing is sent anywhere."""
+    kind, report_path, output = request.kind, request.report_path, request.output
+    comparison_path, details = request.comparison_path, request.details
     import os
 
     from goldgate.base.problems import display_path
@@ -106,13 +114,13 @@ def render_report(
             report,
             comparison,
             details=details,
-            budget=budget,
-            links=Links(link_base=link_base, full_report=display_path(report_path)),
+            budget=request.budget,
+            links=Links(link_base=request.link_base, full_report=display_path(report_path)),
             sources=gold_sources(report, os.environ),
-            maximum=maximum,
-            rich=rich,
-            color=color,
-            width=width,
+            maximum=request.maximum,
+            rich=request.rich,
+            color=request.color,
+            width=request.width,
             baseline=(
                 baseline_report(comparison)
                 if comparison is not None and renderer(kind).shows_baseline

@@ -4,8 +4,11 @@ The runner reads a step's stdout line by line and obeys any line that starts wit
 (after leading whitespace), so anything that comes from data (case ids, messages, a
 target's output) must be escaped inside a command, and a command's data must stay on its
 own line; otherwise a gold file could mask a log, forge an annotation or stop command
-processing. ``command`` writes one command (the annotations of ``render.annotations``, the
-action's warnings), ``add_mask`` the masks of secret values; text printed outside a command
+processing. ``command`` writes one command of data (the annotations of
+``render.annotations``), ``sentence`` one of goldgate's own sentences (the action's errors,
+warnings and notices, which ``app.action.commands.WorkflowCommands`` writes), ``add_mask``
+the masks of secret values, ``stop_commands`` and ``resume_commands`` the pause around user
+code; text printed outside a command
 goes through ``goldgate.base.textsafe.printable``. Pure functions over strings: the
 environment files the runner names are written by ``goldgate.github.envfiles``.
 """
@@ -35,12 +38,34 @@ def escape_property(value: str) -> str:
 def command(kind: str, message: str, **properties: str | int | None) -> str:
     """One workflow command line; properties that are None are left out. Data is put on one
     line and bounded before it is escaped."""
+    return _command(kind, text.one_line(message), properties)
+
+
+def sentence(kind: str, message: str, **properties: str | int | None) -> str:
+    """goldgate's own sentence as one command (the action's errors, warnings and notices):
+    whole, never shortened, its known secrets redacted and its control characters shown
+    (``textsafe.escape_control``) before it is escaped as data."""
+    from goldgate.base.textsafe import escape_control, redact
+
+    return _command(kind, escape_control(redact(message)), properties)
+
+
+def _command(kind: str, data: str, properties: dict[str, str | int | None]) -> str:
     shown = ",".join(
         f"{key}={escape_property(text.one_line(value))}"
         for key, value in properties.items()
         if value is not None
     )
-    return f"::{kind}{' ' + shown if shown else ''}::{escape_data(text.one_line(message))}"
+    return f"::{kind}{' ' + shown if shown else ''}::{escape_data(data)}"
+
+
+def stop_commands(token: str) -> str:
+    """The command that stops the runner obeying commands until ``resume_commands(token)``."""
+    return f"::stop-commands::{token}"
+
+
+def resume_commands(token: str) -> str:
+    return f"::{token}::"
 
 
 def add_mask(value: str) -> str:

@@ -31,6 +31,7 @@ OUTPUTS = (
 CHOICES = {
     "mode": (("check", "evaluate", "evals", "replay", "compare", "report"), "evaluate"),
     "comment": (("update", "new", "off"), "update"),
+    "comment_mode": (("always", "changes", "failures", "off"), "always"),
     "details": (("safe", "values"), "safe"),
     "fail_on": (("disagreement", "regression", "never"), "disagreement"),
     "live": (("true",), "false"),
@@ -165,9 +166,11 @@ def test_each_choice_is_described_and_the_default_is_one_of_them(
 
 
 def test_comment_modes_are_the_ones_the_comment_code_knows(action: dict[str, Any]) -> None:
-    from goldgate.github.comments import MODES
+    from goldgate.app.action.inputs import COMMENT_STYLES, COMMENT_WHEN
+    from goldgate.github.comments import MODES, WHEN
 
-    assert CHOICES["comment"][0] == MODES
+    assert CHOICES["comment"][0] == MODES == COMMENT_STYLES
+    assert WHEN == COMMENT_WHEN
     assert action["inputs"]["comment"]["default"] in MODES
 
 
@@ -270,3 +273,38 @@ def test_the_publishing_step_checks_the_seal_step_s_listing_with_the_same_comman
     for name in ("python", "path", "watched", "digest"):
         assert env[f"GOLDGATE_SEAL_{name.upper()}"] == f"${{{{ steps.seal.outputs.{name} }}}}"
     assert env["GOLDGATE_HANDOFF_DIGEST"] == "${{ steps.run.outputs.handoff_digest }}"
+
+
+@pytest.mark.parametrize("metadata", ["action", "docker_action"])
+def test_the_inputs_table_is_what_both_action_files_state(
+    metadata: str, request: pytest.FixtureRequest
+) -> None:
+    """``app.action.inputs.INPUTS``, which ``read_inputs`` parses from and ``goldgate action
+    --help`` lists, names every input of action.yml and docker/action.yml (but the composite
+    action's own ``python``), in their order, with the default and the words each states."""
+    from goldgate.app.action.inputs import INPUTS
+
+    stated: dict[str, Any] = request.getfixturevalue(metadata)["inputs"]
+    read = {name: spec for name, spec in stated.items() if name not in COMPOSITE_ONLY}
+    assert [spec.name for spec in INPUTS] == list(read)
+    assert {spec.name: spec.default for spec in INPUTS} == {
+        name: spec["default"] for name, spec in read.items()
+    }
+    for spec in INPUTS:
+        if spec.choices:
+            assert (spec.choices, spec.default) == CHOICES[spec.name]
+            described = read[spec.name]["description"]
+            for word in spec.choices:
+                assert re.search(rf"(^|[\s(`]){word}`?:? ", described), (spec.name, word)
+
+
+def test_the_help_lists_the_table(run_cli: Any) -> None:
+    from goldgate.app.action.inputs import INPUTS
+
+    for command in ("action", "publish"):
+        result = run_cli(command, "--help")
+        assert result.code == 0, result.output
+        shown = _words(result.stdout)
+        for spec in INPUTS:
+            assert f"INPUT_{spec.name.upper()}:" in shown, (command, spec.name)
+            assert all(word in shown for word in spec.choices), (command, spec.name)

@@ -132,3 +132,19 @@ def test_publish_refuses_a_hand_off_without_the_run_step_s_digest(split: SplitRu
     assert result.stdout.count("::error title=goldgate::GOLDGATE_HANDOFF_DIGEST is not set") == 1
     assert split.fake.requests[before:] == []
     assert not (split.workspace / HANDOFF).exists()
+
+
+@pytest.mark.parametrize("name", ["mode", "comment", "comment_mode", "details", "fail_on"])
+def test_the_publishing_step_refuses_an_unknown_choice_naming_the_input(
+    split: SplitRunner, name: str
+) -> None:
+    from goldgate.app.action.inputs import INPUTS
+
+    [spec] = [spec for spec in INPUTS if spec.name == name]
+    result = split.run(**{name: "Sometimes"})
+
+    assert result.code == 2, result.stderr
+    sentence = f"input {name} must be one of {', '.join(spec.choices)}, not 'sometimes'."
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert errors == [f"::error title=goldgate::{sentence}"]
+    assert parse_outputs(split.output.read_text("utf-8")) == {"exit_code": "2"}

@@ -12,8 +12,10 @@ The middle is pure (``read_inputs``, ``decide_exit``, ``target_environ``); GitHu
 only at the edges, and every GitHub failure is a ``::warning::`` and a fallback. Its parts,
 in the order a run meets them:
 
-- ``inputs``: the ``INPUT_*`` variables and the ``GOLDGATE_*`` knobs, read purely;
-- ``step``: one run of the step (``StepRun``), its outputs and job summary;
+- ``inputs``: the one table of the inputs (``INPUTS``), the ``INPUT_*`` variables read from
+  it into Literals, and the ``GOLDGATE_*`` knobs, read purely;
+- ``commands``: the one writer of workflow commands, step outputs and job summary;
+- ``step``: one run of the step (``StepRun``), its notes and its writer;
 - ``isolation``: the tokens held apart, secrets masked, user code run without either;
 - ``modes``: ``run_action`` and each mode's way to a report;
 - ``finish``: from a report on disk to the exit code, through the baseline and publishing;
@@ -28,6 +30,7 @@ module of a package runs its ``__init__`` first.
 
 __all__ = [
     "baseline",
+    "commands",
     "finish",
     "handoff",
     "inputs",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from goldgate.app.action.baseline import find_baseline, replayed_other_report
 from goldgate.app.action.inputs import ActionInputs
-from goldgate.app.action.publish import publish
+from goldgate.app.action.publish import Publication, publish
 from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
 from goldgate.app.action.step import (
     WORK_FOLDER,
@@ -80,14 +80,16 @@ def conclude(
     try:
         return publish(
             run,
-            inputs,
-            event,
-            report,
-            report_path,
-            comparison,
-            comparison_path,
-            run_code,
-            baseline=baseline,
+            Publication(
+                inputs,
+                event,
+                report,
+                report_path,
+                run_code,
+                comparison=comparison,
+                comparison_path=comparison_path,
+                baseline=baseline,
+            ),
         )
     except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
         note_interrupted(run, "while the results were published")
@@ -123,13 +125,11 @@ def _short_summary(code: int, rule: str, what: str) -> str:
 def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     """The outputs and summary of a run that has no report to publish: goldgate's exit code
     and, when an error ended it, its sentence."""
-    from goldgate.base.textsafe import escape_control
     from goldgate.render import escape
-    from goldgate.render.workflow_commands import escape_data
 
     code, rule = decide_exit(inputs.fail_on, run_code, None)
     if run.failure is not None:
-        run.command(f"::error title=goldgate::{escape_data(escape_control(run.failure))}")
+        run.commands.error(run.failure)
         why = escape.markdown(run.failure, 1_000)
         append_step_summary(run, _short_summary(code, rule, f"Nothing was published: {why}"))
     else:

@@ -124,13 +124,14 @@ def commands_paused(run: StepRun) -> Iterator[None]:
     stderr, where user code's output goes (file descriptor 1 is stderr while it runs), so
     that nothing it prints comes first; the resume goes to stdout, before goldgate's own."""
     from goldgate.base.stdio import write_stderr_command
+    from goldgate.render.workflow_commands import stop_commands
 
     token = secrets.token_hex(16)
-    write_stderr_command(f"::stop-commands::{token}")
+    write_stderr_command(stop_commands(token))
     try:
         yield
     finally:
-        run.command(f"::{token}::")
+        run.commands.resume(token)
 
 
 def credential_names(config: Path) -> list[str]:
@@ -151,7 +152,6 @@ def credential_names(config: Path) -> list[str]:
 
 def mask_secrets(run: StepRun, inputs: ActionInputs) -> None:
     from goldgate.base.textsafe import note_secret_values
-    from goldgate.render.workflow_commands import add_mask
 
     values = [inputs.github_token] + [
         run.env.get(name, "") for name in credential_names(inputs.config)
@@ -159,6 +159,4 @@ def mask_secrets(run: StepRun, inputs: ActionInputs) -> None:
     # What the log masks, every rendering redacts: comment, summary, annotations, JUnit.
     note_secret_values(values)
     for value in values:
-        command = add_mask(value)
-        if command:
-            run.command(command)
+        run.commands.mask(value)

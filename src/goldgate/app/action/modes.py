@@ -66,10 +66,7 @@ def step_inputs(run: StepRun) -> ActionInputs | None:
     try:
         return read_inputs(run.env)
     except InvalidInputError as error:
-        from goldgate.render.workflow_commands import escape_data
-
-        run.command(f"::error title=goldgate::{escape_data(str(error))}")
-        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
+        run.commands.refuse(str(error))
         return None
 
 
@@ -91,12 +88,9 @@ def run_mode(run: StepRun, inputs: ActionInputs) -> Outcome:
     if inputs.mode == "replay" and inputs.report is None:
         return _replay_baseline(run, inputs)
     if inputs.report is None or not inputs.report.is_file():
-        run.command(
-            f"::error title=goldgate::mode {inputs.mode} needs the input report: an existing "
-            "report file in the workspace."
+        return run.commands.refuse(
+            f"mode {inputs.mode} needs the input report: an existing report file in the workspace."
         )
-        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
-        return int(ExitCode.INVALID_INPUT)
     if inputs.mode == "replay":
         return _replay(run, inputs, inputs.report)
     return Ran(inputs.report, int(ExitCode.PASSED), step_event(run))
@@ -126,17 +120,10 @@ def _replay_baseline(run: StepRun, inputs: ActionInputs) -> Outcome:
     saved = replay_source(run, inputs, step_event(run), datetime.now(UTC))
     if saved is None:
         why = " ".join(run.notes) or "no baseline was found."
-        from goldgate.render.workflow_commands import escape_data
-
-        run.command(
-            "::error title=goldgate::"
-            + escape_data(
-                "mode replay without the input report replays the baseline's report, and "
-                f"there is none to replay: {why}"
-            )
+        return run.commands.refuse(
+            "mode replay without the input report replays the baseline's report, and there "
+            f"is none to replay: {why}"
         )
-        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
-        return int(ExitCode.INVALID_INPUT)
     return _replay(run, inputs, saved)
 
 
@@ -205,12 +192,10 @@ def _evals(run: StepRun, inputs: ActionInputs) -> Outcome:
     from goldgate.report.io import unique_path
 
     if not inputs.evals:
-        run.command(
-            "::error title=goldgate::mode evals needs the input evals: the eval files or "
-            "folders to run, relative to the workspace."
+        return run.commands.refuse(
+            "mode evals needs the input evals: the eval files or folders to run, relative to "
+            "the workspace."
         )
-        write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
-        return int(ExitCode.INVALID_INPUT)
     read = step_event(run)
     report_path = unique_path(WORK_FOLDER, "evals", datetime.now(UTC))
     arguments = ["evals", "run", f"--output={report_path}"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,21 +35,29 @@ if TYPE_CHECKING:
     from goldgate.report.models import Report
 
 
-def publish(
-    run: StepRun,
-    inputs: ActionInputs,
-    event: GitHubEvent | None,
-    report: Report,
-    report_path: Path,
-    comparison: Comparison | None,
-    comparison_path: Path | None,
-    run_code: int,
-    *,
-    baseline: Report | None = None,
-) -> int:
+@dataclass(frozen=True)
+class Publication:
+    """What the publishing step publishes: the step's inputs and event, the report and where
+    it is, its comparison with the baseline (and where that is, and the baseline report it
+    compared with, which gives the HTML page the baseline's side), and goldgate's own exit
+    code for the run."""
+
+    inputs: ActionInputs
+    event: GitHubEvent | None
+    report: Report
+    report_path: Path
+    run_code: int
+    comparison: Comparison | None = None
+    comparison_path: Path | None = None
+    baseline: Report | None = None
+
+
+def publish(run: StepRun, publication: Publication) -> int:
     """Render and publish; the step's exit code. The comment is posted before the summary is
-    written, so that a signal during the post still shows in the summary (exit 130).
-    ``baseline``, the report compared with, gives the HTML page the baseline's side."""
+    written, so that a signal during the post still shows in the summary (exit 130)."""
+    inputs, event, report = publication.inputs, publication.event, publication.report
+    report_path, run_code = publication.report_path, publication.run_code
+    comparison, comparison_path = publication.comparison, publication.comparison_path
     from goldgate.app.render import gold_sources, render
     from goldgate.github.comments import comment_budget, comment_length
     from goldgate.render.compared import comparison_view
@@ -74,7 +82,7 @@ def publish(
             full_report=shown,
         ),
         sources=sources,
-        baseline=baseline,
+        baseline=publication.baseline,
     )
     junit = inputs.junit  # empty input: no JUnit
     if junit is not None and not _written(run, junit, render("junit", context), protected):
@@ -242,9 +250,9 @@ def _comment(
             event.pr_number,
             body,
             instance_id=inputs.comment_id,
-            mode=inputs.comment,  # type: ignore[arg-type]
+            mode=inputs.comment,
             authors=authors,
-            when=inputs.comment_mode,  # type: ignore[arg-type]
+            when=inputs.comment_mode,
             state=state,
             passed=code == 0,
         )

@@ -9,11 +9,12 @@ regressed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, assert_type
 
 from goldgate.base.errors import ExitCode
 
 if TYPE_CHECKING:
+    from goldgate.app.action.inputs import FailOn
     from goldgate.comparison.models import Comparison
     from goldgate.report.models import Report
 
@@ -28,9 +29,11 @@ def _meaning(code: int) -> str:
     return f"exit code {code}" + (f", {meaning}" if meaning else "")
 
 
-def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
+def decide_exit(fail_on: FailOn, run_code: int, comparison: Comparison | None) -> tuple[int, str]:
     """The step's exit code under ``fail_on`` and one sentence, in plain words, saying
-    which rule decided and why (shown below the verdict of the comment and summary)."""
+    which rule decided and why (shown below the verdict of the comment and summary).
+    ``fail_on`` is one of ``FAIL_ON`` (``read_inputs`` refuses any other word), so every
+    branch is one of its values and none stands in for an unknown one."""
     run = _meaning(run_code)
     if fail_on == "never":
         if run_code in PASSTHROUGH_CODES:
@@ -59,13 +62,12 @@ def decide_exit(fail_on: str, run_code: int, comparison: Comparison | None) -> t
         return 0, (
             f"Passed: nothing regressed against the baseline, and fail_on is regression{also}."
         )
+    assert_type(fail_on, Literal["disagreement"])
     if run_code == 0:
         return 0, "Passed: nothing disagreed with the gold (fail_on is disagreement)."
     from goldgate.render.view import exit_explanation
 
-    return run_code, (
-        f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
-    )
+    return run_code, f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
 
 
 def baseline_refusal(candidate: Report, baseline: Report) -> str | None:

@@ -95,12 +95,11 @@ def run_only(
             event_sha256=event,
         )
     from goldgate.base.errors import OutputFileError
-    from goldgate.render.workflow_commands import escape_data
 
     try:
         written = write_handoff(handoff, left)
     except OutputFileError as error:
-        run.command(f"::error title=goldgate::{escape_data(str(error))}; nothing to publish.")
+        run.commands.error(f"{error}; nothing to publish.")
         return int(ExitCode.RUNTIME_FAILURE)
     outputs = {"handoff": str(handoff), "handoff_digest": written, "credentials": credentials}
     write_step_outputs(run, outputs)
@@ -125,11 +124,10 @@ def _sealed_run(run: StepRun, inputs: ActionInputs) -> Outcome | None:
     what it left running is killed and the runner's files are put back afterwards. None,
     once said, when they cannot be put back: then no hand-off is left to publish."""
     from goldgate.app.action.seal import run_sealed
-    from goldgate.render.workflow_commands import escape_data
 
     outcome, unrestored = run_sealed(run.env, lambda: run_mode(run, inputs))
     if unrestored is not None:
-        run.command(f"::error title=goldgate::{escape_data(unrestored)}; nothing to publish.")
+        run.commands.error(f"{unrestored}; nothing to publish.")
         return None
     return outcome
 
@@ -156,8 +154,7 @@ def publish_only(
             return outcome
         return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
     if not handoff.exists():
-        return _refuse(
-            run,
+        return run.commands.refuse(
             f"mode {inputs.mode} runs user code, which goldgate publish never does: run "
             f"`goldgate action --run-only` first, in the same workspace (it leaves {handoff}); "
             "or publish an existing report with mode report.",
@@ -165,23 +162,20 @@ def publish_only(
     try:
         left = read_handoff(handoff, run.env.get(DIGEST_VARIABLE, ""))
     except HandoffError as error:
-        return _refuse(run, f"{error}; nothing is published.")
+        return run.commands.refuse(f"{error}; nothing is published.")
     if not left.ran or left.mode != inputs.mode or left.code is None:
-        return _refuse(
-            run,
+        return run.commands.refuse(
             f"mode {inputs.mode} runs user code, which goldgate publish never does, and "
             f"{handoff} is not the hand-off of a run in that mode: run `goldgate action "
             "--run-only` with the same inputs first.",
         )
     if left.baseline_sha256 != _baseline_digest(inputs):
-        return _refuse(
-            run,
+        return run.commands.refuse(
             f"the baseline {inputs.baseline} changed while user code ran (its digest "
             "differs from the one the run step took before); nothing is published.",
         )
     if left.event_sha256 != _event_digest(run):
-        return _refuse(
-            run,
+        return run.commands.refuse(
             f"the event file {run.env.get('GITHUB_EVENT_PATH', '')} changed while user code "
             "ran (its digest differs from the one the run step took before); nothing is "
             "published.",
@@ -233,11 +227,3 @@ def _discard(handoff: Path) -> None:
 
     with contextlib.suppress(OSError):
         handoff.unlink(missing_ok=True)
-
-
-def _refuse(run: StepRun, sentence: str) -> int:
-    from goldgate.render.workflow_commands import escape_data
-
-    run.command(f"::error title=goldgate::{escape_data(sentence)}")
-    write_step_outputs(run, {"exit_code": str(int(ExitCode.INVALID_INPUT))})
-    return int(ExitCode.INVALID_INPUT)

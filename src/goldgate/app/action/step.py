@@ -1,9 +1,10 @@
 """One run of the action's step: what it has seen so far, and the step's own files.
 
 ``StepRun`` carries the environment, where goldgate's workflow commands go, the notes the
-comment and summary open with, and whether a signal or an error ended part of the run. The
-step's outputs (``GITHUB_OUTPUT``) and job summary (``GITHUB_STEP_SUMMARY``) are written
-here; a file that cannot be written is a ``::warning::``, never a crash.
+comment and summary open with, and whether a signal or an error ended part of the run. Its
+``commands`` (``app.action.commands.WorkflowCommands``) write every workflow command, the
+step's outputs (``GITHUB_OUTPUT``) and its job summary (``GITHUB_STEP_SUMMARY``); a file that
+cannot be written is a warning, never a crash.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from goldgate.github.client import os_reason
+from goldgate.app.action.commands import WorkflowCommands
 
 WORK_FOLDER = Path(".goldgate") / "action"
 """Where the action writes its reports, comparisons, baseline copy and Markdown."""
@@ -31,15 +32,13 @@ class StepRun:
     """How the comment names the baseline compared with: ``main@abc1234`` for the artifact
     of a commit, the file's name for a report file."""
 
-    def command(self, line: str) -> None:
-        self.out(line if line.endswith("\n") else line + "\n")
+    @property
+    def commands(self) -> WorkflowCommands:
+        """The step's one writer of workflow commands, outputs and summary."""
+        return WorkflowCommands(self.env, self.out)
 
     def warning(self, message: str) -> None:
-        from goldgate.base.textsafe import escape_control, redact
-        from goldgate.render.workflow_commands import escape_data
-
-        # A command is not printed through textsafe.printable: redact here what it would.
-        self.command(f"::warning title=goldgate::{escape_data(escape_control(redact(message)))}")
+        self.commands.warning(message)
 
 
 def print_commands(text: str) -> None:
@@ -65,24 +64,8 @@ def note_interrupted(run: StepRun, when: str) -> None:
 
 
 def append_step_summary(run: StepRun, markdown: str) -> None:
-    from goldgate.github.envfiles import append_summary
-
-    path = run.env.get("GITHUB_STEP_SUMMARY", "").strip()
-    if not path:
-        return
-    try:
-        append_summary(path, markdown, rest_in="the report file")
-    except OSError as error:
-        run.warning(f"the job summary could not be written: {os_reason(error)}.")
+    run.commands.summary(markdown)
 
 
 def write_step_outputs(run: StepRun, outputs: Mapping[str, str]) -> None:
-    from goldgate.github.envfiles import write_outputs
-
-    path = run.env.get("GITHUB_OUTPUT", "").strip()
-    if not path:
-        return
-    try:
-        write_outputs(path, outputs)
-    except OSError as error:
-        run.warning(f"the step's outputs could not be written: {os_reason(error)}.")
+    run.commands.output(outputs)

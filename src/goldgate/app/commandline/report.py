@@ -60,9 +60,9 @@ def report_junit(
     comparison: ComparisonFile = None,
 ) -> None:
     """JUnit XML: a testsuite per suite, a testcase per attempt (for the checks tab)."""
-    from goldgate.app.render import render_report
+    from goldgate.app.render import RenderRequest, render_report
 
-    finish(render_report("junit", report, output=output, comparison_path=comparison))
+    finish(render_report(RenderRequest("junit", report, output=output, comparison_path=comparison)))
 
 
 def _link_base(value: str | None) -> str | None:
@@ -158,17 +158,19 @@ def report_markdown(
     comparison: ComparisonFile = None,
 ) -> None:
     """Markdown for a pull-request comment or a job summary, within GitHub's size limits."""
-    from goldgate.app.render import render_report
+    from goldgate.app.render import RenderRequest, render_report
 
     finish(
         render_report(
-            "markdown",
-            report,
-            output=output,
-            comparison_path=comparison,
-            budget=budget,
-            details=details,
-            link_base=link_base,
+            RenderRequest(
+                "markdown",
+                report,
+                output=output,
+                comparison_path=comparison,
+                budget=budget,
+                details=details,
+                link_base=link_base,
+            )
         )
     )
 
@@ -191,10 +193,14 @@ def report_html(
     comparison: ComparisonFile = None,
 ) -> None:
     """One self-contained HTML page (no network): verdict, figures, heatmaps, cases."""
-    from goldgate.app.render import render_report
+    from goldgate.app.render import RenderRequest, render_report
 
     finish(
-        render_report("html", report, output=output, comparison_path=comparison, details=details)
+        render_report(
+            RenderRequest(
+                "html", report, output=output, comparison_path=comparison, details=details
+            )
+        )
     )
 
 
@@ -208,11 +214,13 @@ def report_annotations(
     comparison: ComparisonFile = None,
 ) -> None:
     """GitHub workflow commands: an error at the gold line of each failing case."""
-    from goldgate.app.render import render_report
+    from goldgate.app.render import RenderRequest, render_report
 
     finish(
         render_report(
-            "annotations", report, output=None, comparison_path=comparison, maximum=maximum
+            RenderRequest(
+                "annotations", report, output=None, comparison_path=comparison, maximum=maximum
+            )
         )
     )
 
@@ -237,19 +245,21 @@ def report_show(
     import os
     import shutil
 
-    from goldgate.app.render import render_report
+    from goldgate.app.render import RenderRequest, render_report
 
     terminal = sys.stdout.isatty()
     finish(
         render_report(
-            "show",
-            report,
-            output=None,
-            comparison_path=comparison,
-            rich=terminal,
-            color=terminal and "NO_COLOR" not in os.environ,
-            width=shutil.get_terminal_size().columns,
-            details=details,
+            RenderRequest(
+                "show",
+                report,
+                output=None,
+                comparison_path=comparison,
+                rich=terminal,
+                color=terminal and "NO_COLOR" not in os.environ,
+                width=shutil.get_terminal_size().columns,
+                details=details,
+            )
         )
     )
 
