@@ -18,6 +18,10 @@ import pytest
 
 from run.support import GOLDGATE, cli_env
 
+# One worker makes the module's 30 MB reports once (about 25 s), not each worker that draws
+# one of its tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("memory_limit")
+
 LIMIT = 512 * 1024 * 1024
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
