@@ -17,6 +17,7 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from goldgate.base.errors import InvalidInputError
 from goldgate.render.registry import DETAILS, Details
 from goldgate.run.limits import (
+    DEFAULT_OPTIONS,
     MAX_CONCURRENCY,
     MAX_REPEAT,
     MAX_TIMEOUT,
@@ -111,11 +112,19 @@ EVALS = InputSpec(
     "eval files and folders to run in evals mode, space- or newline-separated",
 )
 LIVE = InputSpec("live", "false", _bool, "true authorizes live workflows")
+# The run options' defaults are RunOptions' own, written as action.yml states them.
 CONCURRENCY_INPUT = InputSpec(
-    "max_concurrency", "1", _number(int, MAX_CONCURRENCY), "as evaluate's option"
+    "max_concurrency",
+    f"{DEFAULT_OPTIONS.max_concurrency}",
+    _number(int, MAX_CONCURRENCY),
+    "as evaluate's option",
 )
-TIMEOUT_INPUT = InputSpec("timeout", "300", _number(float, MAX_TIMEOUT), "as evaluate's option")
-REPEAT_INPUT = InputSpec("repeat", "1", _number(int, MAX_REPEAT), "as evaluate's option")
+TIMEOUT_INPUT = InputSpec(
+    "timeout", f"{DEFAULT_OPTIONS.timeout:g}", _number(float, MAX_TIMEOUT), "as evaluate's option"
+)
+REPEAT_INPUT = InputSpec(
+    "repeat", f"{DEFAULT_OPTIONS.repeat}", _number(int, MAX_REPEAT), "as evaluate's option"
+)
 CACHE = InputSpec(
     "cache",
     "",
