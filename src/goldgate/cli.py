@@ -182,13 +182,25 @@ def publish(
             ".goldgate/action/replay-baseline.json for the run to replay; exit 0.",
         ),
     ] = False,
+    prepare: Annotated[
+        bool,
+        typer.Option(
+            "--prepare",
+            help="Before `goldgate action --run-only` (no user code has run): with the input "
+            "check_run, create the step's check run in_progress on the pull request's head "
+            "commit (its id the step output check_run_id, which goldgate publish completes "
+            "from GOLDGATE_CHECK_RUN_ID); and as --fetch-baseline; exit 0.",
+        ),
+    ] = False,
 ) -> None:
     """The publishing half of `goldgate action` (runs no user code): read what `goldgate
     action --run-only` left, or in modes check, compare and report do the whole mode; compare
     with the baseline, and report (JUnit, sticky comment, job summary, annotations, step
     outputs). The exit code is the one fail_on decides."""
-    from goldgate.app.action.split import fetch_only, publish_only
+    from goldgate.app.action.split import fetch_only, prepare_only, publish_only
 
+    if prepare:
+        finish(ExitCode(prepare_only(dict(os.environ))))
     if fetch_baseline:
         finish(ExitCode(fetch_only(dict(os.environ))))
     finish(ExitCode(publish_only(_with_comment_mode(dict(os.environ), comment_mode))))

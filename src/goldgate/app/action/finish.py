@@ -93,6 +93,14 @@ def conclude(
         )
     except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
         note_interrupted(run, "while the results were published")
+        from goldgate.app.action import checkrun
+
+        checkrun.abandon(
+            run,
+            event,
+            f"Interrupted while the results were published; the report is {report_path}.",
+            cancelled=True,
+        )
         code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
         append_step_summary(
             run,
@@ -125,17 +133,18 @@ def _short_summary(code: int, rule: str, what: str) -> str:
 def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     """The outputs and summary of a run that has no report to publish: goldgate's exit code
     and, when an error ended it, its sentence."""
+    from goldgate.app.action import checkrun
     from goldgate.render import escape
 
     code, rule = decide_exit(inputs.fail_on, run_code, None)
     if run.failure is not None:
         run.commands.error(run.failure)
         why = escape.markdown(run.failure, 1_000)
-        append_step_summary(run, _short_summary(code, rule, f"Nothing was published: {why}"))
+        summary = _short_summary(code, rule, f"Nothing was published: {why}")
     else:
-        append_step_summary(
-            run, _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
-        )
+        summary = _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
+    append_step_summary(run, summary)
+    checkrun.abandon(run, None, summary, cancelled=run_code == ExitCode.INTERRUPTED)
     write_step_outputs(run, {"exit_code": str(run_code)})
     return code
 

@@ -16,6 +16,7 @@ from goldgate.base.errors import ExitCode
 if TYPE_CHECKING:
     from goldgate.app.action.inputs import FailOn
     from goldgate.comparison.models import Comparison
+    from goldgate.github.checkruns import Conclusion
     from goldgate.report.models import Report
 
 PASSTHROUGH_CODES = frozenset({ExitCode.INVALID_INPUT, ExitCode.INTERRUPTED})
@@ -68,6 +69,24 @@ def decide_exit(fail_on: FailOn, run_code: int, comparison: Comparison | None) -
     from goldgate.render.view import exit_explanation
 
     return run_code, f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
+
+
+def check_conclusion(
+    fail_on: FailOn, code: int, run_code: int, comparison: Comparison | None
+) -> Conclusion:
+    """The check run's conclusion, agreeing with the step's exit code ``code`` (what
+    ``decide_exit`` gave) and goldgate's own ``run_code``: ``cancelled`` for an interrupted
+    run, ``failure`` when the step fails, ``neutral`` when it passes only because fail_on
+    is never (the run found something: a disagreement, an error, a regression), else
+    ``success``."""
+    if run_code == ExitCode.INTERRUPTED:
+        return "cancelled"
+    if code != 0:
+        return "failure"
+    regressed = comparison is not None and comparison.classes.regressions > 0
+    if fail_on == "never" and (run_code != 0 or regressed):
+        return "neutral"
+    return "success"
 
 
 def baseline_refusal(candidate: Report, baseline: Report) -> str | None:

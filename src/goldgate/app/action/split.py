@@ -51,7 +51,7 @@ from goldgate.app.action.step import StepRun, print_commands, write_step_outputs
 from goldgate.app.errors import HandoffError
 from goldgate.base.errors import ExitCode, InvalidInputError
 
-__all__ = ["HANDOFF", "publish_only", "run_only"]
+__all__ = ["HANDOFF", "prepare_only", "publish_only", "run_only"]
 
 
 def run_only(
@@ -141,18 +141,30 @@ def publish_only(
     whole mode) compared, rendered and published; the step's exit code under fail_on. The
     hand-off and its report are taken only when their digests are those the run step
     recorded (``DIGEST_VARIABLE``, the run step's output ``handoff_digest``)."""
+    from goldgate.app.action import checkrun
+
     run = StepRun(dict(os.environ if env is None else env), out)
+    checkrun.given(run)
     inputs = step_inputs(run)
     if inputs is None:
         _discard(handoff)
+        checkrun.abandon(run, None, "An input was refused; nothing was published.", cancelled=False)
         return int(ExitCode.INVALID_INPUT)
     mask_secrets(run, inputs)
     if inputs.mode not in USER_CODE_MODES:
         _discard(handoff)
         outcome = run_mode(run, inputs)  # check, compare, report: no user code
         if isinstance(outcome, int):
+            checkrun.abandon(
+                run,
+                None,
+                f"goldgate ended with exit code {outcome}; nothing was published.",
+                cancelled=outcome == ExitCode.INTERRUPTED,
+            )
             return outcome
         return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
+    if not handoff.exists() and run.check_run is not None:
+        return _left_nothing(run)
     if not handoff.exists():
         return run.commands.refuse(
             f"mode {inputs.mode} runs user code, which goldgate publish never does: run "
@@ -185,6 +197,50 @@ def publish_only(
         return left.code
     run.failure = left.failure
     return conclude(run, inputs, step_event(run), Path(left.report), left.code)
+
+
+def _left_nothing(run: StepRun) -> int:
+    """The run step left no hand-off (it was cancelled, or failed before it could write
+    one) and a check run waits: complete it, ``cancelled`` or ``failure``, and say so."""
+    from goldgate.app.action import checkrun
+
+    outcome = run.env.get(checkrun.RUN_OUTCOME_VARIABLE, "").strip()
+    cancelled = outcome in ("cancelled", "")
+    code = ExitCode.INTERRUPTED if cancelled else ExitCode.RUNTIME_FAILURE
+    what = "was cancelled" if cancelled else f"ended ({outcome or 'no outcome'})"
+    why = f"The run step {what} before it left anything to publish."
+    checkrun.abandon(run, step_event(run), why, cancelled=cancelled)
+    run.warning(
+        f"{why[:-1]}; the check run is completed as {'cancelled' if cancelled else 'failure'}."
+    )
+    write_step_outputs(run, {"exit_code": str(int(code))})
+    return int(code)
+
+
+def prepare_only(
+    env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
+) -> int:
+    """Before the run half, with the token and no user code: the step's check run created
+    ``in_progress`` (input ``check_run``; its id the step output ``check_run_id``), and in
+    mode replay without the input report, the baseline's report fetched for the run to
+    replay. 0 whatever happened: a fault is a warning, and a bad input is said by the
+    publishing step."""
+    from goldgate.app.action import checkrun
+    from goldgate.app.action.baseline import fetch_replay_baseline
+
+    run = StepRun(dict(os.environ if env is None else env), out)
+    try:
+        inputs = read_inputs(run.env)
+    except InvalidInputError:
+        return 0
+    mask_secrets(run, inputs)
+    event = step_event(run)
+    created = checkrun.start(run, inputs, event)
+    if created is not None:
+        write_step_outputs(run, {"check_run_id": str(created)})
+    if inputs.mode == "replay" and inputs.report is None:
+        fetch_replay_baseline(run, inputs, event)
+    return 0
 
 
 def fetch_only(
