@@ -3,8 +3,9 @@ step publishes, never left ``in_progress``.
 
 ``start`` creates it ``in_progress`` on the pull request's head commit (the event's
 ``pull_request.head.sha``; ``GITHUB_SHA`` is the merge commit), named after the comment id
-(``goldgate``, ``goldgate (live)``), before any user code: the composite action's prepare
-step does it (``split.prepare_only``), the Docker action's one process before its mode runs.
+(``goldgate``; ``goldgate-live`` as ``goldgate (live)``), before any user code: the
+composite action's prepare step does it (``split.prepare_only``), the Docker action's one
+process before its mode runs.
 ``finish`` completes it from what the publishing step rendered; ``abandon`` completes one
 that a run left behind (the run step was cancelled or failed before its hand-off) or that a
 signal stopped the publishing of.
@@ -43,6 +44,15 @@ def _repository(run: StepRun, event: GitHubEvent | None) -> Repository:
     return repository(github, name)
 
 
+def check_run_name(comment_id: str) -> str:
+    """The check run's name, after the comment id: ``goldgate`` as it is, ``goldgate-live``
+    as ``goldgate (live)``; any other id as it is."""
+    prefix, dash, rest = comment_id.partition("-")
+    if prefix == "goldgate" and dash and rest:
+        return f"goldgate ({rest})"
+    return comment_id
+
+
 def head_commit(run: StepRun, event: GitHubEvent | None) -> str | None:
     """The commit the check run belongs on: a pull request's head, else ``GITHUB_SHA``."""
     if event is not None and event.is_pull_request:
@@ -64,7 +74,7 @@ def start(run: StepRun, inputs: ActionInputs, event: GitHubEvent | None) -> int 
     try:
         created = create_check_run(
             _repository(run, event),
-            name=inputs.comment_id,
+            name=check_run_name(inputs.comment_id),
             head_sha=sha,
             details_url=run_url(run.env),
         )

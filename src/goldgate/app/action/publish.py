@@ -289,6 +289,8 @@ def _comment(
         link_gold=inputs.link_gold,
         report=report_name,
         comparison=None if comparison_path is None else comparison_name,
+        check_run=inputs.check_run,
+        fail_on=inputs.fail_on,
     )
     from goldgate.base.errors import OutputFileError
     from goldgate.base.outputs import write_output_file
