@@ -69,11 +69,11 @@ def handoff(
     link_gold: bool,
     report: str,
     comparison: str | None,
-    check_run: bool = False,
-    fail_on: FailOn = "disagreement",
+    check_run: FailOn | None = None,
 ) -> dict[str, Any]:
     """The hand-off document the action writes (file names are relative to its folder);
-    ``check_run`` and ``fail_on`` let the trusted job create the step's check run too."""
+    ``check_run``, the step's ``fail_on`` when it asked for a check run (None: it did not),
+    lets the trusted job create that check run too."""
     return {
         "format": FORMAT,
         "pull_request": pull_request,
@@ -83,8 +83,8 @@ def handoff(
         "link_gold": link_gold,
         "report": report,
         "comparison": comparison,
-        "check_run": check_run,
-        "fail_on": fail_on,
+        "check_run": check_run is not None,
+        "fail_on": check_run or FAIL_ON[0],
     }
 
 

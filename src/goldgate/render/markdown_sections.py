@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from goldgate.render import rows
+from goldgate.render import rows, text
+from goldgate.render.deltas import NOISE_RULE
 from goldgate.render.rows import Cells
 from goldgate.render.view import (
     AttemptItem,
@@ -206,15 +207,31 @@ class Parts:
         if not view.suites:
             return
         blocks = [self.table(rows.SUITE_COLUMNS, rows.suite_rows(view), "suites")]
-        figures = rows.figure_rows(view.comparison)
-        if figures:
-            intro = str(self.fragments.paragraph("Against the baseline, per suite:"))
-            table = self.table(rows.FIGURE_COLUMNS, figures, "figures")
-            blocks.append("\n" + intro + "\n" + table)
+        blocks += self._figures()
         head = str(self.fragments.table_head(rows.COUNT_COLUMNS))
         body = head + self.row_text(rows.count_rows(view))
         blocks.append("\n" + str(self.fragments.block("Checks by outcome, per suite", body)))
         yield self.section(title="Suites", items=blocks, total=len(blocks), collapse=False)
+
+    def _figures(self) -> list[str]:
+        """The figures before and after whose change is a finding under the noise rule,
+        then, folded, those within it (``deltas.NOISE_RULE``)."""
+        comparison = self.view.comparison
+        figures = rows.figure_rows(comparison)
+        folded = rows.figure_rows(comparison, noise=True)
+        if not (figures or folded):
+            return []
+        said = "Against the baseline, per suite:" if figures else "Against the baseline, per"
+        if not figures:
+            said += " suite, no latency or usage change beyond noise."
+        block = str(self.fragments.paragraph(said))
+        if figures:
+            block += "\n" + self.table(rows.FIGURE_COLUMNS, figures, "figures")
+        if folded:
+            head = str(self.fragments.table_head(rows.FIGURE_COLUMNS))
+            summary = f"{text.count(len(folded), 'figure')} within noise ({NOISE_RULE})"
+            block += self.collapsed(summary, head + self.row_text(folded))
+        return ["\n" + block]
 
     def _thresholds(self) -> Iterator[Section]:
         if any(suite.thresholds for suite in self.view.suites):

@@ -289,8 +289,7 @@ def _comment(
         link_gold=inputs.link_gold,
         report=report_name,
         comparison=None if comparison_path is None else comparison_name,
-        check_run=inputs.check_run,
-        fail_on=inputs.fail_on,
+        check_run=inputs.fail_on if inputs.check_run else None,
     )
     from goldgate.base.errors import OutputFileError
     from goldgate.base.outputs import write_output_file
