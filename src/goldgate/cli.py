@@ -35,6 +35,7 @@ from goldgate.app.commandline.shared import (
     finish,
     streams_inheritable,
 )
+from goldgate.base.english import count
 from goldgate.base.errors import ExitCode, GoldgateError
 from goldgate.base.problems import pin_working_folder
 from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
@@ -308,7 +309,7 @@ def main() -> None:
         left = threads_left_running(present)
         if left:
             warn(
-                f"goldgate: the target left {left} thread{'s' * (left > 1)} running; exiting anyway"
+                f"goldgate: the target left {count(left, 'thread')} running; exiting anyway"
             )
             settle_streams()
             os._exit(code)  # skips joining them at interpreter exit

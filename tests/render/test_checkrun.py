@@ -121,3 +121,26 @@ def _usage(before: float, after: float) -> Figure:
 )
 def test_the_noise_rule_at_its_boundaries(figure: Figure, finding: bool) -> None:
     assert figure.beyond_noise is finding
+
+
+def test_counts_read_as_english_everywhere() -> None:
+    """One pluralisation (``base.english.count``) for every "N things": the stdout summary
+    of a run, the suite table's "decided by", the renderers' own counts."""
+    from goldgate.base.english import count
+    from goldgate.base.errors import ExitCode
+    from goldgate.render import text
+    from goldgate.render.view import build_view
+    from goldgate.report.summary import render_summary
+
+    assert text.count is count
+    assert (count(1, "runtime failure"), count(2, "runtime failure")) == (
+        "1 runtime failure",
+        "2 runtime failures",
+    )
+    one = report([suite("s", [case("c", [attempt(1, status="failed")])])])
+    said = render_summary(one, None, ExitCode.RUNTIME_FAILURE)
+    assert "1 case; 1 attempt;" in said
+    assert "1 runtime failure" in said
+    assert "1 runtime failures" not in said
+    (shown,) = build_view(one).suites
+    assert shown.decided_by == "1 runtime failure"

@@ -93,10 +93,16 @@ def _annotation(
     return command("error", said.message, file=said.file, line=said.line, title=said.title)
 
 
-def _limited(lines: Iterable[str], total: int, maximum: int, rest: str) -> list[str]:
+def _limited(
+    lines: Iterable[str], total: int, maximum: int, rest: tuple[str, str]
+) -> list[str]:
+    """The first ``maximum`` lines, and a notice counting the rest: ``rest`` is its noun
+    (``more problem``) and what follows the count."""
     shown = list(islice(lines, maximum))
     if total > len(shown):
-        shown.append(command("notice", f"{total - len(shown):,} {rest}", title="goldgate"))
+        noun, tail = rest
+        said = f"{text.count(total - len(shown), noun)} {tail}"
+        shown.append(command("notice", said, title="goldgate"))
     return shown
 
 
@@ -113,8 +119,8 @@ def render_annotations(context: RenderContext) -> str:
     items = chain(view.problems(("runtime", "check_error")), view.problems(("failure",)))
     where = f"; the full list is in {text.one_line(full_report)}" if full_report else ""
     rest = (
-        f"more failing attempt{'s' * (total - maximum != 1)} not annotated "
-        f"(GitHub shows {ANNOTATION_LIMIT} errors per step){where}"
+        "more failing attempt",
+        f"not annotated (GitHub shows {ANNOTATION_LIMIT} errors per step){where}",
     )
     comparison = view.comparison
     lines = _limited(
@@ -142,8 +148,5 @@ def violation_annotations(
         )
         for violation in violations
     )
-    rest = (
-        f"more problem{'s' * (len(violations) - maximum != 1)} not annotated; "
-        "run 'goldgate evaluate --check' for the full list"
-    )
+    rest = ("more problem", "not annotated; run 'goldgate evaluate --check' for the full list")
     return "".join(line + "\n" for line in _limited(lines, len(violations), maximum, rest))

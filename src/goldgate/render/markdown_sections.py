@@ -80,13 +80,14 @@ class Parts:
         return "".join(self.fragments.row(row) for row in cells)
 
     def table(self, columns: Sequence[str], cells: Sequence[Cells], what: str) -> str:
-        """A whole table; past ``COLLAPSED_ROWS`` rows the rest is in a ``<details>`` block."""
+        """A whole table; past ``COLLAPSED_ROWS`` rows the rest is in a ``<details>`` block
+        that counts them (``what`` is the noun of one: "3 more figures", "1 more row")."""
         assert len(columns) <= MAX_COLUMNS, columns
         head = str(self.fragments.table_head(columns))
         shown = head + self.row_text(cells[:COLLAPSED_ROWS])
         rest = cells[COLLAPSED_ROWS:]
         if rest:
-            more = f"{len(rest):,} more {what}"
+            more = text.count(len(rest), f"more {what}")
             shown += self.collapsed(more, head + self.row_text(rest))
         return shown
 
@@ -137,7 +138,7 @@ class Parts:
         document = section.head + (head + "".join(shown) if shown else "")
         if hidden:
             count = sum(map(_rows_of, hidden))
-            more = f"{count:,} more {'row' if count == 1 else 'rows'} of {section.title.lower()}"
+            more = f"{text.count(count, 'more row')} of {section.title.lower()}"
             document += self.collapsed(more, head + "".join(hidden))
         return document
 
@@ -206,7 +207,7 @@ class Parts:
         view = self.view
         if not view.suites:
             return
-        blocks = [self.table(rows.SUITE_COLUMNS, rows.suite_rows(view), "suites")]
+        blocks = [self.table(rows.SUITE_COLUMNS, rows.suite_rows(view), "suite")]
         blocks += self._figures()
         head = str(self.fragments.table_head(rows.COUNT_COLUMNS))
         body = head + self.row_text(rows.count_rows(view))
@@ -226,7 +227,7 @@ class Parts:
             said += " suite, no latency or usage change beyond noise."
         block = str(self.fragments.paragraph(said))
         if figures:
-            block += "\n" + self.table(rows.FIGURE_COLUMNS, figures, "figures")
+            block += "\n" + self.table(rows.FIGURE_COLUMNS, figures, "figure")
         if folded:
             head = str(self.fragments.table_head(rows.FIGURE_COLUMNS))
             summary = f"{text.count(len(folded), 'figure')} within noise ({NOISE_RULE})"
@@ -238,7 +239,7 @@ class Parts:
             columns, table = rows.threshold_table(self.view)
             yield self.section(
                 title="Thresholds",
-                items=[self.table(columns, table, "thresholds")],
+                items=[self.table(columns, table, "threshold")],
                 total=1,
                 collapse=False,
             )
@@ -250,7 +251,7 @@ class Parts:
 
             def block(suite: SuiteView, metric: MetricResult) -> str:
                 columns, table = rows.metric_table(metric)
-                body = self.table(columns, table, "rows")
+                body = self.table(columns, table, "row")
                 return str(self.fragments.block(rows.metric_title(view, suite, metric), body))
 
             blocks = (block(suite, metric) for suite, metric in metrics)

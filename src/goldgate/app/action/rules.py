@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, assert_type
 
+from goldgate.base.english import count
 from goldgate.base.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -114,9 +115,9 @@ def nothing_compared(comparison: Comparison) -> str | None:
     """Why a comparison that compared no attempt of the candidate is no comparison."""
     comparable = comparison.comparable
     if comparable.candidate_attempts and not comparable.compared_attempts:
-        count = comparable.candidate_attempts
+        attempts = count(comparable.candidate_attempts, "attempt")
         return (
-            f"none of the candidate's {count:,} attempt{'s' * (count != 1)} could be compared "
+            f"none of the candidate's {attempts} could be compared "
             "with the baseline (their inputs or gold differ, or they did not run)"
         )
     return None
