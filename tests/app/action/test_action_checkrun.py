@@ -265,3 +265,26 @@ def test_a_run_step_that_left_nothing_completes_the_check_run_as_cancelled(job: 
     assert code == 130
     run = _only_run(job.fake)
     assert (run.status, run.conclusion) == ("completed", "cancelled")
+
+
+def test_a_failed_update_is_retried_as_other_github_writes_are(job: Job) -> None:
+    job.fake.fail("PATCH", r"/check-runs/\d+$", 502, message="Server Error", times=1)
+
+    job.steps(check_run="true", comment="off", report="baseline.json")
+
+    run = _only_run(job.fake)
+    assert (run.status, run.conclusion) == ("completed", "success")
+    assert len(job.fake.requests_to("PATCH", r"/check-runs/\d+$")) == 2  # the 502, then again
+    assert not [line for line in job.lines if line.startswith("::warning")]
+
+
+def test_a_create_that_fails_is_a_warning_and_never_posted_twice(job: Job) -> None:
+    job.fake.fail("POST", r"/check-runs$", 500, message="Server Error", times=None)
+
+    code, outputs = job.steps(check_run="true", comment="off")
+
+    assert (code, outputs["exit_code"]) == (1, "1")
+    assert len(job.fake.requests_to("POST", r"/check-runs$")) == 1  # it may exist: not again
+    (warning,) = [line for line in job.lines if line.startswith("::warning")]
+    assert "no check run" in warning
+    assert "500" in warning
