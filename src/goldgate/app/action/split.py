@@ -225,6 +225,23 @@ def prepare_only(
     mode replay without the input report, the baseline's report fetched for the run to
     replay. 0 whatever happened: a fault is a warning, and a bad input is said by the
     publishing step."""
+    return _before_run(env, out, check_run=True)
+
+
+def fetch_only(
+    env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
+) -> int:
+    """Before the run half, with the token and no user code: in mode replay without the
+    input report, the baseline's report fetched for the run to replay
+    (``baseline.fetch_replay_baseline``). 0 whatever happened: the run step says what is
+    missing, and a bad input is said by the publishing step."""
+    return _before_run(env, out, check_run=False)
+
+
+def _before_run(
+    env: Mapping[str, str] | None, out: Callable[[str], None], *, check_run: bool
+) -> int:
+    """What ``prepare_only`` (``check_run``) and ``fetch_only`` do before user code runs."""
     from goldgate.app.action import checkrun
     from goldgate.app.action.baseline import fetch_replay_baseline
 
@@ -235,30 +252,10 @@ def prepare_only(
         return 0
     mask_secrets(run, inputs)
     event = step_event(run)
-    created = checkrun.start(run, inputs, event)
+    created = checkrun.start(run, inputs, event) if check_run else None
     if created is not None:
         write_step_outputs(run, {"check_run_id": str(created)})
-    if inputs.mode == "replay" and inputs.report is None:
-        fetch_replay_baseline(run, inputs, event)
-    return 0
-
-
-def fetch_only(
-    env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
-) -> int:
-    """Before the run half, with the token and no user code: in mode replay without the
-    input report, the baseline's report fetched for the run to replay
-    (``baseline.fetch_replay_baseline``). 0 whatever happened: the run step says what is
-    missing, and a bad input is said by the publishing step."""
-    from goldgate.app.action.baseline import fetch_replay_baseline
-
-    run = StepRun(dict(os.environ if env is None else env), out)
-    try:
-        inputs = read_inputs(run.env)
-    except InvalidInputError:
-        return 0
-    mask_secrets(run, inputs)
-    fetch_replay_baseline(run, inputs, step_event(run))
+    fetch_replay_baseline(run, inputs, event)
     return 0
 
 
