@@ -144,3 +144,18 @@ def test_counts_read_as_english_everywhere() -> None:
     assert "1 runtime failures" not in said
     (shown,) = build_view(one).suites
     assert shown.decided_by == "1 runtime failure"
+
+
+@pytest.mark.parametrize(
+    ("revision", "shown"),
+    [
+        ("sha256:" + "7bb2904ee915" + "0" * 52, "7bb2904ee915"),  # a configuration digest
+        ("6dcb09b5b57875f334f61aebed695e2e4193db5e", "6dcb09b5b578"),  # a commit
+        ("base", "base"),
+        ("reviewed-2026-11-30", "reviewed-2026-11-30"),
+    ],
+)
+def test_the_headline_names_a_baseline_by_a_digest_of_at_most_12(revision: str, shown: str) -> None:
+    from goldgate.render.compared import short_revision
+
+    assert short_revision(revision) == shown

@@ -82,6 +82,8 @@ def test_the_first_screen_says_verdict_counts_and_links(
     assert heading.text_content().replace("\u200d", "") == (
         "❌ goldgate: failed — 2 regressed, 1 mixed, 4 improved against settings@base"
     )
+    # No word of the heading runs off the 800-pixel column (a 64-digit digest did).
+    assert max(len(word) for word in heading.text_content().split()) <= 24
     # The overall pass rate before and after, on the first screen (issue 44, item 5).
     assert "attempts passed 73.9% → 82.6% (+8.7 pts)" in text
     assert "Why: Exit code 1 (gold disagreement)." in text
