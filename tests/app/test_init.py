@@ -55,7 +55,7 @@ def test_the_starter_validates_and_its_gold_checks(run_cli: Any, tmp_path: Path)
     assert validated.code == 0, validated.output
     assert "1 workflows: assistant" in validated.stdout
     assert checked.code == 0, checked.output
-    assert "gold OK: starter @ 1: 1 suites, 2 cases" in checked.stdout
+    assert "gold OK: starter @ 1: 1 suite, 2 cases" in checked.stdout  # English counts
 
 
 @pytest.mark.slow
