@@ -288,3 +288,14 @@ def test_a_create_that_fails_is_a_warning_and_never_posted_twice(job: Job) -> No
     (warning,) = [line for line in job.lines if line.startswith("::warning")]
     assert "no check run" in warning
     assert "500" in warning
+
+
+def test_a_step_with_no_report_to_publish_completes_its_check_run(job: Job) -> None:
+    """Mode check settles the step itself (here: no settings, exit 2): the check run is
+    completed with the step's conclusion, never left in progress."""
+    code, _ = job.steps(check_run="true", mode="check", comment="off")
+
+    assert code == 2
+    run = _only_run(job.fake)
+    assert (run.status, run.conclusion) == ("completed", "failure")
+    assert run.summary == "goldgate ended with exit code 2; nothing was published."

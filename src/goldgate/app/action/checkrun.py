@@ -26,7 +26,7 @@ from goldgate.github.client import describe_error
 if TYPE_CHECKING:
     from github.Repository import Repository
 
-    from goldgate.github.checkruns import CheckRunOutput
+    from goldgate.github.checkruns import CheckRunOutput, Conclusion
     from goldgate.github.event import GitHubEvent
 
 ID_VARIABLE = "GOLDGATE_CHECK_RUN_ID"
@@ -127,11 +127,22 @@ def _send(run: StepRun, event: GitHubEvent | None, output: CheckRunOutput) -> No
     complete_check_run(_repository(run, event), run.check_run, output, details_url=run_url(run.env))
 
 
-def abandon(run: StepRun, event: GitHubEvent | None, why: str, *, cancelled: bool) -> None:
-    """Complete a check run nothing will publish into as ``cancelled`` (or ``failure``),
-    with ``why`` (Markdown) as its summary and its heading, if it has one, as its title."""
-    from goldgate.github.checkruns import CheckRunOutput, Conclusion
+def abandon(run: StepRun, event: GitHubEvent | None, why: str, conclusion: Conclusion) -> None:
+    """Complete a check run nothing will publish into with ``conclusion`` and ``why``
+    (Markdown) as its summary, its heading, if it has one, as its title."""
+    from goldgate.github.checkruns import CheckRunOutput
     from goldgate.render.checkrun import check_summary, check_title
 
-    conclusion: Conclusion = "cancelled" if cancelled else "failure"
     finish(run, event, CheckRunOutput(conclusion, check_title(why), check_summary(why)))
+
+
+def settled(run: StepRun, code: int) -> None:
+    """Complete the check run of a step that ended with exit code ``code`` and no report to
+    publish (mode check, a refused input, a run that wrote none): ``success`` for 0,
+    ``cancelled`` for 130, else ``failure``."""
+    from goldgate.base.errors import ExitCode
+
+    conclusion: Conclusion = "success" if code == 0 else "failure"
+    if code == ExitCode.INTERRUPTED:
+        conclusion = "cancelled"
+    abandon(run, None, f"goldgate ended with exit code {code}; nothing was published.", conclusion)

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 from goldgate.app.action.baseline import find_baseline, replayed_other_report
 from goldgate.app.action.inputs import ActionInputs
 from goldgate.app.action.publish import Publication, publish
-from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
+from goldgate.app.action.rules import (
+    baseline_refusal,
+    check_conclusion,
+    decide_exit,
+    nothing_compared,
+)
 from goldgate.app.action.step import (
     WORK_FOLDER,
     StepRun,
@@ -99,7 +104,7 @@ def conclude(
             run,
             event,
             f"Interrupted while the results were published; the report is {report_path}.",
-            cancelled=True,
+            "cancelled",
         )
         code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
         append_step_summary(
@@ -144,7 +149,8 @@ def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     else:
         summary = _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
     append_step_summary(run, summary)
-    checkrun.abandon(run, None, summary, cancelled=run_code == ExitCode.INTERRUPTED)
+    conclusion = check_conclusion(inputs.fail_on, code, run_code, None)
+    checkrun.abandon(run, None, summary, conclusion)
     write_step_outputs(run, {"exit_code": str(run_code)})
     return code
 

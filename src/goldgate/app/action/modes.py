@@ -60,12 +60,7 @@ def run_action(
     checkrun.start(run, inputs, step_event(run) if inputs.check_run else None)
     outcome = run_mode(run, inputs)
     if isinstance(outcome, int):
-        checkrun.abandon(
-            run,
-            None,
-            f"goldgate ended with exit code {outcome}; nothing was published.",
-            cancelled=outcome == ExitCode.INTERRUPTED,
-        )
+        checkrun.settled(run, outcome)
         return outcome
     return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
 

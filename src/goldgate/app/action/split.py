@@ -148,19 +148,14 @@ def publish_only(
     inputs = step_inputs(run)
     if inputs is None:
         _discard(handoff)
-        checkrun.abandon(run, None, "An input was refused; nothing was published.", cancelled=False)
+        checkrun.settled(run, int(ExitCode.INVALID_INPUT))
         return int(ExitCode.INVALID_INPUT)
     mask_secrets(run, inputs)
     if inputs.mode not in USER_CODE_MODES:
         _discard(handoff)
         outcome = run_mode(run, inputs)  # check, compare, report: no user code
         if isinstance(outcome, int):
-            checkrun.abandon(
-                run,
-                None,
-                f"goldgate ended with exit code {outcome}; nothing was published.",
-                cancelled=outcome == ExitCode.INTERRUPTED,
-            )
+            checkrun.settled(run, outcome)
             return outcome
         return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
     if not handoff.exists() and run.check_run is not None:
@@ -209,7 +204,7 @@ def _left_nothing(run: StepRun) -> int:
     code = ExitCode.INTERRUPTED if cancelled else ExitCode.RUNTIME_FAILURE
     what = "was cancelled" if cancelled else f"ended ({outcome or 'no outcome'})"
     why = f"The run step {what} before it left anything to publish."
-    checkrun.abandon(run, step_event(run), why, cancelled=cancelled)
+    checkrun.abandon(run, step_event(run), why, "cancelled" if cancelled else "failure")
     run.warning(
         f"{why[:-1]}; the check run is completed as {'cancelled' if cancelled else 'failure'}."
     )
