@@ -41,27 +41,24 @@ def test_scored_equals_the_constructor(
         optional, optional, [None, True, False], optional, optional
     ):
         for queued in (False, True):
+            text = {
+                "assertions_declared": declared,
+                "assertions_held": held,
+                "adjudication": queued,
+            }
+            options = TextOptionFigures(json_parsed, found, keys)
             built = scored(
-                outcome,
-                reason,
-                actual_present=present,
-                actual=actual,
-                assertions_declared=declared,
-                assertions_held=held,
-                adjudication=queued,
-                options=TextOptionFigures(json_parsed, found, keys),
+                outcome, reason, actual_present=present, actual=actual, options=options, **text
             )
             reference = CheckOutcome(
                 outcome,
                 reason,
                 actual_present=present,
                 actual=actual,
-                assertions_declared=declared,
-                assertions_held=held,
-                adjudication=queued,
                 json_parsed=json_parsed,
                 required_keys_found=found,
                 required_keys_declared=keys,
+                **text,
             )
             assert built == reference
             assert vars(built) == vars(reference)
