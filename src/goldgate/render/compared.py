@@ -116,22 +116,34 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
             else []
         ),
         Figure(
-            "latency p50", latency.p50.baseline, latency.p50.candidate, "ms", latency_note,
+            "latency p50",
+            latency.p50.baseline,
+            latency.p50.candidate,
+            "ms",
+            latency_note,
             "latency",
         ),
         Figure(
-            "latency p95", latency.p95.baseline, latency.p95.candidate, "ms", latency_note,
+            "latency p95",
+            latency.p95.baseline,
+            latency.p95.candidate,
+            "ms",
+            latency_note,
             "latency",
         ),
         *(
             Figure(
-                f"{item.key} per attempt", item.mean.baseline, item.mean.candidate, "number",
-                usage_note, "usage",
+                f"{item.key} per attempt",
+                item.mean.baseline,
+                item.mean.candidate,
+                "number",
+                usage_note,
+                "usage",
             )
             for item in usage.figures
         ),
         *cost_figures(figures.cost),
-    ]  # fmt: skip
+    ]
     mcnemar = None
     if suite.status == "compared":
         test = figures.mcnemar
