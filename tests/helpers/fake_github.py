@@ -7,7 +7,9 @@ against it): issue comments (list with ``per_page``/``page`` and a ``Link`` head
 create, update), artifacts (list by name, of one run, get, download through a 302 to a
 second path of this server that plays the storage host, which can be made to trickle),
 workflow runs, compare (``merge_base_commit``), ``repos/{owner}/{repo}``, pull requests
-(get, with the head ``add_pull`` gave), and ``GET /user`` answering 403 as it does to an
+(get, with the head ``add_pull`` gave), check runs (``POST /repos/{o}/{r}/check-runs`` and
+``PATCH /repos/{o}/{r}/check-runs/{id}``, which refuse more than 50 annotations a request
+with 422 and record everything: ``check_runs``), and ``GET /user`` answering 403 as it does to an
 installation token (``login`` a bot's, the default) or the account of a personal token (any
 other ``login``: the author of the comments it creates). Beside the API,
 ``POST /_runtime/artifacts``
