@@ -137,6 +137,9 @@ def _gold_json(expectation: GoldFields, include_details: bool) -> dict[str, Any]
         item["comparison"] = expectation.comparison
     if expectation.scorer is not None:
         item["scorer"] = expectation.scorer
+    judge = getattr(expectation, "judge", None)
+    if judge is not None:
+        item["judge"] = judge
     if include_details:
         item["expected"] = expectation.expected
     return item

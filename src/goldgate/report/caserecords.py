@@ -192,6 +192,10 @@ class ExpectationRecord(Record):
     path: str
     comparison: str = "exact"
     scorer: str | None = None
+    judge: str | None = field(
+        default=None,
+        metadata={"description": "The judge that decides what a person would (docs/judges.md)."},
+    )
     expected: Any = field(
         default=None, metadata={"description": "Private: the gold value; only with details."}
     )
