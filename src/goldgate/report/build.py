@@ -53,8 +53,9 @@ _CHECK_FIELDS = (
 )
 
 
-def check_json(check: CheckOutcome) -> dict[str, Any]:
-    """A check as stored: its outcome and only the fields that say something."""
+def check_json(check: CheckOutcome, include_details: bool = False) -> dict[str, Any]:
+    """A check as stored: its outcome and only the fields that say something (a judge's
+    reason, private, only with details)."""
     record: dict[str, Any] = {"outcome": check.outcome}  # a str enum: written as its value
     if check.reason is not None:
         record["reason"] = check.reason
@@ -67,6 +68,14 @@ def check_json(check: CheckOutcome) -> dict[str, Any]:
         record["adjudication"] = True
     if check.adjudicated:
         record["adjudicated"] = True
+    judge = check.judge
+    if judge is not None:
+        said: dict[str, Any] = {"name": judge.name, "revision": judge.revision}
+        said["verdict"] = judge.verdict
+        said["decided"] = judge.decided
+        if include_details and judge.reason is not None:
+            said["reason"] = judge.reason
+        record["judge"] = said
     return record
 
 
@@ -89,6 +98,8 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         record["cached"] = True
     if outcome.cost is not None:
         record["cost"] = outcome.cost
+    if outcome.judge_cost is not None:
+        record["judge_cost"] = outcome.judge_cost
     if document is not None and include_details:
         record["result"] = document
     if include_details and outcome.stderr:
@@ -102,7 +113,7 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         }
         record["exception"] = dict(kept)
     if outcome.status == "completed":
-        record["checks"] = [check_json(check) for check in outcome.checks]
+        record["checks"] = [check_json(check, include_details) for check in outcome.checks]
     return record
 
 

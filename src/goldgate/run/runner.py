@@ -35,6 +35,7 @@ from goldgate.scoring.score import score_custom
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Case  # Python evals run without the gold models
+    from goldgate.run.judges import JudgeBench
     from goldgate.run.watchdog import Watchdog
 
 AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
@@ -189,6 +190,8 @@ async def run_attempt(
     registry: ScorerRegistry,
     current: InFlight,
     leave_unscored: Callable[[], bool] | None = None,
+    *,
+    judges: JudgeBench | None = None,
 ) -> AttemptOutcome:
     """One attempt: the target call and every check. ``leave_unscored``, asked as the
     attempt starts: whether a completed attempt is handed on unscored (no checks), for a
@@ -245,6 +248,7 @@ async def run_attempt(
         return _failed(which, problem, latency_ms, current=current)
     retries = current.retries
     checks: tuple[CheckOutcome, ...] = ()
+    judge_cost: float | None = None
     if compiled is not None:
         try:
             checks = await _score(
@@ -254,6 +258,8 @@ async def run_attempt(
             return _blocked(which, blocked, latency_ms)
         if suite.verdicts:
             checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+        if judges is not None:
+            checks, judge_cost = await judges.review(checks, compiled, envelope)
     return completed(
         index=index,
         case=case,
@@ -265,6 +271,7 @@ async def run_attempt(
         retries=retries,
         cached=cached,
         cost=cost,
+        judge_cost=judge_cost,
     )
 
 
@@ -350,6 +357,7 @@ async def run_suite(
     watchdog: Watchdog | None = None,
     run_ahead: int = RUN_AHEAD,
     leave_unscored: Callable[[], bool] | None = None,
+    judges: JudgeBench | None = None,
 ) -> None:
     """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
     whatever order they finish in). After ``stop`` fewer than all may have been handed on.
@@ -393,7 +401,13 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
                     outcome = await run_attempt(
-                        suite, (index, attempt), run, registry, current, leave_unscored
+                        suite,
+                        (index, attempt),
+                        run,
+                        registry,
+                        current,
+                        leave_unscored,
+                        judges=judges,
                     )
                     if watchdog is not None:
                         watchdog.end(current)

@@ -41,6 +41,7 @@ from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import INTERRUPTED_REASON, unfinished
 
 if TYPE_CHECKING:
+    from goldgate.run.judges import JudgeBench
     from goldgate.run.watchdog import Watchdog
 
 __all__ = [
@@ -75,6 +76,8 @@ class SuiteJob:
     skip_reason: str | None = None
     collector: CollectorFactory | None = None
     """``SuiteCollector`` unless given (Python evals decide their score checks per case)."""
+    judges: JudgeBench | None = None
+    """The judges an authorized run asks about answers waiting for a person (``run.judges``)."""
 
 
 def options_record(
@@ -240,7 +243,9 @@ class ReportRun:
                     progress=callback,
                     stop=stop,
                     watchdog=watchdog,
-                    leave_unscored=collector.leave_unscored,
+                    # A judge reviews checks as they are scored, here: none is left unscored.
+                    leave_unscored=None if job.judges else collector.leave_unscored,
+                    judges=job.judges,
                 )
             with self.lock:
                 if self._current is not None:

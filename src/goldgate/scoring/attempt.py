@@ -43,6 +43,8 @@ class AttemptOutcome:
     """The answer came from the response cache (``--cache``): nothing was called."""
     cost: float | None = None
     """The attempt's usage priced by its workflow's ``pricing``; None: no pricing or usage."""
+    judge_cost: float | None = None
+    """What asking judges about this attempt's answers cost, apart from ``cost``."""
 
 
 def attempt_outcome(
@@ -60,6 +62,7 @@ def attempt_outcome(
     retries: int = 0,
     cached: bool = False,
     cost: float | None = None,
+    judge_cost: float | None = None,
 ) -> AttemptOutcome:
     """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
     attempt, run or not, makes one."""
@@ -79,6 +82,7 @@ def attempt_outcome(
             "retries": retries,
             "cached": cached,
             "cost": cost,
+            "judge_cost": judge_cost,
         },
     )
 
@@ -143,6 +147,7 @@ def completed(
     retries: int = 0,
     cached: bool = False,
     cost: float | None = None,
+    judge_cost: float | None = None,
 ) -> AttemptOutcome:
     """A completed attempt's outcome."""
     return attempt_outcome(
@@ -158,4 +163,5 @@ def completed(
         retries=retries,
         cached=cached,
         cost=cost,
+        judge_cost=judge_cost,
     )

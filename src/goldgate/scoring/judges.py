@@ -20,16 +20,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from goldgate.gold.judges import CalibrationRecord, CalibrationTable
 from goldgate.gold.settings.models import JudgeSettings
+from goldgate.scoring.adjudication import decided as decided_by_verdict
+from goldgate.scoring.outcomes import CheckOutcome, Outcome
 
 __all__ = [
     "JudgeAnswer",
+    "JudgeOutcome",
     "Standing",
     "calibration",
+    "judged",
     "parse_verdict",
     "standing",
 ]
@@ -145,3 +149,38 @@ def standing(judge: str, settings: JudgeSettings, record: CalibrationRecord | No
             record,
         )
     return Standing("calibrated", f"judge {judge} is calibrated", record)
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What a judge said of one answer: its verdict (None: no verdict), whether that decided
+    the check, and its reason (private, like every reason taken from data: a report keeps it
+    only with details, and no safe rendering shows it)."""
+
+    name: str
+    revision: str
+    verdict: JudgeVerdict | None
+    decided: bool
+    reason: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``name@revision``, as renderings name a judge."""
+        return f"{self.name}@{self.revision}"
+
+
+def judged(check: CheckOutcome, outcome: JudgeOutcome) -> CheckOutcome:
+    """``check`` (one that waits for a person) with its judge's ``outcome``: decided by it when
+    the judge is calibrated (a failing verdict fails it, a passing one leaves the declared
+    assertions' outcome standing, no verdict makes it an error, never a pass); otherwise it
+    still waits for a person, the judge's suggestion beside it."""
+    if not outcome.decided:
+        return replace(check, judge=outcome)
+    if outcome.verdict is None:
+        why = f"judge {outcome.label} gave no verdict (neither PASS nor FAIL)"
+        return replace(check, outcome=Outcome.ERROR, reason=why, adjudication=False, judge=outcome)
+    made = decided_by_verdict(check, outcome.verdict == "pass")
+    reason = made.reason
+    if made.outcome is Outcome.FAILED and check.outcome is not Outcome.FAILED:
+        reason = f"judge {outcome.label} failed this answer"
+    return replace(made, reason=reason, adjudicated=False, judge=outcome)

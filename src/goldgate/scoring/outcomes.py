@@ -10,9 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldgate.base.frozen import built
+
+if TYPE_CHECKING:
+    from goldgate.scoring.judges import JudgeOutcome
 
 __all__ = [
     "ABSENT_REASON",
@@ -61,6 +64,9 @@ class CheckOutcome:
     adjudicated: bool = False
     """A person's verdict, recorded in the project's verdict store for this very answer,
     decided the check (``goldgate.adjudication``); it no longer waits in the queue."""
+    judge: JudgeOutcome | None = None
+    """What the expectation's judge said of the answer (``scoring.judges``): it decided the
+    check (``decided``) or only suggested a verdict beside the queued answer."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome):
@@ -118,6 +124,7 @@ def scored(
             "required_keys_found": required_keys_found,
             "required_keys_declared": required_keys_declared,
             "adjudicated": False,
+            "judge": None,
         },
     )
 
