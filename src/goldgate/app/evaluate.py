@@ -29,6 +29,9 @@ def run_evaluation(request: RunRequest) -> ExitCode:
         )
     except (GoldgateError, KeyboardInterrupt) as error:
         return refused(error, request.json_output)
+    if session.judges is not None:  # a judge that only suggests says why, on stderr
+        for sentence in session.judges.standings():
+            warn(f"goldgate: {sentence}")
     if session.cache is not None:  # corrupt entries were misses: say so, not in stdout
         for sentence in session.cache.summary_warnings():
             warn(f"goldgate: {sentence}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,7 +43,7 @@ class CalibrationRequest:
     store: Path | None = None
     cache: Path | None = None
     output_format: Literal["text", "json"] = "text"
-    environ: Mapping[str, str] = os.environ
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
 
 @dataclass(frozen=True)

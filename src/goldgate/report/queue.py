@@ -5,7 +5,11 @@ person::
 
     {"id": "replies/refund_en#1/tone", "suite": "replies", "case": "refund_en", "attempt": 1,
      "check": "tone", "digest": "sha256:…", "gold": "sha256:…", "note": "…", "input": …,
-     "output": "…", "verdict": null, "comment": null}
+     "output": "…", "judge": null, "verdict": null, "comment": null}
+
+``judge`` is what the expectation's judge suggested where one reviewed the answer without
+deciding it (``{"name", "revision", "verdict", "reason"}``, ``verdict`` null when it gave
+none); answers a judge suggested failing come first.
 
 The reviewer sets ``verdict`` to ``"pass"`` or ``"fail"`` (and may add a ``comment``);
 ``goldgate adjudication apply FILE.jsonl`` records every decided line in the project's
@@ -29,6 +33,7 @@ from typing import Any
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
+from goldgate.report.caserecords import CheckView
 from goldgate.report.models import Report, SuiteRecord
 from goldgate.report.stream import dumps
 from goldgate.report.verdictstore import Verdict, read_lines, verdict_from
@@ -36,7 +41,7 @@ from goldgate.scoring.adjudication import gold_digest, note_of, output_digest
 
 __all__ = ["Reviewed", "export_lines", "read_reviewed", "write_export"]
 
-EXPORT_KEYS = ("id", "attempt", "note", "input", "output")
+EXPORT_KEYS = ("id", "attempt", "note", "input", "output", "judge")
 """What a reviewer's line carries besides the store's keys."""
 
 
@@ -49,9 +54,35 @@ def _reviewer_input(suite: SuiteRecord, envelope: Any) -> Any:
     return envelope
 
 
+def _suggestion(check: CheckView) -> dict[str, Any] | None:
+    """What the check's judge suggested (its verdict, null for none, and its reason), for
+    the reviewer's line; None when no judge reviewed the answer."""
+    said = check.judge
+    if said is None:
+        return None
+    return {
+        "name": said.name,
+        "revision": said.revision,
+        "verdict": said.verdict,
+        "reason": said.reason,
+    }
+
+
 def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
-    """Every answer awaiting a person, in report order, as a reviewer's line; an answer that
-    several attempts gave (``--repeat``) once, since a verdict is about the answer."""
+    """Every answer awaiting a person, as a reviewer's line: first, in report order, those
+    a judge suggested failing, then the rest in report order; an answer that several
+    attempts gave (``--repeat``) once, since a verdict is about the answer."""
+    later: list[dict[str, Any]] = []
+    for line in _export_lines(report, source):
+        judge = line.get("judge")
+        if judge is not None and judge["verdict"] == "fail":
+            yield line
+        else:
+            later.append(line)
+    yield from later
+
+
+def _export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
     exported: set[tuple[str, str, str, str]] = set()
     for suite in report.suites:
         if not suite.adjudication_queue:
@@ -87,6 +118,7 @@ def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                     "note": entry.note if entry.note is not None else note_of(check.expected),
                     "input": _reviewer_input(suite, attempt.input),
                     "output": check.actual,
+                    "judge": _suggestion(check),
                     "verdict": None,
                     "comment": None,
                 }

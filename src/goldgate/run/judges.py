@@ -99,6 +99,16 @@ class JudgeBench:
     cost: float | None = None
     warnings: list[str] = field(default_factory=list)
 
+    def standings(self) -> list[str]:
+        """One sentence for each judge that only suggests: why (``stale`` among them), and
+        what its verdicts did: the checks wait for a person."""
+        return [
+            f"{judge.standing.why}; its verdicts are suggestions and the checks it reviews "
+            "wait for a human verdict"
+            for judge in self.judges.values()
+            if not judge.standing.decides
+        ]
+
     async def review(
         self,
         checks: Sequence[CheckOutcome],
