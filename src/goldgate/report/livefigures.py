@@ -100,11 +100,18 @@ def written(plain: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
     return plain
 
 
-def live_values(outcome: AttemptOutcome) -> tuple[int, bool, float | None] | None:
+def live_values(
+    outcome: AttemptOutcome,
+) -> tuple[int, bool, float | None, float | None] | None:
     """What a live attempt adds to its outcome, as the report process receives it; None for
     every other attempt (most), which then carries nothing more."""
-    if outcome.retries or outcome.cached or outcome.cost is not None:
-        return outcome.retries, outcome.cached, outcome.cost
+    if (
+        outcome.retries
+        or outcome.cached
+        or outcome.cost is not None
+        or outcome.judge_cost is not None
+    ):
+        return outcome.retries, outcome.cached, outcome.cost, outcome.judge_cost
     return None
 
 

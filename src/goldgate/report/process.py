@@ -423,7 +423,7 @@ class _Writing:
         else:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
-        retries, cached, cost = live or (0, False, None)  # live_values
+        retries, cached, cost, judge_cost = live or (0, False, None, None)  # live_values
         collector.add(
             attempt_outcome(
                 index=index,
@@ -439,6 +439,7 @@ class _Writing:
                 retries=retries,
                 cached=cached,
                 cost=cost,
+                judge_cost=judge_cost,
             )
         )
 

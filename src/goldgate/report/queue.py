@@ -5,10 +5,10 @@ person::
 
     {"id": "replies/refund_en#1/tone", "suite": "replies", "case": "refund_en", "attempt": 1,
      "check": "tone", "digest": "sha256:…", "gold": "sha256:…", "note": "…", "input": …,
-     "output": "…", "judge": null, "verdict": null, "comment": null}
+     "output": "…", "verdict": null, "comment": null}
 
-``judge`` is what the expectation's judge suggested where one reviewed the answer without
-deciding it (``{"name", "revision", "verdict", "reason"}``, ``verdict`` null when it gave
+and, where the expectation's judge reviewed the answer without deciding it, ``judge``: what
+it suggested (``{"name", "revision", "verdict", "reason"}``, ``verdict`` null when it gave
 none); answers a judge suggested failing come first.
 
 The reviewer sets ``verdict`` to ``"pass"`` or ``"fail"`` (and may add a ``comment``);
@@ -107,7 +107,7 @@ def _export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                 if key in exported:
                     continue
                 exported.add(key)
-                yield {
+                line = {
                     "id": f"{suite.name}/{attempt.case_id}#{attempt.attempt}/{check.name}",
                     "suite": suite.name,
                     "case": attempt.case_id,
@@ -118,10 +118,13 @@ def _export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                     "note": entry.note if entry.note is not None else note_of(check.expected),
                     "input": _reviewer_input(suite, attempt.input),
                     "output": check.actual,
-                    "judge": _suggestion(check),
                     "verdict": None,
                     "comment": None,
                 }
+                suggestion = _suggestion(check)
+                if suggestion is not None:  # beside the verdict the reviewer fills in
+                    line = {**line, "judge": suggestion}
+                yield line
 
 
 def write_export(lines: list[dict[str, Any]], path: Path) -> None:

@@ -21,6 +21,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.settings.models import JudgeSettings
 from goldgate.gold.shapes import note_of
+from goldgate.report.records import JudgeStandingRecord
 from goldgate.run.errors import TargetFailure
 from goldgate.run.targets.base import Target, TargetRequest
 from goldgate.scoring.judges import JudgeOutcome, Standing, judged, parse_verdict, standing
@@ -98,6 +99,25 @@ class JudgeBench:
     cached: int = 0
     cost: float | None = None
     warnings: list[str] = field(default_factory=list)
+
+    def records(self) -> tuple[JudgeStandingRecord, ...]:
+        """Each judge as the report's header records it."""
+        found = []
+        for judge in self.judges.values():
+            record = judge.standing.record
+            found.append(
+                JudgeStandingRecord(
+                    name=judge.name,
+                    revision=judge.settings.revision,
+                    standing=judge.standing.name,
+                    why=judge.standing.why,
+                    verdicts=None if record is None else record.verdicts,
+                    kappa=None if record is None else record.kappa,
+                    kappa_ci95=None if record is None else record.kappa_ci95,
+                    record_revision=None if record is None else record.revision,
+                )
+            )
+        return tuple(found)
 
     def standings(self) -> list[str]:
         """One sentence for each judge that only suggests: why (``stale`` among them), and

@@ -187,6 +187,7 @@ class Session:
             ),
             registry=self.registry,
             started=now(),
+            judges=() if self.judges is None else self.judges.records(),
         )
 
     def execute(

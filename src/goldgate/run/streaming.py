@@ -25,6 +25,7 @@ from goldgate.report.plain import record_json
 from goldgate.report.records import (
     REPORT_FORMAT,
     DatasetRecord,
+    JudgeStandingRecord,
     OptionsRecord,
     ReplayRecord,
     Report,
@@ -110,9 +111,15 @@ class RunHeader:
     registry: ScorerRegistry
     started: datetime
     replay_of: ReplayRecord | None = None
+    judges: tuple[JudgeStandingRecord, ...] = ()
+    """The judges a --live run asks, as it found them (``run.judges``)."""
 
     def as_json(self) -> dict[str, Any]:
-        replay = {} if self.replay_of is None else {"replay_of": record_json(self.replay_of)}
+        replay: dict[str, Any] = {}
+        if self.judges:
+            replay["judges"] = [record_json(judge) for judge in self.judges]
+        if self.replay_of is not None:
+            replay["replay_of"] = record_json(self.replay_of)
         return {
             "format": REPORT_FORMAT,
             "goldgate_version": __version__,
@@ -326,6 +333,7 @@ def finish_report(
         variant=header.variant,
         options=header.options,
         scorers=header.scorers(),
+        judges=header.judges,
         replay_of=header.replay_of,
         suites=suites,
         complete=interruption is None,
