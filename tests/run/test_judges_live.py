@@ -57,6 +57,8 @@ def _chat(body: dict[str, Any]) -> str:
     if body.get("model") != "judge-1":
         return "unused"
     answer = body["messages"][-1]["content"]
+    if "Revision: helpful-3" in body["messages"][0]["content"] and answer == "echo: fresh pass":
+        return "FAIL under the new rubric"
     return PLANTED.get(answer, "PASS")
 
 
@@ -95,7 +97,8 @@ def _settings(url: str, *, revision: str = "helpful-1", min_kappa: float = 0.6) 
                         "base_url": f"{url}/v1",
                         "model": "judge-1",
                         "api_key": "GG_JUDGE_KEY",
-                        "system": "Rubric: {/payload/rubric} Note: {/payload/note}",
+                        "system": "Rubric: {/payload/rubric} Note: {/payload/note} "
+                        "Revision: {/metadata/revision}",
                         "prompt": "{/payload/answer}",
                     }
                 },
@@ -271,6 +274,22 @@ def test_a_calibrated_judge_decides_and_no_verdict_is_an_error(
     assert stored["pass"]["judge_cost"] > 0
     assert "cost" not in stored["pass"]  # the application's own cost is apart
     assert "SECRET-REASON-51" not in result.output
+    (standing,) = report["judges"]
+    assert (standing["name"], standing["standing"]) == ("helpful", "calibrated")
+    (judged,) = report["suites"][0]["judges"]
+    assert (judged["decided"], judged["suggested"]) == (3, 0)
+    assert report["suites"][0]["judge_cost"] == pytest.approx(
+        sum(attempt["judge_cost"] for attempt in stored.values())
+    )
+    decided = "3 checks decided by judge helpful@helpful-1, κ "
+    for command in (("markdown",), ("show",), ("junit", "-o", "out/live.xml")):
+        shown = _goldgate(root, "report", *command[:1], "out/live.json", *command[1:])
+        assert shown.code == 0, shown.output
+        text = (root / "out/live.xml").read_text("utf-8") if command[0] == "junit" else shown.stdout
+        text = text.replace("\u200d", "").replace("\\", "")  # Markdown's escapes of data
+        assert decided in text, command
+        assert "judges' calls cost" in text.lower() or "judge_cost" in text, command
+        assert "SECRET-REASON-51" not in text, command
 
 
 def test_a_human_verdict_wins_over_the_judge(
@@ -327,6 +346,11 @@ def test_a_revision_change_makes_the_record_stale(
     result, _ = _suggesting(root, _settings(server.url, revision="helpful-2"))
 
     assert "stale" in result.stderr
+    markdown = _goldgate(root, "report", "markdown", "out/suggest.json")
+    shown = markdown.stdout.replace("\u200d", "")
+    assert "3 checks only suggested by judge helpful@helpful-2" in shown
+    assert "stale" in markdown.stdout
+    assert "SECRET-REASON-51" not in markdown.stdout
     export = root / "queue.jsonl"
     exported = _goldgate(
         root, "adjudication", "export", "out/suggest.json", "--output", str(export)
@@ -365,3 +389,43 @@ def test_the_credential_is_in_no_file_goldgate_writes(
 
     assert len(written) > 5
     assert [p for p in written if KEY.encode() in p.read_bytes()] == []
+
+
+def _changes(value: Any) -> list[tuple[str, str]]:
+    """Every (case id, change) a comparison document holds, wherever it lists them."""
+    if isinstance(value, dict):
+        found = []
+        if isinstance(value.get("case_id"), str) and isinstance(value.get("change"), str):
+            found.append((value["case_id"], value["change"]))
+        for item in value.values():
+            found += _changes(item)
+        return found
+    if isinstance(value, list):
+        return [pair for item in value for pair in _changes(item)]
+    return []
+
+
+def test_a_new_judge_revision_is_a_gold_change_not_a_regression(
+    server: FakeOpenAI, calibrated: dict[str, Any], tmp_path: Path
+) -> None:
+    root = _copy(calibrated, tmp_path)
+    baseline, _ = _evaluate(root, "before.json", "--suite", "replies", "--live", env=ENV)
+    _write_settings(root, _settings(server.url, revision="helpful-3"))
+    record = root / "evaluation/judges/helpful.json"
+    recalibrated = {**json.loads(record.read_text("utf-8")), "revision": "helpful-3"}
+    record.write_text(json.dumps(recalibrated), "utf-8")  # as a new calibration would write
+    candidate, report = _evaluate(root, "after.json", "--suite", "replies", "--live", env=ENV)
+    assert report is not None
+    first = report["suites"][0]["cases"][0]["attempts"][0]["checks"][0]
+    assert (first["outcome"], first["judge"]["revision"]) == ("failed", "helpful-3")
+
+    compared = _goldgate(
+        root, "evaluate", "--compare", "out/after.json", "--baseline", "out/before.json",
+        "--fail-on-regression", "--output", "out/cmp.json",
+    )  # fmt: skip
+
+    assert (baseline.code, candidate.code) == (1, 1)
+    assert compared.code == 0, compared.output
+    changes = dict(_changes(json.loads((root / "out/cmp.json").read_text("utf-8"))))
+    assert changes["pass"] == "gold changed"
+    assert "regressed" not in changes.values()

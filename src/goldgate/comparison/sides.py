@@ -91,6 +91,9 @@ WAITING = "waiting"
 """The check waits for a person's verdict: it has no outcome of its own (``not_run``)."""
 QUEUED = "queued"
 """The check joined the adjudication queue but its assertions decided it."""
+JUDGED = "judged:"
+"""A calibrated judge decided the check: the state is ``judged:NAME@REVISION``, so that a
+changed judge revision, or a judge decided on one side only, is told apart (a gold change)."""
 
 Judged = tuple[str, str | None]
 """How a check a person may judge was decided (``VERDICT``, ``WAITING`` or ``QUEUED``) and
@@ -182,6 +185,9 @@ def _judged_state(check: Any) -> str | None:
         raise TypeError("a check is an object")
     if check.get("adjudicated") is True:
         return VERDICT
+    said = check.get("judge")
+    if isinstance(said, dict) and said.get("decided") is True:
+        return f"{JUDGED}{said.get('name')}@{said.get('revision')}"
     if check.get("adjudication") is True:
         return WAITING if check.get("outcome") == "not_run" else QUEUED
     return None

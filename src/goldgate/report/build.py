@@ -394,8 +394,8 @@ _HEAD_FIELDS = {
 
 
 _TAIL_FIELDS = {
-    "attempt_count", "counts", "summary", "adjudication", "adjudication_queue", "metrics",
-    "thresholds", "live", "verdict",
+    "attempt_count", "counts", "summary", "adjudication", "judges", "judge_cost",
+    "adjudication_queue", "metrics", "thresholds", "live", "verdict",
 }  # fmt: skip
 
 
@@ -408,7 +408,9 @@ def suite_head(record: SuiteRecord) -> dict[str, Any]:
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
-    tail = written(record_json(record, include=_TAIL_FIELDS), ("live",))
+    tail = written(record_json(record, include=_TAIL_FIELDS), ("live", "judge_cost"))
+    if not tail["judges"]:  # written only where a judge reviewed a check
+        del tail["judges"]
     tail["thresholds"] = plain_thresholds(tail["thresholds"])
     return tail
 
