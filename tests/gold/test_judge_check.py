@@ -126,3 +126,26 @@ def test_judges_leave_the_configuration_digest_alone(gold_project: Any) -> None:
     after = load_settings(gold_project.root / gold_project.SETTINGS).configuration_digest
 
     assert after == before
+
+
+def test_the_examples_committed_record_calibrates_its_judge(repo_root: Any) -> None:
+    from goldgate.gold.judges import read_record, record_path
+    from goldgate.scoring.judges import calibration, standing
+
+    settings = load_settings(repo_root / "examples/support_triage/config/settings.yaml")
+    record = read_record(record_path(settings.project_root, "tone"))
+    assert record is not None
+    table = record.table
+    pairs = (
+        [(True, True)] * table.pass_pass
+        + [(True, False)] * table.pass_fail
+        + [(False, True)] * table.fail_pass
+        + [(False, False)] * table.fail_fail
+    )
+    figures = calibration(pairs)
+
+    assert (figures.kappa, figures.kappa_ci95, figures.agreement) == (
+        record.kappa, record.kappa_ci95, record.agreement
+    )
+    assert record.verdicts == table.total
+    assert standing("tone", settings.settings.judges["tone"], record).decides

@@ -175,7 +175,9 @@ def judged(check: CheckOutcome, outcome: JudgeOutcome) -> CheckOutcome:
     assertions' outcome standing, no verdict makes it an error, never a pass); otherwise it
     still waits for a person, the judge's suggestion beside it."""
     if not outcome.decided:
-        return replace(check, judge=outcome)
+        why = f"waits for a human verdict; judge {outcome.label} only suggests (not calibrated)"
+        waiting = check.outcome is Outcome.NOT_RUN
+        return replace(check, reason=why if waiting else check.reason, judge=outcome)
     if outcome.verdict is None:
         why = f"judge {outcome.label} gave no verdict (neither PASS nor FAIL)"
         return replace(check, outcome=Outcome.ERROR, reason=why, adjudication=False, judge=outcome)
