@@ -9,6 +9,7 @@ works on a copy."""
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 from collections.abc import Iterator
@@ -282,10 +283,12 @@ def test_a_calibrated_judge_decides_and_no_verdict_is_an_error(
         sum(attempt["judge_cost"] for attempt in stored.values())
     )
     decided = "3 checks decided by judge helpful@helpful-1, κ "
-    for command in (("markdown",), ("show",), ("junit", "-o", "out/live.xml")):
-        shown = _goldgate(root, "report", *command[:1], "out/live.json", *command[1:])
+    for command in ("markdown", "show", "junit", "html"):
+        written = root / "out" / f"live.{command}"
+        to_file = () if command in ("markdown", "show") else ("-o", str(written))
+        shown = _goldgate(root, "report", command, "out/live.json", *to_file)
         assert shown.code == 0, shown.output
-        text = (root / "out/live.xml").read_text("utf-8") if command[0] == "junit" else shown.stdout
+        text = html.unescape(written.read_text("utf-8")) if to_file else shown.stdout
         text = text.replace("\u200d", "").replace("\\", "")  # Markdown's escapes of data
         assert decided in text, command
         assert "judges' calls cost" in text.lower() or "judge_cost" in text, command

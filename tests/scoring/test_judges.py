@@ -6,12 +6,15 @@ from __future__ import annotations
 import math
 import random
 import warnings
+from dataclasses import replace
 
 import pytest
 
 from goldgate.gold.judges import CalibrationRecord, CalibrationTable
 from goldgate.gold.settings.models import JudgeSettings
-from goldgate.scoring.judges import calibration, parse_verdict, standing
+from goldgate.scoring.judges import calibration, judged, parse_verdict, standing
+from goldgate.scoring.outcomes import CheckOutcome, JudgeOutcome, JudgeVerdict, Outcome
+from goldgate.scoring.text import ADJUDICATION_REASON
 
 sklearn_metrics = pytest.importorskip(
     "sklearn.metrics", reason="scikit-learn is the oracle of the calibration figures"
@@ -151,3 +154,52 @@ def test_a_judge_decides_only_when_its_record_clears_the_bar(
     assert found.name == name
     assert found.decides is (name == "calibrated")
     assert words in found.why
+
+
+def _waiting() -> CheckOutcome:
+    return CheckOutcome(
+        Outcome.NOT_RUN,
+        ADJUDICATION_REASON,
+        actual_present=True,
+        actual="Danke!",
+        assertions_declared=0,
+        assertions_held=0,
+        adjudication=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("verdict", "decided", "outcome", "reason"),
+    [
+        ("pass", True, "passed", None),
+        ("fail", True, "failed", "judge tone@t1 failed this answer"),
+        (None, True, "error", "judge tone@t1 gave no verdict (neither PASS nor FAIL)"),
+        ("fail", False, "not_run", "waits for a human verdict; judge tone@t1 only suggests"),
+        (None, False, "not_run", "waits for a human verdict; judge tone@t1 only suggests"),
+    ],
+)
+def test_a_judges_verdict_decides_only_when_calibrated(
+    verdict: JudgeVerdict | None, decided: bool, outcome: str, reason: str | None
+) -> None:
+    said = JudgeOutcome("tone", "t1", verdict, decided, reason="PRIVATE reason")
+
+    check = judged(_waiting(), said)
+
+    assert check.outcome == outcome
+    assert check.judge == said
+    assert check.adjudication is (not decided)
+    assert not check.adjudicated  # a person did not decide it
+    if reason is None:
+        assert check.reason is None
+    else:
+        assert check.reason is not None
+        assert check.reason.startswith(reason)
+        assert "PRIVATE" not in check.reason  # the judge's own reason is private
+
+
+def test_a_passing_judge_leaves_failed_assertions_failed() -> None:
+    failing = replace(_waiting(), outcome=Outcome.FAILED, reason="contains: 'C-1' is missing")
+
+    check = judged(failing, JudgeOutcome("tone", "t1", "pass", True))
+
+    assert (check.outcome, check.reason) == (Outcome.FAILED, "contains: 'C-1' is missing")

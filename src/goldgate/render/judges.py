@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from goldgate.report.models import Report, SuiteRecord
 from goldgate.report.records import JudgeStandingRecord
 
-__all__ = ["JudgeLine", "cost_sentence", "judge_cost", "judge_lines", "standing_sentence"]
+__all__ = [
+    "JudgeLine",
+    "cost_sentence",
+    "judge_cost",
+    "judge_lines",
+    "judge_sentences",
+    "standing_sentence",
+]
 
 
 @dataclass(frozen=True)
@@ -92,3 +99,13 @@ def cost_sentence(report: Report) -> str | None:
     if cost is None:
         return None
     return f"judges' calls cost {cost:.6g} (apart from the application's cost)"
+
+
+def judge_sentences(report: Report) -> list[str]:
+    """Every line a rendering shows of judges: ``suite: sentence`` per suite and judge,
+    then the judges' cost."""
+    said = [f"{line.suite}: {line.sentence}" for line in judge_lines(report.judges, report.suites)]
+    cost = cost_sentence(report)
+    if cost is not None:
+        said.append(cost[0].upper() + cost[1:])
+    return said

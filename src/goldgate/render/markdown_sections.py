@@ -18,7 +18,7 @@ from itertools import islice
 from typing import Any
 
 from goldgate.render import rows
-from goldgate.render.judges import cost_sentence, judge_lines
+from goldgate.render.judges import judge_sentences
 from goldgate.render.rows import Cells
 from goldgate.render.view import (
     AttemptItem,
@@ -219,12 +219,7 @@ class Parts:
         yield self.section(title="Suites", items=blocks, total=len(blocks), collapse=False)
 
     def _judges(self) -> Iterator[Section]:
-        report = self.view.report
-        found = judge_lines(report.judges, report.suites)
-        said = [f"{line.suite}: {line.sentence}" for line in found]
-        cost = cost_sentence(report)
-        if cost is not None:
-            said.append(cost[0].upper() + cost[1:])
+        said = judge_sentences(self.view.report)
         if said:
             lines = [str(self.fragments.line(text)) for text in said]
             yield self.section(title="Judges", items=lines, total=len(lines), collapse=False)

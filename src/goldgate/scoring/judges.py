@@ -26,7 +26,7 @@ from typing import Final, Literal
 from goldgate.gold.judges import CalibrationRecord, CalibrationTable
 from goldgate.gold.settings.models import JudgeSettings
 from goldgate.scoring.adjudication import decided as decided_by_verdict
-from goldgate.scoring.outcomes import CheckOutcome, Outcome
+from goldgate.scoring.outcomes import CheckOutcome, JudgeOutcome, JudgeVerdict, Outcome
 
 __all__ = [
     "JudgeAnswer",
@@ -38,7 +38,6 @@ __all__ = [
     "standing",
 ]
 
-JudgeVerdict = Literal["pass", "fail"]
 _LEADING: Final = re.compile(r"[\s*#`\"']*")
 _WORD: Final = re.compile(r"\w+")
 Z95: Final = 1.96
@@ -149,24 +148,6 @@ def standing(judge: str, settings: JudgeSettings, record: CalibrationRecord | No
             record,
         )
     return Standing("calibrated", f"judge {judge} is calibrated", record)
-
-
-@dataclass(frozen=True)
-class JudgeOutcome:
-    """What a judge said of one answer: its verdict (None: no verdict), whether that decided
-    the check, and its reason (private, like every reason taken from data: a report keeps it
-    only with details, and no safe rendering shows it)."""
-
-    name: str
-    revision: str
-    verdict: JudgeVerdict | None
-    decided: bool
-    reason: str | None = None
-
-    @property
-    def label(self) -> str:
-        """``name@revision``, as renderings name a judge."""
-        return f"{self.name}@{self.revision}"
 
 
 def judged(check: CheckOutcome, outcome: JudgeOutcome) -> CheckOutcome:

@@ -10,16 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 from goldgate.base.frozen import built
-
-if TYPE_CHECKING:
-    from goldgate.scoring.judges import JudgeOutcome
 
 __all__ = [
     "ABSENT_REASON",
     "CheckOutcome",
+    "JudgeOutcome",
     "Outcome",
     "check_of_values",
     "check_values",
@@ -40,6 +38,27 @@ class Outcome(StrEnum):
     """The check could not run: a scorer raised, the gold is malformed, a source is out of range."""
     NOT_RUN = "not_run"
     """The attempt failed or was skipped, or the check declares nothing to verify."""
+
+
+JudgeVerdict = Literal["pass", "fail"]
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What a judge said of one answer: its verdict (None: no verdict), whether that decided
+    the check, and its reason (private, like every reason taken from data: a report keeps it
+    only with details, and no safe rendering shows it)."""
+
+    name: str
+    revision: str
+    verdict: JudgeVerdict | None
+    decided: bool
+    reason: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``name@revision``, as renderings name a judge."""
+        return f"{self.name}@{self.revision}"
 
 
 @dataclass(frozen=True)
