@@ -429,6 +429,11 @@ def test_a_new_judge_revision_is_a_gold_change_not_a_regression(
 
     assert (baseline.code, candidate.code) == (1, 1)
     assert compared.code == 0, compared.output
-    changes = dict(_changes(json.loads((root / "out/cmp.json").read_text("utf-8"))))
+    comparison = json.loads((root / "out/cmp.json").read_text("utf-8"))
+    changes = dict(_changes(comparison))
     assert changes["pass"] == "gold changed"
     assert "regressed" not in changes.values()
+    judges_cost = comparison["overall"]["judge_cost"]  # apart from the application's cost
+    assert judges_cost["candidate"] > 0
+    assert judges_cost["baseline"] > 0
+    assert comparison["overall"]["cost"] is None  # the application's answers were not priced

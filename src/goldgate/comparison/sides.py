@@ -115,6 +115,8 @@ class AttemptSide(NamedTuple):
     """Per check, for text checks a person judged or may judge; empty when none was."""
     cost: float | None = None
     """The attempt's cost at its workflow's pricing (live suites)."""
+    judge_cost: float | None = None
+    """What asking judges about the attempt's answers cost, apart from ``cost``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,10 +247,11 @@ def _attempts(
         if latency is not None and type(latency) is not float and type(latency) is not int:
             raise TypeError("latency_ms must be a number")
         result = raw.get("result") if keep else None
+        usage, cost, judge_cost = raw.get("usage"), raw.get("cost"), raw.get("judge_cost")
         reduced.append(
             new(
                 AttemptSide,
-                (number, status, latency, raw.get("usage"), codes, result, judged, raw.get("cost")),
+                (number, status, latency, usage, codes, result, judged, cost, judge_cost),
             )
         )
     return tuple(reduced)
