@@ -32,6 +32,7 @@ __all__ = [
     "ExceptionRecord",
     "ExpectationRecord",
     "FrameRecord",
+    "JudgeRecord",
     "actual_at",
     "attempt_views",
     "exception_fields",
