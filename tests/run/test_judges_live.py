@@ -392,6 +392,8 @@ def test_the_credential_is_in_no_file_goldgate_writes(
 
     assert len(written) > 5
     assert [p for p in written if KEY.encode() in p.read_bytes()] == []
+    printed = [calibrated["history"], calibrated["missing"]]
+    assert all(KEY not in run.output for run in printed)
 
 
 def _changes(value: Any) -> list[tuple[str, str]]:
@@ -437,3 +439,40 @@ def test_a_new_judge_revision_is_a_gold_change_not_a_regression(
     assert judges_cost["candidate"] > 0
     assert judges_cost["baseline"] > 0
     assert comparison["overall"]["cost"] is None  # the application's answers were not priced
+
+
+def test_calibrate_reads_the_projects_reports_by_default(
+    calibrated: dict[str, Any], tmp_path: Path
+) -> None:
+    root = _copy(calibrated, tmp_path)
+    ran = _goldgate(root, "evaluate", "--suite", "history")  # into .goldgate/evaluations/
+    assert ran.code == 1, ran.output
+
+    result = _goldgate(root, "judge", "calibrate", "--format", "json", env=ENV)
+    unknown = _goldgate(root, "judge", "calibrate", "--judge", "nobody", env=ENV)
+
+    assert result.code == 0, result.output
+    (record,) = json.loads(result.stdout)
+    (before,) = calibrated["printed"]
+    assert {k: v for k, v in record.items() if k != "cost"} == {
+        k: v for k, v in before.items() if k != "cost"
+    }
+    assert unknown.code == 2
+    assert "nobody" in unknown.output
+
+
+def test_an_altered_judged_check_is_refused(calibrated: dict[str, Any], tmp_path: Path) -> None:
+    root = _copy(calibrated, tmp_path)
+    _, report = _evaluate(root, "judged.json", "--suite", "replies", "--live", env=ENV)
+    assert report is not None
+    path = root / "out" / "judged.json"
+    text = path.read_text("utf-8")
+    failed = '"outcome":"failed","reason":"judge helpful@helpful-1 failed this answer"'
+    assert failed in text
+    path.chmod(0o600)
+    path.write_text(text.replace(failed, '"outcome":"passed"'), "utf-8")
+
+    shown = _goldgate(root, "report", "markdown", "out/judged.json")
+
+    assert shown.code == 2
+    assert "altered or is corrupt" in shown.output
