@@ -27,6 +27,7 @@ from goldgate.gold.shapes import note_of
 from goldgate.report.io import REPORTS_FOLDER, read_report
 from goldgate.report.verdictstore import Verdict, load_store, store_path
 from goldgate.run.identity import project_folder
+from goldgate.run.judges import require_credentials
 from goldgate.scoring.adjudication import gold_digest, output_digest
 from goldgate.scoring.judges import calibration
 
@@ -68,21 +69,6 @@ def _chosen(settings: LoadedSettings, names: Sequence[str]) -> list[str]:
     if not chosen:
         raise InvalidInputError(f"{display_path(settings.path)} declares no judges.")
     return chosen
-
-
-def _credentials(
-    settings: LoadedSettings, names: Sequence[str], environ: Mapping[str, str]
-) -> None:
-    """Every credential of the judges' workflows, or ``InvalidInputError`` naming the first
-    one missing before anything is sent."""
-    for name in names:
-        workflow_name = settings.settings.judges[name].workflow
-        for variable in settings.workflows[workflow_name].credentials:
-            if not environ.get(variable):
-                raise InvalidInputError(
-                    f"judge {name}'s workflow '{workflow_name}' needs the environment "
-                    f"variable {variable}, which is not set; nothing was sent."
-                )
 
 
 def _report_paths(settings: LoadedSettings, given: Sequence[Path]) -> list[Path]:
@@ -144,7 +130,7 @@ def calibrate_command(request: CalibrationRequest) -> ExitCode:
 
     settings = load_settings(request.config)
     names = _chosen(settings, request.judges)
-    _credentials(settings, names, request.environ)
+    require_credentials(settings, names, request.environ, "nothing was sent")
     project = project_folder(settings.path)
     store = load_store(request.store or store_path(project))
     answers = decided_answers(_report_paths(settings, request.reports), store.verdicts, names)

@@ -32,7 +32,14 @@ if TYPE_CHECKING:
     from goldgate.run.limits import RunOptions
     from goldgate.run.live.cache import ResponseCache
 
-__all__ = ["Judge", "JudgeBench", "JudgeCall", "judge_bench", "judge_envelope"]
+__all__ = [
+    "Judge",
+    "JudgeBench",
+    "JudgeCall",
+    "judge_bench",
+    "judge_envelope",
+    "require_credentials",
+]
 
 
 @dataclass(frozen=True)
@@ -167,6 +174,21 @@ class JudgeBench:
         return tuple(found), spent
 
 
+def require_credentials(
+    settings: LoadedSettings, names: Sequence[str], environ: Mapping[str, str], outcome: str
+) -> None:
+    """Every credential of the workflows of judges ``names``, or ``InvalidInputError``
+    naming the first one missing (never its value), ending with ``outcome``."""
+    for name in names:
+        workflow = settings.settings.judges[name].workflow
+        for variable in settings.workflows[workflow].credentials:
+            if not environ.get(variable):
+                raise InvalidInputError(
+                    f"judge {name}'s workflow '{workflow}' needs the environment variable "
+                    f"{variable}, which is not set; {outcome}."
+                )
+
+
 def judge_bench(
     settings: LoadedSettings,
     options: RunOptions,
@@ -182,14 +204,9 @@ def judge_bench(
     from goldgate.run.live import workflow_target
 
     judges: dict[str, Judge] = {}
+    require_credentials(settings, list(settings.settings.judges), environ, "nothing was run")
     for name, judge in settings.settings.judges.items():
         workflow = settings.workflows[judge.workflow]
-        for variable in workflow.credentials:
-            if not environ.get(variable):
-                raise InvalidInputError(
-                    f"judge {name}'s workflow '{judge.workflow}' needs the environment "
-                    f"variable {variable}, which is not set; nothing was run."
-                )
         target = targets.get(judge.workflow)
         if target is None:
             target = workflow_target(settings, workflow, options, environ, cache)
