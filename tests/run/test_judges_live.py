@@ -450,6 +450,9 @@ def test_calibrate_reads_the_projects_reports_by_default(
 
     result = _goldgate(root, "judge", "calibrate", "--format", "json", env=ENV)
     unknown = _goldgate(root, "judge", "calibrate", "--judge", "nobody", env=ENV)
+    (report,) = (root / ".goldgate" / "evaluations").glob("*.json")
+    twice = ("--report", str(report), "--report", str(report), "--format", "json")
+    again = _goldgate(root, "judge", "calibrate", *twice, env=ENV)
 
     assert result.code == 0, result.output
     (record,) = json.loads(result.stdout)
@@ -459,6 +462,7 @@ def test_calibrate_reads_the_projects_reports_by_default(
     }
     assert unknown.code == 2
     assert "nobody" in unknown.output
+    assert json.loads(again.stdout)[0]["verdicts"] == record["verdicts"]  # each answer once
 
 
 def test_an_altered_judged_check_is_refused(calibrated: dict[str, Any], tmp_path: Path) -> None:
