@@ -41,6 +41,7 @@ _COMMANDS = [
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
+    ("judge", "calibrate"),
     ("action",),
     ("publish",),
 ]

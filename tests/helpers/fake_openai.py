@@ -54,6 +54,9 @@ class Behaviour:
     api_key: str | None = None
     app: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     """The result document ``POST /app`` answers to a request (default: the echo above)."""
+    chat: Callable[[dict[str, Any]], str] | None = None
+    """The content a chat completion answers to a request body (default: the echo above):
+    how a test plants a judge's verdicts."""
 
 
 class State:
@@ -195,7 +198,7 @@ class Handler(loopback.Handler):
             }
             self._send(200, document, headers)
         else:
-            answer = _answer_text(body)
+            answer = behaviour.chat(body) if behaviour.chat else _answer_text(body)
             prompt = sum(_words(m.get("content", "")) for m in body.get("messages") or [])
             completion = {
                 "id": f"chatcmpl-{state.count}",

@@ -99,6 +99,7 @@ class StoredExpectation(NamedTuple):
     comparison: str
     scorer: str | None
     expected: Any
+    judge: str | None = None
 
 
 def compile_stored(
@@ -112,6 +113,7 @@ def compile_stored(
         expectation.get("comparison") or "exact",
         expectation.get("scorer"),
         expectation.get("expected"),
+        expectation.get("judge"),
     )
     return compile_expectation(stored, known)
 
