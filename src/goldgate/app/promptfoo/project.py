@@ -1,0 +1,365 @@
+"""The goldgate project a promptfoo configuration becomes: settings, dataset, case files, the
+generated ``promptfoo_checks.py`` and ``evaluation/IMPORTED.md``, as (path, text) pairs.
+
+Each prompt × translated provider is a workflow and a suite; each test (each combination of
+its vars) a case whose payload is its vars. A prompt that is text and ``{{ var }}`` only
+becomes the model target's ``{/payload/var}`` template; any other is rendered per case at
+import time into the case's ``metadata.prompt`` (``{/metadata/prompt}``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import fnmatch
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from goldgate.app.promptfoo import checks_module
+from goldgate.app.promptfoo.assertions import Context, Translated, translate
+from goldgate.app.promptfoo.providers import Workflow, workflow_of
+from goldgate.app.promptfoo.source import Config, Prompt, Provider, Test
+from goldgate.app.promptfoo.templates import Unrenderable, as_placeholders, js_string, render
+
+__all__ = ["Imported", "build_project"]
+
+REVISION = "promptfoo-import-1"
+JUDGE_SYSTEM = (
+    "You grade one answer against a rubric. Reply with PASS or FAIL as your first word, "
+    "then one sentence saying why."
+)
+JUDGE_PROMPT = (
+    "Rubric: {/payload/rubric}\nWhat this answer must do: {/payload/note}\n\n"
+    "Answer:\n{/payload/answer}"
+)
+
+
+@dataclass
+class Imported:
+    """The project's files and what the command prints about them."""
+
+    files: list[tuple[str, str]] = field(default_factory=list)
+    suites: int = 0
+    cases: int = 0
+    waiting: int = 0
+    untranslated: list[str] = field(default_factory=list)
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")
+    return (slug or "provider")[:48]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, datetime.date | datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _case_id(number: int, test: Test) -> str:
+    text = test.description or f"test {number}"
+    text = re.sub(r"[\x00-\x1f\x7f]+", " ", text).strip()[:100]
+    return f"{number}: {text}" if text else f"test {number}"
+
+
+def _matches(patterns: Sequence[str] | None, names: Sequence[str]) -> bool:
+    if patterns is None:
+        return True
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    prompt: str | None
+    system: str | None
+    why: str | None
+
+
+def _render_prompt(prompt: Prompt, variables: Mapping[str, Any]) -> _Rendered:
+    try:
+        text = render(prompt.raw, variables)
+    except Unrenderable as why:
+        return _Rendered(None, None, f"the prompt cannot be rendered exactly: {why}")
+    if not prompt.chat:
+        return _Rendered(text, None, None)
+    try:
+        messages = json.loads(text)
+    except ValueError:
+        return _Rendered(text, None, "the chat prompt is not JSON once rendered")
+    roles = [str(message.get("role")) for message in messages if isinstance(message, dict)]
+    contents = [message.get("content") for message in messages if isinstance(message, dict)]
+    if roles == ["user"] and isinstance(contents[0], str):
+        return _Rendered(contents[0], None, None)
+    if roles == ["system", "user"] and all(isinstance(item, str) for item in contents):
+        return _Rendered(contents[1], contents[0], None)
+    return _Rendered(text, None, "the model target sends a system and a user message only")
+
+
+def _judge(config: Config, imported: Imported) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+    """The judge of the grading provider (its name, workflows, judges settings)."""
+    grader = config.grading_provider
+    if grader is None:
+        return None, {}, {}
+    from goldgate.app.promptfoo.source import Place, _provider
+
+    provider = _provider(grader, Place(str(config.path), 1, "defaultTest.options.provider"))
+    workflow = workflow_of(provider, REVISION)
+    if workflow.settings is None or workflow.api == "echo":
+        imported.untranslated.extend(workflow.missing or ("the grading provider is echo",))
+        return None, {}, {}
+    settings = json.loads(json.dumps(workflow.settings))
+    settings["target"]["model"].update(system=JUDGE_SYSTEM, prompt=JUDGE_PROMPT)
+    settings["description"] = f"promptfoo grading provider {provider.id}, as a judge"
+    judge = {
+        "revision": "1",
+        "workflow": "grader",
+        "rubric": "The answer does what the note asks, as promptfoo's model-graded assertion "
+        "would grade it.",
+        "calibration": {"min_verdicts": 30, "min_kappa": 0.6},
+    }
+    return "grader", {"grader": settings}, {"grader": judge}
+
+
+def _provider_names(provider: Provider) -> list[str]:
+    return [name for name in (provider.label, provider.id) if name]
+
+
+def build_project(config: Config, project: Path) -> Imported:
+    """Every file of the imported project (see the module docstring)."""
+    imported = Imported()
+    judge, workflows, judges = _judge(config, imported)
+    suites: list[dict[str, Any]] = []
+    report: list[str] = []
+    uses_scorer = False
+    for provider in config.providers:
+        workflow = workflow_of(provider, REVISION)
+        imported.untranslated.extend(workflow.missing)
+        if workflow.settings is None:
+            continue
+        for prompt_number, prompt in enumerate(config.prompts, start=1):
+            if provider.prompts is not None and not _matches(
+                provider.prompts, [prompt.label, prompt.id]
+            ):
+                continue
+            name = f"{_slug(provider.label or provider.id)}.p{prompt_number}"
+            suite, lines, scorer = _suite(
+                config, project, provider, prompt, (name, workflow), judge
+            )
+            if suite is None:
+                continue
+            uses_scorer |= scorer
+            workflows[name] = suite.pop("__workflow")
+            files = suite.pop("__cases")
+            imported.files.append((f"evaluation/cases/{name}.json", _json_text(files)))
+            imported.cases += len(files)
+            imported.waiting += suite.pop("__waiting")
+            suites.append(suite)
+            report.extend(
+                [
+                    f"## Suite {name}",
+                    "",
+                    f"Prompt {prompt_number} ({prompt.label[:80]!r}) × provider {provider.id}.",
+                    "",
+                    *workflow.lines,
+                    "",
+                    *lines,
+                    "",
+                ]
+            )
+    imported.suites = len(suites)
+    if not suites:
+        raise config_problem(config, "no prompt × provider pair could be translated")
+    settings: dict[str, Any] = {"workflows": workflows, "python_path": [".."]}
+    settings["scorers"] = {"promptfoo": {"import": "promptfoo_checks:check", "revision": "1"}}
+    if judges:
+        settings["judges"] = judges
+    settings["evaluation"] = {"dataset": "../evaluation/dataset.json"}
+    dataset = {
+        "name": _slug(config.description or "promptfoo") or "promptfoo",
+        "revision": REVISION,
+        "description": f"Imported from {config.path.name} by goldgate import promptfoo.",
+        "suites": suites,
+    }
+    header = "# Imported from a promptfoo configuration by `goldgate import promptfoo`.\n"
+    imported.files[:0] = [
+        (
+            "config/settings.yaml",
+            header + yaml.safe_dump(settings, sort_keys=False, allow_unicode=True, width=100),
+        ),
+        ("evaluation/dataset.json", _json_text(dataset)),
+        ("promptfoo_checks.py", Path(checks_module.__file__).read_text(encoding="utf-8")),
+    ]
+    imported.files.append(("evaluation/IMPORTED.md", _imported_md(config, imported, report)))
+    del uses_scorer
+    return imported
+
+
+def config_problem(config: Config, sentence: str) -> Exception:
+    from goldgate.base.errors import InvalidInputError
+
+    return InvalidInputError(f"{config.path}: {sentence}.")
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def _suite(
+    config: Config,
+    project: Path,
+    provider: Provider,
+    prompt: Prompt,
+    named: tuple[str, Workflow],
+    judge: str | None,
+) -> tuple[dict[str, Any] | None, list[str], bool]:
+    name, workflow = named
+    assert workflow.settings is not None
+    tests = [
+        (number, test)
+        for number, test in enumerate(config.tests, start=1)
+        if _matches(test.prompts, [prompt.label, prompt.id])
+        and _matches(test.providers, _provider_names(provider))
+    ]
+    if not tests:
+        return None, [], False
+    placeholders = as_placeholders(prompt.raw) if not prompt.chat else None
+    if placeholders is not None:
+        used = placeholders[1]
+        if not all(isinstance(test.vars.get(var), str) for _, test in tests for var in used):
+            placeholders = None
+    cases: list[dict[str, Any]] = []
+    lines: list[str] = []
+    waiting, scorer = 0, False
+    for number, test in tests:
+        variables = _plain(dict(test.vars))
+        rendered = _render_prompt(prompt, variables)
+        case_id = _case_id(number, test)
+        context = Context(
+            variables,
+            rendered.prompt or prompt.raw,
+            judge,
+            config.path.resolve().parent,
+            project,
+            test.threshold,
+        )
+        translated = translate(test.asserts, context)
+        _waits(test, rendered, config, translated)
+        metadata: dict[str, Any] = {
+            "prompt": rendered.prompt if rendered.prompt is not None else prompt.raw
+        }
+        if rendered.system is not None:
+            metadata["system"] = rendered.system
+        metadata["promptfoo"] = _plain(
+            {"test": number, "description": test.description, "metadata": dict(test.metadata)}
+        )
+        expectations = translated.expectations or [
+            {
+                "name": "answered",
+                "path": "/payload/answer",
+                "comparison": "text",
+                "expected": {"minChars": 0},
+            }
+        ]
+        cases.append(
+            {
+                "id": case_id,
+                "input": {"payload": variables, "metadata": metadata},
+                "expectations": expectations,
+            }
+        )
+        waiting += bool(translated.waiting)
+        scorer |= translated.uses_scorer
+        lines.append(f"### {case_id}")
+        lines.append("")
+        lines.extend(
+            f"- {line}"
+            for line in translated.lines
+            or ["no assertions → the answer must exist (text minChars 0)"]
+        )
+        lines.extend(f"- NOT TRANSLATED, waits for a person: {line}" for line in translated.waiting)
+        lines.append("")
+    settings = json.loads(json.dumps(workflow.settings))
+    if workflow.api != "echo":
+        model = settings["target"]["model"]
+        if placeholders is not None:
+            model["prompt"] = placeholders[0]
+        else:
+            model["prompt"] = "{/metadata/prompt}"
+            if any("system" in case["input"]["metadata"] for case in cases):
+                model["system"] = "{/metadata/system}"
+    settings["description"] = f"promptfoo provider {provider.id} with prompt {prompt.label[:60]!r}"
+    suite = {
+        "name": name,
+        "workflow": name,
+        "cases": f"cases/{name}.json",
+        "description": f"{prompt.label[:80]} × {provider.label or provider.id}",
+        "__workflow": settings,
+        "__cases": cases,
+        "__waiting": waiting,
+    }
+    how = (
+        "{/payload/var} placeholders"
+        if placeholders is not None
+        else "rendered per case (metadata.prompt)"
+    )
+    return suite, [f"Prompt template: {how}.", "", *lines], scorer
+
+
+def _waits(test: Test, rendered: _Rendered, config: Config, translated: Translated) -> None:
+    """What makes the whole test wait for a person, beside its assertions."""
+    reasons = []
+    if rendered.why is not None:
+        reasons.append(rendered.why)
+    if test.options.get("transform") or config.transform:
+        reasons.append("options.transform changes the output before the assertions")
+    for key in test.unsupported:
+        reasons.append(f"the test's {key} is not translated")
+    if not reasons:
+        return
+    for reason in reasons:
+        translated.waiting.append(reason)
+    translated.expectations.append(
+        {
+            "name": "promptfoo test",
+            "path": "/payload/answer",
+            "comparison": "text",
+            "expected": "promptfoo test: " + "; ".join(reasons) + "; a person decides",
+        }
+    )
+
+
+def _imported_md(config: Config, imported: Imported, report: list[str]) -> str:
+    lines = [
+        "# Imported from promptfoo",
+        "",
+        f"`goldgate import promptfoo {config.path.name}` wrote this project: "
+        f"{imported.suites} suites (each prompt × provider), {imported.cases} cases (each test "
+        "and each combination of its vars), the settings and the generated "
+        "`promptfoo_checks.py` (the `promptfoo` scorer and the `echo` target).",
+        "",
+        "A check that waits for a person is listed under its case with NOT TRANSLATED: it is "
+        "never dropped and never passes on its own; decide it with `goldgate adjudication`.",
+        "",
+    ]
+    if imported.untranslated or config.unsupported:
+        lines += ["## Not translated", ""]
+        lines += [f"- {line}" for line in imported.untranslated]
+        lines += [f"- the configuration's {key} is not translated" for key in config.unsupported]
+        lines.append("")
+    lines += report
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+_ = js_string

@@ -1,0 +1,473 @@
+"""Reading a promptfoo configuration as promptfoo 0.123 does: YAML 1.2, ``file://`` references
+(inside the configuration's folder only, globs included), prompts, providers, tests from YAML,
+JSON, JSONL and CSV files, ``defaultTest`` and ``vars`` combinations.
+
+What it returns is plain frozen data (``Config``); nothing here decides what goldgate makes of
+it. Bad input is an ``InvalidInputError`` naming the file and the place.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import itertools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goldgate.app.promptfoo.csvrows import csv_row
+from goldgate.app.promptfoo.files import Place, Reader, parse_json
+from goldgate.base.problems import display_path
+from goldgate.base.textsafe import quote
+from goldgate.gold.settings.yamlfile import YamlDocument
+
+__all__ = ["Assertion", "Config", "Place", "Prompt", "Provider", "Test", "read_config"]
+
+_FILE = "file://"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    raw: str
+    label: str
+    id: str
+    chat: bool
+    """The prompt is a JSON array of chat messages (a ``.json`` file or JSON text)."""
+
+
+@dataclass(frozen=True)
+class Provider:
+    id: str
+    label: str | None
+    config: Mapping[str, Any]
+    prompts: tuple[str, ...] | None
+    place: Place
+
+
+@dataclass(frozen=True)
+class Assertion:
+    type: str
+    value: Any
+    threshold: float | None
+    weight: float
+    metric: str | None
+    config: Mapping[str, Any]
+    place: Place
+    children: tuple[Assertion, ...] = ()
+    """An ``assert-set``'s assertions."""
+    provider: Any = None
+
+
+@dataclass(frozen=True)
+class Test:
+    description: str | None
+    vars: Mapping[str, Any]
+    asserts: tuple[Assertion, ...]
+    threshold: float | None
+    options: Mapping[str, Any]
+    prompts: tuple[str, ...] | None
+    providers: tuple[str, ...] | None
+    metadata: Mapping[str, Any]
+    place: Place
+    unsupported: tuple[str, ...] = ()
+    """Keys of the test goldgate cannot honour (``provider``, ``providerOutput``...)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    description: str | None
+    prompts: tuple[Prompt, ...]
+    providers: tuple[Provider, ...]
+    tests: tuple[Test, ...]
+    grading_provider: Any
+    transform: str | None
+    unsupported: tuple[str, ...] = field(default=())
+
+
+# --- prompts --------------------------------------------------------------------------------
+
+
+def _prompts(reader: Reader, raw: Any) -> tuple[Prompt, ...]:
+    items: list[tuple[Any, str | None, list[str | int]]] = []
+    if isinstance(raw, str):
+        items = [(raw, None, ["prompts"])]
+    elif isinstance(raw, list):
+        items = [(item, None, ["prompts", index]) for index, item in enumerate(raw)]
+    elif isinstance(raw, dict):  # {file://path: label}
+        items = [(key, label, ["prompts", key]) for key, label in raw.items()]
+    elif raw is not None:
+        raise reader.place(["prompts"], "prompts").problem("must be a string, list or mapping")
+    prompts: list[Prompt] = []
+    for item, label, where in items:
+        place = reader.place(where, "prompt")
+        if isinstance(item, dict):
+            raw_text = item.get("raw")
+            if raw_text is None and isinstance(item.get("id"), str):
+                found = _prompt_texts(reader, item["id"], place)
+                for text, chat, default in found:
+                    name = item.get("label") or default
+                    prompts.append(Prompt(text, str(name), str(item["id"]), chat))
+                continue
+            if not isinstance(raw_text, str):
+                raise place.problem("a prompt object needs 'raw' or a file:// 'id'")
+            name = item.get("label") or item.get("id") or raw_text
+            prompts.append(
+                Prompt(raw_text, str(name), str(item.get("id") or raw_text), _is_chat(raw_text))
+            )
+        elif isinstance(item, str):
+            for text, chat, default in _prompt_texts(reader, item, place):
+                prompts.append(Prompt(text, label or default, item, chat))
+        else:
+            raise place.problem("must be a string or an object")
+    if not prompts:
+        raise reader.place(["prompts"], "prompts").problem("the configuration has no prompts")
+    return tuple(prompts)
+
+
+def _is_chat(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped.startswith("["):
+        return False
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return False
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+
+
+def _prompt_texts(reader: Reader, item: str, place: Place) -> list[tuple[str, bool, str]]:
+    if not item.startswith(_FILE):
+        return [(item, _is_chat(item), item)]
+    found: list[tuple[str, bool, str]] = []
+    for path in reader.files(item, place):
+        suffix = path.suffix.lower()
+        shown = f"{_FILE}{path.relative_to(reader.folder)}"
+        if suffix in (".py", ".js", ".ts", ".mjs", ".cjs"):
+            raise place.problem(
+                f"{quote(item)} is a prompt function; goldgate import translates text, "
+                "Markdown, Jinja/Nunjucks and JSON chat prompts only"
+            )
+        text = reader.text(path)
+        if suffix == ".json":
+            found.append((text, True, shown))
+        elif suffix in (".yaml", ".yml"):
+            value = reader.structured(path)
+            found.append((json.dumps(value, ensure_ascii=False), isinstance(value, list), shown))
+        else:
+            parts = text.split("\n---\n")
+            for part in parts:
+                label = shown if len(parts) == 1 else f"{shown}: {part}"
+                found.append((part, _is_chat(part), label))
+    return found
+
+
+# --- providers ------------------------------------------------------------------------------
+
+
+def _providers(reader: Reader, raw: Any) -> tuple[Provider, ...]:
+    items = raw if isinstance(raw, list) else [raw]
+    if raw is None or not items:
+        raise reader.place(["providers"], "providers").problem("the configuration has no providers")
+    providers: list[Provider] = []
+    for index, item in enumerate(items):
+        where: list[str | int] = ["providers", index] if isinstance(raw, list) else ["providers"]
+        place = reader.place(where, "provider")
+        if isinstance(item, str) and item.startswith(_FILE):
+            for path in reader.files(item, place):
+                loaded = reader.structured(path)
+                for entry in loaded if isinstance(loaded, list) else [loaded]:
+                    providers.append(_provider(entry, place))
+        else:
+            providers.append(_provider(item, place))
+    return tuple(providers)
+
+
+def _provider(item: Any, place: Place) -> Provider:
+    if isinstance(item, str):
+        return Provider(item, None, {}, None, place)
+    if isinstance(item, dict) and "id" not in item and len(item) == 1:
+        ((key, value),) = item.items()  # {openai:chat:gpt-4o: {config: ...}}
+        item = {"id": key, **(value if isinstance(value, dict) else {})}
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+        raise place.problem("a provider needs a string 'id'")
+    config = item.get("config") or {}
+    if not isinstance(config, dict):
+        raise place.problem("'config' must be a mapping")
+    prompts = item.get("prompts")
+    if isinstance(prompts, str):
+        prompts = [prompts]
+    label = item.get("label")
+    return Provider(
+        item["id"],
+        None if label is None else str(label),
+        config,
+        None if prompts is None else tuple(str(p) for p in prompts),
+        place,
+    )
+
+
+# --- tests ----------------------------------------------------------------------------------
+
+_TEST_KEYS = frozenset(
+    {"description", "vars", "assert", "threshold", "options", "prompts", "providers", "metadata"}
+)
+
+
+def _assertions(raw: Any, place: Place, refs: Mapping[str, Any]) -> tuple[Assertion, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise place.problem("'assert' must be a list")
+    return tuple(_assertion(item, place, refs, index) for index, item in enumerate(raw))
+
+
+def _assertion(item: Any, test: Place, refs: Mapping[str, Any], index: int) -> Assertion:
+    place = Place(test.file, test.line, f"{test.what}, assertion {index + 1}")
+    if isinstance(item, dict) and set(item) == {"$ref"}:
+        reference = item["$ref"]
+        name = reference.rsplit("/", 1)[-1] if isinstance(reference, str) else ""
+        if not (
+            isinstance(reference, str)
+            and reference.startswith("#/assertionTemplates/")
+            and name in refs
+        ):
+            raise place.problem(f"$ref {quote(reference)} names no assertionTemplates entry")
+        item = refs[name]
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+        raise place.problem("an assertion needs a string 'type'")
+    children: tuple[Assertion, ...] = ()
+    if item["type"] == "assert-set":
+        children = _assertions(item.get("assert"), place, refs)
+    weight = item.get("weight", 1)
+    threshold = item.get("threshold")
+    if not isinstance(weight, int | float) or isinstance(weight, bool):
+        raise place.problem("'weight' must be a number")
+    if threshold is not None and (
+        not isinstance(threshold, int | float) or isinstance(threshold, bool)
+    ):
+        raise place.problem("'threshold' must be a number")
+    config = item.get("config") or {}
+    return Assertion(
+        type=item["type"],
+        value=item.get("value"),
+        threshold=None if threshold is None else float(threshold),
+        weight=float(weight),
+        metric=None if item.get("metric") is None else str(item["metric"]),
+        config=config if isinstance(config, dict) else {},
+        place=place,
+        children=children,
+        provider=item.get("provider"),
+    )
+
+
+def _string_list(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    return tuple(str(item) for item in (value if isinstance(value, list) else [value]))
+
+
+def _test(raw: Any, place: Place, refs: Mapping[str, Any], reader: Reader) -> Test:
+    if not isinstance(raw, dict):
+        raise place.problem("a test must be a mapping")
+    variables = raw.get("vars") or {}
+    if isinstance(variables, str) and variables.startswith(_FILE):
+        variables = reader.structured(reader.files(variables, place)[0])
+    if not isinstance(variables, dict):
+        raise place.problem("'vars' must be a mapping")
+    variables = {key: _var_value(reader, value, place) for key, value in variables.items()}
+    threshold = raw.get("threshold")
+    if threshold is not None and (
+        not isinstance(threshold, int | float) or isinstance(threshold, bool)
+    ):
+        raise place.problem("'threshold' must be a number")
+    options = raw.get("options") or {}
+    metadata = raw.get("metadata") or {}
+    description = raw.get("description")
+    return Test(
+        description=None if description is None else str(description),
+        vars=variables,
+        asserts=_assertions(raw.get("assert"), place, refs),
+        threshold=None if threshold is None else float(threshold),
+        options=options if isinstance(options, dict) else {},
+        prompts=_string_list(raw.get("prompts")),
+        providers=_string_list(raw.get("providers")),
+        metadata=metadata if isinstance(metadata, dict) else {},
+        place=place,
+        unsupported=tuple(sorted(key for key in raw if key not in _TEST_KEYS)),
+    )
+
+
+def _var_value(reader: Reader, value: Any, place: Place) -> Any:
+    """A var's value; a ``file://`` text file's contents, as promptfoo loads it."""
+    if isinstance(value, str) and value.startswith(_FILE) and not glob.has_magic(value):
+        path = reader.files(value, place)[0]
+        if path.suffix.lower() in (".txt", ".md", ".json", ".yaml", ".yml", ".csv"):
+            text = reader.text(path)
+            if path.suffix.lower() in (".yaml", ".yml", ".json"):
+                return json.dumps(reader.structured(path), ensure_ascii=False)
+            return text
+        raise place.problem(f"{quote(value)}: goldgate import reads text, JSON and YAML vars only")
+    return value
+
+
+def _csv_tests(reader: Reader, path: Path) -> list[dict[str, Any]]:
+    shown = display_path(path)
+    text = reader.text(path)
+    rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+    tests = []
+    for number, row in enumerate(rows, start=1):
+        test = csv_row({key.strip(): value or "" for key, value in row.items() if key})
+        test.setdefault("description", f"Row #{number}")
+        test["__place"] = Place(shown, number + 1, f"row {number}")
+        tests.append(test)
+    return tests
+
+
+def _test_file(reader: Reader, path: Path) -> list[dict[str, Any]]:
+    shown = display_path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return _csv_tests(reader, path)
+    if suffix == ".jsonl":
+        tests: list[dict[str, Any]] = []
+        for number, line in enumerate(reader.text(path).split("\n"), start=1):
+            if line.strip():
+                row = parse_json(f"{shown}:{number}", line)
+                if not isinstance(row, dict):
+                    raise Place(shown, number, "test").problem("a JSONL line must be an object")
+                tests.append(
+                    {
+                        **row,
+                        "description": f"Row #{len(tests) + 1}",
+                        "__place": Place(shown, number, f"row {len(tests) + 1}"),
+                    }
+                )
+        return tests
+    if suffix in (".yaml", ".yml", ".json"):
+        value = reader.structured(path)
+        rows = value if isinstance(value, list) else [value]
+        tests = []
+        for number, row in enumerate(rows, start=1):
+            if not isinstance(row, dict):
+                raise Place(shown, 1, f"test {number}").problem("a test must be a mapping")
+            tests.append(
+                {
+                    **row,
+                    "description": row.get("description") or f"Row #{number}",
+                    "__place": Place(shown, 1, f"test {number}"),
+                }
+            )
+        return tests
+    raise Place(shown, 1, "tests").problem(
+        "goldgate import reads tests from YAML, JSON, JSONL and CSV files only"
+    )
+
+
+def _raw_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
+    items = raw if isinstance(raw, list) else ([] if raw is None else [raw])
+    tests: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        where: list[str | int] = ["tests", index] if isinstance(raw, list) else ["tests"]
+        if isinstance(item, str):
+            place = reader.place(where, "tests")
+            for path in reader.files(item, place):
+                tests.extend(_test_file(reader, path))
+        else:
+            tests.append(
+                {**item, "__place": reader.place(where, f"test {index + 1}")}
+                if isinstance(item, dict)
+                else item
+            )
+    return tests
+
+
+def _merge_default(default: Mapping[str, Any], test: dict[str, Any]) -> dict[str, Any]:
+    """A test with ``defaultTest`` applied as promptfoo does: vars and options merged (the
+    test's win), assertions of defaultTest first, its threshold where the test has none."""
+    merged = dict(test)
+    merged["vars"] = {**(default.get("vars") or {}), **(test.get("vars") or {})}
+    merged["options"] = {**(default.get("options") or {}), **(test.get("options") or {})}
+    merged["assert"] = [*(default.get("assert") or []), *(test.get("assert") or [])]
+    merged["metadata"] = {**(default.get("metadata") or {}), **(test.get("metadata") or {})}
+    if "threshold" not in test and "threshold" in default:
+        merged["threshold"] = default["threshold"]
+    return merged
+
+
+def combinations(variables: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """promptfoo's ``generateVarCombinations``: an array of strings is one value per
+    combination (the first key outermost); any other array is one value."""
+    axes = []
+    for key, value in variables.items():
+        values = (
+            value if isinstance(value, list) and value and isinstance(value[0], str) else [value]
+        )
+        axes.append([(key, item) for item in values])
+    return [dict(combination) for combination in itertools.product(*axes)]
+
+
+def read_config(path: Path) -> Config:
+    """The configuration at ``path`` and everything it names."""
+    reader = Reader(path)
+    document: YamlDocument = reader.document
+    raw = document.value
+    top = reader.place([], "configuration")
+    if not isinstance(raw, dict):
+        raise top.problem("must be a mapping")
+    if raw.get("env"):
+        raise reader.place(["env"], "env").problem(
+            "holds values; goldgate writes no secret into a project: delete the env block and "
+            "name an environment variable instead (apiKeyEnvar, or export it before the run)"
+        )
+    refs = raw.get("assertionTemplates") or {}
+    default = raw.get("defaultTest") or {}
+    if isinstance(default, str):
+        default = reader.structured(
+            reader.files(default, reader.place(["defaultTest"], "defaultTest"))[0]
+        )
+    if not isinstance(default, dict):
+        raise reader.place(["defaultTest"], "defaultTest").problem("must be a mapping")
+    tests: list[Test] = []
+    for item in _raw_tests(reader, raw.get("tests")):
+        place = item.pop("__place", top) if isinstance(item, dict) else top
+        unsupported = item.pop("__unsupported", []) if isinstance(item, dict) else []
+        merged = _merge_default(default, item if isinstance(item, dict) else {})
+        base = _test(merged, place, refs, reader)
+        extra = tuple(sorted({*base.unsupported, *unsupported}))
+        for variables in combinations(base.vars):
+            tests.append(Test(**{**base.__dict__, "vars": variables, "unsupported": extra}))
+    options = (
+        raw.get("defaultTest", {}).get("options", {})
+        if isinstance(raw.get("defaultTest"), dict)
+        else {}
+    )
+    known = {
+        "description",
+        "prompts",
+        "providers",
+        "tests",
+        "defaultTest",
+        "assertionTemplates",
+        "env",
+        "$schema",
+        "outputPath",
+        "sharing",
+        "evaluateOptions",
+        "writeLatestResults",
+        "tags",
+    }
+    description = raw.get("description")
+    return Config(
+        path=path,
+        description=None if description is None else str(description),
+        prompts=_prompts(reader, raw.get("prompts")),
+        providers=_providers(reader, raw.get("providers")),
+        tests=tuple(tests),
+        grading_provider=options.get("provider"),
+        transform=options.get("transform"),
+        unsupported=tuple(sorted(key for key in raw if key not in known)),
+    )
