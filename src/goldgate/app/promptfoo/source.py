@@ -321,7 +321,7 @@ def _csv_tests(reader: Reader, path: Path) -> list[dict[str, Any]]:
     tests = []
     for number, row in enumerate(rows, start=1):
         test = csv_row({key.strip(): value or "" for key, value in row.items() if key})
-        test.setdefault("description", f"Row #{number}")
+        test["description"] = test.get("description") or f"Row #{number}"
         test["__place"] = Place(shown, number + 1, f"row {number}")
         tests.append(test)
     return tests

@@ -1,0 +1,200 @@
+"""`goldgate import promptfoo` through the real CLI, in process: what it reads as promptfoo
+does (YAML 1.2, CSV columns, vars combinations, defaultTest), what it refuses (exit 2, one
+sentence naming the file and place, nothing written), and the secrets it never writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CONFIG = """\
+prompts: ["Answer: {{q}}"]
+providers:
+  - id: openai:chat:m-1
+    config: {apiBaseUrl: "http://127.0.0.1:9/v1", apiKeyEnvar: MY_KEY, temperature: 0}
+tests:
+  - vars: {q: Yes}
+    assert:
+      - {type: contains, value: Yes}
+"""
+
+
+def _write(root: Path, text: str, **files: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "promptfooconfig.yaml").write_text(text)
+    for name, content in files.items():
+        (root / name.replace("__", ".")).write_text(content)
+    return root / "promptfooconfig.yaml"
+
+
+def _cases(root: Path, suite: str) -> list[dict[str, Any]]:
+    return json.loads((root / "evaluation" / "cases" / f"{suite}.json").read_text())
+
+
+def test_yaml_1_2_keeps_yes_a_string_and_the_key_is_named(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    config = _write(tmp_path, CONFIG)
+    result = run_cli("import", "promptfoo", str(config))
+    assert result.code == 0, result.output
+    case = _cases(tmp_path, "openai-chat-m-1.p1")[0]
+    assert case["input"]["payload"] == {"q": "Yes"}
+    assert case["expectations"][0]["expected"] == {"contains": ["Yes"]}
+    settings = (tmp_path / "config" / "settings.yaml").read_text()
+    assert "MY_KEY" in settings
+    assert "prompt: 'Answer: {/payload/q}'" in settings
+    assert (
+        run_cli("evaluate", "--config", str(tmp_path / "config/settings.yaml"), "--check").code == 0
+    )
+
+
+def test_nothing_is_overwritten(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    config = _write(tmp_path, CONFIG)
+    (tmp_path / "evaluation").mkdir()
+    (tmp_path / "evaluation" / "IMPORTED.md").write_text("mine")
+    result = run_cli("import", "promptfoo", str(config))
+    assert result.code == 2
+    assert "IMPORTED.md already exists" in result.stderr
+    assert "nothing was written" in result.stderr
+    assert not (tmp_path / "config").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "files", "words"),
+    [
+        (CONFIG + "  - vars: {q: [a\n", {}, ["promptfooconfig.yaml:10:1:", "expected ',' or ']'"]),
+        (
+            CONFIG.replace("type: contains", "type: containz"),
+            {},
+            ["unknown assertion type", "containz", "promptfooconfig.yaml:6"],
+        ),
+        (CONFIG + "  - file://../outside.csv\n", {}, ["outside the configuration's folder"]),
+        (
+            CONFIG.replace("apiKeyEnvar: MY_KEY", "apiKey: sk-live-123"),
+            {},
+            ["literal apiKey", "name an environment variable"],
+        ),
+        (
+            CONFIG + "env:\n  OPENAI_API_KEY: sk-live-123\n",
+            {},
+            ["env", "name an environment variable"],
+        ),
+    ],
+    ids=["yaml-error", "unknown-type", "outside-folder", "api-key", "env-block"],
+)
+def test_bad_input_is_one_sentence_and_nothing_is_written(
+    run_cli: Callable[..., Any], tmp_path: Path, text: str, files: dict[str, str], words: list[str]
+) -> None:
+    (tmp_path.parent / "outside.csv").write_text("q\nx\n")
+    config = _write(tmp_path / "project", text, **files)
+    result = run_cli("import", "promptfoo", str(config))
+    assert result.code == 2, result.output
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in result.stderr
+    assert "sk-live-123" not in result.output
+    assert sorted(p.name for p in config.parent.iterdir()) == ["promptfooconfig.yaml"]
+
+
+def test_csv_columns_vars_combinations_and_default_test(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "tests:\n",
+        "defaultTest:\n  vars: {tone: calm}\n"
+        "  assert:\n    - {type: not-contains, value: sorry}\ntests:\n",
+    )
+    text += "  - vars: {q: [one, two], n: [1, 2]}\n  - file://t.csv\n"
+    csv = (
+        "q,__expected1,__expected2,__description,__threshold,__metadata:team,__metadata:tags[]\n"
+        'hi,contains:hi,"icontains-any:a,b",named row,0.5,core,"x,y"\n'
+        "bye,equals:bye,,,,,\n"
+    )
+    config = _write(tmp_path, text, t__csv=csv)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    cases = _cases(tmp_path, "openai-chat-m-1.p1")
+    ids = [case["id"] for case in cases]
+    assert ids == ["1: test 1", "2: test 2", "3: test 3", "4: named row", "5: Row #2"]
+    # an array of strings is one case per value; any other array is one value (promptfoo's rule)
+    assert [case["input"]["payload"]["q"] for case in cases[1:3]] == ["one", "two"]
+    assert cases[1]["input"]["payload"]["n"] == [1, 2]
+    assert cases[1]["input"]["payload"]["tone"] == "calm"
+    assert all(
+        case["expectations"][0]["expected"] == {"notContains": ["sorry"]}
+        for case in cases
+        if case is not cases[3]
+    )
+    named = cases[3]
+    assert named["input"]["metadata"]["promptfoo"]["metadata"] == {
+        "team": "core",
+        "tags": ["x", "y"],
+    }
+    assert [e["expected"]["type"] for e in named["expectations"]] == ["group"]
+    assert named["expectations"][0]["expected"]["threshold"] == 0.5
+    assert cases[4]["expectations"][1] == {
+        "name": "2 equals",
+        "path": "/payload/answer",
+        "expected": "bye",
+    }
+
+
+def test_javascript_and_latency_wait_for_a_person_and_are_listed(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "      - {type: contains, value: Yes}",
+        "      - {type: javascript, value: output.length > 2}\n"
+        "      - {type: latency, threshold: 500}",
+    )
+    config = _write(tmp_path, text)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    expectations = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"]
+    assert all(
+        isinstance(e["expected"], str) and "a person decides" in e["expected"] for e in expectations
+    )
+    imported = (tmp_path / "evaluation" / "IMPORTED.md").read_text()
+    assert imported.count("- NOT TRANSLATED") == 2
+
+
+def test_model_graded_assertions_name_the_grading_judge(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "tests:\n", "defaultTest:\n  options:\n    provider: openai:chat:grader-1\ntests:\n"
+    )
+    text = text.replace(
+        "      - {type: contains, value: Yes}",
+        "      - {type: llm-rubric, value: 'Says yes to {{q}}'}",
+    )
+    config = _write(tmp_path, text)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    expectation = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"][0]
+    assert expectation == {
+        "name": "1 llm-rubric",
+        "path": "/payload/answer",
+        "comparison": "text",
+        "expected": {"note": "Says yes to Yes"},
+        "judge": "grader",
+    }
+    settings = (tmp_path / "config" / "settings.yaml").read_text()
+    for words in ("judges:", "min_kappa: 0.6", "workflow: grader"):
+        assert words in settings
+
+
+@pytest.mark.xfail(reason="needs issue 41's judges on main", strict=True)
+def test_a_judged_import_passes_check(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    text = CONFIG.replace(
+        "tests:\n", "defaultTest:\n  options:\n    provider: openai:chat:grader-1\ntests:\n"
+    )
+    text = text.replace(
+        "      - {type: contains, value: Yes}", "      - {type: llm-rubric, value: 'Says yes'}"
+    )
+    config = _write(tmp_path, text)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    assert (
+        run_cli("evaluate", "--config", str(tmp_path / "config/settings.yaml"), "--check").code == 0
+    )
