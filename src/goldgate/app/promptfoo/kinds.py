@@ -22,23 +22,7 @@ TEXT_CHECKED: Final = frozenset(
 )
 """Translated into goldgate's own ``exact`` and ``text`` expectations (``not-`` forms too)."""
 
-MODULE_CHECKED: Final = frozenset(
-    {
-        "equals",
-        "contains",
-        "icontains",
-        "contains-any",
-        "contains-all",
-        "icontains-any",
-        "icontains-all",
-        "starts-with",
-        "regex",
-        "is-json",
-        "contains-json",
-        "levenshtein",
-        "python",
-    }
-)
+MODULE_CHECKED: Final = TEXT_CHECKED | {"is-json", "contains-json", "levenshtein", "python"}
 """What the generated module ``promptfoo_checks.py`` checks as promptfoo does: the custom
 scorer of what no built-in expectation states, and of a threshold's weighted groups."""
 
