@@ -417,13 +417,15 @@ class _Writing:
         suite, collector = self.suite, self.collector
         assert suite is not None
         assert collector is not None
+        retries, cached, cost = live or (0, False, None)  # live_values
         if checks is None:  # left to this process to score (runner's leave_unscored)
             case, compiled = suite.attempt_gold(index)
-            checks = builtin_checks(suite, case, compiled, document)
+            checks = builtin_checks(
+                suite, case, compiled, document, latency_ms=latency_ms, cost=cost
+            )
         else:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
-        retries, cached, cost = live or (0, False, None)  # live_values
         collector.add(
             attempt_outcome(
                 index=index,

@@ -31,7 +31,7 @@ from goldgate.run.targets.base import TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, _not_run_all, completed
-from goldgate.scoring.score import score_custom
+from goldgate.scoring.score import attempt_document, score_custom
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Case  # Python evals run without the gold models
@@ -247,8 +247,9 @@ async def run_attempt(
     checks: tuple[CheckOutcome, ...] = ()
     if compiled is not None:
         try:
+            scored = attempt_document(document, compiled, latency_ms=latency_ms, cost=cost)
             checks = await _score(
-                compiled, document=document, envelope=envelope, registry=registry, suite=suite
+                compiled, document=scored, envelope=envelope, registry=registry, suite=suite
             )
         except LoopBlocked as blocked:
             return _blocked(which, blocked, latency_ms)

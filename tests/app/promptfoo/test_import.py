@@ -142,22 +142,34 @@ def test_csv_columns_vars_combinations_and_default_test(
     }
 
 
-def test_javascript_and_latency_wait_for_a_person_and_are_listed(
+def test_javascript_waits_for_a_person_and_latency_and_cost_are_maxima(
     run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:
     text = CONFIG.replace(
         "      - {type: contains, value: Yes}",
         "      - {type: javascript, value: output.length > 2}\n"
-        "      - {type: latency, threshold: 500}",
+        "      - {type: latency, threshold: 500}\n"
+        "      - {type: cost, threshold: 0.01}\n"
+        "      - {type: latency}",
     )
     config = _write(tmp_path, text)
     assert run_cli("import", "promptfoo", str(config)).code == 0
-    expectations = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"]
-    assert all(
-        isinstance(e["expected"], str) and "a person decides" in e["expected"] for e in expectations
-    )
+    javascript, latency, cost, unbounded = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"]
+    assert "a person decides" in javascript["expected"]
+    assert latency == {
+        "name": "2 latency",
+        "path": "/attempt/latency_ms",
+        "comparison": "maximum",
+        "expected": 500,
+    }
+    assert cost["path"] == "/attempt/cost"
+    assert "a person decides" in unbounded["expected"]
     imported = (tmp_path / "evaluation" / "IMPORTED.md").read_text()
     assert imported.count("- NOT TRANSLATED") == 2
+    assert "the workflow needs `pricing`" in imported
+    assert (
+        run_cli("evaluate", "--config", str(tmp_path / "config/settings.yaml"), "--check").code == 0
+    )
 
 
 def test_model_graded_assertions_name_the_grading_judge(

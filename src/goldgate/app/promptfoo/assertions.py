@@ -41,6 +41,8 @@ class Context:
     config_folder: Path
     project: Path
     test_threshold: float | None
+    priced: bool = False
+    """The suite's workflow has pricing: its attempts record a cost."""
 
 
 @dataclass
@@ -278,12 +280,36 @@ def _judged(assertion: Assertion, name: str, context: Context, out: Translated) 
     out.expectations.append(expectation)
 
 
+def _maximum(assertion: Assertion, name: str, context: Context, out: Translated) -> None:
+    """``latency`` and ``cost``: the attempt's own figure at most the threshold."""
+    if assertion.threshold is None:
+        raise _Person(f"a {assertion.type} assertion needs a threshold")
+    figure = "latency_ms" if assertion.type == "latency" else "cost"
+    out.expectations.append(
+        {
+            "name": name,
+            "path": f"/attempt/{figure}",
+            "comparison": "maximum",
+            "expected": assertion.threshold,
+        }
+    )
+    out.lines.append(f"{name}: {_label(assertion)} → maximum of /attempt/{figure}")
+    if figure == "cost" and not context.priced:
+        out.lines.append(
+            f"{name}: the workflow needs `pricing` (config.cost in promptfoo) for its attempts "
+            "to record a cost; until then the check fails"
+        )
+
+
 def _single(assertion: Assertion, name: str, context: Context, out: Translated) -> None:
     kind = assertion.type.removeprefix("not-")
     label = _label(assertion)
     try:
         if kind in JUDGED and not assertion.type.startswith("not-"):
             _judged(assertion, name, context, out)
+            return
+        if kind in ("latency", "cost") and not assertion.type.startswith("not-"):
+            _maximum(assertion, name, context, out)
             return
         value = _rendered(assertion.value, context.vars)
         if kind in TEXT_CHECKED and assertion.threshold is None:

@@ -253,6 +253,7 @@ def _suite(
             config.path.resolve().parent,
             project,
             test.threshold,
+            priced="pricing" in workflow.settings,
         )
         translated = translate(test.asserts, context)
         _waits(test, rendered, config, translated)
