@@ -680,7 +680,8 @@ MALFORMED = [
             Want(
                 C,
                 at('"comparison": "fuzzy"'),
-                'must be one of "exact", "set", "source_span", "custom", "text" or "maximum", found "fuzzy"',
+                'must be one of "exact", "set", "source_span", "custom", "text" or '
+                '"maximum", found "fuzzy"',
                 "/0/expectations/0/comparison",
             )
         ],
