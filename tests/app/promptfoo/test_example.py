@@ -138,7 +138,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_the_import_writes_the_project_and_says_what_next(imported: dict[str, Any]) -> None:
     result = imported["import"]
     assert result.returncode == 0, result.stderr
-    assert "wrote 10 files (6 suites, 54 cases)" in result.stdout
+    assert "wrote 10 files (6 suites, 60 cases)" in result.stdout
     assert "next: goldgate evaluate --config" in result.stdout
     assert KEY not in result.stdout
     for name in (
@@ -176,7 +176,7 @@ def test_the_run_gives_each_test_its_verdict(imported: dict[str, Any]) -> None:
     assert report is not None, run.stdout + run.stderr
     assert run.returncode == 1, run.stdout + run.stderr  # some tests fail, as in promptfoo
     verdicts = _verdicts_of_goldgate(report)
-    assert len(verdicts) == 54
+    assert len(verdicts) == 60
     assert {key: verdicts[key] for key in EXPECTED} == EXPECTED
     assert KEY not in imported["root"].joinpath("config/settings.yaml").read_text()
 

@@ -210,3 +210,37 @@ def test_a_judged_import_passes_check(run_cli: Callable[..., Any], tmp_path: Pat
     assert (
         run_cli("evaluate", "--config", str(tmp_path / "config/settings.yaml"), "--check").code == 0
     )
+
+
+def test_filters_split_prompt_files_and_a_default_test_file(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = """\
+prompts:
+  - file://prompts.txt
+providers:
+  - id: openai:chat:m-1
+    label: one
+    config: {apiBaseUrl: "http://127.0.0.1:9/v1"}
+  - id: openai:responses:m-2
+    label: two
+    prompts: ["file://prompts.txt: Second {{q}}"]
+defaultTest: file://default.yaml
+tests:
+  - vars: {q: a}
+    providers: [two]
+  - vars: {q: b}
+    prompts: ["file://prompts.txt: First {{q}}"]
+"""
+    files = {"prompts__txt": "First {{q}}\n---\nSecond {{q}}", "default__yaml": "vars: {z: 1}\n"}
+    config = _write(tmp_path, text, **files)
+    result = run_cli("import", "promptfoo", str(config))
+    assert result.code == 0, result.output
+    suites = sorted(p.stem for p in (tmp_path / "evaluation" / "cases").iterdir())
+    assert suites == ["one.p1", "two.p2"]  # no test is left for one.p2, and two takes p2 only
+    assert [c["id"] for c in _cases(tmp_path, "one.p1")] == ["2: test 2"]
+    assert [c["id"] for c in _cases(tmp_path, "two.p2")] == ["1: test 1"]
+    assert _cases(tmp_path, "one.p1")[0]["input"]["payload"] == {"z": 1, "q": "b"}
+    settings = (tmp_path / "config" / "settings.yaml").read_text()
+    assert "api: responses" in settings
+    assert "prompt: Second {/payload/q}" in settings
