@@ -244,3 +244,15 @@ tests:
     settings = (tmp_path / "config" / "settings.yaml").read_text()
     assert "api: responses" in settings
     assert "prompt: Second {/payload/q}" in settings
+
+
+def test_a_prefix_and_suffix_wrap_the_prompt_as_promptfoo_renders_it(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace("tests:\n", "tests:\n  - file://t.csv\n")
+    config = _write(tmp_path, text, t__csv="q,__prefix,__suffix\nhi,<< , >>\n")
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    first, second = _cases(tmp_path, "openai-chat-m-1.p1")
+    assert first["input"]["metadata"]["prompt"] == "<< Answer: hi >>"
+    assert second["input"]["metadata"]["prompt"] == "Answer: Yes"
+    assert "prompt: '{/metadata/prompt}'" in (tmp_path / "config" / "settings.yaml").read_text()

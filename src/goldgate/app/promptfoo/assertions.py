@@ -254,6 +254,11 @@ def _person(name: str, why: str, what: str) -> dict[str, Any]:
 
 
 def _judged(assertion: Assertion, name: str, context: Context, out: Translated) -> None:
+    if assertion.provider is not None:
+        out.lines.append(
+            f"{name}: the assertion's own grading provider is not translated; the configured "
+            "grading provider's judge decides (or a person)"
+        )
     rubric = _rendered(assertion.value, context.vars)
     note = rubric if isinstance(rubric, str) else js_string(rubric)
     if not note.strip():

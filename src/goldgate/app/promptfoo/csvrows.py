@@ -41,6 +41,8 @@ def csv_row(row: Mapping[str, str]) -> dict[str, Any]:
                 test["threshold"] = threshold
         elif key == "__metric":
             metric = value
+        elif key in ("__prefix", "__suffix"):
+            test.setdefault("options", {})[key[2:]] = value
         elif key in _CSV_RESERVED:
             test.setdefault("__unsupported", []).append(key)
         elif key.startswith("__metadata:"):

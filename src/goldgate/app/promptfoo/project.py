@@ -87,9 +87,18 @@ class _Rendered:
     why: str | None
 
 
-def _render_prompt(prompt: Prompt, variables: Mapping[str, Any]) -> _Rendered:
+def _affixed(prompt: Prompt, test: Test) -> str:
+    """The template promptfoo renders for ``test``: its ``options.prefix``, the prompt, its
+    ``options.suffix``."""
+    prefix, suffix = test.options.get("prefix"), test.options.get("suffix")
+    return f"{prefix if isinstance(prefix, str) else ''}{prompt.raw}" + (
+        suffix if isinstance(suffix, str) else ""
+    )
+
+
+def _render_prompt(prompt: Prompt, test: Test, variables: Mapping[str, Any]) -> _Rendered:
     try:
-        text = render(prompt.raw, variables)
+        text = render(_affixed(prompt, test), variables)
     except Unrenderable as why:
         return _Rendered(None, None, f"the prompt cannot be rendered exactly: {why}")
     if not prompt.chat:
@@ -237,14 +246,16 @@ def _suite(
     placeholders = as_placeholders(prompt.raw) if not prompt.chat else None
     if placeholders is not None:
         used = placeholders[1]
-        if not all(isinstance(test.vars.get(var), str) for _, test in tests for var in used):
+        if not all(isinstance(test.vars.get(var), str) for _, test in tests for var in used) or any(
+            _affixed(prompt, test) != prompt.raw for _, test in tests
+        ):
             placeholders = None
     cases: list[dict[str, Any]] = []
     lines: list[str] = []
     waiting, scorer = 0, False
     for number, test in tests:
         variables = _plain(dict(test.vars))
-        rendered = _render_prompt(prompt, variables)
+        rendered = _render_prompt(prompt, test, variables)
         case_id = _case_id(number, test)
         context = Context(
             variables,
@@ -311,7 +322,9 @@ def _suite(
         "__waiting": waiting,
     }
     how = (
-        "{/payload/var} placeholders"
+        "rendered per case (metadata.prompt), which echo answers"
+        if workflow.api == "echo"
+        else "{/payload/var} placeholders"
         if placeholders is not None
         else "rendered per case (metadata.prompt)"
     )
