@@ -83,8 +83,30 @@ def test_nothing_is_overwritten(run_cli: Callable[..., Any], tmp_path: Path) -> 
             {},
             ["env", "name an environment variable"],
         ),
+        (
+            CONFIG.replace("http://127.0.0.1:9/v1", "http://me:sk-live-123@127.0.0.1:9/v1"),
+            {},
+            ["user or password in its apiBaseUrl", "name an environment variable"],
+        ),
+        (CONFIG.split("tests:", maxsplit=1)[0], {}, ["has no tests"]),
+        (CONFIG.replace("openai:chat:m-1", "anthropic:messages:claude"), {}, ["no provider"]),
+        (
+            CONFIG.replace('"Answer: {{q}}"', "file://prompt.py"),
+            {"prompt__py": "def f(): pass\n"},
+            ["prompt function", "promptfooconfig.yaml:1"],
+        ),
     ],
-    ids=["yaml-error", "unknown-type", "outside-folder", "api-key", "env-block"],
+    ids=[
+        "yaml-error",
+        "unknown-type",
+        "outside-folder",
+        "api-key",
+        "env-block",
+        "url-password",
+        "no-tests",
+        "no-provider",
+        "prompt-function",
+    ],
 )
 def test_bad_input_is_one_sentence_and_nothing_is_written(
     run_cli: Callable[..., Any], tmp_path: Path, text: str, files: dict[str, str], words: list[str]
@@ -97,7 +119,9 @@ def test_bad_input_is_one_sentence_and_nothing_is_written(
     for word in words:
         assert word in result.stderr
     assert "sk-live-123" not in result.output
-    assert sorted(p.name for p in config.parent.iterdir()) == ["promptfooconfig.yaml"]
+    assert sorted(p.name for p in config.parent.iterdir()) == sorted(
+        ["promptfooconfig.yaml", *(name.replace("__", ".") for name in files)]
+    )
 
 
 def test_csv_columns_vars_combinations_and_default_test(

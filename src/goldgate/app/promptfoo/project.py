@@ -26,6 +26,9 @@ from goldgate.app.promptfoo.assertions import Context, Translated, translate
 from goldgate.app.promptfoo.providers import Workflow, workflow_of
 from goldgate.app.promptfoo.source import Config, Prompt, Provider, Test
 from goldgate.app.promptfoo.templates import Unrenderable, as_placeholders, js_string, render
+from goldgate.base.errors import InvalidInputError
+from goldgate.base.problems import display_path
+from goldgate.base.textsafe import escape_control
 
 __all__ = ["Imported", "build_project"]
 
@@ -188,8 +191,13 @@ def build_project(config: Config, project: Path) -> Imported:
                 ]
             )
     imported.suites = len(suites)
+    if not config.tests:
+        raise config_problem(config, "has no tests, so there is nothing to import")
     if not suites:
-        raise config_problem(config, "no prompt × provider pair could be translated")
+        raise config_problem(
+            config,
+            "no provider could be translated (see docs/promptfoo.md), so nothing was written",
+        )
     settings: dict[str, Any] = {"workflows": workflows, "python_path": [".."]}
     settings["scorers"] = {"promptfoo": {"import": "promptfoo_checks:check", "revision": "1"}}
     if judges:
@@ -216,9 +224,8 @@ def build_project(config: Config, project: Path) -> Imported:
 
 
 def config_problem(config: Config, sentence: str) -> Exception:
-    from goldgate.base.errors import InvalidInputError
-
-    return InvalidInputError(f"{config.path}: {sentence}.")
+    """The configuration's whole-file problem, as one sentence naming it."""
+    return InvalidInputError(escape_control(f"{display_path(config.path)}: {sentence}."))
 
 
 def _json_text(value: Any) -> str:

@@ -121,6 +121,11 @@ def workflow_of(provider: Provider, revision: str) -> Workflow:
             if model.startswith(_RESPONSES_MODELS):
                 api = "responses"
         base_url = _base_url(config)
+        if "@" in base_url.split("//", 1)[-1].split("/", 1)[0]:
+            raise provider.place.problem(
+                "has a user or password in its apiBaseUrl; goldgate writes no secret into a "
+                "project: name an environment variable instead (apiKeyEnvar)"
+            )
         credential = str(config.get("apiKeyEnvar") or "OPENAI_API_KEY")
         model_settings: dict[str, Any] = {
             "base_url": base_url,
