@@ -280,3 +280,17 @@ def test_a_prefix_and_suffix_wrap_the_prompt_as_promptfoo_renders_it(
     assert first["input"]["metadata"]["prompt"] == "<< Answer: hi >>"
     assert second["input"]["metadata"]["prompt"] == "Answer: Yes"
     assert "prompt: '{/metadata/prompt}'" in (tmp_path / "config" / "settings.yaml").read_text()
+
+
+def test_test_options_that_change_a_verdict_are_kept_or_make_it_wait(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG + (
+        "  - vars: {q: [a, b]}\n    options: {disableVarExpansion: true}\n"
+        "  - vars: {q: c}\n    options: {transformVars: 'return vars'}\n"
+    )
+    config = _write(tmp_path, text)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    _, unexpanded, transformed = _cases(tmp_path, "openai-chat-m-1.p1")
+    assert unexpanded["input"]["payload"] == {"q": ["a", "b"]}
+    assert "options.transformVars is not translated" in transformed["expectations"][-1]["expected"]

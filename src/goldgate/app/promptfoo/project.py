@@ -338,6 +338,23 @@ def _suite(
     return suite, [f"Prompt template: {how}.", "", *lines], scorer
 
 
+_HARMLESS_OPTIONS = frozenset(
+    {
+        "prefix",
+        "suffix",
+        "provider",
+        "transform",
+        "disableVarExpansion",
+        "runSerially",
+        "rubricPrompt",
+        "disableConversationVar",
+    }
+)
+"""Test options translated, or that change no verdict of a translated check (the grading
+provider and its prompt decide only judged checks, which a person decides until calibrated);
+any other option makes the test wait for a person."""
+
+
 def _waits(test: Test, rendered: _Rendered, config: Config, translated: Translated) -> None:
     """What makes the whole test wait for a person, beside its assertions."""
     reasons = []
@@ -345,6 +362,8 @@ def _waits(test: Test, rendered: _Rendered, config: Config, translated: Translat
         reasons.append(rendered.why)
     if test.options.get("transform") or config.transform:
         reasons.append("options.transform changes the output before the assertions")
+    for key in sorted(set(test.options) - _HARMLESS_OPTIONS):
+        reasons.append(f"the test's options.{key} is not translated")
     for key in test.unsupported:
         reasons.append(f"the test's {key} is not translated")
     if not reasons:

@@ -438,7 +438,8 @@ def read_config(path: Path) -> Config:
         merged = _merge_default(default, item if isinstance(item, dict) else {})
         base = _test(merged, place, refs, reader)
         extra = tuple(sorted({*base.unsupported, *unsupported}))
-        for variables in combinations(base.vars):
+        expand = not base.options.get("disableVarExpansion")
+        for variables in combinations(base.vars) if expand else [dict(base.vars)]:
             tests.append(Test(**{**base.__dict__, "vars": variables, "unsupported": extra}))
     options = (
         raw.get("defaultTest", {}).get("options", {})
