@@ -72,7 +72,13 @@ def test_a_weighted_group_passes_at_its_threshold() -> None:
         ("is-json", None, "NaN", False),
         ("is-json", None, "[1]", True),
         ("contains-json", None, 'Here: {"a": 1} done', True),
-        ("contains-json", None, "Here: {a: 1}", False),
+        ("contains-json", None, "Here: {a: 1}", True),  # read as YAML, as promptfoo 0.123 does
+        ("contains-json", None, 'Cut: {"a": 1', True),  # closed at the end
+        ("contains-json", None, 'Note: {"a": 1, // a comment\n}', True),
+        ("contains-json", None, "No object: [1, 2]", False),
+        ("contains-json", {"type": "object", "required": ["b"]}, 'A {"a": 1} B {"b": 2}', True),
+        ("is-json", "type: array", "[1]", True),
+        ("levenshtein", "abc", "abd", True),
         ("levenshtein", "kitten", "sitting", True),
         ("icontains-all", "Yes, no", "YES or NO", True),
     ],

@@ -9,9 +9,10 @@ provider's python target (``echo``), which answers the rendered prompt.
 A ``python`` assertion gets what promptfoo gives it: ``output`` and ``context`` (the test's
 ``vars``, the rendered ``prompt``, the assertion's ``config``); what it returns is read by
 promptfoo's rules (a bool; a number passes above 0, or at its threshold; a grading result's
-``pass``, failing under its threshold). It needs only the standard library (``jsonschema``
-for an ``is-json`` or ``contains-json`` schema). Edit it if you must: it is your project's code
-now, and its scorer revision in config/settings.yaml should change with it.
+``pass``, failing under its threshold). It needs only what goldgate needs (PyYAML), and
+``jsonschema`` for an ``is-json`` or ``contains-json`` schema. Edit it if you must: it is
+your project's code now, and its scorer revision in config/settings.yaml should change with
+it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 HERE = Path(__file__).resolve().parent
 
@@ -57,27 +60,95 @@ def _schema_ok(value: Any, schema: Any) -> bool:
     if schema is None or schema == "":
         return True
     if isinstance(schema, str):
-        schema = json.loads(schema)
+        schema = yaml.safe_load(schema)
     jsonschema = importlib.import_module("jsonschema")
     return not list(jsonschema.Draft7Validator(schema).iter_errors(value))
 
 
+def _escaped(line: str, index: int) -> bool:
+    count = 0
+    while index - 1 - count >= 0 and line[index - 1 - count] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _hash_comments(text: str) -> str:
+    """promptfoo's ``convertSlashCommentsToHash``: ``//`` comments outside quotes (and not in
+    a URL) become YAML ``#`` comments, half as many hashes as slashes."""
+    lines = []
+    for line in text.split("\n"):
+        state, result, index, done = "normal", "", 0, False
+        while index < len(line):
+            char = line[index]
+            after = line[index + 1] if index + 1 < len(line) else ""
+            before = line[index - 1] if index > 0 else ""
+            if state == "normal":
+                if char == "'" and not (before.isascii() and before.isalpha()):
+                    state = "singleQuote"
+                elif char == '"':
+                    state = "doubleQuote"
+                elif char == "/" and after == "/":
+                    start = 0
+                    for back in range(index - 1, -1, -1):
+                        if line[back].isspace():
+                            start = back + 1
+                            break
+                    if "://" not in line[start : index + 2]:
+                        slashes = 2
+                        while index + slashes < len(line) and line[index + slashes] == "/":
+                            slashes += 1
+                        lines.append(result + "#" * (slashes // 2) + line[index + slashes :])
+                        done = True
+                        break
+                result += char
+            elif state == "singleQuote":
+                result += char
+                if (
+                    char == "'"
+                    and not _escaped(line, index)
+                    and not (after.isascii() and after.isalpha())
+                ):
+                    state = "normal"
+            else:
+                result += char
+                if char == '"' and not _escaped(line, index):
+                    state = "normal"
+            index += 1
+        if not done:
+            lines.append(result)
+    return "\n".join(lines)
+
+
 def _json_objects(text: str) -> list[Any]:
-    """The JSON objects the text holds, as promptfoo's ``extractJsonObjects`` finds them."""
-    decoder = json.JSONDecoder(parse_constant=_no_constant)
+    """The JSON objects the text holds, as promptfoo 0.123's ``extractJsonObjects`` finds
+    them: from each ``{``, the text up to where its braces balance (closed at the end if
+    they never do), read as YAML in JSON mode, ``//`` comments allowed."""
     found: list[Any] = []
-    position = 0
-    while True:
-        start = text.find("{", position)
-        if start < 0:
-            return found
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            position = start + 1
+    limit = 100_000
+    index = 0
+    while index < len(text):
+        if text[index] != "{":
+            index += 1
             continue
-        found.append(value)
-        position = end
+        opened, closed, end = 1, 0, index + 1
+        while end < min(index + limit, len(text)) and opened > closed:
+            opened += text[end] == "{"
+            closed += text[end] == "}"
+            end += 1
+            if opened == closed or end == len(text) or end == index + limit:
+                candidate = text[index:end] + "}" * max(0, opened - closed)
+                try:
+                    value = yaml.safe_load(_hash_comments(candidate))
+                except yaml.YAMLError:
+                    if opened == closed:
+                        break
+                    continue
+                if isinstance(value, dict | list):
+                    found.append(value)
+                    index = end - 1
+                    break
+        index += 1
+    return found
 
 
 def _levenshtein(a: str, b: str) -> int:
@@ -207,7 +278,7 @@ def _holds(kind: str, output: str, value: Any, threshold: float | None) -> bool:
     if kind == "contains-json":
         return any(_schema_ok(found, value) for found in _json_objects(output))
     if kind == "levenshtein":
-        return _levenshtein(output, _js_string(value)) <= (threshold or 5)
+        return _levenshtein(output, _js_string(value)) <= (5 if threshold is None else threshold)
     raise ValueError(f"promptfoo_checks cannot check {kind!r}")
 
 
