@@ -294,3 +294,23 @@ def test_test_options_that_change_a_verdict_are_kept_or_make_it_wait(
     _, unexpanded, transformed = _cases(tmp_path, "openai-chat-m-1.p1")
     assert unexpanded["input"]["payload"] == {"q": ["a", "b"]}
     assert "options.transformVars is not translated" in transformed["expectations"][-1]["expected"]
+
+
+@pytest.mark.parametrize(
+    ("tests", "ids"),
+    [
+        ("file://t.jsonl", ["1: Row #1", "2: named"]),
+        ("[file://t.jsonl]", ["1: test 1", "2: named"]),
+        ("file://t.yaml", ["1: test 1", "2: named"]),
+    ],
+    ids=["jsonl-alone", "jsonl-in-a-list", "yaml-alone"],
+)
+def test_automatic_test_names_are_promptfoo_s(
+    run_cli: Callable[..., Any], tmp_path: Path, tests: str, ids: list[str]
+) -> None:
+    text = CONFIG.split("tests:", maxsplit=1)[0] + f"tests: {tests}\n"
+    jsonl = '{"vars": {"q": "a"}}\n{"vars": {"q": "b"}, "description": "named"}\n'
+    yaml_tests = "- vars: {q: a}\n- vars: {q: b}\n  description: named\n"
+    config = _write(tmp_path, text, t__jsonl=jsonl, t__yaml=yaml_tests)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    assert [case["id"] for case in _cases(tmp_path, "openai-chat-m-1.p1")] == ids

@@ -327,44 +327,33 @@ def _csv_tests(reader: Reader, path: Path) -> list[dict[str, Any]]:
     return tests
 
 
-def _test_file(reader: Reader, path: Path) -> list[dict[str, Any]]:
+def _test_file(reader: Reader, path: Path, *, named: bool) -> list[dict[str, Any]]:
+    """The tests of one file. A CSV row without a description is ``Row #N``; so is a JSON or
+    JSONL test when ``named`` (promptfoo names them when ``tests:`` is the file's name alone,
+    not an entry of a list, and is not YAML)."""
     shown = display_path(path)
     suffix = path.suffix.lower()
     if suffix == ".csv":
         return _csv_tests(reader, path)
+    rows: list[tuple[int, Any]] = []
     if suffix == ".jsonl":
-        tests: list[dict[str, Any]] = []
-        for number, line in enumerate(reader.text(path).split("\n"), start=1):
-            if line.strip():
-                row = parse_json(f"{shown}:{number}", line)
-                if not isinstance(row, dict):
-                    raise Place(shown, number, "test").problem("a JSONL line must be an object")
-                tests.append(
-                    {
-                        **row,
-                        "description": f"Row #{len(tests) + 1}",
-                        "__place": Place(shown, number, f"row {len(tests) + 1}"),
-                    }
-                )
-        return tests
-    if suffix in (".yaml", ".yml", ".json"):
+        lines = enumerate(reader.text(path).split("\n"), start=1)
+        rows = [(n, parse_json(f"{shown}:{n}", line)) for n, line in lines if line.strip()]
+    elif suffix in (".yaml", ".yml", ".json"):
         value = reader.structured(path)
-        rows = value if isinstance(value, list) else [value]
-        tests = []
-        for number, row in enumerate(rows, start=1):
-            if not isinstance(row, dict):
-                raise Place(shown, 1, f"test {number}").problem("a test must be a mapping")
-            tests.append(
-                {
-                    **row,
-                    "description": row.get("description") or f"Row #{number}",
-                    "__place": Place(shown, 1, f"test {number}"),
-                }
-            )
-        return tests
-    raise Place(shown, 1, "tests").problem(
-        "goldgate import reads tests from YAML, JSON, JSONL and CSV files only"
-    )
+        rows = [(1, row) for row in (value if isinstance(value, list) else [value])]
+    else:
+        raise Place(shown, 1, "tests").problem(
+            "goldgate import reads tests from YAML, JSON, JSONL and CSV files only"
+        )
+    tests = []
+    for number, (line, row) in enumerate(rows, start=1):
+        place = Place(shown, line, f"test {number}")
+        if not isinstance(row, dict):
+            raise place.problem("a test must be a mapping")
+        description = row.get("description") or (f"Row #{number}" if named else None)
+        tests.append({**row, "description": description, "__place": place})
+    return tests
 
 
 def _raw_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
@@ -374,8 +363,9 @@ def _raw_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
         where: list[str | int] = ["tests", index] if isinstance(raw, list) else ["tests"]
         if isinstance(item, str):
             place = reader.place(where, "tests")
+            named = not isinstance(raw, list) and not item.endswith(("yaml", "yml"))
             for path in reader.files(item, place):
-                tests.extend(_test_file(reader, path))
+                tests.extend(_test_file(reader, path, named=named))
         else:
             tests.append(
                 {**item, "__place": reader.place(where, f"test {index + 1}")}
