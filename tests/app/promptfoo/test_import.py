@@ -314,3 +314,21 @@ def test_automatic_test_names_are_promptfoo_s(
     config = _write(tmp_path, text, t__jsonl=jsonl, t__yaml=yaml_tests)
     assert run_cli("import", "promptfoo", str(config)).code == 0
     assert [case["id"] for case in _cases(tmp_path, "openai-chat-m-1.p1")] == ids
+
+
+def test_default_test_merges_as_promptfoo_merges_it(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "tests:\n",
+        "defaultTest:\n  threshold: 0.5\n  assert:\n    - {type: contains, value: d}\n"
+        "  provider: openai:chat:other\ntests:\n",
+    )
+    text += "  - vars: {q: b}\n    options: {disableDefaultAsserts: true}\n    threshold: null\n"
+    config = _write(tmp_path, text)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    first, second = _cases(tmp_path, "openai-chat-m-1.p1")
+    assert first["expectations"][0]["expected"]["type"] == "group"  # the default threshold
+    assert [m["value"] for m in first["expectations"][0]["expected"]["assertions"]] == ["d", "Yes"]
+    assert "the test's provider is not translated" in first["expectations"][-1]["expected"]
+    assert [e["name"] for e in second["expectations"]] == ["promptfoo test"]  # no default asserts

@@ -348,6 +348,7 @@ _HARMLESS_OPTIONS = frozenset(
         "runSerially",
         "rubricPrompt",
         "disableConversationVar",
+        "disableDefaultAsserts",
     }
 )
 """Test options translated, or that change no verdict of a translated check (the grading

@@ -376,15 +376,22 @@ def _raw_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
 
 
 def _merge_default(default: Mapping[str, Any], test: dict[str, Any]) -> dict[str, Any]:
-    """A test with ``defaultTest`` applied as promptfoo does: vars and options merged (the
-    test's win), assertions of defaultTest first, its threshold where the test has none."""
-    merged = dict(test)
+    """A test with ``defaultTest`` applied as promptfoo 0.123 does (``prepareTestCaseForEval``):
+    vars, options and metadata merged (the test's win), defaultTest's assertions first unless
+    ``options.disableDefaultAsserts``, its threshold, prompts and providers where the test has
+    none; any other key of defaultTest the test lacks is the test's too (so an untranslated
+    one, such as ``provider``, makes it wait for a person)."""
+    merged = {**{k: v for k, v in default.items() if k not in ("description",)}, **test}
     merged["vars"] = {**(default.get("vars") or {}), **(test.get("vars") or {})}
     merged["options"] = {**(default.get("options") or {}), **(test.get("options") or {})}
-    merged["assert"] = [*(default.get("assert") or []), *(test.get("assert") or [])]
+    defaults = (
+        [] if merged["options"].get("disableDefaultAsserts") is True else default.get("assert")
+    )
+    merged["assert"] = [*(defaults or []), *(test.get("assert") or [])]
     merged["metadata"] = {**(default.get("metadata") or {}), **(test.get("metadata") or {})}
-    if "threshold" not in test and "threshold" in default:
-        merged["threshold"] = default["threshold"]
+    for key in ("threshold", "prompts", "providers"):
+        if test.get(key) is None and default.get(key) is not None:
+            merged[key] = default[key]
     return merged
 
 
