@@ -252,18 +252,21 @@ providers:
 defaultTest: file://default.yaml
 tests:
   - vars: {q: a}
-    providers: [two]
+    providers: ["tw*"]
   - vars: {q: b}
     prompts: ["file://prompts.txt: First {{q}}"]
+  - vars: {q: c}
+    prompts: ["file://prompts.txt"]
 """
     files = {"prompts__txt": "First {{q}}\n---\nSecond {{q}}", "default__yaml": "vars: {z: 1}\n"}
     config = _write(tmp_path, text, **files)
     result = run_cli("import", "promptfoo", str(config))
     assert result.code == 0, result.output
     suites = sorted(p.stem for p in (tmp_path / "evaluation" / "cases").iterdir())
-    assert suites == ["one.p1", "two.p2"]  # no test is left for one.p2, and two takes p2 only
-    assert [c["id"] for c in _cases(tmp_path, "one.p1")] == ["2: test 2"]
-    assert [c["id"] for c in _cases(tmp_path, "two.p2")] == ["1: test 1"]
+    assert suites == ["one.p1", "one.p2", "two.p2"]  # two takes p2 only
+    assert [c["id"] for c in _cases(tmp_path, "one.p1")] == ["2: test 2", "3: test 3"]
+    assert [c["id"] for c in _cases(tmp_path, "one.p2")] == ["3: test 3"]
+    assert [c["id"] for c in _cases(tmp_path, "two.p2")] == ["1: test 1", "3: test 3"]
     assert _cases(tmp_path, "one.p1")[0]["input"]["payload"] == {"z": 1, "q": "b"}
     settings = (tmp_path / "config" / "settings.yaml").read_text()
     assert "api: responses" in settings

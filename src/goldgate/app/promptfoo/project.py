@@ -10,7 +10,6 @@ import time into the case's ``metadata.prompt`` (``{/metadata/prompt}``).
 from __future__ import annotations
 
 import datetime
-import fnmatch
 import json
 import math
 import re
@@ -77,10 +76,20 @@ def _case_id(number: int, test: Test) -> str:
     return f"{number}: {text}" if text else f"test {number}"
 
 
-def _matches(patterns: Sequence[str] | None, names: Sequence[str]) -> bool:
-    if patterns is None:
+def _matches(references: Sequence[str] | None, names: Sequence[str]) -> bool:
+    """promptfoo's ``doesPromptRefMatch`` / ``doesProviderRefMatch``: a reference names a
+    prompt or provider by its label or id, as a prefix ending in ``*``, or as the part
+    before a ``:`` (no filter: everything; an empty one: nothing)."""
+    if references is None:
         return True
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns for name in names)
+    return any(
+        name == reference
+        or (reference.endswith("*") and name.startswith(reference[:-1]))
+        or name.startswith(f"{reference}:")
+        for reference in references
+        for name in names
+        if name
+    )
 
 
 @dataclass(frozen=True)

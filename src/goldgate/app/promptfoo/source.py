@@ -265,9 +265,11 @@ def _assertion(item: Any, test: Place, refs: Mapping[str, Any], index: int) -> A
 
 
 def _string_list(value: Any) -> tuple[str, ...] | None:
-    if value is None:
+    """A test's ``prompts`` or ``providers`` filter: only a list filters (promptfoo lets
+    anything else through)."""
+    if not isinstance(value, list):
         return None
-    return tuple(str(item) for item in (value if isinstance(value, list) else [value]))
+    return tuple(str(item) for item in value)
 
 
 def _test(raw: Any, place: Place, refs: Mapping[str, Any], reader: Reader) -> Test:
