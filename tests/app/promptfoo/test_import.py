@@ -242,35 +242,44 @@ def test_filters_split_prompt_files_and_a_default_test_file(
     text = """\
 prompts:
   - file://prompts.txt
+  - {id: third, raw: "Third {{q}}", label: Third}
 providers:
   - id: openai:chat:m-1
     label: one
     config: {apiBaseUrl: "http://127.0.0.1:9/v1"}
   - id: openai:responses:m-2
     label: two
-    prompts: ["file://prompts.txt: Second {{q}}"]
+    prompts: [Third]
 defaultTest: file://default.yaml
 tests:
   - vars: {q: a}
     providers: ["tw*"]
   - vars: {q: b}
-    prompts: ["file://prompts.txt: First {{q}}"]
+    prompts: [third]
   - vars: {q: c}
-    prompts: ["file://prompts.txt"]
 """
-    files = {"prompts__txt": "First {{q}}\n---\nSecond {{q}}", "default__yaml": "vars: {z: 1}\n"}
+    files = {
+        "prompts__txt": "First {{q}}\r\n --- \n\nSecond {{q}}\n---\n\n",
+        "default__yaml": "vars: {z: 1}\n",
+    }
     config = _write(tmp_path, text, **files)
     result = run_cli("import", "promptfoo", str(config))
     assert result.code == 0, result.output
-    suites = sorted(p.stem for p in (tmp_path / "evaluation" / "cases").iterdir())
-    assert suites == ["one.p1", "one.p2", "two.p2"]  # two takes p2 only
-    assert [c["id"] for c in _cases(tmp_path, "one.p1")] == ["2: test 2", "3: test 3"]
-    assert [c["id"] for c in _cases(tmp_path, "one.p2")] == ["3: test 3"]
-    assert [c["id"] for c in _cases(tmp_path, "two.p2")] == ["1: test 1", "3: test 3"]
-    assert _cases(tmp_path, "one.p1")[0]["input"]["payload"] == {"z": 1, "q": "b"}
+    ids = {
+        p.stem: [c["id"] for c in _cases(tmp_path, p.stem)]
+        for p in (tmp_path / "evaluation" / "cases").iterdir()
+    }
+    assert ids == {
+        "one.p1": ["3: test 3"],
+        "one.p2": ["3: test 3"],
+        "one.p3": ["2: test 2", "3: test 3"],
+        "two.p3": ["1: test 1", "2: test 2", "3: test 3"],
+    }
+    assert _cases(tmp_path, "one.p1")[0]["input"]["payload"] == {"z": 1, "q": "c"}
     settings = (tmp_path / "config" / "settings.yaml").read_text()
     assert "api: responses" in settings
-    assert "prompt: Second {/payload/q}" in settings
+    for prompt in ("First {/payload/q}", "Second {/payload/q}", "Third {/payload/q}"):
+        assert f"prompt: {prompt}\n" in settings  # split on --- lines and trimmed
 
 
 def test_a_prefix_and_suffix_wrap_the_prompt_as_promptfoo_renders_it(

@@ -20,6 +20,7 @@ from typing import Any
 
 from goldgate.app.promptfoo.csvrows import csv_row
 from goldgate.app.promptfoo.files import Place, Reader, parse_json
+from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
 from goldgate.base.textsafe import quote
 from goldgate.gold.settings.yamlfile import YamlDocument
@@ -102,27 +103,21 @@ def _prompts(reader: Reader, raw: Any) -> tuple[Prompt, ...]:
     elif raw is not None:
         raise reader.place(["prompts"], "prompts").problem("must be a string, list or mapping")
     prompts: list[Prompt] = []
-    for item, label, where in items:
+    for item, given, where in items:
         place = reader.place(where, "prompt")
+        label = given
         if isinstance(item, dict):
-            raw_text = item.get("raw")
-            if raw_text is None and isinstance(item.get("id"), str):
-                found = _prompt_texts(reader, item["id"], place)
-                for text, chat, default in found:
-                    name = item.get("label") or default
-                    prompts.append(Prompt(text, str(name), str(item["id"]), chat))
-                continue
+            raw_text = item.get("raw", item.get("id"))
+            label = None if item.get("label") is None else str(item["label"])
             if not isinstance(raw_text, str):
-                raise place.problem("a prompt object needs 'raw' or a file:// 'id'")
-            name = item.get("label") or item.get("id") or raw_text
-            prompts.append(
-                Prompt(raw_text, str(name), str(item.get("id") or raw_text), _is_chat(raw_text))
-            )
+                raise place.problem("a prompt object needs 'raw' or 'id'")
+            identity = str(item["id"]) if isinstance(item.get("id"), str) else None
         elif isinstance(item, str):
-            for text, chat, default in _prompt_texts(reader, item, place):
-                prompts.append(Prompt(text, label or default, item, chat))
+            raw_text, identity = item, None
         else:
             raise place.problem("must be a string or an object")
+        for text, chat, name in _prompt_texts(reader, raw_text, place, label):
+            prompts.append(Prompt(text, name, identity or name, chat))
     if not prompts:
         raise reader.place(["prompts"], "prompts").problem("the configuration has no prompts")
     return tuple(prompts)
@@ -139,29 +134,60 @@ def _is_chat(text: str) -> bool:
     return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 
 
-def _prompt_texts(reader: Reader, item: str, place: Place) -> list[tuple[str, bool, str]]:
+def _txt_parts(text: str) -> list[str]:
+    """A text file's prompts as promptfoo's ``processTxtFile`` splits them: on lines that are
+    ``---`` once trimmed, each part trimmed, empty parts dropped."""
+    parts: list[str] = []
+    buffer: list[str] = []
+    for line in [*text.replace("\r\n", "\n").split("\n"), "---"]:
+        if line.strip() == "---":
+            part = "\n".join(buffer).strip()
+            if part:
+                parts.append(part)
+            buffer = []
+        else:
+            buffer.append(line)
+    return parts
+
+
+def _prompt_texts(
+    reader: Reader, item: str, place: Place, label: str | None
+) -> list[tuple[str, bool, str]]:
+    """(raw, chat, label) of each prompt ``item`` holds, read and labelled as promptfoo 0.123
+    reads them (``processPrompt``): a file's label is ``[label: ]PATH: raw`` for text files,
+    the given label or ``PATH: ...`` for the others."""
     if not item.startswith(_FILE):
-        return [(item, _is_chat(item), item)]
+        return [(item, _is_chat(item), item if label is None else label)]
     found: list[tuple[str, bool, str]] = []
     for path in reader.files(item, place):
         suffix = path.suffix.lower()
-        shown = f"{_FILE}{path.relative_to(reader.folder)}"
-        if suffix in (".py", ".js", ".ts", ".mjs", ".cjs"):
+        if suffix not in (".txt", ".md", ".j2", ".json", ".jsonl", ".yaml", ".yml"):
             raise place.problem(
-                f"{quote(item)} is a prompt function; goldgate import translates text, "
-                "Markdown, Jinja/Nunjucks and JSON chat prompts only"
+                f"{quote(item)} is not a text, Markdown, Jinja, JSON or YAML prompt file; "
+                "goldgate import translates no prompt function or script"
             )
         text = reader.text(path)
-        if suffix == ".json":
-            found.append((text, True, shown))
-        elif suffix in (".yaml", ".yml"):
-            value = reader.structured(path)
-            found.append((json.dumps(value, ensure_ascii=False), isinstance(value, list), shown))
+        if suffix == ".txt":
+            for part in _txt_parts(text):
+                named = f"{path}: {part}" if label is None else f"{label}: {path}: {part}"
+                found.append((part, _is_chat(part), named))
+        elif suffix == ".jsonl":
+            lines = [line for line in text.replace("\r\n", "\n").split("\n") if line]
+            for line in lines:
+                named = (label or str(path)) if len(lines) == 1 else f"{label or path}: {line}"
+                found.append((line, _is_chat(line), named))
+        elif suffix in (".json", ".yaml", ".yml"):
+            compact = text
+            try:
+                value = reader.structured(path)
+            except InvalidInputError:
+                value = None
+            else:
+                compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            shown = compact if suffix == ".json" else compact[:80]
+            found.append((compact, _is_chat(compact), label or f"{path}: {shown}"))
         else:
-            parts = text.split("\n---\n")
-            for part in parts:
-                label = shown if len(parts) == 1 else f"{shown}: {part}"
-                found.append((part, _is_chat(part), label))
+            found.append((text, _is_chat(text), label or f"{path}: {text[:50]}..."))
     return found
 
 
