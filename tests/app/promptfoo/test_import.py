@@ -344,3 +344,29 @@ def test_default_test_merges_as_promptfoo_merges_it(
     assert [m["value"] for m in first["expectations"][0]["expected"]["assertions"]] == ["d", "Yes"]
     assert "the test's provider is not translated" in first["expectations"][-1]["expected"]
     assert [e["name"] for e in second["expectations"]] == ["promptfoo test"]  # no default asserts
+
+
+@pytest.mark.parametrize(
+    ("provider", "api"),
+    [
+        ("openai:gpt-4o-mini", "chat"),
+        ("openai:o3-pro", "responses"),
+        ("openai:gpt-5.2-pro-2025-12-11", "responses"),
+        ("openai:gpt-5.6", "responses"),
+        ("openai:gpt-5.5", "chat"),
+        ("openai:responses:gpt-4o", "responses"),
+    ],
+)
+def test_openai_models_reach_the_api_promptfoo_calls(
+    run_cli: Callable[..., Any], tmp_path: Path, provider: str, api: str
+) -> None:
+    config = _write(tmp_path, CONFIG.replace("openai:chat:m-1", provider))
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    settings = (tmp_path / "config" / "settings.yaml").read_text()
+    assert ("api: responses" in settings) is (api == "responses")
+
+
+def test_api_host_wins_over_api_base_url(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    text = CONFIG.replace("apiKeyEnvar: MY_KEY", "apiKeyEnvar: MY_KEY, apiHost: llm.example")
+    assert run_cli("import", "promptfoo", str(_write(tmp_path, text))).code == 0
+    assert "base_url: https://llm.example/v1" in (tmp_path / "config/settings.yaml").read_text()

@@ -6,6 +6,7 @@ A literal ``apiKey`` is refused: goldgate writes no secret, the team names a var
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,16 +46,22 @@ _HANDLED = frozenset(
         *_PARAMETERS,
     }
 )
-_RESPONSES_MODELS = (
-    "o1-pro",
-    "o3-pro",
-    "codex-mini",
-    "gpt-5-pro",
-    "o3-deep-research",
-    "o4-mini-deep-research",
-    "computer-use-preview",
+_RESPONSES_ONLY = re.compile(
+    r"(o1-pro|o3-pro|gpt-5(\.\d+)?-pro|gpt-5\.3-codex|gpt-5-codex-mini)(-|$)"
 )
-"""Models promptfoo sends to the Responses API even under ``openai:MODEL``."""
+"""Models promptfoo 0.123 knows only as Responses API models (its chat list lacks them)."""
+_GPT_VERSION = re.compile(r"gpt-(\d+)(?:\.(\d+))?(?:-|$)")
+
+
+def _responses_model(model: str) -> bool:
+    """Whether promptfoo 0.123 sends ``openai:MODEL`` to the Responses API: GPT 5.6 and
+    later (its ``shouldDefaultToOpenAiResponses``), and the models it lists only there."""
+    version = _GPT_VERSION.match(model)
+    if version is not None and not model.startswith("gpt-35"):
+        major, minor = int(version.group(1)), int(version.group(2) or 0)
+        if major > 5 or (major == 5 and minor >= 6):
+            return True
+    return _RESPONSES_ONLY.match(model) is not None
 
 
 @dataclass(frozen=True)
@@ -69,10 +76,11 @@ class Workflow:
 
 
 def _base_url(config: Mapping[str, Any]) -> str:
-    if isinstance(config.get("apiBaseUrl"), str):
-        return str(config["apiBaseUrl"]).rstrip("/")
+    """The API's base URL as promptfoo picks it: ``apiHost`` first, then ``apiBaseUrl``."""
     if isinstance(config.get("apiHost"), str):
         return f"https://{config['apiHost']}/v1"
+    if isinstance(config.get("apiBaseUrl"), str):
+        return str(config["apiBaseUrl"]).rstrip("/")
     return _OPENAI
 
 
@@ -118,7 +126,7 @@ def workflow_of(provider: Provider, revision: str) -> Workflow:
             return _untranslated(provider, f"{parts[1]} models are not chat models")
         else:
             model = ":".join(parts[1:])
-            if model.startswith(_RESPONSES_MODELS):
+            if _responses_model(model):
                 api = "responses"
         base_url = _base_url(config)
         if "@" in base_url.split("//", 1)[-1].split("/", 1)[0]:
