@@ -370,3 +370,30 @@ def test_api_host_wins_over_api_base_url(run_cli: Callable[..., Any], tmp_path: 
     text = CONFIG.replace("apiKeyEnvar: MY_KEY", "apiKeyEnvar: MY_KEY, apiHost: llm.example")
     assert run_cli("import", "promptfoo", str(_write(tmp_path, text))).code == 0
     assert "base_url: https://llm.example/v1" in (tmp_path / "config/settings.yaml").read_text()
+
+
+def test_weight_zero_file_values_scripts_and_transforms(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "      - {type: contains, value: Yes}",
+        "      - {type: contains, value: nope, weight: 0}\n"
+        "      - {type: contains, value: file://want.txt}\n"
+        "      - {type: contains, value: file://want.py}\n"
+        "      - {type: contains, value: x, transform: output.toUpperCase()}",
+    )
+    config = _write(tmp_path, text, want__txt="  wanted \n", want__py="def get_assert(): pass\n")
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    loaded, script, transformed = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"]
+    assert loaded == {
+        "name": "2 contains",
+        "path": "/payload/answer",
+        "comparison": "text",
+        "expected": {"contains": ["wanted"]},
+    }
+    assert "comes from a script" in script["expected"]
+    assert "transforms the output" in transformed["expected"]
+    assert (
+        "weight 0, which promptfoo counts as passed"
+        in (tmp_path / "evaluation" / "IMPORTED.md").read_text()
+    )

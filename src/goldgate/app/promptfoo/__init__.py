@@ -1,7 +1,8 @@
 """``goldgate import promptfoo``: a promptfoo configuration as a goldgate project that gives
 its tests the verdicts promptfoo gives them (docs/promptfoo.md).
 
-``source`` reads the configuration as promptfoo 0.123 does, ``templates`` renders its
+``source`` reads the configuration as promptfoo 0.123 does (``files``, ``testfiles``,
+``csvrows``), ``templates`` renders its
 Nunjucks, ``providers`` makes workflows, ``assertions`` expectations, ``project`` the files,
 ``command`` writes them; ``checks_module`` is the ``promptfoo_checks.py`` written beside the
 project (the custom scorer and the echo target).
@@ -16,4 +17,5 @@ __all__ = [
     "providers",
     "source",
     "templates",
+    "testfiles",
 ]

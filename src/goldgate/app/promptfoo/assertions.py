@@ -70,7 +70,8 @@ def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
     """An assertion's value rendered with the test's vars, as promptfoo renders it."""
     try:
         if isinstance(value, str):
-            return render(value, variables) if ("{{" in value or "{%" in value) else value
+            templated = "{{" in value or "{%" in value or "{#" in value
+            return render(value, variables) if templated else value
         if isinstance(value, list):
             return [_rendered(item, variables) for item in value]
     except Unrenderable as why:
@@ -217,8 +218,23 @@ def _module_spec(assertion: Assertion, value: Any, context: Context) -> dict[str
             spec["function"] = function or "get_assert"
         spec["vars"] = dict(context.vars)
         spec["prompt"] = context.prompt
-        spec["config"] = dict(assertion.config)
+        if assertion.config:
+            spec["config"] = dict(assertion.config)
     return spec
+
+
+def _value(assertion: Assertion, context: Context) -> Any:
+    """The assertion's value as promptfoo checks it: a ``file://`` value loaded, a string
+    rendered with the test's vars; a ``_Person`` for what only promptfoo can compute."""
+    if assertion.transform:
+        raise _Person("it transforms the output first")
+    kind = assertion.type.removeprefix("not-")
+    value = assertion.value
+    if assertion.value_file is not None:
+        return assertion.value_file
+    if kind != "python" and isinstance(value, str) and value.startswith("file://"):
+        raise _Person("its value comes from a script")
+    return _rendered(value, context.vars)
 
 
 def _member(assertion: Assertion, context: Context) -> dict[str, Any]:
@@ -233,7 +249,7 @@ def _member(assertion: Assertion, context: Context) -> dict[str, Any]:
     kind = assertion.type.removeprefix("not-")
     if kind in JUDGED:
         raise _Person("a model-graded assertion in a weighted group waits for a person")
-    value = _rendered(assertion.value, context.vars)
+    value = _value(assertion, context)
     return {**_module_spec(assertion, value, context), "weight": assertion.weight}
 
 
@@ -309,6 +325,12 @@ def _maximum(assertion: Assertion, name: str, context: Context, out: Translated)
 def _single(assertion: Assertion, name: str, context: Context, out: Translated) -> None:
     kind = assertion.type.removeprefix("not-")
     label = _label(assertion)
+    if assertion.weight == 0:
+        out.lines.append(
+            f"{name}: {label} has weight 0, which promptfoo counts as passed whatever the "
+            "answer: no check"
+        )
+        return
     try:
         if kind in JUDGED and not assertion.type.startswith("not-"):
             _judged(assertion, name, context, out)
@@ -316,7 +338,7 @@ def _single(assertion: Assertion, name: str, context: Context, out: Translated) 
         if kind in ("latency", "cost") and not assertion.type.startswith("not-"):
             _maximum(assertion, name, context, out)
             return
-        value = _rendered(assertion.value, context.vars)
+        value = _value(assertion, context)
         if kind in TEXT_CHECKED and assertion.threshold is None:
             try:
                 expected, became = _text(assertion, value)

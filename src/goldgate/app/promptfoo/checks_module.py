@@ -225,6 +225,8 @@ def outcome(output: str, spec: Mapping[str, Any]) -> tuple[bool, float]:
             (outcome(output, member), float(member.get("weight", 1)))
             for member in spec["assertions"]
         ]
+        # promptfoo counts an assertion of weight 0 as passed, whatever it found.
+        results = [((True, r[1]) if w == 0 else r, w) for r, w in results]
         weight = sum(w for _, w in results)
         score = sum(r[1] * w for r, w in results) / weight if weight > 0 else 0.0
         threshold = spec.get("threshold")

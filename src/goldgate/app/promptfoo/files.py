@@ -16,7 +16,7 @@ from goldgate.base.problems import display_path
 from goldgate.base.textsafe import escape_control, quote
 from goldgate.gold.settings.yamlfile import load_yaml_file
 
-__all__ = ["FILE", "Place", "Reader", "parse_json"]
+__all__ = ["FILE", "Place", "Reader", "parse_json", "value_file"]
 
 FILE = "file://"
 _FILE = FILE
@@ -77,6 +77,10 @@ class Reader:
         except UnicodeDecodeError:
             raise InvalidInputError(f"{escape_control(shown)}: is not UTF-8 text.") from None
 
+    def yaml(self, path: Path) -> Any:
+        """A file's value read as YAML 1.2 (promptfoo reads JSON values with js-yaml too)."""
+        return load_yaml_file(path, display_path(path), core_schema=True).value
+
     def structured(self, path: Path) -> Any:
         """A YAML or JSON file's value (YAML 1.2, as promptfoo reads both)."""
         if path.suffix.lower() in (".yaml", ".yml"):
@@ -91,3 +95,28 @@ def parse_json(shown: str, text: str) -> Any:
         raise InvalidInputError(
             escape_control(f"{shown}:{error.lineno}:{error.colno}: invalid JSON ({error.msg}).")
         ) from None
+
+
+_SCRIPTS = (".py", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".rb")
+
+
+def value_file(reader: Reader, value: Any, place: Place) -> Any:
+    """An assertion's ``file://`` value loaded as promptfoo's ``processFileReference`` loads
+    it (a list's ``file://`` items too); None for anything else, scripts included."""
+    if isinstance(value, list) and any(isinstance(v, str) and v.startswith(FILE) for v in value):
+        return [
+            value_file(reader, v, place) if isinstance(v, str) and v.startswith(FILE) else v
+            for v in value
+        ]
+    if not isinstance(value, str) or not value.startswith(FILE):
+        return None
+    name = value[len(FILE) :].split(":", 1)[0]
+    if name.endswith(_SCRIPTS):
+        return None
+    path = reader.files(FILE + name, place)[0]
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".yaml", ".yml"):
+        return reader.structured(path) if suffix != ".json" else reader.yaml(path)
+    if suffix == ".txt":
+        return reader.text(path).strip()
+    raise place.problem(f"{quote(value)}: promptfoo reads .txt, JSON and YAML values only")

@@ -8,9 +8,7 @@ it. Bad input is an ``InvalidInputError`` naming the file and the place.
 
 from __future__ import annotations
 
-import csv
 import glob
-import io
 import itertools
 import json
 from collections.abc import Mapping
@@ -18,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldgate.app.promptfoo.csvrows import csv_row
-from goldgate.app.promptfoo.files import Place, Reader, parse_json
+from goldgate.app.promptfoo.files import Place, Reader, value_file
+from goldgate.app.promptfoo.testfiles import raw_tests
 from goldgate.base.errors import InvalidInputError
-from goldgate.base.problems import display_path
 from goldgate.base.textsafe import quote
 from goldgate.gold.settings.yamlfile import YamlDocument
 
@@ -60,6 +57,11 @@ class Assertion:
     children: tuple[Assertion, ...] = ()
     """An ``assert-set``'s assertions."""
     provider: Any = None
+    value_file: Any = None
+    """A ``file://`` value that is not a script, as promptfoo loads it (a ``.txt`` file's
+    trimmed text, a JSON or YAML file's value); None when the value is not one."""
+    transform: bool = False
+    """The assertion transforms the output before checking it."""
 
 
 @dataclass(frozen=True)
@@ -243,15 +245,19 @@ _TEST_KEYS = frozenset(
 )
 
 
-def _assertions(raw: Any, place: Place, refs: Mapping[str, Any]) -> tuple[Assertion, ...]:
+def _assertions(
+    raw: Any, place: Place, refs: Mapping[str, Any], reader: Reader
+) -> tuple[Assertion, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise place.problem("'assert' must be a list")
-    return tuple(_assertion(item, place, refs, index) for index, item in enumerate(raw))
+    return tuple(_assertion(item, place, refs, index, reader) for index, item in enumerate(raw))
 
 
-def _assertion(item: Any, test: Place, refs: Mapping[str, Any], index: int) -> Assertion:
+def _assertion(
+    item: Any, test: Place, refs: Mapping[str, Any], index: int, reader: Reader
+) -> Assertion:
     place = Place(test.file, test.line, f"{test.what}, assertion {index + 1}")
     if isinstance(item, dict) and set(item) == {"$ref"}:
         reference = item["$ref"]
@@ -267,7 +273,7 @@ def _assertion(item: Any, test: Place, refs: Mapping[str, Any], index: int) -> A
         raise place.problem("an assertion needs a string 'type'")
     children: tuple[Assertion, ...] = ()
     if item["type"] == "assert-set":
-        children = _assertions(item.get("assert"), place, refs)
+        children = _assertions(item.get("assert"), place, refs, reader)
     weight = item.get("weight", 1)
     threshold = item.get("threshold")
     if not isinstance(weight, int | float) or isinstance(weight, bool):
@@ -287,6 +293,8 @@ def _assertion(item: Any, test: Place, refs: Mapping[str, Any], index: int) -> A
         place=place,
         children=children,
         provider=item.get("provider"),
+        value_file=value_file(reader, item.get("value"), place),
+        transform=item.get("transform") is not None,
     )
 
 
@@ -318,7 +326,7 @@ def _test(raw: Any, place: Place, refs: Mapping[str, Any], reader: Reader) -> Te
     return Test(
         description=None if description is None else str(description),
         vars=variables,
-        asserts=_assertions(raw.get("assert"), place, refs),
+        asserts=_assertions(raw.get("assert"), place, refs, reader),
         threshold=None if threshold is None else float(threshold),
         options=options if isinstance(options, dict) else {},
         prompts=_string_list(raw.get("prompts")),
@@ -340,67 +348,6 @@ def _var_value(reader: Reader, value: Any, place: Place) -> Any:
             return text
         raise place.problem(f"{quote(value)}: goldgate import reads text, JSON and YAML vars only")
     return value
-
-
-def _csv_tests(reader: Reader, path: Path) -> list[dict[str, Any]]:
-    shown = display_path(path)
-    text = reader.text(path)
-    rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
-    tests = []
-    for number, row in enumerate(rows, start=1):
-        test = csv_row({key.strip(): value or "" for key, value in row.items() if key})
-        test["description"] = test.get("description") or f"Row #{number}"
-        test["__place"] = Place(shown, number + 1, f"row {number}")
-        tests.append(test)
-    return tests
-
-
-def _test_file(reader: Reader, path: Path, *, named: bool) -> list[dict[str, Any]]:
-    """The tests of one file. A CSV row without a description is ``Row #N``; so is a JSON or
-    JSONL test when ``named`` (promptfoo names them when ``tests:`` is the file's name alone,
-    not an entry of a list, and is not YAML)."""
-    shown = display_path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return _csv_tests(reader, path)
-    rows: list[tuple[int, Any]] = []
-    if suffix == ".jsonl":
-        lines = enumerate(reader.text(path).split("\n"), start=1)
-        rows = [(n, parse_json(f"{shown}:{n}", line)) for n, line in lines if line.strip()]
-    elif suffix in (".yaml", ".yml", ".json"):
-        value = reader.structured(path)
-        rows = [(1, row) for row in (value if isinstance(value, list) else [value])]
-    else:
-        raise Place(shown, 1, "tests").problem(
-            "goldgate import reads tests from YAML, JSON, JSONL and CSV files only"
-        )
-    tests = []
-    for number, (line, row) in enumerate(rows, start=1):
-        place = Place(shown, line, f"test {number}")
-        if not isinstance(row, dict):
-            raise place.problem("a test must be a mapping")
-        description = row.get("description") or (f"Row #{number}" if named else None)
-        tests.append({**row, "description": description, "__place": place})
-    return tests
-
-
-def _raw_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
-    items = raw if isinstance(raw, list) else ([] if raw is None else [raw])
-    tests: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        where: list[str | int] = ["tests", index] if isinstance(raw, list) else ["tests"]
-        if isinstance(item, str):
-            place = reader.place(where, "tests")
-            named = not isinstance(raw, list) and not item.endswith(("yaml", "yml"))
-            for path in reader.files(item, place):
-                tests.extend(_test_file(reader, path, named=named))
-        else:
-            tests.append(
-                {**item, "__place": reader.place(where, f"test {index + 1}")}
-                if isinstance(item, dict)
-                else item
-            )
-    return tests
 
 
 def _merge_default(default: Mapping[str, Any], test: dict[str, Any]) -> dict[str, Any]:
@@ -457,7 +404,7 @@ def read_config(path: Path) -> Config:
     if not isinstance(default, dict):
         raise reader.place(["defaultTest"], "defaultTest").problem("must be a mapping")
     tests: list[Test] = []
-    for item in _raw_tests(reader, raw.get("tests")):
+    for item in raw_tests(reader, raw.get("tests")):
         place = item.pop("__place", top) if isinstance(item, dict) else top
         unsupported = item.pop("__unsupported", []) if isinstance(item, dict) else []
         merged = _merge_default(default, item if isinstance(item, dict) else {})
