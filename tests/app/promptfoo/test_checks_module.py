@@ -103,3 +103,16 @@ def test_nunjucks_values_print_as_javascript_prints_them() -> None:
         render("{% macro m() %}{% endmacro %}", {})
     assert as_placeholders("{{ a }} {literal}") == ("{/payload/a} {{literal}}", frozenset({"a"}))
     assert as_placeholders("{{ a | upper }}") is None
+
+
+def test_prompts_render_as_promptfoo_renders_them() -> None:
+    from goldgate.app.promptfoo.templates import render_prompt
+
+    chat = '[{"role": "user", "content": "Say {{q}}"}]'
+    rendered = render_prompt(chat, {"q": 'a "quoted"\nline'})
+    assert rendered == (
+        '[\n  {\n    "role": "user",\n    "content": "Say a \\"quoted\\"\\nline"\n  }\n]'
+    )
+    assert render_prompt("Hi {{ name }}", {"name": "{{ other }}", "other": "Ann"}) == "Hi Ann"
+    assert render_prompt("Hi {{ name }}", {"name": "{{ missing }}"}) == "Hi {{ missing }}"
+    assert render_prompt("Keep {{ this", {}) == "Keep {{ this"

@@ -138,7 +138,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_the_import_writes_the_project_and_says_what_next(imported: dict[str, Any]) -> None:
     result = imported["import"]
     assert result.returncode == 0, result.stderr
-    assert "wrote 10 files (6 suites, 60 cases)" in result.stdout
+    assert "wrote 13 files (9 suites, 90 cases)" in result.stdout
     assert "next: goldgate evaluate --config" in result.stdout
     assert KEY not in result.stdout
     for name in (
@@ -176,7 +176,7 @@ def test_the_run_gives_each_test_its_verdict(imported: dict[str, Any]) -> None:
     assert report is not None, run.stdout + run.stderr
     assert run.returncode == 1, run.stdout + run.stderr  # some tests fail, as in promptfoo
     verdicts = _verdicts_of_goldgate(report)
-    assert len(verdicts) == 60
+    assert len(verdicts) == 90
     assert {key: verdicts[key] for key in EXPECTED} == EXPECTED
     assert KEY not in imported["root"].joinpath("config/settings.yaml").read_text()
 
@@ -186,7 +186,7 @@ def test_promptfoo_gives_the_same_verdicts(imported: dict[str, Any]) -> None:
     if promptfoo is None:
         pytest.skip("promptfoo 0.123 is not installed (benchmarks/live.py installs it with npm)")
     ours = _verdicts_of_goldgate(imported["report"])
-    numbers = {"Reply to the customer: {{message}}": "p1", "formal": "p2"}
+    numbers = {"Reply to the customer: {{message}}": "p1", "formal": "p2", "chat": "p3"}
     prompts = [numbers.get(prompt["label"], "p2") for prompt in promptfoo["results"]["prompts"]]
     theirs = {}
     for result in promptfoo["results"]["results"]:

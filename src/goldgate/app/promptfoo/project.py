@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from goldgate.app.promptfoo import checks_module
 from goldgate.app.promptfoo.assertions import Context, Translated, translate
 from goldgate.app.promptfoo.providers import Workflow, workflow_of
 from goldgate.app.promptfoo.source import Config, Prompt, Provider, Test
-from goldgate.app.promptfoo.templates import Unrenderable, as_placeholders, js_string, render
+from goldgate.app.promptfoo.templates import Unrenderable, as_placeholders, js_string, render_prompt
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
 from goldgate.base.textsafe import escape_control
@@ -94,7 +94,11 @@ def _matches(references: Sequence[str] | None, names: Sequence[str]) -> bool:
 
 @dataclass(frozen=True)
 class _Rendered:
+    text: str | None
+    """The prompt as promptfoo renders it (what ``echo`` answers, a python assertion's
+    ``context.prompt``)."""
     prompt: str | None
+    """The user message the model target sends."""
     system: str | None
     why: str | None
 
@@ -109,23 +113,53 @@ def _affixed(prompt: Prompt, test: Test) -> str:
 
 
 def _render_prompt(prompt: Prompt, test: Test, variables: Mapping[str, Any]) -> _Rendered:
+    """The prompt of one test, and the messages promptfoo's OpenAI providers make of it (a
+    JSON array of messages is a chat; any other text is the user's message)."""
     try:
-        text = render(_affixed(prompt, test), variables)
+        text = render_prompt(_affixed(prompt, test), variables)
     except Unrenderable as why:
-        return _Rendered(None, None, f"the prompt cannot be rendered exactly: {why}")
-    if not prompt.chat:
-        return _Rendered(text, None, None)
+        return _Rendered(None, None, None, f"the prompt cannot be rendered exactly: {why}")
     try:
         messages = json.loads(text)
     except ValueError:
-        return _Rendered(text, None, "the chat prompt is not JSON once rendered")
-    roles = [str(message.get("role")) for message in messages if isinstance(message, dict)]
-    contents = [message.get("content") for message in messages if isinstance(message, dict)]
+        messages = None
+    if not (isinstance(messages, list) and all(isinstance(m, dict) for m in messages)):
+        return _Rendered(text, text, None, None)
+    roles = [str(message.get("role")) for message in messages]
+    contents = [message.get("content") for message in messages]
     if roles == ["user"] and isinstance(contents[0], str):
-        return _Rendered(contents[0], None, None)
+        return _Rendered(text, contents[0], None, None)
     if roles == ["system", "user"] and all(isinstance(item, str) for item in contents):
-        return _Rendered(contents[1], contents[0], None)
-    return _Rendered(text, None, "the model target sends a system and a user message only")
+        return _Rendered(text, contents[1], contents[0], None)
+    return _Rendered(text, None, None, "the model target sends a system and a user message only")
+
+
+_TEMPLATED = ("{{", "{%", "{#")
+
+
+def _placeholders(prompt: Prompt, tests: Sequence[tuple[int, Test]]) -> str | None:
+    """The model target's template for every test of a suite, when ``{/payload/var}``
+    placeholders give each test the very prompt promptfoo renders: a prompt that is text and
+    ``{{ var }}`` only (not JSON, no prefix or suffix), every var it reads a string without
+    template syntax of its own. None: the prompt is rendered per case."""
+    try:
+        json.loads(prompt.raw)
+    except ValueError:
+        pass
+    else:
+        return None
+    found = as_placeholders(prompt.raw)
+    if found is None:
+        return None
+    template, used = found
+    for _, test in tests:
+        if _affixed(prompt, test) != prompt.raw:
+            return None
+        for name in used:
+            value = test.vars.get(name)
+            if not isinstance(value, str) or any(mark in value for mark in _TEMPLATED):
+                return None
+    return template
 
 
 def _judge(config: Config, imported: Imported) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
@@ -259,13 +293,8 @@ def _suite(
     ]
     if not tests:
         return None, [], False
-    placeholders = as_placeholders(prompt.raw) if not prompt.chat else None
-    if placeholders is not None:
-        used = placeholders[1]
-        if not all(isinstance(test.vars.get(var), str) for _, test in tests for var in used) or any(
-            _affixed(prompt, test) != prompt.raw for _, test in tests
-        ):
-            placeholders = None
+    placeholders = _placeholders(prompt, tests)
+    echo = workflow.api == "echo"
     cases: list[dict[str, Any]] = []
     lines: list[str] = []
     waiting, scorer = 0, False
@@ -275,7 +304,7 @@ def _suite(
         case_id = _case_id(number, test)
         context = Context(
             variables,
-            rendered.prompt or prompt.raw,
+            rendered.text or prompt.raw,
             judge,
             config.path.resolve().parent,
             project,
@@ -283,11 +312,11 @@ def _suite(
             priced="pricing" in workflow.settings,
         )
         translated = translate(test.asserts, context)
-        _waits(test, rendered, config, translated)
-        metadata: dict[str, Any] = {
-            "prompt": rendered.prompt if rendered.prompt is not None else prompt.raw
-        }
-        if rendered.system is not None:
+        kept = rendered if not echo or rendered.text is None else replace(rendered, why=None)
+        _waits(test, kept, config, translated)
+        shown = rendered.text if echo else rendered.prompt
+        metadata: dict[str, Any] = {"prompt": shown if shown is not None else prompt.raw}
+        if rendered.system is not None and not echo:
             metadata["system"] = rendered.system
         metadata["promptfoo"] = _plain(
             {"test": number, "description": test.description, "metadata": dict(test.metadata)}
@@ -322,7 +351,7 @@ def _suite(
     if workflow.api != "echo":
         model = settings["target"]["model"]
         if placeholders is not None:
-            model["prompt"] = placeholders[0]
+            model["prompt"] = placeholders
         else:
             model["prompt"] = "{/metadata/prompt}"
             if any("system" in case["input"]["metadata"] for case in cases):

@@ -17,7 +17,7 @@ from typing import Any
 
 from goldgate.app.errors import Unrenderable
 
-__all__ = ["Unrenderable", "as_placeholders", "js_string", "render"]
+__all__ = ["Unrenderable", "as_placeholders", "js_string", "render", "render_prompt"]
 
 
 def js_number(value: float) -> str:
@@ -138,3 +138,62 @@ def _literal(text: str) -> Any:
     if "{{" in text or "}}" in text:
         return None  # an expression this translation does not read
     return text.replace("{", "{{").replace("}", "}}")
+
+
+_PARTIAL = re.compile(r"({%[^%]*$|{{[^}]*$|{#[^#]*$)", re.MULTILINE)
+_WRAPPED = (re.compile(r"{%\s*raw\s*%}"), re.compile(r"{%\s*endraw\s*%}"))
+
+
+def _wrapped(template: str) -> str:
+    """promptfoo's ``autoWrapRawIfPartialNunjucks``: a template with an unclosed tag is
+    printed as it is (``{% raw %}``)."""
+    if _PARTIAL.search(template) and not all(p.search(template) for p in _WRAPPED):
+        return "{% raw %}" + template + "{% endraw %}"
+    return template
+
+
+def _undefined(template: str, variables: Mapping[str, Any]) -> bool:
+    """Whether ``template`` names a variable ``variables`` lacks (``env`` aside)."""
+    from jinja2 import TemplateSyntaxError, meta
+
+    if not _ENVIRONMENT:
+        _ENVIRONMENT.append(_environment())
+    try:
+        names = meta.find_undeclared_variables(_ENVIRONMENT[0].parse(template))
+    except TemplateSyntaxError:
+        return True
+    return any(name != "env" and name not in variables for name in names)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _render_object(value: Any, variables: Mapping[str, Any]) -> Any:
+    if isinstance(value, str):
+        return render(value, variables)
+    if isinstance(value, list):
+        return [_render_object(item, variables) for item in value]
+    if isinstance(value, dict):
+        return {key: _render_object(item, variables) for key, item in value.items()}
+    return value
+
+
+def render_prompt(template: str, variables: Mapping[str, Any]) -> str:
+    """A prompt rendered as promptfoo 0.123's ``renderPrompt`` renders it: a prompt that is
+    JSON has each of its strings rendered and is written back indented by two; any other has
+    its string vars rendered first (those naming no missing variable), and an unclosed tag
+    printed as it is."""
+    try:
+        parsed = json.loads(template, parse_constant=_no_constant)
+    except ValueError:
+        pass
+    else:
+        return json.dumps(_render_object(parsed, variables), ensure_ascii=False, indent=2)
+    rendered = {
+        key: render(_wrapped(value), variables)
+        if isinstance(value, str) and not _undefined(value, variables)
+        else value
+        for key, value in variables.items()
+    }
+    return render(_wrapped(template), rendered)
