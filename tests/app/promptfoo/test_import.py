@@ -397,3 +397,13 @@ def test_weight_zero_file_values_scripts_and_transforms(
         "weight 0, which promptfoo counts as passed"
         in (tmp_path / "evaluation" / "IMPORTED.md").read_text()
     )
+
+
+def test_file_vars_load_as_promptfoo_loads_them(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG + "  - vars: {q: file://q.txt, r: file://r.yaml, s: file://s.json}\n"
+    files = {"q__txt": "  hello\n\n", "r__yaml": "a: [1, yes]\n", "s__json": ' {"b": 1}\n'}
+    assert run_cli("import", "promptfoo", str(_write(tmp_path, text, **files))).code == 0
+    payload = _cases(tmp_path, "openai-chat-m-1.p1")[1]["input"]["payload"]
+    assert payload == {"q": "hello", "r": '{"a":[1,"yes"]}', "s": '{"b": 1}'}

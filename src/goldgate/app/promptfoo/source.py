@@ -337,16 +337,25 @@ def _test(raw: Any, place: Place, refs: Mapping[str, Any], reader: Reader) -> Te
     )
 
 
+_BINARY_VARS = (".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tiff", ".ico",
+                ".avif", ".heic", ".svg", ".mp3", ".wav", ".m4a", ".ogg", ".flac", ".mp4",
+                ".mov", ".webm", ".py", ".js", ".cjs", ".mjs", ".ts")  # fmt: skip
+
+
 def _var_value(reader: Reader, value: Any, place: Place) -> Any:
-    """A var's value; a ``file://`` text file's contents, as promptfoo loads it."""
+    """A var's value; a ``file://`` one loaded as promptfoo's ``renderPrompt`` loads it (a
+    YAML file as compact JSON, any other text file trimmed). Scripts, documents and media are
+    refused: their value is not text goldgate can hold for the case."""
     if isinstance(value, str) and value.startswith(_FILE) and not glob.has_magic(value):
         path = reader.files(value, place)[0]
-        if path.suffix.lower() in (".txt", ".md", ".json", ".yaml", ".yml", ".csv"):
-            text = reader.text(path)
-            if path.suffix.lower() in (".yaml", ".yml", ".json"):
-                return json.dumps(reader.structured(path), ensure_ascii=False)
-            return text
-        raise place.problem(f"{quote(value)}: goldgate import reads text, JSON and YAML vars only")
+        suffix = path.suffix.lower()
+        if suffix in _BINARY_VARS:
+            raise place.problem(
+                f"{quote(value)}: goldgate import reads vars from text, JSON and YAML files only"
+            )
+        if suffix in (".yaml", ".yml"):
+            return json.dumps(reader.yaml(path), ensure_ascii=False, separators=(",", ":"))
+        return reader.text(path).strip()
     return value
 
 
