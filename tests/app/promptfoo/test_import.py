@@ -380,11 +380,15 @@ def test_weight_zero_file_values_scripts_and_transforms(
         "      - {type: contains, value: nope, weight: 0}\n"
         "      - {type: contains, value: file://want.txt}\n"
         "      - {type: contains, value: file://want.py}\n"
-        "      - {type: contains, value: x, transform: output.toUpperCase()}",
+        "      - {type: contains, value: x, transform: output.toUpperCase()}\n"
+        "      - {type: equals, value: x, normalizeUnicode: true}",
     )
     config = _write(tmp_path, text, want__txt="  wanted \n", want__py="def get_assert(): pass\n")
     assert run_cli("import", "promptfoo", str(config)).code == 0
-    loaded, script, transformed = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"]
+    loaded, script, transformed, normalized = _cases(tmp_path, "openai-chat-m-1.p1")[0][
+        "expectations"
+    ]
+    assert "its normalizeUnicode is not translated" in normalized["expected"]
     assert loaded == {
         "name": "2 contains",
         "path": "/payload/answer",

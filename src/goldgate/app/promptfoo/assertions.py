@@ -228,6 +228,8 @@ def _value(assertion: Assertion, context: Context) -> Any:
     rendered with the test's vars; a ``_Person`` for what only promptfoo can compute."""
     if assertion.transform:
         raise _Person("it transforms the output first")
+    if assertion.unknown:
+        raise _Person(f"its {', '.join(assertion.unknown)} is not translated")
     kind = assertion.type.removeprefix("not-")
     value = assertion.value
     if assertion.value_file is not None:

@@ -62,6 +62,8 @@ class Assertion:
     trimmed text, a JSON or YAML file's value); None when the value is not one."""
     transform: bool = False
     """The assertion transforms the output before checking it."""
+    unknown: tuple[str, ...] = ()
+    """Keys of the assertion goldgate does not translate (``normalizeUnicode``...)."""
 
 
 @dataclass(frozen=True)
@@ -295,7 +297,16 @@ def _assertion(
         provider=item.get("provider"),
         value_file=value_file(reader, item.get("value"), place),
         transform=item.get("transform") is not None,
+        unknown=tuple(sorted(key for key in item if key not in _ASSERTION_KEYS)),
     )
+
+
+_ASSERTION_KEYS = frozenset(
+    {"type", "value", "threshold", "weight", "metric", "config", "provider", "transform",
+     "assert", "rubricPrompt"}
+)  # fmt: skip
+"""An assertion's keys goldgate translates, or that decide only a judged check (its grading
+provider and prompt, which a person decides until the judge is calibrated)."""
 
 
 def _string_list(value: Any) -> tuple[str, ...] | None:
