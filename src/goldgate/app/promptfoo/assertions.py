@@ -63,7 +63,8 @@ class _Person(Exception):
 def _label(assertion: Assertion) -> str:
     value = assertion.value
     shown = "" if value is None else f" {quote(value, 60)}"
-    return f"{assertion.type}{shown}"
+    bound = "" if assertion.threshold is None else f" (threshold {assertion.threshold:g})"
+    return f"{assertion.type}{shown}{bound}"
 
 
 def _rendered(value: Any, variables: Mapping[str, Any]) -> Any:
