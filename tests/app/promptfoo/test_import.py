@@ -88,7 +88,6 @@ def test_nothing_is_overwritten(run_cli: Callable[..., Any], tmp_path: Path) -> 
             {},
             ["user or password in its apiBaseUrl", "name an environment variable"],
         ),
-        (CONFIG.split("tests:", maxsplit=1)[0], {}, ["has no tests"]),
         (CONFIG.replace("openai:chat:m-1", "anthropic:messages:claude"), {}, ["no provider"]),
         (
             CONFIG.replace('"Answer: {{q}}"', "file://prompt.py"),
@@ -103,7 +102,6 @@ def test_nothing_is_overwritten(run_cli: Callable[..., Any], tmp_path: Path) -> 
         "api-key",
         "env-block",
         "url-password",
-        "no-tests",
         "no-provider",
         "prompt-function",
     ],
@@ -411,3 +409,32 @@ def test_file_vars_load_as_promptfoo_loads_them(
     assert run_cli("import", "promptfoo", str(_write(tmp_path, text, **files))).code == 0
     payload = _cases(tmp_path, "openai-chat-m-1.p1")[1]["input"]["payload"]
     assert payload == {"q": "hello", "r": '{"a":[1,"yes"]}', "s": '{"b": 1}'}
+
+
+def test_scenarios_and_a_configuration_without_tests(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.split("tests:", maxsplit=1)[0] + (
+        "defaultTest:\n  assert: [{type: contains, value: d}]\n"
+        "scenarios:\n"
+        "  - config:\n"
+        "      - vars: {q: one}\n        assert: [{type: contains, value: c}]\n"
+        "      - vars: {q: two}\n"
+        "    tests:\n"
+        "      - vars: {z: x}\n        assert: [{type: contains, value: t}]\n"
+    )
+    assert run_cli("import", "promptfoo", str(_write(tmp_path / "a", text))).code == 0
+    cases = _cases(tmp_path / "a", "openai-chat-m-1.p1")
+    assert [c["input"]["payload"] for c in cases] == [
+        {"q": "one", "z": "x"},
+        {"q": "two", "z": "x"},
+    ]
+    assert [[e["expected"]["contains"][0] for e in c["expectations"]] for c in cases] == [
+        ["d", "c", "t"],
+        ["d", "t"],
+    ]
+    alone = CONFIG.split("tests:", maxsplit=1)[0] + "defaultTest:\n  vars: {q: hi}\n"
+    assert run_cli("import", "promptfoo", str(_write(tmp_path / "b", alone))).code == 0
+    assert [c["input"]["payload"] for c in _cases(tmp_path / "b", "openai-chat-m-1.p1")] == [
+        {"q": "hi"}
+    ]

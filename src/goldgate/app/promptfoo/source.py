@@ -370,6 +370,28 @@ def _var_value(reader: Reader, value: Any, place: Place) -> Any:
     return value
 
 
+def _scenario_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
+    """The tests of ``scenarios``, as promptfoo 0.123's ``mergeScenarioTest`` makes them
+    (after the other tests): each config entry × each of the scenario's tests, vars, options
+    and metadata merged, the entry's assertions before the test's."""
+    found: list[dict[str, Any]] = []
+    for index, scenario in enumerate(raw if isinstance(raw, list) else []):
+        place = reader.place(["scenarios", index], f"scenario {index + 1}")
+        configs, tests = scenario.get("config"), scenario.get("tests") or [{}]
+        if not isinstance(configs, list) or not isinstance(tests, list):
+            raise place.problem("goldgate import reads a scenario's config and tests as lists")
+        for data in configs:
+            for test in tests:
+                if not isinstance(data, dict) or not isinstance(test, dict):
+                    raise place.problem("a scenario's config entries and tests must be mappings")
+                merged = {**data, **test}
+                for key in ("vars", "options", "metadata"):
+                    merged[key] = {**(data.get(key) or {}), **(test.get(key) or {})}
+                merged["assert"] = [*(data.get("assert") or []), *(test.get("assert") or [])]
+                found.append({**merged, "__place": place})
+    return found
+
+
 def _merge_default(default: Mapping[str, Any], test: dict[str, Any]) -> dict[str, Any]:
     """A test with ``defaultTest`` applied as promptfoo 0.123 does (``prepareTestCaseForEval``):
     vars, options and metadata merged (the test's win), defaultTest's assertions first unless
@@ -424,7 +446,10 @@ def read_config(path: Path) -> Config:
     if not isinstance(default, dict):
         raise reader.place(["defaultTest"], "defaultTest").problem("must be a mapping")
     tests: list[Test] = []
-    for item in raw_tests(reader, raw.get("tests")):
+    items = raw_tests(reader, raw.get("tests")) + _scenario_tests(reader, raw.get("scenarios"))
+    if not raw.get("tests") and not raw.get("scenarios"):
+        items = [{}]  # promptfoo runs one test of defaultTest alone
+    for item in items:
         place = item.pop("__place", top) if isinstance(item, dict) else top
         unsupported = item.pop("__unsupported", []) if isinstance(item, dict) else []
         merged = _merge_default(default, item if isinstance(item, dict) else {})
@@ -433,17 +458,14 @@ def read_config(path: Path) -> Config:
         expand = not base.options.get("disableVarExpansion")
         for variables in combinations(base.vars) if expand else [dict(base.vars)]:
             tests.append(Test(**{**base.__dict__, "vars": variables, "unsupported": extra}))
-    options = (
-        raw.get("defaultTest", {}).get("options", {})
-        if isinstance(raw.get("defaultTest"), dict)
-        else {}
-    )
+    options = default.get("options") or {}
     known = {
         "description",
         "prompts",
         "providers",
         "tests",
         "defaultTest",
+        "scenarios",
         "assertionTemplates",
         "env",
         "$schema",
