@@ -438,3 +438,13 @@ def test_scenarios_and_a_configuration_without_tests(
     assert [c["input"]["payload"] for c in _cases(tmp_path / "b", "openai-chat-m-1.p1")] == [
         {"q": "hi"}
     ]
+
+
+def test_a_var_glob_is_one_case_per_file(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    text = CONFIG + "  - vars: {q: file://docs/*.txt}\n"
+    (tmp_path / "docs").mkdir(parents=True)
+    (tmp_path / "docs" / "a.txt").write_text("first\n")
+    (tmp_path / "docs" / "b.txt").write_text("second\n")
+    assert run_cli("import", "promptfoo", str(_write(tmp_path, text))).code == 0
+    payloads = [c["input"]["payload"] for c in _cases(tmp_path, "openai-chat-m-1.p1")[1:]]
+    assert payloads == [{"q": "first"}, {"q": "second"}]

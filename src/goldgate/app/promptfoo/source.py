@@ -357,7 +357,10 @@ def _var_value(reader: Reader, value: Any, place: Place) -> Any:
     """A var's value; a ``file://`` one loaded as promptfoo's ``renderPrompt`` loads it (a
     YAML file as compact JSON, any other text file trimmed). Scripts, documents and media are
     refused: their value is not text goldgate can hold for the case."""
-    if isinstance(value, str) and value.startswith(_FILE) and not glob.has_magic(value):
+    if isinstance(value, str) and value.startswith(_FILE) and glob.has_magic(value):
+        # One combination per file, as promptfoo's generateVarCombinations expands a glob.
+        return [_var_value(reader, f"{_FILE}{path}", place) for path in reader.files(value, place)]
+    if isinstance(value, str) and value.startswith(_FILE):
         path = reader.files(value, place)[0]
         suffix = path.suffix.lower()
         if suffix in _BINARY_VARS:
