@@ -448,3 +448,19 @@ def test_a_var_glob_is_one_case_per_file(run_cli: Callable[..., Any], tmp_path: 
     assert run_cli("import", "promptfoo", str(_write(tmp_path, text))).code == 0
     payloads = [c["input"]["payload"] for c in _cases(tmp_path, "openai-chat-m-1.p1")[1:]]
     assert payloads == [{"q": "first"}, {"q": "second"}]
+
+
+def test_a_grading_provider_map_is_listed_and_the_rubric_waits(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "tests:\n",
+        "defaultTest:\n  options:\n    provider:\n      text: openai:gpt-4o\n"
+        "      embedding: openai:text-embedding-3-small\ntests:\n",
+    ).replace("      - {type: contains, value: Yes}", "      - {type: llm-rubric, value: polite}")
+    result = run_cli("import", "promptfoo", str(_write(tmp_path, text)))
+    assert result.code == 0, result.output
+    assert "the grading provider (defaultTest.options.provider) is not one" in result.stdout
+    expectation = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"][0]
+    assert expectation["expected"] == "polite"
+    assert "judge" not in expectation

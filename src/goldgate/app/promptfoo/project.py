@@ -169,7 +169,14 @@ def _judge(config: Config, imported: Imported) -> tuple[str | None, dict[str, An
         return None, {}, {}
     from goldgate.app.promptfoo.source import Place, _provider
 
-    provider = _provider(grader, Place(str(config.path), 1, "defaultTest.options.provider"))
+    try:
+        provider = _provider(grader, Place(str(config.path), 1, "defaultTest.options.provider"))
+    except InvalidInputError:
+        imported.untranslated.append(
+            "the grading provider (defaultTest.options.provider) is not one provider id: "
+            "model-graded checks wait for a person"
+        )
+        return None, {}, {}
     workflow = workflow_of(provider, REVISION)
     if workflow.settings is None or workflow.api == "echo":
         imported.untranslated.extend(workflow.missing or ("the grading provider is echo",))
