@@ -89,6 +89,8 @@ def test_nothing_is_overwritten(run_cli: Callable[..., Any], tmp_path: Path) -> 
             ["user or password in its apiBaseUrl", "name an environment variable"],
         ),
         (CONFIG.replace("openai:chat:m-1", "anthropic:messages:claude"), {}, ["no provider"]),
+        (CONFIG + "  - 5\n", {}, ["promptfooconfig.yaml:9:", "test 2: a test must be a mapping"]),
+        (CONFIG + "  - vars: [1]\n", {}, ["test 2: 'vars' must be a mapping"]),
         (
             CONFIG.replace('"Answer: {{q}}"', "file://prompt.py"),
             {"prompt__py": "def f(): pass\n"},
@@ -103,6 +105,8 @@ def test_nothing_is_overwritten(run_cli: Callable[..., Any], tmp_path: Path) -> 
         "env-block",
         "url-password",
         "no-provider",
+        "test-not-a-mapping",
+        "vars-not-a-mapping",
         "prompt-function",
     ],
 )

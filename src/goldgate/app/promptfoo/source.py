@@ -373,6 +373,20 @@ def _var_value(reader: Reader, value: Any, place: Place) -> Any:
     return value
 
 
+_SHAPES = (("vars", dict | str), ("assert", list), ("options", dict), ("metadata", dict))
+
+
+def _check_shape(test: Any, place: Place) -> None:
+    """A test (or defaultTest) is a mapping whose vars, assert, options and metadata have
+    the shape promptfoo reads."""
+    if not isinstance(test, dict):
+        raise place.problem("a test must be a mapping")
+    for key, kind in _SHAPES:
+        if test.get(key) is not None and not isinstance(test[key], kind):
+            what = "a list" if kind is list else "a mapping"
+            raise place.problem(f"'{key}' must be {what}")
+
+
 def _scenario_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
     """The tests of ``scenarios``, as promptfoo 0.123's ``mergeScenarioTest`` makes them
     (after the other tests): each config entry × each of the scenario's tests, vars, options
@@ -452,10 +466,12 @@ def read_config(path: Path) -> Config:
     items = raw_tests(reader, raw.get("tests")) + _scenario_tests(reader, raw.get("scenarios"))
     if not raw.get("tests") and not raw.get("scenarios"):
         items = [{}]  # promptfoo runs one test of defaultTest alone
+    _check_shape(default, reader.place(["defaultTest"], "defaultTest"))
     for item in items:
         place = item.pop("__place", top) if isinstance(item, dict) else top
-        unsupported = item.pop("__unsupported", []) if isinstance(item, dict) else []
-        merged = _merge_default(default, item if isinstance(item, dict) else {})
+        _check_shape(item, place)
+        unsupported = item.pop("__unsupported", [])
+        merged = _merge_default(default, item)
         base = _test(merged, place, refs, reader)
         extra = tuple(sorted({*base.unsupported, *unsupported}))
         expand = not base.options.get("disableVarExpansion")

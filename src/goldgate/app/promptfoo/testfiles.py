@@ -68,10 +68,10 @@ def raw_tests(reader: Reader, raw: Any) -> list[dict[str, Any]]:
             named = not isinstance(raw, list) and not item.endswith(("yaml", "yml"))
             for path in reader.files(item, place):
                 tests.extend(_test_file(reader, path, named=named))
+        elif isinstance(item, dict):
+            tests.append({**item, "__place": reader.place(where, f"test {index + 1}")})
         else:
-            tests.append(
-                {**item, "__place": reader.place(where, f"test {index + 1}")}
-                if isinstance(item, dict)
-                else item
+            raise reader.place(where, f"test {index + 1}").problem(
+                "a test must be a mapping or a file:// reference"
             )
     return tests
