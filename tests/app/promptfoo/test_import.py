@@ -468,3 +468,30 @@ def test_a_grading_provider_map_is_listed_and_the_rubric_waits(
     expectation = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"][0]
     assert expectation["expected"] == "polite"
     assert "judge" not in expectation
+
+
+def test_into_another_folder_keeps_python_files_reachable(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    import importlib.util
+
+    text = CONFIG.replace(
+        "      - {type: contains, value: Yes}", "      - {type: python, value: file://ok.py}"
+    )
+    files = {
+        "ok__py": "def get_assert(output, context):\n    return output == context['vars']['q']\n"
+    }
+    config = _write(tmp_path / "suite", text, **files)
+    into = tmp_path / "elsewhere"
+    result = run_cli("import", "promptfoo", str(config), "--into", str(into))
+    assert result.code == 0, result.output
+    assert not (tmp_path / "suite" / "config").exists()
+    expectation = _cases(into, "openai-chat-m-1.p1")[0]["expectations"][0]
+    assert expectation["expected"]["file"] == "../suite/ok.py"
+    spec = importlib.util.spec_from_file_location("generated_checks", into / "promptfoo_checks.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.outcome("Yes", expectation["expected"]) == (True, 1.0)
+    assert module.outcome("No", expectation["expected"]) == (False, 0.0)
