@@ -1,8 +1,8 @@
 """``goldgate import promptfoo``: a promptfoo configuration as a goldgate project that gives
 its tests the verdicts promptfoo gives them (docs/promptfoo.md).
 
-``source`` reads the configuration as promptfoo 0.123 does (``files``, ``testfiles``,
-``csvrows``), ``templates`` renders its
+``source`` reads the configuration as promptfoo 0.123 does (``files``, ``prompts``,
+``testfiles``, ``csvrows``), ``templates`` renders its
 Nunjucks, ``providers`` makes workflows, ``assertions`` expectations, ``project`` the files,
 ``command`` writes them; ``checks_module`` is the ``promptfoo_checks.py`` written beside the
 project (the custom scorer and the echo target).
@@ -14,6 +14,7 @@ __all__ = [
     "command",
     "kinds",
     "project",
+    "prompts",
     "providers",
     "source",
     "templates",
