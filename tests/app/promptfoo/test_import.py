@@ -495,3 +495,21 @@ def test_into_another_folder_keeps_python_files_reachable(
     spec.loader.exec_module(module)
     assert module.outcome("Yes", expectation["expected"]) == (True, 1.0)
     assert module.outcome("No", expectation["expected"]) == (False, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("kind", "note"),
+    [
+        ("llm-rubric", "is kind"),
+        ("model-graded-closedqa", "The answer meets this criterion: is kind"),
+        ("factuality", "The answer is factually consistent with this reference answer: is kind"),
+        ("g-eval", "The answer meets these criteria: is kind"),
+    ],
+)
+def test_each_model_graded_type_gives_its_note(
+    run_cli: Callable[..., Any], tmp_path: Path, kind: str, note: str
+) -> None:
+    text = CONFIG.replace("{type: contains, value: Yes}", f"{{type: {kind}, value: is kind}}")
+    assert run_cli("import", "promptfoo", str(_write(tmp_path, text))).code == 0
+    expectation = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"][0]
+    assert expectation["expected"] == note  # no grading provider: a person decides

@@ -272,16 +272,28 @@ def _person(name: str, why: str, what: str) -> dict[str, Any]:
     }
 
 
+_JUDGED_NOTES = {
+    "model-graded-closedqa": "The answer meets this criterion: {}",
+    "factuality": "The answer is factually consistent with this reference answer: {}",
+    "model-graded-factuality": "The answer is factually consistent with this reference answer: {}",
+    "g-eval": "The answer meets these criteria: {}",
+}
+"""What the rubric means for a person or a judge, per model-graded type (an llm-rubric's
+value is the rubric itself)."""
+
+
 def _judged(assertion: Assertion, name: str, context: Context, out: Translated) -> None:
     if assertion.provider is not None:
         out.lines.append(
             f"{name}: the assertion's own grading provider is not translated; the configured "
             "grading provider's judge decides (or a person)"
         )
-    rubric = _rendered(assertion.value, context.vars)
+    rubric = _value(assertion, context)
     note = rubric if isinstance(rubric, str) else js_string(rubric)
     if not note.strip():
         note = f"the answer passes promptfoo's {assertion.type}"
+    else:
+        note = _JUDGED_NOTES.get(assertion.type, "{}").format(note)
     expectation: dict[str, Any] = {
         "name": name,
         "path": ANSWER,
