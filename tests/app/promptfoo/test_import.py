@@ -513,3 +513,18 @@ def test_each_model_graded_type_gives_its_note(
     assert run_cli("import", "promptfoo", str(_write(tmp_path, text))).code == 0
     expectation = _cases(tmp_path, "openai-chat-m-1.p1")[0]["expectations"][0]
     assert expectation["expected"] == note  # no grading provider: a person decides
+
+
+def test_two_providers_of_one_id_get_two_suites(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "providers:\n", "providers:\n  - {id: openai:chat:m-1, config: {temperature: 1}}\n"
+    )
+    config = _write(tmp_path, text)
+    assert run_cli("import", "promptfoo", str(config)).code == 0
+    suites = sorted(p.stem for p in (tmp_path / "evaluation" / "cases").iterdir())
+    assert suites == ["openai-chat-m-1-1.p1", "openai-chat-m-1.p1"]
+    assert (
+        run_cli("evaluate", "--config", str(tmp_path / "config/settings.yaml"), "--check").code == 0
+    )

@@ -205,8 +205,15 @@ def build_project(config: Config, project: Path) -> Imported:
     suites: list[dict[str, Any]] = []
     report: list[str] = []
     uses_scorer = False
+    stems: set[str] = set()
     for provider in config.providers:
         workflow = workflow_of(provider, REVISION)
+        base = stem = _slug(provider.label or provider.id)
+        number = 0
+        while stem in stems:  # two providers of one id or label: two sets of suites
+            number += 1
+            stem = f"{base}-{number}"
+        stems.add(stem)
         imported.untranslated.extend(workflow.missing)
         if workflow.settings is None:
             continue
@@ -215,7 +222,7 @@ def build_project(config: Config, project: Path) -> Imported:
                 provider.prompts, [prompt.label, prompt.id]
             ):
                 continue
-            name = f"{_slug(provider.label or provider.id)}.p{prompt_number}"
+            name = f"{stem}.p{prompt_number}"
             suite, lines, scorer = _suite(
                 config, project, provider, prompt, (name, workflow), judge
             )
