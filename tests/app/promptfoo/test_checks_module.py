@@ -116,3 +116,27 @@ def test_prompts_render_as_promptfoo_renders_them() -> None:
     assert render_prompt("Hi {{ name }}", {"name": "{{ other }}", "other": "Ann"}) == "Hi Ann"
     assert render_prompt("Hi {{ name }}", {"name": "{{ missing }}"}) == "Hi {{ missing }}"
     assert render_prompt("Keep {{ this", {}) == "Keep {{ this"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "python"),
+    [
+        ("\\d{4}$", "\\d{4}(?!.|\\n)"),  # $ is the end of the text, as in JavaScript
+        ("[$]x\\$", "[$]x\\$"),
+        ("(?<=a)b", "(?<=a)b"),
+        ("(?i)x", None),  # JavaScript has no inline flags
+        ("(?<name>a)", None),
+        ("a[^]b", None),
+        ("\\p{L}", None),
+    ],
+)
+def test_javascript_patterns_translate_only_where_python_reads_them_alike(
+    pattern: str, python: str | None
+) -> None:
+    from goldgate.app.promptfoo.assertions import _js_pattern, _Person
+
+    if python is None:
+        with pytest.raises(_Person):
+            _js_pattern(pattern)
+    else:
+        assert _js_pattern(pattern) == python

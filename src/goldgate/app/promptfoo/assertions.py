@@ -127,8 +127,9 @@ def _js_pattern(pattern: str) -> str:
         else:
             out.append(char)
     translated = "".join(out)
-    if re.search(r"\(\?<[A-Za-z]", translated) or "\\u{" in translated or "\\p{" in translated:
-        raise _Person("its pattern uses JavaScript syntax Python reads otherwise")
+    if re.search(r"\(\?(<[A-Za-z]|[aiLmsux-])|\\[kpP]|\\u\{|\[\^?\]", translated):
+        # named groups, inline flags (JavaScript has none), \k, \p, \u{...}, [] and [^]
+        raise _Person("its pattern uses syntax JavaScript and Python read differently")
     try:
         re.compile(translated)
     except re.error:
@@ -148,7 +149,7 @@ def _text(assertion: Assertion, value: Any) -> tuple[dict[str, Any], str]:
     if kind == "equals":
         if isinstance(value, dict | list):
             raise _Module()
-        text = _one(value) if value != "" else ""
+        text = "" if value == "" else js_string(value) if isinstance(value, bool) else _one(value)
         if negated:
             return {"notMatches": [f"\\A{re.escape(text)}(?![\\s\\S])"]}, "text notMatches"
         return {"__exact__": text}, "exact"
