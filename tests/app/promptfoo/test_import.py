@@ -528,3 +528,21 @@ def test_two_providers_of_one_id_get_two_suites(
     assert (
         run_cli("evaluate", "--config", str(tmp_path / "config/settings.yaml"), "--check").code == 0
     )
+
+
+def test_other_providers_are_listed_with_the_target_to_write(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    text = CONFIG.replace(
+        "providers:\n",
+        "providers:\n  - exec:python run.py\n  - file://provider.py\n  - https://api.example/x\n",
+    )
+    result = run_cli("import", "promptfoo", str(_write(tmp_path, text)))
+    assert result.code == 0, result.output
+    for provider, target in (
+        ("exec:python run.py", "a command target"),
+        ("file://provider.py", "a python target"),
+        ("https://api.example/x", "an http target"),
+    ):
+        assert f"not translated: provider {provider} is not translated" in result.stdout
+        assert target in result.stdout

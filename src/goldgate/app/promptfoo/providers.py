@@ -186,13 +186,26 @@ def workflow_of(provider: Provider, revision: str) -> Workflow:
     return Workflow(workflow, api, tuple(lines), tuple(missing))
 
 
+_TARGETS = (
+    (("python:", "file://"), "a python target (python: module:function) that calls it"),
+    (("exec:",), "a command target (command: [program, ...]) that runs it"),
+    (("http:", "https:", "http://", "https://"), "an http target (http: {url, headers})"),
+)
+
+
 def _untranslated(provider: Provider, why: str) -> Workflow:
+    """A provider goldgate has no target for, and the settings the team writes instead."""
+    target = next(
+        (words for prefixes, words in _TARGETS if provider.id.startswith(prefixes)),
+        "a model target if it speaks OpenAI's API, else a python target that calls its SDK",
+    )
     return Workflow(
         None,
         "none",
         missing=(
             f"provider {provider.id} is not translated ({why}): write its workflow in "
-            "config/settings.yaml (a python, command or http target that answers "
-            "{execution, payload: {answer}}) and add its suites by hand",
+            f"config/settings.yaml with {target}, answering "
+            "{execution: {status: completed}, payload: {answer}}, and a suite per prompt "
+            "naming it (copy one of evaluation/dataset.json's suites)",
         ),
     )

@@ -95,7 +95,7 @@ def _providers(reader: Reader, raw: Any) -> tuple[Provider, ...]:
     for index, item in enumerate(items):
         where: list[str | int] = ["providers", index] if isinstance(raw, list) else ["providers"]
         place = reader.place(where, "provider")
-        if isinstance(item, str) and item.startswith(_FILE):
+        if isinstance(item, str) and item.startswith(_FILE) and item.endswith(_CONFIG_FILES):
             for path in reader.files(item, place):
                 loaded = reader.structured(path)
                 for entry in loaded if isinstance(loaded, list) else [loaded]:
@@ -103,6 +103,10 @@ def _providers(reader: Reader, raw: Any) -> tuple[Provider, ...]:
         else:
             providers.append(_provider(item, place))
     return tuple(providers)
+
+
+_CONFIG_FILES = (".yaml", ".yml", ".json")
+"""A ``file://`` provider of these is a file of provider settings; any other is a script."""
 
 
 def _provider(item: Any, place: Place) -> Provider:
