@@ -31,15 +31,17 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _verdicts_of_goldgate(report: dict[str, Any]) -> dict[tuple[str, int], bool]:
-    """(suite, promptfoo test number) -> every check passed."""
-    found = {}
+def _verdicts_of_goldgate(report: dict[str, Any]) -> dict[tuple[str, int], bool | None]:
+    """(suite, promptfoo test number) -> every check passed; None where none failed but one
+    waits for a person (IMPORTED.md says why: here, a javascript assertion)."""
+    found: dict[tuple[str, int], bool | None] = {}
     for suite in report["suites"]:
         for case in suite["cases"]:
             number = int(case["id"].split(":")[0])
             for attempt in case["attempts"]:
-                outcomes = [check["outcome"] for check in attempt["checks"]]
-                found[(suite["name"], number)] = outcomes == ["passed"] * len(outcomes)
+                outcomes = {check["outcome"] for check in attempt["checks"]}
+                verdict = None if outcomes == {"passed", "not_run"} else outcomes == {"passed"}
+                found[(suite["name"], number)] = verdict
     return found
 
 
@@ -149,6 +151,9 @@ def test_the_import_writes_the_project_and_says_what_next(imported: dict[str, An
         "evaluation/cases/small.p1.json",
     ):
         assert (imported["root"] / name).is_file()
+    report = (imported["root"] / "evaluation" / "IMPORTED.md").read_text()
+    assert report.count("NOT TRANSLATED, waits for a person: 5 javascript") == 18  # 2 × 9 suites
+    assert "waits for a person" in result.stdout
 
 
 def test_the_imported_project_passes_check(imported: dict[str, Any]) -> None:
@@ -160,8 +165,8 @@ def test_the_imported_project_passes_check(imported: dict[str, Any]) -> None:
 # itself below, where it is installed.
 EXPECTED = {
     ("small.p1", 1): True,
-    ("small.p1", 2): True,
-    ("small.p1", 3): True,
+    ("small.p1", 2): None,  # its javascript assertion waits for a person
+    ("small.p1", 3): None,
     ("small.p1", 4): False,
     ("small.p1", 5): False,
     ("small.p1", 6): True,
@@ -193,8 +198,15 @@ def test_promptfoo_gives_the_same_verdicts(imported: dict[str, Any]) -> None:
         provider = result["provider"].get("label") or result["provider"]["id"]
         suite = f"{provider}.{prompts[result['promptIdx']]}"
         theirs[(suite, result["testIdx"] + 1)] = bool(result["success"])
+    assert theirs.keys() == ours.keys()
+    waiting = {key for key, verdict in ours.items() if verdict is None}
+    # The greetings tests whose javascript assertion waits and that nothing else fails (the
+    # large model has no pricing for its cost check, the chat prompt's answer is too short).
+    assert waiting == {(f"small.p{n}", t) for n in (1, 2) for t in (2, 3)}
     differing = {
-        key: (theirs[key], ours.get(key)) for key in theirs if theirs[key] != ours.get(key)
+        key: (theirs[key], ours[key])
+        for key in theirs
+        if key not in waiting
+        if theirs[key] != ours[key]
     }
     assert differing == {}
-    assert theirs.keys() == ours.keys()
