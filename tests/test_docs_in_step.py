@@ -29,6 +29,7 @@ def _options(run_cli: Any, *command: str) -> set[str]:
 
 _COMMANDS = [
     ("init",),
+    ("import", "promptfoo"),
     ("evaluate",),
     ("validate",),
     ("report", "junit"),

@@ -41,7 +41,7 @@ from goldgate.scoring.attempt import (
     ended,
     live_extras,
 )
-from goldgate.scoring.score import score_custom
+from goldgate.scoring.score import attempt_document, score_custom
 
 if TYPE_CHECKING:
     from goldgate.run.judges import JudgeBench
@@ -234,8 +234,9 @@ async def run_attempt(
     judge_cost: float | None = None
     if compiled is not None:
         try:
+            scored = attempt_document(document, compiled, latency_ms=latency_ms, cost=cost)
             checks = await _score(
-                compiled, document=document, envelope=envelope, registry=registry, suite=suite
+                compiled, document=scored, envelope=envelope, registry=registry, suite=suite
             )
         except LoopBlocked as blocked:
             return _blocked(which, blocked, latency_ms)

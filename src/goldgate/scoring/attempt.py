@@ -14,7 +14,7 @@ from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.outcomes import CheckOutcome, not_run
-from goldgate.scoring.score import score_compiled
+from goldgate.scoring.score import attempt_document, score_compiled
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Case  # Python evals run without the gold models
@@ -182,11 +182,15 @@ def builtin_checks(
     case: Case | RecordedCase,
     compiled: tuple[CompiledExpectation, ...],
     document: Mapping[str, Any],
+    *,
+    latency_ms: float | None = None,
+    cost: float | None = None,
 ) -> tuple[CheckOutcome, ...]:
     """Every check of a completed attempt whose expectations are all built in (no custom
     scorer), as ``run_attempt`` scores them: for a report process that scores attempts
     after they ran (``goldgate.report.process``)."""
     envelope = case.input.as_json()
+    document = attempt_document(document, compiled, latency_ms=latency_ms, cost=cost)
     checks = tuple([score_compiled(item, document, envelope, suite.text) for item in compiled])
     if suite.verdicts:
         checks = adjudicate(checks, compiled, case.id, suite.verdicts)
