@@ -19,6 +19,7 @@ from typing import Any
 
 from goldgate.render import rows, text
 from goldgate.render.deltas import NOISE_RULE
+from goldgate.render.judges import judge_sentences
 from goldgate.render.rows import Cells
 from goldgate.render.view import (
     AttemptItem,
@@ -150,6 +151,7 @@ class Parts:
             yield from self._changes("Regressions", comparison.regressions)
         yield from self._runtime()
         yield from self._suites()
+        yield from self._judges()
         yield from self._thresholds()
         yield from self._failures()
         if comparison is not None:
@@ -233,6 +235,12 @@ class Parts:
             summary = f"{text.count(len(folded), 'figure')} within noise ({NOISE_RULE})"
             block += self.collapsed(summary, head + self.row_text(folded))
         return ["\n" + block]
+
+    def _judges(self) -> Iterator[Section]:
+        said = judge_sentences(self.view.report)
+        if said:
+            lines = [str(self.fragments.line(text)) for text in said]
+            yield self.section(title="Judges", items=lines, total=len(lines), collapse=False)
 
     def _thresholds(self) -> Iterator[Section]:
         if any(suite.thresholds for suite in self.view.suites):
