@@ -82,13 +82,14 @@ def _merge(root: Path, shards: list[Path], index: int) -> tuple[float, float]:
 def bench_publish(argv: list[str] | None = None, *, merge_only: bool = False) -> None:
     """``merge_only``: the ``merge`` workload (evaluate and merge, no comparison)."""
     for size in _sizes(sys.argv[1:] if argv is None else argv):
-        module = f"bench_target_publish_{size}"
-        base_root = make_project(f"publish_base_{size}", size, 0.0, module=module,
-                                 wrong_every=7, wrong_from=3)  # fmt: skip
-        root = make_project(f"publish_{size}", size, 0.0, module=module,
-                            wrong_every=11, wrong_from=5)  # fmt: skip
-        baseline, candidate = base_root / "baseline.json", root / "candidate.json"
-        _evaluate(base_root, baseline)
+        # One project (so one dataset and one target), its application changed between
+        # the runs: the baseline's answers every 7th case wrongly, the candidate's every 11th.
+        name, module = f"publish_{size}", f"bench_target_publish_{size}"
+        baseline = WORK / f"publish_{size}_baseline.json"
+        root = make_project(name, size, 0.0, module=module, wrong_every=7, wrong_from=3)
+        _evaluate(root, baseline)
+        root = make_project(name, size, 0.0, module=module, wrong_every=11, wrong_from=5)
+        candidate = root / "candidate.json"
         shards = [root / "shard-1.json", root / "shard-2.json"]
         for number, shard in enumerate(shards, 1):
             _evaluate(root, shard, "--shard", f"{number}/2")
