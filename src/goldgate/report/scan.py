@@ -56,6 +56,9 @@ class CaseIndex:
         self.offsets = array("q")
         self.lengths = array("q")
         self.checksums = array("L")
+        self.positions = array("q")
+        """Each case's stored ``position`` (a shard's; -1 where it has none), noted as the
+        cases are verified (``LazyCases``)."""
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -92,8 +95,13 @@ class LazyCases:
         return len(self.index)
 
     def __iter__(self) -> Iterator[Any]:
-        for position in range(len(self.index)):
-            yield self.index.read(self._handle, self._path, position)
+        positions = self.index.positions
+        del positions[:]
+        for place in range(len(self.index)):
+            case = self.index.read(self._handle, self._path, place)
+            position = case.get("position") if type(case) is dict else None
+            positions.append(position if type(position) is int and position >= 0 else -1)
+            yield case
 
     def __setitem__(self, position: int, value: object) -> None:
         return None

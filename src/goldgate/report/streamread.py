@@ -62,16 +62,14 @@ class StreamedReport:
             record: CaseRecord = adapter(CaseRecord).validate_python(plain)
             return record
 
-    def identity(self, suite: int, position: int) -> tuple[str, int | None]:
-        """The id and stored ``position`` (a shard's) of a case, read without validating it
-        again (it was, when the report was read)."""
+    def position(self, suite: int, place: int) -> int | None:
+        """The stored ``position`` (a shard's) of the case at ``place``, noted when it was
+        verified."""
         index = self._indexes[suite] if self._indexes else None
         if index is None or self._handle is None:
-            case = self.report.suites[suite].cases[position]
-            return case.id, case.position
-        with memory_bounded(self.path):
-            plain = index.read(self._handle, self.path, position)
-        return plain["id"], plain.get("position")
+            return self.report.suites[suite].cases[place].position
+        stored = index.positions[place]
+        return stored if stored >= 0 else self.case(suite, place).position
 
     def cases(self, suite: int) -> Iterator[CaseRecord]:
         """Suite ``suite``'s cases in order, one at a time."""
