@@ -234,18 +234,20 @@ class _Scanner:
             if separator != ",":
                 raise _Unstreamable(",")
 
-    def array(self, element: Any) -> list[Any]:
+    def array(self, element: Any, found: list[Any] | None = None) -> list[Any]:
+        """An array's elements, each read by ``element``: kept in ``found`` where given."""
         self.take("[")
-        found: list[Any] = []
         if self.char() == "]":
             self.at += 1
-            return found
+            return found or []
         while True:
-            found.append(element())
+            value = element()
+            if found is not None:
+                found.append(value)
             separator = self.char()
             self.at += 1
             if separator == "]":
-                return found
+                return found or []
             if separator != ",":
                 raise _Unstreamable(",")
 
@@ -257,27 +259,20 @@ class _Scanner:
 
     def cases(self) -> CaseIndex:
         index = CaseIndex()
-        self.take("[")
-        if self.char() == "]":
-            self.at += 1
-        else:
-            while True:
-                _, start, end = self.value()
-                source = self.source
-                piece = source.text[start:end].encode("utf-8")
-                index.add(source.byte_at(start), piece)
-                source.mark, source.mark_byte = end, source.mark_byte + len(piece)
-                separator = self.char()
-                self.at += 1
-                if separator == "]":
-                    break
-                if separator != ",":
-                    raise _Unstreamable(",")
+
+        def case() -> None:
+            _, start, end = self.value()
+            source = self.source
+            piece = source.text[start:end].encode("utf-8")
+            index.add(source.byte_at(start), piece)
+            source.mark, source.mark_byte = end, source.mark_byte + len(piece)
+
+        self.array(case)
         self.indexes[-1] = index
         return index
 
     def report(self) -> dict[str, Any]:
-        value = self.members("suites", lambda: self.array(self.suite))
+        value = self.members("suites", lambda: self.array(self.suite, []))
         source = self.source
         while True:
             if source.text[self.at :].strip(_WHITESPACE):
