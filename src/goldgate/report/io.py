@@ -272,16 +272,22 @@ def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
 def write_whole_file(data: bytes | Iterable[bytes], path: Path) -> tuple[Path, str | None]:
     """``data`` (a report or a comparison, or its pieces in order) created at ``path`` as
     ``ReportFile`` creates a report; where it is and, on fallback, why."""
-    # Held while its temporary file exists: a signal between its creation and its link (or
-    # its removal) would leave it behind. The signal is delivered once the report is whole.
+    # Signals are held while the temporary file is made, linked or removed: one in between
+    # would leave it behind. While the pieces are made (a merge makes them as it reads its
+    # shards, which takes as long as they are large) a signal stops the writing, and the
+    # temporary file is removed as the interruption leaves.
+    target: ReportFile | None = None
+    try:
+        with _signals_held():
+            target = ReportFile(path)
+        for piece in (data,) if isinstance(data, bytes) else data:
+            target.write(piece)
+    except BaseException:
+        if target is not None:
+            with _signals_held():
+                target.discard()
+        raise
     with _signals_held():
-        target = ReportFile(path)
-        try:
-            for piece in (data,) if isinstance(data, bytes) else data:
-                target.write(piece)
-        except BaseException:
-            target.discard()
-            raise
         return target.publish()
 
 
