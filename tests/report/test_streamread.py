@@ -155,3 +155,25 @@ def test_a_case_too_large_for_the_memory_left_is_one_sentence(
     assert message.startswith(f"{written}: a case of ")
     assert "too large to read in the memory this process may use" in message
     assert len(message.splitlines()) == 1
+
+
+def test_cases_across_chunks_are_read_whole(tmp_path: Path) -> None:
+    """A case larger than the scanner's chunk, a number split by a chunk's end and text past
+    ASCII: each case's bytes found, and read again, exactly."""
+    from goldgate.report.scan import _CHUNK, LazyCases
+
+    head = '{"format":"goldgate.report/2","suites":[{"name":"s","cases":[{"pad":"'
+    number = 1234567890123456789
+    pad = "p" * (_CHUNK - len(head) - len('"},{"n":') - 3)  # the number straddles the chunk
+    cases: list[Any] = [{"pad": pad}, {"n": number}, {"big": "é" * _CHUNK}, {"u": "ü\u2028"}]
+    text = head + pad + '"},' + ",\n ".join(json.dumps(c, ensure_ascii=False) for c in cases[1:])
+    path = tmp_path / "chunks.json"
+    path.write_text(text + ' ]}],"complete":true}\n', "utf-8")
+    with path.open("rb") as handle:
+        scanned = scan_report(handle, str(path))
+        assert scanned is not None
+        lazy = scanned.value["suites"][0]["cases"]
+        assert isinstance(lazy, LazyCases)
+        assert list(lazy) == cases
+        assert scanned.value["complete"] is True
+        assert scanned.largest_case == len(json.dumps(cases[2], ensure_ascii=False).encode())
