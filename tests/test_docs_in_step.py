@@ -29,6 +29,7 @@ def _options(run_cli: Any, *command: str) -> set[str]:
 
 _COMMANDS = [
     ("init",),
+    ("import", "promptfoo"),
     ("evaluate",),
     ("validate",),
     ("report", "junit"),
@@ -41,6 +42,7 @@ _COMMANDS = [
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
+    ("judge", "calibrate"),
     ("action",),
     ("publish",),
 ]
