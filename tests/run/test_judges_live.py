@@ -480,3 +480,48 @@ def test_an_altered_judged_check_is_refused(calibrated: dict[str, Any], tmp_path
 
     assert shown.code == 2
     assert "altered or is corrupt" in shown.output
+
+
+def _judge_figures(report: dict[str, Any]) -> Any:
+    """What a report says of its judges: the standings, each suite's judge counts and the
+    judges' cost (per suite and per attempt)."""
+    suites = [
+        (
+            suite["name"],
+            suite.get("judges"),
+            suite.get("judge_cost"),
+            [a.get("judge_cost") for case in suite["cases"] for a in case["attempts"]],
+        )
+        for suite in report["suites"]
+    ]
+    return report.get("judges"), suites
+
+
+def test_merged_shards_carry_the_judges_of_a_single_run(
+    calibrated: dict[str, Any], tmp_path: Path
+) -> None:
+    root = _copy(calibrated, tmp_path)
+    live = ("--suite", "replies", "--live")
+    _, whole = _evaluate(root, "whole.json", *live, env=ENV)
+    shards = []
+    for shard in ("1/2", "2/2"):
+        _, part = _evaluate(root, f"s{shard[0]}.json", *live, "--shard", shard, env=ENV)
+        assert part is not None
+        shards.append(part)
+    merged = {}
+    for accelerators in ("1", "0"):
+        path = f"out/merged-{accelerators}.json"
+        env = {"GOLDGATE_ACCELERATORS": accelerators}
+        done = _goldgate(root, "report", "merge", "out/s1.json", "out/s2.json", "-o", path, env=env)
+        assert done.code == 1, done.output  # the verdict of the whole run: one check failed
+        merged[accelerators] = read_report_json(root / path)
+
+    assert whole is not None
+    expected = _judge_figures(whole)
+    assert all(part["suites"][0]["cases"] for part in shards)  # each shard holds a case
+    (judged,) = whole["suites"][0]["judges"]
+    assert (judged["decided"], judged["suggested"]) == (3, 0)
+    assert whole["suites"][0]["judge_cost"] > 0
+    assert _judge_figures(merged["1"]) == expected
+    assert _judge_figures(merged["0"]) == expected
+

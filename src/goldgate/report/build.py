@@ -20,11 +20,10 @@ from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.report.figures import suite_figures
-from goldgate.report.livefigures import LiveTally, plain_thresholds, written
+from goldgate.report.livefigures import JudgeTally, LiveTally, plain_thresholds, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
-    SuiteJudgeRecord,
     SuiteRecord,
     SuiteStatus,
     TargetRecord,
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
     # where they are used, so Python evals never load them.
     from goldgate.gold.models import Case, Metric
     from goldgate.gold.suites import GoldSuite
-    from goldgate.scoring.judges import JudgeOutcome
 
 _CHECK_FIELDS = (
     "assertions_declared",
@@ -205,9 +203,7 @@ class SuiteCollector:
         self.queue: list[AwaitingRecord] = []
         self.count = 0
         self.live = LiveTally()
-        self.judged: dict[tuple[str, str], list[int]] = {}
-        """Per judge (name, revision): the checks it decided and those it suggested for."""
-        self.judge_cost: float | None = None
+        self.judges = JudgeTally()
         self.latencies: list[float] | None = (
             [] if any(key.startswith("latency.") for key in suite.thresholds) else None
         )  # kept only for a latency maximum to hold them to
@@ -225,17 +221,6 @@ class SuiteCollector:
     def summary(self) -> dict[str, float | None]:
         """The suite's summary figures, which thresholds gate on."""
         return self.figures.summary()
-
-    def _tally_judge(self, judge: JudgeOutcome) -> None:
-        tally = self.judged.setdefault((judge.name, judge.revision), [0, 0])
-        tally[0 if judge.decided else 1] += 1
-
-    def judge_records(self) -> tuple[SuiteJudgeRecord, ...]:
-        """Per judge, the checks it decided and those it only suggested a verdict for."""
-        return tuple(
-            SuiteJudgeRecord(name=name, revision=revision, decided=decided, suggested=suggested)
-            for (name, revision), (decided, suggested) in sorted(self.judged.items())
-        )
 
     def _queue(self, outcome: AttemptOutcome) -> None:
         expectations = self.case_expectations(outcome.index)
@@ -258,16 +243,16 @@ class SuiteCollector:
             self.live.add(outcome.retries, outcome.cached, outcome.cost)
         if self.latencies is not None and outcome.latency_ms is not None:
             self.latencies.append(round(outcome.latency_ms, 3))  # as the attempt stores it
-        if outcome.judge_cost is not None:
-            self.judge_cost = (self.judge_cost or 0.0) + outcome.judge_cost
+        self.judges.add_cost(outcome.judge_cost)
         if outcome.status == "completed":
             counts = self.checks
             queued = False
             for check in outcome.checks:
                 counts[check.outcome] += 1
                 queued = queued or check.adjudication
-                if check.judge is not None:
-                    self._tally_judge(check.judge)
+                judge = check.judge
+                if judge is not None:
+                    self.judges.add_check(judge.name, judge.revision, judge.decided)
             self.figures.add(outcome.checks)
             if queued:
                 self._queue(outcome)
@@ -361,8 +346,8 @@ class SuiteCollector:
                 key: None if value is None else float(value) for key, value in summary.items()
             },
             adjudication=self.figures.adjudication,
-            judges=self.judge_records(),
-            judge_cost=self.judge_cost,
+            judges=self.judges.records(),
+            judge_cost=self.judges.cost,
             adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=figures.thresholds,

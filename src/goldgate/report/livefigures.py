@@ -11,10 +11,38 @@ from typing import Any
 
 from goldgate.report.agreement import agree
 from goldgate.report.plain import record_json
-from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord
+from goldgate.report.records import LiveRecord, PricingRecord, SuiteJudgeRecord, SuiteRecord
 
 _DIGITS = 12
 """Decimals kept of a sum of costs: what float addition order could change is below."""
+
+
+class JudgeTally:
+    """One suite's judges, attempt by attempt: per judge (name, revision) the checks it
+    decided and those it only suggested a verdict for, and what asking them cost (None:
+    nothing priced). The run (``report.build``) and a merge (``report.rebuild``) count the
+    same way, in attempt order, so that merged shards state what one run would."""
+
+    __slots__ = ("cost", "judged")
+
+    def __init__(self) -> None:
+        self.judged: dict[tuple[str, str], list[int]] = {}
+        self.cost: float | None = None
+
+    def add_cost(self, cost: float | None) -> None:
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + cost
+
+    def add_check(self, name: str, revision: str, decided: bool) -> None:
+        tally = self.judged.setdefault((name, revision), [0, 0])
+        tally[0 if decided else 1] += 1
+
+    def records(self) -> tuple[SuiteJudgeRecord, ...]:
+        """Per judge, by name and revision, the checks it decided and those it suggested."""
+        return tuple(
+            SuiteJudgeRecord(name=name, revision=revision, decided=decided, suggested=suggested)
+            for (name, revision), (decided, suggested) in sorted(self.judged.items())
+        )
 
 
 class LiveTally:
@@ -55,7 +83,6 @@ class LiveTally:
             spent=round(self.spent, _DIGITS) if priced else None,
             currency=None if pricing is None else pricing.currency,
         )
-
 
     def agree(self, path: str, where: tuple[str | int, ...], record: SuiteRecord) -> None:
         """Refuse a suite whose stored live figures are not its attempts' (report.verify)."""

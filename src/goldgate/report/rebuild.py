@@ -13,7 +13,7 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
 from goldgate.report.caserecords import attempt_views
 from goldgate.report.figures import suite_figures
-from goldgate.report.livefigures import LiveTally
+from goldgate.report.livefigures import JudgeTally, LiveTally
 from goldgate.report.records import AwaitingRecord, SuiteRecord
 from goldgate.report.verdicts import (
     RUNTIME_FAILURES,
@@ -54,6 +54,7 @@ class SuiteRebuild:
         self.observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
         self.queue: list[AwaitingRecord] = []
         self.live, self.latencies = LiveTally(), list[float]()
+        self.judges = JudgeTally()
 
     def add(self, case: CaseRecord) -> None:
         self.cases += 1
@@ -63,10 +64,13 @@ class SuiteRebuild:
     def _add(self, view: AttemptView) -> None:
         self.attempts[view.status] += 1
         self.live.add(view.retries, view.cached, view.cost)
+        self.judges.add_cost(view.judge_cost)
         if view.latency_ms is not None:
             self.latencies.append(view.latency_ms)
         for check in view.checks:
             self.checks[check.outcome] += 1
+            if check.judge is not None and view.status == "completed":
+                self.judges.add_check(check.judge.name, check.judge.revision, check.judge.decided)
             if check.adjudication and isinstance(check.actual, str):
                 self.queue.append(
                     AwaitingRecord(
@@ -101,6 +105,8 @@ class SuiteRebuild:
             counts=decided.counts,
             summary=summary,
             adjudication=self.figures.adjudication,
+            judges=self.judges.records(),
+            judge_cost=self.judges.cost,
             adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=decided.thresholds,
