@@ -257,7 +257,8 @@ def test_a_helper_whose_parent_is_killed_ends(tmp_path: Path, reaper: bool) -> N
         "import os\n"
         "from goldgate.gold._stream import parallel\n"
         f"fd = os.open({str(tmp_path)!r}, os.O_RDONLY)\n"
-        "helper = parallel.start_helper(fd, lambda raw, position: (False, frozenset()))\n"
+        "none = frozenset()\n"
+        "helper = parallel.start_helper(fd, lambda raw, position: (False, none, none))\n"
         "print(helper.process.pid, flush=True)\n"
         "os._exit(0)\n"
     )
@@ -274,8 +275,8 @@ def test_bytes_other_than_those_read_are_not_good_gold(tmp_path: Any) -> None:
     data = b'{"id": "a"}'
     path.write_bytes(data)
 
-    def check(raw: Any, position: int) -> tuple[bool, frozenset[str]]:
-        return False, frozenset()
+    def check(raw: Any, position: int) -> tuple[bool, frozenset[str], frozenset[str]]:
+        return False, frozenset(), frozenset()
 
     with path.open("rb") as handle:
         changed = parallel.check_spans(handle.fileno(), [(0, len(data), 12345, 0)], check)
@@ -294,7 +295,7 @@ def test_the_helper_parses_as_strictly_as_the_stream(tmp_path: Any, data: bytes)
         answer = parallel.check_spans(
             handle.fileno(),
             [(0, len(data), zlib.crc32(data), 0)],
-            lambda raw, position: (False, frozenset()),
+            lambda raw, position: (False, frozenset(), frozenset()),
         )
     assert answer.good is False
 
@@ -462,7 +463,8 @@ def test_one_helper_per_spare_cpu_at_most_three(
 
     monkeypatch.setattr(parallel, "cpu_budget", lambda: budget)
     monkeypatch.setattr(parallel, "start_helper", start)
-    assert len(parallel.start_helpers(7, lambda raw, position: (False, frozenset()))) == wanted
+    none: frozenset[str] = frozenset()
+    assert len(parallel.start_helpers(7, lambda raw, position: (False, none, none))) == wanted
     assert started == [7] * wanted
 
 

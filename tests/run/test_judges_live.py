@@ -525,3 +525,48 @@ def test_merged_shards_carry_the_judges_of_a_single_run(
     assert _judge_figures(merged["1"]) == expected
     assert _judge_figures(merged["0"]) == expected
 
+
+def _two_judges(root: Path, url: str) -> None:
+    """The project with a second judge (its credential GG_OTHER_KEY never set) that no
+    expectation names, the judged suite's cases in a file of their own (the streamed
+    path) and a suite with no judged expectation."""
+    settings = _settings(url)
+    other = {**settings["workflows"]["judge"], "credentials": ["GG_OTHER_KEY"]}
+    other["target"] = {"model": {**other["target"]["model"], "api_key": "GG_OTHER_KEY"}}
+    settings["workflows"]["other_judge"] = other
+    settings["judges"]["strict"] = {**settings["judges"]["helpful"], "workflow": "other_judge"}
+    _write_settings(root, settings)
+    manifest_path = root / "evaluation" / "dataset.json"
+    manifest = json.loads(manifest_path.read_text("utf-8"))
+    replies = manifest["suites"][1]
+    (root / "evaluation" / "replies.json").write_text(json.dumps(replies["cases"]), "utf-8")
+    replies["cases"] = "replies.json"
+    plain = _case("plain", "fresh plain")
+    plain["expectations"][0] = {"name": "echo", "path": "/payload/answer", "expected": "x"}
+    manifest["suites"].append({"name": "plain", "workflow": "app", "cases": [plain]})
+    manifest_path.write_text(json.dumps(manifest), "utf-8")
+
+
+def test_a_live_run_needs_only_the_credentials_of_judges_it_may_call(
+    server: FakeOpenAI, calibrated: dict[str, Any], tmp_path: Path
+) -> None:
+    root = _copy(calibrated, tmp_path)
+    _two_judges(root, server.url)
+    before = len(server.state.bodies)
+    missing, missing_report = _evaluate(root, "missing.json", "--suite", "replies", "--live")
+    after_missing = len(server.state.bodies)
+
+    plain, _ = _evaluate(root, "plain.json", "--suite", "plain", "--live")  # no key at all
+    judged, report = _evaluate(root, "judged.json", "--suite", "replies", "--live", env=ENV)
+
+    assert missing.code == 2, missing.output  # a judge it will call: stops before anything
+    assert "GG_JUDGE_KEY" in missing.output
+    assert "GG_OTHER_KEY" not in missing.output
+    assert (missing_report, after_missing) == (None, before)
+    assert plain.code == 1, plain.output  # its one check fails; no judge credential asked
+    assert judged.code == 1, judged.output
+    assert "GG_OTHER_KEY" not in plain.output + judged.output
+    assert report is not None
+    assert [judge["name"] for judge in report["judges"]] == ["helpful"]
+    (counted,) = report["suites"][0]["judges"]
+    assert (counted["name"], counted["decided"]) == ("helpful", 3)

@@ -74,6 +74,9 @@ class GoldSuite:
     custom_scorers: frozenset[str] | None = None
     """The custom scorers the expectations name, when loading found them (else read from
     the cases)."""
+    judges: frozenset[str] | None = None
+    """The judges the expectations name, when loading found them (else read from the
+    compiled expectations)."""
 
     def shard(self, index: int, count: int) -> GoldSuite:
         """The cases of shard ``index`` of ``count`` (1-based): those whose id hashes there,
@@ -100,6 +103,7 @@ class GoldSuite:
             lines=tuple(self.lines[p] for p in chosen) if self.lines else (),
             positions=tuple(chosen),
             whole_case_count=len(self.cases),
+            judges=self.judge_names(),
         )
 
     def attempt_gold(
@@ -126,6 +130,18 @@ class GoldSuite:
             for expectation in case.expectations
             if expectation.comparison == "custom" and expectation.scorer is not None
         }
+
+    def judge_names(self) -> frozenset[str]:
+        """The judges this suite's expectations name (the whole suite's, for a shard: every
+        shard of a run asks, and records the standing of, the same judges)."""
+        if self.judges is not None:
+            return self.judges
+        return frozenset(
+            expectation.judge
+            for compiled in self.compiled
+            for expectation in compiled
+            if expectation.judge is not None
+        )
 
     @classmethod
     def build(

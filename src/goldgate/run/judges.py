@@ -13,7 +13,7 @@ judge's standing (``scoring.judges.standing``), read once from its calibration r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -196,17 +196,21 @@ def judge_bench(
     environ: Mapping[str, str],
     cache: ResponseCache | None,
     targets: dict[str, Target],
+    named: Collection[str],
 ) -> JudgeBench:
-    """The judges of an authorized (``--live``) run: each with its standing (its calibration
-    record read now) and its workflow's target, built and loaded once per workflow (shared
-    with ``targets``, the run's targets by workflow, to which it adds). A missing credential
-    of a judge's workflow is ``InvalidInputError`` before anything runs, naming it."""
+    """The judges of an authorized (``--live``) run that it may call, those of ``named``
+    (the judges the selected suites' expectations name): each with its standing (its
+    calibration record read now) and its workflow's target, built and loaded once per
+    workflow (shared with ``targets``, the run's targets by workflow, to which it adds). A
+    missing credential of one of their workflows is ``InvalidInputError`` before anything
+    runs, naming it; a judge no selected suite names needs none."""
     from goldgate.gold.judges import read_record, record_path
     from goldgate.run.live import workflow_target
 
     judges: dict[str, Judge] = {}
-    require_credentials(settings, list(settings.settings.judges), environ, "nothing was run")
-    for name, judge in settings.settings.judges.items():
+    asked = {name: judge for name, judge in settings.settings.judges.items() if name in named}
+    require_credentials(settings, list(asked), environ, "nothing was run")
+    for name, judge in asked.items():
         workflow = settings.workflows[judge.workflow]
         target = targets.get(judge.workflow)
         if target is None:

@@ -366,7 +366,8 @@ def prepare_session(request: RunRequest) -> Session:
     if request.live and settings.settings.judges:
         from goldgate.run.judges import judge_bench
 
-        bench = judge_bench(settings, options, request.environ, cache, targets)
+        named = frozenset().union(*(job.suite.judge_names() for job in jobs))
+        bench = judge_bench(settings, options, request.environ, cache, targets, named)
         jobs = [replace(job, judges=bench) for job in jobs]
     return Session(
         request=request,

@@ -74,15 +74,16 @@ milliseconds: only a stopped or starved machine takes longer)."""
 
 Span = tuple[int, int, int, int]
 """A case's byte offset, length, crc32 and position in the file."""
-CaseCheck = Callable[[Any, int], tuple[bool, frozenset[str]]]
-"""Checks one parsed case at its position: (compares text, custom scorers named). Raises
-when the case is not good gold."""
+CaseCheck = Callable[[Any, int], tuple[bool, frozenset[str], frozenset[str]]]
+"""Checks one parsed case at its position: (compares text, custom scorers named, judges
+named). Raises when the case is not good gold."""
 
 
 class Answer(NamedTuple):
     """What checking a batch found: ``good`` when every case is good gold (and then each
     case's id and canonical bytes, in order), whether any compares text, the scorers named,
-    and the patterns compiled for it (in a helper: not those it had compiled before)."""
+    the patterns compiled for it (in a helper: not those it had compiled before), and the
+    judges named."""
 
     good: bool
     has_text: bool = False
@@ -90,6 +91,7 @@ class Answer(NamedTuple):
     ids: tuple[str, ...] = ()
     canonical: tuple[bytes, ...] = ()
     patterns: tuple[PatternCode, ...] = ()
+    judges: frozenset[str] = frozenset()
 
 
 _BAD: Final = Answer(False)
@@ -101,21 +103,24 @@ def check_spans(fd: int, spans: list[Span], check: CaseCheck) -> Answer:
     canonical: list[bytes] = []
     has_text = False
     scorers: set[str] = set()
+    judges: set[str] = set()
     try:
         for offset, length, checksum, position in spans:
             data = os.pread(fd, length, offset)
             if zlib.crc32(data) != checksum:  # not the bytes that were read: the file changed
                 return _BAD
             value, has_floats = strict_value(data)
-            text, named = check(value, position)
+            text, named, judged = check(value, position)
             has_text = has_text or text
             scorers.update(named)
+            judges.update(judged)
             ids.append(value["id"])
             canonical.append(canonical_bytes(value, has_floats=has_floats))
     except Exception:  # not strict JSON, not good gold, unreadable: the whole-file path says why
         take_recorded()
         return _BAD
-    return Answer(True, has_text, frozenset(scorers), tuple(ids), tuple(canonical), take_recorded())
+    found = (frozenset(scorers), tuple(ids), tuple(canonical), take_recorded(), frozenset(judges))
+    return Answer(True, has_text, *found)
 
 
 def parallel_possible() -> bool:

@@ -107,7 +107,7 @@ def stream_suite(
     except (NotStreamable, _HasProblems, OSError):  # a read error: the whole-file path says it
         OPEN_FILES.release(store.key)
         return None
-    hasher, has_text, scorers = facts
+    hasher, has_text, scorers, judges = facts
     workflow = workflows.get(suite.workflow)
     ids = set(store.ids)
     if next(suite_head_violations(manifest, (), suite, workflow, ids, has_text), None):
@@ -128,6 +128,7 @@ def stream_suite(
         compiled=LazyCompiled(store),
         lines=store.lines,
         custom_scorers=frozenset(scorers),
+        judges=frozenset(judges),
     )
 
 
@@ -139,12 +140,12 @@ def _check_cases(
     scorer_names: Collection[str],
     *,
     judge_names: Collection[str] | None = None,
-) -> tuple[SuiteHasher, bool, set[str]]:
+) -> tuple[SuiteHasher, bool, set[str], set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
-    first problem. Returns the fingerprint, whether any case compares text, and the custom
-    scorers named. Past ``PARALLEL_FROM`` cases (from the first in a large file), helper
-    processes may check batches of cases meanwhile (``gold._stream.parallel``): cases still
-    reach the hasher and the store in order."""
+    first problem. Returns the fingerprint, whether any case compares text, the custom
+    scorers named and the judges named. Past ``PARALLEL_FROM`` cases (from the first in a
+    large file), helper processes may check batches of cases meanwhile
+    (``gold._stream.parallel``): cases still reach the hasher and the store in order."""
     check = _CaseCheck(
         workflows.get(suite.workflow),
         scorer_names,
@@ -200,7 +201,7 @@ def _check_cases(
     finally:
         for started in helpers:
             started.stop()
-    return taken.hasher, taken.has_text, taken.scorers
+    return taken.hasher, taken.has_text, taken.scorers, taken.judges
 
 
 _WAITING = 8 * 128
@@ -245,6 +246,7 @@ class _Taken:
         self.seen: set[str] = set()
         self.has_text = False
         self.scorers: set[str] = set()
+        self.judges: set[str] = set()
 
     def _id(self, case_id: str) -> None:
         if case_id in self.seen:  # a duplicate id: the whole-file path says where
@@ -255,9 +257,10 @@ class _Taken:
         self._id(case.id)
         element = case.element
         self.hasher.add_canonical(case.canonical)
-        has_text, scorers = _facts_of(case.compiled)
+        has_text, scorers, judges = _facts_of(case.compiled)
         self.has_text = self.has_text or has_text
         self.scorers.update(scorers)
+        self.judges.update(judges)
         self.store.add(
             case.id,
             case.compiled,
@@ -277,6 +280,7 @@ class _Taken:
             raise _HasProblems
         self.has_text = self.has_text or answer.has_text
         self.scorers.update(answer.scorers)
+        self.judges.update(answer.judges)
         self.store.adopt(answer.patterns)
         for case_id, canonical, (offset, length, checksum, _), line in zip(
             answer.ids, answer.canonical, item.spans, item.lines, strict=True
@@ -286,17 +290,28 @@ class _Taken:
             self.store.add(case_id, (), offset=offset, length=length, checksum=checksum, line=line)
 
 
-def _facts_of(compiled: tuple[CompiledExpectation, ...]) -> tuple[bool, frozenset[str]]:
-    """Whether the expectations compare text, and the custom scorers they name."""
+def _facts_of(
+    compiled: tuple[CompiledExpectation, ...],
+) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """Whether the expectations compare text, the custom scorers and the judges they name."""
     has_text = False
     scorers: set[str] | None = None
+    judges: set[str] | None = None
     for expectation in compiled:
         if expectation.comparison == "text":
             has_text = True
+            if expectation.judge is not None:
+                judges = judges or set()
+                judges.add(expectation.judge)
         elif expectation.comparison == "custom" and expectation.scorer is not None:
             scorers = scorers or set()
             scorers.add(expectation.scorer)
-    return has_text, _NO_SCORERS if scorers is None else frozenset(scorers)
+    none = _NO_SCORERS
+    return (
+        has_text,
+        none if scorers is None else frozenset(scorers),
+        none if judges is None else frozenset(judges),
+    )
 
 
 _NO_SCORERS: frozenset[str] = frozenset()
@@ -345,6 +360,6 @@ class _CaseCheck:
             raise _HasProblems
         return compiled
 
-    def facts(self, raw: Any, position: int) -> tuple[bool, frozenset[str]]:
+    def facts(self, raw: Any, position: int) -> tuple[bool, frozenset[str], frozenset[str]]:
         """The helper's check (``gold._stream.parallel``): the facts of a good case."""
         return _facts_of(self(raw, position))
