@@ -24,6 +24,7 @@ from goldgate.report.livefigures import JudgeTally, LiveTally, plain_thresholds,
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
+    QueuedJudgeRecord,
     SuiteRecord,
     SuiteStatus,
     TargetRecord,
@@ -227,6 +228,7 @@ class SuiteCollector:
         for expectation, check in zip(expectations, outcome.checks, strict=True):
             if check.adjudication and isinstance(check.actual, str):
                 note = note_of(expectation.expected) if self.include_details else None
+                said = check.judge
                 self.queue.append(
                     awaiting(
                         case=outcome.case.id,
@@ -234,6 +236,14 @@ class SuiteCollector:
                         check=expectation.name,
                         note=note,
                         answer=check.actual,
+                        judge=None
+                        if said is None
+                        else QueuedJudgeRecord(
+                            name=said.name,
+                            revision=said.revision,
+                            verdict=said.verdict,
+                            reason=said.reason if self.include_details else None,
+                        ),
                     )
                 )
 
@@ -357,7 +367,13 @@ class SuiteCollector:
 
 
 def awaiting(
-    *, case: str, attempt: int, check: str, note: str | None, answer: str
+    *,
+    case: str,
+    attempt: int,
+    check: str,
+    note: str | None,
+    answer: str,
+    judge: QueuedJudgeRecord | None = None,
 ) -> AwaitingRecord:
     """The queue's record of a check waiting for a verdict on ``answer``: one per such check,
     built without the dataclass's ``__init__`` (under half its cost; tests/base/test_frozen.py
@@ -368,6 +384,7 @@ def awaiting(
         "check": check,
         "note": note,
         "digest": output_digest(answer),
+        "judge": judge,
     }
     return built(AwaitingRecord, fields)
 

@@ -14,7 +14,7 @@ from goldgate.base.pointers import resolve_pointer
 from goldgate.report.caserecords import attempt_views
 from goldgate.report.figures import suite_figures
 from goldgate.report.livefigures import JudgeTally, LiveTally
-from goldgate.report.records import AwaitingRecord, SuiteRecord
+from goldgate.report.records import AwaitingRecord, QueuedJudgeRecord, SuiteRecord
 from goldgate.report.verdicts import (
     RUNTIME_FAILURES,
     Figures,
@@ -25,7 +25,7 @@ from goldgate.scoring.observations import Observation, ObservationStatus
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Metric
-    from goldgate.report.caserecords import AttemptView, CaseRecord
+    from goldgate.report.caserecords import AttemptView, CaseRecord, JudgeRecord
 
 __all__ = ["SuiteRebuild", "rebuild_suite"]
 
@@ -79,6 +79,7 @@ class SuiteRebuild:
                         check=check.name,
                         note=note_of(check.expected),
                         digest=output_digest(check.actual),
+                        judge=queued_judge(check.judge),
                     )
                 )
         if view.status == "completed":
@@ -123,6 +124,16 @@ class _Tally:
     checks: Counter[str]
     live: LiveTally
     latencies: list[float]
+
+
+def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
+    """A stored check's judge as its queue entry states it (its reason: kept only where the
+    report kept it, with details)."""
+    if said is None:
+        return None
+    return QueuedJudgeRecord(
+        name=said.name, revision=said.revision, verdict=said.verdict, reason=said.reason
+    )
 
 
 def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:

@@ -45,6 +45,7 @@ __all__ = [
     "LiveRecord",
     "OptionsRecord",
     "PricingRecord",
+    "QueuedJudgeRecord",
     "ReplayRecord",
     "Report",
     "ScorerRecord",
@@ -241,6 +242,22 @@ class ThresholdRecord(Record):
         return 0.0 if bound is None else bound
 
 
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class QueuedJudgeRecord(Record):
+    """A judge's suggestion for an answer waiting for a person (docs/judges.md)."""
+
+    name: str
+    revision: str
+    verdict: Literal["pass", "fail"] | None = field(
+        default=None, metadata={"description": "The judge's verdict; null: it gave none."}
+    )
+    reason: str | None = field(
+        default=None,
+        metadata={"description": "Private: the judge's reason, as it wrote it; only with details."},
+    )
+    __pydantic_config__ = READ
+
+
 # Keyword-only: note, which a report may leave out, comes before digest, which it may not.
 @dataclass(frozen=True, repr=False, eq=False, kw_only=True)
 class AwaitingRecord(Record):
@@ -257,6 +274,13 @@ class AwaitingRecord(Record):
         },
     )
     digest: str = field(metadata={"description": "sha256 of the answer the verdict is about."})
+    judge: QueuedJudgeRecord | None = field(
+        default=None,
+        metadata={
+            "description": "What the expectation's judge suggested for the answer, where one "
+            "reviewed it without deciding (written only then)."
+        },
+    )
     __pydantic_config__ = READ
 
 

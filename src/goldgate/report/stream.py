@@ -21,7 +21,7 @@ from goldgate.report.plain import record_json
 if TYPE_CHECKING:
     from goldgate.report.records import Report
 
-__all__ = ["ReportWriter", "dumps", "report_chunks", "split_at"]
+__all__ = ["ReportWriter", "dumps", "queued_entry", "report_chunks", "split_at"]
 
 
 def dumps(value: Any) -> bytes:
@@ -73,10 +73,23 @@ class ReportWriter:
         self._cases += count
 
     def end_suite(self, fields: Mapping[str, Any]) -> None:
+        queue = fields.get("adjudication_queue")
+        if queue:  # an entry's judge is written only where a judge suggested a verdict
+            entries = [queued_entry(entry) for entry in queue]
+            fields = {**fields, "adjudication_queue": entries}
         self._write(b"]," + _members(fields) + b"}")
 
     def tail(self, fields: Mapping[str, Any]) -> None:
         self._write(b"]," + _members(fields) + b"}\n")
+
+
+def queued_entry(entry: Any) -> Any:
+    """An entry of a suite's ``adjudication_queue`` as a report writes it: its ``judge``
+    only where a judge suggested a verdict for the answer (a judge of null is one left
+    out, as a reader takes it; anything but an entry is left as it is)."""
+    if type(entry) is dict and "judge" in entry and entry["judge"] is None:
+        return {key: value for key, value in entry.items() if key != "judge"}
+    return entry
 
 
 def report_chunks(report: Report) -> Iterator[bytes]:

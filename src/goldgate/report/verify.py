@@ -43,6 +43,7 @@ from goldgate.report.agreement import (
 from goldgate.report.figures import suite_counts, suite_figures
 from goldgate.report.livefigures import LiveTally, agree_run_live, plain_thresholds
 from goldgate.report.plain import record_json
+from goldgate.report.stream import queued_entry
 from goldgate.report.verdicts import (
     CHECK_OUTCOMES,
     RUNTIME_FAILURES,
@@ -275,7 +276,7 @@ class _Tally:
             for position, view in enumerate(views):
                 self.checks[view.outcome] += 1
                 if view.adjudication:
-                    self._waits(case, attempt, case["expectations"][position], view.actual)
+                    self._waits(case, attempt, position, view.actual)
         else:
             views = self._verified(given)
             self._last = None if key is None else (key, views)
@@ -310,7 +311,7 @@ class _Tally:
                 if again is not None and not same_check(view, check, again):
                     check_disagreement(check, again, (*where, position), self.path)
             if view.adjudication:
-                self._waits(case, attempt, case["expectations"][position], view.actual)
+                self._waits(case, attempt, position, view.actual)
         return views
 
     def _scored(
@@ -366,21 +367,24 @@ class _Tally:
         self,
         case: Mapping[str, Any],
         attempt: Mapping[str, Any],
-        expectation: Mapping[str, Any],
+        position: int,
         actual: Any,
     ) -> None:
+        expectation = case["expectations"][position]
         name = expectation["name"]
         self.waiting.append((case["id"], attempt["attempt"], name))
         if isinstance(actual, str):
-            self.queue.append(
-                {
-                    "case": case["id"],
-                    "attempt": attempt["attempt"],
-                    "check": name,
-                    "note": note_of(expectation.get("expected")),
-                    "digest": output_digest(actual),
-                }
-            )
+            entry = {
+                "case": case["id"],
+                "attempt": attempt["attempt"],
+                "check": name,
+                "note": note_of(expectation.get("expected")),
+                "digest": output_digest(actual),
+            }
+            said = attempt["checks"][position].get("judge")
+            if said is not None:  # the check's judge, as the queue states it
+                entry["judge"] = {k: said.get(k) for k in ("name", "revision", "verdict", "reason")}
+            self.queue.append(entry)
 
     def _observe(
         self, case: Mapping[str, Any], attempt: Mapping[str, Any], status: str, result: Any
@@ -470,6 +474,7 @@ def _verify_suite(
 
 def _verify_queue(stored: Any, tally: _Tally, where: tuple[str | int, ...], path: str) -> None:
     if tally.details:
+        stored = [queued_entry(e) for e in stored] if type(stored) is list else stored
         agree(path, where, stored, tally.queue)
         return
     # Without the answers, which checks waited is known but not what was queued for them:

@@ -13,6 +13,7 @@ from goldgate.gold.models import Case, Suite
 from goldgate.gold.suites import GoldSuite, RecordedVerdict
 from goldgate.report.models import Report
 from goldgate.report.plain import record_json
+from goldgate.report.stream import queued_entry
 from goldgate.run.api import EvaluationVariant, evaluate
 from goldgate.scoring.adjudication import REVIEWER_FAILED, gold_digest, output_digest
 
@@ -79,7 +80,7 @@ def test_the_queue_lists_each_waiting_check_with_its_note_and_digest() -> None:
     [suite] = report.suites
 
     assert suite.adjudication == 2
-    assert [record_json(entry) for entry in suite.adjudication_queue] == [
+    assert [queued_entry(record_json(entry)) for entry in suite.adjudication_queue] == [
         {
             "case": "prose",
             "attempt": 1,
