@@ -6,7 +6,7 @@
 The generated parts:
 
 - the action's input and output tables (``scripts/action_docs.py``, from ``action.yml``) in
-  every page that holds their markers (``<!-- action.yml inputs -->`` ... ``<!-- end -->``);
+  ``docs/action.md`` (``<!-- action.yml inputs -->`` ... ``<!-- end -->``);
 - the CLI reference in ``docs/cli.md``, between ``<!-- cli reference -->`` and
   ``<!-- end -->``: ``--help`` of every command of the typer app, as click prints it at 100
   columns.
@@ -28,14 +28,15 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-ACTION_PAGES = ("README.md", "docs/action.md")
+ACTION_PAGES = ("docs/action.md",)
 CLI_PAGE = "docs/cli.md"
 WIDTH = 100
 
 
 def _script(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
