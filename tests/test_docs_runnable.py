@@ -112,6 +112,7 @@ def test_the_quick_start_has_runnable_blocks() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("runnable")  # the blocks run once, on one worker
 @pytest.mark.parametrize("block", RUNNABLE, ids=[block.id for block in RUNNABLE])
 def test_a_runnable_block_runs_as_shown(
     block: Runnable, ran: dict[str, subprocess.CompletedProcess[str]]

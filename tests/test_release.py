@@ -25,7 +25,9 @@ import pytest
 from goldgate._version import __version__
 from helpers.job_python import job_python
 
-pytestmark = pytest.mark.slow
+# One worker builds and installs the release once (most of a minute), not each worker that
+# draws one of the module's tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
 
 _SOURCE = ("pyproject.toml", "README.md", "LICENSE", "src")
 

@@ -15,7 +15,8 @@ import pytest
 from helpers.browser import png_colours
 from helpers.screenshots import IMAGES, Sources, sources
 
-pytestmark = pytest.mark.slow  # the example runs through the console script, twice
+# The example runs through the console script, twice: on one worker, once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("screenshots")]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,12 @@ import yaml
 
 from helpers.browser import MISSING, browser, chromium, open_page
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(chromium() is None, reason=MISSING)]
+# One worker opens the site once (--dist loadgroup keeps the module's tests together).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(chromium() is None, reason=MISSING),
+    pytest.mark.xdist_group("site"),
+]
 
 _READ = """(() => ({
   title: (document.querySelector('article h1') || {}).textContent || '',

@@ -93,7 +93,7 @@ def sources(work: Path) -> Sources:
 
 _STYLE = """
 body { margin: 0; background: #ffffff; }
-.comment { width: %dpx; margin: 16px; border: 1px solid #d0d7de; border-radius: 6px; }
+.comment { width: WIDTHpx; margin: 16px; border: 1px solid #d0d7de; border-radius: 6px; }
 .header { background: #f6f8fa; border-bottom: 1px solid #d0d7de; padding: 8px 16px;
   font: 14px -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #59636e; }
 .header b { color: #1f2328; }
@@ -107,16 +107,16 @@ body { margin: 0; background: #ffffff; }
 .markdown-body p, .markdown-body ul, .markdown-body table, .markdown-body details,
 .markdown-body blockquote { margin: 0 0 16px; }
 .markdown-body a { color: #0969da; text-decoration: none; }
-.markdown-body code { padding: .2em .4em; font-size: 85%%; background: #818b981f;
+.markdown-body code { padding: .2em .4em; font-size: 85%; background: #818b981f;
   border-radius: 6px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
 .markdown-body table { border-spacing: 0; border-collapse: collapse; display: block;
-  width: max-content; max-width: 100%%; overflow: auto; }
+  width: max-content; max-width: 100%; overflow: auto; }
 .markdown-body th { font-weight: 600; }
 .markdown-body th, .markdown-body td { padding: 6px 13px; border: 1px solid #d1d9e0; }
 .markdown-body tr { background: #ffffff; border-top: 1px solid #d1d9e0b3; }
 .markdown-body tr:nth-child(2n) { background: #f6f8fa; }
 .markdown-body summary { cursor: pointer; }
-""" % COMMENT_WIDTH  # noqa: UP031 - CSS is full of braces
+""".replace("WIDTH", str(COMMENT_WIDTH))
 
 
 def comment_page(markdown: str) -> str:

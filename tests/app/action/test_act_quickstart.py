@@ -35,6 +35,7 @@ from .conftest import OPENED, event_github
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(act_binary() is None, reason=ACT_MISSING),
+    pytest.mark.xdist_group("quickstart"),  # the two act runs once, on one worker
 ]
 
 QUICKSTART = Path(__file__).resolve().parents[3] / "docs" / "quickstart.md"
