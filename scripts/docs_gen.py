@@ -1,7 +1,8 @@
 """Regenerate every generated part of the documentation, in one command.
 
-    .venv/bin/python scripts/docs_gen.py           # rewrite them
+    .venv/bin/python scripts/docs_gen.py           # rewrite them, and the screenshots
     .venv/bin/python scripts/docs_gen.py --check   # exit 1, naming each, if one would change
+    .venv/bin/python scripts/docs_gen.py --no-screenshots   # all but the screenshots
 
 The generated parts:
 
@@ -9,10 +10,15 @@ The generated parts:
   ``docs/action.md`` (``<!-- action.yml inputs -->`` ... ``<!-- end -->``);
 - the CLI reference in ``docs/cli.md``, between ``<!-- cli reference -->`` and
   ``<!-- end -->``: ``--help`` of every command of the typer app, as click prints it at 100
-  columns.
+  columns;
+- the JSON Schemas in ``schemas/`` (what ``goldgate schema NAME`` prints), which the gold
+  page's examples are validated against and editors read;
+- the screenshots in ``docs/images/`` (``scripts/screenshots.py``, which needs Chromium; left
+  out with ``--no-screenshots`` and by ``--check``, since ``tests/test_screenshots.py`` checks
+  them).
 
-The screenshots (``docs/images/``) need a browser and have their own script,
-``scripts/screenshots.py``. ``tests/test_docs_generated.py`` fails when a part is stale.
+``tests/test_docs_generated.py`` fails when a text part is stale, ``tests/app/test_schemas.py``
+when a schema is.
 """
 
 from __future__ import annotations
@@ -89,6 +95,10 @@ def generated(root: Path = ROOT) -> dict[str, str]:
             pages[page] = action_docs.render(text, action)
     cli = pages.get(CLI_PAGE) or (root / CLI_PAGE).read_text("utf-8")
     pages[CLI_PAGE] = _between(cli, "cli reference", cli_reference(), CLI_PAGE)
+    from goldgate.app.schema import SCHEMA_NAMES, schema_text
+
+    for name in SCHEMA_NAMES:
+        pages[f"schemas/{name}.schema.json"] = schema_text(name)
     return pages
 
 
@@ -100,13 +110,16 @@ def stale(root: Path = ROOT) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a part would change")
-    check = parser.parse_args().check
-    if check:
+    parser.add_argument("--no-screenshots", action="store_true", help="leave docs/images alone")
+    arguments = parser.parse_args()
+    if arguments.check:
         for page in stale():
             print(f"{page}: a generated part is out of date: run scripts/docs_gen.py")
         return 1 if stale() else 0
     for page, text in generated().items():
         (ROOT / page).write_text(text, encoding="utf-8")
+    if not arguments.no_screenshots:
+        return int(_script("screenshots").main())
     return 0
 
 
