@@ -2,9 +2,12 @@
 names it, and a wheel and sdist that ``python -m build`` makes, ``twine check`` accepts and
 that install in a fresh venv and run the bundled example from there.
 
-The build, the check and the install run once, in one module fixture (they take most of a
-minute: the build makes its own isolated environment with setuptools from the package index);
-the tests only read what it left."""
+The build, the check and the install run once, in one module fixture; the tests only read
+what it left. The build runs without build isolation (which would make two environments and
+ask the package index for setuptools in each, half a minute) in a venv of its own that holds
+the setuptools goldgate's pyproject asks for (``setuptools>=77``, fetched once, as the act
+tests fetch it) and sees the test venv's ``build``: the same backend, sdist first and the
+wheel built from the sdist, as ``python -m build`` does."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from goldgate._version import __version__
-from helpers.job_python import job_python
+from helpers.job_python import job_python, setuptools_wheelhouse
 
 # One worker builds and installs the release once (most of a minute), not each worker that
 # draws one of the module's tests (--dist loadgroup).
@@ -66,8 +69,18 @@ def release(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Releas
             shutil.copytree(origin, source / name, ignore=ignored)
         else:
             shutil.copy2(origin, source / name)
+    wheelhouse = work / "wheelhouse"
+    missing = setuptools_wheelhouse(wheelhouse)
+    if missing is not None:
+        pytest.skip(missing)
+    builder = job_python(work / "builder") / "python"
+    setuptools = _run(
+        sys.executable, "-m", "pip", "--python", builder, "install", "--quiet", "--no-index",
+        "--find-links", wheelhouse, "setuptools>=77",
+    )  # fmt: skip
+    assert setuptools.returncode == 0, setuptools.stderr
     dist = work / "dist"
-    built = _run(sys.executable, "-m", "build", "--outdir", dist, source)
+    built = _run(builder, "-m", "build", "--no-isolation", "--outdir", dist, source)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     (wheel,) = dist.glob("goldgate-*.whl")
     (sdist,) = dist.glob("goldgate-*.tar.gz")
