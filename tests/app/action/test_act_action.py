@@ -146,68 +146,6 @@ def tokens_in(environment: dict[str, str], fake: FakeGitHub) -> list[str]:
     )
 
 
-def test_baseline_then_pull_request_runs_the_team_s_code_and_comments_once(
-    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], wheelhouse: Path
-) -> None:
-    team = Team(tmp_path, fake, wheelhouse)
-    pull = payload["pull_request"]
-    number = pull["number"]
-    fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
-
-    # The push to the default branch: a passing application, its reports uploaded.
-    baseline = team.run("baseline.yml", "push", push_payload(payload), {})
-    assert baseline.exit_code == 0, baseline.text
-    assert baseline.job().steps["goldgate"] == "success"
-    names = {a["name"] for a in fake.artifacts()}
-    assert {f"goldgate-report-{MERGE_BASE}", f"goldgate-evals-report-{MERGE_BASE}"} <= names
-    # The action installed goldgate into the job's Python, which imported the team's tinydep.
-    assert any((team.python_bin.parent / "lib").glob("python*/site-packages/goldgate/__init__.py"))
-    assert team.environments(baseline), baseline.text
-
-    # A pull request that breaks two cases: red, with exit code 1 (fail_on disagreement).
-    failing = team.run("pull-request.yml", "pull_request", payload, CANDIDATE_EDITS)
-    job = failing.job("Gold")
-    assert failing.exit_code != 0, failing.text
-    assert job.result == "failure"
-    assert job.steps["goldgate"] == "failure"
-    outputs = job.outputs["goldgate"]
-    assert outputs["exit_code"] == "1", failing.text
-    assert outputs["report"].startswith(".goldgate/")
-    assert outputs["junit"] == "goldgate-junit.xml"
-    assert int(outputs["failed"]) > 0
-    assert int(outputs["regressed"]) > 0
-    # The baseline was found by the merge-base commit, and compared.
-    assert outputs["comparison"], failing.text
-    assert fake.requests_to("GET", r"/compare/")
-    assert job.outputs["evals"]["exit_code"] == "0"
-    assert job.outputs["evals"]["comparison"]
-    # The job summary, and annotations at the gold's lines.
-    assert "goldgate: failed" in job.summary or "❌" in job.summary, job.summary[:2000]
-    at_gold = [a for a in job.annotations if a.properties.get("file", "").startswith("evaluation/")]
-    assert at_gold, [a.properties for a in job.annotations]
-    assert all(int(a.properties["line"]) > 0 for a in at_gold)
-    # One sticky comment.
-    (first,) = fake.comments(number)
-    assert "goldgate" in first[2]
-    # The user code ran in the run step without any token.
-    environments = team.environments(failing)
-    assert environments
-    assert all(tokens_in(env, fake) == [] for env in environments), [
-        tokens_in(env, fake) for env in environments
-    ]
-
-    # The fix pushed: green, and the same comment edited in place.
-    fixed = team.run("pull-request.yml", "pull_request", payload, {})
-    job = fixed.job("Gold")
-    assert fixed.exit_code == 0, fixed.text
-    assert job.result == "success"
-    assert job.outputs["goldgate"]["exit_code"] == "0"
-    (second,) = fake.comments(number)
-    assert second[0] == first[0]
-    assert second[2] != first[2]
-    assert fake.requests_to("PATCH", rf"/issues/comments/{first[0]}")
-
-
 HOSTILE_IMPORT = '''from typing import Any
 
 import os as _os
@@ -276,33 +214,93 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_a_hostile_application_cannot_reach_the_publishing_step(
-    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], wheelhouse: Path
-) -> None:
-    """Issue 39 item 1 under a real runner: the application's target plants BASH_ENV and
-    PYTHONPATH in GITHUB_ENV, a folder in GITHUB_PATH and a forged pass in the job summary,
-    and leaves a double-forked setsid daemon; the job is still red, with the real summary,
-    and nothing planted ran or outlived the run step."""
-    team = Team(tmp_path, fake, wheelhouse)
-    pull = payload["pull_request"]
-    fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
-    witness = tmp_path / "hostile"
-    witness.mkdir()
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def hostile_edits(witness: Path) -> dict[str, list[tuple[str, str]]]:
+    """CANDIDATE_EDITS, and the application's module made hostile at import (HOSTILE_IMPORT)."""
     hostile = HOSTILE_IMPORT.replace("__WITNESS__", repr(str(witness))).replace("__TOKEN__", TOKEN)
     edits = {**CANDIDATE_EDITS}
     app = "support_triage_app/app.py"
     edits[app] = [*CANDIDATE_EDITS.get(app, []), ("from typing import Any\n", hostile)]
+    return edits
 
-    result = team.run("pull-request.yml", "pull_request", payload, edits)
 
-    job = result.job("Gold")
-    assert job.result == "failure", result.text
-    assert job.outputs["goldgate"]["exit_code"] == "1", result.text
-    assert (witness / "daemon.pid").is_file(), result.text  # the attack ran
+def test_baseline_then_pull_request_runs_the_team_s_code_and_comments_once(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], wheelhouse: Path
+) -> None:
+    team = Team(tmp_path, fake, wheelhouse)
+    pull = payload["pull_request"]
+    number = pull["number"]
+    fake.set_merge_base(pull["base"]["sha"], pull["head"]["sha"], MERGE_BASE)
+
+    # The push to the default branch: a passing application, its reports uploaded.
+    baseline = team.run("baseline.yml", "push", push_payload(payload), {})
+    assert baseline.exit_code == 0, baseline.text
+    assert baseline.job().steps["goldgate"] == "success"
+    names = {a["name"] for a in fake.artifacts()}
+    assert {f"goldgate-report-{MERGE_BASE}", f"goldgate-evals-report-{MERGE_BASE}"} <= names
+    # The action installed goldgate into the job's Python, which imported the team's tinydep.
+    assert any((team.python_bin.parent / "lib").glob("python*/site-packages/goldgate/__init__.py"))
+    assert team.environments(baseline), baseline.text
+
+    # A pull request that breaks two cases, and whose application is hostile (issue 39 item 1
+    # under a real runner): at import, in the run step, it plants BASH_ENV and PYTHONPATH in
+    # GITHUB_ENV, a folder in GITHUB_PATH and a forged pass in the job summary, and leaves a
+    # double-forked setsid daemon hunting for the token. Red, with exit code 1 (fail_on
+    # disagreement), the real summary, and nothing planted ran or outlived the run step.
+    witness = tmp_path / "hostile"
+    witness.mkdir()
+    failing = team.run("pull-request.yml", "pull_request", payload, hostile_edits(witness))
+    job = failing.job("Gold")
+    assert failing.exit_code != 0, failing.text
+    assert job.result == "failure"
+    assert job.steps["goldgate"] == "failure"
+    outputs = job.outputs["goldgate"]
+    assert outputs["exit_code"] == "1", failing.text
+    assert outputs["report"].startswith(".goldgate/")
+    assert outputs["junit"] == "goldgate-junit.xml"
+    assert int(outputs["failed"]) > 0
+    assert int(outputs["regressed"]) > 0
+    # The baseline was found by the merge-base commit, and compared.
+    assert outputs["comparison"], failing.text
+    assert fake.requests_to("GET", r"/compare/")
+    assert job.outputs["evals"]["exit_code"] == "0"
+    assert job.outputs["evals"]["comparison"]
+    # The attack ran, and came to nothing.
+    assert (witness / "daemon.pid").is_file(), failing.text
     assert not _alive(int((witness / "daemon.pid").read_text("utf-8")))
-    assert "## ✅ goldgate: passed\n" not in job.summary  # the forged line (evals pass)
-    assert job.summary.startswith("## ❌ goldgate: failed"), job.summary[:300]
     assert not (witness / "ran-planted").exists()
     assert not (witness / "stolen").exists()
-    (comment,) = fake.comments(pull["number"])
-    assert "goldgate" in comment[2]
+    # The job summary (the real one: the forged line is gone), and annotations at the gold's
+    # lines.
+    assert "## ✅ goldgate: passed\n" not in job.summary  # the forged line (evals pass)
+    assert job.summary.startswith("## ❌ goldgate: failed"), job.summary[:300]
+    at_gold = [a for a in job.annotations if a.properties.get("file", "").startswith("evaluation/")]
+    assert at_gold, [a.properties for a in job.annotations]
+    assert all(int(a.properties["line"]) > 0 for a in at_gold)
+    # One sticky comment.
+    (first,) = fake.comments(number)
+    assert "goldgate" in first[2]
+    # The user code ran in the run step without any token.
+    environments = team.environments(failing)
+    assert environments
+    assert all(tokens_in(env, fake) == [] for env in environments), [
+        tokens_in(env, fake) for env in environments
+    ]
+
+    # The fix pushed: green, and the same comment edited in place.
+    fixed = team.run("pull-request.yml", "pull_request", payload, {})
+    job = fixed.job("Gold")
+    assert fixed.exit_code == 0, fixed.text
+    assert job.result == "success"
+    assert job.outputs["goldgate"]["exit_code"] == "0"
+    (second,) = fake.comments(number)
+    assert second[0] == first[0]
+    assert second[2] != first[2]
+    assert fake.requests_to("PATCH", rf"/issues/comments/{first[0]}")
