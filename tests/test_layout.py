@@ -425,20 +425,6 @@ SIGNATURES_KEPT = frozenset(
         ("goldgate.github.client", "_retry_class.BoundedRetry.increment"),
     }
 )
-TOO_MANY_PARAMETERS_YET = frozenset(
-    {
-        # Still over MAX_PARAMETERS (their shared types are keyword-only already): the
-        # record builders that skip a frozen dataclass's __init__ for speed, and two others.
-        # The list only shrinks: a name fixed must leave it, and no new one may join it.
-        ("goldgate.scoring.attempt", "attempt_outcome"),
-        ("goldgate.scoring.attempt", "completed"),
-        ("goldgate.scoring.outcomes", "scored"),
-        ("goldgate.run.runner", "run_suite"),
-        ("goldgate.github.comments", "upsert_comment"),
-    }
-)
-
-
 def _functions(module: Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """Every function of ``module`` with its qualified name (``Class.method``)."""
 
@@ -499,8 +485,7 @@ def test_parameters_that_share_a_type_are_passed_by_keyword() -> None:
 
 def test_no_function_takes_more_than_eight_parameters() -> None:
     _, too_many = _signatures()
-    assert sorted(too_many - TOO_MANY_PARAMETERS_YET) == []  # a new one
-    assert sorted(TOO_MANY_PARAMETERS_YET - too_many) == []  # fixed: take it off the list
+    assert sorted(too_many) == []
 
 
 def test_the_signature_check_sees_what_it_must() -> None:

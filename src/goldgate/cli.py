@@ -32,6 +32,7 @@ from goldgate.app.commandline.shared import (
     ConfigOption,
     FormatOption,
     OutputFormat,
+    command_group,
     finish,
     streams_inheritable,
 )
@@ -40,13 +41,7 @@ from goldgate.base.problems import pin_working_folder
 from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
 from goldgate.run.leftovers import threads_left_running
 
-app = typer.Typer(
-    name="goldgate",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+app = command_group("goldgate")
 
 
 class SchemaName(StrEnum):

@@ -11,7 +11,7 @@ import pytest
 from goldgate.base.frozen import built
 from goldgate.gold.recorded import RecordedCase, RecordedEnvelope
 from goldgate.run.targets.base import TargetResponse, response
-from goldgate.scoring.attempt import AttemptOutcome, completed
+from goldgate.scoring.attempt import AttemptOutcome, Which, completed
 from goldgate.scoring.outcomes import CheckOutcome, Outcome, scored
 
 
@@ -30,9 +30,7 @@ def test_a_completed_attempt_is_the_constructed_one() -> None:
     document = {"payload": {"a": 1}}
     _same(
         completed(
-            index=3,
-            case=case,
-            attempt=2,
+            Which(3, case, 2),
             latency_ms=1.5,
             document=document,
             stderr="warn",

@@ -14,7 +14,7 @@ import pytest
 
 from goldgate.github.archive import extract_zip_safely
 from goldgate.github.artifacts import ArtifactChoice, find_baseline_artifact, merge_base
-from goldgate.github.comments import upsert_comment
+from goldgate.github.comments import StickyComment, upsert_comment
 from goldgate.github.download import download_artifact
 from goldgate.github.errors import ArchiveRefused, GitHubUnavailable
 from helpers.fake_github import TOKEN, FakeGitHub
@@ -392,8 +392,8 @@ def test_a_planted_secret_never_reaches_github(
     choice = find_baseline_artifact(repo, name=NAME, merge_base_sha=base, base_branch="main")
     assert choice is not None
     download_artifact(gh, choice, tmp_path, max_bytes=10_000)
-    upsert_comment(repo, 7, "## goldgate: passed", instance_id="main")
-    upsert_comment(repo, 7, "## goldgate: passed again", instance_id="main")
+    upsert_comment(repo, 7, "## goldgate: passed", StickyComment("main"))
+    upsert_comment(repo, 7, "## goldgate: passed again", StickyComment("main"))
 
     for request in fake.requests:
         seen = " ".join([request.path, request.body, *request.query.values()])

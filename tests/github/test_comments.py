@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +14,7 @@ from goldgate.github.comments import (
     COMMENT_LIMIT,
     DEFAULT_AUTHORS,
     CommentResult,
+    StickyComment,
     comment_authors,
     comment_budget,
     comment_length,
@@ -94,7 +95,7 @@ def test_budget_and_length_count_utf16_units() -> None:
 
 
 def test_first_run_creates_the_comment(repo: Repository, fake: FakeGitHub) -> None:
-    result = upsert_comment(repo, 7, "## passed", instance_id="main")
+    result = upsert_comment(repo, 7, "## passed", StickyComment("main"))
 
     [(ident, login, body)] = fake.comments(7)
     assert result == CommentResult(
@@ -108,9 +109,9 @@ def test_first_run_creates_the_comment(repo: Repository, fake: FakeGitHub) -> No
 
 
 def test_next_run_updates_it_in_place(repo: Repository, fake: FakeGitHub) -> None:
-    first = upsert_comment(repo, 7, "## run 1", instance_id="main")
+    first = upsert_comment(repo, 7, "## run 1", StickyComment("main"))
 
-    second = upsert_comment(repo, 7, "## run 2", instance_id="main")
+    second = upsert_comment(repo, 7, "## run 2", StickyComment("main"))
 
     assert second.action == "updated"
     assert second.comment_id == first.comment_id
@@ -122,7 +123,7 @@ def test_the_sticky_comment_on_the_second_page_is_found(repo: Repository, fake: 
     sticky = fake.add_comment(7, with_marker("old", "main"), login=BOT)
     fake.add_comments(7, 15)
 
-    result = upsert_comment(repo, 7, "new", instance_id="main")
+    result = upsert_comment(repo, 7, "new", StickyComment("main"))
 
     assert result.action == "updated"
     assert result.comment_id == sticky
@@ -133,9 +134,9 @@ def test_the_sticky_comment_on_the_second_page_is_found(repo: Repository, fake: 
 
 
 def test_instances_keep_their_own_comments(repo: Repository, fake: FakeGitHub) -> None:
-    upsert_comment(repo, 7, "one", instance_id="suite-a")
-    upsert_comment(repo, 7, "two", instance_id="suite-ab")
-    upsert_comment(repo, 7, "one again", instance_id="suite-a")
+    upsert_comment(repo, 7, "one", StickyComment("suite-a"))
+    upsert_comment(repo, 7, "two", StickyComment("suite-ab"))
+    upsert_comment(repo, 7, "one again", StickyComment("suite-a"))
 
     bodies = [body for _, _, body in fake.comments(7)]
     assert bodies == [with_marker("one again", "suite-a"), with_marker("two", "suite-ab")]
@@ -147,7 +148,7 @@ def test_a_marker_in_someone_elses_comment_is_left_alone(
     planted = fake.add_comment(7, with_marker("fake verdict: passed", "main"), login="mallory")
     quoted = fake.add_comment(7, "> " + with_marker("quoted", "main"), login=BOT)
 
-    result = upsert_comment(repo, 7, "real", instance_id="main")
+    result = upsert_comment(repo, 7, "real", StickyComment("main"))
 
     assert result.action == "created"
     assert result.comment_id not in (planted, quoted)
@@ -159,15 +160,15 @@ def test_a_personal_token_finds_comments_by_its_configured_login(
 ) -> None:
     mine = fake.add_comment(7, with_marker("old", "main"), login="release-bot")
 
-    result = upsert_comment(repo, 7, "new", instance_id="main", authors=("release-bot",))
+    result = upsert_comment(repo, 7, "new", StickyComment("main", authors=("release-bot",)))
 
     assert (result.action, result.comment_id) == ("updated", mine)
 
 
 def test_mode_new_always_adds_a_comment(repo: Repository, fake: FakeGitHub) -> None:
-    upsert_comment(repo, 7, "run 1", instance_id="main")
+    upsert_comment(repo, 7, "run 1", StickyComment("main"))
 
-    result = upsert_comment(repo, 7, "run 2", instance_id="main", mode="new")
+    result = upsert_comment(repo, 7, "run 2", StickyComment("main", mode="new"))
 
     assert result.action == "created"
     assert len(fake.comments(7)) == 2
@@ -175,7 +176,7 @@ def test_mode_new_always_adds_a_comment(repo: Repository, fake: FakeGitHub) -> N
 
 
 def test_mode_off_touches_nothing(repo: Repository, fake: FakeGitHub) -> None:
-    result = upsert_comment(repo, 7, "x", instance_id="main", mode="off")
+    result = upsert_comment(repo, 7, "x", StickyComment("main", mode="off"))
 
     assert result.action == "skipped"
     assert fake.work == []
@@ -201,9 +202,10 @@ def test_the_state_line_follows_the_marker_and_reads_back() -> None:
 
 
 def test_changes_posts_only_when_the_state_changed(repo: Repository, fake: FakeGitHub) -> None:
-    first = upsert_comment(repo, 7, "## one", instance_id="main", when="changes", state="exit=1")
-    same = upsert_comment(repo, 7, "## two", instance_id="main", when="changes", state="exit=1")
-    other = upsert_comment(repo, 7, "## three", instance_id="main", when="changes", state="exit=0")
+    sticky = StickyComment("main", when="changes")
+    first = upsert_comment(repo, 7, "## one", sticky, state="exit=1")
+    same = upsert_comment(repo, 7, "## two", sticky, state="exit=1")
+    other = upsert_comment(repo, 7, "## three", sticky, state="exit=0")
 
     assert first.action == "created"
     assert (same.action, same.comment_id) == ("skipped", first.comment_id)
@@ -217,10 +219,10 @@ def test_changes_posts_only_when_the_state_changed(repo: Repository, fake: FakeG
 
 
 def test_changes_with_mode_new_compares_with_the_latest(repo: Repository, fake: FakeGitHub) -> None:
-    options: dict[str, Any] = {"instance_id": "main", "mode": "new", "when": "changes"}
-    upsert_comment(repo, 7, "## one", state="exit=1", **options)
-    upsert_comment(repo, 7, "## two", state="exit=0", **options)
-    again = upsert_comment(repo, 7, "## three", state="exit=0", **options)
+    sticky = StickyComment("main", mode="new", when="changes")
+    upsert_comment(repo, 7, "## one", sticky, state="exit=1")
+    upsert_comment(repo, 7, "## two", sticky, state="exit=0")
+    again = upsert_comment(repo, 7, "## three", sticky, state="exit=0")
 
     assert again.action == "skipped"
     assert len(fake.comments(7)) == 2
@@ -229,14 +231,14 @@ def test_changes_with_mode_new_compares_with_the_latest(repo: Repository, fake: 
 def test_failures_posts_only_a_failure_and_updates_a_comment_there_when_it_passes(
     repo: Repository, fake: FakeGitHub
 ) -> None:
-    options: dict[str, Any] = {"instance_id": "main", "when": "failures"}
-    quiet = upsert_comment(repo, 7, "## passed", passed=True, **options)
+    sticky = StickyComment("main", when="failures")
+    quiet = upsert_comment(repo, 7, "## passed", sticky, passed=True)
     assert quiet.action == "skipped"
     assert fake.comments(7) == []
     assert fake.requests_to("POST", COMMENTS) == []
 
-    failed = upsert_comment(repo, 7, "## failed", passed=False, **options)
-    passed = upsert_comment(repo, 7, "## passed now", passed=True, **options)
+    failed = upsert_comment(repo, 7, "## failed", sticky, passed=False)
+    passed = upsert_comment(repo, 7, "## passed now", sticky, passed=True)
 
     assert failed.action == "created"
     assert (passed.action, passed.comment_id) == ("updated", failed.comment_id)
@@ -244,19 +246,19 @@ def test_failures_posts_only_a_failure_and_updates_a_comment_there_when_it_passe
 
 
 def test_comment_mode_off_touches_nothing(repo: Repository, fake: FakeGitHub) -> None:
-    result = upsert_comment(repo, 7, "x", instance_id="main", when="off")
+    result = upsert_comment(repo, 7, "x", StickyComment("main", when="off"))
 
     assert result.action == "skipped"
     assert fake.work == []
     with pytest.raises(ValueError, match="comment_mode"):
-        upsert_comment(repo, 7, "x", instance_id="main", when="sometimes")  # type: ignore[arg-type]
+        upsert_comment(repo, 7, "x", StickyComment("main", when="sometimes"))  # type: ignore[arg-type]
 
 
 def test_never_asks_get_user(repo: Repository, fake: FakeGitHub) -> None:
-    upsert_comment(repo, 7, "a", instance_id="main")
-    upsert_comment(repo, 7, "b", instance_id="main")
+    upsert_comment(repo, 7, "a", StickyComment("main"))
+    upsert_comment(repo, 7, "b", StickyComment("main"))
     fake.read_only_token()
-    upsert_comment(repo, 7, "c", instance_id="main")
+    upsert_comment(repo, 7, "c", StickyComment("main"))
 
     assert [r for r in fake.requests if r.path.endswith("/user")] == []
 
@@ -264,7 +266,7 @@ def test_never_asks_get_user(repo: Repository, fake: FakeGitHub) -> None:
 @pytest.mark.parametrize(("mode", "number"), [("sometimes", 7), ("update", 0), ("update", True)])
 def test_bad_arguments_are_programming_errors(repo: Repository, mode: str, number: int) -> None:
     with pytest.raises(ValueError, match=r"comment mode|pull request number"):
-        upsert_comment(repo, number, "x", instance_id="main", mode=mode)  # type: ignore[arg-type]
+        upsert_comment(repo, number, "x", StickyComment("main", mode=mode))  # type: ignore[arg-type]
 
 
 # --- refusals become fallbacks -------------------------------------------------------------
@@ -273,7 +275,7 @@ def test_bad_arguments_are_programming_errors(repo: Repository, mode: str, numbe
 def test_a_fork_token_falls_back_with_the_reason(repo: Repository, fake: FakeGitHub) -> None:
     fake.read_only_token()
 
-    result = upsert_comment(repo, 7, "x", instance_id="main")
+    result = upsert_comment(repo, 7, "x", StickyComment("main"))
 
     assert result.fell_back
     assert result.reason == (
@@ -289,7 +291,7 @@ def test_a_fork_token_cannot_update_either(repo: Repository, fake: FakeGitHub) -
     fake.add_comment(7, with_marker("old", "main"), login=BOT)
     fake.read_only_token()
 
-    result = upsert_comment(repo, 7, "new", instance_id="main")
+    result = upsert_comment(repo, 7, "new", StickyComment("main"))
 
     assert result.fell_back
     assert result.reason is not None
@@ -299,7 +301,7 @@ def test_a_fork_token_cannot_update_either(repo: Repository, fake: FakeGitHub) -
 def test_a_missing_pull_request_falls_back(repo: Repository, fake: FakeGitHub) -> None:
     fake.fail("GET", COMMENTS, 404, message="Not Found")
 
-    result = upsert_comment(repo, 404, "x", instance_id="main")
+    result = upsert_comment(repo, 404, "x", StickyComment("main"))
 
     assert result.fell_back
     assert result.reason is not None
@@ -308,10 +310,10 @@ def test_a_missing_pull_request_falls_back(repo: Repository, fake: FakeGitHub) -
 
 def test_a_body_too_long_is_refused_before_sending(repo: Repository, fake: FakeGitHub) -> None:
     body = "x" * comment_budget("main")
-    assert upsert_comment(repo, 7, body, instance_id="main").action == "created"
+    assert upsert_comment(repo, 7, body, StickyComment("main")).action == "created"
 
     with pytest.raises(CommentTooLong, match="65,536") as raised:
-        upsert_comment(repo, 7, body + "x", instance_id="main")
+        upsert_comment(repo, 7, body + "x", StickyComment("main"))
 
     assert "\n" not in str(raised.value)
     assert len(fake.requests_to("POST", COMMENTS)) == 1
@@ -322,13 +324,13 @@ def test_emoji_count_double_against_the_limit(repo: Repository) -> None:
     body = "😀" * (comment_budget("main") // 2 + 1)
 
     with pytest.raises(CommentTooLong):
-        upsert_comment(repo, 7, body, instance_id="main")
+        upsert_comment(repo, 7, body, StickyComment("main"))
 
 
 def test_a_422_from_github_falls_back(repo: Repository, fake: FakeGitHub) -> None:
     fake.comment_limit = 100  # GitHub counting differently than goldgate does
 
-    result = upsert_comment(repo, 7, "x" * 200, instance_id="main")
+    result = upsert_comment(repo, 7, "x" * 200, StickyComment("main"))
 
     assert result.fell_back
     assert result.reason == (
@@ -343,7 +345,7 @@ def test_a_422_from_github_falls_back(repo: Repository, fake: FakeGitHub) -> Non
 def test_a_502_then_success_creates_exactly_one_comment(repo: Repository, fake: FakeGitHub) -> None:
     fake.fail("POST", COMMENTS, 502, message="Server Error")
 
-    result = upsert_comment(repo, 7, "x", instance_id="main")
+    result = upsert_comment(repo, 7, "x", StickyComment("main"))
 
     assert result.action == "created"
     assert len(fake.comments(7)) == 1
@@ -355,7 +357,7 @@ def test_a_502_after_github_stored_the_comment_still_leaves_one(
 ) -> None:
     fake.fail("POST", COMMENTS, 502, message="Server Error", after=True)
 
-    result = upsert_comment(repo, 7, "x", instance_id="main")
+    result = upsert_comment(repo, 7, "x", StickyComment("main"))
 
     [(ident, _, body)] = fake.comments(7)
     assert (result.action, result.comment_id) == ("created", ident)
@@ -367,7 +369,7 @@ def test_a_502_on_update_is_retried(repo: Repository, fake: FakeGitHub) -> None:
     sticky = fake.add_comment(7, with_marker("old", "main"), login=BOT)
     fake.fail("PATCH", ONE_COMMENT, 502, message="Server Error")
 
-    result = upsert_comment(repo, 7, "new", instance_id="main")
+    result = upsert_comment(repo, 7, "new", StickyComment("main"))
 
     assert (result.action, result.comment_id) == ("updated", sticky)
     assert len(fake.requests_to("PATCH", ONE_COMMENT)) == 2
@@ -376,7 +378,7 @@ def test_a_502_on_update_is_retried(repo: Repository, fake: FakeGitHub) -> None:
 def test_5xx_that_does_not_stop_falls_back(repo: Repository, fake: FakeGitHub) -> None:
     fake.fail("POST", COMMENTS, 500, message="Server Error", times=None)
 
-    result = upsert_comment(repo, 7, "x", instance_id="main")
+    result = upsert_comment(repo, 7, "x", StickyComment("main"))
 
     assert result.fell_back
     assert result.reason is not None
@@ -390,7 +392,7 @@ def test_a_secondary_rate_limit_on_create_waits_and_posts_once(
     fake.secondary_rate_limit("POST", COMMENTS, retry_after=1)
 
     started = time.monotonic()
-    result = upsert_comment(repo, 7, "x", instance_id="main")
+    result = upsert_comment(repo, 7, "x", StickyComment("main"))
 
     assert time.monotonic() - started >= 0.9
     assert result.action == "created"
@@ -420,7 +422,7 @@ def test_an_answer_that_comes_after_the_timeout_still_leaves_one_comment(
         fake.add_comment(7, with_marker("an earlier run", "main"), login=BOT)
     fake.delay("POST", COMMENTS, 3.0, after=True)  # stored at once, answered 3 s later
 
-    result = upsert_comment(impatient, 7, "x", instance_id="main", mode=mode)  # type: ignore[arg-type]
+    result = upsert_comment(impatient, 7, "x", StickyComment("main", mode=mode))  # type: ignore[arg-type]
 
     assert result.action == "created"
     mine = [c for c in fake.comments(7) if c[2] == with_marker("x", "main")]
@@ -442,7 +444,7 @@ def _client(token: str, login: str) -> Iterator[tuple[FakeGitHub, Repository]]:
 
 def _twice(repo: Repository, authors: tuple[str, ...] | None) -> None:
     for body in ("run 1", "run 2"):
-        upsert_comment(repo, 7, body, instance_id="main", authors=authors or DEFAULT_AUTHORS)
+        upsert_comment(repo, 7, body, StickyComment("main", authors=authors or DEFAULT_AUTHORS))
 
 
 @pytest.mark.slow  # _client starts a fake GitHub
@@ -507,10 +509,18 @@ def test_a_marker_comment_another_account_wrote_is_never_taken_as_goldgate_s(
         authors = comment_authors(github, APP, None)
 
         first = upsert_comment(
-            repo, 7, "run 1", instance_id="main", authors=authors, when="changes", state=state
+            repo,
+            7,
+            "run 1",
+            StickyComment("main", authors=authors, when="changes"),
+            state=state,
         )
         second = upsert_comment(
-            repo, 7, "run 2", instance_id="main", authors=authors, when="always", state=state
+            repo,
+            7,
+            "run 2",
+            StickyComment("main", authors=authors, when="always"),
+            state=state,
         )
 
         assert (first.action, first.author) == ("created", "github-actions[bot]")

@@ -8,7 +8,7 @@ from goldgate.gold.recorded import RecordedCase
 from goldgate.report.build import attempt_json
 from goldgate.report.caserecords import AttemptRecord, exception_fields
 from goldgate.report.models import validated
-from goldgate.scoring.attempt import AttemptOutcome, attempt_outcome
+from goldgate.scoring.attempt import AttemptExtras, AttemptOutcome, Which, attempt_outcome
 
 RAISED = {
     "type": "ValueError",
@@ -24,16 +24,14 @@ RAISED = {
 def _failed() -> AttemptOutcome:
     case = RecordedCase("c", None, None, None, ())  # type: ignore[arg-type]
     return attempt_outcome(
-        index=0,
-        case=case,
-        attempt=1,
+        Which(0, case, 1),
         status="failed",
         reason="python target raised ValueError",
         latency_ms=2.0,
         document=None,
         stderr=None,
         checks=(),
-        exception=RAISED,
+        extras=AttemptExtras(exception=RAISED),
     )
 
 

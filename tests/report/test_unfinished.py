@@ -21,8 +21,14 @@ from goldgate.gold.suites import GoldSuite
 from goldgate.report.build import SuiteCollector
 from goldgate.report.plain import record_json
 from goldgate.report.records import TargetRecord
-from goldgate.run.runner import InOrder, Which, _failed
-from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, completed, unfinished
+from goldgate.run.runner import InOrder, _failed
+from goldgate.scoring.attempt import (
+    INTERRUPTED_REASON,
+    AttemptOutcome,
+    Which,
+    completed,
+    unfinished,
+)
 from goldgate.scoring.evalscores import SCORE_COMPARISON, score_check
 from goldgate.scoring.score import score_compiled
 
@@ -87,9 +93,7 @@ def _scored(suite: GoldSuite, index: int, attempt: int) -> AttemptOutcome:
         for e in compiled
     )
     return completed(
-        index=index,
-        case=case,
-        attempt=attempt,
+        Which(index, case, attempt),
         latency_ms=2.5,
         document=document,
         stderr=None,

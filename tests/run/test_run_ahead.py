@@ -12,7 +12,7 @@ import pytest
 from goldgate.gold.models import Case, Suite
 from goldgate.gold.suites import GoldSuite
 from goldgate.run.limits import RunOptions
-from goldgate.run.runner import InOrder, run_suite
+from goldgate.run.runner import InOrder, SuiteControls, run_suite
 from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import AttemptOutcome
 
@@ -49,7 +49,8 @@ def test_one_slow_early_attempt_holds_back_at_most_run_ahead_others(run_ahead: i
 
     async def main() -> None:
         options = RunOptions(max_concurrency=8, timeout=30)
-        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered, run_ahead=run_ahead)
+        controls = SuiteControls(run_ahead=run_ahead)
+        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered, controls)
 
     anyio.run(main)
 
@@ -75,7 +76,8 @@ def test_without_the_bound_the_others_pile_up() -> None:
 
     async def main() -> None:
         options = RunOptions(max_concurrency=8, timeout=30)
-        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered, run_ahead=count)
+        controls = SuiteControls(run_ahead=count)
+        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered, controls)
 
     anyio.run(main)
     assert most_held > 300
@@ -94,7 +96,8 @@ def test_waiting_for_room_is_not_counted_against_the_deadline() -> None:
 
     async def main() -> None:
         options = RunOptions(max_concurrency=4, timeout=1.0)
-        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered, run_ahead=2)
+        controls = SuiteControls(run_ahead=2)
+        await run_suite(_suite(count), run, ScorerRegistry(), options, ordered, controls)
 
     anyio.run(main)
 

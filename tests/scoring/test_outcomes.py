@@ -12,6 +12,7 @@ import pytest
 from goldgate.scoring.outcomes import (
     CheckOutcome,
     Outcome,
+    TextOptionFigures,
     check_of_values,
     check_values,
     scored,
@@ -40,17 +41,24 @@ def test_scored_equals_the_constructor(
         optional, optional, [None, True, False], optional, optional
     ):
         for queued in (False, True):
-            fields = {
+            text = {
                 "assertions_declared": declared,
                 "assertions_held": held,
                 "adjudication": queued,
-                "json_parsed": json_parsed,
-                "required_keys_found": found,
-                "required_keys_declared": keys,
             }
-            built = scored(outcome, reason, actual_present=present, actual=actual, **fields)
+            options = TextOptionFigures(json_parsed, found, keys)
+            built = scored(
+                outcome, reason, actual_present=present, actual=actual, options=options, **text
+            )
             reference = CheckOutcome(
-                outcome, reason, actual_present=present, actual=actual, **fields
+                outcome,
+                reason,
+                actual_present=present,
+                actual=actual,
+                json_parsed=json_parsed,
+                required_keys_found=found,
+                required_keys_declared=keys,
+                **text,
             )
             assert built == reference
             assert vars(built) == vars(reference)

@@ -36,9 +36,17 @@ HANDOFF_LIMIT: Final = 64 * 1024
 COMMENT_ID_LIMIT: Final = 200
 """Characters of a comment id: its marker must leave the body room."""
 _FIELDS: Final = frozenset(
-    {"format", "pull_request", "head_sha", "comment_id", "details", "link_gold", "report",
-     "comparison"}
-)  # fmt: skip
+    {
+        "format",
+        "pull_request",
+        "head_sha",
+        "comment_id",
+        "details",
+        "link_gold",
+        "report",
+        "comparison",
+    }
+)
 _SHA: Final = re.compile(r"[0-9a-f]{40}")
 _FILE_NAME: Final = re.compile(r"goldgate-comment-[A-Za-z0-9_.-]+\.json")
 _REPOSITORY: Final = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

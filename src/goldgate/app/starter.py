@@ -124,6 +124,22 @@ _PIN = (
     "# vGOLDGATE_VERSION: your goldgate repository and that tag's commit sha"
 )
 
+_GOLDGATE_STEPS = f"""\
+      - uses: actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97 # v7.0.0
+        with:
+          python-version: "3.11"
+      - name: Install the application's dependencies
+        run: if [ -f requirements.txt ]; then python -m pip install -r requirements.txt; fi
+
+      - id: goldgate
+        uses: {_PIN}
+        with:
+          mode: evaluate
+          config: config/settings.yaml
+"""
+"""The steps both workflows share: the job's Python with the application's dependencies,
+then goldgate (pinned) evaluating the gold; each workflow adds its own inputs."""
+
 PULL_REQUEST_WORKFLOW = """\
 # goldgate on every pull request (written by `goldgate init --github`): run the gold in
 # evaluation/ against the application, compare with the report of the merge-base commit
@@ -159,18 +175,7 @@ jobs:
           persist-credentials: false
 
       # goldgate imports the application in the job's Python: install what it needs.
-      - uses: actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97 # v7.0.0
-        with:
-          python-version: "3.11"
-      - name: Install the application's dependencies
-        run: if [ -f requirements.txt ]; then python -m pip install -r requirements.txt; fi
-
-      - id: goldgate
-        uses: __PIN__
-        with:
-          mode: evaluate
-          config: config/settings.yaml
-          baseline: artifact:goldgate-report   # goldgate-report-<merge-base sha>
+__GOLDGATE_STEPS__          baseline: artifact:goldgate-report   # goldgate-report-<merge-base sha>
           partial: "true"                      # gold edited in this pull request still compares
           junit: goldgate-junit.xml
           comment: update
@@ -189,7 +194,7 @@ jobs:
           if-no-files-found: warn
           include-hidden-files: true   # reports live under .goldgate/
           retention-days: 14
-""".replace("__PIN__", _PIN)
+""".replace("__GOLDGATE_STEPS__", _GOLDGATE_STEPS)
 
 BASELINE_WORKFLOW = """\
 # goldgate's baseline (written by `goldgate init --github`): on every push to the default
@@ -221,18 +226,7 @@ jobs:
         with:
           persist-credentials: false
 
-      - uses: actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97 # v7.0.0
-        with:
-          python-version: "3.11"
-      - name: Install the application's dependencies
-        run: if [ -f requirements.txt ]; then python -m pip install -r requirements.txt; fi
-
-      - id: goldgate
-        uses: __PIN__
-        with:
-          mode: evaluate
-          config: config/settings.yaml
-          comment: "off"
+__GOLDGATE_STEPS__          comment: "off"
           fail_on: never   # a failing main is still the baseline pull requests compare with
 
       - name: Upload the baseline report
@@ -252,7 +246,7 @@ jobs:
         run: |
           echo "goldgate exited ${EXIT_CODE} on the default branch; the report was uploaded."
           exit 1
-""".replace("__PIN__", _PIN)
+""".replace("__GOLDGATE_STEPS__", _GOLDGATE_STEPS)
 
 
 def starter_files(*, github: bool) -> tuple[tuple[str, str], ...]:

@@ -102,6 +102,15 @@ def _flush(stream: TextIO | None) -> bool:
     return True
 
 
+def _to_devnull(fd: int) -> None:
+    """Point descriptor ``fd`` at /dev/null."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 def _silence(stream: TextIO) -> None:
     """Point ``stream``'s descriptor at /dev/null and drop what it still buffers, so that
     nothing tries to write it again (Python exits with 120 when it cannot flush stdout)."""
@@ -109,11 +118,7 @@ def _silence(stream: TextIO) -> None:
         fd = stream.fileno()
     except _REFUSED:
         return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
+    _to_devnull(fd)
     _flush(stream)
 
 
@@ -124,11 +129,7 @@ def _drain(streams: Sequence[TextIO | None]) -> None:
     flushed = [_flush(stream) for stream in streams]  # every one, even after a refusal
     if all(flushed):
         return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, _STDOUT)
-    finally:
-        os.close(devnull)
+    _to_devnull(_STDOUT)
     for stream in streams:
         _flush(stream)
 

@@ -47,9 +47,17 @@ class Definition(Protocol):
 
 
 PARAMS: Final = (
-    "input", "reference", "dataset", "labels", "metadata", "default_score_key", "timeout",
-    "target", "evaluators", "trials",
-)  # fmt: skip
+    "input",
+    "reference",
+    "dataset",
+    "labels",
+    "metadata",
+    "default_score_key",
+    "timeout",
+    "target",
+    "evaluators",
+    "trials",
+)
 """What file defaults (``ezvals_defaults``) and each case may set, as in EZVals."""
 EXTRA_PARAMS: Final = ("thresholds", "live")
 """goldgate's own options (the gate): on the decorator and in file defaults, not in cases."""

@@ -143,10 +143,14 @@ class _Shared:
             function.file.stem if function.file is not None else function.name
         )
         options = (
-            dataset, tuple(params.get("labels") or ()), params.get("default_score_key"),
-            params.get("timeout"), params.get("target"), _evaluators(params.get("evaluators")),
+            dataset,
+            tuple(params.get("labels") or ()),
+            params.get("default_score_key"),
+            params.get("timeout"),
+            params.get("target"),
+            _evaluators(params.get("evaluators")),
             params.get("trials") or 1,
-        )  # fmt: skip
+        )
         if not own:
             self.options = options
         return options

@@ -74,6 +74,18 @@ class CommentResult:
         return self.action == "fell_back"
 
 
+@dataclass(frozen=True)
+class StickyComment:
+    """Which comment is goldgate's and when to post it: the instance's marker id, how to
+    post (``Mode``), whose comments carrying the marker are goldgate's own (``authors``,
+    see ``comment_authors``) and when to post at all (``When``)."""
+
+    instance_id: str
+    mode: Mode = "update"
+    authors: tuple[str, ...] = DEFAULT_AUTHORS
+    when: When = "always"
+
+
 def marker(instance_id: str) -> str:
     """The hidden HTML comment that starts every goldgate comment of ``instance_id``.
 
@@ -135,25 +147,23 @@ def upsert_comment(
     repo: Repository,
     pr_number: int,
     body: str,
+    sticky: StickyComment,
     *,
-    instance_id: str,
-    mode: Mode = "update",
-    authors: Collection[str] = DEFAULT_AUTHORS,
-    when: When = "always",
     state: str | None = None,
     passed: bool = True,
 ) -> CommentResult:
     """Post ``body`` (Markdown) on pull request ``pr_number`` under the marker of
-    ``instance_id``.
+    ``sticky.instance_id``.
 
-    ``update`` edits the earliest comment that starts with the marker and was written by one
-    of ``authors`` (found on any page), or creates one; ``new`` always creates one; ``off``
-    does nothing. ``when`` decides whether to post at all: ``changes`` skips when the
-    comment there (the latest, in mode ``new``) recorded the same ``state`` (the verdict and
-    the comparison's counts); ``failures`` skips when ``passed`` unless a comment is there,
-    which is then updated to say so. Raises ``CommentTooLong`` before sending a body GitHub
-    would refuse; anything GitHub refuses or
-    fails comes back as ``fell_back`` with the reason."""
+    Mode ``update`` edits the earliest comment that starts with the marker and was written
+    by one of ``sticky.authors`` (found on any page), or creates one; ``new`` always creates
+    one; ``off`` does nothing. ``sticky.when`` decides whether to post at all: ``changes``
+    skips when the comment there (the latest, in mode ``new``) recorded the same ``state``
+    (the verdict and the comparison's counts); ``failures`` skips when ``passed`` unless a
+    comment is there, which is then updated to say so. Raises ``CommentTooLong`` before
+    sending a body GitHub would refuse; anything GitHub refuses or fails comes back as
+    ``fell_back`` with the reason."""
+    instance_id, mode, when = sticky.instance_id, sticky.mode, sticky.when
     if mode not in MODES:
         raise ValueError(f"comment mode {mode!r} is not one of update, new, off.")
     if when not in WHEN:
@@ -173,7 +183,7 @@ def upsert_comment(
         issue = _issue(repo, pr_number)
         existing = None
         if mode == "update" or when != "always":
-            existing = _find(issue, tag, authors, pr_number, latest=mode == "new")
+            existing = _find(issue, tag, sticky.authors, pr_number, latest=mode == "new")
         if when == "changes" and existing is not None and comment_state(existing.body) == state:
             return CommentResult(
                 "skipped",
@@ -194,7 +204,7 @@ def upsert_comment(
             full=full,
             pr_number=pr_number,
             tag=tag,
-            authors=authors,
+            authors=sticky.authors,
             look_first=mode == "update",
         )
     except GitHubUnavailable as error:

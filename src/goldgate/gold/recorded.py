@@ -39,8 +39,10 @@ class RecordedExpectation(NamedTuple):
     def of(cls, raw: dict[str, Any]) -> RecordedExpectation:
         get = raw.get
         # tuple.__new__ at once: a named tuple's own __new__ is one more Python call
-        return _new_tuple(cls, (raw["name"], raw["path"], get("comparison", "exact"),
-                                get("scorer"), raw["expected"]))  # fmt: skip
+        return _new_tuple(
+            cls,
+            (raw["name"], raw["path"], get("comparison", "exact"), get("scorer"), raw["expected"]),
+        )
 
 
 class RecordedEnvelope(NamedTuple):

@@ -103,13 +103,16 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
         Figure("latency p95", latency.p95.baseline, latency.p95.candidate, "ms", latency_note),
         *(
             Figure(
-                f"{item.key} per attempt", item.mean.baseline, item.mean.candidate, "number",
+                f"{item.key} per attempt",
+                item.mean.baseline,
+                item.mean.candidate,
+                "number",
                 usage_note,
             )
             for item in usage.figures
         ),
         *cost_figures(figures.cost),
-    ]  # fmt: skip
+    ]
     mcnemar = None
     if suite.status == "compared":
         test = figures.mcnemar

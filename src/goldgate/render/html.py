@@ -30,10 +30,11 @@ from functools import cache
 from typing import Any
 
 import orjson
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup
 
 from goldgate.render import htmlsections, text
+from goldgate.render._jinja import template_environment
 from goldgate.render.htmlcases import case_table
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import build_view, exit_explanation
@@ -89,14 +90,7 @@ def _signed(value: float | None, kind: str = "ratio") -> str:
 
 @cache
 def _environment() -> Environment:
-    environment = Environment(
-        loader=PackageLoader("goldgate.render", "templates"),
-        autoescape=True,
-        finalize=_finalize,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    environment = template_environment(finalize=_finalize, autoescape=True)
     environment.filters.update(
         at=_coordinate, shown=_shown, signed=_signed, percent=text.percent, ratio=text.ratio,
         bound=text.bound,

@@ -36,10 +36,11 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.render import escape, text
+from goldgate.render._jinja import template_environment
 from goldgate.render.markdown_sections import COLLAPSED_ROWS, Parts, Raw, Section
 from goldgate.render.registry import Budget, RenderContext
 from goldgate.render.view import (
@@ -99,14 +100,8 @@ def _number(value: Any) -> str:
 
 @cache
 def _environment() -> Environment:
-    environment = Environment(
-        loader=PackageLoader("goldgate.render", "templates"),
-        autoescape=False,
-        finalize=_finalize,
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+    environment = template_environment(
+        finalize=_finalize, autoescape=False, keep_trailing_newline=True
     )
     environment.filters.update(
         raw=Raw,

@@ -352,15 +352,33 @@ def awaiting(
 
 
 _HEAD_FIELDS = {
-    "name", "fingerprint", "workflow", "flow", "step", "target", "cases_source", "status",
-    "skip_reason", "repeat", "case_count", "whole_case_count", "metric_definitions",
-}  # fmt: skip
+    "name",
+    "fingerprint",
+    "workflow",
+    "flow",
+    "step",
+    "target",
+    "cases_source",
+    "status",
+    "skip_reason",
+    "repeat",
+    "case_count",
+    "whole_case_count",
+    "metric_definitions",
+}
 
 
 _TAIL_FIELDS = {
-    "attempt_count", "counts", "summary", "adjudication", "adjudication_queue", "metrics",
-    "thresholds", "live", "verdict",
-}  # fmt: skip
+    "attempt_count",
+    "counts",
+    "summary",
+    "adjudication",
+    "adjudication_queue",
+    "metrics",
+    "thresholds",
+    "live",
+    "verdict",
+}
 
 
 def suite_head(record: SuiteRecord) -> dict[str, Any]:

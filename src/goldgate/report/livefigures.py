@@ -12,7 +12,6 @@ from typing import Any
 from goldgate.report.agreement import agree
 from goldgate.report.plain import record_json
 from goldgate.report.records import LiveRecord, PricingRecord, SuiteRecord
-from goldgate.scoring.attempt import AttemptOutcome
 
 _DIGITS = 12
 """Decimals kept of a sum of costs: what float addition order could change is below."""
@@ -98,14 +97,6 @@ def written(plain: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
         if plain.get(name, 0) is None:
             del plain[name]
     return plain
-
-
-def live_values(outcome: AttemptOutcome) -> tuple[int, bool, float | None] | None:
-    """What a live attempt adds to its outcome, as the report process receives it; None for
-    every other attempt (most), which then carries nothing more."""
-    if outcome.retries or outcome.cached or outcome.cost is not None:
-        return outcome.retries, outcome.cached, outcome.cost
-    return None
 
 
 def nearest_rank(sorted_values: Sequence[float], percent: float) -> float | None:

@@ -47,10 +47,16 @@ from goldgate.gold.suites import GoldSuite
 from goldgate.report import unstarted
 from goldgate.report.build import SuiteCollector
 from goldgate.report.io import ReportFile
-from goldgate.report.livefigures import live_values
 from goldgate.report.records import SuiteRecord, TargetRecord
 from goldgate.report.stream import ReportWriter
-from goldgate.scoring.attempt import AttemptOutcome, attempt_outcome, builtin_checks
+from goldgate.scoring.attempt import (
+    NO_EXTRAS,
+    AttemptOutcome,
+    Which,
+    attempt_outcome,
+    builtin_checks,
+    extras_of,
+)
 from goldgate.scoring.outcomes import check_of_values, check_values
 
 __all__ = [
@@ -82,7 +88,7 @@ _PATIENCE: Final = 600.0
 # Messages, this process to the report process: (kind, ...) tuples, sent in lists.
 _BYTES: Final = 0  # (_BYTES, data): bytes ReportWriter wrote around the suites
 _SUITE: Final = 1  # (_SUITE, suite number, repeat, include_details): a suite's cases begin
-_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, ..., exception, live)
+_ADD: Final = 2  # (_ADD, index, attempt, status, reason, latency, ..., checks, extras)
 _UNFINISHED: Final = 3  # (_UNFINISHED, first position, count, status, reason): in a row
 _RECORD: Final = 4  # (_RECORD, target, skip_reason, started): answered with the SuiteRecord
 _PUBLISH: Final = 5  # (_PUBLISH,): answered with (path, fallback reason); then it ends
@@ -306,11 +312,9 @@ class RemoteCollector:
     def add(self, outcome: AttemptOutcome) -> None:
         # No checks: a completed attempt left unscored (gold declares at least one check).
         checks = [check_values(check) for check in outcome.checks] if outcome.checks else None
-        self._process.post(
-            (_ADD, outcome.index, outcome.attempt, outcome.status, outcome.reason,
-             outcome.latency_ms, outcome.document, outcome.stderr, checks, outcome.exception,
-             live_values(outcome))
-        )  # fmt: skip
+        head = (_ADD, outcome.index, outcome.attempt, outcome.status, outcome.reason)
+        tail = (outcome.latency_ms, outcome.document, outcome.stderr, checks, extras_of(outcome))
+        self._process.post(head + tail)
 
     def add_unfinished(self, index: int, attempt: int, status: str, reason: str) -> bool:
         if self._has_metrics:  # as SuiteCollector: a metric observes every attempt
@@ -413,7 +417,7 @@ class _Writing:
     def _add(self, message: tuple[Any, ...]) -> None:
         """An attempt as ``RemoteCollector.add`` posts it (``_ADD``), scored if it is not."""
         index, attempt, status, reason, latency_ms = message[1:6]
-        document, stderr, checks, exception, live = message[6:]
+        document, stderr, checks, extras = message[6:]
         suite, collector = self.suite, self.collector
         assert suite is not None
         assert collector is not None
@@ -423,22 +427,16 @@ class _Writing:
         else:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
-        retries, cached, cost = live or (0, False, None)  # live_values
         collector.add(
             attempt_outcome(
-                index=index,
-                case=case,
-                attempt=attempt,
+                Which(index, case, attempt),
                 status=status,
                 reason=reason,
                 latency_ms=latency_ms,
                 document=document,
                 stderr=stderr,
                 checks=checks,
-                exception=exception,
-                retries=retries,
-                cached=cached,
-                cost=cost,
+                extras=extras or NO_EXTRAS,
             )
         )
 

@@ -386,9 +386,13 @@ class _Tally:
             paths = {e["path"]: e.get("expected") for e in reversed(case["expectations"])}
             self._gold = (case, [paths.get(m.path, MISSING) for m in self.definitions])
         for metric, tokens, scope, expected, found in zip(
-            self.definitions, self.tokens, self.scopes, self._gold[1], self.observations,
+            self.definitions,
+            self.tokens,
+            self.scopes,
+            self._gold[1],
+            self.observations,
             strict=True,
-        ):  # fmt: skip
+        ):
             if scope is not None and case_id not in scope:
                 continue
             if expected is MISSING:

@@ -13,7 +13,8 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -21,7 +22,7 @@ import anyio.to_thread
 from goldgate.base.errors import LoopBlocked
 from goldgate.base.holdable import unholdable
 from goldgate.gold.compiled import CompiledExpectation
-from goldgate.gold.recorded import RecordedCase, recorded_case
+from goldgate.gold.recorded import recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.run.errors import TargetFailure
 from goldgate.run.inflight import InFlight
@@ -30,11 +31,19 @@ from goldgate.run.targets._documents import plain_document
 from goldgate.run.targets.base import TargetResponse
 from goldgate.scoring import CheckOutcome, ScorerRegistry, score_compiled
 from goldgate.scoring.adjudication import adjudicate
-from goldgate.scoring.attempt import INTERRUPTED_REASON, AttemptOutcome, _not_run_all, completed
+from goldgate.scoring.attempt import (
+    INTERRUPTED_REASON,
+    AttemptExtras,
+    AttemptOutcome,
+    Which,
+    _not_run_all,
+    completed,
+    ended,
+    live_extras,
+)
 from goldgate.scoring.score import score_custom
 
 if TYPE_CHECKING:
-    from goldgate.gold.models import Case  # Python evals run without the gold models
     from goldgate.run.watchdog import Watchdog
 
 AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
@@ -53,21 +62,6 @@ def attempt_identities(suite: GoldSuite, repeat: int) -> Iterator[tuple[int, int
             yield index, attempt
 
 
-
-
-
-
-
-
-class Which(NamedTuple):
-    """Which attempt of which case: the case's index in its suite, the case, and the
-    1-based attempt."""
-
-    case_index: int
-    case: Case | RecordedCase
-    attempt: int
-
-
 def _failed(
     which: Which,
     reason: str,
@@ -77,43 +71,36 @@ def _failed(
     current: InFlight | None = None,
     exception: Mapping[str, Any] | None = None,
 ) -> AttemptOutcome:
-    index, case, attempt = which
-    checks = _not_run_all(case, f"the attempt failed: {reason}")
+    checks = _not_run_all(which.case, f"the attempt failed: {reason}")
     retries = 0 if current is None else current.retries
     if retries:
         reason = f"{reason} (after {retries} {'retry' if retries == 1 else 'retries'})"
-    return AttemptOutcome(
-        index, case, attempt, "failed", reason, latency_ms, None, stderr, checks, exception,
-        retries,
+    extras = AttemptExtras(exception=exception, retries=retries)
+    return ended(
+        which,
+        status="failed",
+        reason=reason,
+        latency_ms=latency_ms,
+        stderr=stderr,
+        checks=checks,
+        extras=extras,
     )
 
 
 def _timed_out(
     which: Which, timeout: float, latency_ms: float | None, retries: int = 0
 ) -> AttemptOutcome:
-    index, case, attempt = which
     if latency_ms is None:
         reason = f"no result within the {timeout:g} s deadline"
     else:  # the target answered; its custom scoring did not finish in time
         reason = f"scoring ran out of time: the {timeout:g} s deadline passed while scoring"
-    return AttemptOutcome(
-        index=index,
-        case=case,
-        attempt=attempt,
-        status="timed_out",
-        reason=reason,
-        latency_ms=latency_ms,
-        document=None,
-        stderr=None,
-        checks=_not_run_all(case, reason),
-        retries=retries,
-    )
+    extras = AttemptExtras(retries=retries)
+    return ended(which, status="timed_out", reason=reason, latency_ms=latency_ms, extras=extras)
 
 
 def _blocked(which: Which, blocked: LoopBlocked, latency_ms: float | None) -> AttemptOutcome:
     """An attempt whose target (or custom scorer) kept the event loop blocked until the
     watchdog broke in: past its deadline (timed out) or past a stop request (cancelled)."""
-    index, case, attempt = which
     if blocked.why == "stop":
         status, reason = "cancelled", INTERRUPTED_REASON
     else:
@@ -123,9 +110,7 @@ def _blocked(which: Which, blocked: LoopBlocked, latency_ms: float | None) -> At
             reason = f"{who} ignored being cancelled at the attempt's deadline"
         else:
             reason = f"{who} blocked the event loop past the attempt's deadline"
-    return AttemptOutcome(
-        index, case, attempt, status, reason, latency_ms, None, None, _not_run_all(case, reason)
-    )
+    return ended(which, status=status, reason=reason, latency_ms=latency_ms)
 
 
 async def _score(
@@ -143,8 +128,6 @@ async def _score(
         else:
             checks.append(score_compiled(expectation, document, envelope, suite.text))
     return tuple(checks)
-
-
 
 
 def _unholdable_result(
@@ -255,16 +238,12 @@ async def run_attempt(
         if suite.verdicts:
             checks = adjudicate(checks, compiled, case.id, suite.verdicts)
     return completed(
-        index=index,
-        case=case,
-        attempt=attempt,
+        which,
         latency_ms=latency_ms,
         document=document,
         stderr=stderr,
         checks=checks,
-        retries=retries,
-        cached=cached,
-        cost=cost,
+        extras=live_extras(retries, cached, cost),
     )
 
 
@@ -338,22 +317,33 @@ async def _cancel_when_stopped(event: anyio.Event, scope: anyio.CancelScope) -> 
     scope.cancel()
 
 
+@dataclass(frozen=True)
+class SuiteControls:
+    """How the caller follows and steers one suite's run (``run_suite``): each optional."""
+
+    progress: ProgressCallback | None = None
+    """Called with how many attempts are done, after each."""
+    stop: anyio.Event | None = None
+    """Set: nothing more starts, and what is in flight is cancelled."""
+    watchdog: Watchdog | None = None
+    """Breaks into a target that blocks the event loop past its deadline."""
+    leave_unscored: Callable[[], bool] | None = None
+    """See ``run_attempt``."""
+    run_ahead: int = RUN_AHEAD
+    """No attempt starts this many places or more after the earliest unfinished one."""
+
+
 async def run_suite(
     suite: GoldSuite,
     run: AttemptRun,
     registry: ScorerRegistry,
     options: RunOptions,
     ordered: InOrder,
-    *,
-    progress: ProgressCallback | None = None,
-    stop: anyio.Event | None = None,
-    watchdog: Watchdog | None = None,
-    run_ahead: int = RUN_AHEAD,
-    leave_unscored: Callable[[], bool] | None = None,
+    controls: SuiteControls = SuiteControls(),
 ) -> None:
     """Run every attempt of ``suite``, handing each to ``ordered`` (in case-major order
-    whatever order they finish in). After ``stop`` fewer than all may have been handed on.
-    ``leave_unscored``: see ``run_attempt``.
+    whatever order they finish in). After ``controls.stop`` is set fewer than all may have
+    been handed on.
 
     Workers take the next attempt in order, so at most ``max_concurrency`` run at once and
     the earliest cases start first; no attempt starts ``run_ahead`` or more places after the
@@ -361,12 +351,12 @@ async def run_suite(
     attempt. Setting ``stop`` stops scheduling and cancels what is in flight.
     """
     identities = enumerate(attempt_identities(suite, options.repeat))
-    total = len(suite.cases) * options.repeat
+    stop, watchdog, run_ahead = controls.stop, controls.watchdog, controls.run_ahead
 
     def deliver(position: int, outcome: AttemptOutcome) -> None:
         ordered.deliver(position, outcome)
-        if progress is not None:
-            progress(ordered.done)
+        if controls.progress is not None:
+            controls.progress(ordered.done)
 
     # Sync python and http targets run in worker threads: let every worker have one.
     threads = anyio.to_thread.current_default_thread_limiter()
@@ -393,7 +383,7 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
                     outcome = await run_attempt(
-                        suite, (index, attempt), run, registry, current, leave_unscored
+                        suite, (index, attempt), run, registry, current, controls.leave_unscored
                     )
                     if watchdog is not None:
                         watchdog.end(current)
@@ -422,6 +412,6 @@ async def run_suite(
             if stop is not None:
                 outer.start_soon(_cancel_when_stopped, stop, outer_scope)
             async with anyio.create_task_group() as workers:
-                for _ in range(min(options.max_concurrency, total)):
+                for _ in range(min(options.max_concurrency, len(suite.cases) * options.repeat)):
                     workers.start_soon(worker)
             outer_scope.cancel()  # the workers are done: end the watcher too

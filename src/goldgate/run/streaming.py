@@ -36,7 +36,7 @@ from goldgate.report.records import (
 from goldgate.report.stream import ReportWriter
 from goldgate.report.verdicts import run_verdict
 from goldgate.run.limits import RunOptions
-from goldgate.run.runner import AttemptRun, InOrder, ProgressCallback, run_suite
+from goldgate.run.runner import AttemptRun, InOrder, ProgressCallback, SuiteControls, run_suite
 from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import INTERRUPTED_REASON, unfinished
 
@@ -237,10 +237,12 @@ class ReportRun:
                     registry,
                     self.options,
                     ordered,
-                    progress=callback,
-                    stop=stop,
-                    watchdog=watchdog,
-                    leave_unscored=collector.leave_unscored,
+                    SuiteControls(
+                        progress=callback,
+                        stop=stop,
+                        watchdog=watchdog,
+                        leave_unscored=collector.leave_unscored,
+                    ),
                 )
             with self.lock:
                 if self._current is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from goldgate.base.frozen import built
 from goldgate.gold.compiled import CompiledExpectation
@@ -45,24 +45,58 @@ class AttemptOutcome:
     """The attempt's usage priced by its workflow's ``pricing``; None: no pricing or usage."""
 
 
+class Which(NamedTuple):
+    """Which attempt of which case: the case's index in its suite, the case (as a report
+    records it, for an attempt that never started), and the 1-based attempt."""
+
+    case_index: int
+    case: Case | RecordedCase
+    attempt: int
+
+
+@dataclass(frozen=True)
+class AttemptExtras:
+    """What some attempts add to their outcome (``AttemptOutcome``'s fields of the same
+    names); most add nothing (``NO_EXTRAS``)."""
+
+    exception: Mapping[str, Any] | None = None
+    retries: int = 0
+    cached: bool = False
+    cost: float | None = None
+
+
+NO_EXTRAS = AttemptExtras()
+
+
+def live_extras(retries: int, cached: bool, cost: float | None) -> AttemptExtras:
+    """A live attempt's retries, cache hit and cost (``NO_EXTRAS`` when it has none)."""
+    if retries or cached or cost is not None:
+        return AttemptExtras(retries=retries, cached=cached, cost=cost)
+    return NO_EXTRAS
+
+
+def extras_of(outcome: AttemptOutcome) -> AttemptExtras | None:
+    """What ``outcome`` adds (``AttemptExtras``); None when nothing, as for most attempts."""
+    exception, retries, cost = outcome.exception, outcome.retries, outcome.cost
+    if exception is None and not (retries or outcome.cached) and cost is None:
+        return None
+    return AttemptExtras(exception=exception, retries=retries, cached=outcome.cached, cost=cost)
+
+
 def attempt_outcome(
+    which: Which,
     *,
-    index: int,
-    case: Case | RecordedCase,
-    attempt: int,
     status: str,
     reason: str | None,
     latency_ms: float | None,
     document: Mapping[str, Any] | None,
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
-    exception: Mapping[str, Any] | None = None,
-    retries: int = 0,
-    cached: bool = False,
-    cost: float | None = None,
+    extras: AttemptExtras = NO_EXTRAS,
 ) -> AttemptOutcome:
     """``AttemptOutcome(...)`` built without its ``__init__`` (``goldgate.base.frozen``): every
     attempt, run or not, makes one."""
+    index, case, attempt = which
     return built(
         AttemptOutcome,
         {
@@ -75,10 +109,10 @@ def attempt_outcome(
             "document": document,
             "stderr": stderr,
             "checks": checks,
-            "exception": exception,
-            "retries": retries,
-            "cached": cached,
-            "cost": cost,
+            "exception": extras.exception,
+            "retries": extras.retries,
+            "cached": extras.cached,
+            "cost": extras.cost,
         },
     )
 
@@ -94,22 +128,36 @@ def _not_run_all(case: Case | RecordedCase, reason: str) -> tuple[CheckOutcome, 
     return _not_run(reason, len(case.expectations))
 
 
+def ended(
+    which: Which,
+    *,
+    status: str,
+    reason: str,
+    latency_ms: float | None = None,
+    stderr: str | None = None,
+    checks: tuple[CheckOutcome, ...] | None = None,
+    extras: AttemptExtras = NO_EXTRAS,
+) -> AttemptOutcome:
+    """An attempt that did not complete (failed, timed out, cancelled, skipped): no result
+    document, and every check not run for ``reason`` unless ``checks`` are given."""
+    return attempt_outcome(
+        which,
+        status=status,
+        reason=reason,
+        latency_ms=latency_ms,
+        document=None,
+        stderr=stderr,
+        checks=_not_run_all(which.case, reason) if checks is None else checks,
+        extras=extras,
+    )
+
+
 def unfinished(
     suite: GoldSuite, *, index: int, attempt: int, status: str, reason: str
 ) -> AttemptOutcome:
     """An attempt that never produced a result (skipped, cancelled)."""
-    case = recorded_case(suite.cases, index)
-    return attempt_outcome(
-        index=index,
-        case=case,
-        attempt=attempt,
-        status=status,
-        reason=reason,
-        latency_ms=None,
-        document=None,
-        stderr=None,
-        checks=_not_run_all(case, reason),
-    )
+    which = Which(index, recorded_case(suite.cases, index), attempt)
+    return ended(which, status=status, reason=reason)
 
 
 INTERRUPTED_REASON = "the run was interrupted before this attempt finished"
@@ -132,30 +180,22 @@ def builtin_checks(
 
 
 def completed(
+    which: Which,
     *,
-    index: int,
-    case: Case | RecordedCase,
-    attempt: int,
     latency_ms: float,
     document: Mapping[str, Any],
     stderr: str | None,
     checks: tuple[CheckOutcome, ...],
-    retries: int = 0,
-    cached: bool = False,
-    cost: float | None = None,
+    extras: AttemptExtras = NO_EXTRAS,
 ) -> AttemptOutcome:
     """A completed attempt's outcome."""
     return attempt_outcome(
-        index=index,
-        case=case,
-        attempt=attempt,
+        which,
         status="completed",
         reason=None,
         latency_ms=latency_ms,
         document=document,
         stderr=stderr,
         checks=checks,
-        retries=retries,
-        cached=cached,
-        cost=cost,
+        extras=extras,
     )

@@ -197,6 +197,14 @@ def _catalog_index(metric: Metric) -> dict[str | None, int]:
 # --- classification ----------------------------------------------------------------------------
 
 
+def _gold_refused(metric: Metric, observation: Observation, what: str) -> InvalidInputError:
+    """The error for a case whose gold is not ``what`` the metric needs (the offline check
+    refuses such gold, so only gold built in code reaches it)."""
+    return InvalidInputError(
+        f"metric '{metric.name}': the gold of case '{observation.case_id}' is not {what}."
+    )
+
+
 def _unavailable(observation: Observation) -> Unavailable | None:
     """Why an observation predicts nothing before its value is looked at: the attempt was
     skipped or failed (whatever it holds), or nothing was at the path."""
@@ -241,10 +249,7 @@ def classification_metric(
     for observation in included:
         gold = observation.gold
         if not (gold is None or isinstance(gold, str)) or gold not in catalog:
-            raise InvalidInputError(
-                f"metric '{metric.name}': the gold of case '{observation.case_id}' is not "
-                "one of the metric's labels."
-            )
+            raise _gold_refused(metric, observation, "one of the metric's labels")
         predicted = classify_prediction(observation, catalog)
         if isinstance(predicted, str):
             unavailable[predicted] += 1
@@ -340,10 +345,7 @@ def multilabel_metric(
     for observation in included:
         gold = _label_set(observation.gold, catalog)
         if gold is None:
-            raise InvalidInputError(
-                f"metric '{metric.name}': the gold of case '{observation.case_id}' is not "
-                "an array of the metric's labels."
-            )
+            raise _gold_refused(metric, observation, "an array of the metric's labels")
         predicted = multilabel_prediction(observation, catalog)
         if isinstance(predicted, str):
             unavailable[predicted] += 1

@@ -16,8 +16,10 @@ from goldgate.base.frozen import built
 
 __all__ = [
     "ABSENT_REASON",
+    "NO_TEXT_OPTIONS",
     "CheckOutcome",
     "Outcome",
+    "TextOptionFigures",
     "check_of_values",
     "check_values",
     "not_run",
@@ -88,6 +90,21 @@ def not_run_reason(status: str, reason: str | None) -> str:
     return reason or f"the attempt is {status}"
 
 
+@dataclass(frozen=True)
+class TextOptionFigures:
+    """What a suite's text options found in one answer (``CheckOutcome``'s fields of the
+    same names): whether it parsed as JSON (``json``) and how many of the ``requiredKeys``
+    it has, of how many; None where the suite does not set that option."""
+
+    json_parsed: bool | None = None
+    required_keys_found: int | None = None
+    required_keys_declared: int | None = None
+
+
+NO_TEXT_OPTIONS = TextOptionFigures()
+"""The figures of a check whose suite sets no text option (or that is no text check)."""
+
+
 def scored(
     outcome: Outcome,
     reason: str | None,
@@ -97,13 +114,13 @@ def scored(
     assertions_declared: int | None = None,
     assertions_held: int | None = None,
     adjudication: bool = False,
-    json_parsed: bool | None = None,
-    required_keys_found: int | None = None,
-    required_keys_declared: int | None = None,
+    options: TextOptionFigures = NO_TEXT_OPTIONS,
 ) -> CheckOutcome:
     """``CheckOutcome(...)`` with these fields, built without running its checks: for the
     comparisons' own outcomes, which hold its invariants by construction (an ``Outcome``, a
-    reason unless passed, ``actual`` None when absent). Every attempt makes one per check."""
+    reason unless passed, ``actual`` None when absent). Every attempt makes one per check.
+    A text check also says how many of its assertions were declared and held, whether it
+    waits for a person (``adjudication``) and what the suite's text ``options`` found."""
     return built(
         CheckOutcome,
         {
@@ -114,9 +131,9 @@ def scored(
             "assertions_declared": assertions_declared,
             "assertions_held": assertions_held,
             "adjudication": adjudication,
-            "json_parsed": json_parsed,
-            "required_keys_found": required_keys_found,
-            "required_keys_declared": required_keys_declared,
+            "json_parsed": options.json_parsed,
+            "required_keys_found": options.required_keys_found,
+            "required_keys_declared": options.required_keys_declared,
             "adjudicated": False,
         },
     )

@@ -39,7 +39,14 @@ from goldgate.gold.errors import PatternTimeout
 from goldgate.gold.patterns import PATTERN_DEADLINE, compile_pattern, search_with_deadline
 from goldgate.gold.shapes import TEXT_ASSERTIONS as ASSERTION_SHAPES
 from goldgate.gold.shapes import first_problem, text_problems
-from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome, scored
+from goldgate.scoring.outcomes import (
+    ABSENT_REASON,
+    NO_TEXT_OPTIONS,
+    CheckOutcome,
+    Outcome,
+    TextOptionFigures,
+    scored,
+)
 
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from goldgate.gold.models import TextOptions
@@ -228,32 +235,13 @@ def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) 
     present = actual is not MISSING
     is_text = isinstance(actual, str)
     answer = _Answer(actual if is_text else "")
-
-    json_parsed: bool | None = None
-    keys_found: int | None = None
-    keys_declared: int | None = None
-    if options is not None and options.json_:
-        json_parsed = is_text and answer.parsed[0]
-    if options is not None and options.requiredKeys:
-        parsed, value = answer.parsed if is_text else (False, None)
-        keys_declared = len(options.requiredKeys)
-        keys_found = (
-            sum(1 for path in options.requiredKeys if dot_path_exists(value, path)) if parsed else 0
-        )
-    declared = gold.declared
+    figures = NO_TEXT_OPTIONS
+    if options is not None and (options.json_ or options.requiredKeys):
+        figures = _option_figures(options, answer, is_text)
     recorded = thaw(actual) if present else None
     if gold.problem is not None:
         return scored(
-            Outcome.ERROR,
-            gold.problem,
-            actual_present=present,
-            actual=recorded,
-            assertions_declared=None,
-            assertions_held=None,
-            adjudication=False,
-            json_parsed=json_parsed,
-            required_keys_found=keys_found,
-            required_keys_declared=keys_declared,
+            Outcome.ERROR, gold.problem, actual_present=present, actual=recorded, options=figures
         )
     result, reason, held, queued = _verdict(
         actual, present=present, is_text=is_text, gold=gold, answer=answer
@@ -263,13 +251,27 @@ def score_text(actual: Any, gold: TextGold, options: TextOptions | None = None) 
         reason,
         actual_present=present,
         actual=recorded,
-        assertions_declared=declared,
+        assertions_declared=gold.declared,
         assertions_held=held,
         adjudication=queued,
-        json_parsed=json_parsed,
-        required_keys_found=keys_found,
-        required_keys_declared=keys_declared,
+        options=figures,
     )
+
+
+def _option_figures(options: TextOptions, answer: _Answer, is_text: bool) -> TextOptionFigures:
+    """What the suite's ``json`` and ``requiredKeys`` options find in the answer."""
+    json_parsed: bool | None = None
+    keys_found: int | None = None
+    keys_declared: int | None = None
+    if options.json_:
+        json_parsed = is_text and answer.parsed[0]
+    if options.requiredKeys:
+        parsed, value = answer.parsed if is_text else (False, None)
+        keys_declared = len(options.requiredKeys)
+        keys_found = (
+            sum(1 for path in options.requiredKeys if dot_path_exists(value, path)) if parsed else 0
+        )
+    return TextOptionFigures(json_parsed, keys_found, keys_declared)
 
 
 def _verdict(

@@ -174,10 +174,29 @@ GITHUB_TOKEN = InputSpec(
 )
 
 INPUTS: tuple[InputSpec[Any], ...] = (
-    MODE, CONFIG, SUITES, EVALS, LIVE, CONCURRENCY_INPUT, TIMEOUT_INPUT, REPEAT_INPUT, CACHE,
-    VARIANT, BASELINE, REPORT, PARTIAL, JUNIT, COMMENT, COMMENT_MODE, COMMENT_ID, COMMENT_AUTHOR,
-    DETAILS_INPUT, LINK_GOLD, FAIL_ON_INPUT, GITHUB_TOKEN,
-)  # fmt: skip
+    MODE,
+    CONFIG,
+    SUITES,
+    EVALS,
+    LIVE,
+    CONCURRENCY_INPUT,
+    TIMEOUT_INPUT,
+    REPEAT_INPUT,
+    CACHE,
+    VARIANT,
+    BASELINE,
+    REPORT,
+    PARTIAL,
+    JUNIT,
+    COMMENT,
+    COMMENT_MODE,
+    COMMENT_ID,
+    COMMENT_AUTHOR,
+    DETAILS_INPUT,
+    LINK_GOLD,
+    FAIL_ON_INPUT,
+    GITHUB_TOKEN,
+)
 """Every input goldgate reads, in action.yml's order (``python`` is the composite action's
 own): ``read_inputs`` parses from it, ``goldgate action --help`` lists it, and
 tests/app/action/test_action_metadata.py checks it against both action.yml files."""

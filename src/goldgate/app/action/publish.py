@@ -233,7 +233,7 @@ def _comment(
     ):
         return "", ("", "")
     from goldgate.github.client import api_url, connect, repository
-    from goldgate.github.comments import comment_authors, upsert_comment
+    from goldgate.github.comments import StickyComment, comment_authors, upsert_comment
 
     reason: str | None
     posted = ("", "")
@@ -244,18 +244,13 @@ def _comment(
         # A personal or App token posts as another login than github-actions[bot]: without
         # knowing it, the sticky comment would be a new comment every run. Never any bot:
         # another bot's comment carrying the marker is not goldgate's.
-        authors = comment_authors(github, token, inputs.comment_author)
-        result = upsert_comment(
-            repo,
-            event.pr_number,
-            body,
-            instance_id=inputs.comment_id,
+        sticky = StickyComment(
+            inputs.comment_id,
             mode=inputs.comment,
-            authors=authors,
+            authors=comment_authors(github, token, inputs.comment_author),
             when=inputs.comment_mode,
-            state=state,
-            passed=code == 0,
         )
+        result = upsert_comment(repo, event.pr_number, body, sticky, state=state, passed=code == 0)
         reason = result.reason if result.fell_back else None
         if result.action in ("created", "updated") and result.comment_id is not None:
             posted = (str(result.comment_id), result.author or "")

@@ -10,15 +10,11 @@ from typing import Annotated
 
 import typer
 
-from goldgate.app.commandline.shared import finish
+from goldgate.app.commandline.shared import command_group, finish
 
-adjudication_app = typer.Typer(
-    name="adjudication",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    help="Answers waiting for a person: export them, record the verdicts.",
+adjudication_app = command_group(
+    "adjudication",
+    "Answers waiting for a person: export them, record the verdicts.",
 )
 
 

@@ -14,6 +14,7 @@ from goldgate.app.commandline.shared import (
     FormatOption,
     OutputFormat,
     check_timeout,
+    command_group,
     finish,
     fixed,
     supervised,
@@ -27,13 +28,9 @@ from goldgate.run.limits import (
     RunOptions,
 )
 
-evals_app = typer.Typer(
-    name="evals",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    help="Python evals: functions marked @eval, run into the same report as gold.",
+evals_app = command_group(
+    "evals",
+    "Python evals: functions marked @eval, run into the same report as gold.",
 )
 
 

@@ -211,11 +211,16 @@ def evaluate(
             param_hint="--format",
         )
     run_only = {
-        "--suite": bool(suite), "--live": live, "--repeat": repeat is not None,
-        "--max-concurrency": max_concurrency is not None, "--timeout": timeout is not None,
-        "--shard": shard is not None, "--variant": variant is not None,
-        "--variant-revision": variant_revision is not None, "--cache": cache is not None,
-    }  # fmt: skip
+        "--suite": bool(suite),
+        "--live": live,
+        "--repeat": repeat is not None,
+        "--max-concurrency": max_concurrency is not None,
+        "--timeout": timeout is not None,
+        "--shard": shard is not None,
+        "--variant": variant is not None,
+        "--variant-revision": variant_revision is not None,
+        "--cache": cache is not None,
+    }
     if compare is not None or baseline is not None:
         _refuse_for_mode(run_only, "--compare", "a comparison reads two reports")
         if compare is None or baseline is None:

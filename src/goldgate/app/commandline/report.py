@@ -11,18 +11,14 @@ from typing import Annotated
 
 import typer
 
-from goldgate.app.commandline.shared import finish
+from goldgate.app.commandline.shared import command_group, finish
 from goldgate.base.errors import ExitCode
 from goldgate.base.stdio import warn
 from goldgate.render.registry import Budget, Details
 
-report_app = typer.Typer(
-    name="report",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    help="Render a report for CI or a person (JUnit XML, Markdown, annotations, a terminal "
+report_app = command_group(
+    "report",
+    "Render a report for CI or a person (JUnit XML, Markdown, annotations, a terminal "
     "view, an HTML page), or merge the reports of shards.",
 )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from typer.models import Default
 
 from goldgate.base.errors import ExitCode
 from goldgate.run.limits import MAX_TIMEOUT
@@ -36,6 +37,20 @@ FormatOption = Annotated[
         "of the problems found (checks only).",
     ),
 ]
+
+
+def command_group(name: str, help_text: str | None = None) -> typer.Typer:
+    """A typer app made as goldgate makes each of its commands' groups: help when called
+    bare, no shell completion, no rich tracebacks or markup."""
+    return typer.Typer(
+        name=name,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        # Unset (not None): the root app's help is its callback's docstring.
+        help=Default(None) if help_text is None else help_text,
+    )
 
 
 def finish(code: ExitCode) -> NoReturn:

@@ -5,7 +5,7 @@ Any JSON value is a valid ``expected``: no offline rules, nothing to compile."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldgate.base.jsonvalue import MISSING, is_array, json_equal, json_type_name
 from goldgate.scoring.comparisons import (
@@ -15,14 +15,8 @@ from goldgate.scoring.comparisons import (
     article,
     failed,
     plural,
-    with_actual,
 )
-from goldgate.scoring.kinds.kind import ScoringKind
-
-if TYPE_CHECKING:
-    from goldgate.gold.compiled import CompiledExpectation
-    from goldgate.gold.models import TextOptions
-    from goldgate.scoring.outcomes import CheckOutcome
+from goldgate.scoring.kinds.kind import ScoringKind, value_score
 
 __all__ = ["KIND", "compare_exact", "describe_difference"]
 
@@ -93,13 +87,4 @@ def describe_difference(actual: Any, expected: Any) -> str:
     return f"the {actual_type} differs from the expected {expected_type}"
 
 
-def _score(
-    actual: Any,
-    expectation: CompiledExpectation,
-    envelope: Any,
-    options: TextOptions | None,
-) -> CheckOutcome:
-    return with_actual(compare_exact(actual, expectation.expected), actual)
-
-
-KIND = ScoringKind(name="exact", score=_score)
+KIND = ScoringKind(name="exact", score=value_score(compare_exact))

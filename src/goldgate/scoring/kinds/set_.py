@@ -5,7 +5,7 @@ Its offline rule: ``expected`` is an array. (``set_``: ``set`` is a builtin.)"""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldgate.base.jsonvalue import MISSING, is_array, json_type_name
 from goldgate.gold.shapes import Problem
@@ -17,14 +17,8 @@ from goldgate.scoring.comparisons import (
     error,
     failed,
     plural,
-    with_actual,
 )
-from goldgate.scoring.kinds.kind import ScoringKind
-
-if TYPE_CHECKING:
-    from goldgate.gold.compiled import CompiledExpectation
-    from goldgate.gold.models import TextOptions
-    from goldgate.scoring.outcomes import CheckOutcome
+from goldgate.scoring.kinds.kind import ScoringKind, value_score
 
 __all__ = ["KIND", "compare_set", "set_key"]
 
@@ -85,13 +79,4 @@ def compare_set(actual: Any, expected: Any) -> Verdict:
     return failed("the set " + " and ".join(parts))
 
 
-def _score(
-    actual: Any,
-    expectation: CompiledExpectation,
-    envelope: Any,
-    options: TextOptions | None,
-) -> CheckOutcome:
-    return with_actual(compare_set(actual, expectation.expected), actual)
-
-
-KIND = ScoringKind(name="set", rules=_rules, score=_score)
+KIND = ScoringKind(name="set", rules=_rules, score=value_score(compare_set))
