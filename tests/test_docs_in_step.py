@@ -43,6 +43,7 @@ def _options(run_cli: Any, *command: str) -> set[str]:
 
 _COMMANDS = [
     ("init",),
+    ("import", "promptfoo"),
     ("evaluate",),
     ("validate",),
     ("report", "junit"),
@@ -55,6 +56,7 @@ _COMMANDS = [
     ("evals", "regrade"),
     ("adjudication", "export"),
     ("adjudication", "apply"),
+    ("judge", "calibrate"),
     ("action",),
     ("publish",),
 ]

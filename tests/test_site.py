@@ -77,7 +77,8 @@ def site(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Site:
     else:
         folder = tmp_path_factory.mktemp("site") / "site"
         done = subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(folder)],
+            # not --quiet: it hides the warnings --strict counts
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(folder)],
             cwd=repo_root,
             capture_output=True,
             text=True,

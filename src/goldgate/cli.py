@@ -26,7 +26,9 @@ from goldgate.app.action.inputs import inputs_help
 from goldgate.app.commandline.adjudication import adjudication_app
 from goldgate.app.commandline.evals import evals_app
 from goldgate.app.commandline.evaluate import evaluate
+from goldgate.app.commandline.importer import import_app
 from goldgate.app.commandline.init import init
+from goldgate.app.commandline.judge import judge_app
 from goldgate.app.commandline.report import report_app
 from goldgate.app.commandline.shared import (
     ConfigOption,
@@ -190,8 +192,10 @@ def publish(
 
 
 app.add_typer(report_app)
+app.add_typer(import_app)
 app.add_typer(evals_app)
 app.add_typer(adjudication_app)
+app.add_typer(judge_app)
 
 
 def _stop(signum: int, frame: object) -> None:

@@ -96,6 +96,7 @@ def test_eval_cases_are_models_when_indexed_and_recorded_cases_for_a_run(tmp_pat
         )  # fmt: skip
         assert recorded.input.as_json() == model.input.as_json()
         assert [tuple(e) for e in recorded.expectations] == [
-            (e.name, e.path, e.comparison, e.scorer, e.expected) for e in model.expectations
+            (e.name, e.path, e.comparison, e.scorer, e.expected, e.judge)
+            for e in model.expectations
         ]
     assert len(recorded_case(cases, 1).expectations) == 2  # pass and expect

@@ -543,8 +543,8 @@ MALFORMED = [
             Want(
                 C,
                 at('"path": "/output/x"'),
-                "unknown result root '/output'; gold paths start with /execution, /payload or "
-                "/flows/{flow}",
+                "unknown result root '/output'; gold paths start with /execution, /payload, "
+                "/attempt or /flows/{flow}",
                 "/0/expectations/0/path",
             )
         ],
@@ -680,7 +680,8 @@ MALFORMED = [
             Want(
                 C,
                 at('"comparison": "fuzzy"'),
-                'must be one of "exact", "set", "source_span", "custom" or "text", found "fuzzy"',
+                'must be one of "exact", "set", "source_span", "custom", "text" or '
+                '"maximum", found "fuzzy"',
                 "/0/expectations/0/comparison",
             )
         ],

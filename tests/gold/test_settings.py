@@ -69,15 +69,19 @@ def test_the_baseline_loads(gold_project: Any) -> None:
 def test_the_example_loads(repo_root: Path) -> None:
     loaded = load_settings(repo_root / "examples/support_triage/config/settings.yaml")
 
-    assert set(loaded.workflows) == {"support_triage", "support_triage_cli", "answer_live"}
+    assert set(loaded.workflows) == {
+        "support_triage", "support_triage_cli", "answer_live", "tone_judge"
+    }
     assert {name: w.target.kind for name, w in loaded.workflows.items()} == {
         "support_triage": "python",
         "support_triage_cli": "command",
         "answer_live": "http",
+        "tone_judge": "model",
     }
     assert loaded.workflows["answer_live"].live is True
     assert loaded.workflows["answer_live"].credentials == ["OPENAI_API_KEY"]
     assert set(loaded.workflow_files) == {"support_triage"}
+    assert loaded.settings.judges["tone"].workflow == "tone_judge"
 
 
 # --- the digest -----------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 live benchmark (benchmarks/live.py runs this file as a process of its own).
 
 It serves ``POST /v1/chat/completions`` (answering ``echo: <the last user message>`` with a
-usage of one token a word) and ``POST /app`` (goldgate's http target contract: the request
-in, ``{"execution": ..., "payload": {"answer": ...}}`` out, or what ``app`` makes of the
+usage of one token a word), ``POST /v1/responses`` (OpenAI's Responses API: the same answer
+to the last user ``input``, ``instructions`` counted in the usage) and ``POST /app``
+(goldgate's http target contract: the request in,
+``{"execution": ..., "payload": {"answer": ...}}`` out, or what ``app`` makes of the
 request), and behaves as a provider does under load:
 
 - a requests-per-window limit (``rpm`` requests in any ``window`` seconds, 60 by default)
@@ -54,6 +56,9 @@ class Behaviour:
     api_key: str | None = None
     app: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     """The result document ``POST /app`` answers to a request (default: the echo above)."""
+    chat: Callable[[dict[str, Any]], str] | None = None
+    """The content a chat completion answers to a request body (default: the echo above):
+    how a test plants a judge's verdicts."""
 
 
 class State:
@@ -126,6 +131,30 @@ def _answer_text(body: dict[str, Any]) -> str:
     return f"echo: {users[-1] if users else ''}"
 
 
+def _responses_answer(body: dict[str, Any], number: int) -> dict[str, Any]:
+    given = body.get("input")
+    items = given if isinstance(given, list) else [{"role": "user", "content": given or ""}]
+    users = [i.get("content", "") for i in items if isinstance(i, dict) and i.get("role") == "user"]
+    answer = f"echo: {users[-1] if users else ''}"
+    prompt = sum(_words(str(i.get("content", ""))) for i in items if isinstance(i, dict))
+    prompt += _words(body["instructions"]) if isinstance(body.get("instructions"), str) else 0
+    return {
+        "id": f"resp_{number}",
+        "object": "response",
+        "status": "completed",
+        "model": body.get("model", "fake"),
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": answer, "annotations": []}],
+            }
+        ],
+        "usage": {"input_tokens": prompt, "output_tokens": _words(answer),
+                  "total_tokens": prompt + _words(answer)},
+    }
+
+
 def _words(text: str) -> int:
     return max(1, len(str(text).split()))
 
@@ -185,6 +214,8 @@ class Handler(loopback.Handler):
             self._send(status, {"error": {"message": f"injected {status}"}}, headers)
         elif self.path == "/app" and behaviour.app is not None:
             self._send(200, behaviour.app(body), headers)
+        elif self.path.split("?")[0].endswith("/responses"):
+            self._send(200, _responses_answer(body, state.count), headers)
         elif self.path == "/app":
             message = body.get("envelope", {}).get("payload", {}).get("message", "")
             words = _words(message)
@@ -195,7 +226,7 @@ class Handler(loopback.Handler):
             }
             self._send(200, document, headers)
         else:
-            answer = _answer_text(body)
+            answer = behaviour.chat(body) if behaviour.chat else _answer_text(body)
             prompt = sum(_words(m.get("content", "")) for m in body.get("messages") or [])
             completion = {
                 "id": f"chatcmpl-{state.count}",

@@ -44,6 +44,7 @@ def test_the_report_holds_these_records() -> None:
         "ExpectationRecord", "DatasetRecord", "VariantRecord", "OptionsRecord", "ScorerRecord",
         "ReplayRecord", "TargetRecord", "ThresholdRecord", "AwaitingRecord", "CountsRecord",
         "VerdictRecord", "ExceptionRecord", "FrameRecord", "LiveRecord", "PricingRecord",
+        "JudgeRecord", "JudgeStandingRecord", "SuiteJudgeRecord",
     }  # fmt: skip
 
 

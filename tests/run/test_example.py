@@ -36,6 +36,7 @@ def test_example_passes_and_skips_its_live_suite(
     assert result.code == 0, result.stderr
     assert f"report: {output}" in result.stdout
     assert "verdict: passed (exit 0)" in result.stdout
+    assert "judges are asked only with --live" in result.stderr
     assert stat.S_IMODE(output.stat().st_mode) == 0o600
     assert report["complete"] is True
     assert report["dataset"]["name"] == "support_checks"
@@ -132,3 +133,5 @@ def test_example_uses_every_comparison_and_both_metric_kinds(
     tone = next(a for a in reply["attempts"] if a["case_id"] == "reply_tone_de")
     assert tone["checks"][0]["adjudication"] is True
     assert tone["checks"][0]["outcome"] == "not_run"
+    # Its judge is calibrated (evaluation/judges/tone.json) but asked only with --live.
+    assert "its judge tone is asked only with --live" in tone["checks"][0]["reason"]

@@ -408,13 +408,15 @@ def test_every_regex_compile_failure_is_a_violation_at_its_place(
     [
         pytest.param(
             {"comparison": True},
-            'must be one of "exact", "set", "source_span", "custom" or "text", found true',
+            'must be one of "exact", "set", "source_span", "custom", "text" or '
+            '"maximum", found true',
             "/0/expectations/1/comparison",
             id="literal-true",
         ),
         pytest.param(
             {"comparison": None},
-            'must be one of "exact", "set", "source_span", "custom" or "text", found null',
+            'must be one of "exact", "set", "source_span", "custom", "text" or '
+            '"maximum", found null',
             "/0/expectations/1/comparison",
             id="literal-null",
         ),

@@ -178,6 +178,7 @@ def test_report_records_suites_attempts_and_checks(rich: RichRun) -> None:
         "required_keys_found": None,
         "required_keys_declared": None,
         "adjudicated": False,
+        "judge": None,
     }
     category = b["checks"][1]
     assert (category["outcome"], category["actual"], category["expected"]) == (

@@ -78,7 +78,8 @@ def test_unregistered_it_is_an_unknown_comparison(gold_project: Any) -> None:
     assert [(v.pointer, v.message) for v in result.violations] == [
         (
             "/0/expectations/0/comparison",
-            'must be one of "exact", "set", "source_span", "custom" or "text", found "prefix"',
+            'must be one of "exact", "set", "source_span", "custom", "text" or '
+            '"maximum", found "prefix"',
         )
     ]
 
@@ -133,5 +134,7 @@ def test_the_schema_lists_it(prefix: ScoringKind) -> None:
     # A dataset's cases may be inline or in a case file: the case schema describes both.
     comparison = schema("cases")["$defs"]["Expectation"]["properties"]["comparison"]
 
-    assert comparison["enum"] == ["exact", "set", "source_span", "custom", "text", "prefix"]
+    assert comparison["enum"] == [
+        "exact", "set", "source_span", "custom", "text", "maximum", "prefix"
+    ]
     assert "prefix" not in json.dumps(schema("dataset"))  # its cases are left to the case schema

@@ -29,6 +29,14 @@ def run_evaluation(request: RunRequest) -> ExitCode:
         )
     except (GoldgateError, KeyboardInterrupt) as error:
         return refused(error, request.json_output)
+    if session.judges is not None:  # a judge that only suggests says why, on stderr
+        for sentence in session.judges.standings():
+            warn(f"goldgate: {sentence}")
+    elif session.settings.settings.judges:
+        warn(
+            "goldgate: judges are asked only with --live; checks naming one wait for a human "
+            "verdict (docs/judges.md)"
+        )
     if session.cache is not None:  # corrupt entries were misses: say so, not in stdout
         for sentence in session.cache.summary_warnings():
             warn(f"goldgate: {sentence}")

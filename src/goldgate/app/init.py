@@ -19,6 +19,7 @@ import contextlib
 import errno
 import os
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from goldgate.app.starter import starter_files
@@ -80,17 +81,17 @@ def _write_new(root: Path, relative: str, text: str) -> None:
         os.close(descriptor)
 
 
-def init_project(root: Path, *, github: bool) -> ExitCode:
-    """Write the starter into ``root`` (created if missing) and print what was written and
-    the command to run next."""
+def write_new_files(root: Path, files: Sequence[tuple[str, str]], command: str) -> list[str]:
+    """Write ``files`` (relative path, text) under ``root`` (created if missing), overwriting
+    nothing and writing through no symlink: every path is looked at first, so one refusal
+    leaves nothing written (exit 2 naming the file). The paths written, as shown."""
     if root.is_symlink():
         raise InvalidInputError(
-            f"{_shown(root)} is a symlink; goldgate init writes through none, so nothing was "
+            f"{_shown(root)} is a symlink; {command} writes through none, so nothing was "
             "written."
         )
     if os.path.lexists(root) and not root.is_dir():
         raise InvalidInputError(f"{_shown(root)} is not a folder; nothing was written.")
-    files = starter_files(github=github)
     for relative, _ in files:
         refusal = _refusal(root, relative)
         if refusal is not None:
@@ -99,7 +100,7 @@ def init_project(root: Path, *, github: bool) -> ExitCode:
                 if refusal.endswith("symlink")
                 else ("overwrites nothing")
             )
-            raise InvalidInputError(f"{refusal}; goldgate init {rule}, so nothing was written.")
+            raise InvalidInputError(f"{refusal}; {command} {rule}, so nothing was written.")
     written: list[str] = []
     for relative, text in files:
         path = root / relative
@@ -109,7 +110,7 @@ def init_project(root: Path, *, github: bool) -> ExitCode:
         except FileExistsError:
             before = f" (written before it: {', '.join(written)})" if written else ""
             raise InvalidInputError(
-                f"{_shown(path)} appeared while goldgate init was writing and was left "
+                f"{_shown(path)} appeared while {command} was writing and was left "
                 f"alone{before}."
             ) from None
         except OSError as error:
@@ -121,6 +122,13 @@ def init_project(root: Path, *, github: bool) -> ExitCode:
                 f"cannot write {_shown(path)}: {escape_control(why)}{before}."
             ) from None
         written.append(_shown(path))
+    return written
+
+
+def init_project(root: Path, *, github: bool) -> ExitCode:
+    """Write the starter into ``root`` (created if missing) and print what was written and
+    the command to run next."""
+    written = write_new_files(root, starter_files(github=github), "goldgate init")
     write_stdout(f"goldgate init: wrote {len(written)} files:")
     for shown in written:
         write_stdout(f"  {shown}")

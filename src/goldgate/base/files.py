@@ -132,3 +132,34 @@ def kept_working_folder() -> Iterator[None]:
             with contextlib.suppress(OSError):
                 os.fchdir(folder)
             os.close(folder)
+
+
+def replace_committed_file(path: Path, data: bytes, what: str) -> None:
+    """Replace ``path`` (a file the team commits and reviews, like gold: mode 0644) with
+    ``data`` atomically: a temporary file in its folder, synced and renamed into place.
+    ``InvalidInputError`` naming the file and ``what`` it is when that cannot be done."""
+    import tempfile
+
+    from goldgate.base.problems import display_path
+
+    display = escape_control(display_path(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-")
+    except OSError as error:
+        raise InvalidInputError(
+            f"{display}: cannot write the {what} ({error.strerror or error})."
+        ) from None
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise InvalidInputError(
+            f"{display}: cannot write the {what} ({error.strerror or error})."
+        ) from None

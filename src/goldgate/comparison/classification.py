@@ -27,7 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from goldgate.comparison.rescore import NOT_RESCORED
-from goldgate.comparison.sides import VERDICT, WAITING, AttemptSide
+from goldgate.comparison.sides import JUDGED, VERDICT, WAITING, AttemptSide
 from goldgate.comparison.stats import drop_is_significant, fisher_drop_p_value
 
 __all__ = ["Unit", "classify", "classify_unit", "judged_by_gold"]
@@ -67,6 +67,16 @@ class Unit:
     detail: str
 
 
+def _judges(attempts: Sequence[AttemptSide], position: int) -> set[str]:
+    """The calibrated judges (``judged:NAME@REVISION``) that decided check ``position``."""
+    found = set()
+    for attempt in attempts:
+        judged = attempt.judged[position] if position < len(attempt.judged) else None
+        if judged is not None and judged[0].startswith(JUDGED):
+            found.add(judged[0])
+    return found
+
+
 def judged_by_gold(
     position: int, now: Sequence[AttemptSide], before: Sequence[AttemptSide]
 ) -> bool:
@@ -84,6 +94,8 @@ def judged_by_gold(
         return False
     if any(state == WAITING for state, _ in flat):
         return True
+    if _judges(now, position) != _judges(before, position):
+        return True  # a judge calibrated, or its revision changed, between the runs
     if not any(state == VERDICT for state, _ in flat):
         return False  # queued but decided by assertions on both sides: the application's
     answers = [{None if s is None else s[1] for s in side} for side in states]
@@ -247,6 +259,8 @@ def _gold_reason(position: int, now: Sequence[AttemptSide], before: Sequence[Att
 
     if has(now, WAITING):
         return "it waits for a person's verdict now"
+    if _judges(now, position) != _judges(before, position):
+        return "a judge was calibrated, or its revision changed, between the runs"
     if not has(before, VERDICT):
         return "a person's verdict recorded between the runs"
     if not has(now, VERDICT):

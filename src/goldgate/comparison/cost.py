@@ -40,6 +40,27 @@ def cost_figures(now: Spent, before: Spent, replay_reason: str | None) -> Cost |
     )
 
 
+class JudgesSpent(Protocol):
+    """What one side's tally says of its judges' cost (``figures.SideTally``)."""
+
+    judge_cost: float
+    judged: int
+
+
+def judge_cost_delta(
+    now: JudgesSpent, before: JudgesSpent, replay_reason: str | None
+) -> Delta | None:
+    """What asking judges cost on each side, apart from the application's cost; None when
+    neither side priced a judge's call."""
+    if not (now.judged or before.judged):
+        return None
+    return _delta(
+        now.judge_cost if now.judged else None,
+        before.judge_cost if before.judged else None,
+        replay_reason is None,
+    )
+
+
 def _delta(candidate: float | None, baseline: float | None, comparable: bool) -> Delta:
     both = comparable and candidate is not None and baseline is not None
     return Delta(

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from goldgate.comparison.cost import cost_figures
+from goldgate.comparison.cost import cost_figures, judge_cost_delta
 from goldgate.comparison.models import (
     AttemptCounts,
     CountDelta,
@@ -66,6 +66,9 @@ class SideTally:
     priced: int = 0
     currencies: set[str] = field(default_factory=set)
     """The currencies of the suites' pricing (set by the comparison, per suite)."""
+    judge_cost: float = 0.0
+    judged: int = 0
+    """Attempts whose judges' calls were priced (``judge_cost``, apart from ``cost``)."""
 
     def add_case(self, attempts: Sequence[AttemptSide], names: Sequence[str]) -> None:
         """A case's attempts (skipped ones left out). Attempts are tallied by their check
@@ -86,6 +89,9 @@ class SideTally:
             if type(attempt.cost) is float or type(attempt.cost) is int:
                 self.cost += attempt.cost
                 self.priced += 1
+            if type(attempt.judge_cost) is float or type(attempt.judge_cost) is int:
+                self.judge_cost += attempt.judge_cost
+                self.judged += 1
         by_name = self.by_name
         for codes, count in tally.items():
             passed = codes.count("P")
@@ -114,6 +120,8 @@ class SideTally:
             self.usage[key] = self.usage.get(key, 0.0) + value
         self.cost += other.cost
         self.priced += other.priced
+        self.judge_cost += other.judge_cost
+        self.judged += other.judged
         self.currencies |= other.currencies
         for name, (checks, passed) in other.by_name.items():
             tally = self.by_name.setdefault(name, [0, 0])
@@ -231,6 +239,7 @@ def figures_of(tally: Tally, replay: bool) -> Figures:
             ),
         ),
         cost=cost_figures(now, before, reason),
+        judge_cost=judge_cost_delta(now, before, reason),
     )
 
 

@@ -158,6 +158,11 @@ class Figures(_Model):
     cost: Cost | None = Field(
         None, description="None when neither side's attempts were priced."
     )
+    judge_cost: Delta | None = Field(
+        None,
+        description="What asking judges cost on each side, apart from the application's "
+        "cost; None when neither side priced a judge's call.",
+    )
 
 
 class CheckChange(_Model):

@@ -58,7 +58,7 @@ from goldgate.scoring import (
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.attempt import AttemptOutcome
 from goldgate.scoring.outcomes import not_run_reason
-from goldgate.scoring.score import score_custom
+from goldgate.scoring.score import attempt_document, score_custom
 
 __all__ = ["PreparedReplay", "ReplayOutcome", "prepare_replay", "replay", "replay_checks"]
 
@@ -127,16 +127,25 @@ async def _replay_suite(
         scored: dict[bytes, tuple[CheckOutcome, ...]] = {}
         for attempt in saved_case.attempts:
             result = attempt.result
-            if attempt.status == "completed" and result is not None and not custom[index]:
-                key = _text(result)
+            # The attempt's own figures (latency, cost) as the run recorded them, where gold
+            # points at /attempt: such a document is this attempt's alone, never shared.
+            document: Mapping[str, Any] | None = None
+            if result is not None:
+                document = attempt_document(
+                    result, compiled, latency_ms=attempt.latency_ms, cost=attempt.cost
+                )
+            shared = document is result
+            if attempt.status == "completed" and document is not None and not custom[index]:
+                key = _text(document) if shared else None
                 checks = scored.get(key) if key is not None else None
                 if checks is None:
-                    checks = _scored(compiled, result, envelope, gold.text)  # no await
+                    checks = _scored(compiled, document, envelope, gold.text)  # no await
                     if key is not None:
                         scored[key] = checks
             else:
                 checks = await replay_checks(
-                    compiled, attempt.status, attempt.reason, result, envelope, registry, gold.text
+                    compiled, attempt.status, attempt.reason, document, envelope, registry,
+                    gold.text,
                 )
             if gold.verdicts and attempt.status == "completed":
                 checks = adjudicate(checks, compiled, case.id, gold.verdicts)

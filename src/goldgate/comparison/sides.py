@@ -91,6 +91,9 @@ WAITING = "waiting"
 """The check waits for a person's verdict: it has no outcome of its own (``not_run``)."""
 QUEUED = "queued"
 """The check joined the adjudication queue but its assertions decided it."""
+JUDGED = "judged:"
+"""A calibrated judge decided the check: the state is ``judged:NAME@REVISION``, so that a
+changed judge revision, or a judge decided on one side only, is told apart (a gold change)."""
 
 Judged = tuple[str, str | None]
 """How a check a person may judge was decided (``VERDICT``, ``WAITING`` or ``QUEUED``) and
@@ -112,6 +115,8 @@ class AttemptSide(NamedTuple):
     """Per check, for text checks a person judged or may judge; empty when none was."""
     cost: float | None = None
     """The attempt's cost at its workflow's pricing (live suites)."""
+    judge_cost: float | None = None
+    """What asking judges about the attempt's answers cost, apart from ``cost``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +187,9 @@ def _judged_state(check: Any) -> str | None:
         raise TypeError("a check is an object")
     if check.get("adjudicated") is True:
         return VERDICT
+    said = check.get("judge")
+    if isinstance(said, dict) and said.get("decided") is True:
+        return f"{JUDGED}{said.get('name')}@{said.get('revision')}"
     if check.get("adjudication") is True:
         return WAITING if check.get("outcome") == "not_run" else QUEUED
     return None
@@ -239,10 +247,11 @@ def _attempts(
         if latency is not None and type(latency) is not float and type(latency) is not int:
             raise TypeError("latency_ms must be a number")
         result = raw.get("result") if keep else None
+        usage, cost, judge_cost = raw.get("usage"), raw.get("cost"), raw.get("judge_cost")
         reduced.append(
             new(
                 AttemptSide,
-                (number, status, latency, raw.get("usage"), codes, result, judged, raw.get("cost")),
+                (number, status, latency, usage, codes, result, judged, cost, judge_cost),
             )
         )
     return tuple(reduced)

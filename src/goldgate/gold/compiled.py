@@ -161,6 +161,8 @@ class CompiledExpectation(NamedTuple):
     expected: Any
     tokens: tuple[str, ...] | None
     form: Any = None
+    judge: str | None = None
+    """The judge that decides what a person would (docs/judges.md); None: a person does."""
 
     @property
     def text(self) -> TextGold | None:
@@ -189,7 +191,8 @@ def compile_expectation(
     compile_form = None if kind is None else kind.compile
     form = None if compile_form is None else compile_form(expected, known, check_only)
     fields = (expectation.name, expectation.path, comparison, expectation.scorer, expected)
-    return _new(CompiledExpectation, (*fields, tokens, form))
+    judge = getattr(expectation, "judge", None)  # a Python eval's score keys have none
+    return _new(CompiledExpectation, (*fields, tokens, form, judge))
 
 
 def compile_expectations(

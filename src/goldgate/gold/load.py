@@ -110,7 +110,7 @@ def _check_gold(
     raw_suites = manifest_doc.value.get("suites")
     raw_suites = raw_suites if isinstance(raw_suites, list) else []
     scorer_names = None if settings is None else {*settings.settings.scorers, *extra_scorers}
-    workflows = None if settings is None else settings.workflows
+    workflows, judge_names = _declared(settings)
     suites: list[tuple[int, Suite]] = []
     built: list[GoldSuite] = []
     case_count = 0
@@ -122,7 +122,9 @@ def _check_gold(
             violations.extend(_cases_of_refused_suite(manifest_doc, path, index, raw_suite))
             continue
         suites.append((index, suite))
-        streamed = _streamed(manifest_doc, path, suite, workflows, scorer_names, for_run)
+        streamed = _streamed(
+            manifest_doc, path, suite, workflows, scorer_names, for_run, judge_names=judge_names
+        )
         if streamed is not None:
             case_count += len(streamed.cases)
             built.append(streamed)
@@ -141,6 +143,7 @@ def _check_gold(
                 workflows,
                 scorer_names,
                 unparsed=unparsed,
+                judge_names=judge_names,
             )
         )
         if not case_problems:
@@ -162,6 +165,15 @@ def _check_gold(
     return GoldCheck(path, (), dataset, case_count)
 
 
+def _declared(
+    settings: LoadedSettings | None,
+) -> tuple[dict[str, WorkflowSettings] | None, frozenset[str] | None]:
+    """The workflows and judges the settings declare (None: the settings did not load)."""
+    if settings is None:
+        return None, None
+    return settings.workflows, frozenset(settings.settings.judges)
+
+
 def _streamed(
     manifest_doc: JsonDocument,
     path: Path,
@@ -169,13 +181,17 @@ def _streamed(
     workflows: dict[str, WorkflowSettings] | None,
     scorer_names: Collection[str] | None,
     keep: bool,
+    *,
+    judge_names: Collection[str] | None = None,
 ) -> GoldSuite | None:
     """The suite checked as its case file streams by (``stream_suite``): an accelerator
     (``base.accelerators``), and never without the settings, which the streamed check needs.
     ``None``: the whole-file path checks the suite, with its cases held in memory."""
     if not accelerators.enabled() or workflows is None or scorer_names is None:
         return None
-    return stream_suite(manifest_doc, path, suite, workflows, scorer_names, keep=keep)
+    return stream_suite(
+        manifest_doc, path, suite, workflows, scorer_names, keep=keep, judge_names=judge_names
+    )
 
 
 def _cases_of_refused_suite(

@@ -103,6 +103,11 @@ class Expectation(_Gold):
     expected: Any = Field(description="The reviewed value; required even when null.")
     comparison: ComparisonName = Field("exact", json_schema_extra=_comparison_enum)
     scorer: Name | None = Field(None, description="Registered scorer name, for custom.")
+    judge: Name | None = Field(
+        None,
+        description="A judge of the settings that decides the part of a text expectation a "
+        "person would (its prose expected, or its note), once calibrated (docs/judges.md).",
+    )
 
     def __init__(
         self,
@@ -221,6 +226,7 @@ def _trusted_expectation(raw: dict[str, Any]) -> Expectation:
         "expected": raw["expected"],
         "comparison": get("comparison", "exact"),
         "scorer": get("scorer"),
+        "judge": get("judge"),
     }
     return constructed(Expectation, values, raw)
 

@@ -1,6 +1,7 @@
 """The public result paths gold may point at, checked against the declared workflow.
 
-Known roots: ``/execution``, ``/payload``, ``/flows/{flow}/result``,
+Known roots: ``/execution``, ``/payload``, the attempt's own figures ``/attempt/latency_ms``
+and ``/attempt/cost`` (``gold.maxima``), ``/flows/{flow}/result``,
 ``/flows/{flow}/partial_result``, ``/flows/{flow}/steps/{step}/{result|partial_result|
 selection|usage}`` and collection children under ``.../result/items/{i}/steps/{step}/...``.
 """
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from goldgate.base.errors import PointerSyntaxError
 from goldgate.base.pointers import parse_pointer
 from goldgate.base.textsafe import quote
+from goldgate.gold.maxima import ATTEMPT_FIGURES, ATTEMPT_ROOT
 
 if TYPE_CHECKING:  # annotations only: the report builder imports this without the settings
     from goldgate.gold.settings.models import FlowSettings, WorkflowSettings
@@ -39,12 +41,17 @@ def result_path_problem(pointer: str, workflow: WorkflowSettings | None) -> str 
     root = tokens[0]
     if root in ("execution", "payload"):
         return None
+    if root == ATTEMPT_ROOT:
+        if len(tokens) == 2 and tokens[1] in ATTEMPT_FIGURES:
+            return None
+        figures = " or ".join(f"/{ATTEMPT_ROOT}/{figure}" for figure in ATTEMPT_FIGURES)
+        return f"an attempt's figure is {figures}"
     if root == "steps":
         return "'/steps/...' is a flow-local authoring path; use '/flows/{flow}/steps/{step}/...'"
     if root != "flows":
         return (
-            f"unknown result root '/{root}'; gold paths start with /execution, /payload or "
-            "/flows/{flow}"
+            f"unknown result root '/{root}'; gold paths start with /execution, /payload, "
+            "/attempt or /flows/{flow}"
         )
     if len(tokens) < 3:
         return "a flow path continues with /result, /partial_result or /steps/{step}/..."

@@ -34,6 +34,7 @@ class RecordedExpectation(NamedTuple):
     comparison: str
     scorer: str | None
     expected: Any
+    judge: str | None = None
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> RecordedExpectation:
@@ -41,7 +42,14 @@ class RecordedExpectation(NamedTuple):
         # tuple.__new__ at once: a named tuple's own __new__ is one more Python call
         return _new_tuple(
             cls,
-            (raw["name"], raw["path"], get("comparison", "exact"), get("scorer"), raw["expected"]),
+            (
+                raw["name"],
+                raw["path"],
+                get("comparison", "exact"),
+                get("scorer"),
+                raw["expected"],
+                get("judge"),
+            ),
         )
 
 

@@ -26,6 +26,7 @@ from goldgate.gold.models import (
     Suite,
 )
 from goldgate.gold.paths import result_path_problem
+from goldgate.gold.shapes import note_of
 
 if TYPE_CHECKING:  # annotations only: the report builder imports this without the settings
     from goldgate.gold.settings.models import WorkflowSettings
@@ -66,6 +67,7 @@ def suite_violations(
     scorer_names: Collection[str] | None,
     *,
     unparsed: Sequence[Any] = (),
+    judge_names: Collection[str] | None = None,
 ) -> Iterator[Violation]:
     """``unparsed``: the suite's cases that did not parse (their problems are reported
     already). What they would hold is taken from them as far as it can be (an ``id``, a
@@ -98,7 +100,9 @@ def suite_violations(
     for placed in cases:
         if ids[placed.case.id] > 1:
             yield placed.at(("id",), f"duplicate case id {quote(placed.case.id)} in this suite")
-        yield from case_violations(placed, workflow, scorer_names, metrics)
+        yield from case_violations(
+            placed, workflow, scorer_names, metrics, judge_names=judge_names
+        )
 
 
 def _has_text_comparison(raw: Any) -> bool:
@@ -132,10 +136,13 @@ def case_violations(
     workflow: WorkflowSettings | None,
     scorer_names: Collection[str] | None,
     metrics: Sequence[tuple[Metric, frozenset[str] | None]],
+    *,
+    judge_names: Collection[str] | None = None,
 ) -> Iterator[Violation]:
     """What is wrong with one case on its own and as gold of the suite's metrics (each with
-    the ids it includes, see ``metric_scopes``)."""
-    yield from _case_violations(placed, workflow, scorer_names)
+    the ids it includes, see ``metric_scopes``). ``judge_names``: the judges the settings
+    declare (None: not known, nothing is checked against them)."""
+    yield from _case_violations(placed, workflow, scorer_names, judge_names=judge_names)
     for metric, included in metrics:
         if included is None or placed.case.id in included:
             yield from _metric_gold_violations(placed, metric)
@@ -180,7 +187,11 @@ def _target_violations(
 
 
 def _case_violations(
-    placed: PlacedCase, workflow: WorkflowSettings | None, scorer_names: Collection[str] | None
+    placed: PlacedCase,
+    workflow: WorkflowSettings | None,
+    scorer_names: Collection[str] | None,
+    *,
+    judge_names: Collection[str] | None,
 ) -> Iterator[Violation]:
     case = placed.case
     names = [expectation.name for expectation in case.expectations]
@@ -199,6 +210,24 @@ def _case_violations(
         problems = _comparison_problems(placed.compiled[index], envelope, scorer_names, kinds)
         for suffix, message in problems:
             yield placed.at((*where, *suffix), message)
+        if expectation.judge is not None:
+            wrong = judge_problem(expectation.judge, expectation, judge_names)
+            if wrong is not None:
+                yield placed.at((*where, "judge"), wrong)
+
+
+def judge_problem(judge: str, expectation: Any, judge_names: Collection[str] | None) -> str | None:
+    """What is wrong with an expectation's ``judge``: a judge decides only what a person
+    would, the prose ``expected`` or the ``note`` of a text expectation, and only a judge the
+    settings declare (``judge_names`` None: not known)."""
+    if expectation.comparison != "text" or note_of(expectation.expected) is None:
+        return (
+            "'judge' decides what a person would: only a text expectation whose expected is "
+            "prose or has a 'note' may name one"
+        )
+    if judge_names is not None and judge not in judge_names:
+        return f"judge {quote(judge)} is not declared in the settings' judges"
+    return None
 
 
 def _comparison_problems(

@@ -146,3 +146,14 @@ def _bounds_problems(expected: Mapping[str, Any]) -> list[Problem]:
 def first_problem(problems: Iterable[Problem]) -> str | None:
     """The first problem's sentence, or None."""
     return next((message for _, message in problems), None)
+
+
+def note_of(expected: Any) -> str | None:
+    """The sentence an adjudicator reads: the prose of an expectation that declares nothing,
+    or the ``note`` beside its assertions."""
+    if isinstance(expected, str):
+        return expected
+    if isinstance(expected, Mapping) and isinstance(expected.get("note"), str):
+        note: str = expected["note"]
+        return note
+    return None

@@ -17,7 +17,7 @@ from goldgate.comparison.models import (
 )
 from goldgate.comparison.summary import classes_text
 from goldgate.render import text
-from goldgate.render.costrow import cost_figures
+from goldgate.render.costrow import cost_figures, judge_cost_figures
 from goldgate.render.deltas import Figure, McNemarItem, SuiteDelta
 from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location
 from goldgate.report.models import Report
@@ -112,6 +112,7 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
             for item in usage.figures
         ),
         *cost_figures(figures.cost),
+        *judge_cost_figures(figures.judge_cost),
     ]
     mcnemar = None
     if suite.status == "compared":

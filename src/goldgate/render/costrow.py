@@ -5,10 +5,10 @@ pricing's currency. Pure."""
 from __future__ import annotations
 
 from goldgate.comparison.cost import currency_of
-from goldgate.comparison.models import Cost
+from goldgate.comparison.models import Cost, Delta
 from goldgate.render.deltas import Figure
 
-__all__ = ["cost_figures"]
+__all__ = ["cost_figures", "judge_cost_figures"]
 
 
 def cost_figures(cost: Cost | None) -> tuple[Figure, ...]:
@@ -27,3 +27,11 @@ def cost_figures(cost: Cost | None) -> tuple[Figure, ...]:
             note,
         ),
     )
+
+
+def judge_cost_figures(cost: Delta | None) -> tuple[Figure, ...]:
+    """The row of the judges' cost, apart from the application's; none when neither side
+    priced a judge's call."""
+    if cost is None:
+        return ()
+    return (Figure("judges' cost", cost.baseline, cost.candidate, "ratio", None),)

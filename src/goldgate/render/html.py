@@ -36,6 +36,7 @@ from markupsafe import Markup
 from goldgate.render import htmlsections, text
 from goldgate.render._jinja import template_environment
 from goldgate.render.htmlcases import case_table
+from goldgate.render.judges import judge_sentences
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import build_view, exit_explanation
 
@@ -145,6 +146,7 @@ def render_html(context: RenderContext) -> str:
         "baseline_shown": baseline is not None and view.comparison is not None,
         "queue": queue,
         "queued": queued,
+        "judged": judge_sentences(report),
         "cases": cases,
         "case_data": _json(cases),
         "outcomes_present": {row[2] for row in cases["rows"]},

@@ -42,10 +42,12 @@ while junit-10 allows at most three: every ``time`` is rewritten and then checke
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
 from goldgate.render import text
+from goldgate.render.judges import judge_lines
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import (
     AttemptItem,
@@ -57,6 +59,7 @@ from goldgate.render.view import (
     classify,
 )
 from goldgate.report.models import ThresholdRecord
+from goldgate.report.records import JudgeStandingRecord
 from goldgate.scoring.metrics import ClassificationMetricResult
 
 # XML 1.0 allows tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and the
@@ -211,7 +214,11 @@ def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
     return case
 
 
-def _properties(suite: SuiteView, comparison: ComparisonView | None) -> dict[str, str]:
+def _properties(
+    suite: SuiteView,
+    comparison: ComparisonView | None,
+    judges: Sequence[JudgeStandingRecord] = (),
+) -> dict[str, str]:
     record = suite.record
     properties = {
         "verdict": record.verdict,
@@ -229,6 +236,10 @@ def _properties(suite: SuiteView, comparison: ComparisonView | None) -> dict[str
     for key, value in record.summary.items():
         properties[key] = text.ratio(value)
     properties["adjudication"] = str(record.adjudication)
+    for line in judge_lines(judges, (record,)):
+        properties[f"judge.{line.judge}"] = line.sentence
+    if record.judge_cost is not None:
+        properties["judge_cost"] = f"{record.judge_cost:.6g}"
     for item in suite.thresholds:
         threshold = item.record
         state = "held" if threshold.held else "missed"
@@ -268,14 +279,19 @@ def _unit_label(item: ChangeItem) -> str:
     return item.case_id if item.attempt <= 1 else f"{item.case_id}#{item.attempt}"
 
 
-def _testsuite(suite: SuiteView, timestamp: str, comparison: ComparisonView | None) -> TestSuite:
+def _testsuite(
+    suite: SuiteView,
+    timestamp: str,
+    comparison: ComparisonView | None,
+    judges: Sequence[JudgeStandingRecord] = (),
+) -> TestSuite:
     record = suite.record
     return TestSuite(
         name=_xml(record.name, text.NAME_LIMIT),
         test_cases=_testcases(suite, comparison),
         timestamp=_xml(timestamp),
         file=_xml(record.cases_source) if record.cases_source else None,
-        properties=_properties(suite, comparison),
+        properties=_properties(suite, comparison, judges),
     )
 
 
@@ -298,7 +314,11 @@ def render_junit(context: RenderContext) -> str:
     """The JUnit XML document for ``context.report``; with ``context.comparison``, a
     regressed attempt's failure says which checks went from pass to fail."""
     view = build_view(context.report, context.comparison)
-    suites = [_testsuite(suite, view.report.started_at, view.comparison) for suite in view.suites]
+    report = view.report
+    suites = [
+        _testsuite(suite, report.started_at, view.comparison, report.judges)
+        for suite in view.suites
+    ]
     body = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
     body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', body))
     check_times(body)

@@ -18,6 +18,7 @@ from itertools import islice
 from typing import Any
 
 from goldgate.render import rows
+from goldgate.render.judges import judge_sentences
 from goldgate.render.rows import Cells
 from goldgate.render.view import (
     AttemptItem,
@@ -148,6 +149,7 @@ class Parts:
             yield from self._changes("Regressions", comparison.regressions)
         yield from self._runtime()
         yield from self._suites()
+        yield from self._judges()
         yield from self._thresholds()
         yield from self._failures()
         if comparison is not None:
@@ -215,6 +217,12 @@ class Parts:
         body = head + self.row_text(rows.count_rows(view))
         blocks.append("\n" + str(self.fragments.block("Checks by outcome, per suite", body)))
         yield self.section(title="Suites", items=blocks, total=len(blocks), collapse=False)
+
+    def _judges(self) -> Iterator[Section]:
+        said = judge_sentences(self.view.report)
+        if said:
+            lines = [str(self.fragments.line(text)) for text in said]
+            yield self.section(title="Judges", items=lines, total=len(lines), collapse=False)
 
     def _thresholds(self) -> Iterator[Section]:
         if any(suite.thresholds for suite in self.view.suites):

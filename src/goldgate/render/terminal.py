@@ -25,6 +25,7 @@ from itertools import islice
 from typing import Any
 
 from goldgate.render import rows, text
+from goldgate.render.judges import judge_sentences
 from goldgate.render.registry import RenderContext
 from goldgate.render.terminal_values import exception_lines, value_lines
 from goldgate.render.view import (
@@ -199,6 +200,8 @@ def _blocks(view: ReportView, values: bool, code: int) -> list[_Block]:
         blocks.extend(_comparison_tail(comparison))
     for suite in view.skipped_suites:
         blocks.append(_Line(f"- skipped {_cell(suite.name)}: {_cell(suite.record.skip_reason)}"))
+    for line in judge_sentences(view.report):
+        blocks.append(_Line(f"Judges: {_cell(line)}"))
     adjudication = view.report.verdict.adjudication
     if adjudication:
         waiting = "waits" if adjudication == 1 else "wait"

@@ -45,6 +45,7 @@ def same_check(view: CheckFigures, check: Mapping[str, Any], fresh: CheckOutcome
         and view.assertions_held == fresh.assertions_held
         and view.json_parsed == fresh.json_parsed
         and "adjudicated" not in check
+        and "judge" not in check
     )
 
 
@@ -61,10 +62,34 @@ def check_disagreement(
         fresh = failing if check.get("outcome") == failing.outcome.value else passing
     else:
         agree(path, (*where, "adjudicated"), check.get("adjudicated", False), False)
+    said = check.get("judge")
+    if said is not None:
+        fresh = _as_judged(said, fresh, (*where, "judge"), path)
     agree(path, (*where, "outcome"), check.get("outcome"), fresh.outcome.value)
     agree(path, (*where, "adjudication"), check.get("adjudication", False), fresh.adjudication)
     for name in _TEXT_FIELDS:
         agree(path, (*where, name), check.get(name), getattr(fresh, name))
+
+
+def _as_judged(
+    said: Any, fresh: CheckOutcome, where: tuple[str | int, ...], path: str
+) -> CheckOutcome:
+    """``fresh`` as the stored judge's verdict makes it (``scoring.judges.judged``): a
+    judge reviews only a check that waits for a person, and decides it only when
+    ``decided``."""
+    from goldgate.scoring.judges import JudgeOutcome, judged
+
+    if not isinstance(said, Mapping):
+        agree(path, where, said, {})
+    verdict, made = said.get("verdict"), said.get("decided", False)
+    if verdict not in ("pass", "fail", None):
+        agree(path, (*where, "verdict"), verdict, None)
+    if type(made) is not bool:
+        agree(path, (*where, "decided"), made, False)
+    if not fresh.adjudication:
+        agree(path, where, said, None)
+    outcome = JudgeOutcome(str(said.get("name")), str(said.get("revision")), verdict, made)
+    return judged(fresh, outcome)
 
 
 def stored_count(check: Mapping[str, Any], name: str) -> int | None:

@@ -24,6 +24,7 @@ from goldgate.report.livefigures import LiveTally, plain_thresholds, written
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
+    SuiteJudgeRecord,
     SuiteRecord,
     SuiteStatus,
     TargetRecord,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     # where they are used, so Python evals never load them.
     from goldgate.gold.models import Case, Metric
     from goldgate.gold.suites import GoldSuite
+    from goldgate.scoring.judges import JudgeOutcome
 
 _CHECK_FIELDS = (
     "assertions_declared",
@@ -53,8 +55,9 @@ _CHECK_FIELDS = (
 )
 
 
-def check_json(check: CheckOutcome) -> dict[str, Any]:
-    """A check as stored: its outcome and only the fields that say something."""
+def check_json(check: CheckOutcome, include_details: bool = False) -> dict[str, Any]:
+    """A check as stored: its outcome and only the fields that say something (a judge's
+    reason, private, only with details)."""
     record: dict[str, Any] = {"outcome": check.outcome}  # a str enum: written as its value
     if check.reason is not None:
         record["reason"] = check.reason
@@ -67,6 +70,14 @@ def check_json(check: CheckOutcome) -> dict[str, Any]:
         record["adjudication"] = True
     if check.adjudicated:
         record["adjudicated"] = True
+    judge = check.judge
+    if judge is not None:
+        said: dict[str, Any] = {"name": judge.name, "revision": judge.revision}
+        said["verdict"] = judge.verdict
+        said["decided"] = judge.decided
+        if include_details and judge.reason is not None:
+            said["reason"] = judge.reason
+        record["judge"] = said
     return record
 
 
@@ -89,6 +100,8 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         record["cached"] = True
     if outcome.cost is not None:
         record["cost"] = outcome.cost
+    if outcome.judge_cost is not None:
+        record["judge_cost"] = outcome.judge_cost
     if document is not None and include_details:
         record["result"] = document
     if include_details and outcome.stderr:
@@ -102,7 +115,7 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
         }
         record["exception"] = dict(kept)
     if outcome.status == "completed":
-        record["checks"] = [check_json(check) for check in outcome.checks]
+        record["checks"] = [check_json(check, include_details) for check in outcome.checks]
     return record
 
 
@@ -137,6 +150,9 @@ def _gold_json(expectation: GoldFields, include_details: bool) -> dict[str, Any]
         item["comparison"] = expectation.comparison
     if expectation.scorer is not None:
         item["scorer"] = expectation.scorer
+    judge = getattr(expectation, "judge", None)
+    if judge is not None:
+        item["judge"] = judge
     if include_details:
         item["expected"] = expectation.expected
     return item
@@ -189,6 +205,9 @@ class SuiteCollector:
         self.queue: list[AwaitingRecord] = []
         self.count = 0
         self.live = LiveTally()
+        self.judged: dict[tuple[str, str], list[int]] = {}
+        """Per judge (name, revision): the checks it decided and those it suggested for."""
+        self.judge_cost: float | None = None
         self.latencies: list[float] | None = (
             [] if any(key.startswith("latency.") for key in suite.thresholds) else None
         )  # kept only for a latency maximum to hold them to
@@ -206,6 +225,17 @@ class SuiteCollector:
     def summary(self) -> dict[str, float | None]:
         """The suite's summary figures, which thresholds gate on."""
         return self.figures.summary()
+
+    def _tally_judge(self, judge: JudgeOutcome) -> None:
+        tally = self.judged.setdefault((judge.name, judge.revision), [0, 0])
+        tally[0 if judge.decided else 1] += 1
+
+    def judge_records(self) -> tuple[SuiteJudgeRecord, ...]:
+        """Per judge, the checks it decided and those it only suggested a verdict for."""
+        return tuple(
+            SuiteJudgeRecord(name=name, revision=revision, decided=decided, suggested=suggested)
+            for (name, revision), (decided, suggested) in sorted(self.judged.items())
+        )
 
     def _queue(self, outcome: AttemptOutcome) -> None:
         expectations = self.case_expectations(outcome.index)
@@ -228,12 +258,16 @@ class SuiteCollector:
             self.live.add(outcome.retries, outcome.cached, outcome.cost)
         if self.latencies is not None and outcome.latency_ms is not None:
             self.latencies.append(round(outcome.latency_ms, 3))  # as the attempt stores it
+        if outcome.judge_cost is not None:
+            self.judge_cost = (self.judge_cost or 0.0) + outcome.judge_cost
         if outcome.status == "completed":
             counts = self.checks
             queued = False
             for check in outcome.checks:
                 counts[check.outcome] += 1
                 queued = queued or check.adjudication
+                if check.judge is not None:
+                    self._tally_judge(check.judge)
             self.figures.add(outcome.checks)
             if queued:
                 self._queue(outcome)
@@ -327,6 +361,8 @@ class SuiteCollector:
                 key: None if value is None else float(value) for key, value in summary.items()
             },
             adjudication=self.figures.adjudication,
+            judges=self.judge_records(),
+            judge_cost=self.judge_cost,
             adjudication_queue=tuple(self.queue),
             metrics=metrics,
             thresholds=figures.thresholds,
@@ -373,6 +409,8 @@ _TAIL_FIELDS = {
     "counts",
     "summary",
     "adjudication",
+    "judges",
+    "judge_cost",
     "adjudication_queue",
     "metrics",
     "thresholds",
@@ -390,7 +428,9 @@ def suite_head(record: SuiteRecord) -> dict[str, Any]:
 
 def suite_tail(record: SuiteRecord) -> dict[str, Any]:
     """What a suite's record says after its cases."""
-    tail = written(record_json(record, include=_TAIL_FIELDS), ("live",))
+    tail = written(record_json(record, include=_TAIL_FIELDS), ("live", "judge_cost"))
+    if not tail["judges"]:  # written only where a judge reviewed a check
+        del tail["judges"]
     tail["thresholds"] = plain_thresholds(tail["thresholds"])
     return tail
 

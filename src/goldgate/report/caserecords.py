@@ -32,6 +32,7 @@ __all__ = [
     "ExceptionRecord",
     "ExpectationRecord",
     "FrameRecord",
+    "JudgeRecord",
     "actual_at",
     "attempt_views",
     "exception_fields",
@@ -46,6 +47,29 @@ interrupted before the attempt finished."""
 
 
 # Keyword-only, as every container record: fields with defaults come before ones without.
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class JudgeRecord(Record):
+    """What the expectation's judge said of the answer (docs/judges.md)."""
+
+    name: str
+    revision: str
+    verdict: Literal["pass", "fail"] | None = field(
+        default=None, metadata={"description": "The judge's verdict; null: it gave none."}
+    )
+    decided: bool = field(
+        default=False,
+        metadata={
+            "description": "The judge was calibrated and its verdict decided the check; "
+            "false: it only suggested one, and the check waits for a person."
+        },
+    )
+    reason: str | None = field(
+        default=None,
+        metadata={"description": "Private: the judge's reason, as it wrote it; only with details."},
+    )
+    __pydantic_config__ = READ
+
+
 @dataclass(frozen=True, repr=False, eq=False, kw_only=True)
 class CheckRecord(Record):
     """What one check of a completed attempt found, beyond its gold and the result."""
@@ -68,6 +92,7 @@ class CheckRecord(Record):
             "waits for one."
         },
     )
+    judge: JudgeRecord | None = None
     __pydantic_config__ = READ
 
 
@@ -164,6 +189,14 @@ class AttemptRecord(Record):
             "suite target's); None without pricing or usage.",
         },
     )
+    judge_cost: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0,
+            "description": "What asking judges about this attempt's answers cost, priced by "
+            "the judges' workflows; apart from the application's cost.",
+        },
+    )
     result: dict[str, Any] | None = field(
         default=None, metadata={"description": "Private: the result document."}
     )
@@ -192,6 +225,10 @@ class ExpectationRecord(Record):
     path: str
     comparison: str = "exact"
     scorer: str | None = None
+    judge: str | None = field(
+        default=None,
+        metadata={"description": "The judge that decides what a person would (docs/judges.md)."},
+    )
     expected: Any = field(
         default=None, metadata={"description": "Private: the gold value; only with details."}
     )
@@ -244,6 +281,7 @@ class CheckView:
     required_keys_found: int | None = None
     required_keys_declared: int | None = None
     adjudicated: bool = False
+    judge: JudgeRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +303,7 @@ class AttemptView:
     retries: int = 0
     cached: bool = False
     cost: float | None = None
+    judge_cost: float | None = None
 
 
 def attempt_views(case: CaseRecord) -> Iterator[AttemptView]:
@@ -286,6 +325,7 @@ def attempt_views(case: CaseRecord) -> Iterator[AttemptView]:
             attempt.retries,
             attempt.cached,
             attempt.cost,
+            attempt.judge_cost,
         )
 
 
@@ -330,6 +370,7 @@ def _check_views(case: CaseRecord, attempt: AttemptRecord) -> tuple[CheckView, .
                 check.required_keys_found,
                 check.required_keys_declared,
                 check.adjudicated,
+                check.judge,
             )
         )
     return tuple(views)

@@ -421,9 +421,12 @@ class _Writing:
         suite, collector = self.suite, self.collector
         assert suite is not None
         assert collector is not None
+        extras = extras or NO_EXTRAS
         if checks is None:  # left to this process to score (runner's leave_unscored)
             case, compiled = suite.attempt_gold(index)
-            checks = builtin_checks(suite, case, compiled, document)
+            checks = builtin_checks(
+                suite, case, compiled, document, latency_ms=latency_ms, cost=extras.cost
+            )
         else:
             case = recorded_case(suite.cases, index)
             checks = tuple([check_of_values(values) for values in checks])
@@ -436,7 +439,7 @@ class _Writing:
                 document=document,
                 stderr=stderr,
                 checks=checks,
-                extras=extras or NO_EXTRAS,
+                extras=extras,
             )
         )
 

@@ -7,6 +7,10 @@ person::
      "check": "tone", "digest": "sha256:…", "gold": "sha256:…", "note": "…", "input": …,
      "output": "…", "verdict": null, "comment": null}
 
+and, where the expectation's judge reviewed the answer without deciding it, ``judge``: what
+it suggested (``{"name", "revision", "verdict", "reason"}``, ``verdict`` null when it gave
+none); answers a judge suggested failing come first.
+
 The reviewer sets ``verdict`` to ``"pass"`` or ``"fail"`` (and may add a ``comment``);
 ``goldgate adjudication apply FILE.jsonl`` records every decided line in the project's
 verdict store, bound to the answer (``digest``) and to the expectation's gold the reviewer
@@ -29,6 +33,7 @@ from typing import Any
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
+from goldgate.report.caserecords import CheckView
 from goldgate.report.models import Report, SuiteRecord
 from goldgate.report.stream import dumps
 from goldgate.report.verdictstore import Verdict, read_lines, verdict_from
@@ -36,7 +41,7 @@ from goldgate.scoring.adjudication import gold_digest, note_of, output_digest
 
 __all__ = ["Reviewed", "export_lines", "read_reviewed", "write_export"]
 
-EXPORT_KEYS = ("id", "attempt", "note", "input", "output")
+EXPORT_KEYS = ("id", "attempt", "note", "input", "output", "judge")
 """What a reviewer's line carries besides the store's keys."""
 
 
@@ -49,9 +54,35 @@ def _reviewer_input(suite: SuiteRecord, envelope: Any) -> Any:
     return envelope
 
 
+def _suggestion(check: CheckView) -> dict[str, Any] | None:
+    """What the check's judge suggested (its verdict, null for none, and its reason), for
+    the reviewer's line; None when no judge reviewed the answer."""
+    said = check.judge
+    if said is None:
+        return None
+    return {
+        "name": said.name,
+        "revision": said.revision,
+        "verdict": said.verdict,
+        "reason": said.reason,
+    }
+
+
 def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
-    """Every answer awaiting a person, in report order, as a reviewer's line; an answer that
-    several attempts gave (``--repeat``) once, since a verdict is about the answer."""
+    """Every answer awaiting a person, as a reviewer's line: first, in report order, those
+    a judge suggested failing, then the rest in report order; an answer that several
+    attempts gave (``--repeat``) once, since a verdict is about the answer."""
+    later: list[dict[str, Any]] = []
+    for line in _export_lines(report, source):
+        judge = line.get("judge")
+        if judge is not None and judge["verdict"] == "fail":
+            yield line
+        else:
+            later.append(line)
+    yield from later
+
+
+def _export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
     exported: set[tuple[str, str, str, str]] = set()
     for suite in report.suites:
         if not suite.adjudication_queue:
@@ -76,7 +107,7 @@ def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                 if key in exported:
                     continue
                 exported.add(key)
-                yield {
+                line = {
                     "id": f"{suite.name}/{attempt.case_id}#{attempt.attempt}/{check.name}",
                     "suite": suite.name,
                     "case": attempt.case_id,
@@ -90,6 +121,10 @@ def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                     "verdict": None,
                     "comment": None,
                 }
+                suggestion = _suggestion(check)
+                if suggestion is not None:  # beside the verdict the reviewer fills in
+                    line = {**line, "judge": suggestion}
+                yield line
 
 
 def write_export(lines: list[dict[str, Any]], path: Path) -> None:

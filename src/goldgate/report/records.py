@@ -41,12 +41,14 @@ __all__ = [
     "AwaitingRecord",
     "CountsRecord",
     "DatasetRecord",
+    "JudgeStandingRecord",
     "LiveRecord",
     "OptionsRecord",
     "PricingRecord",
     "ReplayRecord",
     "Report",
     "ScorerRecord",
+    "SuiteJudgeRecord",
     "SuiteRecord",
     "SuiteStatus",
     "SuiteVerdict",
@@ -106,6 +108,43 @@ class OptionsRecord(Record):
 class ScorerRecord(Record):
     name: str
     revision: str
+    __pydantic_config__ = READ
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class JudgeStandingRecord(Record):
+    """A judge as the run found it (docs/judges.md): its revision, whether its verdicts
+    decide checks, and its calibration record's figures."""
+
+    name: str
+    revision: str
+    standing: Literal["calibrated", "uncalibrated", "stale"] = field(
+        metadata={
+            "description": "calibrated: its verdicts decide checks; uncalibrated or stale (its "
+            "record is for another revision): they are suggestions beside the queued answer."
+        }
+    )
+    why: str = field(metadata={"description": "One safe sentence saying why."})
+    verdicts: int | None = field(
+        default=None, metadata={"description": "Human verdicts its record was measured on."}
+    )
+    kappa: float | None = None
+    kappa_ci95: tuple[float, float] | None = None
+    record_revision: str | None = field(
+        default=None, metadata={"description": "The revision its calibration record is for."}
+    )
+    __pydantic_config__ = READ
+
+
+@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+class SuiteJudgeRecord(Record):
+    """What one judge did in a suite: the checks it decided, and those it only suggested a
+    verdict for."""
+
+    name: str
+    revision: str
+    decided: int = 0
+    suggested: int = 0
     __pydantic_config__ = READ
 
 
@@ -285,6 +324,18 @@ class SuiteRecord(Record):
     adjudication: int = field(
         default=0, metadata={"description": "Checks waiting for a human verdict."}
     )
+    judges: tuple[SuiteJudgeRecord, ...] = field(
+        default=(),
+        metadata={"description": "Per judge, the checks it decided or only suggested."},
+    )
+    judge_cost: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0,
+            "description": "What asking judges cost in this suite, apart from the "
+            "application's cost (live.cost).",
+        },
+    )
     adjudication_queue: tuple[AwaitingRecord, ...] = field(
         default=(),
         metadata={"description": "Every check waiting for a human verdict, in case-major order."},
@@ -326,6 +377,9 @@ class Report(Record):
     variant: VariantRecord
     options: OptionsRecord
     scorers: tuple[ScorerRecord, ...] = ()
+    judges: tuple[JudgeStandingRecord, ...] = field(
+        default=(), metadata={"description": "The judges a --live run asked, as it found them."}
+    )
     replay_of: ReplayRecord | None = field(
         default=None,
         metadata={"description": "For a replay: the saved report whose results it re-scored."},

@@ -21,10 +21,7 @@ so that a pull request shows exactly the verdicts it adds or changes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from goldgate.base.errors import InvalidInputError, JsonSyntaxError
+from goldgate.base.files import replace_committed_file
 from goldgate.base.problems import display_path
 from goldgate.base.strictjson import decode_utf8, parse_json_text
 from goldgate.gold.suites import RecordedVerdict
@@ -280,28 +278,7 @@ def merge(store: VerdictStore, verdicts: Iterable[Verdict]) -> Merged:
 
 def write_store(store: VerdictStore) -> None:
     """Replace the store's file atomically (a temporary file in its folder, renamed)."""
-    path = store.path
-    display = display_path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".verdicts-")
-    except OSError as error:
-        raise InvalidInputError(
-            f"{display}: cannot write the verdict store ({error.strerror or error})."
-        ) from None
-    try:
-        with os.fdopen(descriptor, "wb") as out:
-            out.write(store.text())
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, 0o644)  # reviewed and committed like gold
-        os.replace(temporary, path)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise InvalidInputError(
-            f"{display}: cannot write the verdict store ({error.strerror or error})."
-        ) from None
+    replace_committed_file(store.path, store.text(), "verdict store")
 
 
 def attach_verdicts(suites: Sequence[GoldSuite], project: Path) -> list[GoldSuite]:

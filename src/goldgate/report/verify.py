@@ -54,7 +54,7 @@ from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
 from goldgate.scoring.kinds import rescored_kinds
 from goldgate.scoring.observations import Observation, ObservationStatus
-from goldgate.scoring.score import score_compiled
+from goldgate.scoring.score import attempt_document, score_compiled
 
 if TYPE_CHECKING:
     from goldgate.gold.models import TextOptions
@@ -99,6 +99,7 @@ class StoredExpectation(NamedTuple):
     comparison: str
     scorer: str | None
     expected: Any
+    judge: str | None = None
 
 
 def compile_stored(
@@ -112,6 +113,7 @@ def compile_stored(
         expectation.get("comparison") or "exact",
         expectation.get("scorer"),
         expectation.get("expected"),
+        expectation.get("judge"),
     )
     return compile_expectation(stored, known)
 
@@ -288,7 +290,11 @@ class _Tally:
         """The attempt's stored checks, typed, counted and (pure comparisons, with details)
         scored again from its result and gold."""
         case, attempt, stored, compiled, result, envelope, where = given
-        fresh = None if compiled is None else self._scored(compiled, result, envelope, stored)
+        fresh = None
+        if compiled is not None:
+            figures = {"latency_ms": attempt.get("latency_ms"), "cost": attempt.get("cost")}
+            scored = attempt_document(result, compiled, **figures) if result else result
+            fresh = self._scored(compiled, scored, envelope, stored)
         views = []
         for position, check in enumerate(stored):
             outcome = check["outcome"]

@@ -41,9 +41,10 @@ from goldgate.scoring.attempt import (
     ended,
     live_extras,
 )
-from goldgate.scoring.score import score_custom
+from goldgate.scoring.score import attempt_document, score_custom
 
 if TYPE_CHECKING:
+    from goldgate.run.judges import JudgeBench
     from goldgate.run.watchdog import Watchdog
 
 AttemptRun = Callable[[Mapping[str, Any]], Awaitable[TargetResponse | Mapping[str, Any]]]
@@ -172,6 +173,8 @@ async def run_attempt(
     registry: ScorerRegistry,
     current: InFlight,
     leave_unscored: Callable[[], bool] | None = None,
+    *,
+    judges: JudgeBench | None = None,
 ) -> AttemptOutcome:
     """One attempt: the target call and every check. ``leave_unscored``, asked as the
     attempt starts: whether a completed attempt is handed on unscored (no checks), for a
@@ -228,22 +231,26 @@ async def run_attempt(
         return _failed(which, problem, latency_ms, current=current)
     retries = current.retries
     checks: tuple[CheckOutcome, ...] = ()
+    judge_cost: float | None = None
     if compiled is not None:
         try:
+            scored = attempt_document(document, compiled, latency_ms=latency_ms, cost=cost)
             checks = await _score(
-                compiled, document=document, envelope=envelope, registry=registry, suite=suite
+                compiled, document=scored, envelope=envelope, registry=registry, suite=suite
             )
         except LoopBlocked as blocked:
             return _blocked(which, blocked, latency_ms)
         if suite.verdicts:
             checks = adjudicate(checks, compiled, case.id, suite.verdicts)
+        if judges is not None:
+            checks, judge_cost = await judges.review(checks, compiled, envelope)
     return completed(
         which,
         latency_ms=latency_ms,
         document=document,
         stderr=stderr,
         checks=checks,
-        extras=live_extras(retries, cached, cost),
+        extras=live_extras(retries, cached, cost, judge_cost),
     )
 
 
@@ -331,6 +338,8 @@ class SuiteControls:
     """See ``run_attempt``."""
     run_ahead: int = RUN_AHEAD
     """No attempt starts this many places or more after the earliest unfinished one."""
+    judges: JudgeBench | None = None
+    """Reviews what a person would decide, as each attempt is scored (``--live`` runs)."""
 
 
 async def run_suite(
@@ -383,7 +392,13 @@ async def run_suite(
                     if watchdog is not None:
                         watchdog.begin(current, timeout)
                     outcome = await run_attempt(
-                        suite, (index, attempt), run, registry, current, controls.leave_unscored
+                        suite,
+                        (index, attempt),
+                        run,
+                        registry,
+                        current,
+                        controls.leave_unscored,
+                        judges=controls.judges,
                     )
                     if watchdog is not None:
                         watchdog.end(current)

@@ -14,7 +14,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ from goldgate.scoring.scorers import ScorerRegistry
 if TYPE_CHECKING:
     from goldgate.gold.settings.load import LoadedSettings
     from goldgate.gold.suites import Dataset, GoldSuite
+    from goldgate.run.judges import JudgeBench
     from goldgate.run.live.cache import ResponseCache
 
 
@@ -174,6 +175,8 @@ class Session:
     variant: VariantRecord
     cache: ResponseCache | None = None
     """The response cache (``--cache``), whose warnings and counts the command reports."""
+    judges: JudgeBench | None = None
+    """The judges a live run asks (``run.judges``), whose standing and cost it reports."""
 
     def _header(self) -> RunHeader:
         return RunHeader(
@@ -184,6 +187,7 @@ class Session:
             ),
             registry=self.registry,
             started=now(),
+            judges=() if self.judges is None else self.judges.records(),
         )
 
     def execute(
@@ -358,6 +362,12 @@ def prepare_session(request: RunRequest) -> Session:
         )
         run = None if skip_reason is not None else _attempt_run(target, suite)
         jobs.append(SuiteJob(suite, record, run, skip_reason))
+    bench = None
+    if request.live and settings.settings.judges:
+        from goldgate.run.judges import judge_bench
+
+        bench = judge_bench(settings, options, request.environ, cache, targets)
+        jobs = [replace(job, judges=bench) for job in jobs]
     return Session(
         request=request,
         settings=settings,
@@ -369,6 +379,7 @@ def prepare_session(request: RunRequest) -> Session:
         output=output,
         variant=variant,
         cache=cache,
+        judges=bench,
     )
 
 

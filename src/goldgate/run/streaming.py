@@ -25,6 +25,7 @@ from goldgate.report.plain import record_json
 from goldgate.report.records import (
     REPORT_FORMAT,
     DatasetRecord,
+    JudgeStandingRecord,
     OptionsRecord,
     ReplayRecord,
     Report,
@@ -41,6 +42,7 @@ from goldgate.scoring import ScorerRegistry
 from goldgate.scoring.attempt import INTERRUPTED_REASON, unfinished
 
 if TYPE_CHECKING:
+    from goldgate.run.judges import JudgeBench
     from goldgate.run.watchdog import Watchdog
 
 __all__ = [
@@ -75,6 +77,8 @@ class SuiteJob:
     skip_reason: str | None = None
     collector: CollectorFactory | None = None
     """``SuiteCollector`` unless given (Python evals decide their score checks per case)."""
+    judges: JudgeBench | None = None
+    """The judges an authorized run asks about answers waiting for a person (``run.judges``)."""
 
 
 def options_record(
@@ -107,9 +111,15 @@ class RunHeader:
     registry: ScorerRegistry
     started: datetime
     replay_of: ReplayRecord | None = None
+    judges: tuple[JudgeStandingRecord, ...] = ()
+    """The judges a --live run asks, as it found them (``run.judges``)."""
 
     def as_json(self) -> dict[str, Any]:
-        replay = {} if self.replay_of is None else {"replay_of": record_json(self.replay_of)}
+        replay: dict[str, Any] = {}
+        if self.judges:
+            replay["judges"] = [record_json(judge) for judge in self.judges]
+        if self.replay_of is not None:
+            replay["replay_of"] = record_json(self.replay_of)
         return {
             "format": REPORT_FORMAT,
             "goldgate_version": __version__,
@@ -241,7 +251,10 @@ class ReportRun:
                         progress=callback,
                         stop=stop,
                         watchdog=watchdog,
-                        leave_unscored=collector.leave_unscored,
+                        # A judge reviews checks as they are scored, here: none is left
+                        # unscored.
+                        leave_unscored=None if job.judges else collector.leave_unscored,
+                        judges=job.judges,
                     ),
                 )
             with self.lock:
@@ -323,6 +336,7 @@ def finish_report(
         variant=header.variant,
         options=header.options,
         scorers=header.scorers(),
+        judges=header.judges,
         replay_of=header.replay_of,
         suites=suites,
         complete=interruption is None,

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from goldgate.base.jsonvalue import canonical_bytes
+from goldgate.gold.shapes import note_of
 from goldgate.gold.suites import RecordedVerdict
 from goldgate.scoring.outcomes import CheckOutcome, Outcome
 
@@ -65,17 +66,6 @@ def is_digest(value: Any) -> bool:
         and len(value) == len(_DIGEST_PREFIX) + 64
         and set(value[len(_DIGEST_PREFIX) :]) <= _HEX
     )
-
-
-def note_of(expected: Any) -> str | None:
-    """The sentence an adjudicator reads: the prose of an expectation that declares nothing,
-    or the ``note`` beside its assertions."""
-    if isinstance(expected, str):
-        return expected
-    if isinstance(expected, Mapping) and isinstance(expected.get("note"), str):
-        note: str = expected["note"]
-        return note
-    return None
 
 
 def decided(check: CheckOutcome, passed: bool) -> CheckOutcome:

@@ -14,7 +14,7 @@ from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.gold.suites import GoldSuite
 from goldgate.scoring.adjudication import adjudicate
 from goldgate.scoring.outcomes import CheckOutcome, not_run
-from goldgate.scoring.score import score_compiled
+from goldgate.scoring.score import attempt_document, score_compiled
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Case  # Python evals run without the gold models
@@ -43,6 +43,8 @@ class AttemptOutcome:
     """The answer came from the response cache (``--cache``): nothing was called."""
     cost: float | None = None
     """The attempt's usage priced by its workflow's ``pricing``; None: no pricing or usage."""
+    judge_cost: float | None = None
+    """What asking judges about this attempt's answers cost, apart from ``cost``."""
 
 
 class Which(NamedTuple):
@@ -63,24 +65,35 @@ class AttemptExtras:
     retries: int = 0
     cached: bool = False
     cost: float | None = None
+    judge_cost: float | None = None
 
 
 NO_EXTRAS = AttemptExtras()
 
 
-def live_extras(retries: int, cached: bool, cost: float | None) -> AttemptExtras:
-    """A live attempt's retries, cache hit and cost (``NO_EXTRAS`` when it has none)."""
-    if retries or cached or cost is not None:
-        return AttemptExtras(retries=retries, cached=cached, cost=cost)
+def live_extras(
+    retries: int, cached: bool, cost: float | None, judge_cost: float | None = None
+) -> AttemptExtras:
+    """A live attempt's retries, cache hit, cost and judges' cost (``NO_EXTRAS`` when it has
+    none)."""
+    if retries or cached or cost is not None or judge_cost is not None:
+        return AttemptExtras(retries=retries, cached=cached, cost=cost, judge_cost=judge_cost)
     return NO_EXTRAS
 
 
 def extras_of(outcome: AttemptOutcome) -> AttemptExtras | None:
     """What ``outcome`` adds (``AttemptExtras``); None when nothing, as for most attempts."""
     exception, retries, cost = outcome.exception, outcome.retries, outcome.cost
-    if exception is None and not (retries or outcome.cached) and cost is None:
+    judge_cost = outcome.judge_cost
+    if exception is None and not (retries or outcome.cached) and cost is judge_cost is None:
         return None
-    return AttemptExtras(exception=exception, retries=retries, cached=outcome.cached, cost=cost)
+    return AttemptExtras(
+        exception=exception,
+        retries=retries,
+        cached=outcome.cached,
+        cost=cost,
+        judge_cost=judge_cost,
+    )
 
 
 def attempt_outcome(
@@ -113,6 +126,7 @@ def attempt_outcome(
             "retries": extras.retries,
             "cached": extras.cached,
             "cost": extras.cost,
+            "judge_cost": extras.judge_cost,
         },
     )
 
@@ -168,11 +182,15 @@ def builtin_checks(
     case: Case | RecordedCase,
     compiled: tuple[CompiledExpectation, ...],
     document: Mapping[str, Any],
+    *,
+    latency_ms: float | None = None,
+    cost: float | None = None,
 ) -> tuple[CheckOutcome, ...]:
     """Every check of a completed attempt whose expectations are all built in (no custom
     scorer), as ``run_attempt`` scores them: for a report process that scores attempts
     after they ran (``goldgate.report.process``)."""
     envelope = case.input.as_json()
+    document = attempt_document(document, compiled, latency_ms=latency_ms, cost=cost)
     checks = tuple([score_compiled(item, document, envelope, suite.text) for item in compiled])
     if suite.verdicts:
         checks = adjudicate(checks, compiled, case.id, suite.verdicts)

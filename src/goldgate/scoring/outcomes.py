@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any
+from typing import Any, Literal
 
 from goldgate.base.frozen import built
 
@@ -18,6 +18,7 @@ __all__ = [
     "ABSENT_REASON",
     "NO_TEXT_OPTIONS",
     "CheckOutcome",
+    "JudgeOutcome",
     "Outcome",
     "TextOptionFigures",
     "check_of_values",
@@ -39,6 +40,27 @@ class Outcome(StrEnum):
     """The check could not run: a scorer raised, the gold is malformed, a source is out of range."""
     NOT_RUN = "not_run"
     """The attempt failed or was skipped, or the check declares nothing to verify."""
+
+
+JudgeVerdict = Literal["pass", "fail"]
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What a judge said of one answer: its verdict (None: no verdict), whether that decided
+    the check, and its reason (private, like every reason taken from data: a report keeps it
+    only with details, and no safe rendering shows it)."""
+
+    name: str
+    revision: str
+    verdict: JudgeVerdict | None
+    decided: bool
+    reason: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``name@revision``, as renderings name a judge."""
+        return f"{self.name}@{self.revision}"
 
 
 @dataclass(frozen=True)
@@ -63,6 +85,9 @@ class CheckOutcome:
     adjudicated: bool = False
     """A person's verdict, recorded in the project's verdict store for this very answer,
     decided the check (``goldgate.adjudication``); it no longer waits in the queue."""
+    judge: JudgeOutcome | None = None
+    """What the expectation's judge said of the answer (``scoring.judges``): it decided the
+    check (``decided``) or only suggested a verdict beside the queued answer."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome):
@@ -135,6 +160,7 @@ def scored(
             "required_keys_found": options.required_keys_found,
             "required_keys_declared": options.required_keys_declared,
             "adjudicated": False,
+            "judge": None,
         },
     )
 

@@ -8,7 +8,7 @@ the event loop for long.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -17,6 +17,7 @@ from goldgate.base.errors import InvalidInputError, LoopBlocked
 from goldgate.base.jsonvalue import MISSING, freeze, thaw
 from goldgate.base.pointers import resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
+from goldgate.gold.maxima import ATTEMPT_FIGURES, ATTEMPT_ROOT
 from goldgate.scoring.comparisons import envelope_document
 from goldgate.scoring.kinds import KINDS
 from goldgate.scoring.outcomes import ABSENT_REASON, CheckOutcome, Outcome
@@ -25,7 +26,33 @@ from goldgate.scoring.scorers import RegisteredScorer
 if TYPE_CHECKING:  # annotations only: Python evals run without the gold models (pydantic)
     from goldgate.gold.models import Envelope, Expectation, TextOptions
 
-__all__ = ["envelope_document", "score_compiled", "score_custom", "score_expectation"]
+__all__ = [
+    "attempt_document",
+    "envelope_document",
+    "score_compiled",
+    "score_custom",
+    "score_expectation",
+]
+
+
+def attempt_document(
+    document: Mapping[str, Any],
+    compiled: Sequence[CompiledExpectation],
+    *,
+    latency_ms: float | None,
+    cost: float | None,
+) -> Mapping[str, Any]:
+    """The document ``compiled`` is scored against: the result document, with the attempt's
+    own figures at ``/attempt`` (``gold.maxima.ATTEMPT_FIGURES``; a figure not recorded is
+    absent) when an expectation points there, else the result document itself."""
+    if not any(e.tokens and e.tokens[0] == ATTEMPT_ROOT for e in compiled):
+        return document
+    figures = {
+        name: value
+        for name, value in zip(ATTEMPT_FIGURES, (latency_ms, cost), strict=True)
+        if value is not None
+    }
+    return {**document, ATTEMPT_ROOT: figures}
 
 
 _kind_of = KINDS.get

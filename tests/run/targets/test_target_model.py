@@ -80,6 +80,53 @@ async def test_the_answer_becomes_the_documented_result_document(fake: FakeOpenA
 
 
 @pytest.mark.slow
+async def test_the_responses_api_answers_in_the_same_result_document(fake: FakeOpenAI) -> None:
+    target = model(
+        fake.url,
+        api="responses",
+        system="Answer in {/payload/lang}.",
+        temperature=0.0,
+        max_tokens=50,
+        response_format={"type": "json_schema", "json_schema": {"name": "a", "schema": {}}},
+        parameters={"seed": 7},
+    )
+    answer = await target(request())
+    assert target.estimate_tokens(request()) == len("Answer in en.Where is my invoice?") // 4 + 50
+    await target.aclose()
+
+    assert answer.document == {
+        "execution": {"status": "completed"},
+        "payload": {"answer": "echo: Where is my invoice?", "finish_reason": "stop",
+                    "model": "fake-1"},
+        "usage": {"input_tokens": 7, "output_tokens": 5},
+    }
+    assert fake.state.bodies[-1] == {
+        "model": "fake-1",
+        "instructions": "Answer in en.",
+        "input": [{"role": "user", "content": "Where is my invoice?"}],
+        "temperature": 0.0,
+        "max_output_tokens": 50,
+        "text": {"format": {"type": "json_schema", "name": "a", "schema": {}}},
+        "seed": 7,
+    }
+    assert fake.state.log[-1][1] == "/v1/responses"
+    assert target.describe()["url"] == f"{fake.url}/v1/responses"
+
+
+def test_a_responses_answer_without_a_message_fails_and_an_incomplete_one_says_why() -> None:
+    from goldgate.run.targets.model_target import responses_document
+
+    with pytest.raises(TargetFailure, match="no output message"):
+        responses_document({"output": [{"type": "reasoning"}]})
+    incomplete = responses_document({
+        "status": "incomplete",
+        "incomplete_details": {"reason": "max_output_tokens"},
+        "output": [{"type": "message", "content": [{"type": "output_text", "text": "Par"}]}],
+    })
+    assert incomplete["payload"] == {"answer": "Par", "finish_reason": "max_output_tokens"}
+
+
+@pytest.mark.slow
 async def test_failures_name_kinds_never_the_key(fake: FakeOpenAI) -> None:
     wrong = model(fake.url, environ={"GG_KEY": "sk-wrong-" + KEY[::-1]})
     with pytest.raises(TargetFailure) as caught:

@@ -8,11 +8,12 @@ assembles them into the root app and maps what they raise to exit codes.
   ``--compare``);
 - ``report``: ``goldgate report ...``: render a report, merge shards, a fork's comment;
 - ``evals``: ``goldgate evals run`` and ``regrade``;
-- ``adjudication``: ``goldgate adjudication export`` and ``apply``.
+- ``adjudication``: ``goldgate adjudication export`` and ``apply``;
+- ``judge``: ``goldgate judge calibrate``.
 
 Each command parses, calls one ``goldgate.app`` function (imported inside the command, so
 that ``goldgate --help`` loads none of them) and exits with its code. No ``from __future__
 import annotations`` in these modules: typer reads every command's hints at start-up.
 """
 
-__all__ = ["adjudication", "evals", "evaluate", "init", "report", "shared"]
+__all__ = ["adjudication", "evals", "evaluate", "init", "judge", "report", "shared"]

@@ -86,6 +86,7 @@ def stream_suite(
     scorer_names: Collection[str],
     *,
     keep: bool = True,
+    judge_names: Collection[str] | None = None,
 ) -> GoldSuite | None:
     """The suite, its case file checked as it streams, when it is good gold; ``None`` when it
     has inline cases or any problem (the whole-file path then takes it). ``keep``: keep what
@@ -100,7 +101,9 @@ def stream_suite(
         return None
     store = CaseStore(handle, source, case_path, keep=keep)
     try:
-        facts = _check_cases(store, handle, suite, workflows, scorer_names)
+        facts = _check_cases(
+            store, handle, suite, workflows, scorer_names, judge_names=judge_names
+        )
     except (NotStreamable, _HasProblems, OSError):  # a read error: the whole-file path says it
         OPEN_FILES.release(store.key)
         return None
@@ -134,6 +137,8 @@ def _check_cases(
     suite: Suite,
     workflows: dict[str, WorkflowSettings],
     scorer_names: Collection[str],
+    *,
+    judge_names: Collection[str] | None = None,
 ) -> tuple[SuiteHasher, bool, set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
     first problem. Returns the fingerprint, whether any case compares text, and the custom
@@ -145,6 +150,7 @@ def _check_cases(
         scorer_names,
         metric_scopes(suite.metrics),
         check_only=not store.keeps,
+        judge_names=judge_names,
     )
     taken = _Taken(store, SuiteHasher(suite))
     reader = ElementReader(handle)
@@ -309,8 +315,10 @@ class _CaseCheck:
         metrics: list[tuple[Metric, frozenset[str] | None]],
         *,
         check_only: bool = False,
+        judge_names: Collection[str] | None = None,
     ) -> None:
         self.workflow = workflow
+        self.judge_names = judge_names
         self.scorer_names = scorer_names
         self.metrics = metrics
         self.check_only = check_only
@@ -328,7 +336,12 @@ class _CaseCheck:
             raise _HasProblems from None
         compiled = compile_expectations(case.expectations, check_only=self.check_only)
         placed = PlacedCase(case, self.nowhere, (position,), compiled)
-        if next(case_violations(placed, self.workflow, self.scorer_names, self.metrics), None):
+        if next(
+            case_violations(
+                placed, self.workflow, self.scorer_names, self.metrics, judge_names=self.judge_names
+            ),
+            None,
+        ):
             raise _HasProblems
         return compiled
 

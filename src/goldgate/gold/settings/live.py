@@ -83,10 +83,17 @@ class PricingSettings(Strict):
 
 class ModelSettings(Strict):
     """An OpenAI-compatible chat completions API (OpenAI, Azure OpenAI, vLLM, Ollama,
-    LiteLLM): POST {base_url}/chat/completions."""
+    LiteLLM): POST {base_url}/chat/completions; or OpenAI's Responses API (api: responses):
+    POST {base_url}/responses."""
 
     base_url: str = Field(description="The API's base URL, e.g. https://api.openai.com/v1.")
     model: Printable = Field(description="The model (an Azure deployment's model name).")
+    api: Literal["chat", "responses"] = Field(
+        "chat",
+        description="chat: the chat completions API; responses: OpenAI's Responses API "
+        "(system as instructions, prompt as the input, max_tokens as max_output_tokens, "
+        "response_format as text.format).",
+    )
     api_key: str | None = Field(
         None,
         description="The environment variable holding the API key; it must be one of the "
@@ -146,10 +153,10 @@ class ModelSettings(Strict):
     @field_validator("parameters")
     @classmethod
     def _not_the_basics(cls, value: dict[str, Any]) -> dict[str, Any]:
-        taken = sorted(set(value) & {"model", "messages", "stream", "n"})
+        taken = sorted(set(value) & {"model", "messages", "input", "instructions", "stream", "n"})
         if taken:
             raise ValueError(
                 f"parameters cannot set {quote(taken[0])}: goldgate sets the model and the "
-                "messages, and reads one answer, not a stream"
+                "messages (input and instructions), and reads one answer, not a stream"
             )
         return value

@@ -18,7 +18,7 @@ from goldgate.base.problems import (
     from_validation_error,
     violation_at,
 )
-from goldgate.base.textsafe import escape_control, note_secret_variables
+from goldgate.base.textsafe import escape_control, note_secret_variables, quote
 from goldgate.gold.errors import SettingsError, YamlSyntaxError
 from goldgate.gold.settings.models import EnvHeader, Settings, WorkflowSettings
 from goldgate.gold.settings.yamlfile import YamlDocument, load_yaml_file
@@ -180,6 +180,16 @@ def _cross_check(
                             "a collection names each child step once",
                         )
                     )
+    for name, judge in settings.judges.items():
+        if judge.workflow not in settings.workflows:
+            violations.append(
+                violation_at(
+                    document,
+                    ("judges", name, "workflow"),
+                    f"judge {quote(name)} names the workflow {quote(judge.workflow)}, which "
+                    "these settings do not declare",
+                )
+            )
     return violations
 
 
@@ -188,6 +198,7 @@ def configuration_digest(settings: Settings, workflows: dict[str, WorkflowSettin
     path is left out: where gold lives does not change the configuration."""
     content: dict[str, Any] = settings.model_dump(mode="json", by_alias=True, exclude={"schema_"})
     content.pop("evaluation", None)
+    content.pop("judges", None)  # a judge is a reviewer of gold, not the application's setup
     content["workflows"] = {
         name: _unset_left_out(workflow.model_dump(mode="json"))
         for name, workflow in sorted(workflows.items())

@@ -25,6 +25,7 @@ DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
 _SHARED_TARGET_FIELDS = frozenset({"max_result_bytes"})
 """The fields of ``TargetSettings`` that every kind has; all its other fields are kinds."""
 
+
 def _check_import_path(value: str) -> str:
     if not _IMPORT_PATH.fullmatch(value):
         raise ValueError(
@@ -179,6 +180,36 @@ class EvaluationSettings(_Strict):
     )
 
 
+class CalibrationSettings(_Strict):
+    """The bar a judge must clear before its verdicts decide checks (docs/judges.md)."""
+
+    min_verdicts: Annotated[int, Field(ge=1)] = Field(
+        30, description="Human verdicts the calibration record must hold at least."
+    )
+    min_kappa: Annotated[float, Field(ge=-1, le=1)] = Field(
+        0.6,
+        description="The least lower bound of the 95% interval of Cohen's kappa between the "
+        "judge and the team's recorded verdicts.",
+    )
+
+
+class JudgeSettings(_Strict):
+    """A named, versioned reviewer of prose: a model asked through one of these settings'
+    workflows whether an answer does what the rubric says (docs/judges.md)."""
+
+    revision: Printable = Field(
+        description="Changes whenever the judge's rubric, model or prompt changes; a "
+        "calibration record of another revision is stale."
+    )
+    workflow: Printable = Field(
+        description="The workflow that runs the judge (normally a live one with the model "
+        "target): it gets the envelope {payload: {rubric, note, input, answer}, metadata: "
+        "{judge, revision}} and answers with /payload/answer starting PASS or FAIL."
+    )
+    rubric: str = Field(description="What a passing answer does.")
+    calibration: CalibrationSettings = Field(default_factory=CalibrationSettings)
+
+
 class Settings(_Strict):
     schema_: str | None = Field(None, alias="$schema")
     workflows: dict[str, WorkflowSettings | str] = Field(
@@ -191,10 +222,14 @@ class Settings(_Strict):
         description="Folders, relative to this file, put on sys.path for python targets.",
     )
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
+    judges: dict[str, JudgeSettings] = Field(
+        default_factory=dict,
+        description="Judges of prose: a text expectation names one with 'judge'.",
+    )
 
     model_config = ConfigDict(populate_by_name=False)
 
-    @field_validator("workflows", "scorers")
+    @field_validator("workflows", "scorers", "judges")
     @classmethod
     def _names(cls, value: dict[str, Any]) -> dict[str, Any]:
         for name in value:

@@ -64,6 +64,53 @@ _BOOL_TAG = "tag:yaml.org,2002:bool"
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
+class _CoreLoader(_SafeLoader):
+    """YAML 1.2's core schema (as js-yaml and so promptfoo read YAML): only ``true``/``false``
+    (in three spellings) are booleans, so ``body: Yes`` and ``on`` stay strings; ``~``,
+    ``null`` and nothing are null; integers are decimal, ``0o`` octal or ``0x`` hex (``010``
+    is ten, ``1_000`` a string); no sexagesimal numbers. Timestamps stay as js-yaml's default
+    schema reads them (PyYAML's dates)."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        text = str(self.construct_scalar(node))
+        sign = -1 if text.startswith("-") else 1
+        digits = text.lstrip("+-")
+        if digits.startswith("0o"):
+            return sign * int(digits[2:], 8)
+        if digits.startswith("0x"):
+            return sign * int(digits[2:], 16)
+        return sign * int(digits, 10)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        return yaml.SafeLoader.construct_mapping(self, node, deep=deep)
+
+
+_CoreLoader.yaml_implicit_resolvers = {}  # its own resolvers, below, not SafeLoader's
+_CoreLoader.add_constructor("tag:yaml.org,2002:int", _CoreLoader.construct_yaml_int)
+for _tag, _pattern, _first in (
+    (_BOOL_TAG, r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", "~nN\0"),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+    (
+        "tag:yaml.org,2002:timestamp",
+        r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+        r"(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+        r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$",
+        "0123456789",
+    ),
+    ("tag:yaml.org,2002:merge", r"^(?:<<)$", "<"),
+):
+    _CoreLoader.add_implicit_resolver(
+        _tag, re.compile(_pattern), [None if c == "\0" else c for c in _first]
+    )
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -110,9 +157,12 @@ def _index(
             _index(source, item, (*path, str(position)), values=values, keys=keys, visited=visited)
 
 
-def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
+def load_yaml_file(
+    path: Path, display: str | None = None, *, core_schema: bool = False
+) -> YamlDocument:
     """Parse one YAML file with the safe loader; problems name the file, line and column.
-    Only a regular file within the size cap is read (see ``goldgate.base.files``)."""
+    Only a regular file within the size cap is read (see ``goldgate.base.files``).
+    ``core_schema``: read it as YAML 1.2 does (``_CoreLoader``), for other tools' files."""
     source = display or str(path)
     data = read_regular_file(path, source, what="a YAML file")
     try:
@@ -123,8 +173,9 @@ def load_yaml_file(path: Path, display: str | None = None) -> YamlDocument:
             source, line, column, f"not UTF-8 text (byte 0x{data[error.start]:02x})"
         ) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        value = yaml.load(text, Loader=_SafeLoader) if node is not None else None
+        loader = _CoreLoader if core_schema else _SafeLoader
+        node = yaml.compose(text, Loader=_CoreLoader if core_schema else yaml.SafeLoader)
+        value = yaml.load(text, Loader=loader) if node is not None else None
     except RecursionError:
         raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
     except yaml.MarkedYAMLError as error:

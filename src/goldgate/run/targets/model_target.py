@@ -1,5 +1,12 @@
 """A model target: an OpenAI-compatible chat completions API (OpenAI, Azure OpenAI, vLLM,
-Ollama, LiteLLM proxies and the like), reached over httpx (``_exchange``), without an SDK.
+Ollama, LiteLLM proxies and the like), or OpenAI's Responses API (``api: responses``), reached
+over httpx (``_exchange``), without an SDK.
+
+With ``api: responses`` each attempt POSTs ``{base_url}/responses`` with the system template
+as ``instructions``, the prompt as the user's ``input``, ``max_tokens`` as
+``max_output_tokens`` and ``response_format`` as ``text.format``; the answer is the text of
+its output messages, ``finish_reason`` its status (``stop`` when completed, else the reason it
+is incomplete), and the result document has the same shape as below.
 
 Each attempt POSTs ``{base_url}/chat/completions`` with the model, the messages its
 templates build from the case envelope (``system``, then ``prompt`` as the user's message;
@@ -53,17 +60,24 @@ class ModelTarget:
         self.settings = settings
         self.environ = environ
         query = f"?api-version={settings.api_version}" if settings.api_version else ""
-        self.url = settings.base_url.rstrip("/") + "/chat/completions" + query
+        path = "/responses" if settings.api == "responses" else "/chat/completions"
+        self.url = settings.base_url.rstrip("/") + path + query
         self._system: Template | None = (
             None if settings.system is None else parse_template(settings.system)
         )
         self._prompt = parse_template(settings.prompt)
+        responses = settings.api == "responses"
         self._parameters: dict[str, Any] = {
             key: value
             for key, value in (
                 ("temperature", settings.temperature),
-                ("max_tokens", settings.max_tokens),
-                ("response_format", settings.response_format),
+                ("max_output_tokens" if responses else "max_tokens", settings.max_tokens),
+                (
+                    "text" if responses else "response_format",
+                    _text_format(settings.response_format)
+                    if responses
+                    else settings.response_format,
+                ),
             )
             if value is not None
         }
@@ -100,20 +114,33 @@ class ModelTarget:
         """Tokens a call is expected to use, which the rate limiter pays for before sending
         it: the messages at about four characters a token, plus ``max_tokens`` (else as many
         again); the answer's usage settles the difference."""
-        prompt = sum(len(message["content"]) for message in self.body(request)["messages"]) // 4
+        body = self.body(request)
+        texts = [body.get("instructions") or ""]
+        texts += [message["content"] for message in body.get("messages", body.get("input", []))]
+        prompt = sum(len(text) for text in texts) // 4
         return prompt + (self.settings.max_tokens or prompt)
 
     def body(self, request: TargetRequest) -> dict[str, Any]:
-        """The chat completions request for one attempt."""
+        """The chat completions (or Responses API) request for one attempt."""
         envelope = request.envelope
         messages = []
         try:
-            if self._system is not None:
-                messages.append({"role": "system", "content": self._system.fill(envelope)})
-            messages.append({"role": "user", "content": self._prompt.fill(envelope)})
+            system = None if self._system is None else self._system.fill(envelope)
+            user = {"role": "user", "content": self._prompt.fill(envelope)}
         except TemplateError as error:
             reason = f"{_WHO}: {error}"
         else:
+            if self.settings.api == "responses":
+                instructions = {} if system is None else {"instructions": system}
+                return {
+                    "model": self.settings.model,
+                    **instructions,
+                    "input": [user],
+                    **self._parameters,
+                }
+            if system is not None:
+                messages.append({"role": "system", "content": system})
+            messages.append(user)
             return {"model": self.settings.model, "messages": messages, **self._parameters}
         raise TargetFailure(reason)
 
@@ -141,6 +168,8 @@ class ModelTarget:
         body = orjson.dumps(self.body(request))
         data, rates = await self._exchange.post(self.url, body, headers)
         answer = document_from_bytes(data, origin=f"{_WHO} answer")
+        if self.settings.api == "responses":
+            return TargetResponse(responses_document(answer), headers=rates or None)
         return TargetResponse(result_document(answer), headers=rates or None)
 
 
@@ -170,12 +199,64 @@ def result_document(answer: Mapping[str, Any]) -> dict[str, Any]:
     return document
 
 
-def _usage(usage: Any) -> dict[str, int] | None:
+def _text_format(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A chat completions ``response_format`` as the Responses API's ``text`` parameter
+    (``json_schema``'s name, schema and strictness moved up, as the API takes them)."""
+    if response_format is None:
+        return None
+    if response_format.get("type") == "json_schema" and isinstance(
+        response_format.get("json_schema"), dict
+    ):
+        return {"format": {"type": "json_schema", **response_format["json_schema"]}}
+    return {"format": response_format}
+
+
+def responses_document(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """The result document of a Responses API answer (see the module docstring); a
+    ``TargetFailure`` when it holds no output message."""
+    output = answer.get("output")
+    messages = (
+        [item for item in output if isinstance(item, dict) and item.get("type") == "message"]
+        if isinstance(output, list)
+        else []
+    )
+    if not messages:
+        raise TargetFailure(f"{_WHO} answer has no output message, not a Responses API answer")
+    texts: list[str] = []
+    refusal = None
+    for message in messages:
+        for part in message.get("content") or []:
+            if isinstance(part, dict) and part.get("type") == "output_text":
+                text = part.get("text")
+                texts.append(text if isinstance(text, str) else "")
+            elif isinstance(part, dict) and isinstance(part.get("refusal"), str):
+                refusal = part["refusal"]
+    payload: dict[str, Any] = {"answer": "".join(texts) if texts else None}
+    status = answer.get("status")
+    details = answer.get("incomplete_details")
+    if status == "completed":
+        payload["finish_reason"] = "stop"
+    elif isinstance(details, dict) and isinstance(details.get("reason"), str):
+        payload["finish_reason"] = details["reason"]
+    if refusal is not None:
+        payload["refusal"] = refusal
+    if isinstance(answer.get("model"), str):
+        payload["model"] = answer["model"]
+    document: dict[str, Any] = {"execution": {"status": "completed"}, "payload": payload}
+    usage = _usage(answer.get("usage"), ("input_tokens", "output_tokens"))
+    if usage is not None:
+        document["usage"] = usage
+    return document
+
+
+def _usage(
+    usage: Any, keys: tuple[str, str] = ("prompt_tokens", "completion_tokens")
+) -> dict[str, int] | None:
     if not isinstance(usage, dict):
         return None
     found = {
         name: usage[key]
-        for name, key in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"))
+        for name, key in zip(("input_tokens", "output_tokens"), keys, strict=True)
         if isinstance(usage.get(key), int) and not isinstance(usage.get(key), bool)
     }
     return found or None

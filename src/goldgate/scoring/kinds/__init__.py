@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from goldgate.scoring.kinds import custom, exact, score, set_, source_span, text
+from goldgate.scoring.kinds import custom, exact, maximum, score, set_, source_span, text
 from goldgate.scoring.kinds.kind import Score, ScoringKind
 
 __all__ = ["KINDS", "Score", "ScoringKind", "rescored_kinds"]
@@ -26,6 +26,7 @@ KINDS: Final[dict[str, ScoringKind]] = {
         source_span.KIND,
         custom.KIND,
         text.KIND,
+        maximum.KIND,
         score.KIND,
     )
 }

@@ -11,6 +11,7 @@ that held (``scoring.text.score_text``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goldgate.gold.compiled import TextGold, compile_text
@@ -36,7 +37,12 @@ def _score(
     form = expectation.form
     if form is None:  # built by hand, not compiled (compile_expectation makes a TextGold)
         form = compile_text(expectation.expected)
-    return score_text(actual, form, options)
+    scored = score_text(actual, form, options)
+    if expectation.judge is not None and scored.adjudication and scored.reason is not None:
+        # Until a --live run asks its judge (run.judges), the check waits and says why.
+        reason = f"{scored.reason}; its judge {expectation.judge} is asked only with --live"
+        return replace(scored, reason=reason)
+    return scored
 
 
 KIND = ScoringKind(name="text", rules=_rules, compile=compile_text, score=_score)
