@@ -35,6 +35,13 @@
   so there are improved, regressed and unchanged attempts): targets <= 5 s and <= 1 GB.
 - replay: `goldgate evaluate --replay` of such a report (300,000 checks): checks per second
   over the whole process and over the replay itself (target >= 100,000 checks/s).
+- publish: issue 43's workload (benchmarks/publish.py, whose docstring says what each row
+  holds): evaluate, evaluate --compare with a baseline that differs, `goldgate action` in
+  compare mode with JUnit and HTML (the publishing step) and `report merge` of two shards, at
+  10,000 and 100,000 attempts (`--million` adds 1,000,000): wall and peak RSS of each
+  (medians of 3), and the ratios publish / evaluate and merge / evaluate (targets <= 1x and
+  <= 0.5x, each <= 256 MB).
+- merge: the same workload's evaluate and `report merge` of two shards alone.
 - evals: issue 11's workload, 10,000 Python eval cases with 3 assertions each at concurrency 16:
   wall time, per-case overhead and peak memory of `goldgate evals run`, beside the same
   workload as JSON gold (`goldgate evaluate`) and beside ezvals, the runner seed 002 documents
@@ -1019,6 +1026,19 @@ def bench_coldstart() -> None:
     coldstart()
 
 
+def bench_publish() -> None:
+    # A sibling script (benchmarks/publish.py): issue 43's publishing step beside the run.
+    from publish import bench_publish as publish
+
+    publish()
+
+
+def bench_merge() -> None:
+    from publish import bench_merge as merge
+
+    merge()
+
+
 def bench_live() -> None:
     # A sibling script (benchmarks/live.py): the fake server and promptfoo are its own.
     from live import bench_live as live
@@ -1039,6 +1059,8 @@ BENCHMARKS = {
     "read": bench_read,
     "compare": bench_compare,
     "replay": bench_replay,
+    "publish": bench_publish,
+    "merge": bench_merge,
     "evals": bench_evals,
     "coldstart": bench_coldstart,
     "live": bench_live,
@@ -1046,7 +1068,7 @@ BENCHMARKS = {
 
 
 def main(names: list[str]) -> None:
-    unknown = [name for name in names if name not in BENCHMARKS]
+    unknown = [name for name in names if name not in BENCHMARKS and name != "--million"]
     if unknown:  # --help among them: the module's docstring says what each one measures
         print(__doc__)
         known = ", ".join(BENCHMARKS)
@@ -1054,7 +1076,7 @@ def main(names: list[str]) -> None:
         sys.exit(2)
     WORK.mkdir(exist_ok=True)
     compile_goldgate()  # every benchmark starts fresh processes: as an installed goldgate
-    for name in names or list(BENCHMARKS):
+    for name in [name for name in names if name != "--million"] or list(BENCHMARKS):
         BENCHMARKS[name]()
 
 

@@ -298,6 +298,7 @@ PRIVATE_CONTROL_FLOW = frozenset(
         ("goldgate.gold._stream.streamed", "_HasProblems"),
         ("goldgate.app.action.baseline", "_DeadlinePassed"),
         ("goldgate.report.verify", "_Broken"),
+        ("goldgate.report.scan", "_Unstreamable"),
         ("goldgate.evals.values", "_NotJson"),
         ("goldgate.run.targets._documents", "_NotJson"),
         ("goldgate.evals.runtime", "_Unconvertible"),

@@ -38,6 +38,7 @@ from goldgate.app.commandline.shared import (
     finish,
     streams_inheritable,
 )
+from goldgate.base.english import count
 from goldgate.base.errors import ExitCode, GoldgateError
 from goldgate.base.problems import pin_working_folder
 from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
@@ -179,13 +180,25 @@ def publish(
             ".goldgate/action/replay-baseline.json for the run to replay; exit 0.",
         ),
     ] = False,
+    prepare: Annotated[
+        bool,
+        typer.Option(
+            "--prepare",
+            help="Before `goldgate action --run-only` (no user code has run): with the input "
+            "check_run, create the step's check run in_progress on the pull request's head "
+            "commit (its id the step output check_run_id, which goldgate publish completes "
+            "from GOLDGATE_CHECK_RUN_ID); and as --fetch-baseline; exit 0.",
+        ),
+    ] = False,
 ) -> None:
     """The publishing half of `goldgate action` (runs no user code): read what `goldgate
     action --run-only` left, or in modes check, compare and report do the whole mode; compare
     with the baseline, and report (JUnit, sticky comment, job summary, annotations, step
     outputs). The exit code is the one fail_on decides."""
-    from goldgate.app.action.split import fetch_only, publish_only
+    from goldgate.app.action.split import fetch_only, prepare_only, publish_only
 
+    if prepare:
+        finish(ExitCode(prepare_only(dict(os.environ))))
     if fetch_baseline:
         finish(ExitCode(fetch_only(dict(os.environ))))
     finish(ExitCode(publish_only(_with_comment_mode(dict(os.environ), comment_mode))))
@@ -295,7 +308,7 @@ def main() -> None:
         left = threads_left_running(present)
         if left:
             warn(
-                f"goldgate: the target left {left} thread{'s' * (left > 1)} running; exiting anyway"
+                f"goldgate: the target left {count(left, 'thread')} running; exiting anyway"
             )
             settle_streams()
             os._exit(code)  # skips joining them at interpreter exit

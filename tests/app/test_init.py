@@ -55,7 +55,7 @@ def test_the_starter_validates_and_its_gold_checks(run_cli: Any, tmp_path: Path)
     assert validated.code == 0, validated.output
     assert "1 workflows: assistant" in validated.stdout
     assert checked.code == 0, checked.output
-    assert "gold OK: starter @ 1: 1 suites, 2 cases" in checked.stdout
+    assert "gold OK: starter @ 1: 1 suite, 2 cases" in checked.stdout  # English counts
 
 
 @pytest.mark.slow
@@ -285,3 +285,27 @@ def test_paths_are_printed_escaped_and_the_next_command_quoted(
     assert result.stdout.splitlines()[-1] == (
         "next: goldgate evaluate --config 'my gold\\n::warning::x/config/settings.yaml'"
     )
+
+
+def test_the_pull_request_workflows_ask_for_a_check_run_and_grant_checks_write() -> None:
+    """Every goldgate step of the pull-request workflows (init's and the examples') asks for
+    its check run, and its job grants ``checks: write`` (issue 44)."""
+    examples = REPO_ROOT / "examples" / "workflows"
+    texts = {
+        "init": WRITTEN[".github/workflows/goldgate.yml"],
+        **{
+            name: (examples / name).read_text("utf-8")
+            for name in ("pull-request.yml", "live.yml", "shards.yml")
+        },
+    }
+    for name, text in texts.items():
+        for job in _workflow(text)["jobs"].values():
+            ours = [
+                step
+                for step in job.get("steps", [])
+                if step.get("uses", "").startswith(("./", "<owner>/goldgate@"))
+            ]
+            for step in ours:
+                assert step["with"]["check_run"] == "true", (name, step.get("id"))
+            if ours:
+                assert job["permissions"]["checks"] == "write", name

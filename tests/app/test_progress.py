@@ -49,7 +49,7 @@ def test_progress_shows_names_and_counts_only(capsys: Any) -> None:
 
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == "s: running 1 attempts\ns: 1/1 attempts done\n"
+    assert captured.err == "s: running 1 attempt\ns: 1/1 attempt done\n"  # English counts
 
 
 def test_no_progress_line_is_a_workflow_command() -> None:

@@ -84,7 +84,8 @@ def test_every_output_counts_the_one_classification(pair: Pair, tmp_path: Path) 
     markdown = run_cli("report", "markdown", str(pair.candidate), *comparison, cwd=pair.root)
     assert markdown.code == 0, markdown.output
     escaped = COUNTS_TEXT.replace("_", "\\_")
-    assert f"Against the baseline: {escaped} \\(cases over repeats\\)." in markdown.stdout
+    assert f"; {escaped} \\(cases over repeats\\)." in markdown.stdout
+    assert "Against the baseline: attempts passed " in markdown.stdout
     assert "Fisher's exact test \\(one-sided, on its pass counts\\) gives p &lt; 0.05" in (
         markdown.stdout
     )
@@ -102,7 +103,8 @@ def test_every_output_counts_the_one_classification(pair: Pair, tmp_path: Path) 
     assert shown.code == 0, shown.output
     # Lines wrap at 80 columns: read them as the words they say.
     words = " ".join(shown.stdout.split())
-    assert f"Against the baseline: {COUNTS_TEXT} (cases over repeats)." in words
+    assert f"; {COUNTS_TEXT} (cases over repeats)." in words
+    assert "Against the baseline: attempts passed " in words
     assert "Gold changes (1)" in shown.stdout
     assert "Regressions (2)" in shown.stdout
 

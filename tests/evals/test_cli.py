@@ -58,7 +58,7 @@ def test_a_passing_run_writes_a_private_report_and_shows_only_safe_things(
     assert SECRET_IN not in result.stdout
     assert SECRET_OUT not in result.stdout  # what the eval printed went to stderr
     assert f"from the eval: {SECRET_OUT}" in result.stderr
-    assert "qa: running 1 attempts" in result.stderr
+    assert "qa: running 1 attempt\n" in result.stderr
     assert "verdict: passed (exit 0)" in result.stdout
     line = next(line for line in result.stdout.splitlines() if line.startswith("report: "))
     path = project / line.removeprefix("report: ")

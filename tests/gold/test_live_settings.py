@@ -128,3 +128,21 @@ def test_infinite_or_nan_prices_and_limits_are_refused_by_validate_and_check(
         assert line.startswith("config/settings.yaml:")
         assert "must be a finite number, found " in line
         assert "Traceback" not in result.output
+
+
+def test_the_model_target_s_api_left_as_chat_keeps_the_digest(tmp_path: Path) -> None:
+    """``api`` came after model targets had digests: its unset value (chat) is left out, so a
+    model workflow's revision, and the replay of its earlier reports, is what it was."""
+    model = (
+        "workflows:\n  judge:\n    revision: r1\n    live: true\n"
+        "    credentials: [OPENAI_API_KEY]\n    target:\n      model:\n"
+        "        base_url: https://api.openai.com/v1\n        model: gpt-4o-mini\n"
+        "        api_key: OPENAI_API_KEY\n        prompt: '{/payload/answer}'\n"
+    )
+    unset = load_settings(write(tmp_path, model)).configuration_digest
+    # What goldgate gave this configuration before the model target had ``api`` (b6ada9a).
+    assert unset == "sha256:29250f104a282f0052a8bb9628c85b6744fb79535a9f37cb36da15f25f2ebcf2"
+    chat = model + "        api: chat\n"
+    responses = model + "        api: responses\n"
+    assert load_settings(write(tmp_path, chat)).configuration_digest == unset
+    assert load_settings(write(tmp_path, responses)).configuration_digest != unset

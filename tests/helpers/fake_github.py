@@ -7,7 +7,9 @@ against it): issue comments (list with ``per_page``/``page`` and a ``Link`` head
 create, update), artifacts (list by name, of one run, get, download through a 302 to a
 second path of this server that plays the storage host, which can be made to trickle),
 workflow runs, compare (``merge_base_commit``), ``repos/{owner}/{repo}``, pull requests
-(get, with the head ``add_pull`` gave), and ``GET /user`` answering 403 as it does to an
+(get, with the head ``add_pull`` gave), check runs (``POST /repos/{o}/{r}/check-runs`` and
+``PATCH /repos/{o}/{r}/check-runs/{id}``, which refuse more than 50 annotations a request
+with 422 and record everything: ``check_runs``), and ``GET /user`` answering 403 as it does to an
 installation token (``login`` a bot's, the default) or the account of a personal token (any
 other ``login``: the author of the comments it creates). Beside the API,
 ``POST /_runtime/artifacts``
@@ -144,6 +146,24 @@ class _Artifact:
 
 
 @dataclass
+class CheckRun:
+    """A check run as the fake holds it: what the requests said, the annotations in the
+    order they came (``PATCH`` appends, as GitHub's does), and how many each request
+    carried."""
+
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None = None
+    details_url: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    batches: list[int] = field(default_factory=list)
+
+
+@dataclass
 class _Comment:
     id: int
     issue: int
@@ -192,6 +212,7 @@ class FakeGitHub:
         self._delays: list[Delay] = []
         self._released = threading.Event()
         self._comments: dict[int, _Comment] = {}
+        self._check_runs: dict[int, CheckRun] = {}
         self._artifacts: dict[int, _Artifact] = {}
         self._merge_bases: dict[tuple[str, str], str] = {}
         self._pulls: dict[int, tuple[str, str]] = {}
@@ -336,9 +357,16 @@ class FakeGitHub:
             )
 
     def read_only_token(self) -> None:
-        """The token of a pull request from a fork: reading works, writing comments is 403."""
+        """The token of a pull request from a fork: reading works, writing comments and
+        check runs is 403."""
         for method in ("POST", "PATCH"):
             self.fail(method, r"/issues/.*comments", 403, message=READ_ONLY_MESSAGE, times=None)
+            self.fail(method, r"/check-runs", 403, message=READ_ONLY_MESSAGE, times=None)
+
+    def check_runs(self) -> list[CheckRun]:
+        """Every check run created, in order."""
+        with self._lock:
+            return list(self._check_runs.values())
 
     def clear_faults(self) -> None:
         """Answer every request normally again (a fork's run is over; the next one runs with
@@ -489,6 +517,9 @@ class FakeGitHub:
             ("GET", rf"/repos/{repo}/actions/runs/(\d+)/artifacts", self._list_run_artifacts),
             ("GET", rf"/repos/{repo}/compare/([^/]+)", self._compare),
             ("GET", rf"/repos/{repo}/pulls/(\d+)", self._pull),
+            ("POST", rf"/repos/{repo}/check-runs", self._create_check_run),
+            ("GET", rf"/repos/{repo}/check-runs/(\d+)", self._get_check_run),
+            ("PATCH", rf"/repos/{repo}/check-runs/(\d+)", self._update_check_run),
         ]
         for verb, pattern, action in routes:
             match = re.fullmatch(pattern, path)
@@ -703,6 +734,86 @@ class FakeGitHub:
             "updated_at": _time(EPOCH),
         }
         return 200, data, {}
+
+    def _create_check_run(self, path: str, query: dict[str, str], body: str) -> Any:
+        data = _json_object(body)
+        name, sha = data.get("name"), data.get("head_sha")
+        if not isinstance(name, str) or not name or not isinstance(sha, str) or not sha:
+            return 422, _validation("name", "missing_field", "name and head_sha are required"), {}
+        run = CheckRun(next(self._ids), name, sha, str(data.get("status") or "queued"))
+        refusal = self._apply_check_run(run, data)
+        if refusal is not None:
+            return refusal
+        self._check_runs[run.id] = run
+        return 201, self._check_run_json(run), {}
+
+    def _get_check_run(self, path: str, query: dict[str, str], body: str, ident: str) -> Any:
+        run = self._check_runs.get(int(ident))
+        if run is None:
+            return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
+        return 200, self._check_run_json(run), {}
+
+    def _update_check_run(self, path: str, query: dict[str, str], body: str, ident: str) -> Any:
+        run = self._check_runs.get(int(ident))
+        if run is None:
+            return 404, {"message": "Not Found", "documentation_url": DOCS}, {}
+        refusal = self._apply_check_run(run, _json_object(body))
+        if refusal is not None:
+            return refusal
+        return 200, self._check_run_json(run), {}
+
+    def _apply_check_run(
+        self, run: CheckRun, data: dict[str, Any]
+    ) -> tuple[int, Any, dict[str, str]] | None:
+        """Apply a create or update; GitHub's 422 for more than 50 annotations, for a
+        summary over 65,535 characters, or for a completed run without its conclusion."""
+        output = data.get("output") or {}
+        annotations = output.get("annotations") or []
+        if len(annotations) > 50:
+            message = "Only 50 annotations are allowed per request"
+            return 422, _validation("annotations", "too_long", message), {}
+        summary = output.get("summary")
+        if isinstance(summary, str) and len(summary) > 65_535:
+            return 422, _validation("summary", "too_long", "summary is too long"), {}
+        if data.get("status") == "completed" and not data.get("conclusion"):
+            return 422, _validation("conclusion", "missing_field", "conclusion is required"), {}
+        for key in ("status", "conclusion", "details_url"):
+            if data.get(key) is not None:
+                setattr(run, key, data[key])
+        if "title" in output:
+            run.title = output["title"]
+        if "summary" in output:
+            run.summary = summary
+        run.annotations.extend(annotations)
+        run.batches.append(len(annotations))
+        return None
+
+    def _check_run_json(self, run: CheckRun) -> dict[str, Any]:
+        url = f"{self.base_url}/repos/{self.repository}/check-runs/{run.id}"
+        return {
+            "id": run.id,
+            "node_id": f"CR_{run.id}",
+            "head_sha": run.head_sha,
+            "external_id": "",
+            "url": url,
+            "html_url": f"https://github.com/{self.repository}/runs/{run.id}",
+            "details_url": run.details_url,
+            "status": run.status,
+            "conclusion": run.conclusion,
+            "started_at": _time(EPOCH),
+            "completed_at": _time(EPOCH) if run.status == "completed" else None,
+            "output": {
+                "title": run.title,
+                "summary": run.summary,
+                "text": None,
+                "annotations_count": len(run.annotations),
+                "annotations_url": f"{url}/annotations",
+            },
+            "name": run.name,
+            "check_suite": {"id": 5},
+            "app": None,
+            "pull_requests": [],
+        }
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -975,6 +1086,14 @@ class _Handler(loopback.Handler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the tests read ``FakeGitHub.requests`` instead."""
+
+
+def _json_object(body: str) -> dict[str, Any]:
+    try:
+        value = json.loads(body) if body else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _validation(field_name: str, code: str, message: str) -> dict[str, Any]:

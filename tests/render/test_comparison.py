@@ -155,7 +155,7 @@ def test_the_adapter_finds_the_example_changes(view: ComparisonView) -> None:
     assert (mcnemar["pipeline"].baseline_only, mcnemar["pipeline"].candidate_only) == (1, 3)
     assert mcnemar["pipeline"].p_value == pytest.approx(0.625)
     assert not view.partial
-    assert view.baseline == "the baseline settings at revision base"
+    assert view.baseline == "settings@base"
 
 
 def _with_findings(
@@ -416,7 +416,7 @@ def test_cli_renders_with_a_comparison(run_cli: Any, compared: Compared) -> None
     markdown = run_cli("report", "markdown", str(compared.candidate_path), *args)
     assert markdown.code == 0, markdown.output
     assert "### Regressions" in markdown.stdout
-    assert "against the baseline" in markdown.stdout.splitlines()[0]
+    assert "against settings@" in markdown.stdout.splitlines()[0]
 
     annotations = run_cli("report", "annotations", str(compared.candidate_path), *args)
     assert annotations.code == 0
@@ -559,9 +559,15 @@ def test_deltas_per_suite_in_markdown_and_report_show(
     assert "accuracy 0.8 (baseline 1), macro F1 0.7917 (baseline 1)" in markdown
     for row in ("latency p50 | 5 ms | 5 ms | ±0", "tool\\_calls per attempt | 0 | 0.4 | +0.4"):
         assert f"| pipeline | {row} |" in markdown
+    # Latency within the noise rule is folded: under its summary, after what changed.
+    folded = markdown.index("figures within noise")
+    assert markdown.index("| pipeline | latency p50 | 5 ms | 5 ms | ±0 |") > folded
+    assert markdown.index("| pipeline | tool\\_calls per attempt | 0 | 0.4 | +0.4 |") < folded
     assert "pass rate 82.9% (-2.9 pts from 85.7%)" in shown
     assert "threshold pass_rate, minimum 0.95, baseline 1, candidate 0.8919, held no" in shown
-    assert "| pipeline | latency p95 | 10 ms | 10 ms | ±0 |" in shown
+    assert "| pipeline | latency p95 |" not in shown
+    assert "| pipeline | tool_calls per attempt | 0 | 0.4 | +0.4 |" in shown
+    assert "9 figures within noise not shown (latency changes of at most max(50 ms," in shown
     # McNemar only where it can say anything: no suite has 6 discordant pairs here.
     assert "McNemar" not in markdown
     assert "McNemar" not in shown

@@ -77,6 +77,28 @@ def test_four_shards_merged_equal_one_run(runs: dict[str, Path], tmp_path: Path)
     assert read_report(merged).options.shard is None
 
 
+def test_merged_shards_are_the_bytes_of_the_merge_read_whole(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """`report merge` streams (each shard read a case at a time, the merged report written
+    as it goes): the same bytes as joining the shards read whole, with every speed-up off
+    too."""
+    from goldgate.report.io import report_bytes
+    from goldgate.report.merge import ShardReport, merge_reports
+
+    shards = [runs[k] for k in ("2/4", "4/4", "1/4", "3/4")]
+    whole = report_bytes(
+        merge_reports([ShardReport(str(path), read_report(path)) for path in shards])
+    )
+    for accelerators in ("1", "0"):
+        merged = tmp_path / f"merged-{accelerators}.json"
+        run_cli(
+            "report", "merge", *map(str, shards), "-o", str(merged), cwd=tmp_path,
+            env={"GOLDGATE_ACCELERATORS": accelerators},
+        )  # fmt: skip
+        assert merged.read_bytes() == whole
+
+
 @pytest.mark.parametrize("gated", [False, True])
 def test_a_shard_decides_nothing_alone(tmp_path: Path, gated: bool) -> None:
     """A shard whose cases disagree with gold, or miss a threshold, exits 0: its report

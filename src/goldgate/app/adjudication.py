@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from goldgate.base.english import count
 from goldgate.base.errors import ExitCode, InvalidInputError
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import write_stdout
@@ -21,8 +22,8 @@ from goldgate.report.verdictstore import (
 __all__ = ["apply_command", "export_command"]
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' * (count != 1)}"
+def _plural(value: int, noun: str) -> str:
+    return count(value, noun)
 
 
 def export_command(report_path: Path, output: Path) -> ExitCode:

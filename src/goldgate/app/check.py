@@ -11,6 +11,7 @@ from goldgate.app.conclude import (
     refusal_json,
     violations_listing,
 )
+from goldgate.base import english
 from goldgate.base.errors import (
     ExitCode,
     GoldgateError,
@@ -134,10 +135,11 @@ def check_gold_command(
         )
     else:
         emit_text(
-            f"gold OK: {gold.name} @ {gold.revision}: {len(gold.suites)} suites, "
-            f"{result.case_count} cases"
+            f"gold OK: {gold.name} @ {gold.revision}: {english.count(len(gold.suites), 'suite')}, "
+            f"{english.count(result.case_count, 'case')}"
         )
         for suite in gold.suites:
-            emit_text(f"  {suite.name}: {len(suite.cases)} cases, {suite.fingerprint}")
+            cases = english.count(len(suite.cases), "case")
+            emit_text(f"  {suite.name}: {cases}, {suite.fingerprint}")
         emit_text(f"dataset fingerprint: {gold.fingerprint}")
     return ExitCode.PASSED

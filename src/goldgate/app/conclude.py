@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from goldgate.base import english
 from goldgate.base.channel import announce
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, GoldgateError, most_severe
 from goldgate.base.problems import Violation
@@ -67,8 +68,8 @@ def violations_listing(
     else:
         for violation in violations:
             emit_text(violation.render())
-    count, files = len(violations), len({v.source for v in violations})
-    emit_text(f"{count} problem{'s' * (count != 1)} in {files} file{'s' * (files != 1)}.")
+    problems, files = len(violations), len({v.source for v in violations})
+    emit_text(f"{english.count(problems, 'problem')} in {english.count(files, 'file')}.")
     return ExitCode.INVALID_INPUT
 
 

@@ -18,8 +18,9 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from goldgate.app.action.inputs import FAIL_ON, FailOn
 from goldgate.app.conclude import note_project_secrets
 from goldgate.base.errors import ExitCode, InvalidInputError
 from goldgate.base.files import read_regular_file
@@ -28,6 +29,10 @@ from goldgate.base.problems import display_path
 from goldgate.base.stdio import write_stdout
 from goldgate.base.textsafe import quote, refuse_control
 from goldgate.render.registry import DETAILS, Details
+
+if TYPE_CHECKING:
+    from goldgate.comparison.models import Comparison
+    from goldgate.render.registry import RenderContext
 
 FORMAT: Final = "goldgate.fork-comment/1"
 HANDOFF_GLOB: Final = "goldgate-comment-*.json"
@@ -45,6 +50,8 @@ _FIELDS: Final = frozenset(
         "link_gold",
         "report",
         "comparison",
+        "check_run",
+        "fail_on",
     }
 )
 _SHA: Final = re.compile(r"[0-9a-f]{40}")
@@ -72,8 +79,11 @@ def handoff(
     link_gold: bool,
     report: str,
     comparison: str | None,
+    check_run: FailOn | None = None,
 ) -> dict[str, Any]:
-    """The hand-off document the action writes (file names are relative to its folder)."""
+    """The hand-off document the action writes (file names are relative to its folder);
+    ``check_run``, the step's ``fail_on`` when it asked for a check run (None: it did not),
+    lets the trusted job create that check run too."""
     return {
         "format": FORMAT,
         "pull_request": pull_request,
@@ -83,6 +93,8 @@ def handoff(
         "link_gold": link_gold,
         "report": report,
         "comparison": comparison,
+        "check_run": check_run is not None,
+        "fail_on": check_run or FAIL_ON[0],
     }
 
 
@@ -96,6 +108,8 @@ class Handoff:
     link_gold: bool
     report: Path
     comparison: Path | None
+    check_run: bool = False
+    fail_on: FailOn = "disagreement"
 
 
 def _refuse(source: str, why: str) -> InvalidInputError:
@@ -167,6 +181,12 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
     link_gold = value.get("link_gold")
     if not isinstance(link_gold, bool):
         raise _refuse(source, "'link_gold' is not true or false")
+    check_run = value.get("check_run", False)
+    if not isinstance(check_run, bool):
+        raise _refuse(source, "'check_run' is not true or false")
+    fail_on = next((known for known in FAIL_ON if known == value.get("fail_on", FAIL_ON[0])), None)
+    if fail_on is None:
+        raise _refuse(source, f"'fail_on' is not one of {', '.join(FAIL_ON)}")
     folder = path.parent
     report = _attached(
         folder, source=source, value=value.get("report"), key="report", optional=False
@@ -175,7 +195,18 @@ def read_handoff(path: Path, head_sha: str) -> Handoff:
     comparison = _attached(
         folder, source=source, value=value.get("comparison"), key="comparison", optional=True
     )
-    return Handoff(source, number, head_sha, comment_id, details, link_gold, report, comparison)
+    return Handoff(
+        source,
+        number,
+        head_sha,
+        comment_id,
+        details,
+        link_gold,
+        report,
+        comparison,
+        check_run=check_run,
+        fail_on=fail_on,
+    )
 
 
 def rebuild_comment(
@@ -191,8 +222,9 @@ def rebuild_comment(
     (and comparison). Gold links point at ``server_url``/``repository`` at ``head_sha``.
     Values are shown only when both ``details`` (the trusted job's choice) and the hand-off
     say ``values``: a fork's run cannot widen what the comment shows."""
-    from goldgate.app.render import load_comparison_view, render
+    from goldgate.app.render import render, verified_comparison
     from goldgate.github.comments import comment_budget, with_marker
+    from goldgate.render.compared import comparison_view
     from goldgate.render.escape import check_link_base
     from goldgate.render.registry import Links, RenderContext
     from goldgate.report.io import read_report_and_digest
@@ -200,9 +232,10 @@ def rebuild_comment(
     found = read_handoff(find_handoff(folder), head_sha)
     # Recomputed and checked like any report: a fork's run wrote it.
     report, digest = read_report_and_digest(found.report)
-    view = None
+    view, comparison = None, None
     if found.comparison is not None:
-        view = load_comparison_view(found.comparison, digest, report, found.report)
+        comparison = verified_comparison(found.comparison, digest, found.report)
+        view = comparison_view(comparison, report)
     link_base = None
     if found.link_gold and repository and _REPOSITORY.fullmatch(repository):
         server = (server_url or "https://github.com").rstrip("/")
@@ -222,11 +255,39 @@ def rebuild_comment(
         notes=(PREFACE,),
     )
     body = render("markdown", context)
-    return {
+    rebuilt = {
         "pull_request": found.pull_request,
         "head_sha": head_sha,
         "comment_id": found.comment_id,
         "body": with_marker(body, found.comment_id),
+    }
+    if found.check_run:
+        rebuilt["check_run"] = _check_run(found, context, body, comparison)
+    return rebuilt
+
+
+def _check_run(
+    found: Handoff, context: RenderContext, body: str, comparison: Comparison | None
+) -> dict[str, Any]:
+    """The check run the trusted job creates on the fork's head commit: its name, its
+    conclusion (the report's verdict under the hand-off's ``fail_on``), the comment's first
+    line and Markdown, and every annotation as the Checks API takes it."""
+    import os
+
+    from goldgate.app.action.checkrun import check_run_name
+    from goldgate.app.action.inputs import max_annotations
+    from goldgate.app.action.rules import check_conclusion, decide_exit
+    from goldgate.render.checkrun import check_annotations, check_summary, check_title
+
+    run_code = context.report.verdict.exit_code
+    code, _ = decide_exit(found.fail_on, run_code, comparison)
+    annotations = check_annotations(context, max_annotations(os.environ))
+    return {
+        "name": check_run_name(found.comment_id),
+        "conclusion": check_conclusion(found.fail_on, code, run_code, comparison),
+        "title": check_title(body),
+        "summary": check_summary(body),
+        "annotations": [annotation.json() for annotation in annotations],
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,13 +17,20 @@ from goldgate.base.errors import (
 def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     """``goldgate report merge``: the shards' reports joined into one; its exit code is the
     verdict of the whole run."""
-    from goldgate.report.io import ensure_writable, read_report, write_report
-    from goldgate.report.merge import ShardReport, merge_reports
+    from goldgate.report.io import ensure_writable, write_report_pieces
+    from goldgate.report.mergestream import merged_stream
+    from goldgate.report.streamread import streamed_report
     from goldgate.report.summary import render_summary
 
     ensure_writable(output)
-    merged = merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
-    written = write_report(merged, output)
+    with contextlib.ExitStack() as opened:
+        # Each shard is verified as it is read, and its cases read again as they are
+        # written: the merged report is never held whole (report.mergestream).
+        shards = [opened.enter_context(streamed_report(path)) for path in paths]
+        merging = merged_stream(shards)
+        written = write_report_pieces(merging.chunks(), output)
+    merged = merging.report
+    assert merged is not None  # every piece was written
     code = ExitCode(merged.verdict.exit_code)
     emit_text(render_summary(merged, written, code))
     return code

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from goldgate.base.english import count
 from goldgate.base.textsafe import escape_control, printable
 from goldgate.gold.suites import GoldSuite
 
@@ -46,7 +47,7 @@ class Progress:
         # In a log, a line per quarter is enough to show the run is alive.
         marks = {max(1, round(total * share)) for share in (0.25, 0.5, 0.75, 1.0)}
         if not self.interactive:
-            self._show(f"{name}: running {total} attempts\n")
+            self._show(f"{name}: running {count(total, 'attempt')}\n")
 
         def update(done: int) -> None:
             if self.interactive:
@@ -55,6 +56,6 @@ class Progress:
                 end = "\n" if done >= total else ""
                 self._show(f"\r{name}: [{bar}] {done}/{total}{end}")
             elif done in marks:
-                self._show(f"{name}: {done}/{total} attempts done\n")
+                self._show(f"{name}: {done}/{count(total, 'attempt')} done\n")
 
         return update

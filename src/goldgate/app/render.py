@@ -134,18 +134,6 @@ def render_report(request: RenderRequest) -> ExitCode:
     return ExitCode.PASSED
 
 
-def load_comparison_view(
-    comparison_path: Path, digest: str, report: Report, report_path: Path
-) -> ComparisonView:
-    """The renderers' view of the comparison file at ``comparison_path``; refused
-    (``InvalidInputError``) unless its candidate is the report whose bytes have ``digest``
-    (read from ``report_path``) and its figures are what its reports give
-    (``comparison.verify``)."""
-    from goldgate.render.compared import comparison_view
-
-    return comparison_view(verified_comparison(comparison_path, digest, report_path), report)
-
-
 def verified_comparison(comparison_path: Path, digest: str, report_path: Path) -> Comparison:
     """The comparison file at ``comparison_path``, refused (``InvalidInputError``) unless its
     candidate is the report whose bytes have ``digest`` (read from ``report_path``) and its

@@ -169,6 +169,7 @@ jobs:
       contents: read         # check out the code
       actions: read          # find and download the baseline artifact
       pull-requests: write   # the sticky comment (read-only for forks, whatever this says)
+      checks: write          # the check run "goldgate", with every annotation
     steps:
       - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
         with:
@@ -180,6 +181,7 @@ __GOLDGATE_STEPS__          baseline: artifact:goldgate-report   # goldgate-repo
           junit: goldgate-junit.xml
           comment: update
           fail_on: disagreement
+          check_run: "true"
 
       - name: Keep the report, comparison, JUnit and HTML page
         if: ${{ !cancelled() && steps.goldgate.outputs.report != '' }}

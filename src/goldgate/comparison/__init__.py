@@ -19,12 +19,12 @@ from goldgate.comparison.compute import compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
 from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
 from goldgate.report.io import (
-    json_text_value,
     read_report_bytes,
     unique_path,
     validation_problem,
     write_whole_file,
 )
+from goldgate.report.jsontext import json_text_value
 from goldgate.report.models import Report
 from goldgate.report.readbound import let_go_after
 from goldgate.report.stream import dumps

@@ -14,6 +14,7 @@ with the place it breaks.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -25,11 +26,13 @@ import orjson
 from pydantic import ValidationError
 
 from goldgate.base.errors import PointerSyntaxError, ReportRefusedError
+from goldgate.base.files import open_regular_file
 from goldgate.base.jsonvalue import MISSING, canonical_json
 from goldgate.base.memory import collections_paused
 from goldgate.base.pointers import resolve_pointer
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import (
+    admit_side,
     read_report_bytes,
     report_bytes,
     report_value,
@@ -37,7 +40,8 @@ from goldgate.report.io import (
 )
 from goldgate.report.models import Report, SuiteRecord, validated
 from goldgate.report.plain import record_json
-from goldgate.report.readbound import SIDE_HELD_FACTOR, memory_bounded
+from goldgate.report.readbound import admit_case, memory_bounded
+from goldgate.report.scan import LazyCases, scan_report
 from goldgate.report.verify import verify_report
 from goldgate.scoring.adjudication import output_digest
 
@@ -293,7 +297,7 @@ def _reduce(
     with collections_paused():
         for index, (raw, record) in enumerate(zip(raw_suites, header.suites, strict=True)):
             cases = raw.get("cases")
-            if not isinstance(cases, list):
+            if not isinstance(cases, list | LazyCases):
                 raise _invalid(path, f"/suites/{index}/cases", "cases must be an array")
             reduced = []
             for position, case in enumerate(cases):
@@ -309,8 +313,20 @@ def _reduce(
 
 
 def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> ReportSide:
-    """A report file as one side of a comparison (``wanted``: whose results to keep)."""
-    data = read_report_bytes(path, held=SIDE_HELD_FACTOR)
+    """A report file as one side of a comparison (``wanted``: whose results to keep), read a
+    case at a time (``report.scan``: each case reduced, then verified, as it is reached;
+    never the report's plain JSON whole). A file the stream cannot take is read whole."""
+    source = str(path)
+    with open_regular_file(path, source, what="a report") as handle:
+        admit_side(source, os.fstat(handle.fileno()).st_size)
+        with memory_bounded(source):
+            scanned = scan_report(handle, source)
+            if scanned is not None:
+                admit_case(source, scanned.largest_case)
+                return _reduce(
+                    scanned.value, label=label, path=source, digest=scanned.digest, wanted=wanted
+                )
+    data = read_report_bytes(path, held=0, peak=0)
     digest = bytes_digest(data)
     with memory_bounded(str(path)):
         value = report_value(data, str(path))

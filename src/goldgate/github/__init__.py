@@ -6,6 +6,7 @@
 - ``client``: the PyGithub client (Enterprise Server, retries, rate limits);
 - ``errors``: its errors, ``GitHubUnavailable`` the one every module turns failures into.
 - ``comments``: the sticky pull-request comment.
+- ``checkruns``: a check run created in progress, then completed with every annotation.
 - ``artifacts``: which artifact holds the baseline report of the merge-base commit;
 - ``download``: its zip fetched within a deadline, the token kept from the storage host;
 - ``archive``: the zip unpacked without trusting it.
@@ -13,4 +14,14 @@
 PyGithub is imported only inside functions, so importing this package costs nothing.
 """
 
-__all__ = ["archive", "artifacts", "client", "comments", "download", "envfiles", "errors", "event"]
+__all__ = [
+    "archive",
+    "artifacts",
+    "checkruns",
+    "client",
+    "comments",
+    "download",
+    "envfiles",
+    "errors",
+    "event",
+]

@@ -7,6 +7,7 @@ file whole and says what is wrong with it, and a search past its deadline fails 
 
 from __future__ import annotations
 
+from goldgate.base import english
 from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
 from goldgate.base.problems import Violation, sort_violations
 
@@ -46,7 +47,7 @@ class SettingsError(InvalidInputError):
         self.violations = sort_violations(violations)
         count = len(self.violations)
         summary = "\n".join(v.render() for v in self.violations)
-        super().__init__(f"{summary}\n{count} problem{'s' * (count != 1)} in the settings.")
+        super().__init__(f"{summary}\n{english.count(count, 'problem')} in the settings.")
 
 
 class YamlSyntaxError(InvalidInputError):

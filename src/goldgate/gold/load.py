@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError
 
-from goldgate.base import accelerators
+from goldgate.base import accelerators, english
 from goldgate.base.errors import InvalidInputError, JsonSyntaxError, MissingFileError
 from goldgate.base.jsonvalue import json_type_name
 from goldgate.base.memory import collections_paused
@@ -295,7 +295,7 @@ def load_gold(
         listing = "".join(violation.render() + "\n" for violation in result.violations)
         raise GoldCheckError(
             result.violations,
-            f"{listing}{count} problem{'s' * (count != 1)} in the gold at "
+            f"{listing}{english.count(count, 'problem')} in the gold at "
             f"{display_path(result.path)}; run 'goldgate evaluate --check' after every edit.",
         )
     return result.dataset

@@ -3,6 +3,7 @@
 - ``junit``: JUnit XML for the checks tab;
 - ``markdown``: a pull-request comment or a job summary, within GitHub's size limits;
 - ``annotations``: GitHub workflow commands pointing at each failing case's gold line;
+- ``checkrun``: a check run's every annotation (by severity, bounded), title and summary;
 - ``workflow_commands``: the one writer of workflow commands (escaping, one command a line, masks);
 - ``terminal``: ``goldgate report show``, for people at a terminal or reading a CI log;
 - ``html``: ``goldgate report html``, one self-contained page with figures (``htmlfigures``:
@@ -24,6 +25,7 @@ file or talks to the network: ``goldgate.app`` does the I/O and ``goldgate.githu
 
 __all__ = [
     "annotations",
+    "checkrun",
     "compared",
     "costrow",
     "deltas",

@@ -13,6 +13,7 @@ every line written here starts with a command goldgate chose.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain, islice
 
 from goldgate.base.problems import Violation
@@ -34,11 +35,27 @@ def _file(source: str | None) -> str | None:
     return repository_path(source, None)
 
 
-def _annotation(
+@dataclass(frozen=True)
+class Described:
+    """What an annotation of a failing attempt says, whatever carries it (a workflow
+    command, a check run's annotation): its kind in words, its one-line message, its title,
+    the gold file relative to the repository root (None: none) and its line there, and the
+    comparison's change of the attempt (None without one)."""
+
+    kind: str
+    message: str
+    title: str
+    file: str | None
+    line: int | None
+    change: str | None
+
+
+def describe(
     item: AttemptItem,
     comparison: ComparisonView | None,
     sources: Mapping[str, str | None] | None = None,
-) -> str:
+) -> Described:
+    """The one wording of a failing attempt's annotation."""
     kinds = {
         "runtime": "runtime failure",
         "check_error": "check error",
@@ -57,19 +74,35 @@ def _annotation(
         message = f"{change.change}, not a regression: {change.detail}; {message}"
     location = item.location
     file = repository_path(location.source, sources)
-    return command(
-        "error",
-        message,
-        file=file,
-        line=location.line if file is not None else None,
-        title=f"goldgate {kind}: {text.name(item.suite)} / {text.name(item.label)}",
+    return Described(
+        kind,
+        text.one_line(message),
+        text.one_line(f"goldgate {kind}: {text.name(item.suite)} / {text.name(item.label)}"),
+        file,
+        location.line if file is not None else None,
+        None if change is None else change.change,
     )
 
 
-def _limited(lines: Iterable[str], total: int, maximum: int, rest: str) -> list[str]:
+def _annotation(
+    item: AttemptItem,
+    comparison: ComparisonView | None,
+    sources: Mapping[str, str | None] | None = None,
+) -> str:
+    said = describe(item, comparison, sources)
+    return command("error", said.message, file=said.file, line=said.line, title=said.title)
+
+
+def _limited(
+    lines: Iterable[str], total: int, maximum: int, rest: tuple[str, str]
+) -> list[str]:
+    """The first ``maximum`` lines, and a notice counting the rest: ``rest`` is its noun
+    (``more problem``) and what follows the count."""
     shown = list(islice(lines, maximum))
     if total > len(shown):
-        shown.append(command("notice", f"{total - len(shown):,} {rest}", title="goldgate"))
+        noun, tail = rest
+        said = f"{text.count(total - len(shown), noun)} {tail}"
+        shown.append(command("notice", said, title="goldgate"))
     return shown
 
 
@@ -86,8 +119,8 @@ def render_annotations(context: RenderContext) -> str:
     items = chain(view.problems(("runtime", "check_error")), view.problems(("failure",)))
     where = f"; the full list is in {text.one_line(full_report)}" if full_report else ""
     rest = (
-        f"more failing attempt{'s' * (total - maximum != 1)} not annotated "
-        f"(GitHub shows {ANNOTATION_LIMIT} errors per step){where}"
+        "more failing attempt",
+        f"not annotated (GitHub shows {ANNOTATION_LIMIT} errors per step){where}",
     )
     comparison = view.comparison
     lines = _limited(
@@ -115,8 +148,5 @@ def violation_annotations(
         )
         for violation in violations
     )
-    rest = (
-        f"more problem{'s' * (len(violations) - maximum != 1)} not annotated; "
-        "run 'goldgate evaluate --check' for the full list"
-    )
+    rest = ("more problem", "not annotated; run 'goldgate evaluate --check' for the full list")
     return "".join(line + "\n" for line in _limited(lines, len(violations), maximum, rest))

@@ -33,9 +33,25 @@ def _locations(report: Report | None) -> dict[tuple[str, str], Location]:
     }
 
 
+REVISION_SHOWN = 12
+"""Characters of a baseline's revision digest the headline shows: enough to tell two apart,
+short enough for the first line of an 800-pixel comment column."""
+
+
+def short_revision(revision: str) -> str:
+    """A revision as the headline names it: a digest (``sha256:...``, a commit id) by its
+    first ``REVISION_SHOWN`` hexadecimal digits, any other revision as it is."""
+    digits = revision.removeprefix("sha256:")
+    if len(digits) > REVISION_SHOWN and all(c in "0123456789abcdefABCDEF" for c in digits):
+        return digits[:REVISION_SHOWN]
+    return revision
+
+
 def _baseline_name(comparison: Comparison) -> str:
+    """The baseline as ``NAME@REVISION`` (``settings@7bb2904ee915``), as the action names the
+    artifact of a commit (``main@abc1234``)."""
     variant = comparison.baseline.variant
-    return f"the baseline {variant.name} at revision {variant.revision}"
+    return f"{variant.name}@{short_revision(variant.revision)}"
 
 
 def _counts(comparison: Comparison) -> str:
@@ -99,8 +115,22 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
             if failures.baseline or failures.candidate
             else []
         ),
-        Figure("latency p50", latency.p50.baseline, latency.p50.candidate, "ms", latency_note),
-        Figure("latency p95", latency.p95.baseline, latency.p95.candidate, "ms", latency_note),
+        Figure(
+            "latency p50",
+            latency.p50.baseline,
+            latency.p50.candidate,
+            "ms",
+            latency_note,
+            "latency",
+        ),
+        Figure(
+            "latency p95",
+            latency.p95.baseline,
+            latency.p95.candidate,
+            "ms",
+            latency_note,
+            "latency",
+        ),
         *(
             Figure(
                 f"{item.key} per attempt",
@@ -108,6 +138,7 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
                 item.mean.candidate,
                 "number",
                 usage_note,
+                "usage",
             )
             for item in usage.figures
         ),

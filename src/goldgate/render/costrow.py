@@ -18,13 +18,16 @@ def cost_figures(cost: Cost | None) -> tuple[Figure, ...]:
     note = None if cost.comparable else cost.reason or "not comparable"
     currency = currency_of(cost)
     return (
-        Figure(f"cost ({currency})", cost.total.baseline, cost.total.candidate, "ratio", note),
+        Figure(
+            f"cost ({currency})", cost.total.baseline, cost.total.candidate, "ratio", note, "usage"
+        ),
         Figure(
             f"cost per attempt ({currency})",
             cost.per_attempt.baseline,
             cost.per_attempt.candidate,
             "ratio",
             note,
+            "usage",
         ),
     )
 

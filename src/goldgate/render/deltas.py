@@ -20,6 +20,22 @@ Unit = Literal["rate", "ratio", "ms", "count", "number"]
 """How a figure reads: a rate as a percentage (its change in points), a ratio as a short
 decimal, milliseconds, a whole count, or any other number."""
 
+LATENCY_NOISE_MS = 50.0
+"""A latency change of at most this many milliseconds is noise, whatever the baseline."""
+LATENCY_NOISE_SHARE = 0.20
+"""A latency change of at most this share of the baseline is noise."""
+USAGE_NOISE_SHARE = 0.10
+"""A usage or cost change of at most this share of the baseline is noise (from a baseline of
+0, any change is a finding)."""
+NOISE_RULE = (
+    "latency changes of at most max(50 ms, 20% of the baseline), usage and cost changes of "
+    "at most 10% of the baseline"
+)
+"""The noise rule in words, as the renderers state it where they fold what it covers."""
+Noise = Literal["latency", "usage"]
+"""Which noise rule a figure follows; a figure without one is always shown (pass rates,
+runtime failures: exact counts, never noise)."""
+
 MCNEMAR_MINIMUM_PAIRS = 6
 """McNemar's exact two-sided test can reach p < 0.05 only with at least 6 discordant pairs
 (with 5, the smallest p-value is 2 × 0.5⁵ = 0.0625): below that it says nothing, and it is
@@ -36,6 +52,24 @@ class Figure:
     candidate: float | None
     unit: Unit
     note: str | None = None
+    noise: Noise | None = None
+
+    @property
+    def beyond_noise(self) -> bool:
+        """Whether the change is a finding under ``NOISE_RULE`` (strictly more than the
+        rule allows); a figure without a noise rule always is, a latency or usage figure
+        with nothing to compare (``n/a``) never is."""
+        if self.noise is None:
+            return True
+        before, after = self.baseline, self.candidate
+        if self.note or before is None or after is None:
+            return False
+        if not (math.isfinite(before) and math.isfinite(after)):
+            return False
+        delta = abs(after - before)
+        if self.noise == "latency":
+            return delta > max(LATENCY_NOISE_MS, LATENCY_NOISE_SHARE * abs(before))
+        return delta > USAGE_NOISE_SHARE * abs(before)
 
     @property
     def change(self) -> str:

@@ -51,7 +51,7 @@ from goldgate.render.view import (
     exit_explanation,
     repository_path,
 )
-from goldgate.render.words import attempt_counts, headline, verdict_word
+from goldgate.render.words import attempt_counts, headline, overall_pass_rate, verdict_word
 
 __all__ = [
     "LIMITS",
@@ -198,6 +198,7 @@ def render_markdown(context: RenderContext) -> str:
         "verdict": verdict,
         "verdict_word": verdict_word(code, verdict.evaluated),
         "headline": headline(view),
+        "overall": None if view.comparison is None else overall_pass_rate(view.comparison),
         "why": rule,
         "notes": list(context.notes),
         "links": _links(links.run_url, where),

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from goldgate.render import rows
+from goldgate.render import rows, text
+from goldgate.render.deltas import NOISE_RULE
 from goldgate.render.judges import judge_sentences
 from goldgate.render.rows import Cells
 from goldgate.render.view import (
@@ -80,13 +81,14 @@ class Parts:
         return "".join(self.fragments.row(row) for row in cells)
 
     def table(self, columns: Sequence[str], cells: Sequence[Cells], what: str) -> str:
-        """A whole table; past ``COLLAPSED_ROWS`` rows the rest is in a ``<details>`` block."""
+        """A whole table; past ``COLLAPSED_ROWS`` rows the rest is in a ``<details>`` block
+        that counts them (``what`` is the noun of one: "3 more figures", "1 more row")."""
         assert len(columns) <= MAX_COLUMNS, columns
         head = str(self.fragments.table_head(columns))
         shown = head + self.row_text(cells[:COLLAPSED_ROWS])
         rest = cells[COLLAPSED_ROWS:]
         if rest:
-            more = f"{len(rest):,} more {what}"
+            more = text.count(len(rest), f"more {what}")
             shown += self.collapsed(more, head + self.row_text(rest))
         return shown
 
@@ -137,7 +139,7 @@ class Parts:
         document = section.head + (head + "".join(shown) if shown else "")
         if hidden:
             count = sum(map(_rows_of, hidden))
-            more = f"{count:,} more {'row' if count == 1 else 'rows'} of {section.title.lower()}"
+            more = f"{text.count(count, 'more row')} of {section.title.lower()}"
             document += self.collapsed(more, head + "".join(hidden))
         return document
 
@@ -207,16 +209,32 @@ class Parts:
         view = self.view
         if not view.suites:
             return
-        blocks = [self.table(rows.SUITE_COLUMNS, rows.suite_rows(view), "suites")]
-        figures = rows.figure_rows(view.comparison)
-        if figures:
-            intro = str(self.fragments.paragraph("Against the baseline, per suite:"))
-            table = self.table(rows.FIGURE_COLUMNS, figures, "figures")
-            blocks.append("\n" + intro + "\n" + table)
+        blocks = [self.table(rows.SUITE_COLUMNS, rows.suite_rows(view), "suite")]
+        blocks += self._figures()
         head = str(self.fragments.table_head(rows.COUNT_COLUMNS))
         body = head + self.row_text(rows.count_rows(view))
         blocks.append("\n" + str(self.fragments.block("Checks by outcome, per suite", body)))
         yield self.section(title="Suites", items=blocks, total=len(blocks), collapse=False)
+
+    def _figures(self) -> list[str]:
+        """The figures before and after whose change is a finding under the noise rule,
+        then, folded, those within it (``deltas.NOISE_RULE``)."""
+        comparison = self.view.comparison
+        figures = rows.figure_rows(comparison)
+        folded = rows.figure_rows(comparison, noise=True)
+        if not (figures or folded):
+            return []
+        said = "Against the baseline, per suite:" if figures else "Against the baseline, per"
+        if not figures:
+            said += " suite, no latency or usage change beyond noise."
+        block = str(self.fragments.paragraph(said))
+        if figures:
+            block += "\n" + self.table(rows.FIGURE_COLUMNS, figures, "figure")
+        if folded:
+            head = str(self.fragments.table_head(rows.FIGURE_COLUMNS))
+            summary = f"{text.count(len(folded), 'figure')} within noise ({NOISE_RULE})"
+            block += self.collapsed(summary, head + self.row_text(folded))
+        return ["\n" + block]
 
     def _judges(self) -> Iterator[Section]:
         said = judge_sentences(self.view.report)
@@ -229,7 +247,7 @@ class Parts:
             columns, table = rows.threshold_table(self.view)
             yield self.section(
                 title="Thresholds",
-                items=[self.table(columns, table, "thresholds")],
+                items=[self.table(columns, table, "threshold")],
                 total=1,
                 collapse=False,
             )
@@ -241,7 +259,7 @@ class Parts:
 
             def block(suite: SuiteView, metric: MetricResult) -> str:
                 columns, table = rows.metric_table(metric)
-                body = self.table(columns, table, "rows")
+                body = self.table(columns, table, "row")
                 return str(self.fragments.block(rows.metric_title(view, suite, metric), body))
 
             blocks = (block(suite, metric) for suite, metric in metrics)

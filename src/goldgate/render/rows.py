@@ -87,14 +87,16 @@ def suite_rows(view: ReportView) -> list[Cells]:
     ]
 
 
-def figure_rows(comparison: ComparisonView | None) -> list[Cells]:
-    """Every compared suite's figures before and after (one row each)."""
+def figure_rows(comparison: ComparisonView | None, *, noise: bool = False) -> list[Cells]:
+    """Every compared suite's figures before and after (one row each) whose change is a
+    finding under the noise rule (``deltas.NOISE_RULE``); ``noise``: those it folds."""
     if comparison is None:
         return []
     return [
         (name, figure.name, *figure.cells())
         for name, delta in comparison.deltas.items()
         for figure in delta.figures
+        if figure.beyond_noise != noise
     ]
 
 
@@ -194,8 +196,17 @@ def metric_summary(metric: MetricResult, before: Sequence[Figure] = ()) -> str:
 
 
 def _checks_passed(suite: SuiteView) -> str:
+    """Checks passed of all, and what the pass rate does not count: checks that await a
+    person's review, and others that did not run ("2 of 3, 1 awaits review")."""
     checks = suite.record.counts.checks
-    return f"{checks.get('passed', 0):,} of {sum(checks.values()):,}"
+    shown = f"{checks.get('passed', 0):,} of {sum(checks.values()):,}"
+    awaiting = min(suite.record.adjudication, checks.get("not_run", 0))
+    others = checks.get("not_run", 0) - awaiting
+    if awaiting:
+        shown += f", {text.count(awaiting, 'awaits review', 'await review')}"
+    if others and suite.record.status == "ran":  # a skipped suite says so in its verdict
+        shown += f", {text.count(others, 'not run', 'not run')}"
+    return shown
 
 
 def _pass_rate(suite: SuiteView, delta: SuiteDelta | None) -> str:

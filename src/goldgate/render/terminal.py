@@ -25,6 +25,7 @@ from itertools import islice
 from typing import Any
 
 from goldgate.render import rows, text
+from goldgate.render.deltas import NOISE_RULE
 from goldgate.render.judges import judge_sentences
 from goldgate.render.registry import RenderContext
 from goldgate.render.terminal_values import exception_lines, value_lines
@@ -36,7 +37,7 @@ from goldgate.render.view import (
     build_view,
     exit_explanation,
 )
-from goldgate.render.words import attempt_counts, headline, verdict_word
+from goldgate.render.words import attempt_counts, headline, overall_pass_rate, verdict_word
 
 LIST_CAP = 1_000
 """Rows shown per list: the rest are counted, and are in the report file and JUnit."""
@@ -143,7 +144,9 @@ def _head(view: ReportView, code: int) -> list[_Block]:
     )
     comparison = view.comparison
     if comparison is not None:
-        blocks.append(_Line(f"Against the baseline: {_cell(comparison.counts)}."))
+        overall = overall_pass_rate(comparison)
+        whole = "" if overall is None else f"{overall}; "
+        blocks.append(_Line(f"Against the baseline: {whole}{_cell(comparison.counts)}."))
         if comparison.rule:
             blocks.append(_Line(f"With --repeat, {_cell(comparison.rule)}."))
     return blocks
@@ -171,6 +174,10 @@ def _blocks(view: ReportView, values: bool, code: int) -> list[_Block]:
     figures = rows.figure_rows(comparison)
     if figures:
         blocks.append(_table("Against the baseline, per suite", rows.FIGURE_COLUMNS, figures))
+    folded = rows.figure_rows(comparison, noise=True)
+    if folded:
+        within = text.count(len(folded), "figure")
+        blocks.append(_Line(f"{within} within noise not shown ({NOISE_RULE})."))
     counted = rows.count_rows(view)
     blocks.append(_table("Checks by outcome, per suite", rows.COUNT_COLUMNS, counted))
     if any(suite.thresholds for suite in view.suites):

@@ -14,6 +14,7 @@ import math
 import re
 from typing import Any
 
+from goldgate.base import english
 from goldgate.base.textsafe import redact
 
 # C0 and C1 controls, DEL, lone surrogates, bidirectional overrides, isolates and marks,
@@ -105,6 +106,6 @@ def seconds(latency_ms: float | None) -> float | None:
     return round(latency_ms / 1000, 3)
 
 
-def count(value: int, noun: str, plural: str | None = None) -> str:
-    """``1 case``, ``2 cases``."""
-    return f"{value:,} {noun if value == 1 else (plural or noun + 's')}"
+count = english.count
+"""``1 case``, ``2 cases``: the one pluralisation (``base.english.count``), here for the
+renderers."""

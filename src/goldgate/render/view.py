@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from goldgate.base import english
 from goldgate.base.textsafe import secret_values
 from goldgate.gold.splits import is_holdout
 from goldgate.render.deltas import McNemarItem, SuiteDelta
@@ -244,11 +245,11 @@ def _decided_by(suite: SuiteRecord) -> tuple[str, tuple[ThresholdItem, ...]]:
         return "the run was interrupted", ()
     if suite.verdict == "error":
         runtime = suite.counts.attempts.get("failed", 0) + suite.counts.attempts.get("timed_out", 0)
-        return f"{runtime:,} runtime failure{'s' * (runtime != 1)}", ()
+        return english.count(runtime, "runtime failure"), ()
     errors = suite.counts.checks.get("error", 0)
     if suite.thresholds and errors and all(t.held for t in suite.thresholds):
         items = tuple(ThresholdItem(t, False) for t in suite.thresholds)
-        return f"{errors:,} check error{'s' * (errors != 1)} (thresholds never absorb one)", items
+        return f"{english.count(errors, 'check error')} (thresholds never absorb one)", items
     if suite.thresholds:
         missed = [t for t in suite.thresholds if not t.held]
         if len(suite.thresholds) == 1:

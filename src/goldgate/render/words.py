@@ -8,7 +8,8 @@ from collections.abc import Mapping
 
 from goldgate.base.errors import ExitCode
 from goldgate.render import text
-from goldgate.render.view import ReportView
+from goldgate.render.deltas import Figure
+from goldgate.render.view import ComparisonView, ReportView
 
 
 def verdict_word(code: int, evaluated: bool) -> str:
@@ -43,3 +44,14 @@ def headline(view: ReportView) -> str:
     if comparison is not None:
         return f"{comparison.headline} against {comparison.baseline}"
     return f"{attempt_counts(view.counts)}; no baseline"
+
+
+def overall_pass_rate(comparison: ComparisonView) -> str | None:
+    """The pass rate over every compared suite, before and after ("attempts passed 83.3% →
+    79.2% (-4.2 pts)"): a change spread over suites, shown whole; None without figures."""
+    overall = comparison.overall
+    if overall is None:
+        return None
+    rate = overall.attempt_pass_rate
+    figure = Figure("attempts passed", rate.baseline, rate.candidate, "rate")
+    return f"attempts passed {figure.before()} → {figure.after()} ({figure.change})"

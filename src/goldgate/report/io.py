@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import secrets
 import shutil
@@ -21,27 +20,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from goldgate.base.channel import announce
 from goldgate.base.errors import (
     InvalidInputError,
-    JsonSyntaxError,
     ReportRefusedError,
     RuntimeFailureError,
 )
 from goldgate.base.files import read_regular_file
-from goldgate.base.jsonvalue import loads_exact
 from goldgate.base.memory import collections_paused
 from goldgate.base.outputs import linked_folder
 from goldgate.base.pointers import format_pointer
-from goldgate.base.strictjson import decode_utf8, parse_json_text
+from goldgate.report.jsontext import json_text_value
 from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.readbound import (
     HELD_FACTOR,
     READ_FACTOR,
+    SIDE_HELD_FACTOR,
     admit_report,
-    lean_parse,
     memory_bounded,
 )
 from goldgate.report.records import REPORT_FORMAT_VERSION
@@ -253,7 +248,13 @@ class ReportFile:
 
 def write_report(report: Report, path: Path) -> Path:
     """Create ``path`` holding ``report`` (mode 0600); ``RuntimeFailureError`` if it exists."""
-    written, why = write_report_safely(report, path)
+    return write_report_pieces(report_chunks(report), path)
+
+
+def write_report_pieces(pieces: Iterable[bytes], path: Path) -> Path:
+    """Create ``path`` holding a report's text made as it is written (``pieces``, in order:
+    one that raises leaves nothing behind); ``RuntimeFailureError`` if it exists."""
+    written, why = write_whole_file(pieces, path)
     if why is not None:
         with contextlib.suppress(OSError):
             written.unlink()
@@ -272,16 +273,22 @@ def write_report_safely(report: Report, path: Path) -> tuple[Path, str | None]:
 def write_whole_file(data: bytes | Iterable[bytes], path: Path) -> tuple[Path, str | None]:
     """``data`` (a report or a comparison, or its pieces in order) created at ``path`` as
     ``ReportFile`` creates a report; where it is and, on fallback, why."""
-    # Held while its temporary file exists: a signal between its creation and its link (or
-    # its removal) would leave it behind. The signal is delivered once the report is whole.
+    # Signals are held while the temporary file is made, linked or removed: one in between
+    # would leave it behind. While the pieces are made (a merge makes them as it reads its
+    # shards, which takes as long as they are large) a signal stops the writing, and the
+    # temporary file is removed as the interruption leaves.
+    target: ReportFile | None = None
+    try:
+        with _signals_held():
+            target = ReportFile(path)
+        for piece in (data,) if isinstance(data, bytes) else data:
+            target.write(piece)
+    except BaseException:
+        if target is not None:
+            with _signals_held():
+                target.discard()
+        raise
     with _signals_held():
-        target = ReportFile(path)
-        try:
-            for piece in (data,) if isinstance(data, bytes) else data:
-                target.write(piece)
-        except BaseException:
-            target.discard()
-            raise
         return target.publish()
 
 
@@ -301,6 +308,12 @@ def read_report_bytes(path: Path, held: int = HELD_FACTOR, peak: int = READ_FACT
         what="a report",
         admit=lambda size: admit_report(str(path), size, held, peak),
     )
+
+
+def admit_side(path: str, size: int) -> None:
+    """Weigh a report read as a side of a comparison, as ``read_report_bytes`` weighs one
+    (``admit_report``, held as ``SIDE_HELD_FACTOR`` times its size)."""
+    admit_report(path, size, SIDE_HELD_FACTOR, READ_FACTOR)
 
 
 def read_report(path: Path | str) -> Report:
@@ -346,86 +359,6 @@ def report_value(data: bytes, path: str) -> dict[str, Any]:
     return migrated
 
 
-def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
-    """The JSON value of a ``what``'s file text (a report, a comparison), read fast; where it
-    is not JSON, ``InvalidInputError`` at the line and column."""
-    try:
-        value = loads_exact(data, lean=lean_parse(len(data)))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
-        raise _not_json(data, path, error, what) from None
-    if not _keys_surely_unique(data, value):
-        _refuse_repeated_key(data, path, what)
-    return value
-
-
-def _keys_surely_unique(data: bytes, value: Any) -> bool:
-    """Whether no object of ``value`` (parsed from ``data`` by a parser that keeps the last
-    of repeated keys) repeated a key: the colons of the text and of ``value`` written again
-    are as many unless a member was dropped (``jsonvalue.keys_surely_unique``, on bytes: a
-    colon is one byte in UTF-8, never part of another character). False when it cannot tell
-    (an escaped colon, an integer orjson cannot write)."""
-    if type(value) is not dict and type(value) is not list:
-        return True
-    if b"\\u003" in data:
-        return False
-    try:
-        return _written_colons(value) == data.count(b":")
-    except TypeError:
-        return False
-
-
-def _written_colons(value: Any) -> int:
-    """The colons of ``value`` written as compact JSON, written a case at a time: never a
-    second copy of a big report at once (orjson, short of memory for one, crashes)."""
-    if type(value) is not dict or type(value.get("suites")) is not list:
-        return orjson.dumps(value).count(b":")
-    total = orjson.dumps({**value, "suites": []}).count(b":")
-    for suite in value["suites"]:
-        cases = suite.get("cases") if type(suite) is dict else None
-        if type(cases) is not list:
-            total += orjson.dumps(suite).count(b":")
-            continue
-        total += orjson.dumps({**suite, "cases": []}).count(b":")
-        total += sum(orjson.dumps(case).count(b":") for case in cases)
-    return total
-
-
-def _refuse_repeated_key(data: bytes, path: str, what: str) -> None:
-    """Refuse text that repeats a key in one object, at its line and column: two readers
-    may take different members, so the file says two things. The key is not quoted (it may
-    be a result's, and private)."""
-    try:
-        parse_json_text(path, decode_utf8(path, data))
-    except JsonSyntaxError as error:
-        if error.message.startswith("duplicate key"):
-            raise ReportRefusedError(
-                f"{path}:{error.line}:{error.column}: not a JSON {what} (a key is repeated "
-                "in one object)."
-            ) from None
-        raise ReportRefusedError(
-            f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
-        ) from None
-
-
-def _not_json(data: bytes, path: str, refused: ValueError, what: str) -> ReportRefusedError:
-    """Why the text of a ``what`` (a report, a comparison) that the fast parser ``refused`` is
-    not JSON, at its line and column: the strict parser, whose words are plainer, reads it
-    again. A repeated key, which it refuses first and the fast parser takes, is not why (and
-    its key may come from a result): then the fast parser's own place and words are given."""
-    try:
-        parse_json_text(path, decode_utf8(path, data))
-    except JsonSyntaxError as error:
-        if not error.message.startswith("duplicate key"):
-            return ReportRefusedError(
-                f"{path}:{error.line}:{error.column}: not a JSON {what} ({error.message})."
-            )
-    if isinstance(refused, json.JSONDecodeError):
-        return ReportRefusedError(
-            f"{path}:{refused.lineno}:{refused.colno}: not a JSON {what} ({refused.msg})."
-        )
-    return ReportRefusedError(f"{path}: not a JSON {what}.")  # pragma: no cover - stricter
-
-
 def validation_problem(
     path: str, error: ValidationError, what: str = "report", at: tuple[str | int, ...] = ()
 ) -> ReportRefusedError:
@@ -445,12 +378,15 @@ def parse_report(data: bytes, path: str) -> Report:
         return validated_report(report_value(data, path), path)
 
 
-def validated_report(value: dict[str, Any], path: str) -> Report:
-    """A report's plain JSON (``report_value``) as the report's records, verified
-    (``report.verify``). Equal small records (checks, expectations) are one instance."""
+def validated_report(value: dict[str, Any], path: str, *, keep: bool = True) -> Report:
+    """A report's plain JSON (``report_value``, or ``report.scan``'s with its cases read
+    again as they are reached) as the report's records, verified (``report.verify``). Equal
+    small records (checks, expectations) are one instance. Without ``keep``, each case is
+    validated and verified and let go of: every suite's ``cases`` is empty."""
     from pydantic import ValidationError
 
     from goldgate.report.models import SHARED, CaseRecord, Report, adapter
+    from goldgate.report.scan import LazyCases
     from goldgate.report.verify import verify_report
 
     raw_suites = value.get("suites")
@@ -477,13 +413,16 @@ def validated_report(value: dict[str, Any], path: str) -> Report:
         # The cases are validated one by one as they are verified, and each case's plain
         # JSON is let go of then: the report is never held twice in memory.
         try:
-            cases[suite].append(read_case(case, context=context))
+            if keep:
+                cases[suite].append(read_case(case, context=context))
+            else:  # nothing shared: the shared records would grow with the report
+                read_case(case)
         except ValidationError as error:
             raise validation_problem(path, error, at=("suites", suite, "cases", position)) from None
 
     with collections_paused():
         for index, raw in enumerate(raw_suites or ()):
-            if not isinstance(raw.get("cases"), list):
+            if not isinstance(raw.get("cases"), list | LazyCases):
                 where = format_pointer(("suites", index, "cases"))
                 raise ReportRefusedError(
                     f"{path}: not a valid report at {where}: Input should be a valid array."

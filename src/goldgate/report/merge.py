@@ -19,7 +19,7 @@ from goldgate.report.rebuild import rebuild_suite
 from goldgate.report.records import Report, SuiteRecord, SuiteStatus
 from goldgate.report.verdicts import run_verdict
 
-__all__ = ["ShardReport", "merge_reports", "parse_shard"]
+__all__ = ["ShardReport", "check_shards", "merge_reports", "merge_status", "parse_shard"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,15 @@ def _shards(reports: Sequence[ShardReport]) -> int:
     return count
 
 
+def check_shards(reports: Sequence[ShardReport]) -> None:
+    """Refuse reports that are not every shard of one run, each once and complete, from the
+    same gold, variant and suites (what ``merge_reports`` checks before joining)."""
+    _shards(reports)
+    first = reports[0]
+    for other in reports[1:]:
+        _same_run(first, other)
+
+
 def _same_run(first: ShardReport, other: ShardReport) -> None:
     a, b = first.report, other.report
     if a.dataset.fingerprint != b.dataset.fingerprint or a.dataset.name != b.dataset.name:
@@ -114,15 +123,13 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
     """The report of the whole run, from the reports of all its shards."""
     if not reports:
         raise InvalidInputError("no shard reports to merge.")
-    _shards(reports)
+    check_shards(reports)
     first = reports[0]
-    for other in reports[1:]:
-        _same_run(first, other)
     suites = []
     for position, suite in enumerate(first.report.suites):
         parts = [(item.source, item.report.suites[position]) for item in reports]
         cases = _merged_cases(suite.name, parts)
-        whole = dataclasses.replace(suite, whole_case_count=None, status=_status(parts))
+        whole = dataclasses.replace(suite, whole_case_count=None, status=merge_status(parts))
         suites.append(rebuild_suite(whole, cases))
     records = tuple(suites)
     verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))
@@ -139,7 +146,7 @@ def merge_reports(reports: Sequence[ShardReport]) -> Report:
     )
 
 
-def _status(parts: Sequence[tuple[str, SuiteRecord]]) -> SuiteStatus:
+def merge_status(parts: Sequence[tuple[str, SuiteRecord]]) -> SuiteStatus:
     """A suite ran when any shard ran it (a shard may hold none of its cases)."""
     statuses = {record.status for _, record in parts}
     return "ran" if "ran" in statuses else next(iter(statuses))

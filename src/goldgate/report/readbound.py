@@ -30,6 +30,7 @@ __all__ = [
     "READ_BASE_MB",
     "READ_FACTOR",
     "SIDE_HELD_FACTOR",
+    "admit_case",
     "admit_report",
     "lean_parse",
     "let_go_after",
@@ -73,6 +74,22 @@ def admit_report(path: str, size: int, held: int = HELD_FACTOR, peak: int = READ
     if left is not None and peak * size + READ_BASE_MB * MEGABYTE > left:
         raise too_large_to_read(path, size, left)
     _LEDGER.held += held * size
+
+
+def admit_case(path: str, size: int) -> None:
+    """Refuse (``ReportRefusedError``, exit 2) a report read a case at a time whose largest
+    case, of ``size`` bytes, cannot be read in the memory this process may still take
+    (``READ_FACTOR`` times its size plus ``READ_BASE_MB``): nothing else of a streamed
+    report grows with it."""
+    left = _LEDGER.left()
+    if left is not None and READ_FACTOR * size + READ_BASE_MB * MEGABYTE > left:
+        room = f", and {left / MEGABYTE:.0f} MB is left"
+        raise ReportRefusedError(
+            f"{escape_control(path)}: a case of {size / MEGABYTE:.1f} MB is too large to read "
+            f"in the memory this process may use (reading a case takes up to {READ_FACTOR} "
+            f"times its size plus {READ_BASE_MB} MB{room}; {MEMORY_LIMIT_VARIABLE} and "
+            "docs/report-format.md say more)."
+        )
 
 
 def too_large_to_read(path: str, size: int, left: int | None) -> ReportRefusedError:

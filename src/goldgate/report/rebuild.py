@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
+from goldgate.report.caserecords import attempt_views
 from goldgate.report.figures import suite_figures
 from goldgate.report.livefigures import LiveTally
 from goldgate.report.records import AwaitingRecord, SuiteRecord
@@ -26,29 +27,48 @@ if TYPE_CHECKING:
     from goldgate.gold.models import Metric
     from goldgate.report.caserecords import AttemptView, CaseRecord
 
-__all__ = ["rebuild_suite"]
+__all__ = ["SuiteRebuild", "rebuild_suite"]
 
 
 def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteRecord:
     """``record`` with ``cases`` and every figure recomputed from them: counts, summary,
     metrics (over the observations, from the suite's metric definitions), thresholds and
     verdict. Used where cases from several reports are joined (merged shards)."""
-    attempts: Counter[str] = Counter()
-    checks: Counter[str] = Counter()
-    figures = Figures()
-    observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
-    rebuilt = replace(record, cases=tuple(cases))
-    queue: list[AwaitingRecord] = []
-    live, latencies = LiveTally(), list[float]()
-    for view in rebuilt.iter_attempts():
-        attempts[view.status] += 1
-        live.add(view.retries, view.cached, view.cost)
+    rebuilt = SuiteRebuild(record)
+    for case in cases:
+        rebuilt.add(case)
+    return replace(rebuilt.record(), cases=tuple(cases))
+
+
+class SuiteRebuild:
+    """``rebuild_suite`` a case at a time: ``add`` each case in order, then ``record`` is
+    the suite's record with every figure recomputed and its cases left out (a merge that
+    writes each case as it goes, ``report.mergestream``)."""
+
+    def __init__(self, record: SuiteRecord) -> None:
+        self.suite = replace(record, cases=())
+        self.cases = 0
+        self.attempts: Counter[str] = Counter()
+        self.checks: Counter[str] = Counter()
+        self.figures = Figures()
+        self.observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
+        self.queue: list[AwaitingRecord] = []
+        self.live, self.latencies = LiveTally(), list[float]()
+
+    def add(self, case: CaseRecord) -> None:
+        self.cases += 1
+        for view in attempt_views(case):
+            self._add(view)
+
+    def _add(self, view: AttemptView) -> None:
+        self.attempts[view.status] += 1
+        self.live.add(view.retries, view.cached, view.cost)
         if view.latency_ms is not None:
-            latencies.append(view.latency_ms)
+            self.latencies.append(view.latency_ms)
         for check in view.checks:
-            checks[check.outcome] += 1
+            self.checks[check.outcome] += 1
             if check.adjudication and isinstance(check.actual, str):
-                queue.append(
+                self.queue.append(
                     AwaitingRecord(
                         case=view.case_id,
                         attempt=view.attempt,
@@ -58,30 +78,35 @@ def rebuild_suite(record: SuiteRecord, cases: Sequence[CaseRecord]) -> SuiteReco
                     )
                 )
         if view.status == "completed":
-            figures.add(view.checks)
-        for metric, found in zip(record.metric_definitions, observations, strict=True):
+            self.figures.add(view.checks)
+        for metric, found in zip(self.suite.metric_definitions, self.observations, strict=True):
             observation = _view_observation(metric, view)
             if observation is not None:
                 found.append(observation)
-    summary = figures.summary()
-    skipped = record.status == "skipped"
-    metrics = () if skipped else suite_metrics(record.metric_definitions, observations)
-    bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
-    tally = _Tally(attempts, checks, live, latencies)
-    decided = suite_figures(tally, record.status, summary=summary, metrics=metrics, bounds=bounds)
-    return replace(
-        rebuilt,
-        case_count=len(cases),
-        attempt_count=sum(attempts.values()),
-        counts=decided.counts,
-        summary=summary,
-        adjudication=figures.adjudication,
-        adjudication_queue=tuple(queue),
-        metrics=metrics,
-        thresholds=decided.thresholds,
-        live=live.record(record.target.pricing),
-        verdict=decided.verdict,
-    )
+
+    def record(self) -> SuiteRecord:
+        record = self.suite
+        summary = self.figures.summary()
+        skipped = record.status == "skipped"
+        metrics = () if skipped else suite_metrics(record.metric_definitions, self.observations)
+        bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
+        tally = _Tally(self.attempts, self.checks, self.live, self.latencies)
+        decided = suite_figures(
+            tally, record.status, summary=summary, metrics=metrics, bounds=bounds
+        )
+        return replace(
+            record,
+            case_count=self.cases,
+            attempt_count=sum(self.attempts.values()),
+            counts=decided.counts,
+            summary=summary,
+            adjudication=self.figures.adjudication,
+            adjudication_queue=tuple(self.queue),
+            metrics=metrics,
+            thresholds=decided.thresholds,
+            live=self.live.record(record.target.pricing),
+            verdict=decided.verdict,
+        )
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from goldgate.report.plain import record_json
 if TYPE_CHECKING:
     from goldgate.report.records import Report
 
-__all__ = ["ReportWriter", "dumps", "report_chunks"]
+__all__ = ["ReportWriter", "dumps", "report_chunks", "split_at"]
 
 
 def dumps(value: Any) -> bytes:
@@ -86,10 +86,10 @@ def report_chunks(report: Report) -> Iterator[bytes]:
     replaying it took)."""
     pieces: list[bytes] = []
     writer = ReportWriter(pieces.append)
-    before, after = _split_at(record_json(replace(report, suites=())), "suites")
+    before, after = split_at(record_json(replace(report, suites=())), "suites")
     writer.head(before)
     for suite in report.suites:
-        opening, closing = _split_at(record_json(replace(suite, cases=())), "cases")
+        opening, closing = split_at(record_json(replace(suite, cases=())), "cases")
         writer.begin_suite(opening)
         for case in suite.cases:
             writer.case(record_json(case))
@@ -100,7 +100,7 @@ def report_chunks(report: Report) -> Iterator[bytes]:
     yield from pieces
 
 
-def _split_at(plain: dict[str, Any], key: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_at(plain: dict[str, Any], key: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The members of ``plain`` before ``key`` and after it (neither side empty after)."""
     names = list(plain)
     at = names.index(key)

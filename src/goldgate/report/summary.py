@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goldgate.base.english import count
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode
 from goldgate.base.textsafe import escape_control
 from goldgate.report.plain import record_json
@@ -25,13 +26,13 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
     attempts = suite.counts.attempts
     checks = suite.counts.checks
     parts = [
-        f"{suite.case_count} cases",
-        f"{suite.attempt_count} attempts",
+        count(suite.case_count, "case"),
+        count(suite.attempt_count, "attempt"),
         f"checks {checks['passed']} passed, {checks['failed']} failed, {checks['error']} error",
     ]
     runtime = attempts["failed"] + attempts["timed_out"]
     if runtime:
-        parts.append(f"{runtime} runtime failures")
+        parts.append(count(runtime, "runtime failure"))
     if attempts["cancelled"]:
         parts.append(f"{attempts['cancelled']} cancelled")
     if suite.live is not None:
@@ -41,7 +42,7 @@ def _suite_line(suite: SuiteRecord, width: int) -> str:
         parts.append(f"thresholds {held}/{len(suite.thresholds)} held")
         errors = checks["error"]
         if errors and held == len(suite.thresholds) and not runtime:
-            parts.append(f"failed on {errors} check error{'s' * (errors != 1)}")
+            parts.append(f"failed on {count(errors, 'check error')}")
     return f"  {name}  {suite.verdict.upper():<10} " + "; ".join(parts)
 
 
@@ -52,7 +53,7 @@ def live_parts(live: LiveRecord) -> list[str]:
     if live.cached:
         parts.append(f"{live.cached} cached")
     if live.retries:
-        parts.append(f"{live.retries} retr{'y' if live.retries == 1 else 'ies'}")
+        parts.append(count(live.retries, "retry", "retries"))
     if live.cost is not None:
         currency = f" {escape_control(live.currency)}" if live.currency else ""
         paid = f" ({live.spent:.4f} spent)" if live.spent != live.cost else ""

@@ -106,6 +106,10 @@ class Composite:
             expression = match.group(1)
             if expression.startswith("inputs."):
                 return inputs[expression.removeprefix("inputs.")]
+            if expression.startswith("steps.") and expression.endswith(".outcome"):
+                step = expression.removeprefix("steps.").removesuffix(".outcome")
+                ran = self.steps.get(step)
+                return "" if ran is None else ("success" if ran.code == 0 else "failure")
             if expression.startswith("steps."):
                 step, _, output = expression.removeprefix("steps.").partition(".outputs.")
                 return self.steps[step].outputs.get(output, "") if step in self.steps else ""
@@ -120,7 +124,10 @@ class Composite:
         if "steps.run.outputs.handoff != ''" in condition and not self.steps["run"].outputs.get(
             "handoff"
         ):
-            return Step(0, "", "", {}, "", skipped=True)
+            prepared = self.steps.get("prepare")
+            created = prepared is not None and prepared.outputs.get("check_run_id")
+            if not ("check_run_id != ''" in condition and created):
+                return Step(0, "", "", {}, "", skipped=True)
         folder = self.files / f"step-{name}-{len(list(self.files.glob('step-*')))}"
         folder.mkdir(parents=True)
         names = {

@@ -25,7 +25,8 @@ HARNESS = r"""
 const fs = require("node:fs");
 const calls = [];
 let failed = null;
-const core = { setFailed: (message) => { failed = message; } };
+const core = { setFailed: (message) => { failed = message; },
+               warning: (message) => { calls.push(["warning", message]); } };
 const pull = JSON.parse(process.env.FAKE_PULL);
 const existing = JSON.parse(process.env.FAKE_COMMENTS);
 const github = {
@@ -36,6 +37,10 @@ const github = {
   rest: {
     pulls: {
       get: async (options) => { calls.push(["pull", options.pull_number]); return { data: pull }; },
+    },
+    checks: {
+      create: async (o) => { calls.push(["checks.create", o]); return { data: { id: 77 } }; },
+      update: async (o) => { calls.push(["checks.update", o]); return { data: {} }; },
     },
     issues: {
       listComments: "listComments",

@@ -287,6 +287,23 @@ def test_baseline_then_pull_request_runs_the_team_s_code_and_comments_once(
     # One sticky comment.
     (first,) = fake.comments(number)
     assert "goldgate" in first[2]
+    # A check run per goldgate step, on the pull request's head commit: created in progress
+    # before the run, completed by publishing with every annotation at its gold line.
+    gold, evals = fake.check_runs()
+    assert (gold.name, evals.name) == ("goldgate", "goldgate (evals)")
+    assert {gold.head_sha, evals.head_sha} == {pull["head"]["sha"]}
+    created = [json.loads(r.body) for r in fake.requests_to("POST", r"/check-runs$")]
+    assert [c["status"] for c in created] == ["in_progress", "in_progress"]
+    assert (gold.status, gold.conclusion, evals.conclusion) == ("completed", "failure", "success")
+    assert gold.title is not None
+    assert gold.title.startswith("❌ goldgate: failed")
+    assert gold.summary is not None
+    assert gold.summary in first[2]
+    assert len(gold.annotations) >= int(outputs["failed"])
+    assert all(n <= 50 for n in gold.batches)
+    failures = [a for a in gold.annotations if a["annotation_level"] == "failure"]
+    assert all(a["path"].startswith("evaluation/") and a["start_line"] > 0 for a in failures)
+    assert len(fake.requests_to("PATCH", rf"/check-runs/{gold.id}$")) == len(gold.batches) - 1
     # The user code ran in the run step without any token.
     environments = team.environments(failing)
     assert environments
@@ -304,3 +321,5 @@ def test_baseline_then_pull_request_runs_the_team_s_code_and_comments_once(
     assert second[0] == first[0]
     assert second[2] != first[2]
     assert fake.requests_to("PATCH", rf"/issues/comments/{first[0]}")
+    green = [run.conclusion for run in fake.check_runs()[2:]]
+    assert green == ["success", "success"]

@@ -99,6 +99,11 @@ def test_a_fork_s_comment_is_handed_off_then_posted_once_to_its_pull_request(
     assert job.outputs["goldgate"]["comment_file"] == HANDOFF, fork_run.text
     assert fake.requests_to("POST", rf"/issues/{number}/comments$")  # tried, refused
     assert fake.comments(number) == []
+    # Its check runs too: each create refused (a warning), none left in progress.
+    assert len(fake.requests_to("POST", r"/check-runs$")) == 2
+    assert fake.check_runs() == []
+    refusals = [a.message for a in job.annotations if a.level == "warning"]
+    assert any("no check run" in message for message in refusals), refusals
     assert "goldgate: passed" in job.summary, job.summary[:1000]
     assert job.step("Hand the comment to the workflow_run poster") == "success"
     handed = fake.archive("goldgate-comment", run_id=fork_run.run_id)
@@ -116,6 +121,12 @@ def test_a_fork_s_comment_is_handed_off_then_posted_once_to_its_pull_request(
     assert body.startswith(marker("goldgate") + "\n"), body[:200]
     assert "goldgate: passed" in body
     assert fake.requests_to("GET", rf"/pulls/{number}$")
+    # The hand-off carried the check run: created on the fork's head commit, completed.
+    (check_run,) = fake.check_runs()
+    assert (check_run.name, check_run.head_sha) == ("goldgate", pull["head"]["sha"])
+    assert (check_run.status, check_run.conclusion) == ("completed", "success")
+    assert check_run.summary is not None
+    assert check_run.summary in body
 
     # A hand-off that names another pull request than the run's is refused: nothing posted.
     other = number + 1

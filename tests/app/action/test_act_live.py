@@ -196,13 +196,18 @@ def test_the_live_label_runs_the_live_suite_against_its_service(
     assert "| live\\_answer |" in job.summary, job.summary[:2000]
 
     # The key is nowhere but in the request to the service. act's JSON records keep each
-    # workflow command's argument: goldgate's own ``::add-mask::`` of the key, in the step
-    # that runs and the step that publishes, are the only records that hold it.
+    # workflow command's argument: goldgate's own ``::add-mask::`` of the key, in the steps
+    # that prepare (the check run), run and publish, are the only records that hold it.
     holding = [r for r in result.records if KEY in json.dumps(r)]
     assert sorted((r.get("command"), r.get("arg"), "/".join(r["stepID"])) for r in holding) == [
+        ("add-mask", KEY, "goldgate/prepare"),
         ("add-mask", KEY, "goldgate/publish"),
         ("add-mask", KEY, "goldgate/run"),
     ], holding
+    # Its check run, "goldgate (live)", completed with the step's conclusion.
+    (check_run,) = fake.check_runs()
+    assert check_run.name == "goldgate (live)"
+    assert check_run.conclusion == ("success" if passed else "failure")
     assert KEY not in result.text
     assert KEY not in comment
     assert KEY not in job.summary

@@ -20,7 +20,7 @@ from .support import load_script
 INPUTS = (
     "mode", "config", "suites", "evals", "live", "max_concurrency", "timeout", "repeat", "cache",
     "variant", "baseline", "report", "partial", "junit", "comment", "comment_mode", "comment_id",
-    "comment_author", "details", "link_gold", "fail_on", "github_token", "python",
+    "comment_author", "details", "link_gold", "fail_on", "check_run", "github_token", "python",
 )  # fmt: skip
 COMPOSITE_ONLY = ("python",)
 OUTPUTS = (
@@ -38,6 +38,7 @@ CHOICES = {
     "live": (("true",), "false"),
     "partial": (("true", "false"), "true"),
     "link_gold": (("true",), "true"),
+    "check_run": (("true",), "false"),
 }
 
 
@@ -69,7 +70,7 @@ def test_the_action_is_composite_and_the_container_runs_goldgate_action(
 ) -> None:
     assert action["runs"]["using"] == "composite"
     ids = [step.get("id") for step in action["runs"]["steps"]]
-    assert ids == [None, "seal", "fetch", "run", "publish"]
+    assert ids == [None, "seal", "prepare", "run", "publish"]
     container = {"using": "docker", "image": "../Dockerfile", "args": ["action"]}
     assert docker_action["runs"] == container
     for metadata in (action, docker_action):
@@ -116,21 +117,32 @@ def test_every_input_reaches_goldgate_through_env_never_through_the_script(
 
 
 def test_the_step_that_runs_user_code_holds_no_token(action: dict[str, Any]) -> None:
-    """Only the steps that run no user code (publishing, and fetching the baseline to replay
-    before the run) are given github_token; the run step blanks what act (which sets INPUT_*
-    in every composite step) or the caller's env would hand it."""
+    """Only the steps that run no user code (publishing, and preparing before the run: the
+    check run created, the baseline to replay fetched) are given github_token; the run step
+    blanks what act (which sets INPUT_* in every composite step) or the caller's env would
+    hand it."""
     steps = _steps(action)
     for step_id, step in steps.items():
         given = [key for key, value in step.get("env", {}).items() if "github_token" in value]
-        holders = ("publish", "fetch")
+        holders = ("publish", "prepare")
         assert given == (["INPUT_GITHUB_TOKEN"] if step_id in holders else []), step_id
-    assert steps["fetch"]["run"] == '"$GOLDGATE_PYTHON" -P -m goldgate publish --fetch-baseline'
-    assert steps["fetch"]["if"] == "inputs.mode == 'replay' && inputs.report == ''"
+    assert steps["prepare"]["run"] == '"$GOLDGATE_PYTHON" -P -m goldgate publish --prepare'
+    assert steps["prepare"]["if"] == (
+        "inputs.check_run == 'true' || (inputs.mode == 'replay' && inputs.report == '')"
+    )
+    # Before any user code: the prepare step comes before the run step.
+    order = list(steps)
+    assert order.index("seal") < order.index("prepare") < order.index("run")
     run_env = steps["run"]["env"]
     assert run_env["INPUT_GITHUB_TOKEN"] == ""
     assert run_env["GITHUB_TOKEN"] == ""
     assert not any("secrets." in value or "github.token" in value for value in run_env.values())
-    assert steps["publish"]["if"] == "always() && steps.run.outputs.handoff != ''"
+    assert steps["publish"]["if"] == (
+        "always() && (steps.run.outputs.handoff != '' || steps.prepare.outputs.check_run_id != '')"
+    )
+    assert steps["publish"]["env"]["GOLDGATE_CHECK_RUN_ID"] == (
+        "${{ steps.prepare.outputs.check_run_id }}"
+    )
 
 
 def test_the_composite_outputs_are_the_publishing_step_s(action: dict[str, Any]) -> None:

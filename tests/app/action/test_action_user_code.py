@@ -209,7 +209,12 @@ def test_a_signal_to_the_action_reaches_the_run_which_keeps_what_finished(
     dataset_path.write_text(json.dumps(dataset), "utf-8")
     runner.output.write_text("", "utf-8")
     runner.summary.write_text("", "utf-8")
-    env = runner.env(config=str(config.relative_to(runner.workspace)), baseline="", comment="off")
+    env = runner.env(
+        config=str(config.relative_to(runner.workspace)),
+        baseline="",
+        comment="off",
+        check_run="true",
+    )
     process = start_cli("action", cwd=runner.workspace, env=env)
     try:
         deadline = time.monotonic() + 60
@@ -232,3 +237,8 @@ def test_a_signal_to_the_action_reaches_the_run_which_keeps_what_finished(
     assert (report["complete"], report["interruption"]) == (False, "SIGINT")
     statuses = [case["attempts"][0]["status"] for case in report["suites"][0]["cases"]]
     assert statuses == ["completed", "cancelled"]
+    # The check run created before the run is completed as cancelled, with what finished.
+    (check_run,) = runner.fake.check_runs()
+    assert (check_run.status, check_run.conclusion) == ("completed", "cancelled")
+    assert check_run.title is not None
+    assert check_run.title.startswith("⏹️ goldgate: interrupted")

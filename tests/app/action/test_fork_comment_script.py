@@ -201,3 +201,45 @@ def test_an_event_pull_request_is_trusted_like_a_verified_head(tmp_path: Path) -
 
     assert result["failed"] is None
     assert result["calls"][-1][0] == "create"
+
+
+def test_the_check_run_the_fork_asked_for_is_created_on_its_head_commit(
+    tmp_path: Path, failing_report: Path
+) -> None:
+    """The hand-off's ``check_run`` (issue 44): the trusted job renders the check run from
+    the report (its conclusion the report's verdict under the hand-off's ``fail_on``) and
+    creates it on the fork's head commit, annotations in requests of at most 50."""
+    artifact = _artifact(tmp_path / "artifact", failing_report, check_run=True, fail_on="never")
+    assert handoff(7, head_sha=HEAD_SHA, comment_id="goldgate", details="safe", link_gold=True,
+                   report="r", comparison=None, check_run="never")["fail_on"] == "never"
+    rendered = tmp_path / "rendered.json"
+
+    done = rebuild(artifact, rendered)
+
+    assert done.returncode == 0, done.stderr
+    comment = json.loads(rendered.read_text("utf-8"))
+    run = comment["check_run"]
+    assert (run["name"], run["conclusion"]) == ("goldgate", "neutral")
+    assert run["title"].startswith("❌ goldgate: failed")  # the report's own verdict
+    assert run["summary"] == comment["body"].split("\n", 1)[1]
+    (annotation,) = run["annotations"]
+    assert annotation["annotation_level"] == "failure"
+    assert "@team" in annotation["title"]  # a plain-text title: never rendered as Markdown
+    posted = post_rendered(tmp_path / "post", rendered.read_text("utf-8"), pull=PULL)
+    assert posted["failed"] is None
+    checks = [call for call in posted["calls"] if call[0].startswith("checks.")]
+    assert [name for name, _ in checks] == ["checks.create", "checks.update"]
+    assert checks[0][1]["head_sha"] == HEAD_SHA
+    assert checks[0][1]["status"] == "in_progress"
+    assert checks[1][1]["conclusion"] == "neutral"
+    assert checks[1][1]["output"]["annotations"] == run["annotations"]
+
+
+def test_without_check_run_in_the_hand_off_none_is_created(
+    tmp_path: Path, failing_report: Path
+) -> None:
+    artifact = _artifact(tmp_path / "artifact", failing_report)
+    rendered = tmp_path / "rendered.json"
+
+    assert rebuild(artifact, rendered).returncode == 0
+    assert "check_run" not in json.loads(rendered.read_text("utf-8"))

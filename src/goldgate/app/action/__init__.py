@@ -21,6 +21,8 @@ in the order a run meets them:
 - ``finish``: from a report on disk to the exit code, through the baseline and publishing;
 - ``baseline``: the report file or artifact the report is compared with;
 - ``publish``: JUnit, the comment (or its hand-off), the summary, annotations, outputs;
+- ``checkrun``: the step's check run, created before the run and completed when it
+  publishes (never left in progress);
 - ``rules``: the pure decisions (``fail_on``, whether a baseline may count).
 
 Nothing is imported here: ``goldgate action`` starts again without the tokens in its
@@ -30,6 +32,7 @@ module of a package runs its ``__init__`` first.
 
 __all__ = [
     "baseline",
+    "checkrun",
     "commands",
     "finish",
     "handoff",

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 from goldgate.app.action.baseline import find_baseline, replayed_other_report
 from goldgate.app.action.inputs import ActionInputs
 from goldgate.app.action.publish import Publication, publish
-from goldgate.app.action.rules import baseline_refusal, decide_exit, nothing_compared
+from goldgate.app.action.rules import (
+    baseline_refusal,
+    check_conclusion,
+    decide_exit,
+    nothing_compared,
+)
 from goldgate.app.action.step import (
     WORK_FOLDER,
     StepRun,
@@ -93,6 +98,14 @@ def conclude(
         )
     except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
         note_interrupted(run, "while the results were published")
+        from goldgate.app.action import checkrun
+
+        checkrun.abandon(
+            run,
+            event,
+            f"Interrupted while the results were published; the report is {report_path}.",
+            "cancelled",
+        )
         code, rule = decide_exit(inputs.fail_on, int(ExitCode.INTERRUPTED), comparison)
         append_step_summary(
             run,
@@ -125,17 +138,19 @@ def _short_summary(code: int, rule: str, what: str) -> str:
 def _no_report(run: StepRun, inputs: ActionInputs, run_code: int) -> int:
     """The outputs and summary of a run that has no report to publish: goldgate's exit code
     and, when an error ended it, its sentence."""
+    from goldgate.app.action import checkrun
     from goldgate.render import escape
 
     code, rule = decide_exit(inputs.fail_on, run_code, None)
     if run.failure is not None:
         run.commands.error(run.failure)
         why = escape.markdown(run.failure, 1_000)
-        append_step_summary(run, _short_summary(code, rule, f"Nothing was published: {why}"))
+        summary = _short_summary(code, rule, f"Nothing was published: {why}")
     else:
-        append_step_summary(
-            run, _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
-        )
+        summary = _short_summary(code, rule, f"The run wrote no report (exit {run_code}).")
+    append_step_summary(run, summary)
+    conclusion = check_conclusion(inputs.fail_on, code, run_code, None)
+    checkrun.abandon(run, None, summary, conclusion)
     write_step_outputs(run, {"exit_code": str(run_code)})
     return code
 

@@ -42,6 +42,9 @@ REQUEST_TIMEOUT_VARIABLE = "GOLDGATE_GITHUB_TIMEOUT"
 """Seconds to wait for each answer of the GitHub API (default 20)."""
 BASELINE_DEADLINE_VARIABLE = "GOLDGATE_BASELINE_DEADLINE"
 """Seconds the baseline download may take in all (default ``download.DOWNLOAD_DEADLINE``)."""
+MAX_ANNOTATIONS_VARIABLE = "GOLDGATE_MAX_ANNOTATIONS"
+"""Annotations a check run is sent at most (default ``DEFAULT_MAX_ANNOTATIONS``)."""
+DEFAULT_MAX_ANNOTATIONS = 1_000
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,12 @@ COMMENT_AUTHOR = InputSpec(
 DETAILS_INPUT = _choice("details", DETAILS, "safe", "what the comment may show of values")
 LINK_GOLD = InputSpec("link_gold", "true", _bool, "true links cases to their gold lines")
 FAIL_ON_INPUT = _choice("fail_on", FAIL_ON, "disagreement", "what fails the step")
+CHECK_RUN = InputSpec(
+    "check_run",
+    "false",
+    _bool,
+    "true creates a check run (checks: write) with every annotation, named after comment_id",
+)
 GITHUB_TOKEN = InputSpec(
     "github_token",
     "${{ github.token }}",
@@ -195,6 +204,7 @@ INPUTS: tuple[InputSpec[Any], ...] = (
     DETAILS_INPUT,
     LINK_GOLD,
     FAIL_ON_INPUT,
+    CHECK_RUN,
     GITHUB_TOKEN,
 )
 """Every input goldgate reads, in action.yml's order (``python`` is the composite action's
@@ -238,6 +248,7 @@ class ActionInputs:
     details: Details
     link_gold: bool
     fail_on: FailOn
+    check_run: bool
     github_token: str = field(repr=False)
 
 
@@ -284,6 +295,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         details=_read(env, DETAILS_INPUT),
         link_gold=_read(env, LINK_GOLD),
         fail_on=_read(env, FAIL_ON_INPUT),
+        check_run=_read(env, CHECK_RUN),
         github_token=github_token(env),
     )
 
@@ -342,3 +354,12 @@ def baseline_deadline(env: Mapping[str, str]) -> float:
     except ValueError:
         return DOWNLOAD_DEADLINE
     return seconds if 0 < seconds < float("inf") else DOWNLOAD_DEADLINE
+
+
+def max_annotations(env: Mapping[str, str]) -> int:
+    """Annotations a check run is sent at most: ``GOLDGATE_MAX_ANNOTATIONS`` (a whole number
+    from 0 to 100,000), else 1,000; the rest is one notice that counts them."""
+    value = env.get(MAX_ANNOTATIONS_VARIABLE, "").strip()
+    if value.isdigit() and int(value) <= 100_000:
+        return int(value)
+    return DEFAULT_MAX_ANNOTATIONS

@@ -55,8 +55,12 @@ def run_action(
     if inputs is None:
         return int(ExitCode.INVALID_INPUT)
     mask_secrets(run, inputs)
+    from goldgate.app.action import checkrun
+
+    checkrun.start(run, inputs, step_event(run) if inputs.check_run else None)
     outcome = run_mode(run, inputs)
     if isinstance(outcome, int):
+        checkrun.settled(run, outcome)
         return outcome
     return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
 

@@ -12,7 +12,7 @@ posted, is a ``::warning::``: every other output and the ``fail_on`` decision ar
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,7 @@ from goldgate.app.action.step import (
     StepRun,
     append_step_summary,
     note_interrupted,
+    run_url,
     write_step_outputs,
 )
 from goldgate.base.errors import ExitCode
@@ -32,6 +33,7 @@ from goldgate.github.client import describe_error, os_reason
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
     from goldgate.github.event import GitHubEvent
+    from goldgate.render.registry import RenderContext
     from goldgate.report.models import Report
 
 
@@ -121,6 +123,10 @@ def publish(run: StepRun, publication: Publication) -> int:
     append_step_summary(run, summary)
     # Without the full report's place: the notice counting the rest stays one short line.
     run.out(render("annotations", RenderContext(report, view, sources=sources)))
+    if run.check_run is not None:
+        if run.interrupted:  # the comment's verdict was before the signal
+            body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
+        _complete_check_run(run, publication, context, body=body, code=code)
     counts = build_view(report).counts
 
     def compared(count: int) -> str:
@@ -151,20 +157,24 @@ def publish(run: StepRun, publication: Publication) -> int:
     return int(code)
 
 
-def run_url(env: Mapping[str, str]) -> str | None:
-    """The workflow run's page (``GITHUB_SERVER_URL``, ``GITHUB_REPOSITORY``,
-    ``GITHUB_RUN_ID``), or None where the environment does not say."""
-    from goldgate.render.escape import check_link_base
+def _complete_check_run(
+    run: StepRun, publication: Publication, context: RenderContext, *, body: str, code: int
+) -> None:
+    """Complete the step's check run: the conclusion ``code`` and fail_on give, the
+    comment's first line as its title and its Markdown as the summary, every annotation."""
+    from goldgate.app.action import checkrun
+    from goldgate.app.action.inputs import max_annotations
+    from goldgate.app.action.rules import check_conclusion
+    from goldgate.github.checkruns import CheckRunOutput
+    from goldgate.render.checkrun import check_annotations, check_summary, check_title
 
-    server = env.get("GITHUB_SERVER_URL", "https://github.com").strip().rstrip("/")
-    repository = env.get("GITHUB_REPOSITORY", "").strip()
-    run_id = env.get("GITHUB_RUN_ID", "").strip()
-    if not repository or not run_id.isdigit():
-        return None
-    try:
-        return check_link_base(f"{server}/{repository}/actions/runs/{run_id}")
-    except ValueError:
-        return None
+    run_code = int(ExitCode.INTERRUPTED) if run.interrupted else publication.run_code
+    conclusion = check_conclusion(
+        publication.inputs.fail_on, code, run_code, publication.comparison
+    )
+    annotations = check_annotations(context, max_annotations(run.env))
+    output = CheckRunOutput(conclusion, check_title(body), check_summary(body), annotations)
+    checkrun.finish(run, publication.event, output)
 
 
 def comment_state(code: int, comparison: Comparison | None) -> str:
@@ -274,6 +284,7 @@ def _comment(
         link_gold=inputs.link_gold,
         report=report_name,
         comparison=None if comparison_path is None else comparison_name,
+        check_run=inputs.fail_on if inputs.check_run else None,
     )
     from goldgate.base.errors import OutputFileError
     from goldgate.base.outputs import write_output_file

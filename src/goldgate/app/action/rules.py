@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, assert_type
 
+from goldgate.base.english import count
 from goldgate.base.errors import ExitCode
 
 if TYPE_CHECKING:
     from goldgate.app.action.inputs import FailOn
     from goldgate.comparison.models import Comparison
+    from goldgate.github.checkruns import Conclusion
     from goldgate.report.models import Report
 
 PASSTHROUGH_CODES = frozenset({ExitCode.INVALID_INPUT, ExitCode.INTERRUPTED})
@@ -70,6 +72,24 @@ def decide_exit(fail_on: FailOn, run_code: int, comparison: Comparison | None) -
     return run_code, f"Failed, as fail_on is disagreement: {run}. {exit_explanation(run_code)}"
 
 
+def check_conclusion(
+    fail_on: FailOn, code: int, run_code: int, comparison: Comparison | None
+) -> Conclusion:
+    """The check run's conclusion, agreeing with the step's exit code ``code`` (what
+    ``decide_exit`` gave) and goldgate's own ``run_code``: ``cancelled`` for an interrupted
+    run, ``failure`` when the step fails, ``neutral`` when it passes only because fail_on
+    is never (the run found something: a disagreement, an error, a regression), else
+    ``success``."""
+    if run_code == ExitCode.INTERRUPTED:
+        return "cancelled"
+    if code != 0:
+        return "failure"
+    regressed = comparison is not None and comparison.classes.regressions > 0
+    if fail_on == "never" and (run_code != 0 or regressed):
+        return "neutral"
+    return "success"
+
+
 def baseline_refusal(candidate: Report, baseline: Report) -> str | None:
     """Why ``baseline`` must not be compared with ``candidate`` at all, or None: a report of
     another dataset, or of another choice of suites, would compare little or nothing and
@@ -95,9 +115,9 @@ def nothing_compared(comparison: Comparison) -> str | None:
     """Why a comparison that compared no attempt of the candidate is no comparison."""
     comparable = comparison.comparable
     if comparable.candidate_attempts and not comparable.compared_attempts:
-        count = comparable.candidate_attempts
+        attempts = count(comparable.candidate_attempts, "attempt")
         return (
-            f"none of the candidate's {count:,} attempt{'s' * (count != 1)} could be compared "
+            f"none of the candidate's {attempts} could be compared "
             "with the baseline (their inputs or gold differ, or they did not run)"
         )
     return None

@@ -51,7 +51,7 @@ from goldgate.app.action.step import StepRun, print_commands, write_step_outputs
 from goldgate.app.errors import HandoffError
 from goldgate.base.errors import ExitCode, InvalidInputError
 
-__all__ = ["HANDOFF", "publish_only", "run_only"]
+__all__ = ["HANDOFF", "prepare_only", "publish_only", "run_only"]
 
 
 def run_only(
@@ -141,18 +141,25 @@ def publish_only(
     whole mode) compared, rendered and published; the step's exit code under fail_on. The
     hand-off and its report are taken only when their digests are those the run step
     recorded (``DIGEST_VARIABLE``, the run step's output ``handoff_digest``)."""
+    from goldgate.app.action import checkrun
+
     run = StepRun(dict(os.environ if env is None else env), out)
+    checkrun.given(run)
     inputs = step_inputs(run)
     if inputs is None:
         _discard(handoff)
+        checkrun.settled(run, int(ExitCode.INVALID_INPUT))
         return int(ExitCode.INVALID_INPUT)
     mask_secrets(run, inputs)
     if inputs.mode not in USER_CODE_MODES:
         _discard(handoff)
         outcome = run_mode(run, inputs)  # check, compare, report: no user code
         if isinstance(outcome, int):
+            checkrun.settled(run, outcome)
             return outcome
         return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
+    if not handoff.exists() and run.check_run is not None:
+        return _left_nothing(run)
     if not handoff.exists():
         return run.commands.refuse(
             f"mode {inputs.mode} runs user code, which goldgate publish never does: run "
@@ -187,6 +194,35 @@ def publish_only(
     return conclude(run, inputs, step_event(run), Path(left.report), left.code)
 
 
+def _left_nothing(run: StepRun) -> int:
+    """The run step left no hand-off (it was cancelled, or failed before it could write
+    one) and a check run waits: complete it, ``cancelled`` or ``failure``, and say so."""
+    from goldgate.app.action import checkrun
+
+    outcome = run.env.get(checkrun.RUN_OUTCOME_VARIABLE, "").strip()
+    cancelled = outcome in ("cancelled", "")
+    code = ExitCode.INTERRUPTED if cancelled else ExitCode.RUNTIME_FAILURE
+    what = "was cancelled" if cancelled else f"ended ({outcome or 'no outcome'})"
+    why = f"The run step {what} before it left anything to publish."
+    checkrun.abandon(run, step_event(run), why, "cancelled" if cancelled else "failure")
+    run.warning(
+        f"{why[:-1]}; the check run is completed as {'cancelled' if cancelled else 'failure'}."
+    )
+    write_step_outputs(run, {"exit_code": str(int(code))})
+    return int(code)
+
+
+def prepare_only(
+    env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
+) -> int:
+    """Before the run half, with the token and no user code: the step's check run created
+    ``in_progress`` (input ``check_run``; its id the step output ``check_run_id``), and in
+    mode replay without the input report, the baseline's report fetched for the run to
+    replay. 0 whatever happened: a fault is a warning, and a bad input is said by the
+    publishing step."""
+    return _before_run(env, out, check_run=True)
+
+
 def fetch_only(
     env: Mapping[str, str] | None = None, out: Callable[[str], None] = print_commands
 ) -> int:
@@ -194,6 +230,14 @@ def fetch_only(
     input report, the baseline's report fetched for the run to replay
     (``baseline.fetch_replay_baseline``). 0 whatever happened: the run step says what is
     missing, and a bad input is said by the publishing step."""
+    return _before_run(env, out, check_run=False)
+
+
+def _before_run(
+    env: Mapping[str, str] | None, out: Callable[[str], None], *, check_run: bool
+) -> int:
+    """What ``prepare_only`` (``check_run``) and ``fetch_only`` do before user code runs."""
+    from goldgate.app.action import checkrun
     from goldgate.app.action.baseline import fetch_replay_baseline
 
     run = StepRun(dict(os.environ if env is None else env), out)
@@ -202,7 +246,11 @@ def fetch_only(
     except InvalidInputError:
         return 0
     mask_secrets(run, inputs)
-    fetch_replay_baseline(run, inputs, step_event(run))
+    event = step_event(run)
+    created = checkrun.start(run, inputs, event) if check_run else None
+    if created is not None:
+        write_step_outputs(run, {"check_run_id": str(created)})
+    fetch_replay_baseline(run, inputs, event)
     return 0
 
 

@@ -31,6 +31,8 @@ class StepRun:
     baseline: str | None = None
     """How the comment names the baseline compared with: ``main@abc1234`` for the artifact
     of a commit, the file's name for a report file."""
+    check_run: int | None = None
+    """The id of this step's check run, created before the run (None: none)."""
 
     @property
     def commands(self) -> WorkflowCommands:
@@ -39,6 +41,22 @@ class StepRun:
 
     def warning(self, message: str) -> None:
         self.commands.warning(message)
+
+
+def run_url(env: Mapping[str, str]) -> str | None:
+    """The workflow run's page (``GITHUB_SERVER_URL``, ``GITHUB_REPOSITORY``,
+    ``GITHUB_RUN_ID``), or None where the environment does not say."""
+    from goldgate.render.escape import check_link_base
+
+    server = env.get("GITHUB_SERVER_URL", "https://github.com").strip().rstrip("/")
+    repository = env.get("GITHUB_REPOSITORY", "").strip()
+    run_id = env.get("GITHUB_RUN_ID", "").strip()
+    if not repository or not run_id.isdigit():
+        return None
+    try:
+        return check_link_base(f"{server}/{repository}/actions/runs/{run_id}")
+    except ValueError:
+        return None
 
 
 def print_commands(text: str) -> None:

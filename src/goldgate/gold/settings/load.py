@@ -206,23 +206,25 @@ def configuration_digest(settings: Settings, workflows: dict[str, WorkflowSettin
     return "sha256:" + hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
 
-_LATER_FIELDS = (
-    ((), ("retry", "rate_limit", "pricing")),
-    (("target",), ("model",)),
-    (("target", "http"), ("proxy",)),
+_LATER_FIELDS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    ((), {"retry": None, "rate_limit": None, "pricing": None}),
+    (("target",), {"model": None}),
+    (("target", "http"), {"proxy": None}),
+    (("target", "model"), {"api": "chat"}),
 )
-"""Fields added after settings had digests (the live settings): left out of the digest
-while unset, so that a configuration that does not use them keeps its revision, and
-replaying its earlier reports still finds the configuration they ran."""
+"""Fields added after settings had digests (the live settings, the model target's ``api``),
+each with the value it has when left unset: left out of the digest while they hold it, so
+that a configuration that does not use them keeps its revision, and replaying its earlier
+reports still finds the configuration they ran."""
 
 
 def _unset_left_out(workflow: dict[str, Any]) -> dict[str, Any]:
-    for path, names in _LATER_FIELDS:
+    for path, unset in _LATER_FIELDS:
         place: Any = workflow
         for key in path:
             place = place.get(key) if isinstance(place, dict) else None
         if isinstance(place, dict):
-            for name in names:
-                if place.get(name, 0) is None:
+            for name, value in unset.items():
+                if name in place and place[name] == value:
                     del place[name]
     return workflow

@@ -50,6 +50,11 @@ const github = {
     pulls: {
       get: (o) => request("GET", `${repos(o)}/pulls/${o.pull_number}`),
     },
+    checks: {
+      create: ({ owner, repo, ...body }) => request("POST", `${repos({ owner, repo })}/check-runs`, body),
+      update: ({ owner, repo, check_run_id, ...body }) =>
+        request("PATCH", `${repos({ owner, repo })}/check-runs/${check_run_id}`, body),
+    },
     issues: {
       listComments: (o) =>
         request("GET", `${repos(o)}/issues/${o.issue_number}/comments?` +

@@ -1,0 +1,150 @@
+"""Joining shards' reports a case at a time (issue 43): the merged report written as it is
+built, never held whole, the same bytes ``report.merge.merge_reports`` and
+``report.stream.report_chunks`` give.
+
+Each shard is read as a stream (``report.streamread``): verified first, its cases let go of;
+then the shards are checked against each other as ``merge_reports`` checks them (the same
+refusals, in the same order), the merged order is decided from each case's position alone
+(8 bytes a case), and each case is read again from its shard, written, and added to its
+suite's figures (``report.rebuild.SuiteRebuild``). A suite's record opens with what is known
+before its cases (its case and attempt counts: the shards' own, verified) and closes with the
+figures recomputed from them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from goldgate.base.errors import InvalidInputError
+from goldgate.report.livefigures import run_live
+from goldgate.report.merge import ShardReport, check_shards, merge_status
+from goldgate.report.plain import record_json
+from goldgate.report.rebuild import SuiteRebuild
+from goldgate.report.stream import ReportWriter, split_at
+from goldgate.report.verdicts import run_verdict
+
+if TYPE_CHECKING:
+    from goldgate.report.records import Report, SuiteRecord
+    from goldgate.report.streamread import StreamedReport
+
+__all__ = ["MergedStream", "merged_stream"]
+
+_NONE = -1
+
+
+class MergedStream:
+    """The merged report's file text in pieces (``chunks``); once they are all taken,
+    ``report`` is the merged report with its cases left out."""
+
+    def __init__(self, shards: Sequence[StreamedReport]) -> None:
+        self.shards = shards
+        self.report: Report | None = None
+        self._first = shards[0].report
+
+    def _order(self, suite: int, name: str) -> array[int]:
+        """For each position of the whole suite, which shard holds it and where (shard and
+        place packed in one integer); the refusals of ``merge._merged_cases``."""
+        whole = self.shards[-1].report.suites[suite].whole_case_count or 0
+        outside: dict[int, int] = {}  # positions past the suite's cases: refused below
+        held = 0
+        count = len(self.shards)
+        order = array("q", [_NONE]) * whole
+        for number, shard in enumerate(self.shards):
+            for place in range(shard.case_count(suite)):
+                position = shard.position(suite, place)
+                if position is None:
+                    case = shard.case(suite, place).id
+                    raise InvalidInputError(f"{shard.path}: case {case!r} has no position.")
+                inside = 0 <= position < whole
+                before = outside.get(position)
+                if inside and order[position] != _NONE:
+                    before = order[position] % count
+                if before is not None:
+                    case = shard.case(suite, place).id
+                    raise InvalidInputError(
+                        f"{shard.path}: case {case!r} of suite {name!r} is also in "
+                        f"{self.shards[before].path}; shards overlap."
+                    )
+                held += 1
+                if inside:
+                    order[position] = place * count + number
+                else:
+                    outside[position] = number
+        absent = whole - held
+        if absent or outside:
+            raise InvalidInputError(
+                f"suite {name!r}: {absent} of its {whole} cases are in no shard's report."
+            )
+        return order
+
+    def chunks(self) -> Iterator[bytes]:
+        from goldgate.report.models import CaseRecord, adapter
+
+        case_json = adapter(CaseRecord).dump_python
+        first = self._first
+        reports = [ShardReport(shard.path, shard.report) for shard in self.shards]
+        check_shards(reports)
+        orders = [self._order(index, suite.name) for index, suite in enumerate(first.suites)]
+        pieces: list[bytes] = []
+        writer = ReportWriter(pieces.append)
+        all_reports = [shard.report for shard in self.shards]
+        head = replace(
+            first,
+            suites=(),
+            options=dataclasses.replace(first.options, shard=None),
+            started_at=min(report.started_at for report in all_reports),
+            finished_at=max(report.finished_at for report in all_reports),
+            duration_seconds=max(report.duration_seconds for report in all_reports),
+        )
+        before, _ = split_at(record_json(head), "suites")
+        writer.head(before)
+        suites: list[SuiteRecord] = []
+        for index, suite in enumerate(first.suites):
+            parts = [(shard.path, shard.report.suites[index]) for shard in self.shards]
+            whole = replace(suite, whole_case_count=None, status=merge_status(parts))
+            rebuilt = SuiteRebuild(whole)
+            known = replace(
+                whole,
+                cases=(),
+                case_count=len(orders[index]),
+                attempt_count=sum(record.attempt_count for _, record in parts),
+            )
+            opening, _ = split_at(record_json(known), "cases")
+            writer.begin_suite(opening)
+            count = len(self.shards)
+            for packed in orders[index]:
+                place, number = divmod(packed, count)
+                case = replace(self.shards[number].case(index, place), position=None)
+                rebuilt.add(case)
+                # pydantic's serializer writes what record_json writes (tests/report/
+                # test_plain.py holds them together), several times faster.
+                writer.case(case_json(case, mode="json"))
+                yield from pieces
+                pieces.clear()
+            record = rebuilt.record()
+            if (record.case_count, record.attempt_count) != (known.case_count, known.attempt_count):
+                raise InvalidInputError(  # pragma: no cover - each shard was verified
+                    f"suite {suite.name!r}: its shards' attempts do not add up to its cases'."
+                )
+            _, closing = split_at(record_json(record), "cases")
+            writer.end_suite(closing)
+            suites.append(record)
+        records = tuple(suites)
+        verdict = run_verdict(records, False, sum(suite.adjudication for suite in records))
+        merged = replace(head, suites=records, verdict=verdict,
+                         live=run_live(suite.live for suite in records))  # fmt: skip
+        _, after = split_at(record_json(replace(merged, suites=())), "suites")
+        writer.tail(after)
+        yield from pieces
+        self.report = merged
+
+
+def merged_stream(shards: Sequence[StreamedReport]) -> MergedStream:
+    """The merge of ``shards`` (every shard of one run), to be written as it is made."""
+    if not shards:
+        raise InvalidInputError("no shard reports to merge.")
+    return MergedStream(shards)

@@ -1,0 +1,310 @@
+"""A report file read as a stream: one pass over its bytes, a case at a time, holding the
+report's figures (everything but its cases) and where each case's bytes are, never the cases
+themselves (issue 43).
+
+The scanner walks the report's top-level object and its suites member by member, in any
+order and with any whitespace, and each case of a suite's ``cases`` array is parsed on its
+own (the standard library's decoder, which gives the values ``jsonvalue.loads_exact`` gives)
+and let go of: what is kept is its offset, length and checksum (``CaseIndex``). Reading the
+cases again (``CaseIndex.read``) takes them back from the same open file, a case at a time,
+and refuses a case whose bytes changed since.
+
+Nothing here describes a problem: anything the stream cannot take as it comes (not JSON, a
+repeated key, a lone surrogate, nesting past the limit, invalid UTF-8, an older format to
+migrate, trailing data) makes ``scan_report`` answer None, and the caller reads the file
+whole (``report.io``), whose parser names the file, line and column.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import zlib
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Final
+
+from goldgate.base.errors import JsonRejected, ReportRefusedError
+from goldgate.base.jsonvalue import loads_exact
+from goldgate.base.strictjson import (
+    finite_float,
+    keyless_decoder,
+    keys_surely_unique,
+    too_deep_or_surrogates,
+)
+from goldgate.base.textsafe import escape_control
+from goldgate.report.records import REPORT_FORMAT
+
+__all__ = ["CaseIndex", "ScannedReport", "scan_report"]
+
+_CHUNK: Final = 1 << 20
+_WHITESPACE: Final = " \t\n\r"
+_DECODER: Final = keyless_decoder(finite_float)
+
+
+class _Unstreamable(Exception):  # private control flow, never leaves here: not a GoldgateError
+    """The file needs the whole-file reader, which says what is wrong with it."""
+
+
+class CaseIndex:
+    """Where each case of one suite lies in the report file: offsets, lengths and checksums
+    of their bytes, in order (24 bytes a case, never the case)."""
+
+    def __init__(self) -> None:
+        self.offsets = array("q")
+        self.lengths = array("q")
+        self.checksums = array("L")
+        self.positions = array("q")
+        """Each case's stored ``position`` (a shard's; -1 where it has none), noted as the
+        cases are verified (``LazyCases``)."""
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def add(self, offset: int, data: bytes) -> None:
+        self.offsets.append(offset)
+        self.lengths.append(len(data))
+        self.checksums.append(zlib.crc32(data))
+
+    def largest(self) -> int:
+        return max(self.lengths, default=0)
+
+    def read(self, handle: BinaryIO, path: str, position: int) -> Any:
+        """The plain JSON of case ``position``, read again from ``handle``; a case whose
+        bytes are not those scanned is refused (the file changed while it was read)."""
+        length = self.lengths[position]
+        data = os.pread(handle.fileno(), length, self.offsets[position])
+        if len(data) != length or zlib.crc32(data) != self.checksums[position]:
+            raise ReportRefusedError(
+                f"{escape_control(path)}: changed while it was read; read it again."
+            )
+        return loads_exact(data)
+
+
+class LazyCases:
+    """A suite's ``cases`` in the scanned plain JSON: as long as the list, each case read
+    again when reached (``report.verify`` goes through it in order and lets go of each case
+    by setting its place to None, which here does nothing)."""
+
+    def __init__(self, index: CaseIndex, handle: BinaryIO, path: str) -> None:
+        self.index, self._handle, self._path = index, handle, path
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __iter__(self) -> Iterator[Any]:
+        positions = self.index.positions
+        del positions[:]
+        for place in range(len(self.index)):
+            case = self.index.read(self._handle, self._path, place)
+            position = case.get("position") if type(case) is dict else None
+            positions.append(position if type(position) is int and position >= 0 else -1)
+            yield case
+
+    def __setitem__(self, position: int, value: object) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class ScannedReport:
+    """A report file scanned: its plain JSON with each suite's ``cases`` a ``LazyCases``
+    (where the file had an array there), the sha256 of its bytes, and the largest case."""
+
+    value: dict[str, Any]
+    digest: str
+    indexes: tuple[CaseIndex | None, ...]
+    largest_case: int
+
+
+class _Text:
+    """The file's text from ``base`` (a byte offset) on, read a chunk at a time."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self.text = ""
+        self.mark = 0
+        """A place in ``text`` whose byte offset in the file is ``mark_byte``."""
+        self.mark_byte = 0
+        self.done = False
+        self.hash = hashlib.sha256()
+
+    def more(self, least: int = _CHUNK) -> None:
+        if self.done:
+            raise _Unstreamable("ends early")
+        data = self.handle.read(max(least, _CHUNK))
+        self.hash.update(data)
+        try:
+            self.text += self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise _Unstreamable("not UTF-8") from None
+        self.done = not data
+
+    def byte_at(self, position: int) -> int:
+        """The byte offset in the file of ``position`` (at or after the last one asked)."""
+        self.mark_byte += len(self.text[self.mark : position].encode("utf-8"))
+        self.mark = position
+        return self.mark_byte
+
+    def drop(self, position: int) -> int:
+        """Forget the text before ``position``; where that is now."""
+        if position > _CHUNK:
+            self.byte_at(position)
+            self.text, self.mark = self.text[position:], 0
+            return 0
+        return position
+
+
+class _Scanner:
+    def __init__(self, handle: BinaryIO) -> None:
+        self.source = _Text(handle)
+        self.at = 0
+        self.indexes: list[CaseIndex | None] = []
+
+    def char(self) -> str:
+        """The next character that is not whitespace (the scanner left on it)."""
+        source = self.source
+        while True:
+            text = source.text
+            at = self.at
+            while at < len(text) and text[at] in _WHITESPACE:
+                at += 1
+            self.at = at
+            if at < len(text):
+                return text[at]
+            self.at = source.drop(at)
+            source.more()
+
+    def take(self, expected: str) -> None:
+        if self.char() != expected:
+            raise _Unstreamable(expected)
+        self.at += 1
+
+    def value(self) -> tuple[Any, int, int]:
+        """The JSON value at the scanner, its text's start and end."""
+        self.char()
+        self.at = self.source.drop(self.at)
+        least = _CHUNK
+        while True:
+            text = self.source.text
+            try:
+                value, end = _DECODER.raw_decode(text, self.at)
+            except (ValueError, RecursionError):
+                end = None
+            except JsonRejected:  # NaN, Infinity, a float too large: the strict reader says
+                raise _Unstreamable("not JSON") from None
+            # A value that ends where the text read so far ends may go on (a number).
+            if end is not None and (end < len(text) or self.source.done):
+                break
+            if self.source.done:
+                raise _Unstreamable("not JSON")
+            self.source.more(least)
+            least *= 2
+        start, self.at = self.at, end
+        piece = text[start:end]
+        if not keys_surely_unique(text, start, end, value) or too_deep_or_surrogates(
+            piece, value, from_utf8=True
+        ):
+            raise _Unstreamable("needs the strict parser")
+        return value, start, end
+
+    def members(self, special: str, inner: Any) -> dict[str, Any]:
+        """An object's members, the one named ``special`` read by ``inner`` where it is an
+        array."""
+        self.take("{")
+        found: dict[str, Any] = {}
+        if self.char() == "}":
+            self.at += 1
+            return found
+        while True:
+            key, _, _ = self.value()
+            if type(key) is not str or key in found:
+                raise _Unstreamable("a key")
+            self.take(":")
+            if key == special and self.char() == "[":
+                found[key] = inner()
+            else:
+                found[key], _, _ = self.value()
+            separator = self.char()
+            self.at += 1
+            if separator == "}":
+                return found
+            if separator != ",":
+                raise _Unstreamable(",")
+
+    def array(self, element: Any, found: list[Any] | None = None) -> list[Any]:
+        """An array's elements, each read by ``element``: kept in ``found`` where given."""
+        self.take("[")
+        if self.char() == "]":
+            self.at += 1
+            return found or []
+        while True:
+            value = element()
+            if found is not None:
+                found.append(value)
+            separator = self.char()
+            self.at += 1
+            if separator == "]":
+                return found or []
+            if separator != ",":
+                raise _Unstreamable(",")
+
+    def suite(self) -> Any:
+        if self.char() != "{":
+            return self.value()[0]
+        self.indexes.append(None)
+        return self.members("cases", self.cases)
+
+    def cases(self) -> CaseIndex:
+        index = CaseIndex()
+
+        def case() -> None:
+            _, start, end = self.value()
+            source = self.source
+            piece = source.text[start:end].encode("utf-8")
+            index.add(source.byte_at(start), piece)
+            source.mark, source.mark_byte = end, source.mark_byte + len(piece)
+
+        self.array(case)
+        self.indexes[-1] = index
+        return index
+
+    def report(self) -> dict[str, Any]:
+        value = self.members("suites", lambda: self.array(self.suite, []))
+        source = self.source
+        while True:
+            if source.text[self.at :].strip(_WHITESPACE):
+                raise _Unstreamable("trailing data")
+            if source.done:
+                return value
+            self.at = source.drop(len(source.text))
+            source.more()
+
+
+def scan_report(handle: BinaryIO, path: str) -> ScannedReport | None:
+    """The report in ``handle`` scanned (``ScannedReport``), or None where it must be read
+    whole: not JSON as the stream takes it, or not a report of the current format."""
+    scanner = _Scanner(handle)
+    try:
+        value = scanner.report()
+    except (_Unstreamable, RecursionError):
+        return None
+    if value.get("format") != REPORT_FORMAT or type(value.get("suites")) is not list:
+        return None
+    indexes: list[CaseIndex | None] = []
+    suites = iter(scanner.indexes)
+    for suite in value["suites"]:
+        if type(suite) is dict:
+            index = next(suites)
+            indexes.append(index)
+            if index is not None:
+                suite["cases"] = LazyCases(index, handle, path)
+        else:
+            indexes.append(None)
+    largest = max((index.largest() for index in indexes if index is not None), default=0)
+    digest = "sha256:" + scanner.source.hash.hexdigest()
+    return ScannedReport(value, digest, tuple(indexes), largest)
+
+

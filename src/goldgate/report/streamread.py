@@ -1,0 +1,98 @@
+"""A report read as a stream of cases (issue 43): verified in one pass that holds the run's
+figures and one case at a time, then its cases handed out again one at a time, in order or
+by place, from the same open file.
+
+``streamed_report`` scans the file (``report.scan``), validates and verifies every case as it
+is reached (``report.io.validated_report`` without keeping them: every refusal a whole read
+makes, made here, before the caller has anything), and yields a ``StreamedReport``: the
+report's records with each suite's cases left out, and ``cases(suite)`` to read them again.
+A file the stream cannot take (another format to migrate, text that is not JSON as the
+stream reads it) is read whole instead, which names the problem or migrates it; its cases
+are then handed out from memory.
+
+Memory: the figures, where each case's bytes are (24 bytes a case) and the case being read.
+A case too large for the memory the process may use is refused with one sentence
+(``readbound.admit_case``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from goldgate.base.files import open_regular_file
+from goldgate.report.readbound import admit_case, memory_bounded
+from goldgate.report.scan import CaseIndex, scan_report
+
+if TYPE_CHECKING:
+    from goldgate.report.caserecords import CaseRecord
+    from goldgate.report.records import Report
+
+__all__ = ["StreamedReport", "streamed_report"]
+
+
+@dataclass(frozen=True)
+class StreamedReport:
+    """A verified report whose cases are read again as they are asked for: ``report`` has
+    every suite's cases left out (``cases=()``) where the file was streamed."""
+
+    path: str
+    report: Report
+    digest: str
+    _handle: BinaryIO | None
+    _indexes: tuple[CaseIndex | None, ...]
+
+    def case_count(self, suite: int) -> int:
+        index = self._indexes[suite] if self._indexes else None
+        return len(self.report.suites[suite].cases) if index is None else len(index)
+
+    def case(self, suite: int, position: int) -> CaseRecord:
+        """The case at ``position`` of suite ``suite``, validated again."""
+        index = self._indexes[suite] if self._indexes else None
+        if index is None or self._handle is None:
+            return self.report.suites[suite].cases[position]
+        from goldgate.report.models import CaseRecord, adapter
+
+        with memory_bounded(self.path):
+            plain = index.read(self._handle, self.path, position)
+            # No shared records: they would grow with the report.
+            record: CaseRecord = adapter(CaseRecord).validate_python(plain)
+            return record
+
+    def position(self, suite: int, place: int) -> int | None:
+        """The stored ``position`` (a shard's) of the case at ``place``, noted when it was
+        verified."""
+        index = self._indexes[suite] if self._indexes else None
+        if index is None or self._handle is None:
+            return self.report.suites[suite].cases[place].position
+        stored = index.positions[place]
+        return stored if stored >= 0 else self.case(suite, place).position
+
+    def cases(self, suite: int) -> Iterator[CaseRecord]:
+        """Suite ``suite``'s cases in order, one at a time."""
+        for position in range(self.case_count(suite)):
+            yield self.case(suite, position)
+
+
+@contextlib.contextmanager
+def streamed_report(path: Path) -> Iterator[StreamedReport]:
+    """The report at ``path``, verified a case at a time (``StreamedReport``); the file stays
+    open for its cases until the block ends. Refusals are those of ``report.io.read_report``."""
+    from goldgate.report.io import read_report_and_digest, validated_report
+
+    source = str(path)
+    with open_regular_file(path, source, what="a report") as handle:
+        with memory_bounded(source):
+            scanned = scan_report(handle, source)
+        if scanned is None:
+            report, digest = read_report_and_digest(path)
+            yield StreamedReport(source, report, digest, None, ())
+            return
+        admit_case(source, scanned.largest_case)
+        with memory_bounded(source):
+            report = validated_report(scanned.value, source, keep=False)
+        yield StreamedReport(source, report, scanned.digest, handle, scanned.indexes)
+
