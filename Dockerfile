@@ -24,7 +24,7 @@ ENV PIP_NO_CACHE_DIR=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /build
 COPY docker/ docker/
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY src/ src/
 # A throwaway tool environment builds goldgate's wheel (setuptools pinned, no build isolation,
 # so nothing unpinned is fetched), then installs the locked dependencies (wheels only: no

@@ -1,15 +1,16 @@
-"""Write the README's "GitHub Action" input and output tables from action.yml.
+"""Write the input and output tables of docs/action.md (the GitHub Action's page) from
+action.yml. scripts/docs_gen.py, which regenerates every generated part of the docs, calls it.
 
 The tables are those of the composite action (action.yml); the container action
 (docker/action.yml) takes the same inputs, but ``python`` (``COMPOSITE_ONLY``), with the same
 defaults and descriptions, and gives the same outputs: this script refuses to write the
 tables while the two files disagree, so one pair of tables is true of both.
 
-    .venv/bin/python scripts/action_docs.py           # rewrite the tables in README.md
+    .venv/bin/python scripts/action_docs.py           # rewrite the tables in docs/action.md
     .venv/bin/python scripts/action_docs.py --check   # exit 1 if they would change
 
 The tables sit between ``<!-- action.yml inputs -->`` / ``<!-- action.yml outputs -->`` and
-``<!-- end -->``; everything else in the README is left alone.
+``<!-- end -->``; everything else on the page is left alone.
 tests/app/action/test_action_metadata.py reads both files on its own and compares them.
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+README = ROOT / "docs" / "action.md"
 ACTION = ROOT / "action.yml"
 DOCKER_ACTION = ROOT / "docker" / "action.yml"
 COMPOSITE_ONLY = ("python",)
@@ -70,7 +71,7 @@ def render(readme: str, action: dict[str, Any]) -> str:
     for kind, table in tables(action).items():
         pattern = re.compile(rf"(<!-- action\.yml {kind} -->\n).*?(<!-- end -->)", re.DOTALL)
         if not pattern.search(readme):
-            raise SystemExit(f"README.md has no '<!-- action.yml {kind} -->' ... '<!-- end -->'")
+            raise SystemExit(f"docs/action.md has no '<!-- action.yml {kind} -->' ... '<!-- end -->'")
         readme = pattern.sub(
             lambda match, t=table: f"{match.group(1)}{t}\n{match.group(2)}", readme
         )
@@ -79,7 +80,7 @@ def render(readme: str, action: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if README.md would change")
+    parser.add_argument("--check", action="store_true", help="exit 1 if docs/action.md would change")
     check = parser.parse_args().check
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     docker = yaml.safe_load(DOCKER_ACTION.read_text(encoding="utf-8"))
@@ -91,7 +92,7 @@ def main() -> int:
     updated = render(current, action)
     if check:
         if updated != current:
-            print("README.md's action tables are out of date: run scripts/action_docs.py")
+            print("docs/action.md's tables are out of date: run scripts/action_docs.py")
             return 1
         return 0
     README.write_text(updated, encoding="utf-8")

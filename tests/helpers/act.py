@@ -77,7 +77,9 @@ RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _USES = re.compile(r"^(?P<repo>[^@\s]+/[^@\s]+)@(?P<ref>\S+)$")
 _run_ids = itertools.count(4_000_001)
 REPO_ROOT = Path(__file__).resolve().parents[2]
-ACTION_FILES = ("action.yml", "docker", "Dockerfile", "pyproject.toml", "README.md", "src")
+ACTION_FILES = (
+    "action.yml", "docker", "Dockerfile", "pyproject.toml", "README.md", "LICENSE", "src",
+)  # fmt: skip
 _BUILT = ("__pycache__", "*.egg-info", "build")
 GOLDGATE_USES = "goldgate-tests/goldgate@v0"
 """What ``with_action`` puts for ``uses: ./``: the action at a version, as teams name it."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from goldgate._version import __version__
 
 SETTINGS = """\
-# goldgate's settings, written by `goldgate init` (the README's "Settings" says every key).
+# goldgate's settings, written by `goldgate init` (goldgate's docs/settings.md says every key).
 # One workflow: the application goldgate calls, how it is reached, and its flows and steps,
 # which the gold's paths name (/flows/support/steps/route/result/...).
 workflows:

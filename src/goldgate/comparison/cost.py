@@ -1,6 +1,6 @@
 """The cost delta of a comparison: what each side's compared attempts cost, in total and per
-priced attempt, from the costs their reports recorded (``LiveRecord``, README "Live
-suites"). A replay's costs are its original run's, like its usage, so not compared."""
+priced attempt, from the costs their reports recorded (``LiveRecord``, docs/live.md). A
+replay's costs are its original run's, like its usage, so not compared."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ class Usage(_Model):
 class Cost(_Model):
     """What the compared attempts' answers cost on each side, at each side's pricing
     (cached answers count as what they cost). Cost is a maximum to hold, never a gain in
-    itself: a threshold on it is a maximum (README, "Live suites")."""
+    itself: a threshold on it is a maximum (docs/live.md)."""
 
     comparable: bool = Field(description="False when either side is a replay.")
     reason: str | None = None

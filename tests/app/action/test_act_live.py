@@ -70,6 +70,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "workflows"
 LABEL = "goldgate:live"
 KEY = "sk-live-" + "Plant3dAnswersKey" + "0123456789abcdef"
 ENDPOINT = "https://answers.example.invalid/v1/triage"
+JUDGE_ENDPOINT = "https://api.openai.com/v1"  # the example's judge tone (tone_judge)
 COMMENT_ID = "goldgate-live"
 TICKET = "Cancel renewal for account C-1049."
 """The message of the live gold's one case, whose reply must hold ``C-1049``."""
@@ -114,7 +115,9 @@ def team(root: Path, fake: FakeGitHub, goldgate: Path, service: FakeOpenAI) -> A
     settings = source / "config" / "settings.yaml"
     text = settings.read_text("utf-8")
     assert text.count(ENDPOINT) == 1, text
-    settings.write_text(text.replace(ENDPOINT, f"{service.url}/app"), "utf-8")
+    assert text.count(JUDGE_ENDPOINT) == 1, text
+    text = text.replace(ENDPOINT, f"{service.url}/app")
+    settings.write_text(text.replace(JUDGE_ENDPOINT, f"{service.url}/v1"), "utf-8")
     return Act(root / "runs", fake, source, actions={GOLDGATE_USES: goldgate})
 
 
@@ -152,7 +155,9 @@ def test_the_live_label_runs_the_live_suite_against_its_service(
     exit_code: int,
 ) -> None:
     number = int(payload["number"])
-    with serving(api_key=KEY, app=answers(draft)) as service:
+    # The example's judge (tone, calibrated by its committed record) is asked too, with
+    # --live: it passes the German reply's tone.
+    with serving(api_key=KEY, app=answers(draft), chat=lambda body: "PASS: formal") as service:
         act = team(tmp_path, fake, goldgate, service)
         upload_baseline(act, payload)
         result = run_live(act, workflow, labeled(payload, LABEL))
@@ -168,17 +173,19 @@ def test_the_live_label_runs_the_live_suite_against_its_service(
     assert (outputs["failed"], outputs["errors"]) == ("0" if passed else "1", "0"), outputs
     assert outputs["comment_file"] == "", outputs  # posted, not handed off
 
-    # The live suite called the service once, for its one case, with the key as the
-    # settings say (the service answers nothing else).
-    (body,) = service.state.bodies
+    # The live suite called the service once, for its one case, and the judge once, for the
+    # one answer its gold names it for, each with the key as the settings say (the service
+    # answers nothing else).
+    (body, judged) = sorted(service.state.bodies, key=lambda body: "messages" in body)
     assert (body["workflow"], body["flow"], body["step"]) == ("answer_live", "answer", "draft")
     assert body["envelope"]["payload"]["message"] == TICKET
-    ((authorization,),) = [
+    assert "Rubric:" in judged["messages"][0]["content"], judged
+    authorizations = [
         [value for name, value in headers.items() if name.lower() == "authorization"]
         for headers in service.state.headers
     ]
-    assert authorization == f"Bearer {KEY}"
-    assert service.stats()["by_status"] == {"200": 1}
+    assert authorizations == [[f"Bearer {KEY}"]] * 2
+    assert service.stats()["by_status"] == {"200": 2}
 
     # Compared with the model-free baseline of the merge-base commit.
     assert outputs["comparison"], result.text

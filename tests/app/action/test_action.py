@@ -383,9 +383,9 @@ def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
     assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
 
 
-def test_the_readme_names_every_input_and_output(runner: Runner) -> None:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
-    row = next(line for line in readme.splitlines() if line.startswith("| `goldgate action "))
+def test_the_commands_page_names_every_input_and_output(runner: Runner) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text("utf-8")
+    row = page.split("\n### `goldgate action ", 1)[1].split("\n### ", 1)[0]
     names = {spec.name for spec in INPUTS}
     assert len(names) >= 16
     assert sorted(name for name in names if f"`{name}`" not in row) == []

@@ -1,7 +1,7 @@
 """Settings of live workflows: the ``model`` target, retries, rate limits and pricing.
 
 Nothing here calls out: these models only say what a run of a live workflow may do (see
-README "Live suites"); ``goldgate.run.live`` does it.
+docs/live.md); ``goldgate.run.live`` does it.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ is incomplete), and the result document has the same shape as below.
 Each attempt POSTs ``{base_url}/chat/completions`` with the model, the messages its
 templates build from the case envelope (``system``, then ``prompt`` as the user's message;
 ``{/pointer}`` placeholders, ``goldgate.base.template``), and the configured parameters. The
-answer becomes a result document of this shape (README, "The model target")::
+answer becomes a result document of this shape (docs/live.md, "The model target")::
 
     {"execution": {"status": "completed"},
      "payload": {"answer": "<choices[0].message.content>", "finish_reason": "stop",
