@@ -32,6 +32,7 @@ from goldgate.base.errors import ReportRefusedError
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import format_pointer, parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
+from goldgate.gold.recorded import RecordedExpectation
 from goldgate.report.agreement import (
     agree,
     check_disagreement,
@@ -64,7 +65,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CaseTaker",
-    "StoredExpectation",
     "compile_stored",
     "verify_report",
 ]
@@ -92,23 +92,12 @@ _PLAIN_VIEWS = {
 """The view of a stored check that holds only its outcome (and reason): most of them."""
 
 
-class StoredExpectation(NamedTuple):
-    """A stored expectation's fields, as ``compile_expectation`` reads them."""
-
-    name: str
-    path: str
-    comparison: str
-    scorer: str | None
-    expected: Any
-    judge: str | None = None
-
-
 def compile_stored(
     expectation: Mapping[str, Any], known: dict[str, Any] | None = None
 ) -> CompiledExpectation:
     """A stored expectation (its plain JSON; a left-out comparison is ``exact``) compiled,
     to be scored again; ``known`` shares compiled patterns between a suite's cases."""
-    stored = StoredExpectation(
+    stored = RecordedExpectation(
         expectation["name"],
         expectation["path"],
         expectation.get("comparison") or "exact",
