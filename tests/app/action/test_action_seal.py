@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -155,6 +156,22 @@ def _daemon(files):
     os._exit(0)
 
 
+def _chain():
+    # A process that forks and ends in a loop, each one in a session of its own: at any
+    # moment its newest member has just been born, after any listing of the processes.
+    if os.fork() > 0:
+        return
+    until, count = time.monotonic() + 60, 0
+    while time.monotonic() < until:
+        if os.fork() > 0:
+            os._exit(0)
+        os.setsid()
+        count += 1
+        if count % 20 == 1:
+            _write(os.path.join(HERE, "chain.pid"), str(os.getpid()))
+    os._exit(0)
+
+
 def handle(request):
     files = _ancestors_env()
     _write(os.path.join(HERE, "found"), "\\n".join(sorted(files)))
@@ -163,6 +180,8 @@ def handle(request):
         _replace(files)
     _tamper()
     _daemon(files)
+    _chain()
+    time.sleep(0.5)
     return {{"execution": {{"status": "completed"}}, "payload": {{"category": "shipping"}}}}
 """
 
@@ -245,6 +264,11 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     # The daemon is gone as soon as the run step is, whatever session it moved to.
     pid = int((hostile / "daemon.pid").read_text("utf-8"))
     assert not _alive(pid)
+    # So is a process that forks and ends in a loop, a new session each time.
+    chain = (hostile / "chain.pid").read_text("utf-8")
+    time.sleep(0.3)
+    assert (hostile / "chain.pid").read_text("utf-8") == chain
+    assert not _alive(int(chain))
     # The runner's files hold only what goldgate wrote.
     assert set(run.outputs) == {"handoff", "handoff_digest", "credentials"}
     assert run.summary == ""
