@@ -167,8 +167,10 @@ def _chain():
             os._exit(0)
         os.setsid()
         count += 1
-        if count % 20 == 1:
-            _write(os.path.join(HERE, "chain.pid"), str(os.getpid()))
+        if count % 20 == 1:  # whole or not at all, killed at any moment
+            where = os.path.join(HERE, "chain.pid")
+            _write(f"{{where}}.{{os.getpid()}}", str(os.getpid()))
+            os.replace(f"{{where}}.{{os.getpid()}}", where)
     os._exit(0)
 
 
@@ -272,7 +274,7 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     # The runner's files hold only what goldgate wrote.
     assert set(run.outputs) == {"handoff", "handoff_digest", "credentials"}
     assert run.summary == ""
-    assert job.added_env == {}
+    assert [name for name in job.added_env if name != "GOLDGATE_JOB_SEAL"] == []
     assert job.added_path == []
     # The publishing step published the real verdict, and nothing planted ran.
     publish = steps["publish"]
@@ -285,6 +287,12 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     assert found == ["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]
     assert not (hostile / "ran-planted").exists()
     assert not (hostile / "stolen").exists()
+    # Its publishing step found the Python as sealed: a later goldgate step of the job runs,
+    # whatever the job's own steps do to the Python in between.
+    assert job.added_env == {"GOLDGATE_JOB_SEAL": ""}
+    purelib = next((job.python.parent.parent / "lib").glob("python3*/site-packages"))
+    (purelib / "zz-a-job-step.pth").write_text("\n", "utf-8")
+    assert job.run_step("install").code == 0
 
 
 def _rewrite_handoff(workspace: Path) -> None:
@@ -329,8 +337,9 @@ def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
 ) -> None:
     job = _job(runner, tmp_path)
     before = len(runner.fake.requests)
+    inputs = {**_inputs(runner, tamper), "comment": "update"}
 
-    steps = job.run({**_inputs(runner, tamper), "comment": "update"})
+    steps = job.run(inputs)
 
     assert steps["run"].code == 0, steps["run"].stderr
     publish = steps["publish"]
@@ -340,6 +349,21 @@ def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
     assert "changed after the seal step" in errors[0]
     assert errors[0].count(". ") == 0  # one sentence
     assert publish.outputs == {"exit_code": "2"}
+    assert runner.fake.requests[before:] == []
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+    # A second goldgate step of the job (examples/workflows/pull-request.yml has two) would
+    # seal the Python as the first one's user code left it: its first step refuses before
+    # any Python starts, so that none of its steps runs that Python (its prepare step, the
+    # check run, holds the token before any user code of its own).
+    again = job.run({**inputs, "check_run": "true", "comment_id": "goldgate-evals"})
+
+    install = again["install"]
+    assert install.code == 2, install.stdout + install.stderr
+    errors = [line for line in install.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, install.stdout
+    assert "changed while an earlier goldgate step of this job ran user code" in errors[0]
+    assert all(again[name].skipped for name in ("seal", "prepare", "run", "publish"))
     assert runner.fake.requests[before:] == []
     assert not (runner.workspace / "hostile" / "ran-planted").exists()
 
