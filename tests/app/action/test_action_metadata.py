@@ -126,7 +126,9 @@ def test_the_step_that_runs_user_code_holds_no_token(action: dict[str, Any]) -> 
         given = [key for key, value in step.get("env", {}).items() if "github_token" in value]
         holders = ("publish", "prepare")
         assert given == (["INPUT_GITHUB_TOKEN"] if step_id in holders else []), step_id
-    assert steps["prepare"]["run"] == '"$GOLDGATE_PYTHON" -I -m goldgate publish --prepare'
+    assert steps["prepare"]["run"] == (
+        '"$GOLDGATE_PYTHON" -I -X "pycache_prefix=$(mktemp -d)" -m goldgate publish --prepare'
+    )
     assert steps["prepare"]["shell"] == steps["publish"]["shell"]  # no BASH_ENV, no ENV
     assert steps["prepare"]["if"] == (
         "inputs.check_run == 'true' || (inputs.mode == 'replay' && inputs.report == '')"

@@ -29,7 +29,10 @@ pytestmark = [
 ]
 
 HOSTILE = """\
+import importlib._bootstrap_external as external
+import importlib.util
 import os
+import sys
 import sysconfig
 import time
 
@@ -126,6 +129,23 @@ def _tamper():
         _write(os.environ["GITHUB_EVENT_PATH"], event.replace('"number": 2', '"number": 3'))
 
 
+def _pyc():
+    # goldgate's own __init__ compiled with one more line, into the __pycache__ file a plain
+    # import reads (it matches the source's time and size), in a Python made for this test.
+    if not os.path.realpath(sys.prefix).startswith(os.path.dirname(os.path.dirname(HERE))):
+        return
+    source = os.path.join(sysconfig.get_path("purelib"), "goldgate", "__init__.py")
+    with open(source, "rb") as handle:
+        text = handle.read() + b"\\nopen(" + repr(MARKER).encode() + b", 'a').write('pyc')\\n"
+    info = os.stat(source)
+    code = compile(text, source, "exec")
+    data = external._code_to_timestamp_pyc(code, int(info.st_mtime), info.st_size)
+    cached = importlib.util.cache_from_source(source)
+    os.makedirs(os.path.dirname(cached), exist_ok=True)
+    with open(cached, "wb") as handle:
+        handle.write(data)
+
+
 def _daemon(files):
     if os.fork() > 0:
         return
@@ -181,6 +201,8 @@ def handle(request):
     if TAMPER == "replace":
         _replace(files)
     _tamper()
+    if TAMPER is None:
+        _pyc()
     _daemon(files)
     _chain()
     time.sleep(0.5)
@@ -292,7 +314,11 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     assert job.added_env == {"GOLDGATE_JOB_SEAL": ""}
     purelib = next((job.python.parent.parent / "lib").glob("python3*/site-packages"))
     (purelib / "zz-a-job-step.pth").write_text("\n", "utf-8")
-    assert job.run_step("install").code == 0
+    # None of its steps before the run reads the .pyc the target planted for goldgate
+    # (the publishing step above read none either).
+    for name in ("install", "seal", "prepare"):
+        assert job.run_step(name).code == 0, job.steps[name].stdout + job.steps[name].stderr
+    assert not (hostile / "ran-planted").exists()
 
 
 def _rewrite_handoff(workspace: Path) -> None:
