@@ -323,6 +323,25 @@ def test_a_report_that_is_not_utf8_is_refused_plainly(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("where", ["figure", "result"])
+def test_an_integer_past_the_digit_limit_is_refused_in_one_sentence(
+    tmp_path: Path, where: str
+) -> None:
+    """Python will not read an integer of more than 4300 digits (a ValueError of its own,
+    not a JSON error): the report is refused at its place, never with a traceback."""
+    path = tmp_path / "report.json"
+    number = "9" * 4301
+    value = number if where == "figure" else f'{{"payload": {{"n": {number}}}}}'
+    data = f'{{"format": "goldgate.report/2", "x": {value}}}'.encode()
+    path.write_bytes(data)
+    with pytest.raises(InvalidInputError) as refused:
+        read_report(path)
+    column = data.index(b"9999") + 1
+    assert str(refused.value) == (
+        f"{path}:1:{column}: not a JSON report (integer has more than 4300 digits)."
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("long_number", [False, True], ids=["orjson", "json"])
 def test_a_cut_report_is_refused_at_its_line_and_column(

@@ -21,7 +21,7 @@ def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
     is not JSON, ``InvalidInputError`` at the line and column."""
     try:
         value = loads_exact(data, lean=lean_parse(len(data)))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
+    except ValueError as error:  # orjson's, json's, UTF-8's, an integer past the digit limit
         raise _not_json(data, path, error, what) from None
     if not _keys_surely_unique(data, value):
         _refuse_repeated_key(data, path, what)
