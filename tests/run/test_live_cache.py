@@ -178,3 +178,31 @@ def test_a_changed_literal_header_value_is_a_miss_an_env_value_is_not(tmp_path: 
                 "--live", "--cache", str(cache), env={"GG_HEADER": value}
             )
         assert _requests(server) == 3 * CASES  # the second run took every answer cached
+
+
+BIG = 2**70 + 1
+"""An integer past 64 bits in an answer: JSON holds it, and so must the cache, exactly."""
+
+
+def _big_answer(body: dict[str, Any]) -> dict[str, Any]:
+    message = body["envelope"]["payload"]["message"]
+    return {"payload": {"answer": f"echo: {message}", "id": BIG}}
+
+
+def test_an_answer_with_an_integer_past_64_bits_is_cached_and_given_back_exactly(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    with serving(app=_big_answer) as server:
+        project = http_project(tmp_path / "p", server.url, {})
+        first, written = project.evaluate("--live", "--cache", str(cache))
+        again, report = project.evaluate("--live", "--cache", str(cache), name="2.json")
+        assert _requests(server) == CASES  # the second run took every answer cached
+    assert (first.code, again.code) == (0, 0), first.output + again.output
+    assert "cache" not in first.stderr
+    for run_report in (written, report):
+        assert run_report is not None
+        for case in run_report["suites"][0]["cases"]:
+            assert case["attempts"][0]["result"]["payload"]["id"] == BIG
+    assert report is not None
+    assert report["suites"][0]["live"]["cached"] == CASES

@@ -47,8 +47,10 @@ from typing import Any
 
 import orjson
 
+from goldgate.base.errors import JsonRejected
 from goldgate.base.jsonvalue import canonical_bytes
 from goldgate.base.problems import display_path
+from goldgate.base.strictjson import finite_float, keyless_decoder
 from goldgate.base.textsafe import escape_control
 
 CACHE_FORMAT = "goldgate.cache/2"
@@ -62,6 +64,7 @@ below it): a miss with a warning, never read into memory."""
 GIT_TIMEOUT = 10.0
 """Seconds ``git ls-files`` may take to say whether the cache folder's entries are tracked."""
 
+_STRICT = keyless_decoder(finite_float)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 _LINKS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)
@@ -115,8 +118,11 @@ class ResponseCache:
         if not isinstance(data, bytes):
             return self._miss(key, data)
         try:
-            entry = orjson.loads(data)
-        except orjson.JSONDecodeError:
+            # Exactly as written: an integer past 64 bits stays that integer (orjson would
+            # read it as a float, and the cached answer would differ from the live one); no
+            # NaN, no infinity.
+            entry = _STRICT.decode(data.decode("utf-8"))
+        except (ValueError, RecursionError, JsonRejected):  # not JSON, not UTF-8, too deep
             return self._miss(key, "it is not JSON")
         if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
             return self._miss(key, f"it is not a {CACHE_FORMAT} entry")
@@ -225,7 +231,10 @@ class ResponseCache:
         entry: dict[str, Any] = {"format": CACHE_FORMAT, "key": key, "document": document}
         if self.secret is not None:
             entry["mac"] = self._mac(key, document)
-        data = orjson.dumps(entry)
+        try:
+            data = orjson.dumps(entry)
+        except TypeError:  # an integer past 64 bits, which the standard library writes
+            data = canonical_bytes(entry)
         folder = self._open_folder(create=True)
         if folder is None:
             return
