@@ -206,3 +206,35 @@ def test_an_answer_with_an_integer_past_64_bits_is_cached_and_given_back_exactly
             assert case["attempts"][0]["result"]["payload"]["id"] == BIG
     assert report is not None
     assert report["suites"][0]["live"]["cached"] == CASES
+
+
+APP = """
+def handle(request):
+    return {{"payload": {{"answer": "echo: " + request["envelope"]["payload"]["message"]{tail}}}}}
+"""
+
+
+def test_a_python_target_whose_code_changed_is_never_answered_by_the_old_code(
+    tmp_path: Path,
+) -> None:
+    """A python (or command) target's answers come from the code in the checkout: they are
+    kept per commit, so a pull request that breaks the code fails, however the cache was
+    filled by the code before it."""
+    project = new_project(tmp_path / "p")
+    project.workflows = {
+        "app": {"revision": "app-1", "live": True, "target": {"python": "cached_app:handle"}}
+    }
+    _cases(project, "app")
+    app = project.root / "cached_app.py"
+    cache = tmp_path / "cache"
+    _git(project.root, "init", "-q")
+    runs = []
+    for number, tail in enumerate(("", ' + " (broken)"')):
+        app.write_text(APP.format(tail=tail), "utf-8")
+        _git(project.root, "add", "-A")
+        _git(project.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+        for again in ("a", "b"):  # the same commit twice: answered from the cache
+            runs.append(project.evaluate("--live", "--cache", str(cache), name=f"{number}{again}"))
+    codes = [run.code for run, _ in runs]
+    cached = [report["suites"][0].get("live", {}).get("cached") for _, report in runs if report]
+    assert (codes, cached) == ([0, 0, 1, 1], [None, CASES, None, CASES]), runs[2][0].output

@@ -4,7 +4,8 @@ An entry's name is the sha256 of everything that decides an answer: the cache's 
 workflow's revision, the target's cache identity (its kind; an http target's URL with its
 query values and each header's literal value, or for a header read from the environment the
 variable's name, never its value; a model target's whole settings: URL, ``api_version``,
-model, templates and parameters; a command's argv; a python target's import path), the
+model, templates and parameters; a command's argv or a python target's import path with
+the commit being evaluated, since the code in the checkout decides their answers), the
 request (workflow, flow, step and the case's envelope) and the attempt's index, so that
 ``--repeat 3`` keeps three answers. That material is only hashed, never stored. An entry
 lives at ``DIR/<first two hex digits>/<sha256>.json``, holding ``{"format", "key",
@@ -75,9 +76,14 @@ class ResponseCache:
     """Stored answers under ``folder`` (made on the first write); ``secret``: the cache key
     that signs and verifies entries (see the module docstring)."""
 
-    def __init__(self, folder: Path, secret: bytes | None = None) -> None:
+    def __init__(
+        self, folder: Path, secret: bytes | None = None, *, code: str | None = None
+    ) -> None:
         self.folder = folder
         self.secret = secret or None
+        self.code = code
+        """The commit being evaluated (the run's variant revision), which keys the answers
+        of targets whose own code decides them (``target.cache_identity``)."""
         self.hits = 0
         self.misses = 0
         self.written = 0
