@@ -238,3 +238,18 @@ def test_a_python_target_whose_code_changed_is_never_answered_by_the_old_code(
     codes = [run.code for run, _ in runs]
     cached = [report["suites"][0].get("live", {}).get("cached") for _, report in runs if report]
     assert (codes, cached) == ([0, 0, 1, 1], [None, CASES, None, CASES]), runs[2][0].output
+
+
+def test_a_relative_cache_folder_through_a_symlinked_folder_is_not_used(tmp_path: Path) -> None:
+    """The command line makes ``--cache`` absolute before user code runs: a link among its
+    folders inside the checkout (one a pull request could commit) is still never followed."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with serving(api_key=KEY) as server:
+        project = model_project(tmp_path / "p", server.url)
+        (project.root / "committed").symlink_to(elsewhere, target_is_directory=True)
+        run, report = project.evaluate("--live", "--cache", "committed/cache", env=ENV)
+    assert run.code == 0, run.output
+    assert "is a symbolic link or not a folder; the cache was not used" in run.stderr
+    assert list(elsewhere.iterdir()) == []
+    assert report is not None

@@ -20,7 +20,8 @@ Nothing planted answers a run:
   is a miss with a warning;
 - a cache folder that git tracks entries in is refused before anything runs (``tracked``;
   the session says so, exit 2);
-- a cache folder that is a symbolic link (or not a folder) is not used at all: one warning,
+- a cache folder that is a symbolic link (or not a folder), or has one among its folders
+  inside the working folder, is not used at all: one warning,
   every attempt a miss, nothing read or written there; a shard folder or an entry that is a
   symbolic link, a folder or anything but a regular file is a miss with a warning. Every
   open is relative to the folder's own descriptor with ``O_NOFOLLOW``, and a write goes to
@@ -90,6 +91,7 @@ class ResponseCache:
         self.corrupt = 0
         self.warnings: list[str] = []
         self._unusable = False
+        self._trusted, self._names = _trusted_and_names(folder)
 
     def key(
         self,
@@ -206,7 +208,7 @@ class ResponseCache:
         if self._unusable:
             return None
         try:
-            return _open_folder(self.folder, create)
+            return _open_folder(self._trusted, self._names, create)
         except FileNotFoundError:
             if create:
                 self._warn_folder("cannot be written (FileNotFoundError); answers are not kept")
@@ -265,18 +267,29 @@ class ResponseCache:
         return [*self.warnings, *more]
 
 
-def _open_folder(folder: Path, create: bool) -> int:
-    """``folder``'s descriptor, made first when ``create``, through no symbolic link: every
-    component of a relative path (which lies in the working folder, the checkout, where a
-    pull request could commit a link), the last one of an absolute path."""
-    names: tuple[str, ...]
-    if folder.is_absolute():
-        trusted, names = folder.parent, (folder.name,)
-        if create:
-            with contextlib.suppress(OSError):  # opening it says what is wrong
-                trusted.mkdir(mode=0o700, parents=True, exist_ok=True)
-    else:
-        trusted, names = Path("."), folder.parts
+def _trusted_and_names(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """Where opening ``folder`` starts, trusted, and the names opened from there without
+    following a symbolic link: from the working folder (the checkout, where a pull request
+    could commit a link) each component of a path inside it, relative or absolute as the
+    command line makes every path before user code runs; else the last component only (a
+    system folder such as ``/tmp`` may be a link). Decided once, before user code can move
+    the working folder."""
+    here = Path.cwd()
+    inside = folder if not folder.is_absolute() else None
+    if inside is None:
+        with contextlib.suppress(ValueError):
+            inside = folder.relative_to(here)
+    if inside is not None and inside.parts:
+        return here, inside.parts
+    return folder.parent, (folder.name,)
+
+
+def _open_folder(trusted: Path, names: tuple[str, ...], create: bool) -> int:
+    """The descriptor of the folder ``names`` (made first when ``create``) below
+    ``trusted``, through no symbolic link."""
+    if create:
+        with contextlib.suppress(OSError):  # opening it says what is wrong
+            trusted.mkdir(mode=0o700, parents=True, exist_ok=True)
     descriptor = os.open(trusted, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
     try:
         for name in names:
