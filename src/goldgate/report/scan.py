@@ -35,6 +35,7 @@ from goldgate.base.strictjson import (
     too_deep_or_surrogates,
 )
 from goldgate.base.textsafe import escape_control
+from goldgate.report.readbound import ELEMENT_WEIGHT, weighed
 from goldgate.report.records import REPORT_FORMAT
 
 __all__ = ["CaseIndex", "ScannedReport", "scan_report"]
@@ -56,6 +57,7 @@ class CaseIndex:
         self.offsets = array("q")
         self.lengths = array("q")
         self.checksums = array("L")
+        self.heaviest = 0
         self.positions = array("q")
         """Each case's stored ``position`` (a shard's; -1 where it has none), noted as the
         cases are verified (``LazyCases``)."""
@@ -67,9 +69,13 @@ class CaseIndex:
         self.offsets.append(offset)
         self.lengths.append(len(data))
         self.checksums.append(zlib.crc32(data))
+        if len(data) > self.heaviest // ELEMENT_WEIGHT:  # it may outweigh the heaviest
+            self.heaviest = max(self.heaviest, weighed(data))
 
     def largest(self) -> int:
-        return max(self.lengths, default=0)
+        """The size the heaviest case weighs as when read (``readbound.weighed``: its
+        bytes, or more where its values are dense)."""
+        return self.heaviest
 
     def read(self, handle: BinaryIO, path: str, position: int) -> Any:
         """The plain JSON of case ``position``, read again from ``handle``; a case whose
