@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from goldgate.base.files import open_regular_file
 from goldgate.report.readbound import admit_case, memory_bounded
 from goldgate.report.scan import CaseIndex, scan_report
+from goldgate.report.verified import is_verified, note_verified
 
 if TYPE_CHECKING:
     from goldgate.report.caserecords import CaseRecord
@@ -92,7 +93,8 @@ def streamed_report(path: Path) -> Iterator[StreamedReport]:
             yield StreamedReport(source, report, digest, None, ())
             return
         admit_case(source, scanned.largest_case)
+        verify = not is_verified(scanned.digest)  # the same bytes, verified once a process
         with memory_bounded(source):
-            report = validated_report(scanned.value, source, keep=False)
+            report = validated_report(scanned.value, source, keep=False, verify=verify)
+        note_verified(scanned.digest)
         yield StreamedReport(source, report, scanned.digest, handle, scanned.indexes)
-
