@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -161,33 +161,76 @@ def test_no_helper_is_forked_with_the_accelerators_off(
         accelerators.refresh()
 
 
-@forkable
-@pytest.mark.slow  # runs evaluate twice and forks a helper
-def test_merge_verifies_half_its_shards_in_a_helper_and_writes_the_same_bytes(
-    tmp_path: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from goldgate.app.merge import merge_shard_reports
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two shards' reports of the generated gold (``evaluate --shard K/2``)."""
     from run.support import run_cli
 
-    project = tmp_path / "project"
+    folder = tmp_path_factory.mktemp("shards")
+    project = folder / "project"
     shutil.copytree(FIXTURES / "v1_generated", project, ignore=shutil.ignore_patterns(".goldgate"))
-    shards = []
+    paths = []
     for k in (1, 2):
-        shards.append(tmp_path / f"shard-{k}.json")
+        paths.append(folder / f"shard-{k}.json")
         run_cli(
             "evaluate", "--config", str(project / "config" / "settings.yaml"),
-            "--output", str(shards[-1]), "--shard", f"{k}/2", cwd=project,
+            "--output", str(paths[-1]), "--shard", f"{k}/2", cwd=project,
         )  # fmt: skip
-    merged = {}
-    for switch in ("1", "0"):
-        monkeypatch.setenv(accelerators.VARIABLE, switch)
+    return paths
+
+
+@pytest.fixture
+def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
+    def set_to(value: str) -> None:
+        monkeypatch.setenv(accelerators.VARIABLE, value)
         accelerators.refresh()
+
+    yield set_to
+    monkeypatch.delenv(accelerators.VARIABLE, raising=False)
+    accelerators.refresh()
+
+
+@forkable
+@pytest.mark.slow  # runs evaluate twice (once a module) and forks helpers
+def test_merge_has_its_shards_verified_by_a_helper_and_writes_the_same_bytes(
+    shards: list[Path], tmp_path: Path, calls: list[str], switch: Callable[[str], None]
+) -> None:
+    from goldgate.app.merge import merge_shard_reports
+
+    merged = {}
+    for value in ("1", "0"):
+        switch(value)
         verified.forget_verified()
         calls.clear()
-        merged[switch] = tmp_path / f"merged-{switch}.json"
-        merge_shard_reports(shards, merged[switch])
-        # On, the second shard was verified by the helper; off, both here.
-        assert calls == (["shard-1.json"] if switch == "1" else ["shard-1.json", "shard-2.json"])
-    monkeypatch.delenv(accelerators.VARIABLE)
-    accelerators.refresh()
+        merged[value] = tmp_path / f"merged-{value}.json"
+        merge_shard_reports(shards, merged[value])
+        # On, the helper verified both shards while this process wrote; off, both here.
+        assert calls == ([] if value == "1" else ["shard-1.json", "shard-2.json"])
     assert merged["1"].read_bytes() == merged["0"].read_bytes()
+
+
+@forkable
+@pytest.mark.slow  # runs evaluate twice (once a module) and forks helpers
+@pytest.mark.parametrize("forged", [["shard-2.json"], ["shard-1.json", "shard-2.json"]])
+def test_merge_refuses_the_first_forged_shard_and_writes_nothing(
+    shards: list[Path],
+    tmp_path: Path,
+    calls: list[str],
+    switch: Callable[[str], None],
+    forged: list[str],
+) -> None:
+    from goldgate.app.merge import merge_shard_reports
+
+    given = []
+    for shard in shards:
+        given.append(tmp_path / shard.name)
+        data = shard.read_bytes()
+        given[-1].write_bytes(_forged(data) if shard.name in forged else data)
+    for value in ("1", "0"):  # the same refusal whether the helper verified or this process
+        switch(value)
+        verified.forget_verified()
+        output = tmp_path / f"merged-{value}.json"
+        with pytest.raises(ReportRefusedError, match=rf"{forged[0]}.*attempt_count"):
+            merge_shard_reports(given, output)
+        assert not output.exists()
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".goldgate")] == []
