@@ -234,3 +234,34 @@ def test_merge_refuses_the_first_forged_shard_and_writes_nothing(
             merge_shard_reports(given, output)
         assert not output.exists()
         assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".goldgate")] == []
+
+
+@forkable
+@pytest.mark.slow  # forks a helper
+def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
+    honest: bytes, tmp_path: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``goldgate action`` in compare mode: the baseline is verified by a helper while the
+    candidate is read here, and neither is verified twice (whole, then as a side)."""
+    from goldgate.app.action.modes import run_action
+
+    candidate, baseline = tmp_path / "candidate.json", tmp_path / "baseline.json"
+    candidate.write_bytes(honest)
+    baseline.write_text(json.dumps(json.loads(honest), indent=1))  # other bytes, same report
+    for name in ("output", "summary"):
+        (tmp_path / name).touch()
+    monkeypatch.chdir(tmp_path)
+    env = {
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+        "INPUT_MODE": "compare",
+        "INPUT_REPORT": str(candidate),
+        "INPUT_BASELINE": str(baseline),
+        "INPUT_JUNIT": str(tmp_path / "junit.xml"),
+        "INPUT_COMMENT": "off",
+    }
+    said: list[str] = []
+    code = run_action(env, said.append)
+    assert code == json.loads(honest)["verdict"]["exit_code"], said
+    assert calls == ["candidate.json"]
+    assert list((tmp_path / ".goldgate" / "action").glob("*comparison*.json")), said

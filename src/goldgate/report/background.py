@@ -27,7 +27,7 @@ from typing import Final
 
 from goldgate.base import accelerators
 from goldgate.base.memory import single_threaded
-from goldgate.report.verified import note_verified
+from goldgate.report.verified import note_pending, note_verified, settled
 
 __all__ = ["Background", "fork_possible", "verify_in_background"]
 
@@ -38,9 +38,11 @@ _DIGEST_BYTES: Final = 71
 class Background:
     """A report being verified by a process forked for it (``verify_in_background``)."""
 
-    def __init__(self, pid: int, reader: int) -> None:
+    def __init__(self, pid: int, reader: int, paths: Sequence[Path]) -> None:
         self._pid: int | None = pid
         self._reader = reader
+        self._paths = paths
+        note_pending(paths, self.wait)  # a reader of one of them waits for it
 
     def wait(self) -> int:
         """Wait for the helper; how many of its reports, in order, it verified (their
@@ -64,6 +66,7 @@ class Background:
 
     def close(self) -> None:
         """Stop waiting: the helper is ended if it still runs, and reaped."""
+        settled(self._paths)
         with contextlib.suppress(OSError):
             os.close(self._reader)
         pid, self._pid = self._pid, None
@@ -104,7 +107,7 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
         _serve(paths, reader, writer)
     os.close(writer)
     accelerators.note("report verify helper")
-    return Background(pid, reader)
+    return Background(pid, reader, paths)
 
 
 def _serve(paths: Sequence[Path], reader: int, writer: int) -> None:  # pragma: no cover

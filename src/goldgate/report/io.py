@@ -335,7 +335,7 @@ def read_report_and_digest(path: Path) -> tuple[Report, str]:
         digest = bytes_digest(data)
         value = report_value(data, str(path))
         del data
-        report = validated_report(value, str(path), verify=not is_verified(digest))
+        report = validated_report(value, str(path), verify=not is_verified(digest, path))
         note_verified(digest)
         return report, digest
 

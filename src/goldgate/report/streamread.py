@@ -96,7 +96,7 @@ def streamed_report(path: Path, *, verify: bool = True) -> Iterator[StreamedRepo
             yield StreamedReport(source, report, digest, None, ())
             return
         admit_case(source, scanned.largest_case)
-        verified = is_verified(scanned.digest)  # the same bytes: verified once a process
+        verified = verify and is_verified(scanned.digest, path)  # once a process
         with memory_bounded(source):
             report = validated_report(
                 scanned.value, source, keep=False, verify=verify and not verified

@@ -13,16 +13,49 @@ verified.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
-__all__ = ["forget_verified", "is_verified", "note_verified", "verified_once"]
+__all__ = [
+    "forget_verified",
+    "is_verified",
+    "note_pending",
+    "note_verified",
+    "settled",
+    "verified_once",
+]
 
 _VERIFIED: set[str] = set()
 
 
-def is_verified(digest: str) -> bool:
-    """Whether the report bytes of ``digest`` were verified in this process."""
+_PENDING: dict[str, Callable[[], object]] = {}
+"""Reports a forked helper is verifying (``report.background``), by path: how to wait."""
+
+
+def is_verified(digest: str, path: str | Path | None = None) -> bool:
+    """Whether the report bytes of ``digest`` were verified in this process; a helper
+    verifying the report at ``path`` is waited for first."""
+    if path is not None and _PENDING:
+        wait = _PENDING.get(_key(path))
+        if wait is not None:
+            wait()
     return digest in _VERIFIED
+
+
+def note_pending(paths: Sequence[Path], wait: Callable[[], object]) -> None:
+    """A helper is verifying the reports at ``paths``: ``wait`` gathers it."""
+    _PENDING.update(dict.fromkeys(map(_key, paths), wait))
+
+
+def settled(paths: Sequence[Path]) -> None:
+    """The helper verifying ``paths`` is done (or given up)."""
+    for path in paths:
+        _PENDING.pop(_key(path), None)
+
+
+def _key(path: str | Path) -> str:
+    return os.path.realpath(path)
 
 
 def note_verified(digest: str) -> None:
@@ -33,6 +66,7 @@ def note_verified(digest: str) -> None:
 def forget_verified() -> None:
     """Forget every report verified so far (tests)."""
     _VERIFIED.clear()
+    _PENDING.clear()
 
 
 def verified_once(digest: str, verify: Callable[[], None]) -> None:
