@@ -265,3 +265,30 @@ def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
     assert code == json.loads(honest)["verdict"]["exit_code"], said
     assert calls == ["candidate.json"]
     assert list((tmp_path / ".goldgate" / "action").glob("*comparison*.json")), said
+
+
+@pytest.mark.slow  # runs evaluate twice (once a module)
+def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
+    shards: list[Path], tmp_path: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A helper that verified nothing leaves the shards to this process, which verifies them
+    before publishing: bytes other than those merged are refused, not verified instead."""
+    from goldgate.app.merge import merge_shard_reports
+
+    given = [tmp_path / shard.name for shard in shards]
+    for shard, path in zip(shards, given, strict=True):
+        path.write_bytes(shard.read_bytes())
+
+    class Changing:
+        def wait(self) -> int:  # meanwhile, the second shard is written again (other bytes)
+            given[1].write_text(json.dumps(json.loads(given[1].read_bytes()), indent=1))
+            return 0
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(background, "verify_in_background", lambda paths: Changing())
+    output = tmp_path / "merged.json"
+    with pytest.raises(ReportRefusedError, match=r"shard-2\.json: changed while it was read"):
+        merge_shard_reports(given, output)
+    assert not output.exists()

@@ -12,7 +12,9 @@ from goldgate.app.conclude import (
 )
 from goldgate.base.errors import (
     ExitCode,
+    ReportRefusedError,
 )
+from goldgate.base.textsafe import escape_control
 
 if TYPE_CHECKING:
     from goldgate.report.streamread import StreamedReport
@@ -65,11 +67,18 @@ def _verified_last(
 ) -> Iterator[bytes]:
     """The merged report's pieces, then (before it is published) every shard verified: by
     the helper (the very bytes read here), or here where it did not."""
+    from goldgate.report.streamread import streamed_report
     from goldgate.report.verified import is_verified
 
     yield from pieces
     wait()
-    _verify_each([Path(s.path) for s in shards if not is_verified(s.digest)])
+    for shard in shards:
+        if not is_verified(shard.digest):
+            with streamed_report(Path(shard.path)) as again:
+                if again.digest != shard.digest:  # not the bytes merged: changed since
+                    raise ReportRefusedError(
+                        f"{escape_control(shard.path)}: changed while it was read; read it again."
+                    )
 
 
 def _verify_each(paths: Sequence[Path]) -> None:
