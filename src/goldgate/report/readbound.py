@@ -76,13 +76,14 @@ def admit_report(path: str, size: int, held: int = HELD_FACTOR, peak: int = READ
     _LEDGER.held += held * size
 
 
-def admit_case(path: str, size: int) -> None:
+def admit_case(path: str, size: int, held: int = 0) -> None:
     """Refuse (``ReportRefusedError``, exit 2) a report read a case at a time whose largest
     case, of ``size`` bytes, cannot be read in the memory this process may still take
-    (``READ_FACTOR`` times its size plus ``READ_BASE_MB``): nothing else of a streamed
-    report grows with it."""
+    (``READ_FACTOR`` times its size plus ``READ_BASE_MB``, plus ``held`` bytes its reader
+    keeps, such as a comparison's index of its cases): nothing else of a streamed report
+    grows with it. ``held`` is then counted against the reports read after it."""
     left = _LEDGER.left()
-    if left is not None and READ_FACTOR * size + READ_BASE_MB * MEGABYTE > left:
+    if left is not None and READ_FACTOR * size + held + READ_BASE_MB * MEGABYTE > left:
         room = f", and {left / MEGABYTE:.0f} MB is left"
         raise ReportRefusedError(
             f"{escape_control(path)}: a case of {size / MEGABYTE:.1f} MB is too large to read "
@@ -90,6 +91,7 @@ def admit_case(path: str, size: int) -> None:
             f"times its size plus {READ_BASE_MB} MB{room}; {MEMORY_LIMIT_VARIABLE} and "
             "docs/report-format.md say more)."
         )
+    _LEDGER.held += held
 
 
 def too_large_to_read(path: str, size: int, left: int | None) -> ReportRefusedError:
