@@ -319,3 +319,22 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
     assert result.returncode >= 0, "killed by a signal"
     _one_sentence(result, reports.baseline)
 
+
+
+@pytest.mark.slow
+def test_a_replay_reads_its_report_a_case_at_a_time(reports: Reports, tmp_path: Path) -> None:
+    """`evaluate --replay` reads the saved report a case at a time and writes the replay as
+    it goes (issue 43): the 30 MB candidate replays under 250 MB of address space, where
+    reading it whole takes 10 x 30 MB + 64 MB (refused before); the replay's checks are the
+    run's."""
+    replayed = tmp_path / "replayed.json"
+    result = _goldgate(
+        "evaluate", "--replay", str(reports.candidate), "--output", str(replayed),
+        cwd=reports.candidate.parent / "candidate", limit=250 << 20,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr[-2000:]  # the gold disagrees, as in the run
+    counts = [
+        json.loads(path.read_text("utf-8"))["suites"][0]["counts"]
+        for path in (reports.candidate, replayed)
+    ]
+    assert counts[0] == counts[1]
