@@ -4,15 +4,16 @@ reaches them; never the whole list of attempts.
 
 Opening a side scans the file (``report.scan``: the report's own fields and where each case's
 bytes are), validates the report's own fields and each suite's, and verifies the report
-(``report.verify``) a case at a time; each case is reduced as it is verified (``sides``: a
-malformed case is refused with the place it breaks) and what is kept of it is its id, the
-sha256 of its input's and of its gold's canonical bytes and its number of attempts
-(``CaseKeys``): what the refusals decide from before anything is compared. The comparison
-then reads each case again by its place (``SuiteSide.case``). A file the stream cannot take
+(``report.verify``) a case at a time; as each case is verified, what is kept of it is its
+id, the sha256 of its input's and of its gold's canonical bytes and its number of attempts
+(``sides.case_key``, ``CaseKeys``): what the refusals decide from before anything is
+compared. The comparison then reads each case again by its place and reduces it
+(``SuiteSide.case``; a malformed case is refused with the place it breaks, on either pass).
+A file the stream cannot take
 is read whole, as a whole read names what is wrong with it or migrates it; its cases are
 then read from memory.
 
-Memory: the report's own fields, about 150 bytes a case for the keys, and the case being
+Memory: the report's own fields, about 160 bytes a case for the keys, and the case being
 read (``readbound.admit_case``: a case too large for the memory left is refused in one
 sentence before anything is compared).
 """
@@ -32,7 +33,7 @@ from pydantic import ValidationError
 
 from goldgate.base.errors import ReportRefusedError
 from goldgate.base.files import open_regular_file
-from goldgate.comparison.sides import CaseSide, reduce_case
+from goldgate.comparison.sides import CaseKey, CaseSide, case_key, reduce_case
 from goldgate.report.digests import bytes_digest
 from goldgate.report.io import read_report_bytes, report_bytes, report_value, validation_problem
 from goldgate.report.models import Report, SuiteRecord, validated
@@ -71,11 +72,11 @@ class CaseKeys:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def add(self, case: CaseSide) -> None:
+    def add(self, case: CaseKey) -> None:
         self.ids.append(case.id)
         self.digests += _sha256(case.input_key) if case.input_key else _NO_INPUT
         self.digests += _sha256(case.gold_key)
-        self.attempts.append(len(case.attempts))
+        self.attempts.append(case.attempts)
 
     def done(self) -> None:
         self.unique = len(set(self.ids)) == len(self.ids)
@@ -110,8 +111,19 @@ def _reduced(raw: Any, keep: bool, path: str, where: str) -> CaseSide:
     try:
         return reduce_case(raw, keep)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        why = f"missing {error}" if isinstance(error, KeyError) else str(error)
-        raise _invalid(path, where, why) from None
+        raise _malformed(path, where, error) from None
+
+
+def _keyed(raw: Any, path: str, where: str) -> CaseKey:
+    try:
+        return case_key(raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise _malformed(path, where, error) from None
+
+
+def _malformed(path: str, where: str, error: Exception) -> ReportRefusedError:
+    why = f"missing {error}" if isinstance(error, KeyError) else str(error)
+    return _invalid(path, where, why)
 
 
 @dataclass(frozen=True)
@@ -164,7 +176,7 @@ def _keys(value: dict[str, Any], header: Report, path: str) -> list[CaseKeys]:
     keys = [CaseKeys() for _ in header.suites]
 
     def take(suite: int, position: int, raw: Any) -> None:
-        keys[suite].add(_reduced(raw, False, path, f"/suites/{suite}/cases/{position}"))
+        keys[suite].add(_keyed(raw, path, f"/suites/{suite}/cases/{position}"))
 
     # Verification lets go of each case it took (its place set to None): a list is copied,
     # so that the comparison can read it again.

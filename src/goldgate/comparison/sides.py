@@ -30,8 +30,10 @@ from goldgate.scoring.adjudication import output_digest
 __all__ = [
     "CODES",
     "AttemptSide",
+    "CaseKey",
     "CaseSide",
     "Judged",
+    "case_key",
     "reduce_case",
 ]
 
@@ -204,6 +206,51 @@ def _attempts(
     return tuple(reduced)
 
 
+def _gold_key(expectations: list[tuple[str, str, str, str | None, Any]]) -> bytes:
+    """The identity of a case's gold: its expectations' fields in order."""
+    return canonical([list(fields) for fields in expectations])
+
+
+class CaseKey(NamedTuple):
+    """What a comparison keeps of a case before it compares (``comparison.opened``)."""
+
+    id: str
+    input_key: bytes
+    """``b""`` where the case has no input (a report written without details)."""
+    gold_key: bytes
+    attempts: int
+
+
+def case_key(raw: Any) -> CaseKey:
+    """A case's id, input, gold and number of attempts, as ``reduce_case`` has them, without
+    reducing its attempts; ``KeyError``, ``TypeError`` or ``ValueError`` where it is
+    malformed."""
+    case_id = raw["id"]
+    if not isinstance(case_id, str):
+        raise TypeError("a case id is a string")
+    items = raw["expectations"]
+    if not isinstance(items, list):
+        raise TypeError("expectations must be an array")
+    gold_key = _gold_key(
+        [
+            (
+                e["name"],
+                e["path"],
+                e.get("comparison") or "exact",
+                e.get("scorer"),
+                e.get("expected"),
+            )
+            for e in items
+        ]
+    )
+    attempts = raw["attempts"]
+    if not isinstance(attempts, list):
+        raise TypeError("attempts must be an array")
+    raw_input = raw.get("input")
+    input_key = b"" if raw_input is None else canonical(raw_input)
+    return CaseKey(case_id, input_key, gold_key, len(attempts))
+
+
 def reduce_case(raw: Any, keep: bool) -> CaseSide:
     """A case's plain JSON reduced to what comparing needs (``keep``: with its attempts'
     result documents); ``KeyError``, ``TypeError`` or ``ValueError`` where it is malformed."""
@@ -211,8 +258,8 @@ def reduce_case(raw: Any, keep: bool) -> CaseSide:
     if not isinstance(case_id, str):
         raise TypeError("a case id is a string")
     expectations = _expectations(raw["expectations"])
-    gold_key = canonical(
-        [[e.name, e.path, e.comparison, e.scorer, e.expected] for e in expectations]
+    gold_key = _gold_key(
+        [(e.name, e.path, e.comparison, e.scorer, e.expected) for e in expectations]
     )
     raw_input = raw.get("input")
     text_checks = tuple(

@@ -2,10 +2,11 @@
 
 Reading a report (parsed, validated, verified; rendered, compared or merged) takes at most
 ``READ_FACTOR`` times its size plus ``READ_BASE_MB`` megabytes of address space at its peak,
-and what is made of it holds at most ``HELD_FACTOR`` times its size once read (a side of a
-comparison, reduced to what comparing needs, ``SIDE_HELD_FACTOR``). Before a report is read
-its size is weighed against the memory the process may still take (``base.memorylimit``:
-the address-space limit, the cgroup's ``memory.max``, ``GOLDGATE_MEMORY_LIMIT``) less what
+and what is made of it holds at most ``HELD_FACTOR`` times its size once read; a report read
+a case at a time, ``READ_FACTOR`` times its largest case (``admit_case``). Before a report
+is read whole its size is weighed against the memory the process may still take
+(``base.memorylimit``: the address-space limit, the cgroup's ``memory.max``,
+``GOLDGATE_MEMORY_LIMIT``) less what
 the reports read before it hold: a report that cannot fit is refused with one sentence
 naming it (exit 2), before anything of it is read. Running out of memory while reading
 anyway (``memory_bounded``) says the same sentence: never a traceback, and never a C
@@ -29,7 +30,6 @@ __all__ = [
     "HELD_FACTOR",
     "READ_BASE_MB",
     "READ_FACTOR",
-    "SIDE_HELD_FACTOR",
     "admit_case",
     "admit_report",
     "lean_parse",
@@ -40,7 +40,6 @@ __all__ = [
 READ_FACTOR: Final = 10
 READ_BASE_MB: Final = 64
 HELD_FACTOR: Final = 9
-SIDE_HELD_FACTOR: Final = 3
 FAST_FACTOR: Final = 24
 
 
