@@ -111,23 +111,34 @@ class CaseSide:
     attempts: tuple[AttemptSide, ...]
 
 
+_Fields = tuple[Any, Any, Any, Any, Any]
+
+
+def _fields(item: Any) -> _Fields:
+    """A stored expectation's name, path, comparison (``exact`` where left out), scorer and
+    expected value: what compares and what makes its case's gold key."""
+    return (
+        item["name"],
+        item["path"],
+        item.get("comparison") or "exact",
+        item.get("scorer"),
+        item.get("expected"),
+    )
+
+
 def _expectations(raw: Any) -> tuple[Expectation, ...]:
     if not isinstance(raw, list):
         raise TypeError("expectations must be an array")
     found = []
     for item in raw:
-        name, path = item["name"], item["path"]
-        comparison = item.get("comparison") or "exact"
-        scorer = item.get("scorer")
+        name, path, comparison, scorer, expected = _fields(item)
         if not (isinstance(name, str) and isinstance(path, str) and isinstance(comparison, str)):
             raise TypeError("an expectation's name, path and comparison are strings")
         if scorer is not None and not isinstance(scorer, str):
             raise TypeError("an expectation's scorer is a string")
         # Interned: every case of a suite names the same few, which the parser made anew each
         # time (a side of 100,000 cases held them 200,000 times).
-        found.append(
-            Expectation(intern(name), intern(path), comparison, scorer, item.get("expected"))
-        )
+        found.append(Expectation(intern(name), intern(path), comparison, scorer, expected))
     return tuple(found)
 
 
@@ -206,7 +217,7 @@ def _attempts(
     return tuple(reduced)
 
 
-def _gold_key(expectations: list[tuple[str, str, str, str | None, Any]]) -> bytes:
+def _gold_key(expectations: list[_Fields]) -> bytes:
     """The identity of a case's gold: its expectations' fields in order."""
     return canonical([list(fields) for fields in expectations])
 
@@ -231,18 +242,7 @@ def case_key(raw: Any) -> CaseKey:
     items = raw["expectations"]
     if not isinstance(items, list):
         raise TypeError("expectations must be an array")
-    gold_key = _gold_key(
-        [
-            (
-                e["name"],
-                e["path"],
-                e.get("comparison") or "exact",
-                e.get("scorer"),
-                e.get("expected"),
-            )
-            for e in items
-        ]
-    )
+    gold_key = _gold_key([_fields(item) for item in items])
     attempts = raw["attempts"]
     if not isinstance(attempts, list):
         raise TypeError("attempts must be an array")
