@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from goldgate.comparison import compare, read_comparison
+from goldgate.comparison.opened import opened_side
 from goldgate.comparison.rescore import rescore_case
-from goldgate.comparison.sides import load_side
 from run.support import read_report_json, run_cli
 
 from .conftest import CANDIDATE_EDITS, evaluate, example_copy
@@ -173,13 +173,15 @@ def test_partial_classes_measure_the_application_change_alone(runs: Runs) -> Non
 
 
 def test_the_rescored_baseline_is_what_replay_gives(runs: Runs) -> None:
-    candidate = load_side(runs.app_and_gold, "candidate")
-    baseline = load_side(runs.baseline, "baseline", lambda suite, case, gold: True)
-    suite_now, suite_before = candidate.suite("pipeline"), baseline.suite("pipeline")
-    assert suite_now is not None
-    assert suite_before is not None
-    now = next(c for c in suite_now.cases if c.id == RESCORED)
-    before = next(c for c in suite_before.cases if c.id == RESCORED)
+    with (
+        opened_side(runs.app_and_gold, "candidate") as candidate,
+        opened_side(runs.baseline, "baseline") as baseline,
+    ):
+        suite_now, suite_before = candidate.suite("pipeline"), baseline.suite("pipeline")
+        assert suite_now is not None
+        assert suite_before is not None
+        now = suite_now.case(suite_now.keys.ids.index(RESCORED))
+        before = suite_before.case(suite_before.keys.ids.index(RESCORED), keep=True)
 
     rescored = rescore_case(now, before, "pipeline", str(runs.baseline))
 

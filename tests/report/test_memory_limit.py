@@ -165,29 +165,95 @@ def test_a_merge_holds_a_case_at_a_time_not_the_shards(reports: Reports, tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("command", "accelerators"), [("show", "1"), ("compare", "1"), ("baseline", "0")]
-)
+@pytest.mark.parametrize("accelerators", ["1", "0"])
 def test_past_the_bound_a_report_is_refused_in_one_sentence(
-    reports: Reports, tmp_path: Path, command: str, accelerators: str
+    reports: Reports, tmp_path: Path, accelerators: str
 ) -> None:
-    """Under 300 MB, a 30 MB report cannot be read (10 x 30 MB + 64 MB): refused before it
-    is read, exit 2, one sentence naming it. The bound is weighed before anything of the
-    report is read (``readbound.admit_report``), which no accelerator touches: each command
-    runs once, the last with ``GOLDGATE_ACCELERATORS=0``."""
+    """Under 300 MB, a 30 MB report cannot be read whole (10 x 30 MB + 64 MB): refused
+    before it is read, exit 2, one sentence naming it."""
     small = tmp_path / "small.json"
     small.write_text(json.dumps(_benchmarks()._render_report(10)), "utf-8")
     env = {"GOLDGATE_ACCELERATORS": accelerators}
     fits = _goldgate("report", "show", str(small), cwd=tmp_path, limit=300 << 20, env=env)
     assert fits.returncode == 0, fits.stderr  # the limit lets goldgate itself run
     big = reports.baseline
-    arguments = {
-        "show": ["report", "show", str(big)],
-        "compare": ["evaluate", "--compare", str(big), "--baseline", str(small)],
-        "baseline": ["evaluate", "--compare", str(small), "--baseline", str(big)],
-    }[command]
-    result = _goldgate(*arguments, cwd=tmp_path, limit=300 << 20, env=env)
+    result = _goldgate("report", "show", str(big), cwd=tmp_path, limit=300 << 20, env=env)
     _one_sentence(result, big)
+
+
+PADDING = 80_000
+"""Characters of padding in each case's input: 1,000 cases make an 80 MB report whose inputs
+a comparison that kept its sides would hold twice over."""
+
+
+@pytest.fixture(scope="module")
+def padded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two reports of the benchmark's workload whose inputs are large: 1,000 cases of
+    ``PADDING`` characters each (80 MB), and 2 cases, one of them 12 MB."""
+    benchmarks = _benchmarks()
+    folder = tmp_path_factory.mktemp("padded")
+    benchmarks.WORK = folder
+    made = []
+    for name, count, padding in (("wide", 1_000, [PADDING]), ("tall", 2, [12 << 20, 10])):
+        root = benchmarks.make_project(name, count, 0.0, module=f"{name}_target")
+        (root / f"{name}_target.py").write_text(TARGET.format(wrong_from=7))
+        cases = root / "evaluation" / "cases" / "synthetic.json"
+        gold = json.loads(cases.read_text("utf-8"))
+        for index, case in enumerate(gold):
+            case["input"]["metadata"]["padding"] = "p" * padding[index % len(padding)]
+        cases.write_text(json.dumps(gold), "utf-8")
+        output = folder / f"{name}.json"
+        done = _goldgate("evaluate", "--output", str(output), cwd=root, limit=None)
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        made.append(output)
+    return made[0], made[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("accelerators", ["1", "0"])
+def test_a_comparison_holds_a_case_of_each_side_not_the_sides(
+    padded: tuple[Path, Path], tmp_path: Path, accelerators: str
+) -> None:
+    """`evaluate --compare` holds the figures, an index of ids and digests and one case of
+    each side at a time (issue 43): an 80 MB report compared with itself under 160 MB of
+    address space, where sides kept whole (every case's input, twice) needed more than
+    200 MB and a whole read 10 x 80 MB; the comparison is the one made without a limit."""
+    wide = str(padded[0])
+    written = []
+    for limit, name in ((160 << 20, "limited.json"), (None, "free.json")):
+        output = tmp_path / name
+        result = _goldgate(
+            "evaluate", "--compare", wide, "--baseline", wide, "--output", str(output),
+            cwd=tmp_path, limit=limit, env={"GOLDGATE_ACCELERATORS": accelerators},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr[-2000:]
+        written.append(json.loads(output.read_text("utf-8")))
+    for each in written:
+        del each["created_at"]
+    assert written[0] == written[1]
+    assert written[0]["overall"]["attempts"]["unchanged"] == 1_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("side", ["candidate", "baseline"])
+def test_a_case_too_large_to_compare_is_refused_in_one_sentence(
+    padded: tuple[Path, Path], tmp_path: Path, side: str
+) -> None:
+    """A comparison reads a case at a time: a report is refused for its largest case, not
+    its size (a case of 12 MB takes 10 x 12 MB + 64 MB to read), exit 2, one sentence,
+    nothing written."""
+    wide, tall = map(str, padded)
+    pair = [tall, wide] if side == "candidate" else [wide, tall]
+    output = tmp_path / "comparison.json"
+    result = _goldgate(
+        "evaluate", "--compare", pair[0], "--baseline", pair[1], "--output", str(output),
+        cwd=tmp_path, limit=200 << 20,
+    )  # fmt: skip
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"goldgate: {tall}: a case of 12.0 MB is too large to read"), line
+    assert not output.exists()
 
 
 @pytest.mark.slow
@@ -253,3 +319,22 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
     assert result.returncode >= 0, "killed by a signal"
     _one_sentence(result, reports.baseline)
 
+
+
+@pytest.mark.slow
+def test_a_replay_reads_its_report_a_case_at_a_time(reports: Reports, tmp_path: Path) -> None:
+    """`evaluate --replay` reads the saved report a case at a time and writes the replay as
+    it goes (issue 43): the 30 MB candidate replays under 250 MB of address space, where
+    reading it whole takes 10 x 30 MB + 64 MB (refused before); the replay's checks are the
+    run's."""
+    replayed = tmp_path / "replayed.json"
+    result = _goldgate(
+        "evaluate", "--replay", str(reports.candidate), "--output", str(replayed),
+        cwd=reports.candidate.parent / "candidate", limit=250 << 20,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr[-2000:]  # the gold disagrees, as in the run
+    counts = [
+        json.loads(path.read_text("utf-8"))["suites"][0]["counts"]
+        for path in (reports.candidate, replayed)
+    ]
+    assert counts[0] == counts[1]

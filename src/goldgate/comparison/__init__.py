@@ -10,6 +10,7 @@ report: exclusively, never overwriting, mode 0600.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from goldgate.base.errors import ReportRefusedError
 from goldgate.base.memory import collections_paused
 from goldgate.comparison.compute import compare_sides
 from goldgate.comparison.models import COMPARISON_FORMAT, Comparison
-from goldgate.comparison.sides import ReportSide, ResultsWanted, load_side, side_of
+from goldgate.comparison.opened import ReportSide, opened_side, side_of
 from goldgate.report.io import (
     read_report_bytes,
     unique_path,
@@ -38,12 +39,10 @@ __all__ = [
 ]
 
 
-def _side(
-    report: Report | Path | str, label: str, wanted: ResultsWanted | None = None
-) -> ReportSide:
+def _side(stack: ExitStack, report: Report | Path | str, label: str) -> ReportSide:
     if isinstance(report, Report):
-        return side_of(report, label, wanted=wanted)
-    return load_side(Path(report), label, wanted)
+        return side_of(report, label)
+    return stack.enter_context(opened_side(Path(report), label))
 
 
 def compare(
@@ -56,18 +55,12 @@ def compare(
     """Compare two complete reports (models or files); ``InvalidInputError`` names the first
     thing that makes them incomparable. ``partial`` compares the attempts whose identity and
     input match, re-scoring the baseline under the candidate's gold where the gold differs,
-    and lists the rest."""
+    and lists the rest. Files are read a case at a time (``comparison.opened``): each side
+    is verified and indexed, then their cases are compared side by side."""
     # Millions of short-lived objects and no cycles; the sides are let go of once compared.
-    with collections_paused(), let_go_after():
-        mine = _side(candidate, "candidate")
-        wanted: ResultsWanted | None = None
-        if partial:
-            gold = {(s.name, c.id): c.gold_key for s in mine.suites for c in s.cases}
-
-            def wanted(suite: str, case_id: str, gold_key: bytes) -> bool:
-                return gold.get((suite, case_id), gold_key) != gold_key
-
-        theirs = _side(baseline, "baseline", wanted)
+    with collections_paused(), let_go_after(), ExitStack() as stack:
+        mine = _side(stack, candidate, "candidate")
+        theirs = _side(stack, baseline, "baseline")
         return compare_sides(mine, theirs, partial=partial, now=now or datetime.now(UTC))
 
 

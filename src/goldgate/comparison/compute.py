@@ -43,6 +43,7 @@ from goldgate.comparison.models import (
     SuiteComparison,
     Unmatched,
 )
+from goldgate.comparison.opened import ReportSide, SuiteSide
 from goldgate.comparison.refusals import (
     require_complete,
     require_same_cases,
@@ -52,7 +53,7 @@ from goldgate.comparison.refusals import (
     require_same_target,
 )
 from goldgate.comparison.rescore import NOT_RESCORED, rescore_case
-from goldgate.comparison.sides import OUTCOMES, AttemptSide, CaseSide, ReportSide, SuiteSide
+from goldgate.comparison.sides import OUTCOMES, AttemptSide, CaseSide
 
 __all__ = ["compare_sides"]
 
@@ -198,6 +199,15 @@ class _SuiteResult:
     effect: _Effect
 
 
+def _priced(candidate: SuiteSide, baseline: SuiteSide) -> Tally:
+    """A suite's empty tally, with the currencies of each side's pricing."""
+    tally = Tally()
+    for side, record in ((tally.candidate, candidate.record), (tally.baseline, baseline.record)):
+        if record.target.pricing is not None:
+            side.currencies.add(record.target.pricing.currency)
+    return tally
+
+
 def _compare_suite(
     *, candidate: SuiteSide, baseline: SuiteSide, partial: bool, replay: bool, baseline_path: str
 ) -> _SuiteResult:
@@ -205,14 +215,10 @@ def _compare_suite(
     if not partial:
         require_same_catalogs(candidate, baseline)
         require_same_cases(candidate, baseline)
-    before_cases = {case.id: case for case in baseline.cases}
-    now_ids = {case.id for case in candidate.cases}
+    now_keys, before_keys = candidate.keys, baseline.keys
     skipped = "skipped" in (candidate.record.status, baseline.record.status)
     repeated = max(candidate.record.repeat, baseline.record.repeat) > 1
-    tally, effect = Tally(), _Effect()
-    for side, record in ((tally.candidate, candidate.record), (tally.baseline, baseline.record)):
-        if record.target.pricing is not None:
-            side.currencies.add(record.target.pricing.currency)
+    tally, effect = _priced(candidate, baseline), _Effect()
     changes: list[AttemptChange] = []
     views: list[CaseView] = []
     added: list[str] = []
@@ -221,27 +227,30 @@ def _compare_suite(
     counts = Counter[str]()
     findings: list[Finding] = []
     classes = Counter[str]()
-    for case in candidate.cases:
-        before_case = before_cases.get(case.id)
-        if before_case is None:
-            added.append(case.id)
-            counts["added"] += len(case.attempts)
+    # One case of each side at a time: read, reduced, classified, tallied and let go of.
+    for place, case_id in enumerate(now_keys.ids):
+        other = before_keys.place(case_id, place)
+        if other is None:
+            added.append(case_id)
+            counts["added"] += now_keys.attempts[place]
             continue
-        if case.input_key != before_case.input_key:
-            input_changed.append(case.id)
-            counts["input_changed"] += len(case.attempts)
+        if now_keys.input_digest(place) != before_keys.input_digest(other):
+            input_changed.append(case_id)
+            counts["input_changed"] += now_keys.attempts[place]
             classes["input changed"] += 1
             findings.append(
                 Finding(
-                    case_id=case.id,
+                    case_id=case_id,
                     attempt=0,
                     change="input changed",
                     detail="input changed: not compared (its input differs from the baseline's)",
                 )
             )
             continue
+        rescored = now_keys.gold_digest(place) != before_keys.gold_digest(other)
+        case = candidate.case(place)
+        before_case = baseline.case(other, keep=rescored)
         names = case.names
-        rescored = case.gold_key != before_case.gold_key
         before_attempts = before_case.attempts
         if rescored:
             rescored_ids.append(case.id)
@@ -262,14 +271,16 @@ def _compare_suite(
         )
         if view is not None:
             views.append(view)
-    removed = [case for case in baseline.cases if case.id not in now_ids]
+    now_ids = set(now_keys.ids)
+    removed = [place for place, each in enumerate(before_keys.ids) if each not in now_ids]
+    del now_ids
     unmatched = Unmatched(
         added=tuple(added),
-        removed=tuple(case.id for case in removed),
+        removed=tuple(before_keys.ids[place] for place in removed),
         input_changed=tuple(input_changed),
         rescored=tuple(rescored_ids),
         added_attempts=counts["added"],
-        removed_attempts=sum(len(case.attempts) for case in removed),
+        removed_attempts=sum(before_keys.attempts[place] for place in removed),
         input_changed_attempts=counts["input_changed"],
     )
     same_cases = not (added or removed or input_changed or rescored_ids)
@@ -394,7 +405,7 @@ def compare_sides(
     classes = Classes()
     for result in results:
         classes = classes.plus(result.comparison.classes)
-    total = sum(len(case.attempts) for suite in candidate.suites for case in suite.cases)
+    total = candidate.attempts()
     return Comparison(
         goldgate_version=__version__,
         created_at=now.isoformat(),

@@ -10,6 +10,7 @@ compared. ``metric_deltas`` compares each suite's metrics by name.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,9 +31,10 @@ from goldgate.comparison.models import (
     Usage,
     UsageDelta,
 )
+from goldgate.comparison.opened import SuiteSide
 from goldgate.comparison.refusals import catalog
 from goldgate.comparison.rescore import NOT_RESCORED
-from goldgate.comparison.sides import AttemptSide, SuiteSide
+from goldgate.comparison.sides import AttemptSide
 from goldgate.comparison.stats import mcnemar_p_value, nearest_rank
 from goldgate.report.models import MetricResult
 
@@ -59,7 +61,8 @@ class SideTally:
     checks: int = 0
     passed: int = 0
     runtime_failures: int = 0
-    latencies: list[float] = field(default_factory=list)
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    """Every latency (8 bytes each): the percentiles need them all."""
     usage: dict[str, float] = field(default_factory=dict)
     by_name: dict[str, list[int]] = field(default_factory=dict)
     cost: float = 0.0

@@ -9,7 +9,8 @@ refusals name what differs, and values only by their digest.
 from __future__ import annotations
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.comparison.sides import CaseSide, ReportSide, SuiteSide
+from goldgate.comparison.opened import ReportSide, SuiteSide
+from goldgate.comparison.sides import CaseSide
 from goldgate.report.digests import bytes_digest, value_digest
 from goldgate.report.models import MetricResult
 
@@ -47,11 +48,12 @@ def require_complete(side: ReportSide) -> None:
             f"{header.interruption or 'a signal'}); compare needs complete attempts"
         )
     for suite in side.suites:
-        for case in suite.cases:
-            if not case.input_key:
+        keys = suite.keys
+        for place, case_id in enumerate(keys.ids):
+            if not keys.has_input(place):
                 raise _refuse(
                     f"the {side.label} report {side.path} was written without details "
-                    f"(suite {suite.name!r}, case {case.id!r} has no input); compare needs "
+                    f"(suite {suite.name!r}, case {case_id!r} has no input); compare needs "
                     "inputs to match"
                 )
 
@@ -119,24 +121,34 @@ def _gold_difference(candidate: CaseSide, baseline: CaseSide) -> str:
     return "the gold differs"  # pragma: no cover - equal expectations have equal keys
 
 
+def _digest(sha256: bytes) -> str:
+    return "sha256:" + sha256.hex()
+
+
 def require_same_cases(candidate: SuiteSide, baseline: SuiteSide) -> None:
+    """The same cases in the same order, by id, input and gold: decided from the sides'
+    ``CaseKeys``; the cases are read again only to say how a gold differs."""
     where = f"suite {candidate.name!r}: "
+    now_keys, before_keys = candidate.keys, baseline.keys
     for position, (now, before) in enumerate(
-        zip(candidate.cases, baseline.cases, strict=False), start=1
+        zip(now_keys.ids, before_keys.ids, strict=False), start=1
     ):
-        if now.id != before.id:
-            raise _refuse(where + _sides(f"case {position}", now.id, before.id) + _PARTIAL)
-    if len(candidate.cases) != len(baseline.cases):
-        longer = candidate if len(candidate.cases) > len(baseline.cases) else baseline
-        extra = longer.cases[min(len(candidate.cases), len(baseline.cases))]
-        side = "candidate" if longer is candidate else "baseline"
-        raise _refuse(where + f"case {extra.id!r} is in the {side} only" + _PARTIAL)
-    for now, before in zip(candidate.cases, baseline.cases, strict=True):
-        case = f"suite {candidate.name!r}, case {now.id!r}: "
-        if now.input_key != before.input_key:
-            raise _refuse(case + _digests("the input", now.input_key, before.input_key) + _PARTIAL)
-        if now.gold_key != before.gold_key:
-            raise _refuse(case + "the gold differs: " + _gold_difference(now, before) + _PARTIAL)
+        if now != before:
+            raise _refuse(where + _sides(f"case {position}", now, before) + _PARTIAL)
+    if len(now_keys) != len(before_keys):
+        longer = now_keys if len(now_keys) > len(before_keys) else before_keys
+        extra = longer.ids[min(len(now_keys), len(before_keys))]
+        side = "candidate" if longer is now_keys else "baseline"
+        raise _refuse(where + f"case {extra!r} is in the {side} only" + _PARTIAL)
+    for place, case_id in enumerate(now_keys.ids):
+        case = f"suite {candidate.name!r}, case {case_id!r}: "
+        mine, theirs = now_keys.input_digest(place), before_keys.input_digest(place)
+        if mine != theirs:
+            differs = f"the input differs (candidate {_digest(mine)}, baseline {_digest(theirs)})"
+            raise _refuse(case + differs + _PARTIAL)
+        if now_keys.gold_digest(place) != before_keys.gold_digest(place):
+            difference = _gold_difference(candidate.case(place), baseline.case(place))
+            raise _refuse(case + "the gold differs: " + difference + _PARTIAL)
 
 
 _PARTIAL = " (--partial compares what matches and lists the rest)"

@@ -16,8 +16,9 @@ saved results and is the CLI's (``prepare_replay``) and the Python API's (``repl
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,14 +29,14 @@ import orjson
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.memory import collections_paused
 from goldgate.base.problems import display_path
-from goldgate.comparison.replayable import ReplaySource, load_replay_source, require_replayable
+from goldgate.comparison.replayable import ReplaySource, opened_replay_source, require_replayable
 from goldgate.gold.compiled import CompiledExpectation
 from goldgate.gold.load import load_gold
 from goldgate.gold.models import TextOptions
 from goldgate.gold.settings.load import LoadedSettings, load_settings
 from goldgate.gold.suites import Dataset, GoldSuite
 from goldgate.report.build import SuiteCollector, suite_head, suite_tail
-from goldgate.report.caserecords import exception_fields
+from goldgate.report.caserecords import CaseRecord, exception_fields
 from goldgate.report.io import (
     ReportFile,
     default_report_path,
@@ -105,10 +106,13 @@ async def replay_checks(
 
 async def _replay_suite(
     saved: SuiteRecord,
+    cases: Iterable[CaseRecord],
     gold: GoldSuite,
     registry: ScorerRegistry,
     writer: ReportWriter,
 ) -> SuiteRecord:
+    """One suite's saved ``cases`` (read a case at a time) scored with ``gold``, each case
+    written as it is scored."""
     head = replace(
         saved,
         fingerprint=gold.fingerprint,
@@ -118,7 +122,7 @@ async def _replay_suite(
     writer.begin_suite(suite_head(head))
     collector = SuiteCollector(gold, saved.repeat, True, writer.case)
     custom = [any(e.comparison == "custom" for e in c) for c in gold.compiled]
-    for index, (saved_case, case) in enumerate(zip(saved.cases, gold.cases, strict=True)):
+    for index, (saved_case, case) in enumerate(zip(cases, gold.cases, strict=True)):
         compiled = gold.compiled[index]
         envelope = case.input.as_json()
         # Scoring is a pure function of gold, input and result (custom scorers aside, which
@@ -195,8 +199,8 @@ async def _replay(
     # made here would scan them all, again and again, for cycles there are none of.
     with collections_paused():
         ended = [
-            await _replay_suite(record, gold, registry, writer)
-            for record, gold in zip(saved.suites, suites, strict=True)
+            await _replay_suite(record, source.cases(index), gold, registry, writer)
+            for index, (record, gold) in enumerate(zip(saved.suites, suites, strict=True))
         ]
     return finish_report(
         writer, header, ended, duration=time.perf_counter() - clock, interruption=None
@@ -246,17 +250,25 @@ class PreparedReplay:
     suites: tuple[GoldSuite, ...]
     registry: ScorerRegistry
     output: Path
+    opened: ExitStack = field(default_factory=ExitStack)
+    """Holds the saved report open for its cases until ``execute`` ends."""
 
     def execute(self) -> ReplayOutcome:
         """Replay into a new report file, linked into place when complete."""
-        report_file = ReportFile(self.output)
-        try:
-            report = anyio.run(
-                _replay, self.source, self.dataset, self.suites, self.registry, report_file.write
-            )
-        except BaseException:
-            report_file.discard()
-            raise
+        with self.opened:
+            report_file = ReportFile(self.output)
+            try:
+                report = anyio.run(
+                    _replay,
+                    self.source,
+                    self.dataset,
+                    self.suites,
+                    self.registry,
+                    report_file.write,
+                )
+            except BaseException:
+                report_file.discard()
+                raise
         path, fallback_reason = report_file.publish()
         return ReplayOutcome(report, Path(display_path(path)), fallback_reason, self.source)
 
@@ -264,15 +276,19 @@ class PreparedReplay:
 def prepare_replay(
     report: Path, config: Path, dataset: Path | None, output: Path | None
 ) -> PreparedReplay:
-    """Everything a replay needs, or ``InvalidInputError`` before anything is written."""
+    """Everything a replay needs, or ``InvalidInputError`` before anything is written. The
+    saved report stays open for ``execute``, which reads its cases again one at a time."""
     settings = load_settings(config)
     gold = load_gold(settings, dataset)
-    source = load_replay_source(report)
-    suites = attach_verdicts(require_replayable(source, gold, settings), settings.project_root)
-    output = output or default_report_path(project_folder(settings.path), gold.name, _now())
-    ensure_writable(output)
-    registry = _registry(settings, suites, None)
-    return PreparedReplay(source, gold, tuple(suites), registry, output)
+    with ExitStack() as opened:
+        source = opened.enter_context(opened_replay_source(report))
+        suites = attach_verdicts(
+            require_replayable(source, gold, settings), settings.project_root
+        )
+        output = output or default_report_path(project_folder(settings.path), gold.name, _now())
+        ensure_writable(output)
+        registry = _registry(settings, suites, None)
+        return PreparedReplay(source, gold, tuple(suites), registry, output, opened.pop_all())
 
 
 async def replay(
@@ -291,9 +307,21 @@ async def replay(
     ``GoldSuite`` as given to ``evaluate``), when there are no settings to check the
     configuration and targets against. Custom scorers are ``scorers`` when given, else
     imported from the settings."""
-    source = (
-        ReplaySource.of(report) if isinstance(report, Report) else load_replay_source(Path(report))
-    )
+    with ExitStack() as opened:
+        source = (
+            ReplaySource.of(report)
+            if isinstance(report, Report)
+            else opened.enter_context(opened_replay_source(Path(report)))
+        )
+        return await _replay_source(source, gold, dataset, scorers)
+
+
+async def _replay_source(
+    source: ReplaySource,
+    gold: LoadedSettings | Dataset | GoldSuite | Path | str,
+    dataset: Path | str | None,
+    scorers: Sequence[RegisteredScorer] | None,
+) -> Report:
     settings: LoadedSettings | None = None
     if isinstance(gold, GoldSuite):
         current = _dataset_of(gold)

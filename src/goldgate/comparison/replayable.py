@@ -10,6 +10,8 @@ Targets are built only to describe themselves: nothing is imported, started or c
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,21 +21,36 @@ from goldgate.gold.settings.load import LoadedSettings
 from goldgate.gold.suites import Dataset, GoldSuite
 from goldgate.report import records
 from goldgate.report.digests import bytes_digest, value_digest
-from goldgate.report.io import parse_report, read_report_bytes, report_bytes
-from goldgate.report.models import CaseRecord, Report, SuiteRecord
+from goldgate.report.io import report_bytes
+from goldgate.report.models import CaseRecord, Report
 from goldgate.report.records import TargetRecord
+from goldgate.report.streamread import StreamedReport, streamed_report
 from goldgate.run.targets import build_target
 
-__all__ = ["ReplaySource", "load_replay_source", "require_replayable"]
+__all__ = ["ReplaySource", "opened_replay_source", "require_replayable"]
 
 
 @dataclass(frozen=True)
 class ReplaySource:
-    """A saved report and how it is named in the replay: path as given, digest of its bytes."""
+    """A saved report and how it is named in the replay: path as given, digest of its bytes.
+    Read from a file, ``report`` has its suites' cases left out: ``cases`` reads them again
+    one at a time (``report.streamread``)."""
 
     report: Report
     path: str
     digest: str
+    stream: StreamedReport | None = None
+
+    def case_count(self, suite: int) -> int:
+        if self.stream is None:
+            return len(self.report.suites[suite].cases)
+        return self.stream.case_count(suite)
+
+    def cases(self, suite: int) -> Iterator[CaseRecord]:
+        """Suite ``suite``'s saved cases in order, one at a time."""
+        if self.stream is None:
+            return iter(self.report.suites[suite].cases)
+        return self.stream.cases(suite)
 
     @classmethod
     def of(cls, report: Report, path: str = "<memory>") -> ReplaySource:
@@ -47,9 +64,12 @@ class ReplaySource:
         return records.ReplayRecord(self.path, self.digest, self.report.started_at, True)
 
 
-def load_replay_source(path: Path) -> ReplaySource:
-    data = read_report_bytes(path)
-    return ReplaySource(parse_report(data, str(path)), str(path), bytes_digest(data))
+@contextlib.contextmanager
+def opened_replay_source(path: Path) -> Iterator[ReplaySource]:
+    """The report at ``path``, verified a case at a time, open for its cases until the block
+    ends."""
+    with streamed_report(path) as stream:
+        yield ReplaySource(stream.report, str(path), stream.digest, stream)
 
 
 def _refuse(where: str, what: str) -> InvalidInputError:
@@ -100,7 +120,10 @@ def _target_record(settings: LoadedSettings, suite: GoldSuite) -> TargetRecord:
     )
 
 
-def _require_same_suite(saved: SuiteRecord, gold: GoldSuite, target: TargetRecord) -> None:
+def _require_same_suite(
+    source: ReplaySource, index: int, gold: GoldSuite, target: TargetRecord
+) -> None:
+    saved = source.report.suites[index]
     where = f"suite {saved.name!r}: "
     for label in ("workflow", "flow", "step"):
         before, now = getattr(saved, label), getattr(gold, label)
@@ -129,12 +152,11 @@ def _require_same_suite(saved: SuiteRecord, gold: GoldSuite, target: TargetRecor
         )
     if saved.status == "not_started":  # pragma: no cover - only incomplete reports have it
         raise _refuse(where, "it was not started")
-    if len(saved.cases) != len(gold.cases):
-        raise _refuse(
-            where,
-            f"{len(saved.cases)} cases in the report but {len(gold.cases)} in the gold",
-        )
-    for position, (record, case) in enumerate(zip(saved.cases, gold.cases, strict=True), 1):
+    count = source.case_count(index)
+    if count != len(gold.cases):
+        raise _refuse(where, f"{count} cases in the report but {len(gold.cases)} in the gold")
+    cases = zip(source.cases(index), gold.cases, strict=True)
+    for position, (record, case) in enumerate(cases, 1):
         if record.id != case.id:
             raise _refuse(where, _differs(f"case {position}", record.id, case.id))
         _require_same_case(where, record, case, saved.repeat)
@@ -178,8 +200,8 @@ def require_replayable(
         )
     suites = _replayed_suites(report, dataset)
     if settings is None:
-        for saved, gold in zip(report.suites, suites, strict=True):
-            _require_same_suite(saved, gold, saved.target)
+        for index, (saved, gold) in enumerate(zip(report.suites, suites, strict=True)):
+            _require_same_suite(source, index, gold, saved.target)
         return suites
     if report.variant.configuration_revision != settings.configuration_digest:
         raise _refuse(
@@ -191,6 +213,6 @@ def require_replayable(
                 "the settings",
             ),
         )
-    for saved, gold in zip(report.suites, suites, strict=True):
-        _require_same_suite(saved, gold, _target_record(settings, gold))
+    for index, gold in enumerate(suites):
+        _require_same_suite(source, index, gold, _target_record(settings, gold))
     return suites

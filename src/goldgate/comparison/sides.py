@@ -1,60 +1,40 @@
-"""One side of a comparison: a report reduced to what comparing needs, read fast.
+"""A case of a report reduced to what comparing needs.
 
 A report of 100,000 attempts is 40 MB of JSON and most of it is result documents, which
-full validation would copy into models. A side keeps, per attempt, its status, latency,
-usage and its checks' outcomes as one short string (``P`` passed, ``F`` failed, ``E`` error,
-``N`` not_run), and for a text check a person may judge, how it was decided and the digest
-of the answer (so that a verdict recorded between two runs is told from a changed answer);
-per case, canonical bytes of its input and gold (equal bytes, equal values);
-and, only for the cases a caller asks for, the saved result documents (partial comparison
-re-scores those). The header and each suite's own fields are validated with the report
-models; cases are checked by hand as they are reduced, so a malformed report is refused
-with the place it breaks.
+full validation would copy into models. A reduced case (``CaseSide``) keeps, per attempt,
+its status, latency, usage and its checks' outcomes as one short string (``P`` passed,
+``F`` failed, ``E`` error, ``N`` not_run), and for a text check a person may judge, how it
+was decided and the digest of the answer (so that a verdict recorded between two runs is
+told from a changed answer); canonical bytes of its input and gold (equal bytes, equal
+values); and, where the caller asks for them, the saved result documents (partial
+comparison re-scores those). Cases are checked by hand as they are reduced, so a malformed
+report is refused with the place it breaks. A comparison reduces one case of each side at a
+time (``comparison.opened``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
-from pathlib import Path
 from sys import intern
 from typing import Any, NamedTuple
 
 import orjson
-from pydantic import ValidationError
 
-from goldgate.base.errors import PointerSyntaxError, ReportRefusedError
-from goldgate.base.files import open_regular_file
+from goldgate.base.errors import PointerSyntaxError
 from goldgate.base.jsonvalue import MISSING, canonical_json
-from goldgate.base.memory import collections_paused
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.digests import bytes_digest
-from goldgate.report.io import (
-    admit_side,
-    read_report_bytes,
-    report_bytes,
-    report_value,
-    validation_problem,
-)
-from goldgate.report.models import Report, SuiteRecord, validated
-from goldgate.report.plain import record_json
-from goldgate.report.readbound import admit_case, memory_bounded
-from goldgate.report.scan import LazyCases, scan_report
-from goldgate.report.verified import verified_once
-from goldgate.report.verify import verify_report
 from goldgate.scoring.adjudication import output_digest
 
 __all__ = [
     "CODES",
     "AttemptSide",
+    "CaseKey",
     "CaseSide",
     "Judged",
-    "ReportSide",
-    "SuiteSide",
-    "load_side",
-    "side_of",
+    "case_key",
+    "reduce_case",
 ]
 
 CODES = {"passed": "P", "failed": "F", "error": "E", "not_run": "N"}
@@ -62,9 +42,6 @@ OUTCOMES = {code: outcome for outcome, code in CODES.items()}
 _CODE = CODES.__getitem__
 _OUTCOME = itemgetter("outcome")
 _STATUSES = frozenset({"completed", "failed", "timed_out", "skipped", "cancelled"})
-
-ResultsWanted = Callable[[str, str, bytes], bool]
-"""(suite name, case id, gold key) -> whether to keep that case's result documents."""
 
 
 def canonical(value: Any) -> bytes:
@@ -134,37 +111,19 @@ class CaseSide:
     attempts: tuple[AttemptSide, ...]
 
 
-@dataclass(frozen=True)
-class SuiteSide:
-    record: SuiteRecord
-    """The suite's own fields (target, status, repeat, metrics...), without its cases."""
-    cases: tuple[CaseSide, ...]
-
-    @property
-    def name(self) -> str:
-        return self.record.name
+_Fields = tuple[Any, Any, Any, Any, Any]
 
 
-@dataclass(frozen=True)
-class ReportSide:
-    label: str
-    """candidate or baseline: how messages name this side."""
-    path: str
-    digest: str
-    header: Report
-    """The report's own fields, its suites without cases."""
-    suites: tuple[SuiteSide, ...]
-
-    @property
-    def is_replay(self) -> bool:
-        return self.header.replay_of is not None
-
-    def suite(self, name: str) -> SuiteSide | None:
-        return next((suite for suite in self.suites if suite.name == name), None)
-
-
-def _invalid(path: str, where: str, why: str) -> ReportRefusedError:
-    return ReportRefusedError(f"{path}: not a valid report at {where}: {why}.")
+def _fields(item: Any) -> _Fields:
+    """A stored expectation's name, path, comparison (``exact`` where left out), scorer and
+    expected value: what compares and what makes its case's gold key."""
+    return (
+        item["name"],
+        item["path"],
+        item.get("comparison") or "exact",
+        item.get("scorer"),
+        item.get("expected"),
+    )
 
 
 def _expectations(raw: Any) -> tuple[Expectation, ...]:
@@ -172,18 +131,14 @@ def _expectations(raw: Any) -> tuple[Expectation, ...]:
         raise TypeError("expectations must be an array")
     found = []
     for item in raw:
-        name, path = item["name"], item["path"]
-        comparison = item.get("comparison") or "exact"
-        scorer = item.get("scorer")
+        name, path, comparison, scorer, expected = _fields(item)
         if not (isinstance(name, str) and isinstance(path, str) and isinstance(comparison, str)):
             raise TypeError("an expectation's name, path and comparison are strings")
         if scorer is not None and not isinstance(scorer, str):
             raise TypeError("an expectation's scorer is a string")
         # Interned: every case of a suite names the same few, which the parser made anew each
         # time (a side of 100,000 cases held them 200,000 times).
-        found.append(
-            Expectation(intern(name), intern(path), comparison, scorer, item.get("expected"))
-        )
+        found.append(Expectation(intern(name), intern(path), comparison, scorer, expected))
     return tuple(found)
 
 
@@ -262,16 +217,51 @@ def _attempts(
     return tuple(reduced)
 
 
-def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
+def _gold_key(expectations: list[_Fields]) -> bytes:
+    """The identity of a case's gold: its expectations' fields in order."""
+    return canonical([list(fields) for fields in expectations])
+
+
+class CaseKey(NamedTuple):
+    """What a comparison keeps of a case before it compares (``comparison.opened``)."""
+
+    id: str
+    input_key: bytes
+    """``b""`` where the case has no input (a report written without details)."""
+    gold_key: bytes
+    attempts: int
+
+
+def case_key(raw: Any) -> CaseKey:
+    """A case's id, input, gold and number of attempts, as ``reduce_case`` has them, without
+    reducing its attempts; ``KeyError``, ``TypeError`` or ``ValueError`` where it is
+    malformed."""
+    case_id = raw["id"]
+    if not isinstance(case_id, str):
+        raise TypeError("a case id is a string")
+    items = raw["expectations"]
+    if not isinstance(items, list):
+        raise TypeError("expectations must be an array")
+    gold_key = _gold_key([_fields(item) for item in items])
+    attempts = raw["attempts"]
+    if not isinstance(attempts, list):
+        raise TypeError("attempts must be an array")
+    raw_input = raw.get("input")
+    input_key = b"" if raw_input is None else canonical(raw_input)
+    return CaseKey(case_id, input_key, gold_key, len(attempts))
+
+
+def reduce_case(raw: Any, keep: bool) -> CaseSide:
+    """A case's plain JSON reduced to what comparing needs (``keep``: with its attempts'
+    result documents); ``KeyError``, ``TypeError`` or ``ValueError`` where it is malformed."""
     case_id = raw["id"]
     if not isinstance(case_id, str):
         raise TypeError("a case id is a string")
     expectations = _expectations(raw["expectations"])
-    gold_key = canonical(
-        [[e.name, e.path, e.comparison, e.scorer, e.expected] for e in expectations]
+    gold_key = _gold_key(
+        [(e.name, e.path, e.comparison, e.scorer, e.expected) for e in expectations]
     )
     raw_input = raw.get("input")
-    keep = wanted is not None and wanted(suite, case_id, gold_key)
     text_checks = tuple(
         (position, e.path) for position, e in enumerate(expectations) if e.comparison == "text"
     )
@@ -279,68 +269,3 @@ def _case(raw: Any, suite: str, wanted: ResultsWanted | None) -> CaseSide:
     input_key = b"" if raw_input is None else canonical(raw_input)
     names = tuple(e.name for e in expectations)
     return CaseSide(case_id, input_key, gold_key, expectations, names, attempts)
-
-
-def _reduce(
-    value: dict[str, Any], *, label: str, path: str, digest: str, wanted: ResultsWanted | None
-) -> ReportSide:
-    raw_suites = value.get("suites")
-    if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
-        raise _invalid(path, "/suites", "suites must be an array of objects")
-    try:
-        with collections_paused():
-            header = validated(
-                Report, {**value, "suites": [{**suite, "cases": []} for suite in raw_suites]}
-            )
-    except ValidationError as error:
-        raise validation_problem(path, error) from None
-    suites = []
-    with collections_paused():
-        for index, (raw, record) in enumerate(zip(raw_suites, header.suites, strict=True)):
-            cases = raw.get("cases")
-            if not isinstance(cases, list | LazyCases):
-                raise _invalid(path, f"/suites/{index}/cases", "cases must be an array")
-            reduced = []
-            for position, case in enumerate(cases):
-                try:
-                    reduced.append(_case(case, record.name, wanted))
-                except (KeyError, TypeError, ValueError, AttributeError) as error:
-                    where = f"/suites/{index}/cases/{position}"
-                    why = f"missing {error}" if isinstance(error, KeyError) else str(error)
-                    raise _invalid(path, where, why) from None
-            suites.append(SuiteSide(record, tuple(reduced)))
-        # After the reduction, which checked the cases; once a process for the same bytes.
-        verified_once(digest, lambda: verify_report(value, header, path))
-    return ReportSide(label, path, digest, header, tuple(suites))
-
-
-def load_side(path: Path, label: str, wanted: ResultsWanted | None = None) -> ReportSide:
-    """A report file as one side of a comparison (``wanted``: whose results to keep), read a
-    case at a time (``report.scan``: each case reduced, then verified, as it is reached;
-    never the report's plain JSON whole). A file the stream cannot take is read whole."""
-    source = str(path)
-    with open_regular_file(path, source, what="a report") as handle:
-        admit_side(source, os.fstat(handle.fileno()).st_size)
-        with memory_bounded(source):
-            scanned = scan_report(handle, source)
-            if scanned is not None:
-                admit_case(source, scanned.largest_case)
-                return _reduce(
-                    scanned.value, label=label, path=source, digest=scanned.digest, wanted=wanted
-                )
-    data = read_report_bytes(path, held=0, peak=0)
-    digest = bytes_digest(data)
-    with memory_bounded(str(path)):
-        value = report_value(data, str(path))
-        del data  # the parsed value is enough; the reduced side is far smaller still
-        return _reduce(value, label=label, path=str(path), digest=digest, wanted=wanted)
-
-
-def side_of(
-    report: Report, label: str, path: str = "<memory>", wanted: ResultsWanted | None = None
-) -> ReportSide:
-    """An in-memory report as one side of a comparison."""
-    data = report_bytes(report)
-    return _reduce(
-        record_json(report), label=label, path=path, digest=bytes_digest(data), wanted=wanted
-    )

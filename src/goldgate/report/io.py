@@ -35,7 +35,6 @@ from goldgate.report.migrate import MIGRATIONS as _MIGRATIONS
 from goldgate.report.readbound import (
     HELD_FACTOR,
     READ_FACTOR,
-    SIDE_HELD_FACTOR,
     admit_report,
     memory_bounded,
 )
@@ -309,12 +308,6 @@ def read_report_bytes(path: Path, held: int = HELD_FACTOR, peak: int = READ_FACT
         what="a report",
         admit=lambda size: admit_report(str(path), size, held, peak),
     )
-
-
-def admit_side(path: str, size: int) -> None:
-    """Weigh a report read as a side of a comparison, as ``read_report_bytes`` weighs one
-    (``admit_report``, held as ``SIDE_HELD_FACTOR`` times its size)."""
-    admit_report(path, size, SIDE_HELD_FACTOR, READ_FACTOR)
 
 
 def read_report(path: Path | str) -> Report:

@@ -2,10 +2,11 @@
 
 Reading a report (parsed, validated, verified; rendered, compared or merged) takes at most
 ``READ_FACTOR`` times its size plus ``READ_BASE_MB`` megabytes of address space at its peak,
-and what is made of it holds at most ``HELD_FACTOR`` times its size once read (a side of a
-comparison, reduced to what comparing needs, ``SIDE_HELD_FACTOR``). Before a report is read
-its size is weighed against the memory the process may still take (``base.memorylimit``:
-the address-space limit, the cgroup's ``memory.max``, ``GOLDGATE_MEMORY_LIMIT``) less what
+and what is made of it holds at most ``HELD_FACTOR`` times its size once read; a report read
+a case at a time, ``READ_FACTOR`` times its largest case (``admit_case``). Before a report
+is read whole its size is weighed against the memory the process may still take
+(``base.memorylimit``: the address-space limit, the cgroup's ``memory.max``,
+``GOLDGATE_MEMORY_LIMIT``) less what
 the reports read before it hold: a report that cannot fit is refused with one sentence
 naming it (exit 2), before anything of it is read. Running out of memory while reading
 anyway (``memory_bounded``) says the same sentence: never a traceback, and never a C
@@ -31,7 +32,6 @@ __all__ = [
     "MARK_WEIGHTS",
     "READ_BASE_MB",
     "READ_FACTOR",
-    "SIDE_HELD_FACTOR",
     "admit_case",
     "admit_dense",
     "admit_report",
@@ -54,7 +54,6 @@ array again (verification, digests, renderers), sets aside about 256 bytes of ad
 for each of its elements at once, so that a result of 4 million small numbers (8 MB of
 text) takes a gigabyte for a moment, and crashes the process where it cannot."""
 HELD_FACTOR: Final = 9
-SIDE_HELD_FACTOR: Final = 3
 FAST_FACTOR: Final = 24
 
 
@@ -90,13 +89,14 @@ def admit_report(path: str, size: int, held: int = HELD_FACTOR, peak: int = READ
     _LEDGER.held += held * size
 
 
-def admit_case(path: str, size: int) -> None:
+def admit_case(path: str, size: int, held: int = 0) -> None:
     """Refuse (``ReportRefusedError``, exit 2) a report read a case at a time whose largest
     case, of ``size`` bytes, cannot be read in the memory this process may still take
-    (``READ_FACTOR`` times its size plus ``READ_BASE_MB``): nothing else of a streamed
-    report grows with it."""
+    (``READ_FACTOR`` times its size plus ``READ_BASE_MB``, plus ``held`` bytes its reader
+    keeps, such as a comparison's index of its cases): nothing else of a streamed report
+    grows with it. ``held`` is then counted against the reports read after it."""
     left = _LEDGER.left()
-    if left is not None and READ_FACTOR * size + READ_BASE_MB * MEGABYTE > left:
+    if left is not None and READ_FACTOR * size + held + READ_BASE_MB * MEGABYTE > left:
         room = f", and {left / MEGABYTE:.0f} MB is left"
         raise ReportRefusedError(
             f"{escape_control(path)}: a case of {size / MEGABYTE:.1f} MB is too large to read "
@@ -104,6 +104,7 @@ def admit_case(path: str, size: int) -> None:
             f"times its size plus {READ_BASE_MB} MB{room}; {MEMORY_LIMIT_VARIABLE} and "
             "docs/report-format.md say more)."
         )
+    _LEDGER.held += held
 
 
 def too_large_to_read(

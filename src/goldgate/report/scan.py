@@ -35,7 +35,7 @@ from goldgate.base.strictjson import (
     too_deep_or_surrogates,
 )
 from goldgate.base.textsafe import escape_control
-from goldgate.report.readbound import ELEMENT_WEIGHT, weighed
+from goldgate.report.readbound import ELEMENT_WEIGHT, admit_case, weighed
 from goldgate.report.records import REPORT_FORMAT
 
 __all__ = ["CaseIndex", "ScannedReport", "scan_report"]
@@ -163,7 +163,8 @@ class _Text:
 
 
 class _Scanner:
-    def __init__(self, handle: BinaryIO) -> None:
+    def __init__(self, handle: BinaryIO, path: str) -> None:
+        self.path = path
         self.source = _Text(handle)
         self.at = 0
         self.indexes: list[CaseIndex | None] = []
@@ -187,8 +188,10 @@ class _Scanner:
             raise _Unstreamable(expected)
         self.at += 1
 
-    def value(self) -> tuple[Any, int, int]:
-        """The JSON value at the scanner, its text's start and end."""
+    def value(self, case: bool = False) -> tuple[Any, int, int]:
+        """The JSON value at the scanner, its text's start and end; a ``case`` too large for
+        the memory left is refused (``readbound.admit_case``) before it is checked further
+        (orjson, short of memory, crashes the process)."""
         self.char()
         self.at = self.source.drop(self.at)
         least = _CHUNK
@@ -208,6 +211,8 @@ class _Scanner:
             self.source.more(least)
             least *= 2
         start, self.at = self.at, end
+        if case and end - start > _CHUNK:
+            admit_case(self.path, end - start)
         piece = text[start:end]
         if not keys_surely_unique(text, start, end, value) or too_deep_or_surrogates(
             piece, value, from_utf8=True
@@ -266,7 +271,7 @@ class _Scanner:
         index = CaseIndex()
 
         def case() -> None:
-            value, start, end = self.value()
+            value, start, end = self.value(case=True)
             source = self.source
             piece = source.text[start:end].encode("utf-8")
             index.add(source.byte_at(start), piece, value)
@@ -291,7 +296,7 @@ class _Scanner:
 def scan_report(handle: BinaryIO, path: str) -> ScannedReport | None:
     """The report in ``handle`` scanned (``ScannedReport``), or None where it must be read
     whole: not JSON as the stream takes it, or not a report of the current format."""
-    scanner = _Scanner(handle)
+    scanner = _Scanner(handle, path)
     try:
         value = scanner.report()
     except (_Unstreamable, RecursionError):
