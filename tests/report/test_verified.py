@@ -16,7 +16,7 @@ import pytest
 
 from goldgate.base import accelerators
 from goldgate.base.errors import ReportRefusedError
-from goldgate.comparison import sides
+from goldgate.comparison import opened
 from goldgate.report import background, verified, verify
 from goldgate.report.io import read_report, read_report_and_digest
 from goldgate.report.streamread import streamed_report
@@ -49,7 +49,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         real(value, report, path, take)
 
     monkeypatch.setattr(verify, "verify_report", counted)
-    monkeypatch.setattr(sides, "verify_report", counted)
+    monkeypatch.setattr(opened, "verify_report", counted)
     verified.forget_verified()
     yield made
     verified.forget_verified()
@@ -65,7 +65,7 @@ def _read_every_way(path: Path) -> None:
     read_report(path)
     with streamed_report(path) as streamed:
         assert sum(streamed.case_count(i) for i in range(len(streamed.report.suites))) == 40
-    sides.load_side(path, "candidate")
+    _side(path)
 
 
 def test_the_same_bytes_are_verified_once_a_process(
@@ -90,10 +90,15 @@ def _stream(path: Path) -> None:
         pass
 
 
+def _side(path: Path) -> None:
+    with opened.opened_side(path, "candidate"):
+        pass
+
+
 READERS = {
     "whole": read_report,
     "stream": _stream,
-    "side": lambda path: sides.load_side(path, "candidate"),
+    "side": _side,
 }
 
 
