@@ -61,7 +61,12 @@ __all__ = ["compare_sides"]
 
 
 def _count_effect(
-    effect: Counter[str], case: CaseSide, old: AttemptSide, new: AttemptSide, names: Sequence[str]
+    effect: Counter[str],
+    case: CaseSide,
+    *,
+    old: AttemptSide,
+    new: AttemptSide,
+    names: Sequence[str],
 ) -> None:
     """Count into ``effect``, by ``GoldEffect``'s field names, what re-scoring the baseline's
     attempt ``old`` under the candidate's gold (``new``) did to its checks."""
@@ -234,7 +239,7 @@ def _compare_suite(
             effect["rescored_cases"] += 1
             before_attempts = rescore_case(case, before_case, candidate.name, baseline_path)
             for old, new in zip(before_case.attempts, before_attempts, strict=True):
-                _count_effect(effect, before_case, old, new, names)
+                _count_effect(effect, before_case, old=old, new=new, names=names)
         tally.candidate.add_case(case.attempts, names)
         tally.baseline.add_case(before_attempts, names)
         changes.extend(_pairs(case, before_attempts, tally.classes, rescored))
