@@ -4,8 +4,10 @@ expressions filled in from the inputs and the earlier steps' outputs (its ``shel
 custom one as given, ``bash`` as the runner's ``bash --noprofile --norc -eo pipefail``), with fresh
 ``GITHUB_OUTPUT``, ``GITHUB_ENV``, ``GITHUB_PATH``, ``GITHUB_STATE`` and
 ``GITHUB_STEP_SUMMARY`` files per step, and what a step left in ``GITHUB_ENV`` and
-``GITHUB_PATH`` applied to the later steps' environment, as the runner applies them. The
-install step is not run: the job's Python has goldgate already (``job_python``)."""
+``GITHUB_PATH`` applied to the later steps' environment, as the runner applies them; after
+a step that failed, only those whose ``if`` says ``always()`` run. The install step (id
+``install`` here) runs too, and installs nothing: the job's Python has goldgate already
+(``job_python``)."""
 
 from __future__ import annotations
 
@@ -88,16 +90,14 @@ class Composite:
         self.inputs.update(inputs, python=str(self.python))
         self.steps = {}
         for step in action["runs"]["steps"]:
-            if "id" not in step:
-                continue  # the install step: goldgate is in the job's Python already
-            self.run_step(step["id"])
-            if step["id"] == until:
+            self.run_step(step.get("id", "install"))
+            if step.get("id") == until:
                 break
         return self.steps
 
     def run_step(self, name: str) -> Step:
         """The step ``name`` run now, with the inputs of the last ``run``."""
-        [step] = [step for step in _action()["runs"]["steps"] if step.get("id") == name]
+        [step] = [step for step in _action()["runs"]["steps"] if step.get("id", "install") == name]
         self.steps[name] = self._step(name, step, self.inputs)
         return self.steps[name]
 
@@ -121,6 +121,8 @@ class Composite:
 
     def _step(self, name: str, step: dict[str, object], inputs: Mapping[str, str]) -> Step:
         condition = str(step.get("if", ""))
+        if "always()" not in condition and any(ran.code for ran in self.steps.values()):
+            return Step(0, "", "", {}, "", skipped=True)  # an earlier step failed
         if "steps.run.outputs.handoff != ''" in condition and not self.steps["run"].outputs.get(
             "handoff"
         ):
