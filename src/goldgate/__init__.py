@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from goldgate._version import __version__
-from goldgate.base.lazy import load_export
+from goldgate.base.lazy import lazy_exports
 from goldgate.base.provided import COMPARISON_KINDS
 
 
@@ -107,5 +107,4 @@ if TYPE_CHECKING:
     from goldgate.scoring.scorers import RegisteredScorer
 
 
-def __getattr__(name: str) -> Any:
-    return load_export(__name__, _EXPORTS, name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

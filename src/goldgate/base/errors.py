@@ -86,15 +86,22 @@ class LoopBlocked(BaseException):
         self.why = why
 
 
-class JsonSyntaxError(InvalidInputError):
-    """Text that is not strict JSON, with the place it went wrong (1-based line and column)."""
+class PlacedSyntaxError(InvalidInputError):
+    """Text that does not parse as its format, with the place it went wrong (1-based line and
+    column): ``message`` says what, ``str()`` where and what, ended by ``full_stop``."""
+
+    full_stop = ""
 
     def __init__(self, source: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{source}:{line}:{column}: {message}")
+        super().__init__(f"{source}:{line}:{column}: {message}{self.full_stop}")
         self.source = source
         self.line = line
         self.column = column
         self.message = message
+
+
+class JsonSyntaxError(PlacedSyntaxError):
+    """Text that is not strict JSON, with the place it went wrong (1-based line and column)."""
 
 
 class PointerSyntaxError(GoldgateError, ValueError):

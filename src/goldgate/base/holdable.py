@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -77,27 +77,24 @@ def _first(value: Any, path: list[str | int]) -> Unholdable | None:
         return None if math.isfinite(value) else _at("a number that is NaN or infinite", path)
     if len(path) >= _MAX_DEPTH:
         return _at(f"values nested deeper than {_MAX_DEPTH} levels", path)
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return _at(f"an object key of type {type(key).__name__}", path)
-            if not _text_fits(key):
-                return _at("an object key that is not UTF-8", path)
-            path.append(key)
-            found = _first(item, path)
-            path.pop()
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            path.append(index)
-            found = _first(item, path)
-            path.pop()
-            if found is not None:
-                return found
-        return None
-    return _at(f"a value of type {escape_control(kind.__name__)}", path)
+    is_object = isinstance(value, Mapping)
+    if is_object:
+        entries: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, list | tuple):
+        entries = enumerate(value)
+    else:
+        return _at(f"a value of type {escape_control(kind.__name__)}", path)
+    for key, item in entries:  # each key before the value it holds: in document order
+        if is_object and not isinstance(key, str):
+            return _at(f"an object key of type {type(key).__name__}", path)
+        if is_object and not _text_fits(key):
+            return _at("an object key that is not UTF-8", path)
+        path.append(key)
+        found = _first(item, path)
+        path.pop()
+        if found is not None:
+            return found
+    return None
 
 
 def _at(what: str, path: list[str | int]) -> Unholdable:

@@ -8,7 +8,7 @@ hundred pydantic models would be built for a command that needs none of them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
@@ -22,3 +22,13 @@ def load_export(package: str, exports: Mapping[str, str], name: str) -> Any:
     value = getattr(import_module(module), name)
     setattr(sys.modules[package], name, value)
     return value
+
+
+def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
+    """The module ``__getattr__`` (PEP 562) of ``package``: each name of ``exports`` loaded
+    from its module on first use (``load_export``)."""
+
+    def __getattr__(name: str) -> Any:
+        return load_export(package, exports, name)
+
+    return __getattr__

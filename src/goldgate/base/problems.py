@@ -19,6 +19,8 @@ from goldgate.base.textsafe import escape_control, quote
 if TYPE_CHECKING:  # annotations only: Python evals run without pydantic
     from pydantic import ValidationError
 
+    from goldgate.base.errors import PlacedSyntaxError
+
 
 class Located(Protocol):
     """A parsed file that can say where the value at a path starts."""
@@ -60,6 +62,12 @@ class Violation:
             "pointer": escape_control(self.pointer),
             "message": escape_control(self.message),
         }
+
+    @classmethod
+    def of_syntax(cls, error: PlacedSyntaxError) -> Violation:
+        """The mistake of a file that does not parse (JSON, YAML): where the error says,
+        at no pointer."""
+        return cls(error.source, error.line, error.column, error.message, "")
 
 
 _started_in: list[str] = []

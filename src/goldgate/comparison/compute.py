@@ -61,39 +61,29 @@ __all__ = ["compare_sides"]
 # --- one suite ----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Effect:
-    cases: int = 0
-    attempts: int = 0
-    newly_failing: int = 0
-    newly_passing: int = 0
-    added: int = 0
-    removed: int = 0
-    not_rescored: int = 0
-
-    def add(self, case: CaseSide, old: AttemptSide, new: AttemptSide, names: Sequence[str]) -> None:
-        self.attempts += 1
-        before = dict(zip(case.names, old.codes, strict=True))
-        after = dict(zip(names, new.codes, strict=True))
-        for name, code in after.items():
-            if code == NOT_RESCORED:
-                self.not_rescored += 1
-            elif name not in before:
-                self.added += 1
-            elif before[name] == "P" and code != "P":
-                self.newly_failing += 1
-            elif before[name] != "P" and code == "P":
-                self.newly_passing += 1
-        self.removed += sum(1 for name in before if name not in after)
-
-    def merge(self, other: _Effect) -> None:
-        self.cases += other.cases
-        self.attempts += other.attempts
-        self.newly_failing += other.newly_failing
-        self.newly_passing += other.newly_passing
-        self.added += other.added
-        self.removed += other.removed
-        self.not_rescored += other.not_rescored
+def _count_effect(
+    effect: Counter[str],
+    case: CaseSide,
+    *,
+    old: AttemptSide,
+    new: AttemptSide,
+    names: Sequence[str],
+) -> None:
+    """Count into ``effect``, by ``GoldEffect``'s field names, what re-scoring the baseline's
+    attempt ``old`` under the candidate's gold (``new``) did to its checks."""
+    effect["rescored_attempts"] += 1
+    before = dict(zip(case.names, old.codes, strict=True))
+    after = dict(zip(names, new.codes, strict=True))
+    for name, code in after.items():
+        if code == NOT_RESCORED:
+            effect["not_rescored"] += 1
+        elif name not in before:
+            effect["added_checks"] += 1
+        elif before[name] == "P" and code != "P":
+            effect["newly_failing"] += 1
+        elif before[name] != "P" and code == "P":
+            effect["newly_passing"] += 1
+    effect["removed_checks"] += sum(1 for name in before if name not in after)
 
 
 def _outcome(code: str | None) -> str | None:
@@ -196,7 +186,8 @@ def _pairs(
 class _SuiteResult:
     comparison: SuiteComparison
     tally: Tally
-    effect: _Effect
+    effect: Counter[str]
+    """The gold edit's effect on the suite, by ``GoldEffect``'s field names."""
 
 
 def _priced(candidate: SuiteSide, baseline: SuiteSide) -> Tally:
@@ -218,7 +209,7 @@ def _compare_suite(
     now_keys, before_keys = candidate.keys, baseline.keys
     skipped = "skipped" in (candidate.record.status, baseline.record.status)
     repeated = max(candidate.record.repeat, baseline.record.repeat) > 1
-    tally, effect = _priced(candidate, baseline), _Effect()
+    tally, effect = _priced(candidate, baseline), Counter[str]()
     changes: list[AttemptChange] = []
     views: list[CaseView] = []
     added: list[str] = []
@@ -254,10 +245,10 @@ def _compare_suite(
         before_attempts = before_case.attempts
         if rescored:
             rescored_ids.append(case.id)
-            effect.cases += 1
+            effect["rescored_cases"] += 1
             before_attempts = rescore_case(case, before_case, candidate.name, baseline_path)
             for old, new in zip(before_case.attempts, before_attempts, strict=True):
-                effect.add(before_case, old, new, names)
+                _count_effect(effect, before_case, old=old, new=new, names=names)
         tally.candidate.add_case(case.attempts, names)
         tally.baseline.add_case(before_attempts, names)
         changes.extend(_pairs(case, before_attempts, tally.classes, rescored))
@@ -393,10 +384,10 @@ def compare_sides(
             )
         )
     removed_suites = [s.name for s in baseline.suites if candidate.suite(s.name) is None]
-    overall, effect = Tally(), _Effect()
+    overall, effect = Tally(), Counter[str]()
     for result in results:
         overall.merge(result.tally)
-        effect.merge(result.effect)
+        effect.update(result.effect)
     figures = figures_of(overall, replay)
     counts = figures.attempts
     compared = (
@@ -423,15 +414,5 @@ def compare_sides(
         classes=classes,
         overall=figures,
         suites=tuple(result.comparison for result in results),
-        gold_effect=GoldEffect(
-            rescored_cases=effect.cases,
-            rescored_attempts=effect.attempts,
-            newly_failing=effect.newly_failing,
-            newly_passing=effect.newly_passing,
-            added_checks=effect.added,
-            removed_checks=effect.removed,
-            not_rescored=effect.not_rescored,
-        )
-        if partial
-        else None,
+        gold_effect=GoldEffect(**effect) if partial else None,
     )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from goldgate.base.lazy import load_export
+from goldgate.base.lazy import lazy_exports
 
 _EXPORTS = {
     "check_gold": "goldgate.gold.load",
@@ -27,5 +27,4 @@ if TYPE_CHECKING:
     from goldgate.gold.models import Case, Expectation, Metric
 
 
-def __getattr__(name: str) -> Any:
-    return load_export(__name__, _EXPORTS, name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

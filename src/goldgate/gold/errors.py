@@ -8,7 +8,7 @@ file whole and says what is wrong with it, and a search past its deadline fails 
 from __future__ import annotations
 
 from goldgate.base import english
-from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError
+from goldgate.base.errors import ExitCode, GoldgateError, InvalidInputError, PlacedSyntaxError
 from goldgate.base.problems import Violation, sort_violations
 
 __all__ = [
@@ -50,15 +50,11 @@ class SettingsError(InvalidInputError):
         super().__init__(f"{summary}\n{english.count(count, 'problem')} in the settings.")
 
 
-class YamlSyntaxError(InvalidInputError):
-    """Text that is not (safe, duplicate-free) YAML, with the place it went wrong."""
+class YamlSyntaxError(PlacedSyntaxError):
+    """Text that is not (safe, duplicate-free) YAML, with the place it went wrong. Its
+    messages (PyYAML's problems, ours alike) carry no full stop: ``str()`` adds one."""
 
-    def __init__(self, source: str, line: int, column: int, message: str) -> None:
-        super().__init__(f"{source}:{line}:{column}: {message}.")
-        self.source = source
-        self.line = line
-        self.column = column
-        self.message = message
+    full_stop = "."
 
 
 class GoldChangedError(InvalidInputError):

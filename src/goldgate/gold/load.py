@@ -57,10 +57,6 @@ class GoldCheck:
     case_count: int
 
 
-def _syntax_violation(error: JsonSyntaxError) -> Violation:
-    return Violation(error.source, error.line, error.column, error.message, "")
-
-
 def check_gold(
     settings: LoadedSettings | None,
     path: Path | None = None,
@@ -91,7 +87,7 @@ def _check_gold(
     try:
         manifest_doc = load_json_file(path, display=display_path(path))
     except JsonSyntaxError as error:
-        return GoldCheck(path, (_syntax_violation(error),), None, 0)
+        return GoldCheck(path, (Violation.of_syntax(error),), None, 0)
     except MissingFileError:
         raise MissingFileError(
             f"{escape_control(display_path(path))}: gold manifest not found; set "
@@ -246,7 +242,7 @@ def _load_cases(
     try:
         case_doc = load_json_file(case_path, display=display_path(case_path))
     except JsonSyntaxError as error:
-        return _refused(display_path(case_path), _syntax_violation(error))
+        return _refused(display_path(case_path), Violation.of_syntax(error))
     except InvalidInputError as error:  # missing or unreadable: one more violation
         message = str(error).rstrip(".")
         return _LoadedCases(

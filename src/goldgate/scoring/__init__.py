@@ -8,9 +8,9 @@ and only because custom scorers are.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from goldgate.base.lazy import load_export
+from goldgate.base.lazy import lazy_exports
 
 _EXPORTS = {
     "KINDS": "goldgate.scoring.kinds",
@@ -104,5 +104,4 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    return load_export(__name__, _EXPORTS, name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

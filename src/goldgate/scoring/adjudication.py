@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final, Protocol
 
 from goldgate.base.jsonvalue import canonical_bytes
@@ -79,18 +80,10 @@ def decided(check: CheckOutcome, passed: bool) -> CheckOutcome:
         outcome, reason = Outcome.PASSED, None
     else:
         outcome, reason = check.outcome, check.reason
-    return CheckOutcome(
-        outcome,
-        reason,
-        actual_present=check.actual_present,
-        actual=check.actual,
-        assertions_declared=check.assertions_declared,
-        assertions_held=check.assertions_held,
-        adjudication=False,
-        json_parsed=check.json_parsed,
-        required_keys_found=check.required_keys_found,
-        required_keys_declared=check.required_keys_declared,
-        adjudicated=True,
+    # What the check found stays; it waits no more, and no judge's word stands beside the
+    # person's.
+    return replace(
+        check, outcome=outcome, reason=reason, adjudication=False, adjudicated=True, judge=None
     )
 
 

@@ -100,21 +100,22 @@ def _choice(name: str, words: tuple[_C, ...], default: _C, help: str) -> InputSp
     return InputSpec(name, default, parse, help, choices=words)
 
 
+def _words(name: str, help: str, *, default: str = "") -> InputSpec[str]:
+    """An input taken as it is written (a path, names, a token)."""
+    return InputSpec(name, default, _text, help)
+
+
+def _flag(name: str, default: Literal["true", "false"], help: str) -> InputSpec[bool]:
+    return InputSpec(name, default, _bool, help)
+
+
 MODE = _choice("mode", MODES, "evaluate", "what to run")
-CONFIG = InputSpec("config", "config/settings.yaml", _text, "the settings file")
-SUITES = InputSpec(
-    "suites",
-    "",
-    _text,
-    "suites to run, comma- or newline-separated (empty: all); datasets in evals mode",
+CONFIG = _words("config", "the settings file", default="config/settings.yaml")
+SUITES = _words(
+    "suites", "suites to run, comma- or newline-separated (empty: all); datasets in evals mode"
 )
-EVALS = InputSpec(
-    "evals",
-    "",
-    _text,
-    "eval files and folders to run in evals mode, space- or newline-separated",
-)
-LIVE = InputSpec("live", "false", _bool, "true authorizes live workflows")
+EVALS = _words("evals", "eval files and folders to run in evals mode, space- or newline-separated")
+LIVE = _flag("live", "false", "true authorizes live workflows")
 # The run options' defaults are RunOptions' own, written as action.yml states them.
 CONCURRENCY_INPUT = InputSpec(
     "max_concurrency",
@@ -128,58 +129,44 @@ TIMEOUT_INPUT = InputSpec(
 REPEAT_INPUT = InputSpec(
     "repeat", f"{DEFAULT_OPTIONS.repeat}", _number(int, MAX_REPEAT), "as evaluate's option"
 )
-CACHE = InputSpec(
+CACHE = _words(
     "cache",
-    "",
-    _text,
     "the response cache folder of live workflows, as evaluate's --cache; "
     "a relative name is under RUNNER_TEMP, outside the checkout (empty: off)",
 )
-VARIANT = InputSpec("variant", "", _text, "the name of what runs (empty: the settings')")
-BASELINE = InputSpec(
-    "baseline",
-    "",
-    _text,
-    "artifact:NAME (the artifact NAME-<merge-base commit>) or a report path",
+VARIANT = _words("variant", "the name of what runs (empty: the settings')")
+BASELINE = _words(
+    "baseline", "artifact:NAME (the artifact NAME-<merge-base commit>) or a report path"
 )
-REPORT = InputSpec(
+REPORT = _words(
     "report",
-    "",
-    _text,
     "an existing report: the candidate (compare), the saved run "
     "(replay) or the report to render (report)",
 )
-PARTIAL = InputSpec(
-    "partial", "true", _bool, "true | false: compare what matches when gold changed"
-)
-JUNIT = InputSpec("junit", "", _text, "where to write JUnit XML (empty: none)")
+PARTIAL = _flag("partial", "true", "true | false: compare what matches when gold changed")
+JUNIT = _words("junit", "where to write JUnit XML (empty: none)")
 COMMENT = _choice("comment", COMMENT_STYLES, "update", "the sticky pull-request comment")
 COMMENT_MODE = _choice(
     "comment_mode", COMMENT_WHEN, "always", "when to post the comment (--comment-mode sets it)"
 )
-COMMENT_ID = InputSpec(
-    "comment_id",
-    "goldgate",
-    _text,
-    "tells this step's sticky comment apart (unset: WORKFLOW/JOB)",
+COMMENT_ID = _words(
+    "comment_id", "tells this step's sticky comment apart (unset: WORKFLOW/JOB)", default="goldgate"
 )
-COMMENT_AUTHOR = InputSpec(
-    "comment_author", "", _text, "the login that posts the comment (empty: read from the token)"
+COMMENT_AUTHOR = _words(
+    "comment_author", "the login that posts the comment (empty: read from the token)"
 )
 DETAILS_INPUT = _choice("details", DETAILS, "safe", "what the comment may show of values")
-LINK_GOLD = InputSpec("link_gold", "true", _bool, "true links cases to their gold lines")
+LINK_GOLD = _flag("link_gold", "true", "true links cases to their gold lines")
 FAIL_ON_INPUT = _choice("fail_on", FAIL_ON, "disagreement", "what fails the step")
-CHECK_RUN = InputSpec(
+CHECK_RUN = _flag(
     "check_run",
     "false",
-    _bool,
     "true creates a check run (checks: write) with every annotation, named after comment_id",
 )
-GITHUB_TOKEN = InputSpec(
+GITHUB_TOKEN = _words(
     "github_token",
-    "${{ github.token }}",
-    _text,
     "the token that comments and downloads the baseline (unset: GITHUB_TOKEN)",
+    default="${{ github.token }}",
 )
 
 INPUTS: tuple[InputSpec[Any], ...] = (

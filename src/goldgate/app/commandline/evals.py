@@ -15,14 +15,15 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     check_timeout,
     command_group,
+    concurrency_option,
     finish,
     fixed,
+    repeat_option,
     supervised,
 )
 from goldgate.base.memory import long_lived
 from goldgate.run.limits import (
     DEFAULT_OPTIONS,
-    MAX_CONCURRENCY,
     MAX_REPEAT,
     MAX_TIMEOUT,
     RunOptions,
@@ -61,10 +62,7 @@ def evals_run(
         bool, typer.Option("--live", help="Authorize live evals (external, possibly paid calls).")
     ] = False,
     max_concurrency: Annotated[
-        int,
-        typer.Option(
-            "--max-concurrency", min=1, max=MAX_CONCURRENCY, help="Case workers per suite."
-        ),
+        int, concurrency_option("Case workers per suite.")
     ] = DEFAULT_OPTIONS.max_concurrency,
     timeout: Annotated[
         float,
@@ -76,13 +74,7 @@ def evals_run(
         ),
     ] = DEFAULT_OPTIONS.timeout,
     repeat: Annotated[
-        int,
-        typer.Option(
-            "--repeat",
-            min=1,
-            max=MAX_REPEAT,
-            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}).",
-        ),
+        int, repeat_option(f"Attempts per case, in case-major order (1-{MAX_REPEAT}).")
     ] = DEFAULT_OPTIONS.repeat,
     output: Annotated[
         Path | None,
@@ -128,10 +120,7 @@ def evals_regrade(
         ),
     ] = None,
     max_concurrency: Annotated[
-        int,
-        typer.Option(
-            "--max-concurrency", min=1, max=MAX_CONCURRENCY, help="Attempts regraded at once."
-        ),
+        int, concurrency_option("Attempts regraded at once.")
     ] = DEFAULT_OPTIONS.max_concurrency,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds for one attempt's evaluators.")

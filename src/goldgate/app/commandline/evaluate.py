@@ -16,8 +16,10 @@ from goldgate.app.commandline.shared import (
     FormatOption,
     OutputFormat,
     check_timeout,
+    concurrency_option,
     finish,
     fixed,
+    repeat_option,
     supervised,
 )
 from goldgate.base.errors import InvalidInputError
@@ -58,11 +60,8 @@ def evaluate(
     ] = False,
     max_concurrency: Annotated[
         int | None,
-        typer.Option(
-            "--max-concurrency",
-            min=1,
-            max=MAX_CONCURRENCY,
-            help=f"Case workers per suite (1-{MAX_CONCURRENCY}; default {DEFAULT_CONCURRENCY}).",
+        concurrency_option(
+            f"Case workers per suite (1-{MAX_CONCURRENCY}; default {DEFAULT_CONCURRENCY})."
         ),
     ] = None,
     timeout: Annotated[
@@ -78,12 +77,8 @@ def evaluate(
     ] = None,
     repeat: Annotated[
         int | None,
-        typer.Option(
-            "--repeat",
-            min=1,
-            max=MAX_REPEAT,
-            help=f"Attempts per case, in case-major order (1-{MAX_REPEAT}; default "
-            f"{DEFAULT_REPEAT}).",
+        repeat_option(
+            f"Attempts per case, in case-major order (1-{MAX_REPEAT}; default {DEFAULT_REPEAT})."
         ),
     ] = None,
     output: Annotated[

@@ -7,7 +7,7 @@ request's comment rebuilt for a trusted job. ``goldgate.cli`` adds the group to 
 # start-up, and string annotations would be compiled again by eval() on every run.
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -42,6 +42,14 @@ ComparisonFile = Annotated[
         dir_okay=False,
     ),
 ]
+
+
+def _details(values: str) -> Any:
+    """The ``--details`` option of a rendering: ``safe`` shows what is safe anywhere,
+    ``values`` adds ``values`` too."""
+    return typer.Option(
+        "--details", help=f"safe: names, ids, statuses and numbers; values: also {values}"
+    )
 
 
 @report_app.command("junit")
@@ -134,11 +142,7 @@ def report_markdown(
     ] = "comment",
     details: Annotated[
         Details,
-        typer.Option(
-            "--details",
-            help="safe: names, ids, statuses and numbers; values: also expected and actual "
-            "values of failing checks (never for held-out cases).",
-        ),
+        _details("expected and actual values of failing checks (never for held-out cases)."),
     ] = "safe",
     link_base: Annotated[
         str | None,
@@ -180,10 +184,9 @@ def report_html(
     ],
     details: Annotated[
         Details,
-        typer.Option(
-            "--details",
-            help="safe: names, ids, statuses and numbers; values: also expected and actual "
-            "values of failing checks, strings diffed (never for held-out cases).",
+        _details(
+            "expected and actual values of failing checks, strings diffed (never for held-out "
+            "cases)."
         ),
     ] = "safe",
     comparison: ComparisonFile = None,
@@ -227,12 +230,10 @@ def report_show(
     comparison: ComparisonFile = None,
     details: Annotated[
         Details,
-        typer.Option(
-            "--details",
-            help="safe: names, ids, statuses and numbers; values: also every failing check's "
-            "expected and actual values, one under the other, with where two strings first "
-            "differ, and a python target's exception (private: for your terminal, not CI; "
-            "never for held-out cases).",
+        _details(
+            "every failing check's expected and actual values, one under the other, with "
+            "where two strings first differ, and a python target's exception (private: for "
+            "your terminal, not CI; never for held-out cases)."
         ),
     ] = "safe",
 ) -> None:

@@ -1,6 +1,6 @@
 """What several commands declare alike and do alike: the ``--config`` and ``--format``
-options, the limits of ``--timeout`` and ``--repeat``, exiting with a code, and running the
-rest of a command that runs user code under a supervisor.
+options, the limits of ``--max-concurrency``, ``--timeout`` and ``--repeat``, exiting with a
+code, and running the rest of a command that runs user code under a supervisor.
 """
 
 # No `from __future__ import annotations` here: typer reads the hints of every command at
@@ -8,13 +8,13 @@ rest of a command that runs user code under a supervisor.
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer.models import Default
 
 from goldgate.base.errors import ExitCode
-from goldgate.run.limits import MAX_TIMEOUT
+from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 
 
 class OutputFormat(StrEnum):
@@ -37,6 +37,16 @@ FormatOption = Annotated[
         "of the problems found (checks only).",
     ),
 ]
+
+
+def concurrency_option(help: str) -> Any:
+    """``--max-concurrency``, within the run's bounds (``run.limits``)."""
+    return typer.Option("--max-concurrency", min=1, max=MAX_CONCURRENCY, help=help)
+
+
+def repeat_option(help: str) -> Any:
+    """``--repeat``, within the run's bounds (``run.limits``)."""
+    return typer.Option("--repeat", min=1, max=MAX_REPEAT, help=help)
 
 
 def command_group(name: str, help_text: str | None = None) -> typer.Typer:

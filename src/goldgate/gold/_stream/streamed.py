@@ -16,6 +16,7 @@ place of each. Good gold, the common case, is read once, in constant memory.
 import os
 from collections import deque
 from collections.abc import Collection, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, BinaryIO, NamedTuple
 
@@ -317,27 +318,22 @@ def _facts_of(
 _NO_SCORERS: frozenset[str] = frozenset()
 
 
+@dataclass(eq=False)
 class _CaseCheck:
     """One case checked on its own, as the whole-file path checks it: validated, compiled
     and cross-checked against the suite's workflow, scorers and metrics. With ``check_only``
     (a check no run follows), flat patterns are not compiled: they surely compile
     (``compiled.compile_text``)."""
 
-    def __init__(
-        self,
-        workflow: WorkflowSettings | None,
-        scorer_names: Collection[str],
-        metrics: list[tuple[Metric, frozenset[str] | None]],
-        *,
-        check_only: bool = False,
-        judge_names: Collection[str] | None = None,
-    ) -> None:
-        self.workflow = workflow
-        self.judge_names = judge_names
-        self.scorer_names = scorer_names
-        self.metrics = metrics
-        self.check_only = check_only
-        self.nowhere = _Nowhere()
+    workflow: WorkflowSettings | None
+    scorer_names: Collection[str]
+    metrics: list[tuple[Metric, frozenset[str] | None]]
+    _: KW_ONLY
+    check_only: bool = False
+    judge_names: Collection[str] | None = None
+    nowhere: _Nowhere = field(default_factory=_Nowhere, init=False)
+
+    def __post_init__(self) -> None:
         # What Case.model_validate calls, without its own Python frame (a tenth of the
         # validation of a small case). The gold models defer building their validators.
         Case.model_rebuild()

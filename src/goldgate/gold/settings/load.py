@@ -77,7 +77,7 @@ def load_settings(path: Path) -> LoadedSettings:
     try:
         document = load_yaml_file(path, display_path(path))
     except YamlSyntaxError as error:
-        raise SettingsError([_syntax_violation(error)]) from None
+        raise SettingsError([Violation.of_syntax(error)]) from None
     except MissingFileError:
         # Say where the path came from: most often the command ran from another folder.
         raise MissingFileError(
@@ -104,10 +104,6 @@ def load_settings(path: Path) -> LoadedSettings:
     )
 
 
-def _syntax_violation(error: YamlSyntaxError) -> Violation:
-    return Violation(error.source, error.line, error.column, error.message, "")
-
-
 def _resolve_workflows(
     path: Path, settings: Settings, document: YamlDocument
 ) -> tuple[dict[str, WorkflowSettings], dict[str, Path], list[Violation]]:
@@ -127,7 +123,7 @@ def _resolve_workflows(
         try:
             included = load_yaml_file(file, display_path(file))
         except YamlSyntaxError as error:  # reported in the workflow file, where it is
-            violations.append(_syntax_violation(error))
+            violations.append(Violation.of_syntax(error))
             continue
         except InvalidInputError as error:
             line, column = document.position(("workflows", name))

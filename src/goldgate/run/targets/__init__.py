@@ -48,9 +48,9 @@ safe for stdout: it never holds the request, the response, header values or secr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from goldgate.base.lazy import load_export
+from goldgate.base.lazy import lazy_exports
 
 _EXPORTS = {
     "Target": "goldgate.run.targets.base",
@@ -92,5 +92,4 @@ if TYPE_CHECKING:
     from goldgate.run.targets.python_target import PythonTarget
 
 
-def __getattr__(name: str) -> Any:
-    return load_export(__name__, _EXPORTS, name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -37,14 +37,20 @@ def _signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
 
 
-class _Tail:
-    """The last ``limit`` bytes of a stream."""
+class _Capture:
+    """What is kept of one of the command's output streams, at most ``limit`` bytes; ``done``
+    is set when its reader stops."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.data = bytearray()
-        self.cut = False
         self.done = anyio.Event()
+
+
+class _Tail(_Capture):
+    """The last ``limit`` bytes of a stream (``cut`` when there were more)."""
+
+    cut = False
 
     def add(self, chunk: bytes) -> None:
         self.data += chunk
@@ -63,14 +69,11 @@ class _Tail:
         return data.decode("utf-8", errors="replace") if data else None
 
 
-class _Output:
-    """Standard output, up to ``limit`` bytes; one byte more marks it as too large."""
+class _Output(_Capture):
+    """Standard output, up to ``limit`` bytes; one byte more marks it as too large
+    (``overflow``)."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.overflow = False
-        self.done = anyio.Event()
+    overflow = False
 
 
 class CommandTarget:
