@@ -8,7 +8,7 @@ Payload keys: ``delay`` (seconds before answering), ``status`` (default 200), ``
 sent so encoded), ``bomb`` (the ``Content-Encoding`` of a bomb: ``gzip``, ``gzip, gzip``,
 ``gzip, deflate``...). Without ``bomb``, the body is a result document echoing
 ``payload.message``, with a ``usage`` of ``tokens`` (a string of digits) input and output
-tokens where the payload has it.
+tokens where the payload has it, or the payload's own ``usage`` as it is.
 """
 
 from __future__ import annotations
@@ -87,6 +87,8 @@ class _Handler(loopback.Handler):
             if "tokens" in payload:  # digits: a count as large as JSON can write
                 count = int(payload["tokens"])
                 document["usage"] = {"input_tokens": count, "output_tokens": count}
+            if "usage" in payload:  # the usage as it is, counts or not
+                document["usage"] = payload["usage"]
             body = json.dumps(document).encode("utf-8")
             if "encoding" in payload:
                 body = encoded(body, payload["encoding"])

@@ -138,8 +138,8 @@ def test_a_30_mb_report_is_merged_compared_and_rendered_in_512_mb(
         rendered = _goldgate("report", *arguments, cwd=tmp_path)
         assert rendered.returncode in (0, 1), (arguments, rendered.stderr[-2000:])
         assert rendered.stdout or (tmp_path / "junit.xml").exists()
-    markdown = _goldgate("report", "markdown", candidate, "--comparison", comparison, cwd=tmp_path)
-    assert "regress" in markdown.stdout.lower()
+        if arguments[0] == "markdown":
+            assert "regress" in rendered.stdout.lower()
     # With every speed-up off too (the collector as Python runs it).
     plain = _goldgate("report", "show", candidate, cwd=tmp_path, env={"GOLDGATE_ACCELERATORS": "0"})
     assert plain.returncode in (0, 1), plain.stderr[-2000:]
@@ -165,13 +165,16 @@ def test_a_merge_holds_a_case_at_a_time_not_the_shards(reports: Reports, tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("accelerators", ["1", "0"])
-@pytest.mark.parametrize("command", ["show", "compare", "baseline"])
+@pytest.mark.parametrize(
+    ("command", "accelerators"), [("show", "1"), ("compare", "1"), ("baseline", "0")]
+)
 def test_past_the_bound_a_report_is_refused_in_one_sentence(
     reports: Reports, tmp_path: Path, command: str, accelerators: str
 ) -> None:
     """Under 300 MB, a 30 MB report cannot be read (10 x 30 MB + 64 MB): refused before it
-    is read, exit 2, one sentence naming it."""
+    is read, exit 2, one sentence naming it. The bound is weighed before anything of the
+    report is read (``readbound.admit_report``), which no accelerator touches: each command
+    runs once, the last with ``GOLDGATE_ACCELERATORS=0``."""
     small = tmp_path / "small.json"
     small.write_text(json.dumps(_benchmarks()._render_report(10)), "utf-8")
     env = {"GOLDGATE_ACCELERATORS": accelerators}

@@ -203,7 +203,13 @@ def test_a_usage_whose_cost_is_no_finite_number_fails_that_attempt(
             "pricing": {"input_per_million": 2.5, "output_per_million": 10},
         }
     }
-    cases = [case(0, tokens="1" + "0" * 400), case(1, tokens="1" + "0" * 300), case(2, tokens="7")]
+    # Figures that are not counts: dropped, they would price the attempt below its cost.
+    odd = [-5, 7.5, "7", True, float("1e308")]
+    cases = [
+        case(0, tokens="1" + "0" * 400), case(1, tokens="1" + "0" * 300), case(2, tokens="7"),
+        *(case(3 + n, usage={"input_tokens": 7, "output_tokens": v}) for n, v in enumerate(odd)),
+        case(8, usage={"prompt_tokens": 7.0, "completion_tokens": 7, "input_tokens": None}),
+    ]  # fmt: skip
     project.suite("priced", "priced", cases).write()
 
     run, report = project.evaluate()
@@ -213,11 +219,20 @@ def test_a_usage_whose_cost_is_no_finite_number_fails_that_attempt(
     assert report is not None
     [suite] = report["suites"]
     attempts = [case["attempts"][0] for case in suite["cases"]]
-    assert [a["status"] for a in attempts] == ["failed", "failed", "completed"]
-    for attempt, cost in zip(attempts[:2], ("infinite or not a number", "over 1e+15"), strict=True):
+    assert [a["status"] for a in attempts] == (
+        ["failed", "failed", "completed"] + ["failed"] * 5 + ["completed"]
+    )
+    cannot = "at the workflow's pricing (its token counts cannot be right)"
+    for attempt, cost in zip(
+        attempts[:2] + attempts[7:8],
+        ("infinite or not a number", "over 1e+15", "infinite or not a number"),
+        strict=True,
+    ):
+        assert attempt["reason"] == f"the answer's usage makes its cost {cost} {cannot}"
+    for attempt in attempts[3:7]:
         assert attempt["reason"] == (
-            f"the answer's usage makes its cost {cost} at the workflow's pricing (its token "
-            "counts cannot be right)"
+            "the answer's usage output_tokens is not a count of tokens, so its cost at the "
+            "workflow's pricing is unknown"
         )
-    assert suite["live"]["cost"] == pytest.approx(7 * 12.5 / 1e6)
+    assert suite["live"]["cost"] == pytest.approx(2 * 7 * 12.5 / 1e6)
 

@@ -178,3 +178,78 @@ def test_a_changed_literal_header_value_is_a_miss_an_env_value_is_not(tmp_path: 
                 "--live", "--cache", str(cache), env={"GG_HEADER": value}
             )
         assert _requests(server) == 3 * CASES  # the second run took every answer cached
+
+
+BIG = 2**70 + 1
+"""An integer past 64 bits in an answer: JSON holds it, and so must the cache, exactly."""
+
+
+def _big_answer(body: dict[str, Any]) -> dict[str, Any]:
+    message = body["envelope"]["payload"]["message"]
+    return {"payload": {"answer": f"echo: {message}", "id": BIG}}
+
+
+def test_an_answer_with_an_integer_past_64_bits_is_cached_and_given_back_exactly(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    with serving(app=_big_answer) as server:
+        project = http_project(tmp_path / "p", server.url, {})
+        first, written = project.evaluate("--live", "--cache", str(cache))
+        again, report = project.evaluate("--live", "--cache", str(cache), name="2.json")
+        assert _requests(server) == CASES  # the second run took every answer cached
+    assert (first.code, again.code) == (0, 0), first.output + again.output
+    assert "cache" not in first.stderr
+    for run_report in (written, report):
+        assert run_report is not None
+        for case in run_report["suites"][0]["cases"]:
+            assert case["attempts"][0]["result"]["payload"]["id"] == BIG
+    assert report is not None
+    assert report["suites"][0]["live"]["cached"] == CASES
+
+
+APP = """
+def handle(request):
+    return {{"payload": {{"answer": "echo: " + request["envelope"]["payload"]["message"]{tail}}}}}
+"""
+
+
+def test_a_python_target_whose_code_changed_is_never_answered_by_the_old_code(
+    tmp_path: Path,
+) -> None:
+    """A python (or command) target's answers come from the code in the checkout: they are
+    kept per commit, so a pull request that breaks the code fails, however the cache was
+    filled by the code before it."""
+    project = new_project(tmp_path / "p")
+    project.workflows = {
+        "app": {"revision": "app-1", "live": True, "target": {"python": "cached_app:handle"}}
+    }
+    _cases(project, "app")
+    app = project.root / "cached_app.py"
+    cache = tmp_path / "cache"
+    _git(project.root, "init", "-q")
+    runs = []
+    for number, tail in enumerate(("", ' + " (broken)"')):
+        app.write_text(APP.format(tail=tail), "utf-8")
+        _git(project.root, "add", "-A")
+        _git(project.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+        for again in ("a", "b"):  # the same commit twice: answered from the cache
+            runs.append(project.evaluate("--live", "--cache", str(cache), name=f"{number}{again}"))
+    codes = [run.code for run, _ in runs]
+    cached = [report["suites"][0].get("live", {}).get("cached") for _, report in runs if report]
+    assert (codes, cached) == ([0, 0, 1, 1], [None, CASES, None, CASES]), runs[2][0].output
+
+
+def test_a_relative_cache_folder_through_a_symlinked_folder_is_not_used(tmp_path: Path) -> None:
+    """The command line makes ``--cache`` absolute before user code runs: a link among its
+    folders inside the checkout (one a pull request could commit) is still never followed."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with serving(api_key=KEY) as server:
+        project = model_project(tmp_path / "p", server.url)
+        (project.root / "committed").symlink_to(elsewhere, target_is_directory=True)
+        run, report = project.evaluate("--live", "--cache", "committed/cache", env=ENV)
+    assert run.code == 0, run.output
+    assert "is a symbolic link or not a folder; the cache was not used" in run.stderr
+    assert list(elsewhere.iterdir()) == []
+    assert report is not None

@@ -311,15 +311,36 @@ def test_integers_beyond_64_bits_read_back_as_written(rich: RichRun, tmp_path: P
     assert type(result["payload"]["count"]) is int  # type: ignore[index]
 
 
-def test_a_report_that_is_not_utf8_is_refused_plainly(tmp_path: Path) -> None:
-    path = tmp_path / "report.json"
-    data = b'{"format": "goldgate.report/2", "n": 12345678901234567890, "x": "\xff"}'
+def _refusal(path: Path, data: bytes) -> str:
+    """Why reading ``data`` as the report at ``path`` is refused."""
     path.write_bytes(data)
     with pytest.raises(InvalidInputError) as refused:
         read_report(path)
+    return str(refused.value)
+
+
+def test_a_report_that_is_not_utf8_is_refused_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    data = b'{"format": "goldgate.report/2", "n": 12345678901234567890, "x": "\xff"}'
     column = data.index(b"\xff") + 1
-    assert str(refused.value) == (
+    assert _refusal(path, data) == (
         f"{path}:1:{column}: not a JSON report (invalid UTF-8 (byte 0xff))."
+    )
+
+
+@pytest.mark.parametrize("where", ["figure", "result"])
+def test_an_integer_past_the_digit_limit_is_refused_in_one_sentence(
+    tmp_path: Path, where: str
+) -> None:
+    """Python will not read an integer of more than 4300 digits (a ValueError of its own,
+    not a JSON error): the report is refused at its place, never with a traceback."""
+    path = tmp_path / "report.json"
+    number = "9" * 4301
+    value = number if where == "figure" else f'{{"payload": {{"n": {number}}}}}'
+    data = f'{{"format": "goldgate.report/2", "x": {value}}}'.encode()
+    column = data.index(b"9999") + 1
+    assert _refusal(path, data) == (
+        f"{path}:1:{column}: not a JSON report (integer has more than 4300 digits)."
     )
 
 

@@ -3,34 +3,89 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goldgate.app.conclude import (
     emit_text,
 )
 from goldgate.base.errors import (
     ExitCode,
+    ReportRefusedError,
 )
+from goldgate.base.textsafe import escape_control
+
+if TYPE_CHECKING:
+    from goldgate.report.streamread import StreamedReport
 
 
 def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     """``goldgate report merge``: the shards' reports joined into one; its exit code is the
     verdict of the whole run."""
+    from goldgate.report.background import verify_in_background
     from goldgate.report.io import ensure_writable, write_report_pieces
     from goldgate.report.mergestream import merged_stream
     from goldgate.report.streamread import streamed_report
     from goldgate.report.summary import render_summary
 
     ensure_writable(output)
+    # With a second CPU, a forked helper verifies the shards while this process writes the
+    # merged report from them (report.background): the report is published only once every
+    # shard is verified, and a refusal is the one reading them one by one makes (nothing
+    # written). Without it, each shard is verified here as it is read.
+    helper = verify_in_background(paths) if len(paths) > 1 else None
     with contextlib.ExitStack() as opened:
-        # Each shard is verified as it is read, and its cases read again as they are
-        # written: the merged report is never held whole (report.mergestream).
-        shards = [opened.enter_context(streamed_report(path)) for path in paths]
-        merging = merged_stream(shards)
-        written = write_report_pieces(merging.chunks(), output)
+        if helper is not None:
+            opened.callback(helper.close)
+        try:
+            # Each shard's cases are read again as they are written: the merged report is
+            # never held whole (report.mergestream).
+            shards = [
+                opened.enter_context(streamed_report(path, verify=helper is None))
+                for path in paths
+            ]
+            merging = merged_stream(shards)
+            pieces = merging.chunks()
+            if helper is not None:
+                pieces = _verified_last(pieces, helper.wait, shards)
+            written = write_report_pieces(pieces, output)
+        except Exception:
+            if helper is not None:  # a shard refused wins, as when verified first
+                helper.wait()
+                _verify_each(paths)
+            raise
     merged = merging.report
     assert merged is not None  # every piece was written
     code = ExitCode(merged.verdict.exit_code)
     emit_text(render_summary(merged, written, code))
     return code
+
+
+def _verified_last(
+    pieces: Iterator[bytes], wait: Callable[[], int], shards: Sequence[StreamedReport]
+) -> Iterator[bytes]:
+    """The merged report's pieces, then (before it is published) every shard verified: by
+    the helper (the very bytes read here), or here where it did not."""
+    from goldgate.report.streamread import streamed_report
+    from goldgate.report.verified import is_verified
+
+    yield from pieces
+    wait()
+    for shard in shards:
+        if not is_verified(shard.digest):
+            with streamed_report(Path(shard.path)) as again:
+                if again.digest != shard.digest:  # not the bytes merged: changed since
+                    raise ReportRefusedError(
+                        f"{escape_control(shard.path)}: changed while it was read; read it again."
+                    )
+
+
+def _verify_each(paths: Sequence[Path]) -> None:
+    """Each shard verified in turn (those whose bytes the helper verified are only scanned):
+    the refusal of the first that is refused."""
+    from goldgate.report.streamread import streamed_report
+
+    for path in paths:
+        with streamed_report(path):
+            pass

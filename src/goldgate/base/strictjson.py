@@ -8,6 +8,7 @@ column of a value, so that clean gold loads at C speed.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -19,9 +20,10 @@ from typing import Any
 import orjson
 
 from goldgate.base._scanner import MAX_DEPTH
-from goldgate.base.errors import JsonRejected, JsonSyntaxError
+from goldgate.base.errors import InvalidInputError, JsonRejected, JsonSyntaxError
 from goldgate.base.files import read_regular_file
 from goldgate.base.jsonvalue import JsonValue
+from goldgate.base.memorylimit import memory_left
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -169,10 +171,31 @@ def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> boo
     if text.find("\\u003", start, end) >= 0 and re.search(r"\\u003[aA]", text[start:end]):
         return False
     try:
-        written = orjson.dumps(value)
+        written = written_colons(value)
     except TypeError:  # an integer past 64 bits, or a lone surrogate: strict_decoder decides
         return False
-    return written.count(b":") == text.count(":", start, end)
+    return written == text.count(":", start, end)
+
+
+@functools.cache
+def _memory_limited() -> bool:
+    """Whether a memory limit applies to this process (it does not change while it runs)."""
+    try:
+        return memory_left() is not None
+    except InvalidInputError:  # a GOLDGATE_MEMORY_LIMIT that is not a number: said elsewhere
+        return True
+
+
+def written_colons(value: Any) -> int:
+    """The colons of ``value`` written as compact JSON: by orjson where no memory limit
+    applies; under one, by the standard library, which raises MemoryError when short (the
+    sentence of a report too large to read). orjson's writer crashes the process instead, and
+    sets aside about 256 bytes of address space for each element of an array it writes, so
+    that 4 million small numbers (8 MB written) take a gigabyte for a moment.
+    ``TypeError``: orjson cannot write it (an integer past 64 bits, a lone surrogate)."""
+    if not _memory_limited():
+        return orjson.dumps(value).count(b":")
+    return json.dumps(value, separators=(",", ":")).count(":")
 
 
 def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = False) -> bool:

@@ -42,6 +42,7 @@ from goldgate.report.models import Report, SuiteRecord, validated
 from goldgate.report.plain import record_json
 from goldgate.report.readbound import admit_case, memory_bounded
 from goldgate.report.scan import LazyCases, scan_report
+from goldgate.report.verified import verified_once
 from goldgate.report.verify import verify_report
 from goldgate.scoring.adjudication import output_digest
 
@@ -308,7 +309,8 @@ def _reduce(
                     why = f"missing {error}" if isinstance(error, KeyError) else str(error)
                     raise _invalid(path, where, why) from None
             suites.append(SuiteSide(record, tuple(reduced)))
-        verify_report(value, header, path)  # after the reduction, which checked the cases
+        # After the reduction, which checked the cases; once a process for the same bytes.
+        verified_once(digest, lambda: verify_report(value, header, path))
     return ReportSide(label, path, digest, header, tuple(suites))
 
 

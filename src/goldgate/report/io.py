@@ -41,6 +41,7 @@ from goldgate.report.readbound import (
 )
 from goldgate.report.records import REPORT_FORMAT_VERSION
 from goldgate.report.stream import report_chunks
+from goldgate.report.verified import is_verified, note_verified
 
 if TYPE_CHECKING:  # pydantic is imported to read a report: a run writes without it
     from pydantic import ValidationError
@@ -334,7 +335,9 @@ def read_report_and_digest(path: Path) -> tuple[Report, str]:
         digest = bytes_digest(data)
         value = report_value(data, str(path))
         del data
-        return validated_report(value, str(path)), digest
+        report = validated_report(value, str(path), verify=not is_verified(digest, path))
+        note_verified(digest)
+        return report, digest
 
 
 def report_value(data: bytes, path: str) -> dict[str, Any]:
@@ -378,11 +381,15 @@ def parse_report(data: bytes, path: str) -> Report:
         return validated_report(report_value(data, path), path)
 
 
-def validated_report(value: dict[str, Any], path: str, *, keep: bool = True) -> Report:
+def validated_report(
+    value: dict[str, Any], path: str, *, keep: bool = True, verify: bool = True
+) -> Report:
     """A report's plain JSON (``report_value``, or ``report.scan``'s with its cases read
     again as they are reached) as the report's records, verified (``report.verify``). Equal
     small records (checks, expectations) are one instance. Without ``keep``, each case is
-    validated and verified and let go of: every suite's ``cases`` is empty."""
+    validated and verified and let go of: every suite's ``cases`` is empty. Without
+    ``verify`` (the same bytes verified before in this process, ``report.verified``), the
+    cases are only validated where kept, and not read at all where not."""
     from pydantic import ValidationError
 
     from goldgate.report.models import SHARED, CaseRecord, Report, adapter
@@ -427,7 +434,12 @@ def validated_report(value: dict[str, Any], path: str, *, keep: bool = True) -> 
                 raise ReportRefusedError(
                     f"{path}: not a valid report at {where}: Input should be a valid array."
                 )
-        verify_report(value, header, path, take)
+        if verify:
+            verify_report(value, header, path, take)
+        elif keep:
+            for index, raw in enumerate(raw_suites or ()):
+                for position, case in enumerate(raw["cases"]):
+                    take(index, position, case)
         suites = tuple(
             replace(suite, cases=tuple(found))
             for suite, found in zip(header.suites, cases, strict=True)

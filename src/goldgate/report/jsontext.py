@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
-
 from goldgate.base.errors import JsonSyntaxError, ReportRefusedError
 from goldgate.base.jsonvalue import loads_exact
-from goldgate.base.strictjson import decode_utf8, parse_json_text
-from goldgate.report.readbound import lean_parse
+from goldgate.base.strictjson import decode_utf8, parse_json_text, written_colons
+from goldgate.report.readbound import admit_dense, lean_parse
 
 __all__ = ["json_text_value"]
 
@@ -19,9 +17,10 @@ __all__ = ["json_text_value"]
 def json_text_value(data: bytes, path: str, what: str = "report") -> Any:
     """The JSON value of a ``what``'s file text (a report, a comparison), read fast; where it
     is not JSON, ``InvalidInputError`` at the line and column."""
+    weight = admit_dense(path, data)  # a report dense in small values weighs more
     try:
-        value = loads_exact(data, lean=lean_parse(len(data)))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # orjson's is the first
+        value = loads_exact(data, lean=lean_parse(weight))
+    except ValueError as error:  # orjson's, json's, UTF-8's, an integer past the digit limit
         raise _not_json(data, path, error, what) from None
     if not _keys_surely_unique(data, value):
         _refuse_repeated_key(data, path, what)
@@ -45,18 +44,18 @@ def _keys_surely_unique(data: bytes, value: Any) -> bool:
 
 
 def _written_colons(value: Any) -> int:
-    """The colons of ``value`` written as compact JSON, written a case at a time: never a
-    second copy of a big report at once (orjson, short of memory for one, crashes)."""
+    """The colons of ``value`` written as compact JSON (``strictjson.written_colons``),
+    written a case at a time: never a second copy of a big report at once."""
     if type(value) is not dict or type(value.get("suites")) is not list:
-        return orjson.dumps(value).count(b":")
-    total = orjson.dumps({**value, "suites": []}).count(b":")
+        return written_colons(value)
+    total = written_colons({**value, "suites": []})
     for suite in value["suites"]:
         cases = suite.get("cases") if type(suite) is dict else None
         if type(cases) is not list:
-            total += orjson.dumps(suite).count(b":")
+            total += written_colons(suite)
             continue
-        total += orjson.dumps({**suite, "cases": []}).count(b":")
-        total += sum(orjson.dumps(case).count(b":") for case in cases)
+        total += written_colons({**suite, "cases": []})
+        total += sum(written_colons(case) for case in cases)
     return total
 
 

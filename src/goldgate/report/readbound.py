@@ -25,20 +25,34 @@ from goldgate.base.memorylimit import MEGABYTE, MEMORY_LIMIT_VARIABLE, memory_le
 from goldgate.base.textsafe import escape_control
 
 __all__ = [
+    "ELEMENT_WEIGHT",
     "FAST_FACTOR",
     "HELD_FACTOR",
+    "MARK_WEIGHTS",
     "READ_BASE_MB",
     "READ_FACTOR",
     "SIDE_HELD_FACTOR",
     "admit_case",
+    "admit_dense",
     "admit_report",
     "lean_parse",
     "let_go_after",
     "memory_bounded",
+    "weighed",
 ]
 
 READ_FACTOR: Final = 10
 READ_BASE_MB: Final = 64
+MARK_WEIGHTS: Final = ((b"{", 30), (b"[", 30), (b":", 20), (b",", 4))
+"""Bytes of text each ``{``, ``[``, ``:`` and ``,`` of a report weighs at least (``weighed``):
+parsed, each object or array takes some hundred bytes, each member and element tens, so a
+report dense in small values (a result of a million ``{"k": "v"}``) takes far more memory
+than its bytes say, and is weighed as the text it would be at that density."""
+ELEMENT_WEIGHT: Final = 32
+"""Bytes of text each ``,`` weighs at least, on its own (``weighed``): orjson, writing an
+array again (verification, digests, renderers), sets aside about 256 bytes of address space
+for each of its elements at once, so that a result of 4 million small numbers (8 MB of
+text) takes a gigabyte for a moment, and crashes the process where it cannot."""
 HELD_FACTOR: Final = 9
 SIDE_HELD_FACTOR: Final = 3
 FAST_FACTOR: Final = 24
@@ -92,15 +106,43 @@ def admit_case(path: str, size: int) -> None:
         )
 
 
-def too_large_to_read(path: str, size: int, left: int | None) -> ReportRefusedError:
-    """The one sentence for a report this process has not the memory to read."""
+def too_large_to_read(
+    path: str, size: int, left: int | None, weighed: int | None = None
+) -> ReportRefusedError:
+    """The one sentence for a report this process has not the memory to read (``weighed``:
+    the size its values weigh as, where they are denser than its bytes say)."""
     room = "" if left is None else f", and {left / MEGABYTE:.0f} MB is left"
+    dense = ""
+    if weighed is not None and weighed > size:
+        dense = f", holding values as densely as {weighed / MEGABYTE:.1f} MB of text would"
     return ReportRefusedError(
         f"{escape_control(path)}: too large to read in the memory this process may use "
-        f"({size / MEGABYTE:.1f} MB; reading a report takes up to {READ_FACTOR} times its "
-        f"size plus {READ_BASE_MB} MB{room}; {MEMORY_LIMIT_VARIABLE} and "
+        f"({size / MEGABYTE:.1f} MB{dense}; reading a report takes up to {READ_FACTOR} times "
+        f"its size plus {READ_BASE_MB} MB{room}; {MEMORY_LIMIT_VARIABLE} and "
         "docs/report-format.md say more)."
     )
+
+
+def weighed(data: bytes) -> int:
+    """The size ``data``, JSON text, weighs as when read: its bytes, or its ``{``, ``[``,
+    ``:`` and ``,`` weighed by ``MARK_WEIGHTS``, or its ``,`` by ``ELEMENT_WEIGHT``,
+    whichever is most (counted in C, strings included: never fewer than there are)."""
+    values = sum(data.count(mark) * weight for mark, weight in MARK_WEIGHTS)
+    return max(len(data), values, ELEMENT_WEIGHT * data.count(b","))
+
+
+def admit_dense(path: str, data: bytes) -> int:
+    """Refuse (``ReportRefusedError``, exit 2) report text, already read and admitted by its
+    size, whose values weigh more than its bytes (``weighed``) when what reading them takes
+    cannot fit in the memory this process may still take; else count what they hold once
+    read. The size it weighs as, for ``lean_parse``."""
+    size, weight = len(data), weighed(data)
+    if weight > size:
+        left = memory_left()
+        if left is not None and READ_FACTOR * weight + READ_BASE_MB * MEGABYTE > left:
+            raise too_large_to_read(path, size, left, weight)
+        _LEDGER.held += HELD_FACTOR * (weight - size)
+    return weight
 
 
 def lean_parse(size: int) -> bool:

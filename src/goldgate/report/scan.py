@@ -35,6 +35,7 @@ from goldgate.base.strictjson import (
     too_deep_or_surrogates,
 )
 from goldgate.base.textsafe import escape_control
+from goldgate.report.readbound import ELEMENT_WEIGHT, weighed
 from goldgate.report.records import REPORT_FORMAT
 
 __all__ = ["CaseIndex", "ScannedReport", "scan_report"]
@@ -56,20 +57,29 @@ class CaseIndex:
         self.offsets = array("q")
         self.lengths = array("q")
         self.checksums = array("L")
+        self.heaviest = 0
         self.positions = array("q")
-        """Each case's stored ``position`` (a shard's; -1 where it has none), noted as the
-        cases are verified (``LazyCases``)."""
+        """Each case's stored ``position`` (a shard's; -1 where it has none or it is not a
+        non-negative integer), noted as the cases are scanned."""
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add(self, offset: int, data: bytes) -> None:
+    def add(self, offset: int, data: bytes, case: Any) -> None:
         self.offsets.append(offset)
         self.lengths.append(len(data))
         self.checksums.append(zlib.crc32(data))
+        if len(data) > self.heaviest // ELEMENT_WEIGHT:  # it may outweigh the heaviest
+            self.heaviest = max(self.heaviest, weighed(data))
+        position = case.get("position") if type(case) is dict else None
+        if type(position) is not int or not 0 <= position < 1 << 62:
+            position = -1
+        self.positions.append(position)
 
     def largest(self) -> int:
-        return max(self.lengths, default=0)
+        """The size the heaviest case weighs as when read (``readbound.weighed``: its
+        bytes, or more where its values are dense)."""
+        return self.heaviest
 
     def read(self, handle: BinaryIO, path: str, position: int) -> Any:
         """The plain JSON of case ``position``, read again from ``handle``; a case whose
@@ -95,13 +105,8 @@ class LazyCases:
         return len(self.index)
 
     def __iter__(self) -> Iterator[Any]:
-        positions = self.index.positions
-        del positions[:]
         for place in range(len(self.index)):
-            case = self.index.read(self._handle, self._path, place)
-            position = case.get("position") if type(case) is dict else None
-            positions.append(position if type(position) is int and position >= 0 else -1)
-            yield case
+            yield self.index.read(self._handle, self._path, place)
 
     def __setitem__(self, position: int, value: object) -> None:
         return None
@@ -261,10 +266,10 @@ class _Scanner:
         index = CaseIndex()
 
         def case() -> None:
-            _, start, end = self.value()
+            value, start, end = self.value()
             source = self.source
             piece = source.text[start:end].encode("utf-8")
-            index.add(source.byte_at(start), piece)
+            index.add(source.byte_at(start), piece, value)
             source.mark, source.mark_byte = end, source.mark_byte + len(piece)
 
         self.array(case)
@@ -306,5 +311,3 @@ def scan_report(handle: BinaryIO, path: str) -> ScannedReport | None:
     largest = max((index.largest() for index in indexes if index is not None), default=0)
     digest = "sha256:" + scanner.source.hash.hexdigest()
     return ScannedReport(value, digest, tuple(indexes), largest)
-
-

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from goldgate.base.files import open_regular_file
 from goldgate.report.readbound import admit_case, memory_bounded
 from goldgate.report.scan import CaseIndex, scan_report
+from goldgate.report.verified import is_verified, note_verified
 
 if TYPE_CHECKING:
     from goldgate.report.caserecords import CaseRecord
@@ -78,9 +79,12 @@ class StreamedReport:
 
 
 @contextlib.contextmanager
-def streamed_report(path: Path) -> Iterator[StreamedReport]:
+def streamed_report(path: Path, *, verify: bool = True) -> Iterator[StreamedReport]:
     """The report at ``path``, verified a case at a time (``StreamedReport``); the file stays
-    open for its cases until the block ends. Refusals are those of ``report.io.read_report``."""
+    open for its cases until the block ends. Refusals are those of ``report.io.read_report``.
+    Without ``verify``, a file the stream takes is scanned and its header validated, its
+    cases neither validated nor verified: for a caller that has it verified meanwhile
+    (``report.background``) and trusts nothing it made of it before then."""
     from goldgate.report.io import read_report_and_digest, validated_report
 
     source = str(path)
@@ -92,7 +96,11 @@ def streamed_report(path: Path) -> Iterator[StreamedReport]:
             yield StreamedReport(source, report, digest, None, ())
             return
         admit_case(source, scanned.largest_case)
+        verified = verify and is_verified(scanned.digest, path)  # once a process
         with memory_bounded(source):
-            report = validated_report(scanned.value, source, keep=False)
+            report = validated_report(
+                scanned.value, source, keep=False, verify=verify and not verified
+            )
+        if verify:
+            note_verified(scanned.digest)
         yield StreamedReport(source, report, scanned.digest, handle, scanned.indexes)
-

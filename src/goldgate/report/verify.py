@@ -201,6 +201,7 @@ class _Tally:
         self.queue: list[dict[str, Any]] = []
         self.waiting: list[tuple[str, int, str]] = []
         self.known: dict[str, Any] = {}  # compiled patterns, shared by the suite's cases
+        self.compiled: dict[bytes, CompiledExpectation] = {}
         self.live, self.latencies = LiveTally(), list[float]()
 
     def case(self, case: Mapping[str, Any], here: tuple[str | int, ...]) -> None:
@@ -248,7 +249,17 @@ class _Tally:
                 self._observe(case, attempt, status, result)
 
     def _compiled(self, expectation: Mapping[str, Any]) -> CompiledExpectation:
-        return compile_stored(expectation, self.known)
+        """Compiled once per distinct stored expectation (its bytes), of the last 4096."""
+        try:
+            key = orjson.dumps(expectation)
+        except TypeError:  # an integer past 64 bits: compiled every time
+            return compile_stored(expectation, self.known)
+        found = self.compiled.get(key)
+        if found is None:
+            if len(self.compiled) >= 4096:
+                self.compiled.clear()
+            found = self.compiled[key] = compile_stored(expectation, self.known)
+        return found
 
     def _checks(self, given: _Stored) -> None:
         case, attempt, stored, _, result, _, _ = given

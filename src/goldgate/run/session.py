@@ -336,7 +336,7 @@ def prepare_session(request: RunRequest) -> Session:
     ensure_writable(output)
     variant = run_variant(request, settings, project)
     registry = settings_registry(settings, suites)
-    cache = response_cache(request.cache, request.environ)
+    cache = response_cache(request.cache, request.environ, variant.revision)
     targets: dict[str, Target] = {}
     jobs = []
     for suite in suites:
@@ -384,11 +384,14 @@ def prepare_session(request: RunRequest) -> Session:
     )
 
 
-def response_cache(folder: Path | None, environ: Mapping[str, str]) -> ResponseCache | None:
+def response_cache(
+    folder: Path | None, environ: Mapping[str, str], code: str | None = None
+) -> ResponseCache | None:
     """The run's response cache (``--cache DIR``): None without one. A path that is there
     and not a folder, or a folder in which git tracks files (answers a pull request could
     have committed), is refused before anything runs; entries are signed with the secret in
-    ``GOLDGATE_CACHE_KEY`` when it is set (``goldgate.run.live.cache``)."""
+    ``GOLDGATE_CACHE_KEY`` when it is set, and a python or command target's are keyed by
+    ``code``, the commit being evaluated (``goldgate.run.live.cache``)."""
     if folder is None:
         return None
     from goldgate.base.textsafe import escape_control
@@ -407,7 +410,8 @@ def response_cache(folder: Path | None, environ: Mapping[str, str]) -> ResponseC
             "pull request would answer the run; keep the cache outside the checkout (the "
             "action keeps it under RUNNER_TEMP) or out of git."
         )
-    cache = ResponseCache(folder, environ.get(KEY_VARIABLE, "").encode("utf-8") or None)
+    secret = environ.get(KEY_VARIABLE, "").encode("utf-8") or None
+    cache = ResponseCache(folder, secret, code=code)
     if found is None:
         cache.refuse("could not be checked for files git tracks in time; the cache was not used")
     return cache

@@ -7,7 +7,9 @@ custom one as given, ``bash`` as the runner's ``bash --noprofile --norc -eo pipe
 ``GITHUB_PATH`` applied to the later steps' environment, as the runner applies them; after
 a step that failed, only those whose ``if`` says ``always()`` run. The install step (id
 ``install`` here) runs too, and installs nothing: the job's Python has goldgate already
-(``job_python``)."""
+(``job_python``). A step's ``if:`` is followed where the runner would skip it: the prepare
+step without a check run or a replay to prepare, the publishing step without a hand-off or a
+check run."""
 
 from __future__ import annotations
 
@@ -27,13 +29,16 @@ from .conftest import parse_outputs
 from .support import REPO_ROOT
 
 RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PREPARE_IF = "inputs.check_run == 'true' || (inputs.mode == 'replay' && inputs.report == '')"
+"""The prepare step's ``if:`` (tests/app/action/test_action_metadata.py holds it to this)."""
 _EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 
 
 def job_python(folder: Path) -> Path:
-    """A venv at ``folder`` holding a copy of goldgate (so that a test may change it) and
-    seeing the test venv's packages (goldgate's dependencies) through a ``.pth`` line; its
-    ``python``."""
+    """A venv at ``folder`` holding a copy of goldgate (so that a test may change it), its
+    bytecode too as an install has it (a changed module's is stale by its source's time and
+    size), and seeing the test venv's packages (goldgate's dependencies) through a ``.pth``
+    line; its ``python``."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
     purelib = Path(
@@ -44,11 +49,7 @@ def job_python(folder: Path) -> Path:
             check=True,
         ).stdout.strip()
     )
-    shutil.copytree(
-        REPO_ROOT / "src" / "goldgate",
-        purelib / "goldgate",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
+    shutil.copytree(REPO_ROOT / "src" / "goldgate", purelib / "goldgate")
     (purelib / "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
     return python
 
@@ -123,6 +124,10 @@ class Composite:
         condition = str(step.get("if", ""))
         if "always()" not in condition and any(ran.code for ran in self.steps.values()):
             return Step(0, "", "", {}, "", skipped=True)  # an earlier step failed
+        if condition == PREPARE_IF:  # the runner skips the prepare step without a check run
+            replay = inputs["mode"] == "replay" and inputs["report"] == ""
+            if not (inputs["check_run"] == "true" or replay):
+                return Step(0, "", "", {}, "", skipped=True)
         if "steps.run.outputs.handoff != ''" in condition and not self.steps["run"].outputs.get(
             "handoff"
         ):

@@ -12,7 +12,6 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -332,29 +331,54 @@ def _rewrite_report(workspace: Path) -> None:
     path.write_text(path.read_text("utf-8").replace('"billing"', '"shipping"'), "utf-8")
 
 
-@pytest.mark.parametrize(
-    ("change", "said"),
-    [
-        (_rewrite_handoff, "is not the hand-off the run step recorded"),
-        (_rewrite_report, "is not the one the run step recorded"),
-    ],
-)
-def test_a_hand_off_or_report_changed_after_the_run_step_is_refused(
-    runner: Runner, tmp_path: Path, change: Callable[[Path], None], said: str
+def test_publishing_refuses_a_changed_hand_off_or_report_and_runs_nothing_slipped_in(
+    runner: Runner, tmp_path: Path
 ) -> None:
+    """After one run step: a hand-off or a report changed after it is refused (exit 2, one
+    error, no request with the token), each change undone before the next; and were the
+    run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would still read
+    no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH. (One run step for
+    the three: each publishing step reads the files the run step left, and a refused one
+    changes nothing.)"""
     job = _job(runner, tmp_path)
     assert job.run(_inputs(runner, None), until="run")["run"].code == 0
-    change(runner.workspace)
-    before = len(runner.fake.requests)
+    handoff = runner.workspace / ".goldgate" / "action" / "run.json"
+    report = runner.workspace / json.loads(handoff.read_text("utf-8"))["report"]
+    for change, said in (
+        (_rewrite_handoff, "is not the hand-off the run step recorded"),
+        (_rewrite_report, "is not the one the run step recorded"),
+    ):
+        kept = {path: path.read_bytes() for path in (handoff, report)}
+        change(runner.workspace)
+        assert any(path.read_bytes() != data for path, data in kept.items())
+        before = len(runner.fake.requests)
+
+        publish = job.run_step("publish")
+
+        assert publish.code == 2, publish.stdout + publish.stderr
+        errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1, publish.stdout
+        assert said in errors[0]
+        assert publish.outputs["exit_code"] == "2"
+        assert runner.fake.requests[before:] == []
+        for path, data in kept.items():
+            path.write_bytes(data)
+
+    planted = runner.workspace / "hostile" / "planted"
+    job.added_env.update(
+        PYTHONPATH=str(planted),
+        PYTHONSTARTUP=str(planted / "sitecustomize.py"),
+        PYTHONHOME=str(planted),
+        BASH_ENV=str(planted / "bash_env.sh"),
+        ENV=str(planted / "bash_env.sh"),
+    )
+    job.added_path.append(str(planted / "bin"))
 
     publish = job.run_step("publish")
 
-    assert publish.code == 2, publish.stdout + publish.stderr
-    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
-    assert len(errors) == 1, publish.stdout
-    assert said in errors[0]
-    assert publish.outputs["exit_code"] == "2"
-    assert runner.fake.requests[before:] == []
+    assert publish.code == 1, publish.stdout + publish.stderr
+    assert publish.outputs["exit_code"] == "1"
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
 
 
 @pytest.mark.parametrize("tamper", ["pth", "sitecustomize", "goldgate"])
@@ -391,30 +415,6 @@ def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
     assert "changed while an earlier goldgate step of this job ran user code" in errors[0]
     assert all(again[name].skipped for name in ("seal", "prepare", "run", "publish"))
     assert runner.fake.requests[before:] == []
-    assert not (runner.workspace / "hostile" / "ran-planted").exists()
-
-
-def test_the_publishing_step_runs_nothing_its_environment_would_slip_in(
-    runner: Runner, tmp_path: Path
-) -> None:
-    """Were the run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would
-    still read no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH."""
-    job = _job(runner, tmp_path)
-    assert job.run(_inputs(runner, None), until="run")["run"].code == 0
-    planted = runner.workspace / "hostile" / "planted"
-    job.added_env.update(
-        PYTHONPATH=str(planted),
-        PYTHONSTARTUP=str(planted / "sitecustomize.py"),
-        PYTHONHOME=str(planted),
-        BASH_ENV=str(planted / "bash_env.sh"),
-        ENV=str(planted / "bash_env.sh"),
-    )
-    job.added_path.append(str(planted / "bin"))
-
-    publish = job.run_step("publish")
-
-    assert publish.code == 1, publish.stdout + publish.stderr
-    assert publish.outputs["exit_code"] == "1"
     assert not (runner.workspace / "hostile" / "ran-planted").exists()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import time
 import zlib
 
 import pytest
@@ -121,3 +122,21 @@ NOW = 1_000_000.0
 )
 def test_the_waits_a_provider_asks_for(headers: dict[str, str], seconds: float | None) -> None:
     assert retry_after(headers, now=NOW) == seconds
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Tokyo", "America/Los_Angeles"])
+def test_a_date_in_minus_0000_is_utc_whatever_the_local_zone(
+    zone: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-0000`` (RFC 5322: UTC, the sender's zone unknown) is read as UTC: the year 9999
+    east of Greenwich is never a ValueError that fails the attempt out of turn, nor a wait
+    that moves with the runner's zone."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        late = retry_after({"retry-after": "Fri, 31 Dec 9999 23:59:59 -0000"}, now=NOW)
+        soon = retry_after({"retry-after": "Mon, 12 Jan 1970 13:46:50 -0000"}, now=NOW)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert (late, soon) == (253402300799.0 - NOW, 10.0)

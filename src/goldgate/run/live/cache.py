@@ -4,7 +4,8 @@ An entry's name is the sha256 of everything that decides an answer: the cache's 
 workflow's revision, the target's cache identity (its kind; an http target's URL with its
 query values and each header's literal value, or for a header read from the environment the
 variable's name, never its value; a model target's whole settings: URL, ``api_version``,
-model, templates and parameters; a command's argv; a python target's import path), the
+model, templates and parameters; a command's argv or a python target's import path with
+the commit being evaluated, since the code in the checkout decides their answers), the
 request (workflow, flow, step and the case's envelope) and the attempt's index, so that
 ``--repeat 3`` keeps three answers. That material is only hashed, never stored. An entry
 lives at ``DIR/<first two hex digits>/<sha256>.json``, holding ``{"format", "key",
@@ -19,7 +20,8 @@ Nothing planted answers a run:
   is a miss with a warning;
 - a cache folder that git tracks entries in is refused before anything runs (``tracked``;
   the session says so, exit 2);
-- a cache folder that is a symbolic link (or not a folder) is not used at all: one warning,
+- a cache folder that is a symbolic link (or not a folder), or has one among its folders
+  inside the working folder, is not used at all: one warning,
   every attempt a miss, nothing read or written there; a shard folder or an entry that is a
   symbolic link, a folder or anything but a regular file is a miss with a warning. Every
   open is relative to the folder's own descriptor with ``O_NOFOLLOW``, and a write goes to
@@ -47,8 +49,10 @@ from typing import Any
 
 import orjson
 
+from goldgate.base.errors import JsonRejected
 from goldgate.base.jsonvalue import canonical_bytes
 from goldgate.base.problems import display_path
+from goldgate.base.strictjson import finite_float, keyless_decoder
 from goldgate.base.textsafe import escape_control
 
 CACHE_FORMAT = "goldgate.cache/2"
@@ -62,6 +66,7 @@ below it): a miss with a warning, never read into memory."""
 GIT_TIMEOUT = 10.0
 """Seconds ``git ls-files`` may take to say whether the cache folder's entries are tracked."""
 
+_STRICT = keyless_decoder(finite_float)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 _LINKS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)
@@ -72,15 +77,21 @@ class ResponseCache:
     """Stored answers under ``folder`` (made on the first write); ``secret``: the cache key
     that signs and verifies entries (see the module docstring)."""
 
-    def __init__(self, folder: Path, secret: bytes | None = None) -> None:
+    def __init__(
+        self, folder: Path, secret: bytes | None = None, *, code: str | None = None
+    ) -> None:
         self.folder = folder
         self.secret = secret or None
+        self.code = code
+        """The commit being evaluated (the run's variant revision), which keys the answers
+        of targets whose own code decides them (``target.cache_identity``)."""
         self.hits = 0
         self.misses = 0
         self.written = 0
         self.corrupt = 0
         self.warnings: list[str] = []
         self._unusable = False
+        self._trusted, self._names = _trusted_and_names(folder)
 
     def key(
         self,
@@ -115,8 +126,11 @@ class ResponseCache:
         if not isinstance(data, bytes):
             return self._miss(key, data)
         try:
-            entry = orjson.loads(data)
-        except orjson.JSONDecodeError:
+            # Exactly as written: an integer past 64 bits stays that integer (orjson would
+            # read it as a float, and the cached answer would differ from the live one); no
+            # NaN, no infinity.
+            entry = _STRICT.decode(data.decode("utf-8"))
+        except (ValueError, RecursionError, JsonRejected):  # not JSON, not UTF-8, too deep
             return self._miss(key, "it is not JSON")
         if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
             return self._miss(key, f"it is not a {CACHE_FORMAT} entry")
@@ -194,7 +208,7 @@ class ResponseCache:
         if self._unusable:
             return None
         try:
-            return _open_folder(self.folder, create)
+            return _open_folder(self._trusted, self._names, create)
         except FileNotFoundError:
             if create:
                 self._warn_folder("cannot be written (FileNotFoundError); answers are not kept")
@@ -225,7 +239,10 @@ class ResponseCache:
         entry: dict[str, Any] = {"format": CACHE_FORMAT, "key": key, "document": document}
         if self.secret is not None:
             entry["mac"] = self._mac(key, document)
-        data = orjson.dumps(entry)
+        try:
+            data = orjson.dumps(entry)
+        except TypeError:  # an integer past 64 bits, which the standard library writes
+            data = canonical_bytes(entry)
         folder = self._open_folder(create=True)
         if folder is None:
             return
@@ -250,18 +267,29 @@ class ResponseCache:
         return [*self.warnings, *more]
 
 
-def _open_folder(folder: Path, create: bool) -> int:
-    """``folder``'s descriptor, made first when ``create``, through no symbolic link: every
-    component of a relative path (which lies in the working folder, the checkout, where a
-    pull request could commit a link), the last one of an absolute path."""
-    names: tuple[str, ...]
-    if folder.is_absolute():
-        trusted, names = folder.parent, (folder.name,)
-        if create:
-            with contextlib.suppress(OSError):  # opening it says what is wrong
-                trusted.mkdir(mode=0o700, parents=True, exist_ok=True)
-    else:
-        trusted, names = Path("."), folder.parts
+def _trusted_and_names(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """Where opening ``folder`` starts, trusted, and the names opened from there without
+    following a symbolic link: from the working folder (the checkout, where a pull request
+    could commit a link) each component of a path inside it, relative or absolute as the
+    command line makes every path before user code runs; else the last component only (a
+    system folder such as ``/tmp`` may be a link). Decided once, before user code can move
+    the working folder."""
+    here = Path.cwd()
+    inside = folder if not folder.is_absolute() else None
+    if inside is None:
+        with contextlib.suppress(ValueError):
+            inside = folder.relative_to(here)
+    if inside is not None and inside.parts:
+        return here, inside.parts
+    return folder.parent, (folder.name,)
+
+
+def _open_folder(trusted: Path, names: tuple[str, ...], create: bool) -> int:
+    """The descriptor of the folder ``names`` (made first when ``create``) below
+    ``trusted``, through no symbolic link."""
+    if create:
+        with contextlib.suppress(OSError):  # opening it says what is wrong
+            trusted.mkdir(mode=0o700, parents=True, exist_ok=True)
     descriptor = os.open(trusted, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
     try:
         for name in names:

@@ -31,16 +31,46 @@ def tokens(usage: Any) -> tuple[int, int] | None:
 
 def _count(usage: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
     for name in names:
-        value = usage.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = _count_of(usage.get(name))
+        if value is not None:
             return value
+    return None
+
+
+def _count_of(value: Any) -> int | None:
+    """``value`` as a count of tokens: a whole number at least 0 (``12.0`` is 12); None for
+    anything else (a negative or fractional number, a string, a boolean, ``null``)."""
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _not_counts(usage: Any) -> str | None:
+    """The first token figure ``usage`` gives that is not a count of tokens (``_count_of``;
+    ``null`` gives none); None when every one is."""
+    if not isinstance(usage, Mapping):
+        return None
+    for name in (*_INPUT, *_OUTPUT):
+        value = usage.get(name)
+        if value is not None and _count_of(value) is None:
+            return name
     return None
 
 
 def priced(usage: Any, pricing: PricingSettings) -> float | None:
     """What ``usage`` costs at ``pricing``, in its currency; None without token counts. A
-    cost that is not a finite number, or is past ``MAX_COST`` (token counts no answer can
-    hold), is the attempt's ``TargetFailure``: it would make every total infinite."""
+    token figure that is not a count (``_not_counts``: dropped, it would price the attempt
+    below what it cost and let a cost maximum hold) and a cost that is not a finite number,
+    or is past ``MAX_COST`` (token counts no answer can hold), are the attempt's
+    ``TargetFailure``: one would hide a cost, the other make every total infinite."""
+    wrong = _not_counts(usage)
+    if wrong is not None:
+        raise TargetFailure(
+            f"the answer's usage {wrong} is not a count of tokens, so its cost at the "
+            "workflow's pricing is unknown"
+        )
     counted = tokens(usage)
     if counted is None:
         return None

@@ -73,7 +73,7 @@ class LiveTarget:
         key = None
         if self.cache is not None:
             if self._identity is None:
-                self._identity = cache_identity(self.inner)
+                self._identity = cache_identity(self.inner, self.cache.code)
             current = CURRENT.get()
             attempt = 1 if current is None else current.attempt
             key = self.cache.key(self.workflow_revision, self._identity, request.as_json(), attempt)
@@ -147,13 +147,18 @@ class LiveTarget:
         return -1.0 if wait + DEADLINE_MARGIN >= left else wait
 
 
-def cache_identity(inner: Target) -> dict[str, Any]:
+def cache_identity(inner: Target, code: str | None = None) -> dict[str, Any]:
     """What decides the target's answers, for the cache's key: a target's own
     ``cache_identity()`` where it has one (http and model targets: values ``describe()``
-    leaves out, such as query values and literal header values), else ``describe()``."""
+    leaves out, such as query values and literal header values), else ``describe()`` with
+    ``code``, the commit being evaluated: a python or command target's answers come from the
+    code in the checkout, so a pull request that changes it must not take the answers of
+    the code before it."""
     identity = getattr(inner, "cache_identity", None)
-    found: dict[str, Any] = inner.describe() if identity is None else identity()
-    return found
+    if identity is not None:
+        own: dict[str, Any] = identity()
+        return own
+    return {**inner.describe(), "code": code}
 
 
 def _reserve(inner: Target, request: TargetRequest) -> int:

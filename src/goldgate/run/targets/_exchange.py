@@ -12,6 +12,7 @@ for the live layer to retry (``goldgate.run.live``).
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import ssl
 import time
@@ -158,9 +159,12 @@ def retry_after(headers: Mapping[str, str], now: float | None = None) -> float |
         return seconds
     try:
         when = email.utils.parsedate_to_datetime(text.strip())
+        if when.tzinfo is None:  # "-0000": UTC (RFC 5322), never the runner's own zone
+            when = when.replace(tzinfo=datetime.UTC)
+        at = when.timestamp()
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return max(0.0, at - (time.time() if now is None else now))
 
 
 def _number(text: str) -> float | None:

@@ -251,13 +251,15 @@ def responses_document(answer: Mapping[str, Any]) -> dict[str, Any]:
 
 def _usage(
     usage: Any, keys: tuple[str, str] = ("prompt_tokens", "completion_tokens")
-) -> dict[str, int] | None:
+) -> dict[str, Any] | None:
     if not isinstance(usage, dict):
         return None
+    # Every figure the provider gave, counts or not: pricing refuses one that is not a count
+    # (``live.cost``) rather than price the attempt as if it had not been given.
     found = {
         name: usage[key]
         for name, key in zip(("input_tokens", "output_tokens"), keys, strict=True)
-        if isinstance(usage.get(key), int) and not isinstance(usage.get(key), bool)
+        if usage.get(key) is not None
     }
     return found or None
 

@@ -1,0 +1,93 @@
+"""A report dense in small values (a result of millions of tiny numbers or objects) takes far
+more memory than its bytes say: it is weighed as such before it is read (docs/report-format.md,
+"What reading a report takes") and refused with one sentence, exit 2, under a 512 MB
+address-space limit, never a crash (orjson, writing an array again, sets aside about 256
+bytes for each element at once and crashes the process where it cannot)."""
+
+from __future__ import annotations
+
+import re
+import resource
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from run.support import GOLDGATE, cli_env
+
+pytestmark = pytest.mark.slow  # goldgate processes under an address-space limit
+
+LIMIT = 512 * 1024 * 1024
+
+EVAL = """from goldgate.evals import eval
+
+@eval(dataset="d")
+def small(ctx):
+    ctx.output = "fine"
+"""
+
+DENSE = {
+    "numbers": "[" + ",".join(["1"] * (4 << 20)) + "]",  # 8 MB of text
+    "objects": "[" + ",".join(['{"k":"v"}'] * (1 << 20)) + "]",  # 10 MB of text
+}
+
+
+def _goldgate(*args: str, cwd: Path, limit: int | None = LIMIT) -> subprocess.CompletedProcess[str]:
+    def limited() -> None:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run(
+        [*GOLDGATE, *args], cwd=cwd, env=cli_env(), capture_output=True, text=True,
+        preexec_fn=limited, timeout=300, check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def dense(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A real report (one eval, its output "fine"), and one per ``DENSE`` output."""
+    folder = tmp_path_factory.mktemp("dense")
+    (folder / "evaluation").mkdir()
+    (folder / "evals").mkdir()
+    (folder / "evals" / "eval_small.py").write_text(EVAL, "utf-8")
+    done = _goldgate("evals", "run", "evals", "--output", "small.json", cwd=folder, limit=None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (folder / "small.json").read_text("utf-8")
+    [output] = re.findall(r'"output": ?"fine"', text)
+    paths = {"small": folder / "small.json"}
+    for name, value in DENSE.items():
+        paths[name] = folder / f"{name}.json"
+        paths[name].write_text(text.replace(output, f'"output": {value}'), "utf-8")
+    return paths
+
+
+@pytest.mark.parametrize("name", sorted(DENSE))
+def test_a_dense_report_is_refused_in_one_sentence_not_a_crash(
+    dense: dict[str, Path], name: str
+) -> None:
+    path = dense[name]
+    done = _goldgate("report", "show", path.name, cwd=path.parent)
+
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    [sentence] = done.stderr.strip().splitlines()
+    assert sentence.startswith(f"goldgate: {path.name}: too large to read in the memory ")
+    assert "holding values as densely as" in sentence
+
+
+def test_a_dense_case_is_refused_by_a_streamed_read_too(dense: dict[str, Path]) -> None:
+    path = dense["numbers"]
+    done = _goldgate("report", "merge", path.name, "--output", "merged.json", cwd=path.parent)
+
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    [sentence] = done.stderr.strip().splitlines()
+    assert re.fullmatch(
+        rf"goldgate: {path.name}: a case of [\d.]+ MB is too large to read in the memory .+",
+        sentence,
+    )
+    assert not (path.parent / "merged.json").exists()
+
+
+def test_a_report_of_ordinary_density_is_read_as_before(dense: dict[str, Path]) -> None:
+    path = dense["small"]
+    done = _goldgate("report", "show", path.name, cwd=path.parent)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr

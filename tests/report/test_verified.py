@@ -1,0 +1,294 @@
+"""Each report verified once per process (issue 43, ``report.verified``): a second reader of
+the same bytes (whole, as a stream, as a side of a comparison) skips verifying them; other
+bytes at the same path are verified again, and a refusal is never remembered. A forked
+helper verifies reports while this process goes on (``verify_in_background``): what it
+verified counts here, what it refused is left for the reader to refuse."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.base import accelerators
+from goldgate.base.errors import ReportRefusedError
+from goldgate.comparison import sides
+from goldgate.report import background, verified, verify
+from goldgate.report.io import read_report, read_report_and_digest
+from goldgate.report.streamread import streamed_report
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+forkable = pytest.mark.skipif(
+    not background.fork_possible(),
+    reason="a helper is forked only on Linux, with two CPUs and no other thread running",
+)
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A current-format report as goldgate writes it (40 cases), its bytes."""
+    from goldgate.report.io import report_bytes
+
+    return report_bytes(read_report(FIXTURES / "report_v1_generated.json"))
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every verification in this process from now on (the one function every reader
+    calls, under both names it is imported by), none remembered before."""
+    made: list[str] = []
+    real = verify.verify_report
+
+    def counted(value: Any, report: Any, path: str, take: Any = None) -> None:
+        made.append(Path(path).name)
+        real(value, report, path, take)
+
+    monkeypatch.setattr(verify, "verify_report", counted)
+    monkeypatch.setattr(sides, "verify_report", counted)
+    verified.forget_verified()
+    yield made
+    verified.forget_verified()
+
+
+def _forged(data: bytes) -> bytes:
+    value = json.loads(data)
+    value["suites"][0]["attempt_count"] += 1
+    return json.dumps(value).encode()
+
+
+def _read_every_way(path: Path) -> None:
+    read_report(path)
+    with streamed_report(path) as streamed:
+        assert sum(streamed.case_count(i) for i in range(len(streamed.report.suites))) == 40
+    sides.load_side(path, "candidate")
+
+
+def test_the_same_bytes_are_verified_once_a_process(
+    honest: bytes, calls: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "report.json"
+    path.write_bytes(honest)
+    _read_every_way(path)
+    assert calls == ["report.json"]
+    copy = tmp_path / "copy.json"  # the same bytes under another name: verified already
+    copy.write_bytes(honest)
+    _read_every_way(copy)
+    assert calls == ["report.json"]
+    path.unlink()
+    path.write_text(json.dumps(json.loads(honest), indent=1))  # other bytes: verified again
+    _read_every_way(path)
+    assert calls == ["report.json", "report.json"]
+
+
+def _stream(path: Path) -> None:
+    with streamed_report(path):
+        pass
+
+
+READERS = {
+    "whole": read_report,
+    "stream": _stream,
+    "side": lambda path: sides.load_side(path, "candidate"),
+}
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_other_bytes_at_a_path_read_before_are_refused(
+    honest: bytes, calls: list[str], tmp_path: Path, reader: str
+) -> None:
+    path = tmp_path / "report.json"
+    path.write_bytes(honest)
+    _read_every_way(path)
+    path.unlink()
+    path.write_bytes(_forged(honest))
+    for _ in range(2):  # a refusal is not remembered: made again, in the same words
+        with pytest.raises(ReportRefusedError, match=r"/suites/0/attempt_count"):
+            READERS[reader](path)
+    assert calls == ["report.json", "report.json", "report.json"]
+
+
+def test_a_report_read_whole_after_a_stream_is_the_report_verified(
+    honest: bytes, calls: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "report.json"
+    path.write_bytes(honest)
+    with streamed_report(path):
+        pass
+    verified.forget_verified()
+    first, digest = read_report_and_digest(path)
+    again, digest_again = read_report_and_digest(path)  # not verified: validated all the same
+    assert (again, digest_again) == (first, digest)
+    assert calls == ["report.json", "report.json"]
+
+
+@forkable
+@pytest.mark.slow  # forks a helper process
+def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reader(
+    honest: bytes, calls: list[str], tmp_path: Path
+) -> None:
+    first, forged, last = (tmp_path / f"{name}.json" for name in ("first", "forged", "last"))
+    first.write_bytes(honest)
+    forged.write_bytes(_forged(honest))
+    last.write_text(json.dumps(json.loads(honest), indent=1))
+    helper = background.verify_in_background([first, forged, last])
+    assert helper is not None, "a helper is forked with the accelerators on and two CPUs"
+    assert helper.wait() == 1  # the first; it stops at the refusal
+    _, digest = read_report_and_digest(first)
+    assert verified.is_verified(digest)
+    with pytest.raises(ReportRefusedError, match=r"forged\.json.*attempt_count"):
+        read_report(forged)
+    read_report(last)
+    assert calls == ["forged.json", "last.json"]  # first.json only in the helper
+    assert "report verify helper" in accelerators.used()
+
+
+def test_no_helper_is_forked_with_the_accelerators_off(
+    honest: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "report.json"
+    path.write_bytes(honest)
+    monkeypatch.setenv(accelerators.VARIABLE, "0")
+    accelerators.refresh()
+    try:
+        assert background.verify_in_background([path]) is None
+    finally:
+        monkeypatch.delenv(accelerators.VARIABLE)
+        accelerators.refresh()
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two shards' reports of the generated gold (``evaluate --shard K/2``)."""
+    from run.support import run_cli
+
+    folder = tmp_path_factory.mktemp("shards")
+    project = folder / "project"
+    shutil.copytree(FIXTURES / "v1_generated", project, ignore=shutil.ignore_patterns(".goldgate"))
+    paths = []
+    for k in (1, 2):
+        paths.append(folder / f"shard-{k}.json")
+        run_cli(
+            "evaluate", "--config", str(project / "config" / "settings.yaml"),
+            "--output", str(paths[-1]), "--shard", f"{k}/2", cwd=project,
+        )  # fmt: skip
+    return paths
+
+
+@pytest.fixture
+def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
+    def set_to(value: str) -> None:
+        monkeypatch.setenv(accelerators.VARIABLE, value)
+        accelerators.refresh()
+
+    yield set_to
+    monkeypatch.delenv(accelerators.VARIABLE, raising=False)
+    accelerators.refresh()
+
+
+@forkable
+@pytest.mark.slow  # runs evaluate twice (once a module) and forks helpers
+def test_merge_has_its_shards_verified_by_a_helper_and_writes_the_same_bytes(
+    shards: list[Path], tmp_path: Path, calls: list[str], switch: Callable[[str], None]
+) -> None:
+    from goldgate.app.merge import merge_shard_reports
+
+    merged = {}
+    for value in ("1", "0"):
+        switch(value)
+        verified.forget_verified()
+        calls.clear()
+        merged[value] = tmp_path / f"merged-{value}.json"
+        merge_shard_reports(shards, merged[value])
+        # On, the helper verified both shards while this process wrote; off, both here.
+        assert calls == ([] if value == "1" else ["shard-1.json", "shard-2.json"])
+    assert merged["1"].read_bytes() == merged["0"].read_bytes()
+
+
+@forkable
+@pytest.mark.slow  # runs evaluate twice (once a module) and forks helpers
+@pytest.mark.parametrize("forged", [["shard-2.json"], ["shard-1.json", "shard-2.json"]])
+def test_merge_refuses_the_first_forged_shard_and_writes_nothing(
+    shards: list[Path],
+    tmp_path: Path,
+    calls: list[str],
+    switch: Callable[[str], None],
+    forged: list[str],
+) -> None:
+    from goldgate.app.merge import merge_shard_reports
+
+    given = []
+    for shard in shards:
+        given.append(tmp_path / shard.name)
+        data = shard.read_bytes()
+        given[-1].write_bytes(_forged(data) if shard.name in forged else data)
+    for value in ("1", "0"):  # the same refusal whether the helper verified or this process
+        switch(value)
+        verified.forget_verified()
+        output = tmp_path / f"merged-{value}.json"
+        with pytest.raises(ReportRefusedError, match=rf"{forged[0]}.*attempt_count"):
+            merge_shard_reports(given, output)
+        assert not output.exists()
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".goldgate")] == []
+
+
+@forkable
+@pytest.mark.slow  # forks a helper
+def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
+    honest: bytes, tmp_path: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``goldgate action`` in compare mode: the baseline is verified by a helper while the
+    candidate is read here, and neither is verified twice (whole, then as a side)."""
+    from goldgate.app.action.modes import run_action
+
+    candidate, baseline = tmp_path / "candidate.json", tmp_path / "baseline.json"
+    candidate.write_bytes(honest)
+    baseline.write_text(json.dumps(json.loads(honest), indent=1))  # other bytes, same report
+    for name in ("output", "summary"):
+        (tmp_path / name).touch()
+    monkeypatch.chdir(tmp_path)
+    env = {
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+        "INPUT_MODE": "compare",
+        "INPUT_REPORT": str(candidate),
+        "INPUT_BASELINE": str(baseline),
+        "INPUT_JUNIT": str(tmp_path / "junit.xml"),
+        "INPUT_COMMENT": "off",
+    }
+    said: list[str] = []
+    code = run_action(env, said.append)
+    assert code == json.loads(honest)["verdict"]["exit_code"], said
+    assert calls == ["candidate.json"]
+    assert list((tmp_path / ".goldgate" / "action").glob("*comparison*.json")), said
+
+
+@pytest.mark.slow  # runs evaluate twice (once a module)
+def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
+    shards: list[Path], tmp_path: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A helper that verified nothing leaves the shards to this process, which verifies them
+    before publishing: bytes other than those merged are refused, not verified instead."""
+    from goldgate.app.merge import merge_shard_reports
+
+    given = [tmp_path / shard.name for shard in shards]
+    for shard, path in zip(shards, given, strict=True):
+        path.write_bytes(shard.read_bytes())
+
+    class Changing:
+        def wait(self) -> int:  # meanwhile, the second shard is written again (other bytes)
+            given[1].write_text(json.dumps(json.loads(given[1].read_bytes()), indent=1))
+            return 0
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(background, "verify_in_background", lambda paths: Changing())
+    output = tmp_path / "merged.json"
+    with pytest.raises(ReportRefusedError, match=r"shard-2\.json: changed while it was read"):
+        merge_shard_reports(given, output)
+    assert not output.exists()
