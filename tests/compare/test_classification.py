@@ -15,8 +15,9 @@ from goldgate.comparison.classification import classify, classify_unit
 from goldgate.comparison.rescore import NOT_RESCORED
 from goldgate.comparison.sides import QUEUED, VERDICT, WAITING, AttemptSide, Judged
 from goldgate.comparison.stats import drop_is_significant, fisher_drop_p_value
+from helpers.lazy import LazyModule
 
-scipy_stats = pytest.importorskip("scipy.stats")
+scipy_stats = LazyModule("scipy.stats")
 
 A, B = "sha256:" + "a" * 64, "sha256:" + "b" * 64
 

@@ -11,8 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from goldgate.comparison.stats import mcnemar_p_value, nearest_rank
+from helpers.lazy import LazyModule
 
-scipy_stats = pytest.importorskip("scipy.stats")
+scipy_stats = LazyModule("scipy.stats")
 
 
 def _scipy(improved: int, regressed: int) -> float:

@@ -15,8 +15,9 @@ from goldgate.gold.settings.models import JudgeSettings
 from goldgate.scoring.judges import calibration, judged, parse_verdict, standing
 from goldgate.scoring.outcomes import CheckOutcome, JudgeOutcome, JudgeVerdict, Outcome
 from goldgate.scoring.text import ADJUDICATION_REASON
+from helpers.lazy import LazyModule
 
-sklearn_metrics = pytest.importorskip(
+sklearn_metrics = LazyModule(
     "sklearn.metrics", reason="scikit-learn is the oracle of the calibration figures"
 )
 

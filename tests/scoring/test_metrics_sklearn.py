@@ -19,11 +19,12 @@ from goldgate.scoring import (
     compute_metric,
     multilabel_prediction,
 )
+from helpers.lazy import LazyModule
 
-sklearn_metrics = pytest.importorskip(
+sklearn_metrics = LazyModule(
     "sklearn.metrics", reason="scikit-learn is needed to cross-check the metric conventions"
 )
-np = pytest.importorskip("numpy", reason="numpy comes with scikit-learn")
+np = LazyModule("numpy", reason="numpy comes with scikit-learn")
 
 DRAWS = 200
 TOLERANCE = 1e-12
