@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 if TYPE_CHECKING:
-    from goldgate.render.view import ComparisonView
+    from goldgate.render.view import Collected, ComparisonView
     from goldgate.report.models import Report
 
 Details = Literal["safe", "values"]
@@ -82,6 +82,9 @@ class RenderContext:
     """Terminal: its width in columns."""
     baseline: Report | None = None
     """HTML: the comparison's baseline report where it is at hand (the baseline's figures)."""
+    collected: Collected | None = None
+    """The report's cases as one pass over them kept them (``render.fanout``) where the
+    report was streamed (its suites hold no cases): what the listing renderers read."""
 
 
 class Renderer(Protocol):
