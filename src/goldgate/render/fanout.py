@@ -15,6 +15,7 @@ Pure: nothing here reads or writes anything.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
@@ -27,8 +28,18 @@ from goldgate.render.view import (
     classify,
 )
 from goldgate.report.caserecords import CaseRecord
+from goldgate.report.records import SuiteRecord
 
-__all__ = ["BaseSink", "CaseSink", "LocationSink", "ProblemSink", "feed", "whole"]
+__all__ = [
+    "BaseSink",
+    "CaseSink",
+    "LatencySink",
+    "LocationSink",
+    "ProblemSink",
+    "baseline_latencies",
+    "feed",
+    "whole",
+]
 
 PROBLEMS: tuple[Problem, ...] = ("runtime", "check_error", "failure", "cancelled", "skipped")
 
@@ -128,3 +139,28 @@ class LocationSink(BaseSink):
         key = (suite.record.name, case.id)
         if key in self._wanted:
             self.locations[key] = Location(suite.record.cases_source, case.line)
+
+
+def baseline_latencies(suites: Iterable[SuiteRecord]) -> dict[str, array[float]]:
+    """Each suite's latencies, of a report held whole: the baseline's side of the page's
+    histograms."""
+    sink = LatencySink()
+    for suite in suites:
+        sink.suite_cases(suite.name, suite.cases)
+    return sink.latencies
+
+
+class LatencySink(BaseSink):
+    """Each suite's latencies as a pass over the cases meets them (the baseline's, which
+    the page only needs for its histograms)."""
+
+    def __init__(self) -> None:
+        self.latencies: dict[str, array[float]] = {}
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        self.suite_cases(suite.record.name, (case,))
+
+    def suite_cases(self, name: str, cases: Iterable[CaseRecord]) -> None:
+        kept = self.latencies.setdefault(name, array("d"))
+        for case in cases:
+            kept.extend(a.latency_ms for a in case.attempts if a.latency_ms is not None)

@@ -26,8 +26,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
-from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -37,13 +36,11 @@ from markupsafe import Markup
 
 from goldgate.render import htmlsections, text
 from goldgate.render._jinja import template_environment
-from goldgate.render.fanout import BaseSink, feed, whole
+from goldgate.render.fanout import baseline_latencies, feed, whole
 from goldgate.render.htmlcases import CaseTableSink
 from goldgate.render.judges import judge_sentences
 from goldgate.render.registry import RenderContext
-from goldgate.render.view import ReportView, SuiteView, build_view, exit_explanation
-from goldgate.report.caserecords import CaseRecord
-from goldgate.report.records import SuiteRecord
+from goldgate.render.view import ReportView, build_view, exit_explanation
 
 _CASE_DATA = "\x00goldgate case data\x00"
 """Where the case table's JSON goes in the page: text no rendered value can hold (``text``
@@ -140,31 +137,6 @@ def render_html(context: RenderContext) -> str:
     return "".join(page)
 
 
-def baseline_latencies(suites: Iterable[SuiteRecord]) -> dict[str, array[float]]:
-    """Each suite's latencies, of a report held whole: the baseline's side of the page's
-    histograms."""
-    sink = LatencySink()
-    for suite in suites:
-        sink.suite_cases(suite.name, suite.cases)
-    return sink.latencies
-
-
-class LatencySink(BaseSink):
-    """Each suite's latencies as a pass over the cases meets them (the baseline's, which
-    the page only needs for its histograms)."""
-
-    def __init__(self) -> None:
-        self.latencies: dict[str, array[float]] = {}
-
-    def case(self, suite: SuiteView, case: CaseRecord) -> None:
-        self.suite_cases(suite.record.name, (case,))
-
-    def suite_cases(self, name: str, cases: Iterable[CaseRecord]) -> None:
-        kept = self.latencies.setdefault(name, array("d"))
-        for case in cases:
-            kept.extend(a.latency_ms for a in case.attempts if a.latency_ms is not None)
-
-
 @dataclass(frozen=True)
 class PageParts:
     """What the page is written from: the context, its view, the case table a pass over the
@@ -178,7 +150,7 @@ class PageParts:
 
 def write_page(
     parts: PageParts,
-    write: Callable[[str], None],
+    write: Callable[[str], object],
     rows: Callable[[], None],
     details: Callable[[], None],
 ) -> None:

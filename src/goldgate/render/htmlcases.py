@@ -196,8 +196,8 @@ class CaseTableSink(BaseSink):
         self,
         comparison: ComparisonView | None,
         values: bool,
-        rows: Callable[[str], None],
-        details: Callable[[str], None],
+        rows: Callable[[str], object],
+        details: Callable[[str], object],
     ) -> None:
         self._comparison, self.values = comparison, values
         self._rows, self._details = rows, details
@@ -280,7 +280,7 @@ class CaseTableSink(BaseSink):
         }
 
     def assemble(
-        self, write: Callable[[str], None], rows: Callable[[], None], details: Callable[[], None]
+        self, write: Callable[[str], object], rows: Callable[[], None], details: Callable[[], None]
     ) -> None:
         """The table's JSON, escaped, to ``write``: ``rows()`` and ``details()`` copy the
         spooled rows and details in order."""

@@ -348,7 +348,7 @@ class JUnitSink(BaseSink):
     are known only after their testcases) around the spooled testcases. Byte for byte what
     ``render_junit`` gives."""
 
-    def __init__(self, context: RenderContext, spool: Callable[[str], None]) -> None:
+    def __init__(self, context: RenderContext, spool: Callable[[str], object]) -> None:
         self._comparison = context.comparison
         self._timestamp = context.report.started_at
         self._judges = context.report.judges
@@ -376,7 +376,7 @@ class JUnitSink(BaseSink):
         head = _suite_head(suite, self._timestamp, properties, self._tally)
         self._heads.append((head, self._tally))
 
-    def assemble(self, write: Callable[[str], None], copy: Callable[[int], None]) -> None:
+    def assemble(self, write: Callable[[str], object], copy: Callable[[int], None]) -> None:
         """The document to ``write``; ``copy(n)`` copies the next ``n`` characters of the
         spool (each suite's testcases, in order)."""
         if not self._heads:

@@ -15,7 +15,8 @@ import contextlib
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,18 +39,40 @@ ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 
 
+@dataclass(frozen=True)
+class FoundBaseline:
+    """A baseline report: where it is, its records (each suite's cases left out: it was
+    read a case at a time) and each suite's latencies (the HTML page's baseline side)."""
+
+    path: Path
+    report: Report
+    latencies: Mapping[str, Sequence[float]]
+
+
+def read_baseline(path: Path) -> FoundBaseline:
+    """The baseline report at ``path``, verified a case at a time; the refusals of
+    ``report.io.read_report``."""
+    from goldgate.render.fanout import LatencySink, feed
+    from goldgate.render.view import build_view
+    from goldgate.report.streamread import streamed_report
+
+    with streamed_report(path) as streamed:
+        sink = LatencySink()
+        suites = build_view(streamed.report).suites
+        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), (sink,))
+        return FoundBaseline(path, streamed.report, sink.latencies)
+
+
 def find_baseline(
     run: StepRun, source: str, event: GitHubEvent | None, now: datetime
-) -> tuple[Path, Report] | None:
-    from goldgate.report.io import read_report
-
+) -> FoundBaseline | None:
     if not source.startswith("artifact:"):
         path = Path(source)
         if not path.is_file():
             run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
             return None
         try:
-            found = path, read_report(path)
+            found = read_baseline(path)
         except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
             run.failure = f"the baseline was refused: {error}"
             return None
@@ -84,7 +107,7 @@ def find_baseline(
 
 def _download_baseline(
     run: StepRun, name: str, event: GitHubEvent, now: datetime, deadline: float
-) -> tuple[Path, Report] | None:
+) -> FoundBaseline | None:
     """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
     within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
     and copied into the work folder: the comparison names a file that stays."""
@@ -131,19 +154,17 @@ def _download_baseline(
             )
             return None
         run.baseline = f"{choice.head_branch or branch or 'the base branch'}@{choice.head_sha[:7]}"
-        return _kept(found[0], now), found[1]
+        return replace(found, path=_kept(found.path, now))
 
 
-def _first_report(files: list[Path]) -> tuple[Path, Report] | str | None:
+def _first_report(files: list[Path]) -> FoundBaseline | str | None:
     """The first report of an artifact's files; else why its JSON files were refused (not
     a report, or one whose stored verdicts lie), or None."""
-    from goldgate.report.io import read_report
-
     refused: str | None = None
     for path in sorted(files):
         if path.suffix == ".json":
             try:
-                return path, read_report(path)
+                return read_baseline(path)
             except ReportRefusedError as error:
                 refused = refused or str(error).removeprefix(f"{path}: ")
             except (GoldgateError, OSError, ValueError):
@@ -265,7 +286,7 @@ def fetch_replay_baseline(run: StepRun, inputs: ActionInputs, event: GitHubEvent
     if found is None:
         return
     try:
-        write_output_file(REPLAY_BASELINE, found[0].read_bytes())
+        write_output_file(REPLAY_BASELINE, found.path.read_bytes())
     except (OSError, OutputFileError) as error:
         run.warning(f"the baseline to replay could not be kept: {describe_error(error)}")
 
@@ -283,7 +304,7 @@ def replay_source(
     if fetched and not github_token(run.env) and inputs.baseline.startswith("artifact:"):
         return REPLAY_BASELINE
     found = find_baseline(run, inputs.baseline, event, now)
-    return None if found is None else found[0]
+    return None if found is None else found.path
 
 
 def replayed_other_report(report: Report, baseline: Path) -> str | None:
