@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from goldgate.render.htmlcases import CaseTableSink
     from goldgate.render.junit import JUnitSink
     from goldgate.render.registry import RenderContext
+    from goldgate.report.models import Report
     from goldgate.report.streamread import StreamedReport
 
 CHUNK = 1 << 20
@@ -175,3 +176,29 @@ def spooled_file(
         produce(lambda text: write(text.encode("utf-8")))
 
     write_output_stream(path, encoded, protected=protected, mode=mode)
+
+
+@dataclass(frozen=True)
+class BaselineRead:
+    """A report read a case at a time for its figures alone (a comparison's baseline): its
+    records (each suite's cases left out), the digest of its bytes and each suite's
+    latencies (the HTML page's baseline side)."""
+
+    path: Path
+    report: Report
+    digest: str
+    latencies: Mapping[str, Sequence[float]]
+
+
+def read_with_latencies(path: Path) -> BaselineRead:
+    """The report at ``path``, verified a case at a time, and its latencies; the refusals of
+    ``report.io.read_report``."""
+    from goldgate.render.fanout import LatencySink
+    from goldgate.render.view import build_view
+    from goldgate.report.streamread import streamed_report
+
+    with streamed_report(path) as streamed:
+        sink = LatencySink()
+        suites = build_view(streamed.report).suites
+        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), (sink,))
+        return BaselineRead(path, streamed.report, streamed.digest, sink.latencies)

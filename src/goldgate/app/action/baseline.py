@@ -15,8 +15,8 @@ import contextlib
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ from goldgate.base.errors import GoldgateError, ReportRefusedError
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import BaselineRead
     from goldgate.github.event import GitHubEvent
     from goldgate.report.models import Report
 
@@ -39,33 +40,16 @@ ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 
 
-@dataclass(frozen=True)
-class FoundBaseline:
-    """A baseline report: where it is, its records (each suite's cases left out: it was
-    read a case at a time) and each suite's latencies (the HTML page's baseline side)."""
+def read_baseline(path: Path) -> BaselineRead:
+    """The baseline report at ``path``, verified a case at a time, with its latencies."""
+    from goldgate.app.renderpass import read_with_latencies
 
-    path: Path
-    report: Report
-    latencies: Mapping[str, Sequence[float]]
-
-
-def read_baseline(path: Path) -> FoundBaseline:
-    """The baseline report at ``path``, verified a case at a time; the refusals of
-    ``report.io.read_report``."""
-    from goldgate.render.fanout import LatencySink, feed
-    from goldgate.render.view import build_view
-    from goldgate.report.streamread import streamed_report
-
-    with streamed_report(path) as streamed:
-        sink = LatencySink()
-        suites = build_view(streamed.report).suites
-        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), (sink,))
-        return FoundBaseline(path, streamed.report, sink.latencies)
+    return read_with_latencies(path)
 
 
 def find_baseline(
     run: StepRun, source: str, event: GitHubEvent | None, now: datetime
-) -> FoundBaseline | None:
+) -> BaselineRead | None:
     if not source.startswith("artifact:"):
         path = Path(source)
         if not path.is_file():
@@ -107,7 +91,7 @@ def find_baseline(
 
 def _download_baseline(
     run: StepRun, name: str, event: GitHubEvent, now: datetime, deadline: float
-) -> FoundBaseline | None:
+) -> BaselineRead | None:
     """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
     within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
     and copied into the work folder: the comparison names a file that stays."""
@@ -157,7 +141,7 @@ def _download_baseline(
         return replace(found, path=_kept(found.path, now))
 
 
-def _first_report(files: list[Path]) -> FoundBaseline | str | None:
+def _first_report(files: list[Path]) -> BaselineRead | str | None:
     """The first report of an artifact's files; else why its JSON files were refused (not
     a report, or one whose stored verdicts lie), or None."""
     refused: str | None = None

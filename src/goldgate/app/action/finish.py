@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goldgate.app.action.baseline import FoundBaseline, find_baseline, replayed_other_report
+from goldgate.app.action.baseline import find_baseline, replayed_other_report
 from goldgate.app.action.inputs import ActionInputs
 from goldgate.app.action.publish import Publication, publish
 from goldgate.app.action.rules import (
@@ -33,6 +33,7 @@ from goldgate.base.errors import ExitCode, GoldgateError, RuntimeFailureError, m
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
     from goldgate.github.event import GitHubEvent
     from goldgate.report.models import Report
@@ -83,7 +84,7 @@ def _conclude(
         run_code = report.verdict.exit_code  # recomputed from its attempts as it was read
     comparison: Comparison | None = None
     comparison_path: Path | None = None
-    baseline: FoundBaseline | None = None
+    baseline: BaselineRead | None = None
     if run_code == ExitCode.INTERRUPTED:
         run.notes.append("No baseline: the run was interrupted, so nothing was compared.")
     else:
@@ -176,7 +177,7 @@ def _compare(
     report: Report,
     report_path: Path,
     now: datetime,
-) -> tuple[Comparison | None, Path | None, FoundBaseline | None]:
+) -> tuple[Comparison | None, Path | None, BaselineRead | None]:
     """The comparison with the baseline, where it was written, and the baseline report
     (for the HTML page's baseline side); Nones when nothing was compared."""
     from goldgate.comparison import compare, write_comparison

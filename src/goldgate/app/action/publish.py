@@ -31,8 +31,7 @@ from goldgate.base.errors import ExitCode
 from goldgate.github.client import describe_error, os_reason
 
 if TYPE_CHECKING:
-    from goldgate.app.action.baseline import FoundBaseline
-    from goldgate.app.renderpass import RenderPass
+    from goldgate.app.renderpass import BaselineRead, RenderPass
     from goldgate.comparison.models import Comparison
     from goldgate.github.event import GitHubEvent
     from goldgate.render.registry import RenderContext
@@ -53,7 +52,7 @@ class Publication:
     run_code: int
     comparison: Comparison | None = None
     comparison_path: Path | None = None
-    baseline: FoundBaseline | None = None
+    baseline: BaselineRead | None = None
 
     @property
     def report(self) -> Report:
