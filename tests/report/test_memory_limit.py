@@ -250,3 +250,51 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
     assert result.returncode >= 0, "killed by a signal"
     _one_sentence(result, reports.baseline)
 
+
+
+def _action(reports: Reports, out: Path, limit: int) -> subprocess.CompletedProcess[str]:
+    """``goldgate action`` in compare mode (what the publishing step does), JUnit and the
+    HTML page included, the comment off, under ``limit`` bytes of address space."""
+    out.mkdir()
+    (out / "output").touch()
+    (out / "summary").touch()
+    env = {
+        "GITHUB_OUTPUT": str(out / "output"),
+        "GITHUB_STEP_SUMMARY": str(out / "summary"),
+        "INPUT_MODE": "compare",
+        "INPUT_REPORT": str(reports.candidate),
+        "INPUT_BASELINE": str(reports.baseline),
+        "INPUT_JUNIT": str(out / "junit.xml"),
+        "INPUT_COMMENT": "off",
+    }
+    return _goldgate("action", cwd=out, limit=limit, env=env)
+
+
+PUBLISH_LIMIT = 400 << 20
+"""Address space the publishing step of two 30 MB reports is given: reading the candidate
+whole took 10 x 30 MB + 64 MB before it rendered anything (and rendering it whole as much
+again)."""
+
+
+@pytest.mark.slow
+def test_the_publishing_step_reads_each_report_a_case_at_a_time(
+    reports: Reports, tmp_path: Path
+) -> None:
+    """The publishing step (issue 43) feeds every rendering from one pass over the
+    candidate's cases, JUnit and the HTML page written as they are made: two 30 MB reports
+    publish under ``PUBLISH_LIMIT``, and the counts it outputs are those of the report."""
+    from goldgate.render.view import build_view
+    from goldgate.report.io import read_report
+
+    result = _action(reports, tmp_path / "publish", PUBLISH_LIMIT)
+    assert result.returncode == 1, result.stderr[-3000:]  # the gold disagrees: exit 1
+    out = tmp_path / "publish"
+    junit = (out / "junit.xml").read_text("utf-8")
+    assert junit.endswith("</testsuite>\n</testsuites>\n")
+    page = (out / ".goldgate" / "action" / "candidate.html").read_text("utf-8")
+    assert page.rstrip().endswith("</html>")
+    counts = build_view(read_report(reports.candidate)).counts
+    outputs = (out / "output").read_text("utf-8")
+    assert f"\n{counts['passed']}\n" in outputs.split("passed<<", 1)[1].split("failed<<")[0]
+    thresholds = junit.count('<testcase name="(thresholds)"')
+    assert junit.count("<testcase ") - thresholds == sum(counts.values())
