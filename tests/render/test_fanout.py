@@ -47,7 +47,12 @@ def test_a_pass_keeps_the_counts_and_the_first_problems_of_every_kind(
         assert kept == listed, kinds
 
 
-@pytest.mark.parametrize("name", sorted(set(REPORTS) - {"many"}))
+# "many" is large (the caps are the other test's); "interrupted" is built by hand with
+# completed attempts that have no result, which a reader refuses.
+STREAMED = sorted(set(REPORTS) - {"many", "interrupted"})
+
+
+@pytest.mark.parametrize("name", STREAMED)
 def test_every_rendering_of_a_streamed_report_is_the_whole_reports(
     corpus: dict[str, Report], name: str, tmp_path: Path
 ) -> None:

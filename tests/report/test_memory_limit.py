@@ -166,7 +166,7 @@ def test_a_merge_holds_a_case_at_a_time_not_the_shards(reports: Reports, tmp_pat
 
 @pytest.mark.slow
 @pytest.mark.parametrize("accelerators", ["1", "0"])
-@pytest.mark.parametrize("command", ["show", "compare", "baseline"])
+@pytest.mark.parametrize("command", ["export", "compare", "baseline"])
 def test_past_the_bound_a_report_is_refused_in_one_sentence(
     reports: Reports, tmp_path: Path, command: str, accelerators: str
 ) -> None:
@@ -178,8 +178,10 @@ def test_past_the_bound_a_report_is_refused_in_one_sentence(
     fits = _goldgate("report", "show", str(small), cwd=tmp_path, limit=300 << 20, env=env)
     assert fits.returncode == 0, fits.stderr  # the limit lets goldgate itself run
     big = reports.baseline
+    export = str(tmp_path / "queue.jsonl")
     arguments = {
-        "show": ["report", "show", str(big)],
+        # A whole read (`report show` reads a case at a time: see below).
+        "export": ["adjudication", "export", str(big), "-o", export],
         "compare": ["evaluate", "--compare", str(big), "--baseline", str(small)],
         "baseline": ["evaluate", "--compare", str(small), "--baseline", str(big)],
     }[command]
@@ -191,12 +193,11 @@ def test_past_the_bound_a_report_is_refused_in_one_sentence(
 def test_goldgate_memory_limit_is_a_bound_of_its_own(reports: Reports, tmp_path: Path) -> None:
     """Where no limit can be seen from inside, ``GOLDGATE_MEMORY_LIMIT`` (megabytes) is one."""
     limited = {"GOLDGATE_MEMORY_LIMIT": "200"}
-    result = _goldgate(
-        "report", "show", str(reports.baseline), cwd=tmp_path, limit=None, env=limited
-    )
+    export = ("adjudication", "export", str(reports.baseline), "-o", str(tmp_path / "q.jsonl"))
+    result = _goldgate(*export, cwd=tmp_path, limit=None, env=limited)
     _one_sentence(result, reports.baseline)
     wrong = _goldgate(
-        "report", "show", str(reports.baseline), cwd=tmp_path, limit=None,
+        *export, cwd=tmp_path, limit=None,
         env={"GOLDGATE_MEMORY_LIMIT": "lots"},
     )  # fmt: skip
     assert wrong.returncode == 2
@@ -246,9 +247,25 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
     """With the bound not enforced, a 30 MB report read whole under 150 MB runs out of
     memory: the ``MemoryError`` met while reading it is the same exit 2 and sentence, never a
     traceback or a crash (no C extension is left to meet it)."""
-    result = _unbounded(["report", "show", str(reports.baseline)], tmp_path)
+    export = str(tmp_path / "queue.jsonl")
+    result = _unbounded(["adjudication", "export", str(reports.baseline), "-o", export], tmp_path)
     assert result.returncode >= 0, "killed by a signal"
     _one_sentence(result, reports.baseline)
+
+
+@pytest.mark.slow
+def test_a_report_is_rendered_a_case_at_a_time(reports: Reports, tmp_path: Path) -> None:
+    """`goldgate report show` and `report html` read the report as a stream (issue 43): with
+    the bound not enforced, a 30 MB report renders under 150 MB, where reading it whole ran
+    out of memory (above)."""
+    big = str(reports.baseline)
+    shown = _unbounded(["report", "show", big], tmp_path)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert "gold disagreement" in shown.stdout
+    page = tmp_path / "page.html"
+    drawn = _unbounded(["report", "html", big, "-o", str(page)], tmp_path)
+    assert drawn.returncode == 0, drawn.stderr[-2000:]
+    assert page.read_text("utf-8").rstrip().endswith("</html>")
 
 
 

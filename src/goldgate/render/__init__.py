@@ -23,8 +23,9 @@ be added to the view without restructuring the renderers. A report read as a str
 cases is walked once (``fanout``: one ``CaseSink`` per renderer, fed each case in turn):
 the listing renderers then read what the pass kept (``RenderContext.collected``), JUnit
 (``junit.JUnitSink``) and the HTML page (``htmlcases.CaseTableSink``) are written as they
-go through a writer the caller gives, the same bytes as their ``render_*`` functions. Nothing here reads or writes a
-file or talks to the network: ``goldgate.app`` does the I/O and ``goldgate.github`` posts.
+go through a writer the caller gives, the same bytes as their ``render_*`` functions.
+Nothing here reads or writes a file or talks to the network: ``goldgate.app`` does the I/O
+and ``goldgate.github`` posts.
 """
 
 __all__ = [

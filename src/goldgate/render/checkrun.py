@@ -32,7 +32,6 @@ from goldgate.render.view import (
     ChangeItem,
     ComparisonView,
     SuiteView,
-    build_view,
     repository_path,
 )
 from goldgate.report.caserecords import CaseRecord
@@ -131,7 +130,7 @@ def check_annotations(
     notice counting the rest (``context.links.full_report`` says where they are);
     ``found``: the failing attempts' annotations as a pass over a streamed report kept
     them (else the report's own cases are read)."""
-    view = build_view(context.report, context.comparison, context.collected)
+    view = context.view()
     comparison, sources = view.comparison, context.sources
     if found is None:
         found = CheckRunSink(comparison, sources, maximum)
