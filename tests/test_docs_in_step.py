@@ -241,3 +241,18 @@ def test_the_readme_is_a_front_door(readme: str) -> None:
     for target in ("docs/images/comment.png", "docs/images/report.png", "docs/quickstart.md",
                    "docs/cli.md", "docs/releasing.md", "CHANGELOG.md"):  # fmt: skip
         assert target in readme, target
+
+
+def test_the_readme_says_what_the_publishing_step_protects_and_what_it_cannot(
+    readme: str, repo_root: Path
+) -> None:
+    """Issue 39: the front door says what the sealed publishing step protects (user code at
+    run time, whoever wrote it) and what it cannot (a pull request that edits the workflow),
+    and sends the reader to the page that says it precisely."""
+    section = readme.split("### What the publishing step protects", 1)[1].split("\n## ", 1)[0]
+    for protected in ("a dependency", "a tool the application runs", "a model's answer"):
+        assert protected in section
+    for cannot in ("edits the\nworkflow itself", "`sudo`", "before the action"):
+        assert cannot in section
+    assert "(docs/action.md#what-the-publishing-step-trusts)" in section
+    assert "\n## What the publishing step trusts\n" in _page(repo_root, "action.md")
