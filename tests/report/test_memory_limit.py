@@ -138,8 +138,8 @@ def test_a_30_mb_report_is_merged_compared_and_rendered_in_512_mb(
         rendered = _goldgate("report", *arguments, cwd=tmp_path)
         assert rendered.returncode in (0, 1), (arguments, rendered.stderr[-2000:])
         assert rendered.stdout or (tmp_path / "junit.xml").exists()
-    markdown = _goldgate("report", "markdown", candidate, "--comparison", comparison, cwd=tmp_path)
-    assert "regress" in markdown.stdout.lower()
+        if arguments[0] == "markdown":
+            assert "regress" in rendered.stdout.lower()
     # With every speed-up off too (the collector as Python runs it).
     plain = _goldgate("report", "show", candidate, cwd=tmp_path, env={"GOLDGATE_ACCELERATORS": "0"})
     assert plain.returncode in (0, 1), plain.stderr[-2000:]
@@ -165,13 +165,16 @@ def test_a_merge_holds_a_case_at_a_time_not_the_shards(reports: Reports, tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("accelerators", ["1", "0"])
-@pytest.mark.parametrize("command", ["export", "compare", "baseline"])
+@pytest.mark.parametrize(
+    ("command", "accelerators"), [("export", "1"), ("compare", "1"), ("baseline", "0")]
+)
 def test_past_the_bound_a_report_is_refused_in_one_sentence(
     reports: Reports, tmp_path: Path, command: str, accelerators: str
 ) -> None:
     """Under 300 MB, a 30 MB report cannot be read (10 x 30 MB + 64 MB): refused before it
-    is read, exit 2, one sentence naming it."""
+    is read, exit 2, one sentence naming it. The bound is weighed before anything of the
+    report is read (``readbound.admit_report``), which no accelerator touches: each command
+    runs once, the last with ``GOLDGATE_ACCELERATORS=0``."""
     small = tmp_path / "small.json"
     small.write_text(json.dumps(_benchmarks()._render_report(10)), "utf-8")
     env = {"GOLDGATE_ACCELERATORS": accelerators}
@@ -255,17 +258,12 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
 
 @pytest.mark.slow
 def test_a_report_is_rendered_a_case_at_a_time(reports: Reports, tmp_path: Path) -> None:
-    """`goldgate report show` and `report html` read the report as a stream (issue 43): with
-    the bound not enforced, a 30 MB report renders under 150 MB, where reading it whole ran
-    out of memory (above)."""
-    big = str(reports.baseline)
-    shown = _unbounded(["report", "show", big], tmp_path)
+    """`goldgate report show` reads the report as a stream (issue 43), as every renderer
+    does: with the bound not enforced, a 30 MB report renders under 150 MB, where reading it
+    whole ran out of memory (above)."""
+    shown = _unbounded(["report", "show", str(reports.baseline)], tmp_path)
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "gold disagreement" in shown.stdout
-    page = tmp_path / "page.html"
-    drawn = _unbounded(["report", "html", big, "-o", str(page)], tmp_path)
-    assert drawn.returncode == 0, drawn.stderr[-2000:]
-    assert page.read_text("utf-8").rstrip().endswith("</html>")
 
 
 

@@ -192,27 +192,30 @@ def _run(project: Project, output: Path, ahead: int | None, *, one_cpu: bool = F
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case_file", [False, True], ids=["inline gold", "a case file"])
-@pytest.mark.parametrize("split", list(_SPLITS))
-def test_the_report_is_the_one_the_run_writes_alone(
-    project: Project, split: str, case_file: bool
-) -> None:
+def test_the_report_is_the_one_the_run_writes_alone(project: Project, case_file: bool) -> None:
+    """Each split of _SPLITS against the one run on one CPU, made once."""
     _project(project, _cases(), case_file=case_file)
-    forked, alone = project.output("forked.json"), project.output("alone.json")
-    first = _run(project, forked, _SPLITS[split])
+    alone = project.output("alone.json")
     # On one CPU neither a checking helper nor a report process is forked.
     second = _run(project, alone, None, one_cpu=True)
-    assert (first.returncode, second.returncode) == (4, 4), first.stderr + second.stderr  # raise
-    # The summary, but for its first line's duration.
-    assert (
-        first.stdout.splitlines()[1:]
-        == second.stdout.replace("alone.json", "forked.json").splitlines()[1:]
-    )
-    with_process, without = _raw(forked), _raw(alone)
-    assert (_probe(with_process), _probe(without)) == (1, 0)
-    assert _comparable(with_process) == _comparable(without)
-    suite = with_process["suites"][0]
-    assert suite["counts"]["attempts"]["failed"] == 4  # two cases, two attempts each
-    assert suite["metrics"][0]["name"] == "queue"
+    assert second.returncode == 4, second.stderr  # a case's target raises
+    without = _raw(alone)
+    assert _probe(without) == 0
+    expected = _comparable(without)
+    for index, (split, ahead) in enumerate(_SPLITS.items()):
+        forked = project.output(f"forked-{index}.json")
+        first = _run(project, forked, ahead)
+        assert first.returncode == 4, (split, first.stderr)
+        # The summary, but for its first line's duration.
+        assert first.stdout.splitlines()[1:] == (
+            second.stdout.replace(alone.name, forked.name).splitlines()[1:]
+        ), split
+        with_process = _raw(forked)
+        assert _probe(with_process) == 1, split
+        assert _comparable(with_process) == expected, split
+        suite = with_process["suites"][0]
+        assert suite["counts"]["attempts"]["failed"] == 4  # two cases, two attempts each
+        assert suite["metrics"][0]["name"] == "queue"
 
 
 _ODD = {20: "surrogate", 300: "digits", 640: "nan", 900: "key", 1090: "raise"}

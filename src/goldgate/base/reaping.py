@@ -21,7 +21,8 @@ import time
 __all__ = ["become_subreaper", "collect_orphans", "descendants", "reap_descendants"]
 
 _PR_SET_CHILD_SUBREAPER = 36
-_ROUNDS = 10_000
+_GIVE_UP_SECONDS = 10.0
+_SWEEP_GAP = 64  # numbers in a row with no process: the sweep is past the newest
 
 
 def become_subreaper() -> bool:
@@ -37,8 +38,13 @@ def become_subreaper() -> bool:
         return False
 
 
-def _parents() -> dict[int, int]:
-    """Every process's parent, read from ``/proc``."""
+def _parents(
+    killing: set[int] | None = None, spared: frozenset[int] = frozenset()
+) -> dict[int, int]:
+    """Every process's parent, read from ``/proc``. With ``killing`` (this process and its
+    descendants known so far), a process but ``spared`` whose parent is among them
+    is killed (SIGKILL) the moment it is read, and joins them: a process that forks and
+    ends in a loop is caught within its next fork, not a whole listing later."""
     found: dict[int, int] = {}
     try:
         names = os.listdir("/proc")
@@ -50,16 +56,25 @@ def _parents() -> dict[int, int]:
         try:
             with open(f"/proc/{name}/stat", "rb") as stat:
                 fields = stat.read().rpartition(b")")[2].split()
-            found[int(name)] = int(fields[1])
+            pid, parent = int(name), int(fields[1])
         except (OSError, ValueError, IndexError):
             continue
+        found[pid] = parent
+        if killing is not None and parent in killing and pid not in spared:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            killing.add(pid)
     return found
 
 
-def descendants(root: int | None = None) -> set[int]:
-    """The processes whose chain of parents leads to ``root`` (this process)."""
+def descendants(root: int | None = None, spared: frozenset[int] = frozenset()) -> set[int]:
+    """The processes whose chain of parents leads to ``root`` (this process), zombies
+    included, but ``spared`` and what descends from them."""
     root = os.getpid() if root is None else root
-    parents = _parents()
+    return _below(root, _parents(), spared)
+
+
+def _below(root: int, parents: dict[int, int], spared: frozenset[int]) -> set[int]:
     children: dict[int, list[int]] = {}
     for pid, parent in parents.items():
         children.setdefault(parent, []).append(pid)
@@ -67,18 +82,10 @@ def descendants(root: int | None = None) -> set[int]:
     waiting = list(children.get(root, []))
     while waiting:
         pid = waiting.pop()
-        if pid not in found:
+        if pid not in found and pid not in spared:
             found.add(pid)
             waiting += children.get(pid, [])
     return found
-
-
-def _reap(pids: set[int]) -> None:
-    """Collect those of ``pids`` that are this process's children and have ended (never
-    another child's status: an in-process caller's own)."""
-    for pid in pids:
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
 
 
 def collect_orphans(spared: frozenset[int] = frozenset(), kept: int | None = None) -> None:
@@ -93,25 +100,68 @@ def collect_orphans(spared: frozenset[int] = frozenset(), kept: int | None = Non
                 os.waitpid(pid, os.WNOHANG)
 
 
-def reap_descendants(spared: frozenset[int] = frozenset()) -> int:
+def reap_descendants(spared: frozenset[int] = frozenset()) -> bool:
     """Kill (SIGKILL) and reap every descendant of this process but ``spared`` (those it had
-    before user code ran: an in-process caller's own), again and again until none is left:
-    orphans keep arriving as their parents die; the number killed. Call it once the child
-    that ran user code has been waited for: whatever is left is what that code started."""
-    killed: set[int] = set()
-    for _ in range(_ROUNDS):
-        _reap(killed)
-        living = {pid for pid in descendants() - spared if not _zombie(pid)}
-        if not living:
-            _reap(killed)
-            collect_orphans(spared)  # those that ended by themselves meanwhile
-            return len(killed)
-        for pid in living:
+    before user code ran: an in-process caller's own, and theirs), again and again until
+    none is left, living or ended: orphans keep arriving as their parents die. Whether
+    none is left (False: some still ran after ``_GIVE_UP_SECONDS``, and the caller must not
+    trust anything they could write). Call it once the child that ran user code has been
+    waited for: whatever is left is what that code started.
+
+    Done only when a whole listing of ``/proc`` finds no descendant at all, not even one
+    that has ended: a process that forks and ends in a loop always leaves one behind (its
+    child lives, or it is a zombie this subreaper has not collected, since only this loop
+    collects), so it cannot slip between listings as it could were ended ones not counted.
+    Every one found is killed at once, ended or not (killing a zombie is harmless), before
+    its state is read again."""
+    me = os.getpid()
+    known: set[int] = set()
+    deadline = time.monotonic() + _GIVE_UP_SECONDS
+    while time.monotonic() < deadline:
+        killing = {me, *known}
+        parents = _parents(killing, spared)
+        found = _below(me, parents, spared)
+        if not found:
+            return True
+        _sweep(max(parents), killing, spared)
+        for pid in found - killing:  # listed before its parent: killed now
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        killed |= living
-        time.sleep(0.002)
-    return len(killed)
+        known = found
+        _reap(found)
+        if not any(_zombie(pid) for pid in found):
+            time.sleep(0.001)  # a killed process takes a moment to end
+    return not descendants(spared=spared)
+
+
+def _sweep(after: int, killing: set[int], spared: frozenset[int]) -> None:
+    """Kill the processes started since a listing of ``/proc`` whose parent is in
+    ``killing`` (which they join): Linux gives new processes the numbers after the last
+    one, so those past ``after`` (the highest listed) are read at once, without listing
+    again, and a process that forks and ends in a loop cannot stay ahead of the listings."""
+    empty = 0
+    pid = after
+    while empty < _SWEEP_GAP:
+        pid += 1
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                parent = int(stat.read().rpartition(b")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            empty += 1
+            continue
+        empty = 0
+        if parent in killing and pid not in spared:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            killing.add(pid)
+
+
+def _reap(pids: set[int]) -> None:
+    """Collect those of ``pids`` that are this process's children and have ended (never
+    another child's status: an in-process caller's own)."""
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 def _zombie(pid: int) -> bool:

@@ -4,8 +4,12 @@ expressions filled in from the inputs and the earlier steps' outputs (its ``shel
 custom one as given, ``bash`` as the runner's ``bash --noprofile --norc -eo pipefail``), with fresh
 ``GITHUB_OUTPUT``, ``GITHUB_ENV``, ``GITHUB_PATH``, ``GITHUB_STATE`` and
 ``GITHUB_STEP_SUMMARY`` files per step, and what a step left in ``GITHUB_ENV`` and
-``GITHUB_PATH`` applied to the later steps' environment, as the runner applies them. The
-install step is not run: the job's Python has goldgate already (``job_python``)."""
+``GITHUB_PATH`` applied to the later steps' environment, as the runner applies them; after
+a step that failed, only those whose ``if`` says ``always()`` run. The install step (id
+``install`` here) runs too, and installs nothing: the job's Python has goldgate already
+(``job_python``). A step's ``if:`` is followed where the runner would skip it: the prepare
+step without a check run or a replay to prepare, the publishing step without a hand-off or a
+check run."""
 
 from __future__ import annotations
 
@@ -25,13 +29,16 @@ from .conftest import parse_outputs
 from .support import REPO_ROOT
 
 RUNNER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PREPARE_IF = "inputs.check_run == 'true' || (inputs.mode == 'replay' && inputs.report == '')"
+"""The prepare step's ``if:`` (tests/app/action/test_action_metadata.py holds it to this)."""
 _EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 
 
 def job_python(folder: Path) -> Path:
-    """A venv at ``folder`` holding a copy of goldgate (so that a test may change it) and
-    seeing the test venv's packages (goldgate's dependencies) through a ``.pth`` line; its
-    ``python``."""
+    """A venv at ``folder`` holding a copy of goldgate (so that a test may change it), its
+    bytecode too as an install has it (a changed module's is stale by its source's time and
+    size), and seeing the test venv's packages (goldgate's dependencies) through a ``.pth``
+    line; its ``python``."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
     purelib = Path(
@@ -42,11 +49,7 @@ def job_python(folder: Path) -> Path:
             check=True,
         ).stdout.strip()
     )
-    shutil.copytree(
-        REPO_ROOT / "src" / "goldgate",
-        purelib / "goldgate",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
+    shutil.copytree(REPO_ROOT / "src" / "goldgate", purelib / "goldgate")
     (purelib / "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
     return python
 
@@ -88,16 +91,14 @@ class Composite:
         self.inputs.update(inputs, python=str(self.python))
         self.steps = {}
         for step in action["runs"]["steps"]:
-            if "id" not in step:
-                continue  # the install step: goldgate is in the job's Python already
-            self.run_step(step["id"])
-            if step["id"] == until:
+            self.run_step(step.get("id", "install"))
+            if step.get("id") == until:
                 break
         return self.steps
 
     def run_step(self, name: str) -> Step:
         """The step ``name`` run now, with the inputs of the last ``run``."""
-        [step] = [step for step in _action()["runs"]["steps"] if step.get("id") == name]
+        [step] = [step for step in _action()["runs"]["steps"] if step.get("id", "install") == name]
         self.steps[name] = self._step(name, step, self.inputs)
         return self.steps[name]
 
@@ -121,6 +122,12 @@ class Composite:
 
     def _step(self, name: str, step: dict[str, object], inputs: Mapping[str, str]) -> Step:
         condition = str(step.get("if", ""))
+        if "always()" not in condition and any(ran.code for ran in self.steps.values()):
+            return Step(0, "", "", {}, "", skipped=True)  # an earlier step failed
+        if condition == PREPARE_IF:  # the runner skips the prepare step without a check run
+            replay = inputs["mode"] == "replay" and inputs["report"] == ""
+            if not (inputs["check_run"] == "true" or replay):
+                return Step(0, "", "", {}, "", skipped=True)
         if "steps.run.outputs.handoff != ''" in condition and not self.steps["run"].outputs.get(
             "handoff"
         ):

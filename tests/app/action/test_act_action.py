@@ -10,16 +10,21 @@ requirements.txt`` into the job's Python: a fresh venv per test (``python_bin``,
 helpers/job_python.py) that sees the test venv's packages, goldgate not importable from it, so
 the action's install step really installs goldgate from ``github.action_path``.
 
-The job's pip runs offline (``PIP_NO_INDEX``): goldgate and tinydep build in pip's isolated
-build environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per
+The job's pip runs offline (``PIP_NO_INDEX``): goldgate builds in pip's isolated build
+environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per
 session (the test skips when no index answers). The action keeps build isolation: the job's
-Python need not hold a recent setuptools (3.12's venvs hold none).
+Python need not hold a recent setuptools (3.12's venvs hold none). tinydep is a wheel in the
+team's repository (``tinydep_wheel``, made once), which each run's pip installs without a
+build of its own.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -59,14 +64,44 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def application(root: Path, edits: dict[str, list[tuple[str, str]]], witness: Path) -> Path:
-    """The example (with ``edits``) importing tinydep, and a requirements.txt naming it."""
+def tinydep_wheel(folder: Path) -> Path:
+    """tinydep (act_fixture/tinydep) as the wheel its build makes: its module, and the
+    ``.dist-info`` pip reads (METADATA, WHEEL, RECORD with each file's hash)."""
+    info = "tinydep-1.0.0.dist-info"
+    files = {
+        "tinydep/__init__.py": (TINYDEP / "src" / "tinydep" / "__init__.py").read_bytes(),
+        f"{info}/METADATA": (
+            b"Metadata-Version: 2.1\nName: tinydep\nVersion: 1.0.0\nRequires-Python: >=3.11\n"
+        ),
+        f"{info}/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: goldgate-tests\nRoot-Is-Purelib: true\n"
+            b"Tag: py3-none-any\n"
+        ),
+    }
+    record = ""
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record += f"{name},sha256={digest},{len(data)}\n"
+    files[f"{info}/RECORD"] = (record + f"{info}/RECORD,,\n").encode()
+    wheel = folder / "tinydep-1.0.0-py3-none-any.whl"
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return wheel
+
+
+def application(
+    root: Path, edits: dict[str, list[tuple[str, str]]], witness: Path, wheel: Path
+) -> Path:
+    """The example (with ``edits``) importing tinydep, and a requirements.txt naming its
+    wheel (``wheel``, copied into the repository)."""
     merged = {**edits}
     for name, replacements in imports_tinydep(witness).items():
         merged[name] = [*merged.get(name, []), *replacements]
     source = example_copy(root, merged)
-    shutil.copytree(TINYDEP, source / "tinydep")
-    (source / "requirements.txt").write_text("./tinydep\n", "utf-8")
+    shutil.copyfile(wheel, source / wheel.name)
+    (source / "requirements.txt").write_text(f"./{wheel.name}\n", "utf-8")
     return source
 
 
@@ -80,6 +115,7 @@ class Team:
         self.goldgate = action_source(tmp_path / "goldgate")
         self.python_bin = job_python(tmp_path / "job-python")
         self.env = offline_pip(wheelhouse)
+        self.tinydep = tinydep_wheel(tmp_path / "tinydep")
         self.workflows = {
             name: with_action(EXAMPLES / name, tmp_path / "workflows" / name)
             for name in ("baseline.yml", "pull-request.yml")
@@ -90,7 +126,7 @@ class Team:
     def run(self, workflow: str, event: str, payload: dict[str, Any], edits: Any) -> ActResult:
         self.runs += 1
         witness = self.tmp / f"environment-{self.runs}.jsonl"
-        source = application(self.tmp / f"source-{self.runs}", edits, witness)
+        source = application(self.tmp / f"source-{self.runs}", edits, witness, self.tinydep)
         act = Act(
             self.tmp / "runs",
             self.fake,

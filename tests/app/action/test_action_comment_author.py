@@ -17,14 +17,16 @@ FORGED_STATE = "exit=0;regressed=0,mixed=0,improved=0"
 
 
 @pytest.mark.parametrize("before", [0, 120], ids=["first page", "later page"])
-@pytest.mark.parametrize("planter", ["other-bot[bot]", "mallory"])
 def test_a_marker_comment_another_account_wrote_is_never_goldgate_s(
-    runner: Runner, before: int, planter: str
+    runner: Runner, before: int
 ) -> None:
+    """Another bot's and a person's forged comments, both on the same page: each is left as
+    it was, and goldgate posts and then edits a comment of its own."""
     number = runner.pr_number
     runner.fake.add_comments(number, before)
     forged = f"{marker(INSTANCE)}\n<!-- goldgate:state {FORGED_STATE} -->\n## ✅ all good"
-    planted = runner.fake.add_comment(number, forged, login=planter)
+    planters = ("other-bot[bot]", "mallory")
+    planted = {runner.fake.add_comment(number, forged, login=who): who for who in planters}
 
     first = runner.run(comment_mode="changes")
     outputs = runner.outputs()
@@ -39,7 +41,7 @@ def test_a_marker_comment_another_account_wrote_is_never_goldgate_s(
     )
     assert runner.outputs()["comment_id"] == str(ident)  # the second run edited it in place
     assert body.startswith(marker(INSTANCE) + "\n<!-- goldgate:state exit=0;")
-    kept = [(who, text) for found, who, text in runner.fake.comments(number) if found == planted]
-    assert kept == [(planter, forged)]
+    kept = [(who, text) for found, who, text in runner.fake.comments(number) if found in planted]
+    assert kept == [(who, forged) for who in planters]
     patched = [r.path.rsplit("/", 1)[-1] for r in runner.fake.requests_to("PATCH", ONE_COMMENT)]
-    assert str(planted) not in patched
+    assert not {str(ident) for ident in planted} & set(patched)

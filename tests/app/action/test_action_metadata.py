@@ -104,7 +104,7 @@ def test_every_input_reaches_goldgate_through_env_never_through_the_script(
     passed = [name for name in action["inputs"] if name not in (*COMPOSITE_ONLY, "github_token")]
     for step in action["runs"]["steps"]:
         assert "${{" not in step["run"], step.get("id")
-        assert step["shell"] == "bash" or step.get("id") == "publish"
+        assert step["shell"] == "bash" or step.get("id") in ("prepare", "publish")
     for step_id in ("run", "publish"):
         env = steps[step_id]["env"]
         for name in passed:
@@ -126,7 +126,10 @@ def test_the_step_that_runs_user_code_holds_no_token(action: dict[str, Any]) -> 
         given = [key for key, value in step.get("env", {}).items() if "github_token" in value]
         holders = ("publish", "prepare")
         assert given == (["INPUT_GITHUB_TOKEN"] if step_id in holders else []), step_id
-    assert steps["prepare"]["run"] == '"$GOLDGATE_PYTHON" -P -m goldgate publish --prepare'
+    assert steps["prepare"]["run"] == (
+        '"$GOLDGATE_PYTHON" -I -X "pycache_prefix=$(mktemp -d)" -m goldgate publish --prepare'
+    )
+    assert steps["prepare"]["shell"] == steps["publish"]["shell"]  # no BASH_ENV, no ENV
     assert steps["prepare"]["if"] == (
         "inputs.check_run == 'true' || (inputs.mode == 'replay' && inputs.report == '')"
     )

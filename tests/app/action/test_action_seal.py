@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +28,10 @@ pytestmark = [
 ]
 
 HOSTILE = """\
+import importlib._bootstrap_external as external
+import importlib.util
 import os
+import sys
 import sysconfig
 import time
 
@@ -125,6 +128,23 @@ def _tamper():
         _write(os.environ["GITHUB_EVENT_PATH"], event.replace('"number": 2', '"number": 3'))
 
 
+def _pyc():
+    # goldgate's own __init__ compiled with one more line, into the __pycache__ file a plain
+    # import reads (it matches the source's time and size), in a Python made for this test.
+    if not os.path.realpath(sys.prefix).startswith(os.path.dirname(os.path.dirname(HERE))):
+        return
+    source = os.path.join(sysconfig.get_path("purelib"), "goldgate", "__init__.py")
+    with open(source, "rb") as handle:
+        text = handle.read() + b"\\nopen(" + repr(MARKER).encode() + b", 'a').write('pyc')\\n"
+    info = os.stat(source)
+    code = compile(text, source, "exec")
+    data = external._code_to_timestamp_pyc(code, int(info.st_mtime), info.st_size)
+    cached = importlib.util.cache_from_source(source)
+    os.makedirs(os.path.dirname(cached), exist_ok=True)
+    with open(cached, "wb") as handle:
+        handle.write(data)
+
+
 def _daemon(files):
     if os.fork() > 0:
         return
@@ -155,6 +175,24 @@ def _daemon(files):
     os._exit(0)
 
 
+def _chain():
+    # A process that forks and ends in a loop, each one in a session of its own: at any
+    # moment its newest member has just been born, after any listing of the processes.
+    if os.fork() > 0:
+        return
+    until, count = time.monotonic() + 60, 0
+    while time.monotonic() < until:
+        if os.fork() > 0:
+            os._exit(0)
+        os.setsid()
+        count += 1
+        if count % 20 == 1:  # whole or not at all, killed at any moment
+            where = os.path.join(HERE, "chain.pid")
+            _write(f"{{where}}.{{os.getpid()}}", str(os.getpid()))
+            os.replace(f"{{where}}.{{os.getpid()}}", where)
+    os._exit(0)
+
+
 def handle(request):
     files = _ancestors_env()
     _write(os.path.join(HERE, "found"), "\\n".join(sorted(files)))
@@ -162,7 +200,11 @@ def handle(request):
     if TAMPER == "replace":
         _replace(files)
     _tamper()
+    if TAMPER is None:
+        _pyc()
     _daemon(files)
+    _chain()
+    time.sleep(0.5)
     return {{"execution": {{"status": "completed"}}, "payload": {{"category": "shipping"}}}}
 """
 
@@ -245,10 +287,15 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     # The daemon is gone as soon as the run step is, whatever session it moved to.
     pid = int((hostile / "daemon.pid").read_text("utf-8"))
     assert not _alive(pid)
+    # So is a process that forks and ends in a loop, a new session each time.
+    chain = (hostile / "chain.pid").read_text("utf-8")
+    time.sleep(0.3)
+    assert (hostile / "chain.pid").read_text("utf-8") == chain
+    assert not _alive(int(chain))
     # The runner's files hold only what goldgate wrote.
     assert set(run.outputs) == {"handoff", "handoff_digest", "credentials"}
     assert run.summary == ""
-    assert job.added_env == {}
+    assert [name for name in job.added_env if name != "GOLDGATE_JOB_SEAL"] == []
     assert job.added_path == []
     # The publishing step published the real verdict, and nothing planted ran.
     publish = steps["publish"]
@@ -261,6 +308,16 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     assert found == ["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]
     assert not (hostile / "ran-planted").exists()
     assert not (hostile / "stolen").exists()
+    # Its publishing step found the Python as sealed: a later goldgate step of the job runs,
+    # whatever the job's own steps do to the Python in between.
+    assert job.added_env == {"GOLDGATE_JOB_SEAL": ""}
+    purelib = next((job.python.parent.parent / "lib").glob("python3*/site-packages"))
+    (purelib / "zz-a-job-step.pth").write_text("\n", "utf-8")
+    # None of its steps before the run reads the .pyc the target planted for goldgate
+    # (the publishing step above read none either).
+    for name in ("install", "seal", "prepare"):
+        assert job.run_step(name).code == 0, job.steps[name].stdout + job.steps[name].stderr
+    assert not (hostile / "ran-planted").exists()
 
 
 def _rewrite_handoff(workspace: Path) -> None:
@@ -274,59 +331,39 @@ def _rewrite_report(workspace: Path) -> None:
     path.write_text(path.read_text("utf-8").replace('"billing"', '"shipping"'), "utf-8")
 
 
-@pytest.mark.parametrize(
-    ("change", "said"),
-    [
-        (_rewrite_handoff, "is not the hand-off the run step recorded"),
-        (_rewrite_report, "is not the one the run step recorded"),
-    ],
-)
-def test_a_hand_off_or_report_changed_after_the_run_step_is_refused(
-    runner: Runner, tmp_path: Path, change: Callable[[Path], None], said: str
-) -> None:
-    job = _job(runner, tmp_path)
-    assert job.run(_inputs(runner, None), until="run")["run"].code == 0
-    change(runner.workspace)
-    before = len(runner.fake.requests)
-
-    publish = job.run_step("publish")
-
-    assert publish.code == 2, publish.stdout + publish.stderr
-    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
-    assert len(errors) == 1, publish.stdout
-    assert said in errors[0]
-    assert publish.outputs["exit_code"] == "2"
-    assert runner.fake.requests[before:] == []
-
-
-@pytest.mark.parametrize("tamper", ["pth", "sitecustomize", "goldgate"])
-def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
-    runner: Runner, tmp_path: Path, tamper: str
-) -> None:
-    job = _job(runner, tmp_path)
-    before = len(runner.fake.requests)
-
-    steps = job.run({**_inputs(runner, tamper), "comment": "update"})
-
-    assert steps["run"].code == 0, steps["run"].stderr
-    publish = steps["publish"]
-    assert publish.code == 2, publish.stdout + publish.stderr
-    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
-    assert len(errors) == 1, publish.stdout
-    assert "changed after the seal step" in errors[0]
-    assert errors[0].count(". ") == 0  # one sentence
-    assert publish.outputs == {"exit_code": "2"}
-    assert runner.fake.requests[before:] == []
-    assert not (runner.workspace / "hostile" / "ran-planted").exists()
-
-
-def test_the_publishing_step_runs_nothing_its_environment_would_slip_in(
+def test_publishing_refuses_a_changed_hand_off_or_report_and_runs_nothing_slipped_in(
     runner: Runner, tmp_path: Path
 ) -> None:
-    """Were the run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would
-    still read no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH."""
+    """After one run step: a hand-off or a report changed after it is refused (exit 2, one
+    error, no request with the token), each change undone before the next; and were the
+    run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would still read
+    no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH. (One run step for
+    the three: each publishing step reads the files the run step left, and a refused one
+    changes nothing.)"""
     job = _job(runner, tmp_path)
     assert job.run(_inputs(runner, None), until="run")["run"].code == 0
+    handoff = runner.workspace / ".goldgate" / "action" / "run.json"
+    report = runner.workspace / json.loads(handoff.read_text("utf-8"))["report"]
+    for change, said in (
+        (_rewrite_handoff, "is not the hand-off the run step recorded"),
+        (_rewrite_report, "is not the one the run step recorded"),
+    ):
+        kept = {path: path.read_bytes() for path in (handoff, report)}
+        change(runner.workspace)
+        assert any(path.read_bytes() != data for path, data in kept.items())
+        before = len(runner.fake.requests)
+
+        publish = job.run_step("publish")
+
+        assert publish.code == 2, publish.stdout + publish.stderr
+        errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1, publish.stdout
+        assert said in errors[0]
+        assert publish.outputs["exit_code"] == "2"
+        assert runner.fake.requests[before:] == []
+        for path, data in kept.items():
+            path.write_bytes(data)
+
     planted = runner.workspace / "hostile" / "planted"
     job.added_env.update(
         PYTHONPATH=str(planted),
@@ -341,6 +378,43 @@ def test_the_publishing_step_runs_nothing_its_environment_would_slip_in(
 
     assert publish.code == 1, publish.stdout + publish.stderr
     assert publish.outputs["exit_code"] == "1"
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+
+@pytest.mark.parametrize("tamper", ["pth", "sitecustomize", "goldgate"])
+def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
+    runner: Runner, tmp_path: Path, tamper: str
+) -> None:
+    job = _job(runner, tmp_path)
+    before = len(runner.fake.requests)
+    inputs = {**_inputs(runner, tamper), "comment": "update"}
+
+    steps = job.run(inputs)
+
+    assert steps["run"].code == 0, steps["run"].stderr
+    publish = steps["publish"]
+    assert publish.code == 2, publish.stdout + publish.stderr
+    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, publish.stdout
+    assert "changed after the seal step" in errors[0]
+    assert errors[0].count(". ") == 0  # one sentence
+    assert publish.outputs == {"exit_code": "2"}
+    assert runner.fake.requests[before:] == []
+    assert not (runner.workspace / "hostile" / "ran-planted").exists()
+
+    # A second goldgate step of the job (examples/workflows/pull-request.yml has two) would
+    # seal the Python as the first one's user code left it: its first step refuses before
+    # any Python starts, so that none of its steps runs that Python (its prepare step, the
+    # check run, holds the token before any user code of its own).
+    again = job.run({**inputs, "check_run": "true", "comment_id": "goldgate-evals"})
+
+    install = again["install"]
+    assert install.code == 2, install.stdout + install.stderr
+    errors = [line for line in install.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1, install.stdout
+    assert "changed while an earlier goldgate step of this job ran user code" in errors[0]
+    assert all(again[name].skipped for name in ("seal", "prepare", "run", "publish"))
+    assert runner.fake.requests[before:] == []
     assert not (runner.workspace / "hostile" / "ran-planted").exists()
 
 

@@ -74,7 +74,7 @@ def hold_tokens_apart(arguments: Sequence[str] = ("action",)) -> dict[str, str]:
     env[TOKENS_FD] = str(read_end)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [*goldgate_command(), *arguments], env)
+    os.execve(sys.executable, [sys.executable, *_own_flags(), "-m", "goldgate", *arguments], env)
 
 
 def _read_tokens(descriptor: int) -> dict[str, str]:
@@ -86,6 +86,14 @@ def _read_tokens(descriptor: int) -> dict[str, str]:
         os.close(descriptor)
     value = json.loads(b"".join(chunks) or b"{}")
     return {str(key): str(item) for key, item in value.items() if key in HIDDEN_FROM_TARGETS}
+
+
+def _own_flags() -> list[str]:
+    """The flags this goldgate started with that keep what user code could plant out of it,
+    for the same goldgate started again: ``-I`` (else ``-P``) and its ``pycache_prefix``
+    (the action's run step reads no ``__pycache__``)."""
+    flags = ["-I"] if sys.flags.isolated else ["-P"]
+    return [*flags, "-X", f"pycache_prefix={sys.pycache_prefix}"] if sys.pycache_prefix else flags
 
 
 def goldgate_command() -> list[str]:

@@ -109,15 +109,18 @@ T = TypeVar("T")
 def run_sealed(env: Mapping[str, str], body: Callable[[], T]) -> tuple[T, str | None]:
     """``body()`` (which runs user code) with this process the subreaper of what it starts;
     afterwards every descendant is killed and the runner's files of ``env`` are put back.
-    Its result, and the sentence saying which file could not be put back, if one could not."""
+    Its result, and the sentence saying what could not be undone (a process that still
+    runs, a file that could not be put back), if something could not."""
     kept = keep_runner_files(env)
     become_subreaper()
     spared = frozenset(descendants())
     try:
         result = body()
     finally:
-        reap_descendants(spared)
+        gone = reap_descendants(spared)
         failed = restore_runner_files(kept)
+    if not gone:
+        return result, "a process user code started could not be stopped"
     if not failed:
         return result, None
     return result, (
