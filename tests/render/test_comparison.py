@@ -27,7 +27,7 @@ from goldgate.render.compared import comparison_view
 from goldgate.render.html import render_html
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
-from goldgate.render.registry import Links, RenderContext
+from goldgate.render.registry import Details, Links, RenderContext
 from goldgate.render.terminal import render_terminal
 from goldgate.render.view import ChangeItem, ComparisonView
 from goldgate.report.io import read_report, report_bytes
@@ -571,3 +571,48 @@ def test_deltas_per_suite_in_markdown_and_report_show(
     # McNemar only where it can say anything: no suite has 6 discordant pairs here.
     assert "McNemar" not in markdown
     assert "McNemar" not in shown
+
+
+@pytest.mark.parametrize("details", ["safe", "values"])
+def test_one_pass_over_a_streamed_report_renders_what_the_whole_report_does(
+    compared: Compared, details: Details
+) -> None:
+    """The publishing step's one pass (issue 43: ``app.renderpass``) over the candidate read
+    as a stream, with the comparison: JUnit, the HTML page (the baseline's side included),
+    Markdown, annotations, the terminal view and the check run's annotations are, byte for
+    byte, what each renderer makes of the report read whole."""
+    from goldgate.app.render import render
+    from goldgate.app.renderpass import PassRequest, read_with_latencies, render_pass
+    from goldgate.render.checkrun import check_annotations
+    from goldgate.report.streamread import streamed_report
+
+    baseline = read_with_latencies(compared.baseline_path)
+    request = PassRequest(
+        junit=True, html=True, check_run=3, baseline_latencies=baseline.latencies
+    )
+    links = Links(full_report="out/report.json", link_base=LINK_BASE)
+    whole = RenderContext(
+        compared.candidate,
+        comparison_view(compared.comparison, compared.candidate),
+        details=details,
+        links=links,
+        baseline=read_report(compared.baseline_path),
+    )
+    with streamed_report(compared.candidate_path) as streamed:
+        assert all(suite.cases == () for suite in streamed.report.suites)  # streamed
+        first = RenderContext(
+            streamed.report, details=details, links=links, baseline=baseline.report
+        )
+        with render_pass(streamed, first, compared.comparison, request) as rendered:
+            junit: list[str] = []
+            page: list[str] = []
+            rendered.write_junit(junit.append)
+            rendered.write_html(page.append)
+            context = rendered.context
+            assert "".join(junit) == render("junit", whole)
+            assert "".join(page) == render("html", whole)
+            for kind in ("markdown", "annotations", "show"):
+                assert render(kind, context) == render(kind, whole), kind
+            summary = render("markdown", replace(context, budget="summary"))
+            assert summary == render("markdown", replace(whole, budget="summary"))
+            assert rendered.check_annotations(3) == check_annotations(whole, 3)

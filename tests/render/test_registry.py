@@ -22,7 +22,7 @@ from goldgate.report.models import Report
 
 def render_counts(context: RenderContext) -> str:
     """The toy renderer: the run's attempts per problem, and where the report is."""
-    counts = build_view(context.report, context.comparison).counts
+    counts = context.view().counts
     listed = ", ".join(f"{name} {count}" for name, count in counts.items() if count)
     return f"{listed} ({context.links.full_report})\n"
 

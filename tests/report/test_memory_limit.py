@@ -177,7 +177,10 @@ def test_past_the_bound_a_report_is_refused_in_one_sentence(
     fits = _goldgate("report", "show", str(small), cwd=tmp_path, limit=300 << 20, env=env)
     assert fits.returncode == 0, fits.stderr  # the limit lets goldgate itself run
     big = reports.baseline
-    result = _goldgate("report", "show", str(big), cwd=tmp_path, limit=300 << 20, env=env)
+    export = str(tmp_path / "queue.jsonl")  # a whole read: `report show` streams (below)
+    result = _goldgate(
+        "adjudication", "export", str(big), "-o", export, cwd=tmp_path, limit=300 << 20, env=env
+    )
     _one_sentence(result, big)
 
 
@@ -260,12 +263,11 @@ def test_a_case_too_large_to_compare_is_refused_in_one_sentence(
 def test_goldgate_memory_limit_is_a_bound_of_its_own(reports: Reports, tmp_path: Path) -> None:
     """Where no limit can be seen from inside, ``GOLDGATE_MEMORY_LIMIT`` (megabytes) is one."""
     limited = {"GOLDGATE_MEMORY_LIMIT": "200"}
-    result = _goldgate(
-        "report", "show", str(reports.baseline), cwd=tmp_path, limit=None, env=limited
-    )
+    export = ("adjudication", "export", str(reports.baseline), "-o", str(tmp_path / "q.jsonl"))
+    result = _goldgate(*export, cwd=tmp_path, limit=None, env=limited)
     _one_sentence(result, reports.baseline)
     wrong = _goldgate(
-        "report", "show", str(reports.baseline), cwd=tmp_path, limit=None,
+        *export, cwd=tmp_path, limit=None,
         env={"GOLDGATE_MEMORY_LIMIT": "lots"},
     )  # fmt: skip
     assert wrong.returncode == 2
@@ -315,7 +317,8 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
     """With the bound not enforced, a 30 MB report read whole under 150 MB runs out of
     memory: the ``MemoryError`` met while reading it is the same exit 2 and sentence, never a
     traceback or a crash (no C extension is left to meet it)."""
-    result = _unbounded(["report", "show", str(reports.baseline)], tmp_path)
+    export = str(tmp_path / "queue.jsonl")
+    result = _unbounded(["adjudication", "export", str(reports.baseline), "-o", export], tmp_path)
     assert result.returncode >= 0, "killed by a signal"
     _one_sentence(result, reports.baseline)
 
@@ -338,3 +341,62 @@ def test_a_replay_reads_its_report_a_case_at_a_time(reports: Reports, tmp_path: 
         for path in (reports.candidate, replayed)
     ]
     assert counts[0] == counts[1]
+
+
+@pytest.mark.slow
+def test_a_report_is_rendered_a_case_at_a_time(reports: Reports, tmp_path: Path) -> None:
+    """`goldgate report show` reads the report as a stream (issue 43), as every renderer
+    does: with the bound not enforced, a 30 MB report renders under 150 MB, where reading it
+    whole ran out of memory (above)."""
+    shown = _unbounded(["report", "show", str(reports.baseline)], tmp_path)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert "gold disagreement" in shown.stdout
+
+
+
+def _action(reports: Reports, out: Path, limit: int) -> subprocess.CompletedProcess[str]:
+    """``goldgate action`` in compare mode (what the publishing step does), JUnit and the
+    HTML page included, the comment off, under ``limit`` bytes of address space."""
+    out.mkdir()
+    (out / "output").touch()
+    (out / "summary").touch()
+    env = {
+        "GITHUB_OUTPUT": str(out / "output"),
+        "GITHUB_STEP_SUMMARY": str(out / "summary"),
+        "INPUT_MODE": "compare",
+        "INPUT_REPORT": str(reports.candidate),
+        "INPUT_BASELINE": str(reports.baseline),
+        "INPUT_JUNIT": str(out / "junit.xml"),
+        "INPUT_COMMENT": "off",
+    }
+    return _goldgate("action", cwd=out, limit=limit, env=env)
+
+
+PUBLISH_LIMIT = 400 << 20
+"""Address space the publishing step of two 30 MB reports is given: reading the candidate
+whole took 10 x 30 MB + 64 MB before it rendered anything (and rendering it whole as much
+again)."""
+
+
+@pytest.mark.slow
+def test_the_publishing_step_reads_each_report_a_case_at_a_time(
+    reports: Reports, tmp_path: Path
+) -> None:
+    """The publishing step (issue 43) feeds every rendering from one pass over the
+    candidate's cases, JUnit and the HTML page written as they are made: two 30 MB reports
+    publish under ``PUBLISH_LIMIT``, and the counts it outputs are those of the report."""
+    from goldgate.render.view import build_view
+    from goldgate.report.io import read_report
+
+    result = _action(reports, tmp_path / "publish", PUBLISH_LIMIT)
+    assert result.returncode == 1, result.stderr[-3000:]  # the gold disagrees: exit 1
+    out = tmp_path / "publish"
+    junit = (out / "junit.xml").read_text("utf-8")
+    assert junit.endswith("</testsuite>\n</testsuites>\n")
+    page = (out / ".goldgate" / "action" / "candidate.html").read_text("utf-8")
+    assert page.rstrip().endswith("</html>")
+    counts = build_view(read_report(reports.candidate)).counts
+    outputs = (out / "output").read_text("utf-8")
+    assert f"\n{counts['passed']}\n" in outputs.split("passed<<", 1)[1].split("failed<<")[0]
+    thresholds = junit.count('<testcase name="(thresholds)"')
+    assert junit.count("<testcase ") - thresholds == sum(counts.values())

@@ -1,5 +1,6 @@
 """The commands: one use case per module (check, evaluate, replay, compare, render, merge,
-evals, adjudication, action, schema, the fork hand-off), and ``conclude``, the one place a
+evals, adjudication, action, schema, the fork hand-off; ``renderpass``: every rendering
+from one pass over a streamed report), and ``conclude``, the one place a
 command's refusal or summary is written. The only stage that prints; ``goldgate.cli`` parses
 the command line and calls one function here.
 
@@ -23,6 +24,7 @@ __all__ = [
     "merge",
     "progress",
     "render",
+    "renderpass",
     "replay",
     "schema",
     "starter",

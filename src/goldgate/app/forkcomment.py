@@ -31,8 +31,10 @@ from goldgate.base.textsafe import quote, refuse_control
 from goldgate.render.registry import DETAILS, Details
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import RenderPass
     from goldgate.comparison.models import Comparison
     from goldgate.render.registry import RenderContext
+    from goldgate.report.models import Report
 
 FORMAT: Final = "goldgate.fork-comment/1"
 HANDOFF_GLOB: Final = "goldgate-comment-*.json"
@@ -222,30 +224,49 @@ def rebuild_comment(
     (and comparison). Gold links point at ``server_url``/``repository`` at ``head_sha``.
     Values are shown only when both ``details`` (the trusted job's choice) and the hand-off
     say ``values``: a fork's run cannot widen what the comment shows."""
-    from goldgate.app.render import render, verified_comparison
-    from goldgate.github.comments import comment_budget, with_marker
-    from goldgate.render.compared import comparison_view
+    from goldgate.app.render import verified_comparison
+    from goldgate.app.renderpass import PassRequest, render_pass
     from goldgate.render.escape import check_link_base
-    from goldgate.render.registry import Links, RenderContext
-    from goldgate.report.io import read_report_and_digest
+    from goldgate.report.streamread import streamed_report
 
     found = read_handoff(find_handoff(folder), head_sha)
-    # Recomputed and checked like any report: a fork's run wrote it.
-    report, digest = read_report_and_digest(found.report)
-    view, comparison = None, None
-    if found.comparison is not None:
-        comparison = verified_comparison(found.comparison, digest, found.report)
-        view = comparison_view(comparison, report)
-    link_base = None
-    if found.link_gold and repository and _REPOSITORY.fullmatch(repository):
-        server = (server_url or "https://github.com").rstrip("/")
-        try:
-            link_base = check_link_base(f"{server}/{repository}/blob/{head_sha}")
-        except ValueError:
-            link_base = None
-    context = RenderContext(
+    # Recomputed and checked like any report: a fork's run wrote it. Read as a stream: its
+    # cases are read once, for the comment and the check run.
+    with streamed_report(found.report) as streamed:
+        comparison = None
+        if found.comparison is not None:
+            comparison = verified_comparison(found.comparison, streamed.digest, found.report)
+        link_base = None
+        if found.link_gold and repository and _REPOSITORY.fullmatch(repository):
+            server = (server_url or "https://github.com").rstrip("/")
+            try:
+                link_base = check_link_base(f"{server}/{repository}/blob/{head_sha}")
+            except ValueError:
+                link_base = None
+        context = _comment_context(found, streamed.report, link_base, details)
+        request = PassRequest(check_run=_maximum() if found.check_run else None)
+        with render_pass(streamed, context, comparison, request) as rendered:
+            return _rebuilt(found, head_sha, rendered, comparison)
+
+
+def _maximum() -> int:
+    import os
+
+    from goldgate.app.action.inputs import max_annotations
+
+    return max_annotations(os.environ)
+
+
+def _comment_context(
+    found: Handoff, report: Report, link_base: str | None, details: Details
+) -> RenderContext:
+    """The comment's context: values only when the trusted job and the hand-off both say
+    so, the comment's budget, the preface."""
+    from goldgate.github.comments import comment_budget
+    from goldgate.render.registry import Links, RenderContext
+
+    return RenderContext(
         report,
-        view,
         details="values" if details == found.details == "values" else "safe",
         budget="comment",
         links=Links(
@@ -254,7 +275,15 @@ def rebuild_comment(
         limit=comment_budget(found.comment_id),
         notes=(PREFACE,),
     )
-    body = render("markdown", context)
+
+
+def _rebuilt(
+    found: Handoff, head_sha: str, rendered: RenderPass, comparison: Comparison | None
+) -> dict[str, Any]:
+    from goldgate.app.render import render
+    from goldgate.github.comments import with_marker
+
+    body = render("markdown", rendered.context)
     rebuilt = {
         "pull_request": found.pull_request,
         "head_sha": head_sha,
@@ -262,26 +291,23 @@ def rebuild_comment(
         "body": with_marker(body, found.comment_id),
     }
     if found.check_run:
-        rebuilt["check_run"] = _check_run(found, context, body, comparison)
+        rebuilt["check_run"] = _check_run(found, rendered, body, comparison)
     return rebuilt
 
 
 def _check_run(
-    found: Handoff, context: RenderContext, body: str, comparison: Comparison | None
+    found: Handoff, rendered: RenderPass, body: str, comparison: Comparison | None
 ) -> dict[str, Any]:
     """The check run the trusted job creates on the fork's head commit: its name, its
     conclusion (the report's verdict under the hand-off's ``fail_on``), the comment's first
     line and Markdown, and every annotation as the Checks API takes it."""
-    import os
-
     from goldgate.app.action.checkrun import check_run_name
-    from goldgate.app.action.inputs import max_annotations
     from goldgate.app.action.rules import check_conclusion, decide_exit
-    from goldgate.render.checkrun import check_annotations, check_summary, check_title
+    from goldgate.render.checkrun import check_summary, check_title
 
-    run_code = context.report.verdict.exit_code
+    run_code = rendered.context.report.verdict.exit_code
     code, _ = decide_exit(found.fail_on, run_code, comparison)
-    annotations = check_annotations(context, max_annotations(os.environ))
+    annotations = rendered.check_annotations(_maximum())
     return {
         "name": check_run_name(found.comment_id),
         "conclusion": check_conclusion(found.fail_on, code, run_code, comparison),

@@ -35,8 +35,8 @@ from goldgate.render.registry import (
 )
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import BaselineRead, RenderPass
     from goldgate.comparison.models import Comparison
-    from goldgate.render.view import ComparisonView
     from goldgate.report.models import Report
 
 
@@ -85,53 +85,74 @@ def render_report(request: RenderRequest) -> ExitCode:
     """Read a report (and a comparison whose candidate it is), render it with what the
     command line chose, write it to ``output`` or stdout. The rendering names
     ``report_path`` as where the full report is. Nothing is sent anywhere."""
-    kind, report_path, output = request.kind, request.report_path, request.output
+    kind, report_path = request.kind, request.report_path
     comparison_path, details = request.comparison_path, request.details
     import os
 
+    from goldgate.app.renderpass import PassRequest, render_pass
     from goldgate.base.problems import display_path
     from goldgate.comparison.verify import report_file_digest
-    from goldgate.render.compared import comparison_view
-    from goldgate.report.io import read_report_and_digest
+    from goldgate.report.streamread import streamed_report
 
     note_project_secrets()
     with collections_paused():  # a big report is millions of objects and no cycles
         # A comparison is verified (both its reports compared again) before the report is
-        # read whole, so that the two are never in memory at once; the report read must then
-        # be the very bytes the comparison was verified against.
+        # read, so that the two are never in memory at once; the report read must then be
+        # the very bytes the comparison was verified against.
         verified = None
         if comparison_path is not None:
             expected = report_file_digest(report_path)
             verified = verified_comparison(comparison_path, expected, report_path)
-        report, digest = read_report_and_digest(report_path)
-        comparison = None
-        if verified is not None:
-            if digest != verified.candidate.digest:
+        with streamed_report(report_path) as streamed:  # its cases read once, below
+            report = streamed.report
+            if verified is not None and streamed.digest != verified.candidate.digest:
                 shown = display_path(report_path)
                 raise InvalidInputError(f"{shown}: changed while it was read.")
-            comparison = comparison_view(verified, report)
-        context = RenderContext(
-            report,
-            comparison,
-            details=details,
-            budget=request.budget,
-            links=Links(link_base=request.link_base, full_report=display_path(report_path)),
-            sources=gold_sources(report, os.environ),
-            maximum=request.maximum,
-            rich=request.rich,
-            color=request.color,
-            width=request.width,
-            baseline=(
-                baseline_report(comparison)
-                if comparison is not None and renderer(kind).shows_baseline
-                else None
-            ),
-        )
-        text = render(kind, context)
-    read = [report_path] if comparison_path is None else [report_path, comparison_path]
-    private = details == "values"
-    write_or_print(text, output, read, commands=renderer(kind).commands, private=private)
+            before = None
+            if verified is not None and renderer(kind).shows_baseline:
+                before = baseline_report(verified.baseline.path, verified.baseline.digest)
+            context = RenderContext(
+                report,
+                details=details,
+                budget=request.budget,
+                links=Links(link_base=request.link_base, full_report=display_path(report_path)),
+                sources=gold_sources(report, os.environ),
+                maximum=request.maximum,
+                rich=request.rich,
+                color=request.color,
+                width=request.width,
+                baseline=None if before is None else before.report,
+            )
+            wanted = PassRequest(
+                junit=kind == "junit",
+                html=kind == "html",
+                baseline_latencies=None if before is None else before.latencies,
+            )
+            with render_pass(streamed, context, verified, wanted) as rendered:
+                _write_rendered(request, rendered)
     return ExitCode.PASSED
+
+
+def _write_rendered(request: RenderRequest, rendered: RenderPass) -> None:
+    """What ``request`` asked, from one pass over the report's cases, to its file (JUnit
+    and the HTML page written as they are made) or stdout."""
+    from goldgate.app.renderpass import spooled_file
+    kind, output = request.kind, request.output
+    read = [request.report_path]
+    if request.comparison_path is not None:
+        read.append(request.comparison_path)
+    private = request.details == "values"
+    writer = {"junit": rendered.write_junit, "html": rendered.write_html}.get(kind)
+    if writer is not None and output is not None:
+        spooled_file(output, writer, read, mode=0o600 if private else 0o644)
+        return
+    if writer is not None:
+        pieces: list[str] = []
+        writer(pieces.append)
+        text = "".join(pieces)
+    else:
+        text = render(kind, rendered.context)
+    write_or_print(text, output, read, commands=renderer(kind).commands, private=private)
 
 
 def verified_comparison(comparison_path: Path, digest: str, report_path: Path) -> Comparison:
@@ -182,21 +203,19 @@ def gold_sources(report: Report, environ: Mapping[str, str]) -> dict[str, str | 
     return places
 
 
-def baseline_report(comparison: ComparisonView) -> Report | None:
-    """The baseline report of a comparison view, where it is still on disk with the bytes
-    the comparison recorded; None otherwise (the renderer then shows the comparison's own
-    figures of the baseline only)."""
+def baseline_report(path: str, digest: str) -> BaselineRead | None:
+    """The baseline report of a comparison (its figures, each suite's cases left out, and
+    its latencies), where it is still on disk with the bytes the comparison recorded; None
+    otherwise (the renderer then shows the comparison's own figures of the baseline
+    only)."""
+    from goldgate.app.renderpass import read_with_latencies
     from goldgate.base.errors import GoldgateError
-    from goldgate.report.io import read_report_and_digest
 
-    if comparison.baseline_report is None:
-        return None
-    path, digest = comparison.baseline_report
     try:
-        report, found = read_report_and_digest(Path(path))
+        found = read_with_latencies(Path(path))
     except (OSError, GoldgateError):
         return None
-    return report if found == digest else None
+    return found if found.digest == digest else None
 
 
 def render_function(name: str) -> Renderer:

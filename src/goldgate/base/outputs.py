@@ -14,13 +14,13 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from goldgate.base.errors import OutputFileError
 from goldgate.base.textsafe import escape_control
 
-__all__ = ["linked_folder", "write_output_file"]
+__all__ = ["linked_folder", "write_output_file", "write_output_stream"]
 
 
 def _refuse(path: Path, why: str) -> OutputFileError:
@@ -66,12 +66,29 @@ def write_output_file(
     into place, making missing folders. Refused with an ``OutputFileError`` naming ``path``
     and why: a symlinked folder on the way, the name of a file in ``protected`` (the report
     or comparison being rendered), a folder of that name, or an error of the system."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+
+    def produce(write: Callable[[bytes], object]) -> None:
+        write(data)
+
+    write_output_stream(path, produce, protected=protected, mode=mode)
+
+
+def write_output_stream(
+    path: Path,
+    produce: Callable[[Callable[[bytes], object]], None],
+    *,
+    protected: Sequence[Path] = (),
+    mode: int = 0o644,
+) -> None:
+    """``write_output_file`` for a file written as it is made: ``produce`` is given the
+    temporary file's write and writes the bytes in order; the file is renamed into place
+    once it returns (an exception it raises leaves nothing behind and goes on)."""
     linked = linked_folder(path)
     if linked is not None:
         raise _refuse(path, f"{escape_control(str(linked))} is a symlink")
     if _same_file(path, protected):
         raise _refuse(path, "it is the file being rendered")
-    data = text.encode("utf-8") if isinstance(text, str) else text
     try:
         if stat.S_ISDIR(os.lstat(path).st_mode):
             raise _refuse(path, "it is a folder")
@@ -86,7 +103,7 @@ def write_output_file(
             dir=path.parent, prefix=".goldgate-", suffix=".tmp"
         )
         with os.fdopen(descriptor, "wb") as out:
-            out.write(data)
+            produce(out.write)
             os.fchmod(out.fileno(), mode)
         os.replace(temporary, path)
         temporary = None

@@ -19,8 +19,13 @@ when its renderer is used. A new renderer is its module plus one line there
 (docs/extending.md).
 
 Each renderer reads a ``view.ReportView`` built once from the report, so a comparison can
-be added to the view without restructuring the renderers. Nothing here reads or writes a
-file or talks to the network: ``goldgate.app`` does the I/O and ``goldgate.github`` posts.
+be added to the view without restructuring the renderers. A report read as a stream of
+cases is walked once (``fanout``: one ``CaseSink`` per renderer, fed each case in turn):
+the listing renderers then read what the pass kept (``RenderContext.collected``), JUnit
+(``junit.JUnitSink``) and the HTML page (``htmlcases.CaseTableSink``) are written as they
+go through a writer the caller gives, the same bytes as their ``render_*`` functions.
+Nothing here reads or writes a file or talks to the network: ``goldgate.app`` does the I/O
+and ``goldgate.github`` posts.
 """
 
 __all__ = [
@@ -30,6 +35,7 @@ __all__ = [
     "costrow",
     "deltas",
     "escape",
+    "fanout",
     "html",
     "htmlcases",
     "htmlfigures",

@@ -23,7 +23,6 @@ from goldgate.render.view import (
     REGRESSIONS,
     AttemptItem,
     ComparisonView,
-    build_view,
     repository_path,
 )
 from goldgate.render.workflow_commands import command
@@ -112,7 +111,7 @@ def render_annotations(context: RenderContext) -> str:
     failed. ``context.sources`` maps each gold file as the report names it to its path
     relative to the workspace (None: outside it), so that an annotation lands on the file
     whatever form ``--config`` took."""
-    view = build_view(context.report, context.comparison)
+    view = context.view()
     maximum, full_report = context.maximum, context.links.full_report
     counts = view.counts
     total = counts["runtime"] + counts["check_error"] + counts["failure"]

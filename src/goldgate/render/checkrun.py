@@ -19,20 +19,22 @@ actual value, each text made one safe line (``render.text``). Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from goldgate.render import text
 from goldgate.render.annotations import describe
+from goldgate.render.fanout import BaseSink, feed, whole
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import (
     AttemptItem,
     ChangeItem,
     ComparisonView,
-    build_view,
+    SuiteView,
     repository_path,
 )
+from goldgate.report.caserecords import CaseRecord
 
 Level = Literal["failure", "warning", "notice"]
 
@@ -96,23 +98,51 @@ def _improved(item: ChangeItem, sources: Mapping[str, str | None] | None) -> Che
     )
 
 
-def check_annotations(context: RenderContext, maximum: int) -> tuple[CheckAnnotation, ...]:
+class CheckRunSink(BaseSink):
+    """The check run's annotations of failing attempts as a pass over the cases meets them:
+    per rank the first ``maximum`` + 1 (what the check run can send, and the first left
+    out) and how many there are."""
+
+    def __init__(
+        self,
+        comparison: ComparisonView | None,
+        sources: Mapping[str, str | None] | None,
+        maximum: int,
+    ) -> None:
+        self._comparison, self._sources = comparison, sources
+        self._keep = max(maximum, 0) + 1
+        self.ranked: dict[int, list[CheckAnnotation]] = {rank: [] for rank in range(4)}
+        self.total = 0
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        for item in suite.problems(("runtime", "check_error", "failure"), (case,)):
+            rank, found = _failing(item, self._comparison, self._sources)
+            self.total += 1
+            kept = self.ranked[rank]
+            if len(kept) < self._keep:
+                kept.append(found)
+
+
+def check_annotations(
+    context: RenderContext, maximum: int, found: CheckRunSink | None = None
+) -> tuple[CheckAnnotation, ...]:
     """Every annotation of the check run, by severity, at most ``maximum`` and then one
-    notice counting the rest (``context.links.full_report`` says where they are)."""
-    view = build_view(context.report, context.comparison)
+    notice counting the rest (``context.links.full_report`` says where they are);
+    ``found``: the failing attempts' annotations as a pass over a streamed report kept
+    them (else the report's own cases are read)."""
+    view = context.view()
     comparison, sources = view.comparison, context.sources
-
-    def every() -> Iterator[tuple[int, CheckAnnotation]]:
-        for item in view.problems(("runtime", "check_error", "failure")):
-            yield _failing(item, comparison, sources)
-        for change in comparison.improvements if comparison is not None else ():
-            yield 4, _improved(change, sources)
-
+    if found is None:
+        found = CheckRunSink(comparison, sources, maximum)
+        feed(whole(view.suites), (found,))
+    improved = comparison.improvements if comparison is not None else ()
     # Stable: case-major order within a rank.
-    ordered = [found for _, found in sorted(every(), key=lambda ranked: ranked[0])]
+    ordered = [annotation for rank in range(4) for annotation in found.ranked[rank]]
+    ordered += (_improved(change, sources) for change in improved[: max(maximum, 0) + 1])
+    total = found.total + len(improved)
     kept = ordered[: max(maximum, 0)]
-    if len(ordered) > len(kept):
-        left = len(ordered) - len(kept)
+    if total > len(kept):
+        left = total - len(kept)
         first = ordered[len(kept)]
         full = context.links.full_report
         where = f"; every one is in {text.one_line(full)}" if full else ""

@@ -8,6 +8,8 @@ never a value.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from goldgate.comparison.models import (
     CHANGE_CLASSES,
     REPEAT_RULE,
@@ -162,13 +164,25 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
     )
 
 
+def located_cases(comparison: Comparison) -> frozenset[tuple[str, str]]:
+    """The (suite, case id) of every case the comparison lists: those whose place in the gold
+    its view shows (``render.fanout.LocationSink`` finds them in one pass)."""
+    return frozenset(
+        (suite.name, finding.case_id) for suite in comparison.suites for finding in suite.findings
+    )
+
+
 def comparison_view(
-    comparison: Comparison, report: Report | None = None, baseline: str | None = None
+    comparison: Comparison,
+    report: Report | None = None,
+    baseline: str | None = None,
+    locations: Mapping[tuple[str, str], Location] | None = None,
 ) -> ComparisonView:
     """The renderers' view of ``comparison``; ``report`` (its candidate) places each case at
-    its gold line; ``baseline`` names the baseline (e.g. ``main@abc1234``) where the caller
-    knows more than the comparison says (its variant and revision)."""
-    where = _locations(report)
+    its gold line, or ``locations`` where a pass over a streamed report found them
+    (``located_cases``); ``baseline`` names the baseline (e.g. ``main@abc1234``) where the
+    caller knows more than the comparison says (its variant and revision)."""
+    where = _locations(report) if locations is None else locations
     nowhere = Location(None, None)
     listed: dict[str, list[ChangeItem]] = {change: [] for change in CHANGE_CLASSES}
     mcnemar: list[McNemarItem] = []

@@ -26,21 +26,25 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import orjson
 from jinja2 import Environment
 from markupsafe import Markup
 
 from goldgate.render import htmlsections, text
 from goldgate.render._jinja import template_environment
-from goldgate.render.htmlcases import case_table
+from goldgate.render.fanout import baseline_latencies, feed, whole
+from goldgate.render.htmlcases import CaseTableSink
 from goldgate.render.judges import judge_sentences
 from goldgate.render.registry import RenderContext
-from goldgate.render.view import build_view, exit_explanation
+from goldgate.render.view import ReportView, build_view, exit_explanation
 
-_JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+_CASE_DATA = "\x00goldgate case data\x00"
+"""Where the case table's JSON goes in the page: text no rendered value can hold (``text``
+drops control characters), replaced as the page is written."""
 
 
 def _finalize(value: Any) -> Any:
@@ -93,7 +97,11 @@ def _signed(value: float | None, kind: str = "ratio") -> str:
 def _environment() -> Environment:
     environment = template_environment(finalize=_finalize, autoescape=True)
     environment.filters.update(
-        at=_coordinate, shown=_shown, signed=_signed, percent=text.percent, ratio=text.ratio,
+        at=_coordinate,
+        shown=_shown,
+        signed=_signed,
+        percent=text.percent,
+        ratio=text.ratio,
         bound=text.bound,
     )
     return environment
@@ -106,14 +114,6 @@ def _inline(name: str) -> tuple[Markup, str]:
     return Markup(body), f"'sha256-{digest}'"
 
 
-def _json(data: Any) -> Markup:
-    """``data`` as JSON that cannot end the ``<script>`` element it sits in."""
-    encoded = orjson.dumps(data)
-    for raw, escaped in _JSON_ESCAPES:
-        encoded = encoded.replace(raw, escaped)
-    return Markup(encoded.decode("utf-8"))
-
-
 def render_html(context: RenderContext) -> str:
     """The HTML page of ``context.report`` (and of ``context.comparison``, whose candidate
     it is); ``links.full_report`` says where the report is (shown as text).
@@ -121,6 +121,42 @@ def render_html(context: RenderContext) -> str:
     baseline's side of the figures a comparison does not hold: its heatmaps, per-label
     counts and latencies."""
     view = build_view(context.report, context.comparison)
+    rows: list[str] = []
+    details: list[str] = []
+    table = CaseTableSink(view.comparison, context.details == "values", rows.append, details.append)
+    feed(whole(view.suites), (table,))
+    baseline = context.baseline
+    before = None if baseline is None else baseline_latencies(baseline.suites)
+    page: list[str] = []
+    write_page(
+        PageParts(context, view, table, before),
+        page.append,
+        lambda: page.extend(rows),
+        lambda: page.extend(details),
+    )
+    return "".join(page)
+
+
+@dataclass(frozen=True)
+class PageParts:
+    """What the page is written from: the context, its view, the case table a pass over the
+    cases made, and the baseline's latencies per suite where the baseline is at hand."""
+
+    context: RenderContext
+    view: ReportView
+    table: CaseTableSink
+    before: Mapping[str, Sequence[float]] | None
+
+
+def write_page(
+    parts: PageParts,
+    write: Callable[[str], object],
+    rows: Callable[[], None],
+    details: Callable[[], None],
+) -> None:
+    """The page, in order, to ``write``; ``rows()`` and ``details()`` copy the case table's
+    spooled rows and details (``CaseTableSink.assemble``)."""
+    context, view, table = parts.context, parts.view, parts.table
     baseline = context.baseline
     values = context.details == "values"
     style, style_source = _inline("page.css.j2")
@@ -131,8 +167,7 @@ def render_html(context: RenderContext) -> str:
     )
     report = view.report
     verdict = report.verdict
-    cases = case_table(view, values)
-    queue, queued = htmlsections.queue(view, values)
+    queue, queued = htmlsections.queue(view, values, table.held)
     fields = {
         "view": view,
         "report": report,
@@ -142,17 +177,21 @@ def render_html(context: RenderContext) -> str:
         "values": values,
         "changes": htmlsections.change_lists(view),
         "overall": htmlsections.overall_pairs(view),
-        "panels": list(htmlsections.suite_panels(view, baseline)),
+        "panels": list(htmlsections.suite_panels(view, baseline, (table.latencies, parts.before))),
         "baseline_shown": baseline is not None and view.comparison is not None,
         "queue": queue,
         "queued": queued,
         "judged": judge_sentences(report),
-        "cases": cases,
-        "case_data": _json(cases),
-        "outcomes_present": {row[2] for row in cases["rows"]},
+        "cases": {**table.names(), "rows": range(table.row_count)},
+        "case_data": Markup(_CASE_DATA),
+        "outcomes_present": table.present,
         "full_report": context.links.full_report,
         "policy": policy,
         "style": style,
         "script": script,
     }
-    return _environment().get_template("page.html.j2").render(fields)
+    page = _environment().get_template("page.html.j2").render(fields)
+    head, tail = page.split(_CASE_DATA)
+    write(head)
+    table.assemble(write, rows, details)
+    write(tail)

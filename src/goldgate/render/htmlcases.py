@@ -19,12 +19,18 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
+from goldgate.gold.splits import is_holdout
 from goldgate.render import text
-from goldgate.render.view import AttemptItem, ReportView
+from goldgate.render.fanout import BaseSink
+from goldgate.render.view import AttemptItem, ComparisonView, Location, SuiteView, classify
+from goldgate.report.caserecords import CaseRecord
 
 OUTCOMES = (
     "runtime failure",
@@ -179,57 +185,123 @@ def _latency(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, 1)
 
 
-def case_table(view: ReportView, values: bool) -> dict[str, Any]:
-    """The case table's data (see the module): plain JSON values, for ``render.html``."""
-    suites, splits, changes, sources = _Index(), _Index(), _Index(), _Index()
-    outcomes = _Index(list(OUTCOMES), {name: i for i, name in enumerate(OUTCOMES)})
-    rows: list[list[Any]] = []
-    details: list[Any] = []
-    comparison = view.comparison
-    for item in _attempts(view):
+class CaseTableSink(BaseSink):
+    """The case table (see the module) as a pass over the cases meets them: each row and
+    each detail as JSON, escaped for the page, to its own spool (``rows``, ``details``: the
+    caller's writes, each piece after the first led by a comma); the column names, how many
+    rows, which outcomes occur, each suite's latencies (for its histogram) and the held-out
+    cases its adjudication queue names are kept."""
+
+    def __init__(
+        self,
+        comparison: ComparisonView | None,
+        values: bool,
+        rows: Callable[[str], object],
+        details: Callable[[str], object],
+    ) -> None:
+        self._comparison, self.values = comparison, values
+        self._rows, self._details = rows, details
+        self.suites, self.splits, self.changes, self.sources = (
+            _Index(),
+            _Index(),
+            _Index(),
+            _Index(),
+        )
+        self.outcomes = _Index(list(OUTCOMES), {name: i for i, name in enumerate(OUTCOMES)})
+        self.row_count = 0
+        self.detail_count = 0
+        self.present: set[int] = set()
+        self.latencies: dict[str, array[float]] = {}
+        self.held: dict[str, set[str]] = {}
+        self._queued: frozenset[str] = frozenset()
+
+    def suite(self, suite: SuiteView) -> None:
+        record = suite.record
+        self.latencies.setdefault(record.name, array("d"))
+        self.held.setdefault(record.name, set())
+        self._queued = frozenset(entry.case for entry in record.adjudication_queue)
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        record = suite.record
+        if case.id in self._queued and is_holdout(case.split):
+            self.held[record.name].add(case.id)
+        location = Location(record.cases_source, case.line)
+        latencies = self.latencies[record.name]
+        for attempt in case.attempts:
+            if attempt.latency_ms is not None:
+                latencies.append(attempt.latency_ms)
+            problem = classify(attempt)
+            item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
+            self._row(item)
+
+    def _detail(self, checks: list[Any]) -> int:
+        self._details(("," if self.detail_count else "") + escaped_json(checks))
+        self.detail_count += 1
+        return self.detail_count - 1
+
+    def _row(self, item: AttemptItem) -> None:
         shown = outcome(item)
         detail = -1
         if shown not in ("passed", "awaiting verdict"):
-            detail = len(details)
-            details.append(_check_detail(item, values))
+            detail = self._detail(_check_detail(item, self.values))
         found = None
-        if comparison is not None:
-            found = comparison.change_of(item.suite, item.case_id, item.attempt)
+        if self._comparison is not None:
+            found = self._comparison.change_of(item.suite, item.case_id, item.attempt)
         if found is not None and detail == -1:  # a row that changed always opens
-            detail = len(details)
-            details.append([])
+            detail = self._detail([])
         split = item.case.split
+        shown_at = self.outcomes.of(shown)
+        self.present.add(shown_at)
         row = [
-            suites.of(text.name(item.suite)),
+            self.suites.of(text.name(item.suite)),
             text.name(item.label),
-            outcomes.of(shown),
-            splits.of(_named(split)),
+            shown_at,
+            self.splits.of(_named(split)),
             _latency(item.record.latency_ms),
             text.one_line(item.reason) if detail != -1 else "",
-            -1 if found is None else changes.of(found.change),
-            sources.of(_named(item.location.source)),
+            -1 if found is None else self.changes.of(found.change),
+            self.sources.of(_named(item.location.source)),
             item.location.line,
             detail,
         ]
         if found is not None:
             row.append(text.one_line(found.detail))
-        rows.append(row)
-    return {
-        "suites": suites.names,
-        "outcomes": outcomes.names,
-        "splits": splits.names,
-        "changes": changes.names,
-        "sources": sources.names,
-        "rows": rows,
-        "details": details,
-        "values": values,
-    }
+        self._rows(("," if self.row_count else "") + escaped_json(row))
+        self.row_count += 1
+
+    def names(self) -> dict[str, list[str]]:
+        """The columns' names, as the page's filters list them."""
+        return {
+            "suites": self.suites.names,
+            "outcomes": self.outcomes.names,
+            "splits": self.splits.names,
+            "changes": self.changes.names,
+            "sources": self.sources.names,
+        }
+
+    def assemble(
+        self, write: Callable[[str], object], rows: Callable[[], None], details: Callable[[], None]
+    ) -> None:
+        """The table's JSON, escaped, to ``write``: ``rows()`` and ``details()`` copy the
+        spooled rows and details in order."""
+        head = escaped_json(self.names())
+        write(head[:-1] + ',"rows":[')
+        rows()
+        write('],"details":[')
+        details()
+        write('],"values":' + escaped_json(self.values) + "}")
+
+
+_JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+
+
+def escaped_json(data: Any) -> str:
+    """``data`` as JSON with ``<``, ``>`` and ``&`` escaped: text that ends no script."""
+    encoded = orjson.dumps(data)
+    for raw, escaped in _JSON_ESCAPES:
+        encoded = encoded.replace(raw, escaped)
+    return encoded.decode("utf-8")
 
 
 def _named(value: str | None) -> str | None:
     return None if value is None else text.name(value)
-
-
-def _attempts(view: ReportView) -> Iterator[AttemptItem]:
-    for suite in view.suites:
-        yield from suite.attempts()

@@ -9,12 +9,11 @@ hook makes every one safe (``render.html``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from goldgate.gold.splits import is_holdout
 from goldgate.render import htmlfigures
 from goldgate.render.view import ChangeItem, ReportView, SuiteView
 from goldgate.report.models import MetricResult, Report, SuiteRecord
@@ -237,21 +236,20 @@ def _metric_panel(
     )
 
 
-def _latencies(suite: SuiteRecord) -> list[float]:
-    return [
-        attempt.latency_ms
-        for case in suite.cases
-        for attempt in case.attempts
-        if attempt.latency_ms is not None
-    ]
+Latencies = tuple[Mapping[str, Sequence[float]], Mapping[str, Sequence[float]] | None]
+"""Each suite's latencies, the report's and the baseline's (None: not at hand), as a pass
+over their cases kept them."""
 
 
-def suite_panels(view: ReportView, baseline: Report | None = None) -> Iterator[SuitePanel]:
+def suite_panels(
+    view: ReportView, baseline: Report | None, latencies: Latencies
+) -> Iterator[SuitePanel]:
     """Each suite's panel: its figures before and after, metrics and latency; with the
     ``baseline`` report itself, also the baseline's heatmaps, counts and latencies."""
     comparison = view.comparison
     replayed = view.report.replay_of is not None
     earlier = {} if baseline is None or comparison is None else {s.name: s for s in baseline.suites}
+    now, then = latencies
     for suite in view.suites:
         figures = None if comparison is None else comparison.suite_figures.get(suite.name)
         deltas = None
@@ -263,9 +261,10 @@ def suite_panels(view: ReportView, baseline: Report | None = None) -> Iterator[S
         before = earlier.get(suite.name)
         metrics = tuple(_metric_panel(metric, deltas, before) for metric in suite.metrics)
         note = "copied from the replayed run, not measured again" if replayed else None
-        latency = htmlfigures.histogram(
-            _latencies(suite.record), None if before is None else _latencies(before)
-        )
+        measured_before = None
+        if before is not None:
+            measured_before = () if then is None else then.get(before.name, ())
+        latency = htmlfigures.histogram(now.get(suite.name, ()), measured_before)
         yield SuitePanel(suite, pairs, counts, metrics, latency, note, before)
 
 
@@ -282,13 +281,16 @@ class Awaiting:
     """The sentence the adjudicator reads: only with values, never for a held-out case."""
 
 
-def queue(view: ReportView, values: bool) -> tuple[list[Awaiting], int]:
-    """The checks waiting for a human verdict (at most ``LIST_CAP``) and how many there are."""
+def queue(
+    view: ReportView, values: bool, held_out: Mapping[str, set[str]]
+) -> tuple[list[Awaiting], int]:
+    """The checks waiting for a human verdict (at most ``LIST_CAP``) and how many there are;
+    ``held_out``: per suite, the held-out cases among those its queue names."""
     shown: list[Awaiting] = []
     total = 0
     for suite in view.suites:
         record = suite.record
-        held = {case.id for case in record.cases if is_holdout(case.split)}
+        held = held_out.get(record.name, set())
         for entry in record.adjudication_queue:
             total += 1
             if len(shown) < LIST_CAP:

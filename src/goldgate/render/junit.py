@@ -42,11 +42,18 @@ while junit-10 allows at most three: every ``time`` is rewritten and then checke
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
-from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
+from junit_xml import (  # type: ignore[import-untyped]
+    TestCase,
+    TestSuite,
+    _clean_illegal_xml_chars,
+)
 
 from goldgate.render import text
+from goldgate.render.fanout import BaseSink, feed, whole
 from goldgate.render.judges import judge_lines
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import (
@@ -58,6 +65,7 @@ from goldgate.render.view import (
     build_view,
     classify,
 )
+from goldgate.report.caserecords import CaseRecord
 from goldgate.report.models import ThresholdRecord
 from goldgate.report.records import JudgeStandingRecord
 from goldgate.scoring.metrics import ClassificationMetricResult
@@ -165,35 +173,31 @@ def _problem_testcase(
     return case
 
 
-def _testcases(suite: SuiteView, comparison: ComparisonView | None) -> list[TestCase]:
-    """One testcase per attempt, in case-major order. Passing attempts (most of them) are
-    read straight from the records; only an attempt with a problem becomes a view item."""
+def _case_testcases(
+    suite: SuiteView, comparison: ComparisonView | None, case: CaseRecord
+) -> Iterator[TestCase]:
+    """One testcase per attempt of ``case``, a case of ``suite``. Passing attempts (most of
+    them) are read straight from the records; only an attempt with a problem becomes a view
+    item."""
     record = suite.record
     classname = _xml(record.name, text.NAME_LIMIT)
     repeated = record.repeat > 1
     absorbed = bool(record.thresholds) and record.verdict == "passed"
-    cases = []
-    for case in record.cases:
-        name = _xml(case.id, text.NAME_LIMIT)
-        location = Location(record.cases_source, case.line)
-        for attempt in case.attempts:
-            problem = classify(attempt)
-            if problem is None:
-                label = f"{name}#{attempt.attempt}" if repeated else name
-                cases.append(_testcase(label, classname, attempt.latency_ms))
-            else:
-                item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
-                regression = (
-                    None
-                    if comparison is None
-                    else comparison.regression_of(record.name, case.id, attempt.attempt)
-                )
-                cases.append(
-                    _problem_testcase(item, classname, record.skip_reason, regression, absorbed)
-                )
-    if record.thresholds and record.status != "skipped":
-        cases.append(_thresholds_testcase(suite, classname))
-    return cases
+    name = _xml(case.id, text.NAME_LIMIT)
+    location = Location(record.cases_source, case.line)
+    for attempt in case.attempts:
+        problem = classify(attempt)
+        if problem is None:
+            label = f"{name}#{attempt.attempt}" if repeated else name
+            yield _testcase(label, classname, attempt.latency_ms)
+        else:
+            item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
+            regression = (
+                None
+                if comparison is None
+                else comparison.regression_of(record.name, case.id, attempt.attempt)
+            )
+            yield _problem_testcase(item, classname, record.skip_reason, regression, absorbed)
 
 
 def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
@@ -201,10 +205,7 @@ def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
     case = _testcase(THRESHOLDS_CASE, classname, None)
     missed = [item.record for item in suite.thresholds if not item.record.held]
     if missed:
-        words = "; ".join(
-            f"{t.key}: {_bound(t)}, actual {text.ratio(t.actual)}"
-            for t in missed
-        )
+        words = "; ".join(f"{t.key}: {_bound(t)}, actual {text.ratio(t.actual)}" for t in missed)
         count = f"{len(missed)} of {len(suite.thresholds)} thresholds missed"
         case.add_failure_info(
             message=_xml(f"{count}: {words}"),
@@ -245,8 +246,7 @@ def _properties(
         state = "held" if threshold.held else "missed"
         decided = ", decided the verdict" if item.decided else ""
         properties[f"threshold.{threshold.key}"] = (
-            f"{_bound(threshold)}, actual {text.ratio(threshold.actual)}, "
-            f"{state}{decided}"
+            f"{_bound(threshold)}, actual {text.ratio(threshold.actual)}, {state}{decided}"
         )
     for metric in record.metrics:
         prefix = f"metric.{metric.name}"
@@ -279,20 +279,125 @@ def _unit_label(item: ChangeItem) -> str:
     return item.case_id if item.attempt <= 1 else f"{item.case_id}#{item.attempt}"
 
 
-def _testsuite(
-    suite: SuiteView,
-    timestamp: str,
-    comparison: ComparisonView | None,
-    judges: Sequence[JudgeStandingRecord] = (),
-) -> TestSuite:
+def _suite_head(suite: SuiteView, timestamp: str, properties: dict[str, str], tally: _Tally) -> str:
+    """The suite's start tag (its figures from ``tally``) and its properties, as junit-xml
+    writes them."""
     record = suite.record
-    return TestSuite(
-        name=_xml(record.name, text.NAME_LIMIT),
-        test_cases=_testcases(suite, comparison),
-        timestamp=_xml(timestamp),
-        file=_xml(record.cases_source) if record.cases_source else None,
-        properties=_properties(suite, comparison, judges),
-    )
+    attributes = {
+        "disabled": str(tally.disabled),
+        "errors": str(tally.errors),
+        "failures": str(tally.failures),
+        "name": _xml(record.name, text.NAME_LIMIT),
+        "skipped": str(tally.skipped),
+        "tests": str(tally.tests),
+        "time": str(tally.time),
+    }
+    if stamp := _xml(timestamp):
+        attributes["timestamp"] = stamp
+    if record.cases_source and (file := _xml(record.cases_source)):
+        attributes["file"] = file
+    element = ET.Element("testsuite", attributes)
+    holder = ET.SubElement(element, "properties")
+    for key, value in properties.items():
+        ET.SubElement(holder, "property", {"name": key, "value": value})
+    written = ET.tostring(element, encoding="unicode")
+    return _tidy(written.removesuffix("</testsuite>"))
+
+
+def _case_xml(case: TestCase) -> str:
+    """One testcase element as junit-xml writes it."""
+    element = TestSuite("", [case]).build_xml_doc(encoding="utf-8")[0]
+    return _tidy(ET.tostring(element, encoding="unicode"))
+
+
+def _tidy(xml: str) -> str:
+    """What is done to junit-xml's document, done to a part of it: illegal characters out,
+    times with three decimals (checked), one element a line."""
+    body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', _clean_illegal_xml_chars(xml)))
+    check_times(body)
+    return body.replace("><", ">\n<")
+
+
+@dataclass
+class _Tally:
+    """A suite's figures, as junit-xml counts them from its testcases."""
+
+    disabled: int = 0
+    errors: int = 0
+    failures: int = 0
+    skipped: int = 0
+    tests: int = 0
+    time: float = 0
+    chars: int = 0
+    """Characters of the suite's testcases as written to the spool."""
+
+    def add(self, case: TestCase, chars: int) -> None:
+        self.disabled += not case.is_enabled
+        self.errors += case.is_error()
+        self.failures += case.is_failure()
+        self.skipped += case.is_skipped()
+        self.tests += 1
+        self.time = self.time + case.elapsed_sec
+        self.chars += chars
+
+
+class JUnitSink(BaseSink):
+    """JUnit written as a pass over the cases meets them: each testcase to ``spool`` as it
+    is made (the caller's write: a temporary file, or a list), each suite's figures kept;
+    ``assemble`` then writes the document in order, the suites' start tags (whose figures
+    are known only after their testcases) around the spooled testcases. Byte for byte what
+    ``render_junit`` gives."""
+
+    def __init__(self, context: RenderContext, spool: Callable[[str], object]) -> None:
+        self._comparison = context.comparison
+        self._timestamp = context.report.started_at
+        self._judges = context.report.judges
+        self._spool = spool
+        self._tally = _Tally()
+        self._heads: list[tuple[str, _Tally]] = []
+
+    def suite(self, suite: SuiteView) -> None:
+        self._tally = _Tally()
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        for testcase in _case_testcases(suite, self._comparison, case):
+            self._add(testcase)
+
+    def _add(self, testcase: TestCase) -> None:
+        piece = _case_xml(testcase) + "\n"
+        self._spool(piece)
+        self._tally.add(testcase, len(piece))
+
+    def suite_end(self, suite: SuiteView) -> None:
+        record = suite.record
+        if record.thresholds and record.status != "skipped":
+            self._add(_thresholds_testcase(suite, _xml(record.name, text.NAME_LIMIT)))
+        properties = _properties(suite, self._comparison, self._judges)
+        head = _suite_head(suite, self._timestamp, properties, self._tally)
+        self._heads.append((head, self._tally))
+
+    def assemble(self, write: Callable[[str], object], copy: Callable[[int], None]) -> None:
+        """The document to ``write``; ``copy(n)`` copies the next ``n`` characters of the
+        spool (each suite's testcases, in order)."""
+        if not self._heads:
+            write(DECLARATION + "<testsuites />\n")
+            return
+        totals: dict[str, int | float] = {"disabled": 0, "errors": 0, "failures": 0, "tests": 0}
+        time: float = 0
+        for _, tally in self._heads:
+            for key in totals:
+                totals[key] += getattr(tally, key)
+            time += float(str(tally.time))
+        attributes = {key: str(value) for key, value in totals.items()} | {"time": str(time)}
+        element = ET.Element("testsuites", attributes)
+        ET.SubElement(element, "x")
+        head = ET.tostring(element, encoding="unicode").removesuffix("<x /></testsuites>")
+        write(DECLARATION + _tidy(head) + "\n")
+        for suite_head, tally in self._heads:
+            write(suite_head + "\n")
+            copy(tally.chars)
+            write("</testsuite>\n")
+        write("</testsuites>\n")
 
 
 def _three_decimals(match: re.Match[str]) -> str:
@@ -314,17 +419,20 @@ def render_junit(context: RenderContext) -> str:
     """The JUnit XML document for ``context.report``; with ``context.comparison``, a
     regressed attempt's failure says which checks went from pass to fail."""
     view = build_view(context.report, context.comparison)
-    report = view.report
-    suites = [
-        _testsuite(suite, report.started_at, view.comparison, report.judges)
-        for suite in view.suites
-    ]
-    body = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
-    body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', body))
-    check_times(body)
-    # One element per line, so that a diff of two files reads; `><` only occurs between
-    # tags, since the serializer escapes `<` and `>` in text and attribute values alike.
-    return DECLARATION + body.replace("><", ">\n<") + "\n"
+    pieces: list[str] = []
+    sink = JUnitSink(context, pieces.append)
+    feed(whole(view.suites), (sink,))
+    document: list[str] = []
+    spooled = iter(pieces)
+
+    def copy(chars: int) -> None:
+        while chars > 0:
+            piece = next(spooled)
+            document.append(piece)
+            chars -= len(piece)
+
+    sink.assemble(document.append, copy)
+    return "".join(document)
 
 
 def _bound(threshold: ThresholdRecord) -> str:

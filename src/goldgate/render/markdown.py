@@ -47,7 +47,6 @@ from goldgate.render.view import (
     AttemptItem,
     ChangeItem,
     ReportView,
-    build_view,
     exit_explanation,
     repository_path,
 )
@@ -174,7 +173,7 @@ def render_markdown(context: RenderContext) -> str:
     default the report's own code and what it means), ``links.run_url`` the workflow run's
     page, ``notes`` sentences shown under the verdict, ``sources`` where each gold file is in
     the repository. ``ValueError`` for a malformed ``link_base``, ``run_url`` or ``marker``."""
-    view = build_view(context.report, context.comparison)
+    view = context.view()
     budget, marker, links = context.budget, context.marker, context.links
     link_base = None if links.link_base is None else escape.check_link_base(links.link_base)
     if marker is not None and not _MARKER.fullmatch(marker):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 if TYPE_CHECKING:
-    from goldgate.render.view import ComparisonView
+    from goldgate.render.view import Collected, ComparisonView, ReportView
     from goldgate.report.models import Report
 
 Details = Literal["safe", "values"]
@@ -82,6 +82,16 @@ class RenderContext:
     """Terminal: its width in columns."""
     baseline: Report | None = None
     """HTML: the comparison's baseline report where it is at hand (the baseline's figures)."""
+    collected: Collected | None = None
+    """The report's cases as one pass over them kept them (``render.fanout``) where the
+    report was streamed (its suites hold no cases): what the listing renderers read."""
+
+    def view(self) -> ReportView:
+        """The view of the report every renderer reads (``render.view``): its counts and
+        problems whether the report is held whole or was streamed (``collected``)."""
+        from goldgate.render.view import build_view
+
+        return build_view(self.report, self.comparison, self.collected)
 
 
 class Renderer(Protocol):

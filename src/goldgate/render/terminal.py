@@ -34,7 +34,6 @@ from goldgate.render.view import (
     ChangeItem,
     ComparisonView,
     ReportView,
-    build_view,
     exit_explanation,
 )
 from goldgate.render.words import attempt_counts, headline, overall_pass_rate, verdict_word
@@ -387,7 +386,7 @@ def render_terminal(context: RenderContext) -> str:
     """The report for a person: with ``context.rich``, tables (and ``color``) for a terminal
     of ``width`` columns; otherwise plain text, safe for a CI log. ``details="values"`` adds
     every failing check's expected and actual values (private: for a person, never CI)."""
-    view = build_view(context.report, context.comparison)
+    view = context.view()
     width = max(context.width, 40)
     blocks = _blocks(view, context.details == "values", view.report.verdict.exit_code)
     return _rich(blocks, context.color, width) if context.rich else _plain(blocks, width)

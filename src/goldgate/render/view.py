@@ -14,7 +14,8 @@ passes it as ``comparison``; nothing else changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -224,12 +225,15 @@ class SuiteView:
                     suite.name, case, attempt, suite.repeat, classify(attempt), location
                 )
 
-    def problems(self, kinds: Sequence[Problem]) -> Iterator[AttemptItem]:
-        """The suite's attempts whose problem is one of ``kinds``, in case-major order,
-        without building an item for any other attempt."""
+    def problems(
+        self, kinds: Sequence[Problem], cases: Iterable[CaseRecord] | None = None
+    ) -> Iterator[AttemptItem]:
+        """The suite's attempts (of ``cases``, where given: cases of this suite read as a
+        stream) whose problem is one of ``kinds``, in case-major order, without building an
+        item for any other attempt."""
         suite = self.record
         wanted = frozenset(kinds)
-        for case in suite.cases:
+        for case in suite.cases if cases is None else cases:
             location: Location | None = None
             for attempt in case.attempts:
                 problem = classify(attempt)
@@ -361,6 +365,24 @@ class ComparisonView:
 REGRESSIONS = ("regressed", "mixed")
 
 
+@dataclass(frozen=True)
+class Collected:
+    """The cases as the listing renderers read them: attempts per problem (``passed`` for
+    those without one) and, per problem kind, the first ``cap`` attempts with their place in
+    case-major order."""
+
+    counts: dict[str, int]
+    cap: int
+    items: dict[str, list[tuple[int, AttemptItem]]] = field(default_factory=dict)
+
+    def problems(self, kinds: Sequence[Problem]) -> Iterator[AttemptItem]:
+        """The attempts whose problem is one of ``kinds`` in case-major order: exactly the
+        first ``cap`` of them (what was kept of each kind)."""
+        lists = [self.items.get(kind, []) for kind in dict.fromkeys(kinds)]
+        for _, item in heapq.merge(*lists, key=lambda placed: placed[0]):
+            yield item
+
+
 # --- the report ----------------------------------------------------------------------------------
 
 
@@ -369,11 +391,16 @@ class ReportView:
     report: Report
     suites: tuple[SuiteView, ...]
     comparison: ComparisonView | None = None
+    collected: Collected | None = None
+    """The cases as one pass over them kept them (``render.fanout``), where the report was
+    streamed: its suites then hold no cases."""
 
     @cached_property
     def counts(self) -> dict[str, int]:
         """Attempts per problem over the whole run (``passed`` for those without one);
         counted on first use, since JUnit never needs it."""
+        if self.collected is not None:
+            return dict(self.collected.counts)
         return _problem_counts(self.report.suites)
 
     @property
@@ -386,6 +413,9 @@ class ReportView:
         return "passed" if verdict.passed else "failed"
 
     def problems(self, kinds: Sequence[Problem]) -> Iterator[AttemptItem]:
+        if self.collected is not None:
+            yield from self.collected.problems(kinds)
+            return
         for suite in self.suites:
             yield from suite.problems(kinds)
 
@@ -408,10 +438,14 @@ def _problem_counts(suites: Sequence[SuiteRecord]) -> dict[str, int]:
     return {**counts, "passed": passed}
 
 
-def build_view(report: Report, comparison: ComparisonView | None = None) -> ReportView:
-    """The view of ``report`` (and ``comparison``, when there is one) that renderers read."""
+def build_view(
+    report: Report, comparison: ComparisonView | None = None, collected: Collected | None = None
+) -> ReportView:
+    """The view of ``report`` (and ``comparison``, when there is one) that renderers read;
+    ``collected``: its cases as a pass over them kept them (the report's suites hold none)."""
     secret_values()  # the secrets to redact from this rendering: as the environment holds them
-    return ReportView(report, tuple(suite_view(suite) for suite in report.suites), comparison)
+    suites = tuple(suite_view(suite) for suite in report.suites)
+    return ReportView(report, suites, comparison, collected)
 
 
 _EXPLANATIONS = {

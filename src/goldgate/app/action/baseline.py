@@ -16,6 +16,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from goldgate.base.errors import GoldgateError, ReportRefusedError
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import BaselineRead
     from goldgate.github.event import GitHubEvent
     from goldgate.report.models import Report
 
@@ -38,18 +40,23 @@ ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 
 
+def read_baseline(path: Path) -> BaselineRead:
+    """The baseline report at ``path``, verified a case at a time, with its latencies."""
+    from goldgate.app.renderpass import read_with_latencies
+
+    return read_with_latencies(path)
+
+
 def find_baseline(
     run: StepRun, source: str, event: GitHubEvent | None, now: datetime
-) -> tuple[Path, Report] | None:
-    from goldgate.report.io import read_report
-
+) -> BaselineRead | None:
     if not source.startswith("artifact:"):
         path = Path(source)
         if not path.is_file():
             run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
             return None
         try:
-            found = path, read_report(path)
+            found = read_baseline(path)
         except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
             run.failure = f"the baseline was refused: {error}"
             return None
@@ -84,7 +91,7 @@ def find_baseline(
 
 def _download_baseline(
     run: StepRun, name: str, event: GitHubEvent, now: datetime, deadline: float
-) -> tuple[Path, Report] | None:
+) -> BaselineRead | None:
     """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
     within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
     and copied into the work folder: the comparison names a file that stays."""
@@ -131,19 +138,17 @@ def _download_baseline(
             )
             return None
         run.baseline = f"{choice.head_branch or branch or 'the base branch'}@{choice.head_sha[:7]}"
-        return _kept(found[0], now), found[1]
+        return replace(found, path=_kept(found.path, now))
 
 
-def _first_report(files: list[Path]) -> tuple[Path, Report] | str | None:
+def _first_report(files: list[Path]) -> BaselineRead | str | None:
     """The first report of an artifact's files; else why its JSON files were refused (not
     a report, or one whose stored verdicts lie), or None."""
-    from goldgate.report.io import read_report
-
     refused: str | None = None
     for path in sorted(files):
         if path.suffix == ".json":
             try:
-                return path, read_report(path)
+                return read_baseline(path)
             except ReportRefusedError as error:
                 refused = refused or str(error).removeprefix(f"{path}: ")
             except (GoldgateError, OSError, ValueError):
@@ -265,7 +270,7 @@ def fetch_replay_baseline(run: StepRun, inputs: ActionInputs, event: GitHubEvent
     if found is None:
         return
     try:
-        write_output_file(REPLAY_BASELINE, found[0].read_bytes())
+        write_output_file(REPLAY_BASELINE, found.path.read_bytes())
     except (OSError, OutputFileError) as error:
         run.warning(f"the baseline to replay could not be kept: {describe_error(error)}")
 
@@ -283,7 +288,7 @@ def replay_source(
     if fetched and not github_token(run.env) and inputs.baseline.startswith("artifact:"):
         return REPLAY_BASELINE
     found = find_baseline(run, inputs.baseline, event, now)
-    return None if found is None else found[0]
+    return None if found is None else found.path
 
 
 def replayed_other_report(report: Report, baseline: Path) -> str | None:

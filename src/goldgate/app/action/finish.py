@@ -8,6 +8,7 @@ with no report to publish still writes its outputs and a summary that says why.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,9 +33,11 @@ from goldgate.base.errors import ExitCode, GoldgateError, RuntimeFailureError, m
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
     from goldgate.github.event import GitHubEvent
     from goldgate.report.models import Report
+    from goldgate.report.streamread import StreamedReport
 
 
 def conclude(
@@ -47,28 +50,41 @@ def conclude(
     SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
     stops that, not the step: what can still be written (JUnit, the summary, the outputs)
     is, with exit 130."""
-    from goldgate.report.io import read_report
+    from goldgate.report.streamread import streamed_report
 
+    with contextlib.ExitStack() as stack:
+        streamed: StreamedReport | None = None
+        refused: GoldgateError | None = None
+        if report_path.is_file():
+            try:  # verified a case at a time; its cases are read again once, to publish
+                streamed = stack.enter_context(streamed_report(report_path))
+            except GoldgateError as error:  # unreadable, or its stored verdict is not its own
+                refused = error
+            except MemoryError:
+                refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
+        if streamed is None:
+            if refused is not None:
+                run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
+                run.failure = str(refused)
+            return _no_report(run, inputs, run_code)
+        return _conclude(run, inputs, event, streamed, run_code)
+
+
+def _conclude(
+    run: StepRun,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    streamed: StreamedReport,
+    run_code: int,
+) -> int:
+    """``conclude`` for the report ``streamed``, open while it is published."""
+    report, report_path = streamed.report, Path(streamed.path)
     now = datetime.now(UTC)
-    report: Report | None = None
-    refused: GoldgateError | None = None
-    if report_path.is_file():
-        try:
-            report = read_report(report_path)
-        except GoldgateError as error:  # unreadable, or its stored verdict is not its own
-            refused = error
-        except MemoryError:
-            refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
-    if report is None:
-        if refused is not None:
-            run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
-            run.failure = str(refused)
-        return _no_report(run, inputs, run_code)
     if inputs.mode in ("compare", "report"):
         run_code = report.verdict.exit_code  # recomputed from its attempts as it was read
     comparison: Comparison | None = None
     comparison_path: Path | None = None
-    baseline: Report | None = None
+    baseline: BaselineRead | None = None
     if run_code == ExitCode.INTERRUPTED:
         run.notes.append("No baseline: the run was interrupted, so nothing was compared.")
     else:
@@ -88,8 +104,7 @@ def conclude(
             Publication(
                 inputs,
                 event,
-                report,
-                report_path,
+                streamed,
                 run_code,
                 comparison=comparison,
                 comparison_path=comparison_path,
@@ -162,7 +177,7 @@ def _compare(
     report: Report,
     report_path: Path,
     now: datetime,
-) -> tuple[Comparison | None, Path | None, Report | None]:
+) -> tuple[Comparison | None, Path | None, BaselineRead | None]:
     """The comparison with the baseline, where it was written, and the baseline report
     (for the HTML page's baseline side); Nones when nothing was compared."""
     from goldgate.comparison import compare, write_comparison
@@ -174,7 +189,7 @@ def _compare(
     found = find_baseline(run, inputs.baseline, event, now)
     if found is None:
         return None, None, None
-    baseline_path, baseline = found
+    baseline_path, baseline = found.path, found.report
     if inputs.mode == "replay" and inputs.report is None:
         other = replayed_other_report(report, baseline_path)
         if other is not None:
@@ -198,4 +213,4 @@ def _compare(
     written, fallback = write_comparison(comparison, unique_path(WORK_FOLDER, "comparison", now))
     if fallback:
         run.warning(f"{fallback}; the comparison was written to {written} instead.")
-    return comparison, written, baseline
+    return comparison, written, found

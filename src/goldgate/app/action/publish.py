@@ -12,7 +12,7 @@ posted, is a ``::warning::``: every other output and the ``fail_on`` decision ar
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,63 +31,95 @@ from goldgate.base.errors import ExitCode
 from goldgate.github.client import describe_error, os_reason
 
 if TYPE_CHECKING:
+    from goldgate.app.renderpass import BaselineRead, RenderPass
     from goldgate.comparison.models import Comparison
     from goldgate.github.event import GitHubEvent
     from goldgate.render.registry import RenderContext
     from goldgate.report.models import Report
+    from goldgate.report.streamread import StreamedReport
 
 
 @dataclass(frozen=True)
 class Publication:
-    """What the publishing step publishes: the step's inputs and event, the report and where
-    it is, its comparison with the baseline (and where that is, and the baseline report it
-    compared with, which gives the HTML page the baseline's side), and goldgate's own exit
-    code for the run."""
+    """What the publishing step publishes: the step's inputs and event, the report (open as
+    a stream: its cases are read once, for every rendering), its comparison with the
+    baseline (and where that is, and the baseline report it compared with, which gives the
+    HTML page the baseline's side), and goldgate's own exit code for the run."""
 
     inputs: ActionInputs
     event: GitHubEvent | None
-    report: Report
-    report_path: Path
+    streamed: StreamedReport
     run_code: int
     comparison: Comparison | None = None
     comparison_path: Path | None = None
-    baseline: Report | None = None
+    baseline: BaselineRead | None = None
+
+    @property
+    def report(self) -> Report:
+        return self.streamed.report
+
+    @property
+    def report_path(self) -> Path:
+        return Path(self.streamed.path)
 
 
 def publish(run: StepRun, publication: Publication) -> int:
     """Render and publish; the step's exit code. The comment is posted before the summary is
-    written, so that a signal during the post still shows in the summary (exit 130)."""
-    inputs, event, report = publication.inputs, publication.event, publication.report
+    written, so that a signal during the post still shows in the summary (exit 130). The
+    report's cases are read once, every rendering fed from that one pass
+    (``app.renderpass``)."""
+    from goldgate.app.action.inputs import max_annotations
+    from goldgate.app.renderpass import PassRequest, render_pass
+
+    baseline = publication.baseline
+    request = PassRequest(
+        junit=publication.inputs.junit is not None,
+        html=True,
+        check_run=max_annotations(run.env) if run.check_run is not None else None,
+        baseline_latencies=None if baseline is None else baseline.latencies,
+    )
+    context = _context(run, publication)
+    with render_pass(
+        publication.streamed, context, publication.comparison, request, run.baseline
+    ) as rendered:
+        return _publish(run, publication, rendered)
+
+
+def _context(run: StepRun, publication: Publication) -> RenderContext:
+    """What every rendering of the step shares: details, links, gold sources, the baseline."""
+    from goldgate.app.render import gold_sources
+    from goldgate.render.registry import Links, RenderContext
+
+    inputs, report = publication.inputs, publication.report
+    baseline = publication.baseline
+    return RenderContext(
+        report,
+        details=inputs.details,
+        links=Links(
+            link_base=_link_base(run, publication.event) if inputs.link_gold else None,
+            run_url=run_url(run.env),
+            full_report=str(publication.report_path),
+        ),
+        sources=gold_sources(report, run.env),
+        baseline=None if baseline is None else baseline.report,
+    )
+
+
+def _publish(run: StepRun, publication: Publication, rendered: RenderPass) -> int:
+    inputs, event = publication.inputs, publication.event
     report_path, run_code = publication.report_path, publication.run_code
     comparison, comparison_path = publication.comparison, publication.comparison_path
-    from goldgate.app.render import gold_sources, render
+    from goldgate.app.render import render
     from goldgate.github.comments import comment_budget, comment_length
-    from goldgate.render.compared import comparison_view
-    from goldgate.render.registry import Links, RenderContext
-    from goldgate.render.view import build_view
+    from goldgate.render.registry import RenderContext
 
     if run.interrupted:
         run_code = int(ExitCode.INTERRUPTED)
-    view = None
-    if comparison is not None:
-        view = comparison_view(comparison, report, baseline=run.baseline)
     protected = [report_path, *([comparison_path] if comparison_path else [])]
-    sources = gold_sources(report, run.env)
     shown = str(report_path)
-    context = RenderContext(
-        report,
-        view,
-        details=inputs.details,
-        links=Links(
-            link_base=_link_base(run, event) if inputs.link_gold else None,
-            run_url=run_url(run.env),
-            full_report=shown,
-        ),
-        sources=sources,
-        baseline=publication.baseline,
-    )
+    context = rendered.context
     junit = inputs.junit  # empty input: no JUnit
-    if junit is not None and not _written(run, junit, render("junit", context), protected):
+    if junit is not None and not _written(run, junit, rendered.write_junit, protected):
         junit = None
 
     def gate() -> tuple[int, RenderContext]:
@@ -97,8 +129,7 @@ def publish(run: StepRun, publication: Publication) -> int:
     # Named after its report: a job's second goldgate step (the evals' in pull-request.yml)
     # writes a page of its own beside the first, and the artifact keeps both.
     html_path: Path | None = WORK_FOLDER / f"{report_path.stem}.html"
-    page = render("html", context)
-    if not _written(run, WORK_FOLDER / f"{report_path.stem}.html", page, protected):
+    if not _written(run, WORK_FOLDER / f"{report_path.stem}.html", rendered.write_html, protected):
         html_path = None
     where = html_note(run, html_path)
     code, decided = gate()
@@ -122,12 +153,17 @@ def publish(run: StepRun, publication: Publication) -> int:
     markdown_written = _written(run, markdown_path, summary, protected)
     append_step_summary(run, summary)
     # Without the full report's place: the notice counting the rest stays one short line.
-    run.out(render("annotations", RenderContext(report, view, sources=sources)))
+    plain = RenderContext(
+        context.report, context.comparison, sources=context.sources, collected=context.collected
+    )
+    run.out(render("annotations", plain))
     if run.check_run is not None:
         if run.interrupted:  # the comment's verdict was before the signal
             body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
-        _complete_check_run(run, publication, context, body=body, code=code)
-    counts = build_view(report).counts
+        _complete_check_run(run, publication, rendered, body=body, code=code)
+    collected = context.collected
+    assert collected is not None  # the pass kept it
+    counts = collected.counts
 
     def compared(count: int) -> str:
         # Without a comparison nothing was compared: empty, never a "0" that says nothing
@@ -158,7 +194,7 @@ def publish(run: StepRun, publication: Publication) -> int:
 
 
 def _complete_check_run(
-    run: StepRun, publication: Publication, context: RenderContext, *, body: str, code: int
+    run: StepRun, publication: Publication, rendered: RenderPass, *, body: str, code: int
 ) -> None:
     """Complete the step's check run: the conclusion ``code`` and fail_on give, the
     comment's first line as its title and its Markdown as the summary, every annotation."""
@@ -166,13 +202,13 @@ def _complete_check_run(
     from goldgate.app.action.inputs import max_annotations
     from goldgate.app.action.rules import check_conclusion
     from goldgate.github.checkruns import CheckRunOutput
-    from goldgate.render.checkrun import check_annotations, check_summary, check_title
+    from goldgate.render.checkrun import check_summary, check_title
 
     run_code = int(ExitCode.INTERRUPTED) if run.interrupted else publication.run_code
     conclusion = check_conclusion(
         publication.inputs.fail_on, code, run_code, publication.comparison
     )
-    annotations = check_annotations(context, max_annotations(run.env))
+    annotations = rendered.check_annotations(max_annotations(run.env))
     output = CheckRunOutput(conclusion, check_title(body), check_summary(body), annotations)
     checkrun.finish(run, publication.event, output)
 
@@ -309,15 +345,25 @@ def _comment(
     return str(path), posted
 
 
-def _written(run: StepRun, path: Path, text: str, protected: Sequence[Path]) -> bool:
+def _written(
+    run: StepRun,
+    path: Path,
+    text: str | Callable[[Callable[[str], object]], None],
+    protected: Sequence[Path],
+) -> bool:
     """Write a rendered file (``outputs.write_output_file``: never through a planted
-    symlink, never over the report); one that cannot be written is a warning, and every
-    other output and the ``fail_on`` decision are kept."""
+    symlink, never over the report), ``text`` or what a writer gives as it goes; one that
+    cannot be written is a warning, and every other output and the ``fail_on`` decision are
+    kept."""
+    from goldgate.app.renderpass import spooled_file
     from goldgate.base.errors import OutputFileError
     from goldgate.base.outputs import write_output_file
 
     try:
-        write_output_file(path, text, protected=protected)
+        if isinstance(text, str):
+            write_output_file(path, text, protected=protected)
+        else:
+            spooled_file(path, text, protected)
     except OutputFileError as error:
         run.warning(f"{error}; the other outputs are kept.")
         return False

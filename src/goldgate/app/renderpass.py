@@ -1,0 +1,204 @@
+"""Every rendering of a report from one pass over its cases (issue 43).
+
+A report opened with ``report.streamread.streamed_report`` is verified a case at a time and
+hands its cases out again one at a time. ``render_pass`` walks them once and feeds each to
+every renderer's sink (``render.fanout``): the problem counts and capped lists Markdown,
+annotations and the terminal read, where the compared cases are written, the check run's
+annotations, JUnit's testcases and the HTML page's table, the last two spooled to temporary
+files. What it yields renders the Markdown, annotations and the rest from what was kept,
+and writes the JUnit file and the HTML page from their spools, in order: memory holds the
+report's figures, the current case and each sink's bounded part, never the list of cases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
+
+if TYPE_CHECKING:
+    from goldgate.comparison.models import Comparison
+    from goldgate.render.checkrun import CheckAnnotation, CheckRunSink
+    from goldgate.render.htmlcases import CaseTableSink
+    from goldgate.render.junit import JUnitSink
+    from goldgate.render.registry import RenderContext
+    from goldgate.report.models import Report
+    from goldgate.report.streamread import StreamedReport
+
+CHUNK = 1 << 20
+"""Characters copied from a spool at a time."""
+
+
+@dataclass(frozen=True)
+class PassRequest:
+    """What the pass makes besides the listings: JUnit, the HTML page (with the baseline's
+    latencies per suite where its report is at hand), the check run's annotations (at most
+    this many)."""
+
+    junit: bool = False
+    html: bool = False
+    check_run: int | None = None
+    baseline_latencies: Mapping[str, Sequence[float]] | None = None
+
+
+@dataclass(frozen=True)
+class RenderPass:
+    """What one pass over the cases kept: ``context`` renders Markdown, annotations and the
+    terminal view (``app.render.render``) as the whole report would."""
+
+    context: RenderContext
+    check_run: CheckRunSink | None
+    request: PassRequest
+    _junit: tuple[JUnitSink, IO[str]] | None
+    _html: tuple[CaseTableSink, IO[str], IO[str]] | None
+
+    def check_annotations(self, maximum: int) -> tuple[CheckAnnotation, ...]:
+        from goldgate.render.checkrun import check_annotations
+
+        return check_annotations(self.context, maximum, self.check_run)
+
+    def write_junit(self, write: Callable[[str], object]) -> None:
+        """The JUnit document, in order, to ``write``."""
+        assert self._junit is not None
+        sink, spool = self._junit
+        spool.seek(0)
+        sink.assemble(write, lambda chars: _copy(spool, write, chars))
+
+    def write_html(self, write: Callable[[str], object]) -> None:
+        """The HTML page, in order, to ``write``."""
+        from goldgate.render.html import PageParts, write_page
+        from goldgate.render.view import build_view
+
+        assert self._html is not None
+        table, rows, details = self._html
+        context = self.context
+        view = build_view(context.report, context.comparison, context.collected)
+        parts = PageParts(context, view, table, self.request.baseline_latencies)
+        rows.seek(0)
+        details.seek(0)
+        write_page(parts, write, lambda: _copy(rows, write), lambda: _copy(details, write))
+
+
+def _copy(spool: IO[str], write: Callable[[str], object], chars: int | None = None) -> None:
+    """The next ``chars`` characters of ``spool`` (None: the rest) to ``write``."""
+    while chars is None or chars > 0:
+        chunk = spool.read(CHUNK if chars is None else min(chars, CHUNK))
+        if not chunk:
+            return
+        write(chunk)
+        if chars is not None:
+            chars -= len(chunk)
+
+
+def listed_cap(context: RenderContext) -> int:
+    """The most attempts of one kind any listing renderer shows: Markdown's summary, the
+    terminal's list, the annotations' maximum."""
+    from goldgate.render.markdown import LIST_CAPS
+    from goldgate.render.terminal import LIST_CAP
+
+    return max(*LIST_CAPS.values(), LIST_CAP, context.maximum)
+
+
+@contextlib.contextmanager
+def render_pass(
+    streamed: StreamedReport,
+    context: RenderContext,
+    comparison: Comparison | None,
+    request: PassRequest,
+    baseline_name: str | None = None,
+) -> Iterator[RenderPass]:
+    """One pass over ``streamed``'s cases for ``context`` (whose report is
+    ``streamed.report``) and ``comparison`` (its candidate that report; ``baseline_name``
+    names its baseline); the spools are removed when the block ends."""
+    from goldgate.render.compared import comparison_view, located_cases
+    from goldgate.render.view import build_view
+
+    with contextlib.ExitStack() as stack:
+
+        def spool() -> IO[str]:
+            return stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline=""))
+
+        view = None
+        if comparison is not None:
+            view = comparison_view(comparison, baseline=baseline_name, locations={})
+        context = replace(context, comparison=view)
+        problems = ProblemSink(listed_cap(context))
+        sinks: list[CaseSink] = [problems]
+        located = None
+        if comparison is not None:
+            located = LocationSink(located_cases(comparison))
+            sinks.append(located)
+        junit = None
+        if request.junit:
+            from goldgate.render.junit import JUnitSink
+
+            junit_spool = spool()
+            junit = JUnitSink(context, junit_spool.write), junit_spool
+            sinks.append(junit[0])
+        html = None
+        if request.html:
+            from goldgate.render.htmlcases import CaseTableSink
+
+            rows, details = spool(), spool()
+            values = context.details == "values"
+            html = CaseTableSink(view, values, rows.write, details.write), rows, details
+            sinks.append(html[0])
+        check_run = None
+        if request.check_run is not None:
+            from goldgate.render.checkrun import CheckRunSink
+
+            check_run = CheckRunSink(view, context.sources, request.check_run)
+            sinks.append(check_run)
+        suites = build_view(context.report).suites
+        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), sinks)
+        if comparison is not None and located is not None:
+            view = comparison_view(comparison, baseline=baseline_name, locations=located.locations)
+        final = replace(context, comparison=view, collected=problems.collected)
+        yield RenderPass(final, check_run, request, junit, html)
+
+
+def spooled_file(
+    path: Path,
+    produce: Callable[[Callable[[str], object]], None],
+    protected: Sequence[Path],
+    mode: int = 0o644,
+) -> None:
+    """``produce``'s text written to ``path`` as it comes (``base.outputs.write_output_stream``:
+    never through a planted symlink, never over a file in ``protected``)."""
+    from goldgate.base.outputs import write_output_stream
+
+    def encoded(write: Callable[[bytes], object]) -> None:
+        produce(lambda text: write(text.encode("utf-8")))
+
+    write_output_stream(path, encoded, protected=protected, mode=mode)
+
+
+@dataclass(frozen=True)
+class BaselineRead:
+    """A report read a case at a time for its figures alone (a comparison's baseline): its
+    records (each suite's cases left out), the digest of its bytes and each suite's
+    latencies (the HTML page's baseline side)."""
+
+    path: Path
+    report: Report
+    digest: str
+    latencies: Mapping[str, Sequence[float]]
+
+
+def read_with_latencies(path: Path) -> BaselineRead:
+    """The report at ``path``, verified a case at a time, and its latencies; the refusals of
+    ``report.io.read_report``."""
+    from goldgate.render.fanout import LatencySink
+    from goldgate.render.view import build_view
+    from goldgate.report.streamread import streamed_report
+
+    with streamed_report(path) as streamed:
+        sink = LatencySink()
+        suites = build_view(streamed.report).suites
+        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), (sink,))
+        return BaselineRead(path, streamed.report, streamed.digest, sink.latencies)

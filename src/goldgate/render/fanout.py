@@ -1,0 +1,166 @@
+"""One pass over a report's cases, fed to every renderer at once (issue 43).
+
+A report read as a stream (``report.streamread``) hands out its cases one at a time; the
+renderers need different things from them: the problem counts, the first few problems of
+each kind (Markdown, annotations, the terminal), the check run's annotations by severity,
+where the compared cases are written, JUnit's testcases, the HTML page's rows. Each is a
+``CaseSink``; ``feed`` walks the suites and their cases once and hands each case to every
+sink, so that what is kept is each sink's own bounded part, never the list of cases.
+
+``Collected`` (what ``ProblemSink`` keeps) stands in a ``ReportView`` for the cases: the
+counts ``ReportView.counts`` gives and, per problem kind, the first ``cap`` attempts in
+case-major order, which is all a renderer that lists at most ``cap`` of them reads.
+Pure: nothing here reads or writes anything.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
+
+from goldgate.render.view import (
+    AttemptItem,
+    Collected,
+    Location,
+    Problem,
+    SuiteView,
+    classify,
+)
+from goldgate.report.caserecords import CaseRecord
+from goldgate.report.records import SuiteRecord
+
+__all__ = [
+    "BaseSink",
+    "CaseSink",
+    "LatencySink",
+    "LocationSink",
+    "ProblemSink",
+    "baseline_latencies",
+    "feed",
+    "whole",
+]
+
+PROBLEMS: tuple[Problem, ...] = ("runtime", "check_error", "failure", "cancelled", "skipped")
+
+
+class CaseSink(Protocol):
+    """What one renderer takes from a pass over the cases: each suite as it starts, each of
+    its cases in order, the suite's end, and the end of the report."""
+
+    def suite(self, suite: SuiteView) -> None: ...
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None: ...
+
+    def suite_end(self, suite: SuiteView) -> None: ...
+
+    def end(self) -> None: ...
+
+
+def feed(
+    suites: Iterable[tuple[SuiteView, Iterable[CaseRecord]]], sinks: Sequence[CaseSink]
+) -> None:
+    """Every suite of ``suites`` and each of its cases, once, to every sink in turn."""
+    for view, cases in suites:
+        for sink in sinks:
+            sink.suite(view)
+        for case in cases:
+            for sink in sinks:
+                sink.case(view, case)
+        for sink in sinks:
+            sink.suite_end(view)
+    for sink in sinks:
+        sink.end()
+
+
+def whole(suites: Sequence[SuiteView]) -> Iterator[tuple[SuiteView, Iterable[CaseRecord]]]:
+    """The suites of a report held whole, with their own cases, for ``feed``."""
+    for suite in suites:
+        yield suite, suite.record.cases
+
+
+class BaseSink:
+    """A sink that ignores what it is not interested in."""
+
+    def suite(self, suite: SuiteView) -> None:
+        return None
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        return None
+
+    def suite_end(self, suite: SuiteView) -> None:
+        return None
+
+    def end(self) -> None:
+        return None
+
+
+class ProblemSink(BaseSink):
+    """Counts every attempt by its problem and keeps the first ``cap`` of each kind."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = max(cap, 0)
+        self._counts: dict[str, int] = dict.fromkeys(PROBLEMS, 0)
+        self._passed = 0
+        self._items: dict[str, list[tuple[int, AttemptItem]]] = {kind: [] for kind in PROBLEMS}
+        self._place = 0
+        self.collected: Collected | None = None
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        record = suite.record
+        location: Location | None = None
+        for attempt in case.attempts:
+            problem = classify(attempt)
+            self._place += 1
+            if problem is None:
+                self._passed += 1
+                continue
+            self._counts[problem] += 1
+            kept = self._items[problem]
+            if len(kept) < self.cap:
+                location = location or Location(record.cases_source, case.line)
+                item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
+                kept.append((self._place, item))
+
+    def end(self) -> None:
+        counts: dict[str, int] = {**self._counts, "passed": self._passed}
+        self.collected = Collected(counts, self.cap, self._items)
+
+
+class LocationSink(BaseSink):
+    """Where each of ``wanted`` (suite name, case id) is written: only the cases a
+    comparison lists, never every case."""
+
+    def __init__(self, wanted: frozenset[tuple[str, str]]) -> None:
+        self._wanted = wanted
+        self.locations: dict[tuple[str, str], Location] = {}
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        key = (suite.record.name, case.id)
+        if key in self._wanted:
+            self.locations[key] = Location(suite.record.cases_source, case.line)
+
+
+def baseline_latencies(suites: Iterable[SuiteRecord]) -> dict[str, array[float]]:
+    """Each suite's latencies, of a report held whole: the baseline's side of the page's
+    histograms."""
+    sink = LatencySink()
+    for suite in suites:
+        sink.suite_cases(suite.name, suite.cases)
+    return sink.latencies
+
+
+class LatencySink(BaseSink):
+    """Each suite's latencies as a pass over the cases meets them (the baseline's, which
+    the page only needs for its histograms)."""
+
+    def __init__(self) -> None:
+        self.latencies: dict[str, array[float]] = {}
+
+    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+        self.suite_cases(suite.record.name, (case,))
+
+    def suite_cases(self, name: str, cases: Iterable[CaseRecord]) -> None:
+        kept = self.latencies.setdefault(name, array("d"))
+        for case in cases:
+            kept.extend(a.latency_ms for a in case.attempts if a.latency_ms is not None)
