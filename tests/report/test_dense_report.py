@@ -65,8 +65,10 @@ def dense(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_a_dense_report_is_refused_in_one_sentence_not_a_crash(
     dense: dict[str, Path], name: str
 ) -> None:
+    """A whole read (``adjudication export``; the renderers stream, below) weighs the report
+    before reading it."""
     path = dense[name]
-    done = _goldgate("report", "show", path.name, cwd=path.parent)
+    done = _goldgate("adjudication", "export", path.name, "-o", "queue.jsonl", cwd=path.parent)
 
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     [sentence] = done.stderr.strip().splitlines()
@@ -74,9 +76,14 @@ def test_a_dense_report_is_refused_in_one_sentence_not_a_crash(
     assert "holding values as densely as" in sentence
 
 
-def test_a_dense_case_is_refused_by_a_streamed_read_too(dense: dict[str, Path]) -> None:
+@pytest.mark.parametrize("command", ["merge", "show"])
+def test_a_dense_case_is_refused_by_a_streamed_read_too(
+    dense: dict[str, Path], command: str
+) -> None:
+    """A streamed read (``report merge``, and every renderer) weighs its heaviest case."""
     path = dense["numbers"]
-    done = _goldgate("report", "merge", path.name, "--output", "merged.json", cwd=path.parent)
+    arguments = {"merge": ["--output", "merged.json"], "show": []}[command]
+    done = _goldgate("report", command, path.name, *arguments, cwd=path.parent)
 
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     [sentence] = done.stderr.strip().splitlines()

@@ -23,10 +23,14 @@ from goldgate.report.streamread import streamed_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-forkable = pytest.mark.skipif(
-    not background.fork_possible(),
-    reason="a helper is forked only on Linux, with two CPUs and no other thread running",
-)
+# In an interpreter of their own (helpers/fresh.py): a pytest worker runs threads of its own,
+# and a helper is never forked beside another thread.
+forkable = pytest.mark.fresh_interpreter
+
+
+def _fork_possible() -> None:
+    if not background.fork_possible():
+        pytest.skip("a helper is forked only on Linux, with two CPUs and no other thread running")
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +140,7 @@ def test_a_report_read_whole_after_a_stream_is_the_report_verified(
 def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reader(
     honest: bytes, calls: list[str], tmp_path: Path
 ) -> None:
+    _fork_possible()
     first, forged, last = (tmp_path / f"{name}.json" for name in ("first", "forged", "last"))
     first.write_bytes(honest)
     forged.write_bytes(_forged(honest))
@@ -200,6 +205,7 @@ def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
 def test_merge_has_its_shards_verified_by_a_helper_and_writes_the_same_bytes(
     shards: list[Path], tmp_path: Path, calls: list[str], switch: Callable[[str], None]
 ) -> None:
+    _fork_possible()
     from goldgate.app.merge import merge_shard_reports
 
     merged = {}
@@ -224,6 +230,7 @@ def test_merge_refuses_the_first_forged_shard_and_writes_nothing(
     switch: Callable[[str], None],
     forged: list[str],
 ) -> None:
+    _fork_possible()
     from goldgate.app.merge import merge_shard_reports
 
     given = []
@@ -248,6 +255,7 @@ def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
 ) -> None:
     """``goldgate action`` in compare mode: the baseline is verified by a helper while the
     candidate is read here, and neither is verified twice (whole, then as a side)."""
+    _fork_possible()
     from goldgate.app.action.modes import run_action
 
     candidate, baseline = tmp_path / "candidate.json", tmp_path / "baseline.json"
