@@ -112,15 +112,12 @@ def _one_sentence(result: subprocess.CompletedProcess[str], path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_30_mb_report_is_merged_compared_and_rendered_in_512_mb(
+def test_a_30_mb_report_is_compared_and_rendered_in_512_mb(
     reports: Reports, tmp_path: Path
 ) -> None:
-    merged = _goldgate(
-        "report", "merge", *map(str, reports.shards), "-o", str(tmp_path / "merged.json"),
-        cwd=tmp_path,
-    )  # fmt: skip
-    assert merged.returncode == 1, merged.stderr[-2000:]  # the gold disagrees: exit 1
-    assert (tmp_path / "merged.json").stat().st_size > 28e6
+    """Two 30 MB reports compared, and the candidate rendered with its comparison, under
+    512 MB. Merging (under 300 MB), JUnit and the HTML page (the publishing step, under
+    400 MB) and `report show` (under 150 MB) are held to tighter limits below."""
     compared = _goldgate(
         "evaluate", "--compare", str(reports.candidate), "--baseline", str(reports.baseline),
         "--output", str(reports.comparison), cwd=tmp_path,
@@ -129,15 +126,12 @@ def test_a_30_mb_report_is_merged_compared_and_rendered_in_512_mb(
     assert "regressions: yes" in compared.stdout
     candidate, comparison = str(reports.candidate), str(reports.comparison)
     for arguments in (
-        ["junit", candidate, "-o", str(tmp_path / "junit.xml")],
         ["markdown", candidate, "--comparison", comparison],
-        ["html", candidate, "-o", str(tmp_path / "page.html")],
-        ["show", candidate],
         ["annotations", candidate],
     ):
         rendered = _goldgate("report", *arguments, cwd=tmp_path)
         assert rendered.returncode in (0, 1), (arguments, rendered.stderr[-2000:])
-        assert rendered.stdout or (tmp_path / "junit.xml").exists()
+        assert rendered.stdout
         if arguments[0] == "markdown":
             assert "regress" in rendered.stdout.lower()
     # With every speed-up off too (the collector as Python runs it).
@@ -213,7 +207,7 @@ def padded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("accelerators", ["1", "0"])
+@pytest.mark.parametrize("accelerators", ["1"])  # compare takes no accelerated path
 def test_a_comparison_holds_a_case_of_each_side_not_the_sides(
     padded: tuple[Path, Path], tmp_path: Path, accelerators: str
 ) -> None:
