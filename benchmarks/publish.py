@@ -27,7 +27,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from run import WORK, make_project, timed
+from run import WORK, make_project, publishing_environment, timed
 
 _LARGE: dict[str, str] = {}
 """Variables for every command: past 256 MiB (a report of 1,000,000 attempts is about
@@ -55,17 +55,7 @@ def _publish(root: Path, candidate: Path, baseline: Path, index: int) -> tuple[f
         for each in sorted(out.rglob("*"), reverse=True):
             each.unlink() if each.is_file() else each.rmdir()
     out.mkdir()
-    (out / "output").touch()
-    (out / "summary").touch()
-    env = {
-        "GITHUB_OUTPUT": str(out / "output"),
-        "GITHUB_STEP_SUMMARY": str(out / "summary"),
-        "INPUT_MODE": "compare",
-        "INPUT_REPORT": str(candidate),
-        "INPUT_BASELINE": str(baseline),
-        "INPUT_JUNIT": str(out / "junit.xml"),
-        "INPUT_COMMENT": "off",
-    }
+    env = publishing_environment(out, candidate, baseline)
     wall, peak, code, text = timed(["action"], out, {**_LARGE, **env})
     if code not in (0, 1) or not (out / "junit.xml").exists():
         raise SystemExit(f"goldgate action exited {code}:\n{text[-3000:]}")

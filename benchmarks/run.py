@@ -207,6 +207,23 @@ print(json.dumps({"wall": wall, "peak_kb": peak, "code": done.returncode,
 """
 
 
+def publishing_environment(out: Path, candidate: Path, baseline: Path) -> dict[str, str]:
+    """What the publishing step (`goldgate action` in compare mode) is given to publish
+    ``candidate`` against ``baseline``: JUnit (``out/junit.xml``) and the HTML page, the comment
+    off; its step-output and summary files are made in ``out``."""
+    for name in ("output", "summary"):
+        (out / name).touch()
+    return {
+        "GITHUB_OUTPUT": str(out / "output"),
+        "GITHUB_STEP_SUMMARY": str(out / "summary"),
+        "INPUT_MODE": "compare",
+        "INPUT_REPORT": str(candidate),
+        "INPUT_BASELINE": str(baseline),
+        "INPUT_JUNIT": str(out / "junit.xml"),
+        "INPUT_COMMENT": "off",
+    }
+
+
 def timed(
     arguments: list[str], cwd: Path, env: dict[str, str] | None = None
 ) -> tuple[float, float, int, str]:

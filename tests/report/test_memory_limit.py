@@ -6,16 +6,15 @@ refused before it is read or runs out of memory while it is read."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import resource
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from helpers.benchmarks import load_benchmarks
 from run.support import GOLDGATE, cli_env
 
 # One worker makes the module's 30 MB reports once (about 25 s), not each worker that draws
@@ -23,7 +22,6 @@ from run.support import GOLDGATE, cli_env
 pytestmark = pytest.mark.xdist_group("memory_limit")
 
 LIMIT = 512 * 1024 * 1024
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 TARGET = """
 WRONG_FROM = {wrong_from}
@@ -46,15 +44,6 @@ async def handle(request):
         "flows": {{"triage": {{"steps": {{"classify": {{"result": ANSWER(label)}}}}}}}},
     }}
 """
-
-
-def _benchmarks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("goldgate_benchmarks", BENCHMARKS)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _goldgate(
@@ -83,7 +72,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
     """A 30 MB candidate report, its run's two shards and a 30 MB baseline that mislabels
     other cases: 2,000 cases x --repeat 10, each result carrying 1.1 KB of notes, written
     once for the module (without a limit)."""
-    benchmarks = _benchmarks()
+    benchmarks = load_benchmarks()
     folder = tmp_path_factory.mktemp("memory")
     benchmarks.WORK = folder
     made = Reports(folder)
@@ -166,7 +155,7 @@ def test_past_the_bound_a_report_is_refused_in_one_sentence(
     """Under 300 MB, a 30 MB report cannot be read whole (10 x 30 MB + 64 MB): refused
     before it is read, exit 2, one sentence naming it."""
     small = tmp_path / "small.json"
-    small.write_text(json.dumps(_benchmarks()._render_report(10)), "utf-8")
+    small.write_text(json.dumps(load_benchmarks()._render_report(10)), "utf-8")
     env = {"GOLDGATE_ACCELERATORS": accelerators}
     fits = _goldgate("report", "show", str(small), cwd=tmp_path, limit=300 << 20, env=env)
     assert fits.returncode == 0, fits.stderr  # the limit lets goldgate itself run
@@ -187,7 +176,7 @@ a comparison that kept its sides would hold twice over."""
 def padded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two reports of the benchmark's workload whose inputs are large: 1,000 cases of
     ``PADDING`` characters each (80 MB), and 2 cases, one of them 12 MB."""
-    benchmarks = _benchmarks()
+    benchmarks = load_benchmarks()
     folder = tmp_path_factory.mktemp("padded")
     benchmarks.WORK = folder
     made = []
@@ -352,17 +341,7 @@ def _action(reports: Reports, out: Path, limit: int) -> subprocess.CompletedProc
     """``goldgate action`` in compare mode (what the publishing step does), JUnit and the
     HTML page included, the comment off, under ``limit`` bytes of address space."""
     out.mkdir()
-    (out / "output").touch()
-    (out / "summary").touch()
-    env = {
-        "GITHUB_OUTPUT": str(out / "output"),
-        "GITHUB_STEP_SUMMARY": str(out / "summary"),
-        "INPUT_MODE": "compare",
-        "INPUT_REPORT": str(reports.candidate),
-        "INPUT_BASELINE": str(reports.baseline),
-        "INPUT_JUNIT": str(out / "junit.xml"),
-        "INPUT_COMMENT": "off",
-    }
+    env = load_benchmarks().publishing_environment(out, reports.candidate, reports.baseline)
     return _goldgate("action", cwd=out, limit=limit, env=env)
 
 

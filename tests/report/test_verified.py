@@ -20,6 +20,7 @@ from goldgate.comparison import opened
 from goldgate.report import background, verified, verify
 from goldgate.report.io import read_report, read_report_and_digest
 from goldgate.report.streamread import streamed_report
+from helpers.benchmarks import load_benchmarks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -261,18 +262,8 @@ def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
     candidate, baseline = tmp_path / "candidate.json", tmp_path / "baseline.json"
     candidate.write_bytes(honest)
     baseline.write_text(json.dumps(json.loads(honest), indent=1))  # other bytes, same report
-    for name in ("output", "summary"):
-        (tmp_path / name).touch()
     monkeypatch.chdir(tmp_path)
-    env = {
-        "GITHUB_OUTPUT": str(tmp_path / "output"),
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
-        "INPUT_MODE": "compare",
-        "INPUT_REPORT": str(candidate),
-        "INPUT_BASELINE": str(baseline),
-        "INPUT_JUNIT": str(tmp_path / "junit.xml"),
-        "INPUT_COMMENT": "off",
-    }
+    env = load_benchmarks().publishing_environment(tmp_path, candidate, baseline)
     said: list[str] = []
     code = run_action(env, said.append)
     assert code == json.loads(honest)["verdict"]["exit_code"], said
