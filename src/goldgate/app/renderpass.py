@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
+    from goldgate.comparison.opened import KeyHook, ReportSide
     from goldgate.render.checkrun import CheckAnnotation, CheckRunSink
     from goldgate.render.htmlcases import CaseTableSink
     from goldgate.render.junit import JUnitSink
@@ -182,23 +184,96 @@ def spooled_file(
 class BaselineRead:
     """A report read a case at a time for its figures alone (a comparison's baseline): its
     records (each suite's cases left out), the digest of its bytes and each suite's
-    latencies (the HTML page's baseline side)."""
+    latencies (the HTML page's baseline side); opened by ``opened_baseline``, also its
+    comparison's index, made by the same scan, and the file still open for its cases."""
 
     path: Path
     report: Report
     digest: str
     latencies: Mapping[str, Sequence[float]]
+    streamed: StreamedReport | None = None
+    keys: KeyHook | None = None
+
+    def side(self, label: str) -> ReportSide | Path:
+        """This report as a side of a comparison (``comparison.compare``): the one scanned
+        already where it is still open and was streamed, else its path (read again)."""
+        from goldgate.comparison.opened import streamed_side
+
+        streamed, keys = self.streamed, self.keys
+        if streamed is None or keys is None or not streamed.streamed:
+            return self.path
+        return streamed_side(streamed, keys, label, str(self.path))
+
+
+class LatencyHook:
+    """Each suite's latencies from a report's scan (``report.scan.CaseHook``), as a pass
+    over its validated cases (``render.fanout.LatencySink``) gives them: the page's baseline
+    side without reading the cases again."""
+
+    def __init__(self) -> None:
+        self._suites: dict[int, array[float]] = {}
+
+    def __call__(self, suite: int, position: int, raw: Any) -> None:
+        kept = self._suites.setdefault(suite, array("d"))
+        try:
+            for attempt in raw["attempts"]:
+                value = attempt.get("latency_ms")
+                if value is None:
+                    continue
+                kept.append(value if type(value) is float else _latency(value))
+        except (KeyError, TypeError, AttributeError, ValueError):
+            return  # not a valid case: its validation refuses the report
+
+    def latencies(self, report: Report) -> dict[str, array[float]]:
+        found: dict[str, array[float]] = {}
+        for place, suite in enumerate(report.suites):
+            if place in self._suites:
+                found.setdefault(suite.name, array("d")).extend(self._suites[place])
+        return found
+
+
+def _latency(value: object) -> float:
+    """A stored latency as the record's validation reads it (an integer, a numeric
+    string...)."""
+    from goldgate.report.caserecords import AttemptRecord
+    from goldgate.report.models import adapter
+
+    read = adapter(AttemptRecord).validate_python(
+        {"attempt": 1, "status": "completed"} | {"latency_ms": value}
+    )
+    if read.latency_ms is None:  # pragma: no cover - None is skipped before
+        raise ValueError("no latency")
+    return read.latency_ms
+
+
+@contextlib.contextmanager
+def opened_baseline(path: Path, *, indexed: bool = True) -> Iterator[BaselineRead]:
+    """The report at ``path``, verified a case at a time, with its latencies and (where
+    ``indexed``) its comparison's index, from one scan; the file stays open for the
+    comparison's reading of its cases until the block ends. The refusals of
+    ``report.io.read_report``."""
+    from goldgate.comparison.opened import KeyHook
+    from goldgate.render.fanout import baseline_latencies
+    from goldgate.report.streamread import streamed_report
+
+    keys = KeyHook(str(path)) if indexed else None
+    latencies = LatencyHook()
+
+    def hook(suite: int, position: int, raw: Any) -> None:
+        latencies(suite, position, raw)
+        if keys is not None:
+            keys(suite, position, raw)
+
+    with streamed_report(path, on_case=hook) as streamed:
+        if streamed.streamed:
+            found = latencies.latencies(streamed.report)
+        else:  # read whole: its cases are at hand
+            found = baseline_latencies(streamed.report.suites)
+        yield BaselineRead(path, streamed.report, streamed.digest, found, streamed, keys)
 
 
 def read_with_latencies(path: Path) -> BaselineRead:
-    """The report at ``path``, verified a case at a time, and its latencies; the refusals of
-    ``report.io.read_report``."""
-    from goldgate.render.fanout import LatencySink
-    from goldgate.render.view import build_view
-    from goldgate.report.streamread import streamed_report
-
-    with streamed_report(path) as streamed:
-        sink = LatencySink()
-        suites = build_view(streamed.report).suites
-        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), (sink,))
-        return BaselineRead(path, streamed.report, streamed.digest, sink.latencies)
+    """The report at ``path``, verified a case at a time, and its latencies (one scan); the
+    refusals of ``report.io.read_report``."""
+    with opened_baseline(path, indexed=False) as found:
+        return replace(found, streamed=None)

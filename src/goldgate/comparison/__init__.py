@@ -39,15 +39,17 @@ __all__ = [
 ]
 
 
-def _side(stack: ExitStack, report: Report | Path | str, label: str) -> ReportSide:
+def _side(stack: ExitStack, report: Report | ReportSide | Path | str, label: str) -> ReportSide:
+    if isinstance(report, ReportSide):
+        return report
     if isinstance(report, Report):
         return side_of(report, label)
     return stack.enter_context(opened_side(Path(report), label))
 
 
 def compare(
-    candidate: Report | Path | str,
-    baseline: Report | Path | str,
+    candidate: Report | ReportSide | Path | str,
+    baseline: Report | ReportSide | Path | str,
     *,
     partial: bool = False,
     now: datetime | None = None,

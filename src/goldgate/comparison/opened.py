@@ -40,10 +40,20 @@ from goldgate.report.models import Report, SuiteRecord, validated
 from goldgate.report.plain import record_json
 from goldgate.report.readbound import admit_case, memory_bounded
 from goldgate.report.scan import LazyCases, scan_report
+from goldgate.report.streamread import StreamedReport
 from goldgate.report.verified import verified_once
 from goldgate.report.verify import verify_report
 
-__all__ = ["KEY_BYTES", "CaseKeys", "ReportSide", "SuiteSide", "opened_side", "side_of"]
+__all__ = [
+    "KEY_BYTES",
+    "CaseKeys",
+    "KeyHook",
+    "ReportSide",
+    "SuiteSide",
+    "opened_side",
+    "side_of",
+    "streamed_side",
+]
 
 _DIGEST: Final = 32
 _NO_INPUT: Final = bytes(_DIGEST)
@@ -257,6 +267,49 @@ def opened_side(path: Path, label: str) -> Iterator[ReportSide]:
         del data  # the parsed value is enough
         side = _side(value, label=label, path=source, digest=digest)
     yield side
+
+
+class KeyHook:
+    """Each suite's ``CaseKeys`` made as a report is scanned (``report.scan.CaseHook``): the
+    comparison's index of a report from the scan that verifies it, never a pass of its own.
+    A malformed case is noted with its place and refused when the side is made."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.keys: list[CaseKeys] = []
+        self.broken: ReportRefusedError | None = None
+
+    def __call__(self, suite: int, position: int, raw: Any) -> None:
+        while len(self.keys) <= suite:
+            self.keys.append(CaseKeys())
+        if self.broken is not None:
+            return
+        try:
+            self.keys[suite].add(_keyed(raw, self.path, f"/suites/{suite}/cases/{position}"))
+        except ReportRefusedError as error:
+            self.broken = error
+
+
+def streamed_side(
+    streamed: StreamedReport, hook: KeyHook, label: str, path: str | None = None
+) -> ReportSide:
+    """A report already read as a stream (``report.streamread``, verified, its cases
+    scanned through ``hook``) as one side of a comparison, its cases read again from the
+    same open file: no scan of its own. ``path`` names the side where it is not the file
+    read (a copy kept elsewhere)."""
+    assert streamed.streamed
+    if hook.broken is not None:
+        raise hook.broken
+    source = path or streamed.path
+    header = streamed.report
+    suites = []
+    for index, record in enumerate(header.suites):
+        found = hook.keys[index] if index < len(hook.keys) else CaseKeys()
+        if len(found) != streamed.case_count(index):  # pragma: no cover - the scan fed it
+            raise _invalid(source, f"/suites/{index}/cases", "cases must be an array")
+        found.done()
+        suites.append(SuiteSide(record, found, source, index, partial(streamed.raw_case, index)))
+    return ReportSide(label, source, streamed.digest, header, tuple(suites))
 
 
 def side_of(report: Report, label: str, path: str = "<memory>") -> ReportSide:

@@ -22,7 +22,7 @@ import hashlib
 import os
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
@@ -38,7 +38,12 @@ from goldgate.base.textsafe import escape_control
 from goldgate.report.readbound import ELEMENT_WEIGHT, admit_case, weighed
 from goldgate.report.records import REPORT_FORMAT
 
-__all__ = ["CaseIndex", "ScannedReport", "scan_report"]
+__all__ = ["CaseHook", "CaseIndex", "ScannedReport", "scan_report"]
+
+CaseHook = Callable[[int, int, Any], None]
+"""Called with each case as the scan parses it: the suite's place in the report, the case's
+place in the suite, and its plain JSON (let go of once the hook returns). What it makes is
+trusted only once the report is verified."""
 
 _CHUNK: Final = 1 << 20
 _WHITESPACE: Final = " \t\n\r"
@@ -163,11 +168,14 @@ class _Text:
 
 
 class _Scanner:
-    def __init__(self, handle: BinaryIO, path: str) -> None:
+    def __init__(self, handle: BinaryIO, path: str, on_case: CaseHook | None = None) -> None:
         self.path = path
         self.source = _Text(handle)
         self.at = 0
         self.indexes: list[CaseIndex | None] = []
+        self.on_case = on_case
+        self.suites = 0
+        """Suites met so far (a suite's place in the report, for ``on_case``)."""
 
     def char(self) -> str:
         """The next character that is not whitespace (the scanner left on it)."""
@@ -262,6 +270,7 @@ class _Scanner:
                 raise _Unstreamable(",")
 
     def suite(self) -> Any:
+        self.suites += 1
         if self.char() != "{":
             return self.value()[0]
         self.indexes.append(None)
@@ -269,11 +278,14 @@ class _Scanner:
 
     def cases(self) -> CaseIndex:
         index = CaseIndex()
+        suite, hook = self.suites - 1, self.on_case
 
         def case() -> None:
             value, start, end = self.value(case=True)
             source = self.source
             piece = source.text[start:end].encode("utf-8")
+            if hook is not None:
+                hook(suite, len(index), value)
             index.add(source.byte_at(start), piece, value)
             source.mark, source.mark_byte = end, source.mark_byte + len(piece)
 
@@ -293,10 +305,15 @@ class _Scanner:
             source.more()
 
 
-def scan_report(handle: BinaryIO, path: str) -> ScannedReport | None:
+def scan_report(
+    handle: BinaryIO, path: str, on_case: CaseHook | None = None
+) -> ScannedReport | None:
     """The report in ``handle`` scanned (``ScannedReport``), or None where it must be read
-    whole: not JSON as the stream takes it, or not a report of the current format."""
-    scanner = _Scanner(handle, path)
+    whole: not JSON as the stream takes it, or not a report of the current format. Each case
+    is handed to ``on_case`` as it is parsed (the one parse of the scan: a caller that needs
+    something of every case, such as a comparison's index, has it without reading the cases
+    again)."""
+    scanner = _Scanner(handle, path, on_case)
     try:
         value = scanner.report()
     except (_Unstreamable, RecursionError):

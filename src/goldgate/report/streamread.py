@@ -21,11 +21,11 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from goldgate.base.files import open_regular_file
 from goldgate.report.readbound import admit_case, memory_bounded
-from goldgate.report.scan import CaseIndex, scan_report
+from goldgate.report.scan import CaseHook, CaseIndex, scan_report
 from goldgate.report.verified import is_verified, note_verified
 
 if TYPE_CHECKING:
@@ -45,6 +45,19 @@ class StreamedReport:
     digest: str
     _handle: BinaryIO | None
     _indexes: tuple[CaseIndex | None, ...]
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the file was scanned (its cases read again from it), not read whole."""
+        return self._handle is not None
+
+    def raw_case(self, suite: int, position: int) -> Any:
+        """The plain JSON of the case at ``position`` of suite ``suite`` (a streamed file's),
+        read again from the file; refused where its bytes changed since they were scanned."""
+        index = self._indexes[suite]
+        assert index is not None
+        assert self._handle is not None
+        return index.read(self._handle, self.path, position)
 
     def case_count(self, suite: int) -> int:
         index = self._indexes[suite] if self._indexes else None
@@ -79,18 +92,23 @@ class StreamedReport:
 
 
 @contextlib.contextmanager
-def streamed_report(path: Path, *, verify: bool = True) -> Iterator[StreamedReport]:
+def streamed_report(
+    path: Path, *, verify: bool = True, on_case: CaseHook | None = None
+) -> Iterator[StreamedReport]:
     """The report at ``path``, verified a case at a time (``StreamedReport``); the file stays
     open for its cases until the block ends. Refusals are those of ``report.io.read_report``.
     Without ``verify``, a file the stream takes is scanned and its header validated, its
     cases neither validated nor verified: for a caller that has it verified meanwhile
-    (``report.background``) and trusts nothing it made of it before then."""
+    (``report.background``) and trusts nothing it made of it before then. ``on_case`` is
+    handed each case as the scan parses it (``report.scan.CaseHook``), where the file is
+    streamed (``StreamedReport.streamed``): what it made is trusted once the block starts
+    (the report verified)."""
     from goldgate.report.io import read_report_and_digest, validated_report
 
     source = str(path)
     with open_regular_file(path, source, what="a report") as handle:
         with memory_bounded(source):
-            scanned = scan_report(handle, source)
+            scanned = scan_report(handle, source, on_case)
         if scanned is None:
             report, digest = read_report_and_digest(path)
             yield StreamedReport(source, report, digest, None, ())

@@ -40,23 +40,33 @@ ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 
 
-def read_baseline(path: Path) -> BaselineRead:
-    """The baseline report at ``path``, verified a case at a time, with its latencies."""
-    from goldgate.app.renderpass import read_with_latencies
+def read_baseline(path: Path, stack: contextlib.ExitStack[bool | None] | None) -> BaselineRead:
+    """The baseline report at ``path``, verified a case at a time, with its latencies; with
+    ``stack``, also its comparison's index from the same scan, the file kept open (for the
+    comparison's reading of its cases) until ``stack`` closes."""
+    from goldgate.app.renderpass import opened_baseline, read_with_latencies
 
-    return read_with_latencies(path)
+    return (
+        read_with_latencies(path) if stack is None else stack.enter_context(opened_baseline(path))
+    )
 
 
 def find_baseline(
-    run: StepRun, source: str, event: GitHubEvent | None, now: datetime
+    run: StepRun,
+    source: str,
+    event: GitHubEvent | None,
+    now: datetime,
+    stack: contextlib.ExitStack[bool | None] | None = None,
 ) -> BaselineRead | None:
+    """The baseline (see the module's description); with ``stack``, open for its
+    comparison until ``stack`` closes (``read_baseline``)."""
     if not source.startswith("artifact:"):
         path = Path(source)
         if not path.is_file():
             run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
             return None
         try:
-            found = read_baseline(path)
+            found = read_baseline(path, stack)
         except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
             run.failure = f"the baseline was refused: {error}"
             return None
@@ -75,7 +85,8 @@ def find_baseline(
     seconds = baseline_deadline(run.env)
     try:
         with _alarm_after(seconds + _ALARM_GRACE):
-            return _download_baseline(run, name, event, now, time.monotonic() + seconds)
+            deadline = time.monotonic() + seconds
+            return _download_baseline(run, name, event, now, (deadline, stack))
     except _DeadlinePassed:
         run.warning(
             f"the baseline artifact {name!r} could not be used: fetching it took longer than "
@@ -90,11 +101,17 @@ def find_baseline(
 
 
 def _download_baseline(
-    run: StepRun, name: str, event: GitHubEvent, now: datetime, deadline: float
+    run: StepRun,
+    name: str,
+    event: GitHubEvent,
+    now: datetime,
+    until: tuple[float, contextlib.ExitStack[bool | None] | None],
 ) -> BaselineRead | None:
     """The merge-base commit's baseline (or the base branch's newest, with a note), fetched
     within ``baseline_deadline`` into a temporary folder that is removed whatever happens,
-    and copied into the work folder: the comparison names a file that stays."""
+    and copied into the work folder: the comparison names a file that stays (the one read
+    may stay open in ``until``'s stack: its handle outlives the folder)."""
+    deadline, stack = until
     from goldgate.github.archive import extract_zip_safely
     from goldgate.github.artifacts import find_baseline_artifact, merge_base
     from goldgate.github.client import api_url, connect, repository
@@ -130,7 +147,7 @@ def _download_baseline(
         files = extract_zip_safely(
             archive, folder / "files", max_bytes=ARTIFACT_MAX_BYTES, max_files=ARTIFACT_MAX_FILES
         )
-        found = _first_report(files)
+        found = _first_report(files, stack)
         if found is None or isinstance(found, str):
             why = f" ({found.rstrip('.')})" if found else ""
             run.notes.append(
@@ -141,14 +158,16 @@ def _download_baseline(
         return replace(found, path=_kept(found.path, now))
 
 
-def _first_report(files: list[Path]) -> BaselineRead | str | None:
+def _first_report(
+    files: list[Path], stack: contextlib.ExitStack[bool | None] | None
+) -> BaselineRead | str | None:
     """The first report of an artifact's files; else why its JSON files were refused (not
     a report, or one whose stored verdicts lie), or None."""
     refused: str | None = None
     for path in sorted(files):
         if path.suffix == ".json":
             try:
-                return read_baseline(path)
+                return read_baseline(path, stack)
             except ReportRefusedError as error:
                 refused = refused or str(error).removeprefix(f"{path}: ")
             except (GoldgateError, OSError, ValueError):

@@ -35,8 +35,8 @@ from goldgate.github.client import describe_error
 if TYPE_CHECKING:
     from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
+    from goldgate.comparison.opened import KeyHook
     from goldgate.github.event import GitHubEvent
-    from goldgate.report.models import Report
     from goldgate.report.streamread import StreamedReport
 
 
@@ -50,14 +50,17 @@ def conclude(
     SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
     stops that, not the step: what can still be written (JUnit, the summary, the outputs)
     is, with exit 130."""
+    from goldgate.comparison.opened import KeyHook
     from goldgate.report.streamread import streamed_report
 
     with contextlib.ExitStack() as stack:
         streamed: StreamedReport | None = None
         refused: GoldgateError | None = None
+        # The comparison's index of the candidate is made by the scan that verifies it.
+        keys = None if inputs.baseline is None else KeyHook(str(report_path))
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
-                streamed = stack.enter_context(streamed_report(report_path))
+                streamed = stack.enter_context(streamed_report(report_path, on_case=keys))
             except GoldgateError as error:  # unreadable, or its stored verdict is not its own
                 refused = error
             except MemoryError:
@@ -67,17 +70,19 @@ def conclude(
                 run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
                 run.failure = str(refused)
             return _no_report(run, inputs, run_code)
-        return _conclude(run, inputs, event, streamed, run_code)
+        return _conclude(run, inputs, event, (streamed, keys, stack), run_code)
 
 
 def _conclude(
     run: StepRun,
     inputs: ActionInputs,
     event: GitHubEvent | None,
-    streamed: StreamedReport,
+    opened: tuple[StreamedReport, KeyHook | None, contextlib.ExitStack[bool | None]],
     run_code: int,
 ) -> int:
-    """``conclude`` for the report ``streamed``, open while it is published."""
+    """``conclude`` for the report ``streamed`` (with the comparison's index its scan made),
+    open while it is published, as is the baseline (kept open in ``stack``)."""
+    streamed = opened[0]
     report, report_path = streamed.report, Path(streamed.path)
     now = datetime.now(UTC)
     if inputs.mode in ("compare", "report"):
@@ -89,9 +94,7 @@ def _conclude(
         run.notes.append("No baseline: the run was interrupted, so nothing was compared.")
     else:
         try:
-            comparison, comparison_path, baseline = _compare(
-                run, inputs, event, report, report_path, now
-            )
+            comparison, comparison_path, baseline = _compare(run, inputs, event, opened, now)
         except KeyboardInterrupt:
             note_interrupted(
                 run, "while the baseline was fetched or compared; nothing was compared"
@@ -174,19 +177,23 @@ def _compare(
     run: StepRun,
     inputs: ActionInputs,
     event: GitHubEvent | None,
-    report: Report,
-    report_path: Path,
+    opened: tuple[StreamedReport, KeyHook | None, contextlib.ExitStack[bool | None]],
     now: datetime,
 ) -> tuple[Comparison | None, Path | None, BaselineRead | None]:
     """The comparison with the baseline, where it was written, and the baseline report
-    (for the HTML page's baseline side); Nones when nothing was compared."""
+    (for the HTML page's baseline side); Nones when nothing was compared. Each side is
+    compared from the scan that verified it (its index made then, its cases read again from
+    the file still open), never scanned again."""
     from goldgate.comparison import compare, write_comparison
+    from goldgate.comparison.opened import ReportSide, streamed_side
     from goldgate.report.io import unique_path
 
+    streamed, keys, stack = opened
+    report, report_path = streamed.report, Path(streamed.path)
     if inputs.baseline is None:
         run.notes.append("No baseline was configured, so nothing was compared.")
         return None, None, None
-    found = find_baseline(run, inputs.baseline, event, now)
+    found = find_baseline(run, inputs.baseline, event, now, stack)
     if found is None:
         return None, None, None
     baseline_path, baseline = found.path, found.report
@@ -198,7 +205,11 @@ def _compare(
     refusal = baseline_refusal(report, baseline)
     if refusal is None:
         try:
-            comparison = compare(report_path, baseline_path, partial=inputs.partial, now=now)
+            mine: ReportSide | Path = report_path
+            if keys is not None and streamed.streamed:
+                mine = streamed_side(streamed, keys, "candidate")
+            theirs = found.side("baseline")
+            comparison = compare(mine, theirs, partial=inputs.partial, now=now)
         except GoldgateError as error:
             refusal = str(error).removeprefix("cannot compare: ")
         except Exception as error:  # a baseline no check foresaw: a note, never a crash
