@@ -41,11 +41,20 @@ if TYPE_CHECKING:
 
 
 def conclude(
-    run: StepRun, inputs: ActionInputs, event: GitHubEvent | None, report_path: Path, run_code: int
+    run: StepRun,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    report_path: Path,
+    run_code: int,
+    *,
+    recorded: str | None = None,
 ) -> int:
     """From a report on disk (just run, replayed, or given): compare with the baseline, render
     and publish, and decide the step's exit code under fail_on. Mode compare and mode report
-    take the run's exit code from the report's own verdict.
+    take the run's exit code from the report's own verdict. ``recorded`` (``goldgate
+    publish``: the hand-off's sha256 of the report) must be the digest of the very bytes
+    read and verified here, or nothing is published (a report swapped after the hand-off
+    was checked is refused).
 
     SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
     stops that, not the step: what can still be written (JUnit, the summary, the outputs)
@@ -70,6 +79,11 @@ def conclude(
                 run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
                 run.failure = str(refused)
             return _no_report(run, inputs, run_code)
+        if recorded is not None and streamed.digest != f"sha256:{recorded}":
+            return run.commands.refuse(
+                f"the report {report_path} is not the one the run step recorded (its digest "
+                "differs): it was changed after user code ran; nothing is published."
+            )
         return _conclude(run, inputs, event, (streamed, keys, stack), run_code)
 
 

@@ -191,7 +191,9 @@ def publish_only(
         write_step_outputs(run, {"exit_code": str(left.code)})
         return left.code
     run.failure = left.failure
-    return conclude(run, inputs, step_event(run), Path(left.report), left.code)
+    return conclude(
+        run, inputs, step_event(run), Path(left.report), left.code, recorded=left.report_sha256
+    )
 
 
 def _left_nothing(run: StepRun) -> int:
