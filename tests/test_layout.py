@@ -297,6 +297,7 @@ PRIVATE_CONTROL_FLOW = frozenset(
         ("goldgate.app.promptfoo.assertions", "_Module"),
         ("goldgate.gold._stream.streamed", "_HasProblems"),
         ("goldgate.app.action.baseline", "_DeadlinePassed"),
+        ("goldgate.app.action.verifying", "_Unverified"),
         ("goldgate.report.verify", "_Broken"),
         ("goldgate.report.scan", "_Unstreamable"),
         ("goldgate.evals.values", "_NotJson"),

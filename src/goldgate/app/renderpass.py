@@ -247,11 +247,14 @@ def _latency(value: object) -> float:
 
 
 @contextlib.contextmanager
-def opened_baseline(path: Path, *, indexed: bool = True) -> Iterator[BaselineRead]:
+def opened_baseline(
+    path: Path, *, indexed: bool = True, verify: bool = True
+) -> Iterator[BaselineRead]:
     """The report at ``path``, verified a case at a time, with its latencies and (where
     ``indexed``) its comparison's index, from one scan; the file stays open for the
     comparison's reading of its cases until the block ends. The refusals of
-    ``report.io.read_report``."""
+    ``report.io.read_report``; without ``verify``, those of ``streamed_report``'s scan (for a
+    caller that has the report verified meanwhile)."""
     from goldgate.comparison.opened import KeyHook
     from goldgate.render.fanout import baseline_latencies
     from goldgate.report.streamread import streamed_report
@@ -264,7 +267,7 @@ def opened_baseline(path: Path, *, indexed: bool = True) -> Iterator[BaselineRea
         if keys is not None:
             keys(suite, position, raw)
 
-    with streamed_report(path, on_case=hook) as streamed:
+    with streamed_report(path, on_case=hook, verify=verify) as streamed:
         if streamed.streamed:
             found = latencies.latencies(streamed.report)
         else:  # read whole: its cases are at hand

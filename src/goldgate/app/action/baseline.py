@@ -40,15 +40,18 @@ ARTIFACT_MAX_BYTES = 200 * 1024 * 1024
 ARTIFACT_MAX_FILES = 1_000
 
 
-def read_baseline(path: Path, stack: contextlib.ExitStack[bool | None] | None) -> BaselineRead:
+def read_baseline(
+    path: Path, stack: contextlib.ExitStack[bool | None] | None, verify: bool = True
+) -> BaselineRead:
     """The baseline report at ``path``, verified a case at a time, with its latencies; with
     ``stack``, also its comparison's index from the same scan, the file kept open (for the
-    comparison's reading of its cases) until ``stack`` closes."""
+    comparison's reading of its cases) until ``stack`` closes. Without ``verify``: scanned
+    for a caller that has it verified meanwhile (``verifying``)."""
     from goldgate.app.renderpass import opened_baseline, read_with_latencies
 
-    return (
-        read_with_latencies(path) if stack is None else stack.enter_context(opened_baseline(path))
-    )
+    if stack is None:
+        return read_with_latencies(path)
+    return stack.enter_context(opened_baseline(path, verify=verify))
 
 
 def find_baseline(
@@ -56,17 +59,20 @@ def find_baseline(
     source: str,
     event: GitHubEvent | None,
     now: datetime,
+    *,
     stack: contextlib.ExitStack[bool | None] | None = None,
+    verify: bool = True,
 ) -> BaselineRead | None:
     """The baseline (see the module's description); with ``stack``, open for its
-    comparison until ``stack`` closes (``read_baseline``)."""
+    comparison until ``stack`` closes, and a file without ``verify`` only scanned
+    (``read_baseline``)."""
     if not source.startswith("artifact:"):
         path = Path(source)
         if not path.is_file():
             run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
             return None
         try:
-            found = read_baseline(path, stack)
+            found = read_baseline(path, stack, verify)
         except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
             run.failure = f"the baseline was refused: {error}"
             return None

@@ -9,6 +9,7 @@ with no report to publish still writes its outputs and a summary that says why.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,11 +34,24 @@ from goldgate.base.errors import ExitCode, GoldgateError, RuntimeFailureError, m
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
+    from goldgate.app.action.verifying import Deferred
     from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
     from goldgate.comparison.opened import KeyHook
     from goldgate.github.event import GitHubEvent
     from goldgate.report.streamread import StreamedReport
+
+
+@dataclass(frozen=True)
+class _Opened:
+    """The candidate open while it is published (with the comparison's index its scan made),
+    the stack that keeps the baseline open too, and the helper verifying them meanwhile
+    (``verifying.Deferred``; None: each verified as it was read)."""
+
+    streamed: StreamedReport
+    keys: KeyHook | None
+    stack: contextlib.ExitStack[bool | None]
+    deferred: Deferred | None
 
 
 def conclude(
@@ -54,14 +68,43 @@ def conclude(
     take the run's exit code from the report's own verdict. ``recorded`` (``goldgate
     publish``: the hand-off's sha256 of the report) must be the digest of the very bytes
     read and verified here, or nothing is published (a report swapped after the hand-off
-    was checked is refused).
+    was checked is refused). The report and a baseline file are verified by a helper while
+    this process compares and renders them, nothing published before they are
+    (``verifying``).
 
     SIGINT or SIGTERM while the baseline downloads (or is compared) or the comment posts
     stops that, not the step: what can still be written (JUnit, the summary, the outputs)
     is, with exit 130."""
+    from goldgate.app.action.verifying import verified_meanwhile
+
+    paths = [report_path] if report_path.is_file() else []
+    source = inputs.baseline
+    if paths and source and not source.startswith("artifact:") and Path(source).is_file():
+        paths.append(Path(source))
+
+    def attempt(deferred: Deferred | None) -> int:
+        return _concluded(
+            run, inputs, event, (report_path, run_code), recorded=recorded, deferred=deferred
+        )
+
+    return verified_meanwhile(run, paths, attempt)
+
+
+def _concluded(
+    run: StepRun,
+    inputs: ActionInputs,
+    event: GitHubEvent | None,
+    ran: tuple[Path, int],
+    *,
+    recorded: str | None,
+    deferred: Deferred | None,
+) -> int:
+    """``conclude`` for the report at ``ran[0]`` (the run's code ``ran[1]``), verified as it
+    is read, or by ``deferred``'s helper before anything is published."""
     from goldgate.comparison.opened import KeyHook
     from goldgate.report.streamread import streamed_report
 
+    report_path, run_code = ran
     with contextlib.ExitStack() as stack:
         streamed: StreamedReport | None = None
         refused: GoldgateError | None = None
@@ -69,34 +112,45 @@ def conclude(
         keys = None if inputs.baseline is None else KeyHook(str(report_path))
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
-                streamed = stack.enter_context(streamed_report(report_path, on_case=keys))
+                streamed = stack.enter_context(
+                    streamed_report(report_path, on_case=keys, verify=deferred is None)
+                )
             except GoldgateError as error:  # unreadable, or its stored verdict is not its own
                 refused = error
             except MemoryError:
                 refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
+        if streamed is not None and deferred is not None:
+            deferred.used(streamed.digest)
         if streamed is None:
+            _settle(deferred)
             if refused is not None:
                 run_code = int(most_severe(ExitCode(run_code), refused.exit_code))
                 run.failure = str(refused)
             return _no_report(run, inputs, run_code)
         if recorded is not None and streamed.digest != f"sha256:{recorded}":
+            _settle(deferred)
             return run.commands.refuse(
                 f"the report {report_path} is not the one the run step recorded (its digest "
                 "differs): it was changed after user code ran; nothing is published."
             )
-        return _conclude(run, inputs, event, (streamed, keys, stack), run_code)
+        return _conclude(run, inputs, event, _Opened(streamed, keys, stack, deferred), run_code)
+
+
+def _settle(deferred: Deferred | None) -> Path | None:
+    """Wait for the reports' verification, where a helper does it (``verifying``)."""
+    return None if deferred is None else deferred.settle()
 
 
 def _conclude(
     run: StepRun,
     inputs: ActionInputs,
     event: GitHubEvent | None,
-    opened: tuple[StreamedReport, KeyHook | None, contextlib.ExitStack[bool | None]],
+    opened: _Opened,
     run_code: int,
 ) -> int:
-    """``conclude`` for the report ``streamed`` (with the comparison's index its scan made),
-    open while it is published, as is the baseline (kept open in ``stack``)."""
-    streamed = opened[0]
+    """``conclude`` for the report ``opened.streamed``, open while it is published, as is
+    the baseline (kept open in ``opened.stack``)."""
+    streamed, deferred = opened.streamed, opened.deferred
     report, report_path = streamed.report, Path(streamed.path)
     now = datetime.now(UTC)
     if inputs.mode in ("compare", "report"):
@@ -114,6 +168,7 @@ def _conclude(
                 run, "while the baseline was fetched or compared; nothing was compared"
             )
     if run.failure is not None:  # the baseline was refused: nothing it says is trusted
+        _settle(deferred)
         return _no_report(run, inputs, int(ExitCode.INVALID_INPUT))
     try:
         return publish(
@@ -126,9 +181,11 @@ def _conclude(
                 comparison=comparison,
                 comparison_path=comparison_path,
                 baseline=baseline,
+                settle=None if deferred is None else deferred.settle,
             ),
         )
     except KeyboardInterrupt:  # while rendering or writing: what is cheap is still written
+        comparison_path = comparison_path or _settle(deferred)
         note_interrupted(run, "while the results were published")
         from goldgate.app.action import checkrun
 
@@ -191,25 +248,32 @@ def _compare(
     run: StepRun,
     inputs: ActionInputs,
     event: GitHubEvent | None,
-    opened: tuple[StreamedReport, KeyHook | None, contextlib.ExitStack[bool | None]],
+    opened: _Opened,
     now: datetime,
 ) -> tuple[Comparison | None, Path | None, BaselineRead | None]:
-    """The comparison with the baseline, where it was written, and the baseline report
+    """The comparison with the baseline, where it was written (None while a helper verifies
+    the reports: written once it has, ``Deferred.write_later``), and the baseline report
     (for the HTML page's baseline side); Nones when nothing was compared. Each side is
-    compared from the scan that verified it (its index made then, its cases read again from
+    compared from the scan that read it (its index made then, its cases read again from
     the file still open), never scanned again."""
-    from goldgate.comparison import compare, write_comparison
+    from goldgate.comparison import compare
     from goldgate.comparison.opened import ReportSide, streamed_side
-    from goldgate.report.io import unique_path
 
-    streamed, keys, stack = opened
+    streamed, keys, deferred = opened.streamed, opened.keys, opened.deferred
     report, report_path = streamed.report, Path(streamed.path)
     if inputs.baseline is None:
         run.notes.append("No baseline was configured, so nothing was compared.")
         return None, None, None
-    found = find_baseline(run, inputs.baseline, event, now, stack)
+    unverified = deferred is not None and not inputs.baseline.startswith("artifact:")
+    if not unverified:  # an artifact is fetched only for a report verified
+        _settle(deferred)
+    found = find_baseline(
+        run, inputs.baseline, event, now, stack=opened.stack, verify=not unverified
+    )
     if found is None:
         return None, None, None
+    if deferred is not None and unverified:
+        deferred.used(found.digest)
     baseline_path, baseline = found.path, found.report
     if inputs.mode == "replay" and inputs.report is None:
         other = replayed_other_report(report, baseline_path)
@@ -235,7 +299,18 @@ def _compare(
         run.warning(f"baseline not compared: {refusal}.")
         run.notes.append(f"Baseline not compared: {refusal}.")
         return None, None, None
+    if deferred is not None and not deferred.settled:
+        deferred.write_later(lambda: _write_comparison(run, comparison, now))
+        return comparison, None, found
+    return comparison, _write_comparison(run, comparison, now), found
+
+
+def _write_comparison(run: StepRun, comparison: Comparison, now: datetime) -> Path:
+    """The comparison written into the work folder (or elsewhere, with a warning); where."""
+    from goldgate.comparison import write_comparison
+    from goldgate.report.io import unique_path
+
     written, fallback = write_comparison(comparison, unique_path(WORK_FOLDER, "comparison", now))
     if fallback:
         run.warning(f"{fallback}; the comparison was written to {written} instead.")
-    return comparison, written, found
+    return written

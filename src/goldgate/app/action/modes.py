@@ -27,7 +27,6 @@ from goldgate.base.files import kept_working_folder
 
 if TYPE_CHECKING:
     from goldgate.github.event import GitHubEvent
-    from goldgate.report.background import Background
 
 USER_CODE_MODES = ("evaluate", "evals", "replay")
 """The modes that run user code (targets, scorers, evals): never where a token is."""
@@ -63,24 +62,7 @@ def run_action(
     if isinstance(outcome, int):
         checkrun.settled(run, outcome)
         return outcome
-    helper = _baseline_verified_meanwhile(inputs)
-    try:
-        return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
-    finally:
-        if helper is not None:
-            helper.close()
-
-
-def _baseline_verified_meanwhile(inputs: ActionInputs) -> Background | None:
-    """Mode compare with a baseline file: it is verified by a forked helper while the
-    candidate is read, and its reader waits for that (``report.background``)."""
-    baseline = inputs.baseline
-    if inputs.mode != "compare" or not baseline or baseline.startswith("artifact:"):
-        return None
-    from goldgate.report.background import verify_in_background
-
-    path = Path(baseline)
-    return verify_in_background([path]) if path.is_file() else None
+    return conclude(run, inputs, outcome.event, outcome.report, outcome.code)
 
 
 def step_inputs(run: StepRun) -> ActionInputs | None:

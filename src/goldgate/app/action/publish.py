@@ -53,6 +53,9 @@ class Publication:
     comparison: Comparison | None = None
     comparison_path: Path | None = None
     baseline: BaselineRead | None = None
+    settle: Callable[[], Path | None] | None = None
+    """Where a helper verifies the reports meanwhile (``verifying.Deferred.settle``): waits
+    for it before anything is written, and gives where the comparison was written then."""
 
     @property
     def report(self) -> Report:
@@ -67,7 +70,8 @@ def publish(run: StepRun, publication: Publication) -> int:
     """Render and publish; the step's exit code. The comment is posted before the summary is
     written, so that a signal during the post still shows in the summary (exit 130). The
     report's cases are read once, every rendering fed from that one pass
-    (``app.renderpass``)."""
+    (``app.renderpass``); where a helper verifies the reports meanwhile, nothing is written
+    before it has (``Publication.settle``)."""
     from goldgate.app.action.inputs import max_annotations
     from goldgate.app.renderpass import PassRequest, render_pass
 
@@ -82,6 +86,10 @@ def publish(run: StepRun, publication: Publication) -> int:
     with render_pass(
         publication.streamed, context, publication.comparison, request, run.baseline
     ) as rendered:
+        if publication.settle is not None:  # rendered meanwhile; nothing written before
+            written = publication.settle()
+            if publication.comparison is not None:
+                publication = replace(publication, comparison_path=written)
         return _publish(run, publication, rendered)
 
 

@@ -1,0 +1,126 @@
+"""The publishing step's reports verified by a forked helper while this process compares
+and renders them (issue 43): both CPUs at work, nothing published before the verification.
+
+Verifying a report (re-scoring every check of every attempt) is the costliest part of
+reading it. Where a helper can be forked (``report.background``: the accelerators on, Linux,
+two CPUs, no other thread), ``verified_meanwhile`` forks one that verifies the candidate and
+the baseline file while this process scans them (unverified), compares and renders. Until
+the helper has answered that it verified the very bytes used here (their digests), nothing
+is published: the step's workflow commands are held (``StepRun.out``), and every file,
+output, summary, comment and check run waits for ``Deferred.settle``. Where the helper did
+not verify them all (a forged verdict, a truncated file, a helper that failed), what was
+made is dropped, the step's state is put back as it was, and the step runs again with the
+reports verified here as they are read: the same refusal, in the same words, at the same
+point, nothing written before it. ``GOLDGATE_ACCELERATORS=0`` is that second run alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goldgate.app.action.step import StepRun
+
+if TYPE_CHECKING:
+    from goldgate.report.background import Background
+
+__all__ = ["Deferred", "verified_meanwhile"]
+
+
+# Private control flow that never leaves this module: outside GoldgateError on purpose
+# (tests/test_layout.py lists it).
+class _Unverified(Exception):
+    """The helper did not verify every report used: what was made from them is dropped."""
+
+
+class Deferred:
+    """Reports being verified by a helper while this process uses them: the digests of the
+    bytes used, the step's output held meanwhile, and what waits for the verification."""
+
+    def __init__(self, run: StepRun, helper: Background) -> None:
+        self._run, self._helper = run, helper
+        self._out = run.out
+        self._held: list[str] = []
+        run.out = self._held.append
+        self._state = (list(run.notes), run.failure, run.baseline, run.interrupted)
+        self._digests: list[str] = []
+        self._pending: Callable[[], Path] | None = None
+        self._written: Path | None = None
+        self.settled = False
+
+    def used(self, digest: str) -> None:
+        """The bytes of ``digest`` (a report read here unverified) are used."""
+        self._digests.append(digest)
+
+    def write_later(self, write: Callable[[], Path]) -> None:
+        """``write`` (a file, such as the comparison) once the reports are verified."""
+        self._pending = write
+
+    def settle(self) -> Path | None:
+        """Wait for the helper; unless it verified every report used, ``_Unverified``.
+        Then the output held is written, and the write left for now is made (its path)."""
+        if not self.settled:
+            from goldgate.report.verified import is_verified
+
+            self._helper.wait()
+            if not all(is_verified(digest) for digest in self._digests):
+                raise _Unverified
+            self.settled = True
+            self._release()
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                self._written = pending()
+        return self._written
+
+    def _release(self) -> None:
+        self._run.out = self._out
+        held, self._held = self._held, []
+        for text in held:
+            self._out(text)
+
+    def rewind(self) -> None:
+        """Drop what was made: the output held, and the step's state as it was."""
+        run = self._run
+        run.out = self._out
+        self._held.clear()
+        notes, run.failure, run.baseline, run.interrupted = self._state
+        run.notes[:] = notes
+        self._pending = None
+
+    def close(self) -> None:
+        self._helper.close()
+
+
+def verified_meanwhile(
+    run: StepRun, paths: list[Path], attempt: Callable[[Deferred | None], int]
+) -> int:
+    """``attempt(deferred)`` with the reports at ``paths`` verified by a helper meanwhile
+    (see the module's description); ``attempt(None)`` (every report verified as it is read)
+    where no helper is forked, or where the helper did not verify every report used."""
+    from goldgate.report.background import verify_in_background
+
+    helper = verify_in_background(paths) if paths else None
+    if helper is None:
+        return attempt(None)
+    deferred = Deferred(run, helper)
+    try:
+        try:
+            return attempt(deferred)
+        except _Unverified:
+            deferred.rewind()
+        except BaseException:
+            # Something this process did not expect: as the step would have met it with the
+            # reports verified first, or not at all where one of them is refused.
+            if not deferred.settled:
+                try:
+                    deferred.settle()
+                except _Unverified:
+                    deferred.rewind()
+                else:
+                    raise
+            else:
+                raise
+    finally:
+        deferred.close()
+    return attempt(None)
