@@ -254,8 +254,9 @@ def test_merge_refuses_the_first_forged_shard_and_writes_nothing(
 def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
     honest: bytes, tmp_path: Path, calls: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``goldgate action`` in compare mode: the baseline is verified by a helper while the
-    candidate is read here, and neither is verified twice (whole, then as a side)."""
+    """``goldgate action`` in compare mode: the candidate and the baseline are verified by a
+    helper while they are compared and rendered here (``app.action.verifying``), and
+    neither is verified again here (whole, as a stream, or as a side)."""
     _fork_possible()
     from goldgate.app.action.modes import run_action
 
@@ -267,7 +268,7 @@ def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
     said: list[str] = []
     code = run_action(env, said.append)
     assert code == json.loads(honest)["verdict"]["exit_code"], said
-    assert calls == ["candidate.json"]
+    assert calls == []
     assert list((tmp_path / ".goldgate" / "action").glob("*comparison*.json")), said
 
 

@@ -1,0 +1,239 @@
+"""The publishing step reads each report once (issue 43): `goldgate action` in compare mode
+scans the candidate and the baseline once each (the comparison's index and the baseline's
+latencies come from that scan), verifies each once, and, with the accelerators on, has them
+verified by a forked helper while it compares and renders, publishing nothing until the
+helper verified the very bytes used. Refusals are the same either way, nothing written.
+In-process (``run_action``), on a 40-case report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldgate.app.action.step import WORK_FOLDER
+from goldgate.base import accelerators
+from goldgate.comparison import opened
+from goldgate.report import background, scan, verified, verify
+from goldgate.report.io import read_report
+from helpers.benchmarks import load_benchmarks
+
+FIXTURES = Path(__file__).parents[2] / "report" / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def honest() -> bytes:
+    """A current-format report as goldgate writes it (40 cases), its bytes."""
+    from goldgate.report.io import report_bytes
+
+    return report_bytes(read_report(FIXTURES / "report_v1_generated.json"))
+
+
+def _forged(data: bytes) -> bytes:
+    value = json.loads(data)
+    value["suites"][0]["attempt_count"] += 1
+    return json.dumps(value).encode()
+
+
+@pytest.fixture
+def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
+    def set_to(value: str) -> None:
+        monkeypatch.setenv(accelerators.VARIABLE, value)
+        accelerators.refresh()
+
+    yield set_to
+    monkeypatch.delenv(accelerators.VARIABLE, raising=False)
+    accelerators.refresh()
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Counter[str]]]:
+    """Every scan of a report file and every verification made in this process from now
+    on, by file name (none remembered before)."""
+    made: dict[str, Counter[str]] = {"scans": Counter(), "verifications": Counter()}
+    real_report, real_verify = scan._Scanner.report, verify.verify_report
+
+    def scanned(self: Any) -> Any:
+        made["scans"][Path(self.path).name] += 1
+        return real_report(self)
+
+    def verifying(value: Any, report: Any, path: str, take: Any = None) -> None:
+        made["verifications"][Path(path).name] += 1
+        real_verify(value, report, path, take)
+
+    monkeypatch.setattr(scan._Scanner, "report", scanned)
+    monkeypatch.setattr(verify, "verify_report", verifying)
+    monkeypatch.setattr(opened, "verify_report", verifying)
+    verified.forget_verified()
+    yield made
+    verified.forget_verified()
+
+
+def _publish(
+    folder: Path, candidate: bytes, baseline: bytes, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, list[str], Path]:
+    """``goldgate action`` in compare mode (the publishing step, JUnit and the HTML page, the
+    comment off) in ``folder``: its code, what it said, and ``folder``."""
+    from goldgate.app.action.modes import run_action
+
+    folder.mkdir()
+    (folder / "candidate.json").write_bytes(candidate)
+    (folder / "baseline.json").write_bytes(baseline)
+    monkeypatch.chdir(folder)
+    env = load_benchmarks().publishing_environment(
+        folder, folder / "candidate.json", folder / "baseline.json"
+    )
+    said: list[str] = []
+    return run_action(env, said.append), said, folder
+
+
+def _written(folder: Path) -> list[str]:
+    """What the step wrote besides its step outputs and summary."""
+    work = folder / WORK_FOLDER
+    made = sorted(path.name for path in work.iterdir()) if work.is_dir() else []
+    return made + (["junit.xml"] if (folder / "junit.xml").exists() else [])
+
+
+def test_each_report_is_scanned_once_and_verified_once(
+    honest: bytes,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reads: dict[str, Counter[str]],
+    switch: Callable[[str], None],
+) -> None:
+    """The comparison's index and the baseline's latencies come from the scan that verifies
+    each report: no second scan, no read for the page's latencies; the counts the step
+    outputs are those of the report read whole."""
+    from goldgate.render.view import build_view
+
+    switch("0")
+    baseline = json.dumps(json.loads(honest), indent=1).encode()  # other bytes, same report
+    code, said, folder = _publish(tmp_path / "out", honest, baseline, monkeypatch)
+    assert code == json.loads(honest)["verdict"]["exit_code"], said
+    assert reads["scans"] == {"candidate.json": 1, "baseline.json": 1}
+    assert reads["verifications"] == {"candidate.json": 1, "baseline.json": 1}
+    assert any("comparison" in name for name in _written(folder)), said
+    counts = build_view(read_report(folder / "candidate.json")).counts
+    outputs = (folder / "output").read_text("utf-8")
+    for output, count in (("passed", counts["passed"]), ("failed", counts["failure"])):
+        assert f"{output}<<" in outputs
+        assert f"\n{count}\n" in outputs.split(f"{output}<<", 1)[1]
+
+
+@pytest.mark.parametrize("side", ["candidate", "baseline"])
+def test_a_forged_report_is_refused_and_nothing_is_published(
+    honest: bytes,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reads: dict[str, Counter[str]],
+    switch: Callable[[str], None],
+    side: str,
+) -> None:
+    switch("0")
+    candidate = _forged(honest) if side == "candidate" else honest
+    baseline = _forged(honest) if side == "baseline" else honest
+    code, said, folder = _publish(tmp_path / "out", candidate, baseline, monkeypatch)
+    assert code == 2
+    assert any(f"{side}.json: stored /suites/0/attempt_count is" in s for s in said), said
+    assert _written(folder) == []
+
+
+def test_publish_refuses_a_report_other_than_the_one_the_hand_off_recorded(
+    honest: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, switch: Callable[[str], None]
+) -> None:
+    """``goldgate publish`` compares the hand-off's digest with the digest of the bytes it
+    verified and publishes, not with the file as it was before: a report swapped after the
+    hand-off was checked is refused, nothing written."""
+    from goldgate.app.action.finish import conclude
+    from goldgate.app.action.inputs import read_inputs
+    from goldgate.app.action.step import StepRun
+
+    switch("0")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    report = folder / "candidate.json"
+    report.write_text(json.dumps(json.loads(honest), indent=1))  # not the bytes recorded
+    monkeypatch.chdir(folder)
+    env = load_benchmarks().publishing_environment(folder, report, report)
+    env.pop("INPUT_BASELINE")
+    said: list[str] = []
+    run = StepRun(env, said.append)
+    recorded = hashlib.sha256(honest).hexdigest()
+    assert conclude(run, read_inputs(env), None, report, 0, recorded=recorded) == 2
+    assert any("is not the one the run step recorded" in s for s in said), said
+    assert _written(folder) == []
+    report.write_bytes(honest)  # the bytes recorded: published
+    run = StepRun(env, said.append)
+    code = conclude(run, read_inputs(env), None, report, 0, recorded=recorded)
+    assert code == json.loads(honest)["verdict"]["exit_code"]
+    assert "junit.xml" in _written(folder)
+
+
+def _fork_possible() -> None:
+    if not background.fork_possible():
+        pytest.skip("a helper is forked only on Linux, with two CPUs and no other thread running")
+
+
+def _published(folder: Path) -> dict[str, str]:
+    """What a publication wrote, the comparison without its creation time."""
+    found = {}
+    for name in _written(folder):
+        path = folder / "junit.xml" if name == "junit.xml" else folder / WORK_FOLDER / name
+        if "comparison" in name:
+            value = json.loads(path.read_bytes())
+            value.pop("created_at")
+            found["comparison"] = json.dumps(value)
+        else:
+            found[name] = path.read_text("utf-8")
+    found["summary"] = (folder / "summary").read_text("utf-8")
+    return found
+
+
+# In an interpreter of their own (helpers/fresh.py): a pytest worker runs threads of its own,
+# and a helper is never forked beside another thread.
+@pytest.mark.fresh_interpreter
+@pytest.mark.slow  # forks helpers
+def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
+    honest: bytes,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reads: dict[str, Counter[str]],
+    switch: Callable[[str], None],
+) -> None:
+    """The accelerators on: neither report is verified here (the helper did, on the bytes
+    used), and everything written is what the step writes verifying as it reads; a forged
+    candidate or baseline is refused in the same words, nothing written."""
+    _fork_possible()
+    baseline = json.dumps(json.loads(honest), indent=1).encode()
+    runs = {}
+    for value in ("1", "0"):  # in the same folder: the outputs name it
+        switch(value)
+        verified.forget_verified()
+        reads["verifications"].clear()
+        code, said, folder = _publish(tmp_path / "out", honest, baseline, monkeypatch)
+        runs[value] = code, said, _published(folder)
+        folder.rename(tmp_path / f"honest-{value}")
+        if value == "1":
+            assert "report verify helper" in accelerators.used()
+            assert reads["verifications"] == {}, "the helper verified both"
+    assert runs["1"] == runs["0"]
+    assert "comparison" in runs["1"][2]
+    for side in ("candidate", "baseline"):
+        for value in ("1", "0"):
+            switch(value)
+            verified.forget_verified()
+            candidate = _forged(honest) if side == "candidate" else honest
+            other = _forged(baseline) if side == "baseline" else baseline
+            code, said, folder = _publish(tmp_path / "out", candidate, other, monkeypatch)
+            runs[value] = code, said, _written(folder)
+            folder.rename(tmp_path / f"{side}-{value}")
+        assert runs["1"] == runs["0"]
+        code, said, written = runs["1"]
+        assert code == 2
+        assert written == []
+        assert any(f"{side}.json: stored /suites/0/attempt_count is" in s for s in said), said
