@@ -87,8 +87,8 @@ def publish(run: StepRun, publication: Publication) -> int:
         publication.streamed, context, publication.comparison, request, run.baseline
     ) as rendered:
         if publication.settle is not None:  # rendered meanwhile; nothing written before
-            written = publication.settle()
-            if publication.comparison is not None:
+            written = publication.settle()  # the comparison, where its writing waited
+            if written is not None:
                 publication = replace(publication, comparison_path=written)
         return _publish(run, publication, rendered)
 
