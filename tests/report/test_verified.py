@@ -21,6 +21,8 @@ from goldgate.report import background, verified, verify
 from goldgate.report.io import read_report, read_report_and_digest
 from goldgate.report.streamread import streamed_report
 from helpers.benchmarks import load_benchmarks
+from helpers.verifying import forged as _forged
+from helpers.verifying import fork_possible, honest_bytes, switched
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -29,17 +31,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 forkable = pytest.mark.fresh_interpreter
 
 
-def _fork_possible() -> None:
-    if not background.fork_possible():
-        pytest.skip("a helper is forked only on Linux, with two CPUs and no other thread running")
-
-
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """A current-format report as goldgate writes it (40 cases), its bytes."""
-    from goldgate.report.io import report_bytes
-
-    return report_bytes(read_report(FIXTURES / "report_v1_generated.json"))
+    return honest_bytes()
 
 
 @pytest.fixture
@@ -58,12 +52,6 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     verified.forget_verified()
     yield made
     verified.forget_verified()
-
-
-def _forged(data: bytes) -> bytes:
-    value = json.loads(data)
-    value["suites"][0]["attempt_count"] += 1
-    return json.dumps(value).encode()
 
 
 def _read_every_way(path: Path) -> None:
@@ -141,7 +129,7 @@ def test_a_report_read_whole_after_a_stream_is_the_report_verified(
 def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reader(
     honest: bytes, calls: list[str], tmp_path: Path
 ) -> None:
-    _fork_possible()
+    fork_possible()
     first, forged, last = (tmp_path / f"{name}.json" for name in ("first", "forged", "last"))
     first.write_bytes(honest)
     forged.write_bytes(_forged(honest))
@@ -192,13 +180,7 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 @pytest.fixture
 def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
-    def set_to(value: str) -> None:
-        monkeypatch.setenv(accelerators.VARIABLE, value)
-        accelerators.refresh()
-
-    yield set_to
-    monkeypatch.delenv(accelerators.VARIABLE, raising=False)
-    accelerators.refresh()
+    yield from switched(monkeypatch)
 
 
 @forkable
@@ -206,7 +188,7 @@ def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
 def test_merge_has_its_shards_verified_by_a_helper_and_writes_the_same_bytes(
     shards: list[Path], tmp_path: Path, calls: list[str], switch: Callable[[str], None]
 ) -> None:
-    _fork_possible()
+    fork_possible()
     from goldgate.app.merge import merge_shard_reports
 
     merged = {}
@@ -231,7 +213,7 @@ def test_merge_refuses_the_first_forged_shard_and_writes_nothing(
     switch: Callable[[str], None],
     forged: list[str],
 ) -> None:
-    _fork_possible()
+    fork_possible()
     from goldgate.app.merge import merge_shard_reports
 
     given = []
@@ -257,7 +239,7 @@ def test_the_publishing_step_has_the_baseline_verified_by_a_helper(
     """``goldgate action`` in compare mode: the candidate and the baseline are verified by a
     helper while they are compared and rendered here (``app.action.verifying``), and
     neither is verified again here (whole, as a stream, or as a side)."""
-    _fork_possible()
+    fork_possible()
     from goldgate.app.action.modes import run_action
 
     candidate, baseline = tmp_path / "candidate.json", tmp_path / "baseline.json"

@@ -19,36 +19,20 @@ import pytest
 from goldgate.app.action.step import WORK_FOLDER
 from goldgate.base import accelerators
 from goldgate.comparison import opened
-from goldgate.report import background, scan, verified, verify
+from goldgate.report import scan, verified, verify
 from goldgate.report.io import read_report
 from helpers.benchmarks import load_benchmarks
-
-FIXTURES = Path(__file__).parents[2] / "report" / "fixtures"
+from helpers.verifying import forged, fork_possible, honest_bytes, switched
 
 
 @pytest.fixture(scope="module")
 def honest() -> bytes:
-    """A current-format report as goldgate writes it (40 cases), its bytes."""
-    from goldgate.report.io import report_bytes
-
-    return report_bytes(read_report(FIXTURES / "report_v1_generated.json"))
-
-
-def _forged(data: bytes) -> bytes:
-    value = json.loads(data)
-    value["suites"][0]["attempt_count"] += 1
-    return json.dumps(value).encode()
+    return honest_bytes()
 
 
 @pytest.fixture
 def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
-    def set_to(value: str) -> None:
-        monkeypatch.setenv(accelerators.VARIABLE, value)
-        accelerators.refresh()
-
-    yield set_to
-    monkeypatch.delenv(accelerators.VARIABLE, raising=False)
-    accelerators.refresh()
+    yield from switched(monkeypatch)
 
 
 @pytest.fixture
@@ -135,8 +119,8 @@ def test_a_forged_report_is_refused_and_nothing_is_published(
     side: str,
 ) -> None:
     switch("0")
-    candidate = _forged(honest) if side == "candidate" else honest
-    baseline = _forged(honest) if side == "baseline" else honest
+    candidate = forged(honest) if side == "candidate" else honest
+    baseline = forged(honest) if side == "baseline" else honest
     code, said, folder = _publish(tmp_path / "out", candidate, baseline, monkeypatch)
     assert code == 2
     assert any(f"{side}.json: stored /suites/0/attempt_count is" in s for s in said), said
@@ -174,11 +158,6 @@ def test_publish_refuses_a_report_other_than_the_one_the_hand_off_recorded(
     assert "junit.xml" in _written(folder)
 
 
-def _fork_possible() -> None:
-    if not background.fork_possible():
-        pytest.skip("a helper is forked only on Linux, with two CPUs and no other thread running")
-
-
 def _published(folder: Path) -> dict[str, str]:
     """What a publication wrote, the comparison without its creation time."""
     found = {}
@@ -208,7 +187,7 @@ def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
     """The accelerators on: neither report is verified here (the helper did, on the bytes
     used), and everything written is what the step writes verifying as it reads; a forged
     candidate or baseline is refused in the same words, nothing written."""
-    _fork_possible()
+    fork_possible()
     baseline = json.dumps(json.loads(honest), indent=1).encode()
     runs = {}
     for value in ("1", "0"):  # in the same folder: the outputs name it
@@ -227,8 +206,8 @@ def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
         for value in ("1", "0"):
             switch(value)
             verified.forget_verified()
-            candidate = _forged(honest) if side == "candidate" else honest
-            other = _forged(baseline) if side == "baseline" else baseline
+            candidate = forged(honest) if side == "candidate" else honest
+            other = forged(baseline) if side == "baseline" else baseline
             code, said, folder = _publish(tmp_path / "out", candidate, other, monkeypatch)
             runs[value] = code, said, _written(folder)
             folder.rename(tmp_path / f"{side}-{value}")
