@@ -12,8 +12,9 @@ Each speed-up is private to the stage it speeds up and is chosen there, by askin
 - the report (``report/process``): a large run's attempts scored and its report written by
   a process forked for it. Off: in the run's own process.
 - verification (``report/background``): ``report merge``'s shards, and the publishing
-  step's baseline, verified by a process forked for it while this one reads the rest. Off:
-  each report verified by the process reading it.
+  step's candidate and baseline (``app/action/verifying``), verified by a process forked for
+  it while this one reads, compares and renders them. Off: each report verified by the
+  process reading it.
 - memory (``base/memory``): the cyclic collector paused, spaced out or frozen around work
   that builds long-lived objects. Off: Python's collector as it comes.
 

@@ -1,6 +1,6 @@
 """Reports verified by a process forked from this one while this one goes on (issue 43):
-``report merge``'s later shards while it verifies the first, or a comparison's baseline while
-the candidate is read.
+``report merge``'s later shards while it verifies the first, or the publishing step's
+candidate and baseline while it compares and renders them (``app.action.verifying``).
 
 The helper verifies each report as ``report.streamread.streamed_report`` does and answers
 with the digest of each one that passed; ``Background.wait`` notes them in

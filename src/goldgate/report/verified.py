@@ -1,7 +1,6 @@
 """Each report verified once per process (issue 43): the digests of report bytes already
-verified here, so that a second reader of the same bytes (the publishing step reads the
-candidate and the baseline whole, then again as sides of the comparison) does not verify
-them again.
+verified here, so that a second reader of the same bytes (a report rendered, then compared;
+a shard merged and read again) does not verify them again.
 
 The digest is the sha256 of the exact bytes read (``report.digests``): a file changed in
 between has another digest and is verified again. Only a verification that passed is
