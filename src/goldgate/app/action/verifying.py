@@ -106,7 +106,9 @@ def verified_meanwhile(
     deferred = Deferred(run, helper)
     try:
         try:
-            return attempt(deferred)
+            code = attempt(deferred)
+            deferred.settle()  # where nothing waited for it: what it held is written now
+            return code
         except _Unverified:
             deferred.rewind()
         except BaseException:
