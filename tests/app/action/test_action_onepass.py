@@ -19,7 +19,7 @@ import pytest
 from goldgate.app.action.step import WORK_FOLDER
 from goldgate.base import accelerators
 from goldgate.comparison import opened
-from goldgate.report import scan, verified, verify
+from goldgate.report import background, scan, verified, verify
 from goldgate.report.io import read_report
 from helpers.benchmarks import load_benchmarks
 from helpers.verifying import forged, fork_possible, honest_bytes, switched
@@ -216,3 +216,65 @@ def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
         assert code == 2
         assert written == []
         assert any(f"{side}.json: stored /suites/0/attempt_count is" in s for s in said), said
+
+
+class _StandIn:
+    """Stands in for the forked helper (``report.background.Background``): when waited for,
+    it notes what the step had written and said by then, and answers that it verified the
+    reports (``verifies``) or that it verified none."""
+
+    def __init__(self, folder: Path, said: list[str], verifies: bool) -> None:
+        self.folder, self.said, self.verifies = folder, said, verifies
+        self.seen: tuple[list[str], int] | None = None
+
+    def wait(self) -> int:
+        self.seen = _written(self.folder), len(self.said)
+        if not self.verifies:
+            return 0
+        for name in ("candidate.json", "baseline.json"):
+            data = (self.folder / name).read_bytes()
+            verified.note_verified(f"sha256:{hashlib.sha256(data).hexdigest()}")
+        return 2
+
+    def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("verifies", [True, False], ids=["verified", "refused"])
+def test_nothing_is_published_before_the_helper_answered(
+    honest: bytes,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reads: dict[str, Counter[str]],
+    switch: Callable[[str], None],
+    verifies: bool,
+) -> None:
+    """With a helper verifying meanwhile, the step compares and renders but writes nothing,
+    says nothing, before the helper answered; then it publishes what the step publishes
+    verifying as it reads, or, where the helper did not verify the reports, runs again
+    verifying them itself."""
+    from goldgate.app.action.modes import run_action
+
+    switch("0")
+    baseline = json.dumps(json.loads(honest), indent=1).encode()
+    code, said, folder = _publish(tmp_path / "out", honest, baseline, monkeypatch)
+    alone = code, said, _published(folder)
+    folder.rename(tmp_path / "alone")
+    verified.forget_verified()
+    reads["verifications"].clear()
+    folder.mkdir()
+    (folder / "candidate.json").write_bytes(honest)
+    (folder / "baseline.json").write_bytes(baseline)
+    monkeypatch.chdir(folder)
+    env = load_benchmarks().publishing_environment(
+        folder, folder / "candidate.json", folder / "baseline.json"
+    )
+    said = []
+    helper = _StandIn(folder, said, verifies)
+    monkeypatch.setattr(background, "verify_in_background", lambda paths: helper)
+    code = run_action(env, said.append)
+    assert (code, said, _published(folder)) == alone
+    before_start = len([s for s in said if "GITHUB_EVENT_NAME" in s])
+    assert helper.seen == ([], before_start), "written or said before the helper answered"
+    expected = {} if verifies else {"candidate.json": 1, "baseline.json": 1}
+    assert reads["verifications"] == expected
