@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,27 @@ def _publish(
     return run_action(env, said.append), said, folder
 
 
+@dataclass(frozen=True)
+class Step:
+    """What a test of the publishing step works with: its folder, the monkeypatch, the
+    reads counted (``reads``) and the accelerators' switch."""
+
+    tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch
+    reads: dict[str, Counter[str]]
+    switch: Callable[[str], None]
+
+
+@pytest.fixture
+def step(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reads: dict[str, Counter[str]],
+    switch: Callable[[str], None],
+) -> Step:
+    return Step(tmp_path, monkeypatch, reads, switch)
+
+
 def _written(folder: Path) -> list[str]:
     """What the step wrote besides its step outputs and summary."""
     work = folder / WORK_FOLDER
@@ -85,22 +107,19 @@ def _written(folder: Path) -> list[str]:
 
 def test_each_report_is_scanned_once_and_verified_once(
     honest: bytes,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    reads: dict[str, Counter[str]],
-    switch: Callable[[str], None],
+    step: Step,
 ) -> None:
     """The comparison's index and the baseline's latencies come from the scan that verifies
     each report: no second scan, no read for the page's latencies; the counts the step
     outputs are those of the report read whole."""
     from goldgate.render.view import build_view
 
-    switch("0")
+    step.switch("0")
     baseline = json.dumps(json.loads(honest), indent=1).encode()  # other bytes, same report
-    code, said, folder = _publish(tmp_path / "out", honest, baseline, monkeypatch)
+    code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
     assert code == json.loads(honest)["verdict"]["exit_code"], said
-    assert reads["scans"] == {"candidate.json": 1, "baseline.json": 1}
-    assert reads["verifications"] == {"candidate.json": 1, "baseline.json": 1}
+    assert step.reads["scans"] == {"candidate.json": 1, "baseline.json": 1}
+    assert step.reads["verifications"] == {"candidate.json": 1, "baseline.json": 1}
     assert any("comparison" in name for name in _written(folder)), said
     counts = build_view(read_report(folder / "candidate.json")).counts
     outputs = (folder / "output").read_text("utf-8")
@@ -112,16 +131,13 @@ def test_each_report_is_scanned_once_and_verified_once(
 @pytest.mark.parametrize("side", ["candidate", "baseline"])
 def test_a_forged_report_is_refused_and_nothing_is_published(
     honest: bytes,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    reads: dict[str, Counter[str]],
-    switch: Callable[[str], None],
+    step: Step,
     side: str,
 ) -> None:
-    switch("0")
+    step.switch("0")
     candidate = forged(honest) if side == "candidate" else honest
     baseline = forged(honest) if side == "baseline" else honest
-    code, said, folder = _publish(tmp_path / "out", candidate, baseline, monkeypatch)
+    code, said, folder = _publish(step.tmp_path / "out", candidate, baseline, step.monkeypatch)
     assert code == 2
     assert any(f"{side}.json: stored /suites/0/attempt_count is" in s for s in said), said
     assert _written(folder) == []
@@ -179,10 +195,7 @@ def _published(folder: Path) -> dict[str, str]:
 @pytest.mark.slow  # forks helpers
 def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
     honest: bytes,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    reads: dict[str, Counter[str]],
-    switch: Callable[[str], None],
+    step: Step,
 ) -> None:
     """The accelerators on: neither report is verified here (the helper did, on the bytes
     used), and everything written is what the step writes verifying as it reads; a forged
@@ -191,26 +204,26 @@ def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
     baseline = json.dumps(json.loads(honest), indent=1).encode()
     runs = {}
     for value in ("1", "0"):  # in the same folder: the outputs name it
-        switch(value)
+        step.switch(value)
         verified.forget_verified()
-        reads["verifications"].clear()
-        code, said, folder = _publish(tmp_path / "out", honest, baseline, monkeypatch)
+        step.reads["verifications"].clear()
+        code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
         runs[value] = code, said, _published(folder)
-        folder.rename(tmp_path / f"honest-{value}")
+        folder.rename(step.tmp_path / f"honest-{value}")
         if value == "1":
             assert "report verify helper" in accelerators.used()
-            assert reads["verifications"] == {}, "the helper verified both"
+            assert step.reads["verifications"] == {}, "the helper verified both"
     assert runs["1"] == runs["0"]
     assert "comparison" in runs["1"][2]
     for side in ("candidate", "baseline"):
         for value in ("1", "0"):
-            switch(value)
+            step.switch(value)
             verified.forget_verified()
             candidate = forged(honest) if side == "candidate" else honest
             other = forged(baseline) if side == "baseline" else baseline
-            code, said, folder = _publish(tmp_path / "out", candidate, other, monkeypatch)
+            code, said, folder = _publish(step.tmp_path / "out", candidate, other, step.monkeypatch)
             runs[value] = code, said, _written(folder)
-            folder.rename(tmp_path / f"{side}-{value}")
+            folder.rename(step.tmp_path / f"{side}-{value}")
         assert runs["1"] == runs["0"]
         code, said, written = runs["1"]
         assert code == 2
@@ -243,10 +256,7 @@ class _StandIn:
 @pytest.mark.parametrize("verifies", [True, False], ids=["verified", "refused"])
 def test_nothing_is_published_before_the_helper_answered(
     honest: bytes,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    reads: dict[str, Counter[str]],
-    switch: Callable[[str], None],
+    step: Step,
     verifies: bool,
 ) -> None:
     """With a helper verifying meanwhile, the step compares and renders but writes nothing,
@@ -255,26 +265,26 @@ def test_nothing_is_published_before_the_helper_answered(
     verifying them itself."""
     from goldgate.app.action.modes import run_action
 
-    switch("0")
+    step.switch("0")
     baseline = json.dumps(json.loads(honest), indent=1).encode()
-    code, said, folder = _publish(tmp_path / "out", honest, baseline, monkeypatch)
+    code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
     alone = code, said, _published(folder)
-    folder.rename(tmp_path / "alone")
+    folder.rename(step.tmp_path / "alone")
     verified.forget_verified()
-    reads["verifications"].clear()
+    step.reads["verifications"].clear()
     folder.mkdir()
     (folder / "candidate.json").write_bytes(honest)
     (folder / "baseline.json").write_bytes(baseline)
-    monkeypatch.chdir(folder)
+    step.monkeypatch.chdir(folder)
     env = load_benchmarks().publishing_environment(
         folder, folder / "candidate.json", folder / "baseline.json"
     )
     said = []
     helper = _StandIn(folder, said, verifies)
-    monkeypatch.setattr(background, "verify_in_background", lambda paths: helper)
+    step.monkeypatch.setattr(background, "verify_in_background", lambda paths: helper)
     code = run_action(env, said.append)
     assert (code, said, _published(folder)) == alone
     before_start = len([s for s in said if "GITHUB_EVENT_NAME" in s])
     assert helper.seen == ([], before_start), "written or said before the helper answered"
     expected = {} if verifies else {"candidate.json": 1, "baseline.json": 1}
-    assert reads["verifications"] == expected
+    assert step.reads["verifications"] == expected
