@@ -4,12 +4,14 @@ from them (``report.verdicts``), for reports joined from several (merged shards,
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from goldgate.base.jsonvalue import MISSING
+from goldgate.base.jsonvalue import MISSING, canonical_json
 from goldgate.base.pointers import resolve_pointer
 from goldgate.report.caserecords import attempt_views
 from goldgate.report.figures import suite_figures
@@ -51,9 +53,12 @@ class SuiteRebuild:
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
         self.figures = Figures()
-        self.observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
+        self.observations = [_Observed() for _ in record.metric_definitions]
         self.queue: list[AwaitingRecord] = []
-        self.live, self.latencies = LiveTally(), list[float]()
+        self.live = LiveTally()
+        # Kept only for a latency maximum to hold them to (as a run keeps them), 8 bytes each.
+        latency = any(threshold.key.startswith("latency.") for threshold in record.thresholds)
+        self.latencies: array[float] | None = array("d") if latency else None
         self.judges = JudgeTally()
 
     def add(self, case: CaseRecord) -> None:
@@ -65,7 +70,7 @@ class SuiteRebuild:
         self.attempts[view.status] += 1
         self.live.add(view.retries, view.cached, view.cost)
         self.judges.add_cost(view.judge_cost)
-        if view.latency_ms is not None:
+        if self.latencies is not None and view.latency_ms is not None:
             self.latencies.append(view.latency_ms)
         for check in view.checks:
             self.checks[check.outcome] += 1
@@ -87,13 +92,14 @@ class SuiteRebuild:
         for metric, found in zip(self.suite.metric_definitions, self.observations, strict=True):
             observation = _view_observation(metric, view)
             if observation is not None:
-                found.append(observation)
+                found.add(observation)
 
     def record(self) -> SuiteRecord:
         record = self.suite
         summary = self.figures.summary()
         skipped = record.status == "skipped"
-        metrics = () if skipped else suite_metrics(record.metric_definitions, self.observations)
+        observations = [found.each() for found in self.observations]
+        metrics = () if skipped else suite_metrics(record.metric_definitions, observations)
         bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
         tally = _Tally(self.attempts, self.checks, self.live, self.latencies)
         decided = suite_figures(
@@ -123,7 +129,43 @@ class _Tally:
     attempts: Counter[str]
     checks: Counter[str]
     live: LiveTally
-    latencies: list[float]
+    latencies: array[float] | None
+
+
+class _Observed:
+    """A metric's observations as a tally: each distinct observation (its gold, status and
+    prediction) once, the first attempt that made it and how many did, in the order first
+    made. A metric counts observations (``scoring.metrics``), so the observations it is
+    given again (``each``: each distinct one as many times as it was made, in that order)
+    give the result all of them in the suite's order give, and the refusal of gold outside
+    its catalog names the same first case; held meanwhile: the distinct observations, not
+    one a case (issue 43: a merge's memory stays flat)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[object, ...], list[Any]] = {}
+
+    def add(self, observation: Observation) -> None:
+        key = (_key(observation.gold), observation.status, _key(observation.predicted))
+        found = self.seen.get(key)
+        if found is None:
+            self.seen[key] = [observation, 1]
+        else:
+            found[1] += 1
+
+    def each(self) -> Iterator[Observation]:
+        for observation, count in self.seen.values():
+            yield from repeat(observation, count)
+
+
+def _key(value: Any) -> tuple[object, ...]:
+    """What tells two observed values apart as a metric does (by type and value: ``1``,
+    ``1.0``, ``True`` and ``"1"`` are different labels or none)."""
+    if value is MISSING:
+        return (MISSING,)
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return (kind, value)
+    return (kind, canonical_json(value))
 
 
 def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
