@@ -1,5 +1,6 @@
 """A suite rebuilt around its cases (``report.rebuild``, what ``report merge`` recomputes)
-states the figures the run stated: metrics from observations held as a tally of distinct ones
+states the figures the run stated (counts, summary with text figures, the adjudication
+queue, metrics, thresholds, verdict): metrics from observations held as a tally of distinct ones
 (issue 43: a merge's memory does not grow with its cases), latencies kept only for a latency
 maximum, and the refusal of gold outside a metric's catalog naming the case a run names."""
 
@@ -26,7 +27,7 @@ counts as no label (invalid, abstained), among them values equal in Python and n
 
 async def _answer(envelope: dict[str, Any]) -> dict[str, object]:
     number = envelope["payload"]["n"]
-    payload: dict[str, object] = {"tags": ["a", "b"][: number % 3]}
+    payload: dict[str, object] = {"tags": ["a", "b"][: number % 3], "text": "hello " * number}
     if number % 13 != 5:  # now and then nothing at the path: missing
         payload["label"] = PREDICTIONS[number % len(PREDICTIONS)]
     return {"execution": {"status": "completed"}, "payload": payload}
@@ -40,6 +41,8 @@ def _report(thresholds: dict[str, float]) -> Report:
             expectations=[
                 Expectation("label", "/payload/label", LABELS[number % 3]),
                 Expectation("tags", "/payload/tags", [LABELS[number % 2]]),
+                Expectation("polite", "/payload/text", "Is it polite?", comparison="text"),
+                Expectation("says", "/payload/text", {"contains": "hello"}, comparison="text"),
             ],
         )
         for number in range(60)
@@ -61,6 +64,8 @@ def report() -> Report:
 def test_a_rebuilt_suite_states_the_runs_figures(report: Report) -> None:
     [suite] = report.suites
     assert suite.metrics
+    assert suite.adjudication_queue  # prose waits for a person
+    assert suite.summary["text.chars"]
     assert len(suite.thresholds) == 3
     rebuilt = rebuild_suite(suite, suite.cases)
     assert record_json(rebuilt) == record_json(suite)

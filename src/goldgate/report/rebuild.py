@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING, canonical_json
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.caserecords import attempt_views
+from goldgate.report.caserecords import actual_at
 from goldgate.report.figures import suite_figures
 from goldgate.report.livefigures import JudgeTally, LiveTally
 from goldgate.report.records import AwaitingRecord, QueuedJudgeRecord, SuiteRecord
@@ -27,7 +27,7 @@ from goldgate.scoring.observations import Observation, ObservationStatus
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Metric
-    from goldgate.report.caserecords import AttemptView, CaseRecord, JudgeRecord
+    from goldgate.report.caserecords import AttemptRecord, CaseRecord, CheckRecord, JudgeRecord
 
 __all__ = ["SuiteRebuild", "rebuild_suite"]
 
@@ -63,34 +63,48 @@ class SuiteRebuild:
 
     def add(self, case: CaseRecord) -> None:
         self.cases += 1
-        for view in attempt_views(case):
-            self._add(view)
+        for attempt in case.attempts:
+            self._add(case, attempt)
 
-    def _add(self, view: AttemptView) -> None:
-        self.attempts[view.status] += 1
-        self.live.add(view.retries, view.cached, view.cost)
-        self.judges.add_cost(view.judge_cost)
-        if self.latencies is not None and view.latency_ms is not None:
-            self.latencies.append(view.latency_ms)
-        for check in view.checks:
+    def _add(self, case: CaseRecord, attempt: AttemptRecord) -> None:
+        """One attempt's figures, read from its records as ``caserecords.attempt_views``
+        joins them (a check with its expectation; none stored: every expectation not run),
+        its answer at a check's path resolved only where a figure reads it."""
+        status = attempt.status
+        self.attempts[status] += 1
+        self.live.add(attempt.retries, attempt.cached, attempt.cost)
+        self.judges.add_cost(attempt.judge_cost)
+        if self.latencies is not None and attempt.latency_ms is not None:
+            self.latencies.append(attempt.latency_ms)
+        stored = attempt.checks
+        if not stored:  # each not run (which no summary figure counts)
+            self.checks["not_run"] += len(case.expectations)
+        completed = status == "completed"
+        checked: list[_Checked] = []
+        for expectation, check in zip(case.expectations if stored else (), stored, strict=True):
             self.checks[check.outcome] += 1
-            if check.judge is not None and view.status == "completed":
-                self.judges.add_check(check.judge.name, check.judge.revision, check.judge.decided)
-            if check.adjudication and isinstance(check.actual, str):
+            judge = check.judge
+            if judge is not None and completed:
+                self.judges.add_check(judge.name, judge.revision, judge.decided)
+            actual = None
+            if check.adjudication or check.assertions_declared is not None:
+                _, actual = actual_at(attempt.result, expectation.path)
+            if check.adjudication and isinstance(actual, str):
                 self.queue.append(
                     AwaitingRecord(
-                        case=view.case_id,
-                        attempt=view.attempt,
-                        check=check.name,
-                        note=note_of(check.expected),
-                        digest=output_digest(check.actual),
-                        judge=queued_judge(check.judge),
+                        case=case.id,
+                        attempt=attempt.attempt,
+                        check=expectation.name,
+                        note=note_of(expectation.expected),
+                        digest=output_digest(actual),
+                        judge=queued_judge(judge),
                     )
                 )
-        if view.status == "completed":
-            self.figures.add(view.checks)
+            if completed:
+                checked.append(_Checked(check, actual))
+        self.figures.add(checked)
         for metric, found in zip(self.suite.metric_definitions, self.observations, strict=True):
-            observation = _view_observation(metric, view)
+            observation = _observation(metric, case, attempt)
             if observation is not None:
                 found.add(observation)
 
@@ -168,6 +182,32 @@ def _key(value: Any) -> tuple[object, ...]:
     return (kind, canonical_json(value))
 
 
+class _Checked:
+    """A stored check as the summary figures read it (``verdicts.CheckFigures``), with its
+    answer where they read it (a text check's)."""
+
+    __slots__ = (
+        "actual",
+        "adjudication",
+        "assertions_declared",
+        "assertions_held",
+        "json_parsed",
+        "outcome",
+        "required_keys_declared",
+        "required_keys_found",
+    )
+
+    def __init__(self, check: CheckRecord, actual: Any) -> None:
+        self.outcome = check.outcome
+        self.adjudication = check.adjudication
+        self.assertions_declared = check.assertions_declared
+        self.assertions_held = check.assertions_held
+        self.json_parsed = check.json_parsed
+        self.required_keys_declared = check.required_keys_declared
+        self.required_keys_found = check.required_keys_found
+        self.actual = actual
+
+
 def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
     """A stored check's judge as its queue entry states it (its reason: kept only where the
     report kept it, with details)."""
@@ -178,14 +218,14 @@ def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
     )
 
 
-def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:
-    if metric.cases is not None and view.case_id not in metric.cases:
+def _observation(metric: Metric, case: CaseRecord, attempt: AttemptRecord) -> Observation | None:
+    if metric.cases is not None and case.id not in metric.cases:
         return None
-    gold = next(check.expected for check in view.checks if check.path == metric.path)
-    if view.status == "completed" and view.result is not None:
-        predicted: Any = resolve_pointer(view.result, metric.path)
+    gold = next(each.expected for each in case.expectations if each.path == metric.path)
+    if attempt.status == "completed" and attempt.result is not None:
+        predicted: Any = resolve_pointer(attempt.result, metric.path)
         status: ObservationStatus = "observed"
     else:
         predicted = MISSING
-        status = "error" if view.status in RUNTIME_FAILURES else "skipped"
-    return Observation(view.case_id, view.attempt, gold, status, predicted)
+        status = "error" if attempt.status in RUNTIME_FAILURES else "skipped"
+    return Observation(case.id, attempt.attempt, gold, status, predicted)
