@@ -88,8 +88,8 @@ def test_the_observations_are_held_as_distinct_ones(report: Report) -> None:
     # 60 attempts; the classification's distinct (gold, status, prediction): far fewer.
     assert sum(count for _, count in kind.seen.values()) == 60
     assert len(kind.seen) < 40
-    assert [o.case_id for o in kind.each()] != [f"c{n}" for n in range(60)]  # a tally
-    assert len(list(tagging.each())) == 60
+    assert [o.case_id for o in kind] != [f"c{n}" for n in range(60)]  # a tally
+    assert len(list(tagging)) == 60
 
 
 def test_gold_outside_the_catalog_is_refused_at_the_first_case_that_has_it(

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from goldgate.base.jsonvalue import MISSING, canonical_json
+from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
 from goldgate.report.caserecords import actual_at
 from goldgate.report.figures import suite_figures
-from goldgate.report.livefigures import JudgeTally, LiveTally
+from goldgate.report.livefigures import JudgeTally, LiveTally, latencies_kept
 from goldgate.report.records import AwaitingRecord, QueuedJudgeRecord, SuiteRecord
 from goldgate.report.verdicts import (
     RUNTIME_FAILURES,
@@ -23,7 +22,7 @@ from goldgate.report.verdicts import (
     suite_metrics,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
-from goldgate.scoring.observations import Observation, ObservationStatus
+from goldgate.scoring.observations import Observation, ObservationStatus, ObservationTally
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Metric
@@ -53,12 +52,12 @@ class SuiteRebuild:
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
         self.figures = Figures()
-        self.observations = [_Observed() for _ in record.metric_definitions]
+        self.observations = [ObservationTally() for _ in record.metric_definitions]
         self.queue: list[AwaitingRecord] = []
         self.live = LiveTally()
-        # Kept only for a latency maximum to hold them to (as a run keeps them), 8 bytes each.
-        latency = any(threshold.key.startswith("latency.") for threshold in record.thresholds)
-        self.latencies: array[float] | None = array("d") if latency else None
+        # Kept (8 bytes each) only for a latency maximum to hold them to, as a run keeps them.
+        kept = latencies_kept(threshold.key for threshold in record.thresholds)
+        self.latencies: array[float] | None = array("d") if kept else None
         self.judges = JudgeTally()
 
     def add(self, case: CaseRecord) -> None:
@@ -112,8 +111,7 @@ class SuiteRebuild:
         record = self.suite
         summary = self.figures.summary()
         skipped = record.status == "skipped"
-        observations = [found.each() for found in self.observations]
-        metrics = () if skipped else suite_metrics(record.metric_definitions, observations)
+        metrics = () if skipped else suite_metrics(record.metric_definitions, self.observations)
         bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
         tally = _Tally(self.attempts, self.checks, self.live, self.latencies)
         decided = suite_figures(
@@ -144,42 +142,6 @@ class _Tally:
     checks: Counter[str]
     live: LiveTally
     latencies: array[float] | None
-
-
-class _Observed:
-    """A metric's observations as a tally: each distinct observation (its gold, status and
-    prediction) once, the first attempt that made it and how many did, in the order first
-    made. A metric counts observations (``scoring.metrics``), so the observations it is
-    given again (``each``: each distinct one as many times as it was made, in that order)
-    give the result all of them in the suite's order give, and the refusal of gold outside
-    its catalog names the same first case; held meanwhile: the distinct observations, not
-    one a case (issue 43: a merge's memory stays flat)."""
-
-    def __init__(self) -> None:
-        self.seen: dict[tuple[object, ...], list[Any]] = {}
-
-    def add(self, observation: Observation) -> None:
-        key = (_key(observation.gold), observation.status, _key(observation.predicted))
-        found = self.seen.get(key)
-        if found is None:
-            self.seen[key] = [observation, 1]
-        else:
-            found[1] += 1
-
-    def each(self) -> Iterator[Observation]:
-        for observation, count in self.seen.values():
-            yield from repeat(observation, count)
-
-
-def _key(value: Any) -> tuple[object, ...]:
-    """What tells two observed values apart as a metric does (by type and value: ``1``,
-    ``1.0``, ``True`` and ``"1"`` are different labels or none)."""
-    if value is MISSING:
-        return (MISSING,)
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return (kind, value)
-    return (kind, canonical_json(value))
 
 
 class _Checked:
