@@ -63,9 +63,10 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
 
 
 class _Helpers:
-    """The shards verified by forked helpers (``report.background``), one a CPU, each given
-    shards of about the same size in all: verifying is most of a merge's work, and two
-    helpers finish it in about half the time one takes while this process writes."""
+    """The shards verified by forked helpers (``report.background``), one for each CPU but
+    the one this process writes on, each given shards of about the same size in all:
+    verifying takes about what writing takes, so with two CPUs one helper verifies them all
+    (a second would only take CPU time from this process), with more each verifies a part."""
 
     def __init__(self, helpers: Sequence[Background]) -> None:
         self.helpers = helpers
@@ -75,7 +76,8 @@ class _Helpers:
         from goldgate.base.accelerators import cpu_budget
         from goldgate.report.background import verify_in_background
 
-        groups: list[list[Path]] = [[] for _ in range(max(1, min(len(paths), int(cpu_budget()))))]
+        count = max(1, min(len(paths), int(cpu_budget()) - 1))
+        groups: list[list[Path]] = [[] for _ in range(count)]
         sizes = [0] * len(groups)
         for path in sorted(paths, key=_size, reverse=True):  # the largest first, to the least
             least = sizes.index(min(sizes))
