@@ -1,7 +1,8 @@
 """``report merge`` walks its shards side by side where each holds its cases in the order of
 their positions (issue 43: nothing kept a case), and decides the order from every position
 otherwise: the same bytes as the shards merged whole (``merge_reports``, ``report_chunks``),
-on a report with details, failed attempts, usage, unicode, integers past
+on a report with details and every optional field of a case set (retries, cache, costs,
+stderr, exceptions and their frames), failed attempts, usage, unicode, integers past
 64 bits and floats such as 1e-7 and -0.0, and the same refusals."""
 
 from __future__ import annotations
@@ -19,9 +20,16 @@ from goldgate.base import accelerators
 from goldgate.base.errors import InvalidInputError
 from goldgate.gold.models import Case, Expectation, Metric
 from goldgate.report.io import read_report, report_bytes
+from goldgate.report.livefigures import run_live
 from goldgate.report.merge import ShardReport, merge_reports
 from goldgate.report.mergestream import MergedStream
-from goldgate.report.models import Report, validated
+from goldgate.report.models import (
+    CaseRecord,
+    ExceptionRecord,
+    FrameRecord,
+    Report,
+    validated,
+)
 from goldgate.report.plain import record_json
 from goldgate.run.api import EvaluationSuite, EvaluationVariant, evaluate
 from helpers.reports import coherent
@@ -69,11 +77,36 @@ def merging_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     accelerators.refresh()
 
 
+def _every_field(case: CaseRecord, number: int) -> CaseRecord:
+    """``case`` with every optional field of its records set (a live target's retries, cache
+    and costs, a command's stderr, a python target's exception and its frames)."""
+    frame = FrameRecord(file="app/ünï.py", line=7 + number, function="answer")
+    attempts = tuple(
+        dataclasses.replace(
+            attempt,
+            retries=number % 3,
+            cached=number % 4 == 1,
+            cost=0.5 * number if number % 5 else -0.0,
+            judge_cost=1e-7 * number,
+            stderr=f"tail ☃ {number}\n",
+            exception=None
+            if attempt.status == "completed"
+            else ExceptionRecord(
+                type="RuntimeError", where=frame, message="no ☃", frames=(frame, frame)
+            ),
+        )
+        for attempt in case.attempts
+    )
+    return dataclasses.replace(
+        case, position=number, line=number + 1, family="fam", split="dev", attempts=attempts
+    )
+
+
 def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = -1) -> list[Path]:
     """``report`` as the reports of shards 1/2 and 2/2 (every third case in the second), each
     coherent; the second's cases in reverse where ``reverse``, case ``drop`` in none."""
     [suite] = report.suites
-    cases = [dataclasses.replace(case, position=n) for n, case in enumerate(suite.cases)]
+    cases = [_every_field(case, n) for n, case in enumerate(suite.cases)]
     parts = [
         [case for n, case in enumerate(cases) if n % 3 != 2 and n != drop],
         [case for n, case in enumerate(cases) if n % 3 == 2 and n != drop],
@@ -88,7 +121,9 @@ def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = 
             suites=(dataclasses.replace(suite, whole_case_count=len(cases), cases=tuple(part)),),
         )
         paths.append(folder / f"shard-{number}.json")
-        paths[-1].write_bytes(report_bytes(validated(Report, coherent(record_json(shard)))))
+        made = validated(Report, coherent(record_json(shard)))
+        made = dataclasses.replace(made, live=run_live(suite.live for suite in made.suites))
+        paths[-1].write_bytes(report_bytes(made))
     return paths
 
 
@@ -113,6 +148,8 @@ def test_merged_bytes_are_those_of_the_shards_merged_whole(
     attempts = [attempt for case in merged.suites[0].cases for attempt in case.attempts]
     assert {attempt.status for attempt in attempts} == {"completed", "failed"}
     assert attempts[0].usage == {"tokens": 2**65, "seconds": 0.0}
+    assert attempts[4].exception is not None
+    assert merged.suites[0].live is not None
 
 
 @pytest.mark.usefixtures("merging_here")
