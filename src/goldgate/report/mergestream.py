@@ -5,7 +5,8 @@ built, never held whole, the same bytes ``report.merge.merge_reports`` and
 Each shard is read as a stream (``report.streamread``): verified first, its cases let go of;
 then the shards are checked against each other as ``merge_reports`` checks them (the same
 refusals, in the same order), the merged order is decided from each case's position alone
-(8 bytes a case), and each case is read again from its shard, written, and added to its
+(the shards walked side by side where each holds its cases in order, as a run writes them;
+else 8 bytes a case), and each case is read again from its shard, written, and added to its
 suite's figures (``report.rebuild.SuiteRebuild``). A suite's record opens with what is known
 before its cases (its case and attempt counts: the shards' own, verified) and closes with the
 figures recomputed from them.
@@ -54,8 +55,8 @@ class MergedStream:
         refusals of ``merge._merged_cases``."""
         if self._in_order(suite):
             return ((number, place) for _, number, place in self._walk(suite))
-        count = len(self.shards)
-        return (divmod(packed, count)[::-1] for packed in self._packed(suite, name))
+        count = len(self.shards)  # each packed as place * count + shard
+        return ((packed % count, packed // count) for packed in self._packed(suite, name))
 
     def _in_order(self, suite: int) -> bool:
         """Whether each shard's cases are in the order of their positions, and the shards'
