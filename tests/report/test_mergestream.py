@@ -161,3 +161,15 @@ def test_a_case_in_no_shard_is_refused_with_nothing_written(
     with pytest.raises(InvalidInputError, match=r"suite 's': 1 of its 30 cases are in no shard"):
         merge_shard_reports(paths, output)
     assert not output.exists()
+
+
+@pytest.mark.usefixtures("merging_here")
+def test_a_truncated_shard_is_refused_with_nothing_written(whole: Report, tmp_path: Path) -> None:
+    paths = _shards(whole, tmp_path)
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[: len(data) // 2])
+    output = tmp_path / "merged.json"
+    with pytest.raises(InvalidInputError, match=r"shard-2\.json:\d+:\d+: not a JSON report"):
+        merge_shard_reports(paths, output)
+    assert not output.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["shard-1.json", "shard-2.json"]
