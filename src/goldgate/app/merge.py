@@ -17,13 +17,13 @@ from goldgate.base.errors import (
 from goldgate.base.textsafe import escape_control
 
 if TYPE_CHECKING:
+    from goldgate.report.background import Background
     from goldgate.report.streamread import StreamedReport
 
 
 def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     """``goldgate report merge``: the shards' reports joined into one; its exit code is the
     verdict of the whole run."""
-    from goldgate.report.background import verify_in_background
     from goldgate.report.io import ensure_writable, write_report_pieces
     from goldgate.report.mergestream import merged_stream
     from goldgate.report.streamread import streamed_report
@@ -34,7 +34,7 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     # merged report from them (report.background): the report is published only once every
     # shard is verified, and a refusal is the one reading them one by one makes (nothing
     # written). Without it, each shard is verified here as it is read.
-    helper = verify_in_background(paths) if len(paths) > 1 else None
+    helper = _Helpers.forked(paths) if len(paths) > 1 else None
     with contextlib.ExitStack() as opened:
         if helper is not None:
             opened.callback(helper.close)
@@ -62,8 +62,53 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     return code
 
 
+class _Helpers:
+    """The shards verified by forked helpers (``report.background``), one for each CPU but
+    the one this process writes on, each given shards of about the same size in all:
+    verifying takes about what writing takes, so with two CPUs one helper verifies them all
+    (a second would only take CPU time from this process), with more each verifies a part."""
+
+    def __init__(self, helpers: Sequence[Background]) -> None:
+        self.helpers = helpers
+
+    @classmethod
+    def forked(cls, paths: Sequence[Path]) -> _Helpers | None:
+        from goldgate.base.accelerators import cpu_budget
+        from goldgate.report.background import verify_in_background
+
+        count = max(1, min(len(paths), int(cpu_budget()) - 1))
+        groups: list[list[Path]] = [[] for _ in range(count)]
+        sizes = [0] * len(groups)
+        for path in sorted(paths, key=_size, reverse=True):  # the largest first, to the least
+            least = sizes.index(min(sizes))
+            groups[least].append(path)
+            sizes[least] += _size(path)
+        helpers = []
+        for group in groups:
+            helper = verify_in_background([path for path in paths if path in group])
+            if helper is None:  # no fork here: this process verifies what no helper took
+                break
+            helpers.append(helper)
+        return cls(helpers) if helpers else None
+
+    def wait(self) -> None:
+        for helper in self.helpers:
+            helper.wait()
+
+    def close(self) -> None:
+        for helper in self.helpers:
+            helper.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # refused where it is read, in its own words
+        return 0
+
+
 def _verified_last(
-    pieces: Iterator[bytes], wait: Callable[[], int], shards: Sequence[StreamedReport]
+    pieces: Iterator[bytes], wait: Callable[[], object], shards: Sequence[StreamedReport]
 ) -> Iterator[bytes]:
     """The merged report's pieces, then (before it is published) every shard verified: by
     the helper (the very bytes read here), or here where it did not."""

@@ -20,7 +20,13 @@ from goldgate.base.pointers import parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, GoldFields
 from goldgate.gold.recorded import RecordedCase, recorded_case
 from goldgate.report.figures import suite_figures
-from goldgate.report.livefigures import JudgeTally, LiveTally, plain_thresholds, written
+from goldgate.report.livefigures import (
+    JudgeTally,
+    LiveTally,
+    latencies_kept,
+    plain_thresholds,
+    written,
+)
 from goldgate.report.plain import record_json
 from goldgate.report.records import (
     AwaitingRecord,
@@ -206,7 +212,7 @@ class SuiteCollector:
         self.live = LiveTally()
         self.judges = JudgeTally()
         self.latencies: list[float] | None = (
-            [] if any(key.startswith("latency.") for key in suite.thresholds) else None
+            [] if latencies_kept(suite.thresholds) else None
         )  # kept only for a latency maximum to hold them to
 
     def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:

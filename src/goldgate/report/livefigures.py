@@ -135,6 +135,12 @@ def nearest_rank(sorted_values: Sequence[float], percent: float) -> float | None
     return float(sorted_values[rank - 1])
 
 
+def latencies_kept(keys: Iterable[str]) -> bool:
+    """Whether a suite whose thresholds have ``keys`` keeps its attempts' latencies: only a
+    latency maximum is held to them (``maximum_figures``)."""
+    return any(key.startswith("latency.") for key in keys)
+
+
 def maximum_figures(latencies: Iterable[float], tally: LiveTally) -> dict[str, float | None]:
     """What the maxima thresholds (``gold.maxima``) are held to: the suite's cost in all and
     per priced attempt, and its attempts' latency percentiles (nearest rank, ms)."""

@@ -5,7 +5,8 @@ built, never held whole, the same bytes ``report.merge.merge_reports`` and
 Each shard is read as a stream (``report.streamread``): verified first, its cases let go of;
 then the shards are checked against each other as ``merge_reports`` checks them (the same
 refusals, in the same order), the merged order is decided from each case's position alone
-(8 bytes a case), and each case is read again from its shard, written, and added to its
+(the shards walked side by side where each holds its cases in order, as a run writes them;
+else 8 bytes a case), and each case is read again from its shard, written, and added to its
 suite's figures (``report.rebuild.SuiteRebuild``). A suite's record opens with what is known
 before its cases (its case and attempt counts: the shards' own, verified) and closes with the
 figures recomputed from them.
@@ -14,8 +15,9 @@ figures recomputed from them.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -45,9 +47,57 @@ class MergedStream:
         self.report: Report | None = None
         self._first = shards[0].report
 
-    def _order(self, suite: int, name: str) -> array[int]:
+    def _order(self, suite: int, name: str) -> Iterable[tuple[int, int]]:
+        """The suite's cases in the merged order, each as (shard, place in that shard): where
+        each shard holds its cases in the order of their positions and together they hold
+        every position once (as shards a run writes do), a walk over the shards side by side
+        that holds nothing a case; otherwise what ``_packed`` decides, which makes the
+        refusals of ``merge._merged_cases``."""
+        if self._in_order(suite):
+            return ((number, place) for _, number, place in self._walk(suite))
+        count = len(self.shards)  # each packed as place * count + shard
+        return ((packed % count, packed // count) for packed in self._packed(suite, name))
+
+    def _in_order(self, suite: int) -> bool:
+        """Whether each shard's cases are in the order of their positions, and the shards'
+        positions together are 0, 1, ... up to the suite's size, each once."""
+        for shard in self.shards:
+            last = -1
+            for place in range(shard.case_count(suite)):
+                position = shard.position(suite, place)
+                if position is None or position <= last:
+                    return False
+                last = position
+        whole = self.shards[-1].report.suites[suite].whole_case_count or 0
+        expected = 0
+        for position, _, _ in self._walk(suite):
+            if position != expected:
+                return False
+            expected += 1
+        return expected == whole
+
+    def _walk(self, suite: int) -> Iterator[tuple[int, int, int]]:
+        """(position, shard, place) of every case of the suite, in the order of positions
+        where each shard's are in order (``_in_order``): the shards walked side by side."""
+        heads = [
+            (shard.position(suite, 0) or 0, number, 0)
+            for number, shard in enumerate(self.shards)
+            if shard.case_count(suite)
+        ]
+        heapq.heapify(heads)
+        while heads:
+            position, number, place = heads[0]
+            yield position, number, place
+            shard, place = self.shards[number], place + 1
+            if place < shard.case_count(suite):
+                heapq.heapreplace(heads, (shard.position(suite, place) or 0, number, place))
+            else:
+                heapq.heappop(heads)
+
+    def _packed(self, suite: int, name: str) -> array[int]:
         """For each position of the whole suite, which shard holds it and where (shard and
-        place packed in one integer); the refusals of ``merge._merged_cases``."""
+        place packed in one integer, 8 bytes a case); the refusals of
+        ``merge._merged_cases``."""
         whole = self.shards[-1].report.suites[suite].whole_case_count or 0
         outside: dict[int, int] = {}  # positions past the suite's cases: refused below
         held = 0
@@ -110,19 +160,20 @@ class MergedStream:
             known = replace(
                 whole,
                 cases=(),
-                case_count=len(orders[index]),
+                case_count=sum(shard.case_count(index) for shard in self.shards),
                 attempt_count=sum(record.attempt_count for _, record in parts),
             )
             opening, _ = split_at(record_json(known), "cases")
             writer.begin_suite(opening)
-            count = len(self.shards)
-            for packed in orders[index]:
-                place, number = divmod(packed, count)
-                case = replace(self.shards[number].case(index, place), position=None)
-                rebuilt.add(case)
+            for number, place in orders[index]:
+                case = self.shards[number].case(index, place)
+                rebuilt.add(case)  # which reads no position
                 # pydantic's serializer writes what record_json writes (tests/report/
-                # test_plain.py holds them together), several times faster.
-                writer.case(case_json(case, mode="json"))
+                # test_plain.py holds them together), several times faster; the merged
+                # report's case has no position (a whole run's), as merge_reports writes it.
+                plain = case_json(case, mode="json")
+                plain["position"] = None
+                writer.case(plain)
                 yield from pieces
                 pieces.clear()
             record = rebuilt.record()

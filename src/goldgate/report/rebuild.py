@@ -4,6 +4,7 @@ from them (``report.verdicts``), for reports joined from several (merged shards,
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -11,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.caserecords import attempt_views
+from goldgate.report.caserecords import actual_at
 from goldgate.report.figures import suite_figures
-from goldgate.report.livefigures import JudgeTally, LiveTally
+from goldgate.report.livefigures import JudgeTally, LiveTally, latencies_kept
 from goldgate.report.records import AwaitingRecord, QueuedJudgeRecord, SuiteRecord
 from goldgate.report.verdicts import (
     RUNTIME_FAILURES,
@@ -21,11 +22,11 @@ from goldgate.report.verdicts import (
     suite_metrics,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
-from goldgate.scoring.observations import Observation, ObservationStatus
+from goldgate.scoring.observations import Observation, ObservationStatus, ObservationTally
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Metric
-    from goldgate.report.caserecords import AttemptView, CaseRecord, JudgeRecord
+    from goldgate.report.caserecords import AttemptRecord, CaseRecord, CheckRecord, JudgeRecord
 
 __all__ = ["SuiteRebuild", "rebuild_suite"]
 
@@ -51,43 +52,60 @@ class SuiteRebuild:
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
         self.figures = Figures()
-        self.observations: list[list[Observation]] = [[] for _ in record.metric_definitions]
+        self.observations = [ObservationTally() for _ in record.metric_definitions]
         self.queue: list[AwaitingRecord] = []
-        self.live, self.latencies = LiveTally(), list[float]()
+        self.live = LiveTally()
+        # Kept (8 bytes each) only for a latency maximum to hold them to, as a run keeps them.
+        kept = latencies_kept(threshold.key for threshold in record.thresholds)
+        self.latencies: array[float] | None = array("d") if kept else None
         self.judges = JudgeTally()
 
     def add(self, case: CaseRecord) -> None:
         self.cases += 1
-        for view in attempt_views(case):
-            self._add(view)
+        for attempt in case.attempts:
+            self._add(case, attempt)
 
-    def _add(self, view: AttemptView) -> None:
-        self.attempts[view.status] += 1
-        self.live.add(view.retries, view.cached, view.cost)
-        self.judges.add_cost(view.judge_cost)
-        if view.latency_ms is not None:
-            self.latencies.append(view.latency_ms)
-        for check in view.checks:
+    def _add(self, case: CaseRecord, attempt: AttemptRecord) -> None:
+        """One attempt's figures, read from its records as ``caserecords.attempt_views``
+        joins them (a check with its expectation; none stored: every expectation not run),
+        its answer at a check's path resolved only where a figure reads it."""
+        status = attempt.status
+        self.attempts[status] += 1
+        self.live.add(attempt.retries, attempt.cached, attempt.cost)
+        self.judges.add_cost(attempt.judge_cost)
+        if self.latencies is not None and attempt.latency_ms is not None:
+            self.latencies.append(attempt.latency_ms)
+        stored = attempt.checks
+        if not stored:  # each not run (which no summary figure counts)
+            self.checks["not_run"] += len(case.expectations)
+        completed = status == "completed"
+        checked: list[_Checked] = []
+        for expectation, check in zip(case.expectations if stored else (), stored, strict=True):
             self.checks[check.outcome] += 1
-            if check.judge is not None and view.status == "completed":
-                self.judges.add_check(check.judge.name, check.judge.revision, check.judge.decided)
-            if check.adjudication and isinstance(check.actual, str):
+            judge = check.judge
+            if judge is not None and completed:
+                self.judges.add_check(judge.name, judge.revision, judge.decided)
+            actual = None
+            if check.adjudication or check.assertions_declared is not None:
+                _, actual = actual_at(attempt.result, expectation.path)
+            if check.adjudication and isinstance(actual, str):
                 self.queue.append(
                     AwaitingRecord(
-                        case=view.case_id,
-                        attempt=view.attempt,
-                        check=check.name,
-                        note=note_of(check.expected),
-                        digest=output_digest(check.actual),
-                        judge=queued_judge(check.judge),
+                        case=case.id,
+                        attempt=attempt.attempt,
+                        check=expectation.name,
+                        note=note_of(expectation.expected),
+                        digest=output_digest(actual),
+                        judge=queued_judge(judge),
                     )
                 )
-        if view.status == "completed":
-            self.figures.add(view.checks)
+            if completed:
+                checked.append(_Checked(check, actual))
+        self.figures.add(checked)
         for metric, found in zip(self.suite.metric_definitions, self.observations, strict=True):
-            observation = _view_observation(metric, view)
+            observation = _observation(metric, case, attempt)
             if observation is not None:
-                found.append(observation)
+                found.add(observation)
 
     def record(self) -> SuiteRecord:
         record = self.suite
@@ -123,7 +141,33 @@ class _Tally:
     attempts: Counter[str]
     checks: Counter[str]
     live: LiveTally
-    latencies: list[float]
+    latencies: array[float] | None
+
+
+class _Checked:
+    """A stored check as the summary figures read it (``verdicts.CheckFigures``), with its
+    answer where they read it (a text check's)."""
+
+    __slots__ = (
+        "actual",
+        "adjudication",
+        "assertions_declared",
+        "assertions_held",
+        "json_parsed",
+        "outcome",
+        "required_keys_declared",
+        "required_keys_found",
+    )
+
+    def __init__(self, check: CheckRecord, actual: Any) -> None:
+        self.outcome = check.outcome
+        self.adjudication = check.adjudication
+        self.assertions_declared = check.assertions_declared
+        self.assertions_held = check.assertions_held
+        self.json_parsed = check.json_parsed
+        self.required_keys_declared = check.required_keys_declared
+        self.required_keys_found = check.required_keys_found
+        self.actual = actual
 
 
 def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
@@ -136,14 +180,14 @@ def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
     )
 
 
-def _view_observation(metric: Metric, view: AttemptView) -> Observation | None:
-    if metric.cases is not None and view.case_id not in metric.cases:
+def _observation(metric: Metric, case: CaseRecord, attempt: AttemptRecord) -> Observation | None:
+    if metric.cases is not None and case.id not in metric.cases:
         return None
-    gold = next(check.expected for check in view.checks if check.path == metric.path)
-    if view.status == "completed" and view.result is not None:
-        predicted: Any = resolve_pointer(view.result, metric.path)
+    gold = next(each.expected for each in case.expectations if each.path == metric.path)
+    if attempt.status == "completed" and attempt.result is not None:
+        predicted: Any = resolve_pointer(attempt.result, metric.path)
         status: ObservationStatus = "observed"
     else:
         predicted = MISSING
-        status = "error" if view.status in RUNTIME_FAILURES else "skipped"
-    return Observation(view.case_id, view.attempt, gold, status, predicted)
+        status = "error" if attempt.status in RUNTIME_FAILURES else "skipped"
+    return Observation(case.id, attempt.attempt, gold, status, predicted)

@@ -11,7 +11,7 @@ pydantic: a run of Python evals never loads it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from goldgate.base.errors import EXIT_CODE_MEANINGS, ExitCode, most_severe
@@ -100,7 +100,7 @@ class Figures:
 
 
 def suite_metrics(
-    metrics: Sequence[Metric], observations: Sequence[Sequence[Observation]]
+    metrics: Sequence[Metric], observations: Sequence[Iterable[Observation]]
 ) -> tuple[MetricResult, ...]:
     """Each metric computed over its observations; gold without metrics (Python evals
     among it) never imports the metric models."""

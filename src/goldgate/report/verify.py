@@ -55,7 +55,7 @@ from goldgate.report.verdicts import (
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
 from goldgate.scoring.kinds import rescored_kinds
-from goldgate.scoring.observations import Observation, ObservationStatus
+from goldgate.scoring.observations import Observation, ObservationStatus, ObservationTally
 from goldgate.scoring.score import attempt_document, score_compiled
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ class _Tally:
         self.checks: Counter[str] = Counter()
         self.figures = Figures()
         self.definitions = record.metric_definitions
-        self.observations: list[list[Observation]] = [[] for _ in self.definitions]
+        self.observations = [ObservationTally() for _ in self.definitions]
         self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
         self.tokens = [parse_pointer(m.path) for m in self.definitions]
         self._last: tuple[Any, list[_Check]] | None = None
@@ -414,7 +414,7 @@ class _Tally:
             else:
                 predicted = MISSING
                 state = "error" if status in RUNTIME_FAILURES else "skipped"
-            found.append(Observation(case_id, attempt["attempt"], expected, state, predicted))
+            found.add(Observation(case_id, attempt["attempt"], expected, state, predicted))
 
 
 def _verify_suite(

@@ -1,0 +1,175 @@
+"""``report merge`` walks its shards side by side where each holds its cases in the order of
+their positions (issue 43: nothing kept a case), and decides the order from every position
+otherwise: the same bytes as the shards merged whole (``merge_reports``, ``report_chunks``),
+on a report with details and every optional field of a case set (retries, cache, costs,
+stderr, exceptions and their frames), failed attempts, usage, unicode, integers past
+64 bits and floats such as 1e-7 and -0.0, and the same refusals."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from goldgate.app.merge import merge_shard_reports
+from goldgate.base import accelerators
+from goldgate.base.errors import InvalidInputError
+from goldgate.gold.models import Case, Expectation, Metric
+from goldgate.report.io import read_report, report_bytes
+from goldgate.report.livefigures import run_live
+from goldgate.report.merge import ShardReport, merge_reports
+from goldgate.report.mergestream import MergedStream
+from goldgate.report.models import (
+    CaseRecord,
+    ExceptionRecord,
+    FrameRecord,
+    Report,
+    validated,
+)
+from goldgate.report.plain import record_json
+from goldgate.run.api import EvaluationSuite, EvaluationVariant, evaluate
+from helpers.reports import coherent
+
+ODD: list[Any] = [2**70, 1e-7, -0.0, 1e300, "héllo ☃ \u2028 𝄞", {"nested": [None, True, 0.5]}]
+
+
+async def _answer(envelope: dict[str, Any]) -> dict[str, object]:
+    number = envelope["payload"]["n"]
+    if number % 9 == 4:
+        raise RuntimeError(f"no answer for {number} ☃")
+    return {
+        "execution": {"status": "completed"},
+        "payload": {"label": "ab"[number % 2], "odd": ODD[number % len(ODD)]},
+        "usage": {"tokens": 2**65 + number, "seconds": 1e-7 * number},
+    }
+
+
+@pytest.fixture(scope="module")
+def whole() -> Report:
+    cases = [
+        Case(
+            id=f"c{number}",
+            input={"payload": {"n": number, "odd": ODD[number % len(ODD)]}, "metadata": {}},
+            expectations=[
+                Expectation("label", "/payload/label", "a"),
+                Expectation("odd", "/payload/odd", ODD[(number + 1) % len(ODD)]),
+            ],
+        )
+        for number in range(30)
+    ]
+    metric = Metric(name="kind", path="/payload/label", kind="classification", labels=["a", "b"])
+    suite = EvaluationSuite("s", cases, thresholds={"kind.accuracy": 0.4})
+    variant = EvaluationVariant("v", "r1", _answer)
+    return anyio.run(lambda: evaluate(suite, variant, metrics=[metric]))
+
+
+@pytest.fixture
+def merging_here(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No helper forked: the order of cases is what is tested here."""
+    monkeypatch.setenv(accelerators.VARIABLE, "0")
+    accelerators.refresh()
+    yield
+    monkeypatch.delenv(accelerators.VARIABLE)
+    accelerators.refresh()
+
+
+def _every_field(case: CaseRecord, number: int) -> CaseRecord:
+    """``case`` with every optional field of its records set (a live target's retries, cache
+    and costs, a command's stderr, a python target's exception and its frames)."""
+    frame = FrameRecord(file="app/ünï.py", line=7 + number, function="answer")
+    attempts = tuple(
+        dataclasses.replace(
+            attempt,
+            retries=number % 3,
+            cached=number % 4 == 1,
+            cost=0.5 * number if number % 5 else -0.0,
+            judge_cost=1e-7 * number,
+            stderr=f"tail ☃ {number}\n",
+            exception=None
+            if attempt.status == "completed"
+            else ExceptionRecord(
+                type="RuntimeError", where=frame, message="no ☃", frames=(frame, frame)
+            ),
+        )
+        for attempt in case.attempts
+    )
+    return dataclasses.replace(
+        case, position=number, line=number + 1, family="fam", split="dev", attempts=attempts
+    )
+
+
+def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = -1) -> list[Path]:
+    """``report`` as the reports of shards 1/2 and 2/2 (every third case in the second), each
+    coherent; the second's cases in reverse where ``reverse``, case ``drop`` in none."""
+    [suite] = report.suites
+    cases = [_every_field(case, n) for n, case in enumerate(suite.cases)]
+    parts = [
+        [case for n, case in enumerate(cases) if n % 3 != 2 and n != drop],
+        [case for n, case in enumerate(cases) if n % 3 == 2 and n != drop],
+    ]
+    if reverse:
+        parts[1].reverse()
+    paths = []
+    for number, part in enumerate(parts, 1):
+        shard = dataclasses.replace(
+            report,
+            options=dataclasses.replace(report.options, shard=f"{number}/2"),
+            suites=(dataclasses.replace(suite, whole_case_count=len(cases), cases=tuple(part)),),
+        )
+        paths.append(folder / f"shard-{number}.json")
+        made = validated(Report, coherent(record_json(shard)))
+        made = dataclasses.replace(made, live=run_live(suite.live for suite in made.suites))
+        paths[-1].write_bytes(report_bytes(made))
+    return paths
+
+
+@pytest.mark.usefixtures("merging_here")
+@pytest.mark.parametrize("reverse", [False, True], ids=["in-order", "out-of-order"])
+def test_merged_bytes_are_those_of_the_shards_merged_whole(
+    whole: Report, tmp_path: Path, reverse: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _shards(whole, tmp_path, reverse=reverse)
+    output = tmp_path / "merged.json"
+    packed: list[int] = []  # where the order was decided from every position
+    decide = MergedStream._packed
+    monkeypatch.setattr(
+        MergedStream, "_packed", lambda self, *args: packed.append(1) or decide(self, *args)
+    )
+    merge_shard_reports(paths[::-1], output)
+    assert packed == ([1] if reverse else [])
+    expected = merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    assert output.read_bytes() == report_bytes(expected)
+    merged = read_report(output)
+    assert [case.id for case in merged.suites[0].cases] == [f"c{n}" for n in range(30)]
+    attempts = [attempt for case in merged.suites[0].cases for attempt in case.attempts]
+    assert {attempt.status for attempt in attempts} == {"completed", "failed"}
+    assert attempts[0].usage == {"tokens": 2**65, "seconds": 0.0}
+    assert attempts[4].exception is not None
+    assert merged.suites[0].live is not None
+
+
+@pytest.mark.usefixtures("merging_here")
+def test_a_case_in_no_shard_is_refused_with_nothing_written(
+    whole: Report, tmp_path: Path
+) -> None:
+    paths = _shards(whole, tmp_path, drop=7)
+    output = tmp_path / "merged.json"
+    with pytest.raises(InvalidInputError, match=r"suite 's': 1 of its 30 cases are in no shard"):
+        merge_shard_reports(paths, output)
+    assert not output.exists()
+
+
+@pytest.mark.usefixtures("merging_here")
+def test_a_truncated_shard_is_refused_with_nothing_written(whole: Report, tmp_path: Path) -> None:
+    paths = _shards(whole, tmp_path)
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[: len(data) // 2])
+    output = tmp_path / "merged.json"
+    with pytest.raises(InvalidInputError, match=r"shard-2\.json:\d+:\d+: not a JSON report"):
+        merge_shard_reports(paths, output)
+    assert not output.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["shard-1.json", "shard-2.json"]
