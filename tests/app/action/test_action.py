@@ -40,14 +40,16 @@ def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -
 @pytest.mark.parametrize(
     ("fail_on", "code", "rule"),
     [
-        ("disagreement", 1, "Failed, as fail_on is disagreement: exit code 1"),
+        # disagreement: test_a_pull_request_is_gated_commented_once_and_summarized's first run
         ("regression", 1, "Failed: 3 regressed or mixed against the baseline"),
         ("never", 0, "Passed whatever the run found, as fail_on is never"),
     ],
 )
 def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, rule: str) -> None:
-    """And the commands page (docs/cli.md) names every input, and every output the run
-    wrote (one run for both claims)."""
+    """And the commands page (docs/cli.md) names every output the run wrote (one run for
+    both claims). fail_on disagreement (the default) is the first run of
+    test_a_pull_request_is_gated_commented_once_and_summarized, which asserts the same exit
+    code, exit_code output and rule; that comment off posts nothing, the rows here."""
     result = runner.run(fail_on=fail_on, comment="off")
 
     assert result.code == code, result.stderr
@@ -373,7 +375,7 @@ def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
 
 
 def test_the_commands_page_names_every_input() -> None:
-    """Every output the action writes: test_the_exit_code_follows_fail_on, on its run."""
+    """Every output the action writes: test_the_exit_code_follows_fail_on, on its runs."""
     row = _commands_page_row()
     names = {spec.name for spec in INPUTS}
     assert len(names) >= 16
