@@ -40,18 +40,30 @@ def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -
 @pytest.mark.parametrize(
     ("fail_on", "code", "rule"),
     [
-        ("disagreement", 1, "Failed, as fail_on is disagreement: exit code 1"),
+        # disagreement: test_a_pull_request_is_gated_commented_once_and_summarized's first run
         ("regression", 1, "Failed: 3 regressed or mixed against the baseline"),
         ("never", 0, "Passed whatever the run found, as fail_on is never"),
     ],
 )
 def test_the_exit_code_follows_fail_on(runner: Runner, fail_on: str, code: int, rule: str) -> None:
+    """And the commands page (docs/cli.md) names every output the run wrote (one run for
+    both claims). fail_on disagreement (the default) is the first run of
+    test_a_pull_request_is_gated_commented_once_and_summarized, which asserts the same exit
+    code, exit_code output and rule; that comment off posts nothing, the rows here."""
     result = runner.run(fail_on=fail_on, comment="off")
 
     assert result.code == code, result.stderr
     assert runner.outputs()["exit_code"] == "1"  # goldgate's own (a disagreement), whatever fail_on
     assert why(runner.summary.read_text("utf-8")).startswith(rule)
     assert runner.fake.comments(runner.pr_number) == []
+    row = _commands_page_row()
+    assert sorted(name for name in runner.outputs() if f"`{name}`" not in row) == []
+
+
+def _commands_page_row() -> str:
+    """The section of docs/cli.md on ``goldgate action``."""
+    page = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text("utf-8")
+    return page.split("\n### `goldgate action ", 1)[1].split("\n### ", 1)[0]
 
 
 def test_fail_on_regression_and_the_outputs_count_the_one_classification(
@@ -172,27 +184,6 @@ def test_a_fork_pull_request_falls_back_to_a_comment_file(
     assert runner.fake.comments(runner.pr_number) == []
     assert "live\\_answer: live workflow" in runner.summary.read_text("utf-8")
     assert_no_secret(runner, result)
-
-
-def test_no_baseline_is_said_plainly_and_the_candidate_still_reported(
-    tmp_path: Path, payload: dict[str, Any], baseline_zip: bytes
-) -> None:
-    with FakeGitHub(repository=payload["repository"]["full_name"]) as empty:
-        runner = make_runner(tmp_path, empty, payload, baseline_zip)
-        with empty._lock:
-            empty._artifacts.clear()
-        result = runner.run(fail_on="regression")
-
-        assert result.code == 0, result.stderr
-        outputs = runner.outputs()
-        assert outputs["comparison"] == ""
-        assert (outputs["regressed"], outputs["improved"], outputs["flaky"]) == ("", "", "")
-        summary = runner.summary.read_text("utf-8")
-        assert why(summary).startswith("Passed: fail_on is regression and there is no baseline")
-        assert "> No baseline: no artifact 'goldgate-baseline' was found" in summary
-        assert "### Failing cases" in summary
-        (comment,) = empty.comments(runner.pr_number)
-        assert "No baseline: no artifact" in comment[2]
 
 
 def test_github_failing_is_a_warning_not_a_crash(runner: Runner) -> None:
@@ -383,15 +374,12 @@ def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
     assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
 
 
-def test_the_commands_page_names_every_input_and_output(runner: Runner) -> None:
-    page = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text("utf-8")
-    row = page.split("\n### `goldgate action ", 1)[1].split("\n### ", 1)[0]
+def test_the_commands_page_names_every_input() -> None:
+    """Every output the action writes: test_the_exit_code_follows_fail_on, on its runs."""
+    row = _commands_page_row()
     names = {spec.name for spec in INPUTS}
     assert len(names) >= 16
     assert sorted(name for name in names if f"`{name}`" not in row) == []
-    result = runner.run(comment="off")
-    assert result.code == 1
-    assert sorted(name for name in runner.outputs() if f"`{name}`" not in row) == []
 
 
 def test_a_baseline_path_is_compared_partially(runner: Runner, baseline_zip: bytes) -> None:

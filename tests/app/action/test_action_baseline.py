@@ -151,17 +151,25 @@ def test_without_one_for_the_merge_base_the_branch_s_newest_is_used_and_named(
 def test_no_artifact_at_all_says_so_and_reports_the_candidate(
     tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
 ) -> None:
+    """No baseline is said plainly (the summary, the rule, the comment), no comparison count
+    is given, and the candidate is still reported."""
     runner = baseline_runner(tmp_path, fake, payload, baseline_zip, commit=None)
 
     result, _ = in_tmp(runner, tmp_path, baseline=artifact_input(), fail_on="regression")
 
     assert result.code == 0, result.stderr
+    outputs = runner.outputs()
+    assert outputs["comparison"] == ""
+    assert (outputs["regressed"], outputs["improved"], outputs["flaky"]) == ("", "", "")
     summary = runner.summary.read_text("utf-8")
+    assert rule_of(summary).startswith("Passed: fail_on is regression and there is no baseline")
     assert (
         "> No baseline: no artifact 'goldgate-report' was found for the merge-base commit "
         f"{MERGE_BASE[:7]} or on master" in _plain(summary)
     )
     assert "### Failing cases" in summary
+    (comment,) = fake.comments(runner.pr_number)
+    assert "No baseline: no artifact" in comment[2]
 
 
 # --- a baseline that must not be compared ----------------------------------------------------

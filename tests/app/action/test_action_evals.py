@@ -160,7 +160,7 @@ def test_mode_evals_gates_compares_comments_and_reports(runner: Runner) -> None:
 @pytest.mark.parametrize(
     ("fail_on", "stalled", "code", "rule"),
     [
-        ("disagreement", False, 1, "Failed, as fail_on is disagreement: exit code 1"),
+        # disagreement, nothing stalled: test_mode_evals_gates_compares_comments_and_reports
         ("regression", False, 1, "Failed: 4 regressed or mixed against the baseline"),
         ("never", False, 0, "Passed whatever the run found, as fail_on is never"),
         ("disagreement", True, 4, "Failed, as fail_on is disagreement: exit code 4"),
@@ -172,7 +172,9 @@ def test_the_exit_code_of_mode_evals_follows_fail_on(
     runner: Runner, fail_on: str, stalled: bool, code: int, rule: str
 ) -> None:
     """A failing eval is a gold disagreement (exit 1); an eval past its timeout is a runtime
-    failure (exit 4), which fail_on regression does not forgive."""
+    failure (exit 4), which fail_on regression does not forgive. (fail_on disagreement with
+    nothing stalled is test_mode_evals_gates_compares_comments_and_reports's run, which
+    asserts the same exit code, outputs and rule.)"""
     if stalled:
         (runner.workspace / "evals" / "eval_stalls.py").write_text(STALLS, "utf-8")
 

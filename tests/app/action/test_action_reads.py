@@ -20,6 +20,8 @@ from helpers.reports import coherent
 from .conftest import Runner, event_github, make_runner
 from .support import why
 
+pytestmark = pytest.mark.xdist_group("action_reads")  # the candidate's report once, on one worker
+
 
 @pytest.fixture(scope="module")
 def candidate(

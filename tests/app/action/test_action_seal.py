@@ -120,9 +120,8 @@ def _tamper():
         _write(os.path.join(purelib, "sitecustomize.py"), line)
     elif TAMPER == "goldgate":
         _append(os.path.join(purelib, "goldgate", "cli.py"), line)
-    elif TAMPER == "baseline":
+    elif TAMPER == "baseline+event":
         _write("base.json", "[]")
-    elif TAMPER == "event":
         with open(os.environ["GITHUB_EVENT_PATH"], encoding="utf-8") as handle:
             event = handle.read()
         _write(os.environ["GITHUB_EVENT_PATH"], event.replace('"number": 2', '"number": 3'))
@@ -217,11 +216,23 @@ workflows:
 """
 
 
-def _hostile_project(root: Path, tamper: str | None) -> Path:
+LIVE_WORKFLOW = """\
+  hostile_live:
+    revision: "1"
+    live: true
+    credentials: [OPENAI_API_KEY]
+    target:
+      python: hostile_app:handle
+"""
+"""A live workflow (no suite runs it) naming the runner's OPENAI_API_KEY as its credential."""
+
+
+def _hostile_project(root: Path, tamper: str | None, live: bool = False) -> Path:
     (root / "config").mkdir(parents=True)
     (root / "evaluation").mkdir()
     (root / "hostile_app.py").write_text(HOSTILE.format(tamper=tamper), "utf-8")
-    (root / "config" / "settings.yaml").write_text(SETTINGS, "utf-8")
+    settings = SETTINGS + (LIVE_WORKFLOW if live else "")
+    (root / "config" / "settings.yaml").write_text(settings, "utf-8")
     case = {
         "id": "answers-wrong",
         "input": {"payload": {}, "metadata": {}},
@@ -254,8 +265,8 @@ def _job(runner: Runner, tmp_path: Path, python: Path | None = None) -> Composit
     return Composite(runner.workspace, tmp_path / "runner", python, env)
 
 
-def _inputs(runner: Runner, tamper: str | None) -> dict[str, str]:
-    config = _hostile_project(runner.workspace / "hostile", tamper)
+def _inputs(runner: Runner, tamper: str | None, live: bool = False) -> dict[str, str]:
+    config = _hostile_project(runner.workspace / "hostile", tamper, live)
     return {
         "config": str(config.relative_to(runner.workspace)),
         "baseline": "",
@@ -272,13 +283,23 @@ def _alive(pid: int) -> bool:
         return stat.read().rpartition(b")")[2].split()[0] != b"Z"
 
 
-@pytest.mark.parametrize("replace", [None, "replace"])
+def _workspace_python(runner: Runner) -> Path:
+    """A venv made in the workspace (``python: .venv/bin/python``): its own folders are sealed,
+    though the workspace's other folders are not on its path."""
+    return job_python(runner.workspace / ".venv")
+
+
+@pytest.mark.parametrize(
+    ("replace", "in_workspace"), [(None, False), ("replace", True)], ids=["append", "replace"]
+)
 def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
-    runner: Runner, tmp_path: Path, replace: str | None
+    runner: Runner, tmp_path: Path, replace: str | None, in_workspace: bool
 ) -> None:
     """Lines appended to the runner's files, or the files replaced (by a FIFO, a symlink, a
-    folder): they hold what they held before user code ran, as regular files."""
-    job = _job(runner, tmp_path)
+    folder): they hold what they held before user code ran, as regular files. The replacing
+    run's Python is a venv in the workspace (``_workspace_python``), which is sealed and
+    publishes too (one composite run for both claims)."""
+    job = _job(runner, tmp_path, _workspace_python(runner) if in_workspace else None)
     steps = job.run(_inputs(runner, replace))
     hostile = runner.workspace / "hostile"
 
@@ -301,6 +322,7 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     publish = steps["publish"]
     assert publish.code == 1, publish.stdout + publish.stderr
     assert publish.outputs["exit_code"] == "1"
+    assert "Traceback" not in publish.stderr
     assert publish.summary.startswith("## ❌"), publish.summary[:200]
     assert "✅" not in publish.summary
     assert (hostile / "planted" / "sitecustomize.py").is_file()  # it did plant them
@@ -339,9 +361,13 @@ def test_publishing_refuses_a_changed_hand_off_or_report_and_runs_nothing_slippe
     run step's GITHUB_ENV and GITHUB_PATH not put back, the publishing step would still read
     no BASH_ENV, run no fake tool and import nothing from a PYTHONPATH. (One run step for
     the three: each publishing step reads the files the run step left, and a refused one
-    changes nothing.)"""
+    changes nothing.) Its clean environment still keeps the variables the settings' live
+    workflows name as credentials (the run step's output ``credentials``, read before user
+    code ran): the last publishing step masks their values."""
     job = _job(runner, tmp_path)
-    assert job.run(_inputs(runner, None), until="run")["run"].code == 0
+    run = job.run(_inputs(runner, None, live=True), until="run")["run"]
+    assert run.code == 0, run.stderr
+    assert run.outputs["credentials"] == "OPENAI_API_KEY"
     handoff = runner.workspace / ".goldgate" / "action" / "run.json"
     report = runner.workspace / json.loads(handoff.read_text("utf-8"))["report"]
     for change, said in (
@@ -379,13 +405,16 @@ def test_publishing_refuses_a_changed_hand_off_or_report_and_runs_nothing_slippe
     assert publish.code == 1, publish.stdout + publish.stderr
     assert publish.outputs["exit_code"] == "1"
     assert not (runner.workspace / "hostile" / "ran-planted").exists()
+    assert f"::add-mask::{SECRET}" in publish.stdout.splitlines()
 
 
 @pytest.mark.parametrize("tamper", ["pth", "sitecustomize", "goldgate"])
 def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
     runner: Runner, tmp_path: Path, tamper: str
 ) -> None:
-    job = _job(runner, tmp_path)
+    """The .pth file is planted in a venv in the workspace (``_workspace_python``): its
+    folders are sealed too, and a change in them stops publishing as in any other Python."""
+    job = _job(runner, tmp_path, _workspace_python(runner) if tamper == "pth" else None)
     before = len(runner.fake.requests)
     inputs = {**_inputs(runner, tamper), "comment": "update"}
 
@@ -399,6 +428,7 @@ def test_a_changed_startup_file_or_goldgate_file_stops_publishing(
     assert "changed after the seal step" in errors[0]
     assert errors[0].count(". ") == 0  # one sentence
     assert publish.outputs == {"exit_code": "2"}
+    assert "Traceback" not in publish.stderr
     assert runner.fake.requests[before:] == []
     assert not (runner.workspace / "hostile" / "ran-planted").exists()
 
@@ -440,61 +470,38 @@ def test_goldgate_action_in_one_process_seals_user_code_alike(runner: Runner) ->
     assert not (runner.workspace / "hostile" / "stolen").exists()
 
 
-@pytest.mark.parametrize(
-    ("tamper", "said"),
-    [
-        ("baseline", "the baseline base.json changed while user code ran"),
-        ("event", "changed while user code ran"),
-    ],
-)
 def test_a_baseline_or_event_file_changed_while_user_code_ran_is_refused(
-    runner: Runner, tmp_path: Path, tamper: str, said: str
+    runner: Runner, tmp_path: Path
 ) -> None:
     """The files publishing reads that user code could write: a baseline report in the
     workspace (a worse one hides a regression), the event (another pull request, other
-    commits, so another baseline artifact)."""
-    (runner.workspace / "base.json").write_text("{}", "utf-8")
+    commits, so another baseline artifact). User code changes both in one run step: the
+    publishing step refuses the baseline; that change undone (and the hand-off put back:
+    reading it removes it), a publishing step refuses the event. (One run step for the two:
+    a refused publishing step changes nothing else.)"""
+    baseline = runner.workspace / "base.json"
+    baseline.write_text("{}", "utf-8")
     event = runner.event_path.read_text("utf-8")
     job = _job(runner, tmp_path)
     before = len(runner.fake.requests)
 
-    steps = job.run({**_inputs(runner, tamper), "baseline": "base.json"})
+    run = job.run({**_inputs(runner, "baseline+event"), "baseline": "base.json"}, until="run")
+    assert run["run"].code == 0, run["run"].stderr
 
-    changed = (runner.workspace / "base.json").read_text("utf-8") != "{}"
-    assert changed or runner.event_path.read_text("utf-8") != event  # it did change one
-    publish = steps["publish"]
-    assert publish.code == 2, publish.stdout + publish.stderr
-    errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
-    assert len(errors) == 1, publish.stdout
-    assert said in errors[0]
-    assert runner.fake.requests[before:] == []
+    assert baseline.read_text("utf-8") != "{}"  # it did change both
+    assert runner.event_path.read_text("utf-8") != event
+    handoff = runner.workspace / ".goldgate" / "action" / "run.json"
+    left = handoff.read_bytes()
+    for said in (
+        "the baseline base.json changed while user code ran",
+        f"the event file {runner.event_path} changed while user code ran",
+    ):
+        publish = job.run_step("publish")
 
-
-@pytest.mark.parametrize(("tamper", "code"), [(None, 1), ("pth", 2)])
-def test_a_python_in_the_workspace_is_sealed_too(
-    runner: Runner, tmp_path: Path, tamper: str | None, code: int
-) -> None:
-    """A venv made in the workspace (``python: .venv/bin/python``): its own folders are
-    sealed and publish, though the workspace's other folders are not on its path."""
-    job = _job(runner, tmp_path, job_python(runner.workspace / ".venv"))
-
-    publish = job.run(_inputs(runner, tamper))["publish"]
-
-    assert publish.code == code, publish.stdout + publish.stderr
-    assert publish.outputs["exit_code"] == str(code)
-    assert "Traceback" not in publish.stderr
-
-
-def test_the_publishing_step_still_masks_the_credentials_live_workflows_name(
-    runner: Runner, tmp_path: Path
-) -> None:
-    """Its clean environment keeps the variables the settings name as credentials (the run
-    step's output ``credentials``, read before user code ran): their values are masked."""
-    job = _job(runner, tmp_path)
-
-    steps = job.run({"baseline": "", "github_token": TOKEN, "comment": "off"})
-
-    assert steps["run"].outputs["credentials"] == "OPENAI_API_KEY"
-    publish = steps["publish"]
-    assert publish.code in (0, 1), publish.stdout + publish.stderr
-    assert f"::add-mask::{SECRET}" in publish.stdout.splitlines()
+        assert publish.code == 2, publish.stdout + publish.stderr
+        errors = [line for line in publish.stdout.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1, publish.stdout
+        assert said in errors[0]
+        assert runner.fake.requests[before:] == []
+        baseline.write_text("{}", "utf-8")
+        handoff.write_bytes(left)

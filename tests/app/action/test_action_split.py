@@ -68,11 +68,22 @@ def split(tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zi
 
 @pytest.mark.slow
 def test_run_then_publish_does_what_the_action_does(split: SplitRunner) -> None:
+    """And publishing consumes the hand-off: a publishing step again, with no run step
+    before it, is refused (exit 2). One pair of runs for both claims."""
     gated_commented_once_and_summarized(split, COMMENT_ID)
+    assert not (split.workspace / HANDOFF).exists()
+
+    again = run_cli("publish", cwd=split.workspace, env=split.env(comment="off"))
+
+    assert again.code == 2
+    assert "goldgate publish never does" in again.stdout
+    assert parse_outputs(split.output.read_text("utf-8"))["exit_code"] == "2"
 
 
 @pytest.mark.slow
 def test_the_run_step_talks_to_no_github_and_publishes_nothing(split: SplitRunner) -> None:
+    """And a publishing step whose environment lacks the run step's digest of this hand-off
+    is refused before any request (one run step for both claims)."""
     split.run_output.write_text("", "utf-8")
     split.summary.write_text("", "utf-8")
     before = len(split.fake.requests)
@@ -86,17 +97,12 @@ def test_the_run_step_talks_to_no_github_and_publishes_nothing(split: SplitRunne
     assert (handoff["mode"], handoff["code"], handoff["ran"]) == ("evaluate", 1, True)
     assert (split.workspace / handoff["report"]).is_file()
 
+    refused = run_cli("publish", cwd=split.workspace, env=split.env())
 
-@pytest.mark.slow
-def test_publish_consumes_the_hand_off(split: SplitRunner) -> None:
-    assert split.run(comment="off").code == 1
+    assert refused.code == 2
+    assert refused.stdout.count("::error title=goldgate::GOLDGATE_HANDOFF_DIGEST is not set") == 1
+    assert split.fake.requests[before:] == []
     assert not (split.workspace / HANDOFF).exists()
-
-    again = run_cli("publish", cwd=split.workspace, env=split.env(comment="off"))
-
-    assert again.code == 2
-    assert "goldgate publish never does" in again.stdout
-    assert parse_outputs(split.output.read_text("utf-8"))["exit_code"] == "2"
 
 
 @pytest.mark.slow
@@ -117,21 +123,6 @@ def test_a_bad_input_is_said_once_by_the_publishing_step(split: SplitRunner) -> 
     assert "::error" not in first.stdout
     assert second.code == 2
     assert second.stdout.count("::error title=goldgate::input mode") == 1
-
-
-@pytest.mark.slow
-def test_publish_refuses_a_hand_off_without_the_run_step_s_digest(split: SplitRunner) -> None:
-    split.run_output.write_text("", "utf-8")
-    first = run_cli("action", "--run-only", cwd=split.workspace, env=split.run_env())
-    assert first.code == 0, first.stderr
-    before = len(split.fake.requests)
-
-    result = run_cli("publish", cwd=split.workspace, env=split.env())
-
-    assert result.code == 2
-    assert result.stdout.count("::error title=goldgate::GOLDGATE_HANDOFF_DIGEST is not set") == 1
-    assert split.fake.requests[before:] == []
-    assert not (split.workspace / HANDOFF).exists()
 
 
 @pytest.mark.parametrize("name", ["mode", "comment", "comment_mode", "details", "fail_on"])

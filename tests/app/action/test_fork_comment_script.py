@@ -17,7 +17,10 @@ from goldgate.github.comments import marker
 
 from .fork_poster import HEAD_REPOSITORY, HEAD_SHA, post_rendered, rebuild
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+pytestmark = [
+    pytest.mark.slow,  # every test here starts processes (tests/helpers/slow.py)
+    pytest.mark.xdist_group("fork_comment_script"),  # the failing report once, on one worker
+]
 
 HOSTILE = "@team <img src=x onerror=alert(1)> ✅ passed GH-1 [x](https://e.com)"
 PULL = {"head": {"sha": HEAD_SHA, "repo": {"full_name": HEAD_REPOSITORY}}}
