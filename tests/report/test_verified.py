@@ -22,6 +22,11 @@ from goldgate.report.io import read_report, read_report_and_digest
 from goldgate.report.streamread import streamed_report
 from helpers.benchmarks import load_benchmarks
 
+# One worker starts the pytest of this module's ``forkable`` tests in an interpreter of its
+# own (helpers/fresh.py), and makes its reports, not each worker that draws one of its tests
+# (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("verified")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 # In an interpreter of their own (helpers/fresh.py): a pytest worker runs threads of its own,

@@ -22,10 +22,14 @@ from typing import Any
 
 import pytest
 
-from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from compare.conftest import ExampleReports
 from goldgate.report.io import read_report
 from helpers.reports import coherent
 from run.support import run_cli as run_process
+
+# One worker makes the session's example reports (tests/conftest.py) once for the three modules
+# that read them, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("example_reports")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -41,12 +45,10 @@ class Reports:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
-    folder = tmp_path_factory.mktemp("verify")
-    root = example_copy(folder / "candidate", CANDIDATE_EDITS)
-    candidate = evaluate(root, folder / "candidate.json", "--variant-revision", "cand")
-    base_root = example_copy(folder / "baseline", BASELINE_EDITS)
-    baseline = evaluate(base_root, folder / "baseline.json", "--variant-revision", "base")
+def reports(example_reports: ExampleReports) -> Reports:
+    """The session's candidate and baseline of the example (tests/conftest.py)."""
+    root, candidate = example_reports.candidate_root, example_reports.candidate
+    baseline = example_reports.baseline
     value = json.loads(candidate.read_text("utf-8"))
     assert value["verdict"]["exit_code"] == 1  # the candidate disagrees with its gold
     return Reports(root, candidate, baseline, value)
