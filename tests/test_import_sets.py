@@ -6,12 +6,15 @@ modules came along. Module sets, never times (those belong to benchmarks/run.py)
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from goldgate.app.action.isolation import TOKENS_FD
+from goldgate.base.textsafe import TOKEN_VARIABLES
 from goldgate.report.io import read_report
 
 pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
@@ -102,6 +105,30 @@ def test_the_action_starts_again_without_its_tokens_before_it_imports_its_module
     imports = "from goldgate.app.action.isolation import hold_tokens_apart"
     names = ("pydantic", "goldgate.app.action.modes", "goldgate.app.action.inputs", "github")
     assert _loaded(imports, names) == []
+
+
+@pytest.mark.parametrize("token", ["held", "none"])
+def test_python_m_goldgate_action_starts_again_before_the_command_line_is_imported(
+    tmp_path: Path, token: str
+) -> None:
+    # action.yml starts `python -m goldgate action` reading no bytecode: what the program
+    # that a token makes start again imported first is compiled twice. `-X importtime` is
+    # not passed on to the new program, so the lines on stderr are the first program's.
+    env = {key: value for key, value in os.environ.items() if key not in TOKEN_VARIABLES}
+    env.pop(TOKENS_FD, None)
+    if token == "held":
+        env["GITHUB_TOKEN"] = "ghs_not_a_real_token"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "goldgate", "action", "--run-only"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    imported = {
+        line.split("|")[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "goldgate.app.action.isolation" in imported, done.stderr[-2000:]
+    assert ("typer" in imported) is (token == "none"), sorted(imported)
 
 
 def test_the_command_line_loads_no_event_loop_before_a_command_runs() -> None:

@@ -36,12 +36,11 @@ from goldgate.app.commandline.shared import (
     OutputFormat,
     command_group,
     finish,
-    streams_inheritable,
 )
 from goldgate.base.english import count
 from goldgate.base.errors import ExitCode, GoldgateError
 from goldgate.base.problems import pin_working_folder
-from goldgate.base.stdio import claim_standard_streams, settle_streams, warn
+from goldgate.base.stdio import claim_standard_streams, settle_streams, streams_inheritable, warn
 from goldgate.run.leftovers import threads_left_running
 
 app = command_group("goldgate")

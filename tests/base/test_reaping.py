@@ -54,7 +54,17 @@ kept = []
 result, said = seal.run_sealed(env, lambda: kept.append(subprocess.Popen(["sleep", "30"])))
 reaping._GIVE_UP_SECONDS = 10.0
 cleaned = reaping.reap_descendants(frozenset())
-print(json.dumps({"gone": gone, "after": after, "said": said, "cleaned": cleaned}))
+reaping._GIVE_UP_SECONDS = 0.0
+from goldgate.app import supervisor
+from goldgate.base import channel
+code = supervisor.supervise(import_seconds=30)
+if code is None:  # the supervised child: its run passed, and it leaves a process running
+    subprocess.Popen(["sleep", "30"])
+    channel.announce("exit", 0)
+    os._exit(0)
+reaping._GIVE_UP_SECONDS = 10.0
+print(json.dumps({"gone": gone, "after": after, "said": said, "cleaned": cleaned,
+                  "supervised": code, "left": reaping.reap_descendants(frozenset())}))
 """
 
 
@@ -71,6 +81,7 @@ def reaped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
     )
     loaded: dict[str, object] = json.loads(done.stdout)
+    loaded["stderr"] = done.stderr
     return loaded
 
 
@@ -84,3 +95,13 @@ def test_a_process_that_cannot_be_stopped_is_said_and_fails_the_seal(
 ) -> None:
     assert reaped["said"] == "a process user code started could not be stopped"
     assert reaped["cleaned"] is True
+
+
+def test_a_supervised_run_whose_process_cannot_be_stopped_is_a_runtime_failure(
+    reaped: dict[str, object],
+) -> None:
+    # The run passed (exit 0), but a process it started outlived every attempt to stop it:
+    # it may still write the report or hold stdout open, so the run is not trusted (exit 4).
+    assert reaped["supervised"] == 4
+    assert "could not be stopped; what the run wrote is not to be trusted." in str(reaped["stderr"])
+    assert reaped["left"] is True

@@ -136,6 +136,7 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
 
     handlers = {number: signal.signal(number, forward) for number in _SIGNALS}
     signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    stopped = False
     try:
         status, overdue = _wait(
             heard, pid=pid, read_end=read_end, import_seconds=import_seconds, spared=spared
@@ -145,8 +146,26 @@ def supervise(*, import_seconds: float, json_output: bool = False) -> int | None
             signal.signal(number, handler)
         os.close(read_end)
         os.close(stops_write)
-        reap_descendants(spared)  # what user code left running: nothing outlives the run
-    return _outcome(heard, status, overdue, import_seconds, json_output)
+        # What user code left running: nothing outlives the run.
+        stopped = reap_descendants(spared)
+    code = _outcome(heard, status, overdue, import_seconds, json_output)
+    return code if stopped else _not_stopped(code)
+
+
+def _not_stopped(code: int) -> int:
+    """The exit code of a run some process of whose user code could not be stopped: such a
+    process may still write the report, or hold stdout open past goldgate's end, so
+    nothing the run says is to be trusted (a runtime failure; an interruption stays one)."""
+    from goldgate.base.errors import ExitCode, most_severe
+    from goldgate.base.stdio import warn
+
+    warn(
+        "goldgate: a process user code started could not be stopped; what the run wrote "
+        "is not to be trusted."
+    )
+    if code not in ExitCode.__members__.values():
+        return int(ExitCode.RUNTIME_FAILURE)
+    return int(most_severe(ExitCode(code), ExitCode.RUNTIME_FAILURE))
 
 
 def _die_with(parent: int) -> None:

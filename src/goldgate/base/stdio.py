@@ -38,6 +38,15 @@ def _is_open(fd: int) -> bool:
     return True
 
 
+def streams_inheritable() -> bool:
+    """Whether stdout and stderr are descriptors 1 and 2, which a child or a new program can
+    share (not so for a caller that captures them in memory, an in-process test)."""
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def claim_standard_streams() -> None:
     """Put /dev/null on a closed file descriptor 0, 1 or 2, and give Python a stream for it.
 

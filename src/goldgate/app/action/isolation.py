@@ -77,6 +77,19 @@ def hold_tokens_apart(arguments: Sequence[str] = ("action",)) -> dict[str, str]:
     os.execve(sys.executable, [sys.executable, *_own_flags(), "-m", "goldgate", *arguments], env)
 
 
+def start_again_first(arguments: Sequence[str]) -> None:
+    """``hold_tokens_apart`` as the first thing ``python -m goldgate action`` does, before the
+    command line (typer and the commands' modules) is imported: the program that replaces
+    this one imports it anyway, and the action's run step reads no bytecode, so each import
+    here is a compile paid twice. ``arguments``: the command line as given, which the new
+    program parses. Tokens too long to hand over are left for the command to refuse."""
+    from goldgate.base.stdio import streams_inheritable
+
+    if TOKENS_FD not in os.environ and streams_inheritable():
+        with contextlib.suppress(InvalidInputError):
+            hold_tokens_apart(arguments)
+
+
 def _read_tokens(descriptor: int) -> dict[str, str]:
     chunks = []
     try:

@@ -5,7 +5,6 @@ code, and running the rest of a command that runs user code under a supervisor.
 
 # No `from __future__ import annotations` here: typer reads the hints of every command at
 # start-up, and string annotations would be compiled again by eval() on every run.
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -14,6 +13,7 @@ import typer
 from typer.models import Default
 
 from goldgate.base.errors import ExitCode
+from goldgate.base.stdio import streams_inheritable
 from goldgate.run.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_TIMEOUT
 
 
@@ -65,15 +65,6 @@ def command_group(name: str, help_text: str | None = None) -> typer.Typer:
 
 def finish(code: ExitCode) -> NoReturn:
     raise typer.Exit(int(code))
-
-
-def streams_inheritable() -> bool:
-    """Whether stdout and stderr are descriptors 1 and 2, which a child or a new program can
-    share (not so for a caller that captures them in memory, an in-process test)."""
-    try:
-        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
-    except (AttributeError, OSError, ValueError):
-        return False
 
 
 def supervised(import_seconds: float, json_output: bool) -> None:
