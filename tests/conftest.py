@@ -180,6 +180,17 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
+def example_reports(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The example as a baseline and a candidate with known changes, evaluated through the
+    real console script once a session (``compare.conftest.ExampleReports``): the same two
+    reports for every test that compares, verifies or renders them (compare/test_example.py,
+    report/test_verify.py, render/test_comparison.py, one xdist group)."""
+    from compare.conftest import example_reports_in
+
+    return example_reports_in(tmp_path_factory.mktemp("compare-example"))
+
+
+@pytest.fixture(scope="session")
 def oracle() -> Callable[[str], Any]:
     """Load one file of the vendored oracles, ``tests/oracles`` (see its README)."""
 

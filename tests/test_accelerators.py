@@ -36,6 +36,10 @@ from goldgate.gold.errors import PatternProblem
 from run.support import EXAMPLE, GOLDGATE, cli_env, run_cli
 from test_layout import PACKAGE, imported, modules
 
+# One worker generates the module's 5,000-case gold (``generated``) for the two tests that run
+# it, not each worker that draws one of them (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("accelerators")
+
 REPO = EXAMPLE.parent.parent
 CASES = 5_000
 INTERRUPT_CASES = 2_000

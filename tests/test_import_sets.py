@@ -220,6 +220,21 @@ def test_a_whole_evaluate_run_loads_neither_report_models_nor_python_api_nor_oth
     ]  # fmt: skip
 
 
+def test_rendering_a_report_without_a_comparison_loads_no_comparison_module() -> None:
+    # `goldgate report show|markdown|annotations` of a report alone: the comparison's package
+    # and its adapter (render.compared) build models a comparison needs, about 70 ms.
+    report = Path(__file__).parent / "report" / "fixtures" / "report_v1_example.json"
+    run = (
+        "import goldgate.cli\n"
+        "for kind in ('show', 'markdown', 'annotations'):\n"
+        f"    sys.argv = ['goldgate', 'report', kind, {str(report)!r}]\n"
+        "    try:\n        goldgate.cli.main()\n"
+        "    except SystemExit as done:\n        assert done.code == 0, kind\n"
+    )
+    names = ("goldgate.comparison", "goldgate.comparison.models", "goldgate.render.compared")
+    assert _loaded(run, names) == []
+
+
 def test_lazy_package_names_are_the_modules_objects() -> None:
     code = (
         "import goldgate.gold as d, goldgate.scoring as s, goldgate.gold.settings as c\n"

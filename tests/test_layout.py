@@ -19,6 +19,10 @@ from pathlib import Path
 
 import pytest
 
+# One worker reads the package's modules and import graph (cached below) for this module, not
+# each worker that draws one of its tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("layout")
+
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "goldgate"
 
 STAGES = (

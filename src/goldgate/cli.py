@@ -10,14 +10,16 @@ module each: init, evaluate, report, evals, adjudication) and registered here, i
 # No `from __future__ import annotations` here: typer reads the hints of every command at
 # start-up, and string annotations would be compiled again by eval() on every run.
 import contextlib
+import functools
 import io
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -228,6 +230,18 @@ def _json_requested(argv: list[str]) -> bool:
     )
 
 
+@functools.cache
+def _command() -> Callable[..., Any]:
+    """``app`` as the click command typer makes of it, made once a process: calling ``app``
+    makes it anew each time (about 12 ms of reading every command's signature), which a
+    process that runs one command never noticed, and the tests, which call ``main`` in
+    process thousands of times, did. The command holds nothing of a run: each call parses
+    its own arguments in a context of its own."""
+    from typer.main import get_command
+
+    return get_command(app)
+
+
 def _main() -> NoReturn:
     """Every whole-run failure becomes one sentence and its exit code."""
     # SIGINT and SIGTERM stop goldgate while it prepares (importing a slow target, say), as a
@@ -237,7 +251,7 @@ def _main() -> NoReturn:
         signal.signal(number, _stop)
     pin_working_folder()  # messages name paths from here, whatever user code does later
     try:
-        code = app(standalone_mode=False)
+        code = _command()(standalone_mode=False)
     except GoldgateError as error:
         warn(f"goldgate: {error}")
         if _json_requested(sys.argv[1:]):  # e.g. run options refused with --check

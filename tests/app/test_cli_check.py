@@ -183,6 +183,40 @@ def test_version(run_cli: Any) -> None:
     assert result.stdout == f"goldgate {__version__}\n"
 
 
+def test_the_command_line_is_made_once_a_process(
+    run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """typer makes the click command anew each time the app is called (about 12 ms): ``main``
+    makes it once a process (``cli._command``), and each call still parses its own
+    arguments, an earlier call's usage error and options leaving nothing behind."""
+    import typer.main
+
+    from goldgate import cli
+
+    made: list[object] = []
+    original = typer.main.get_command
+
+    def counted(app: Any) -> Any:
+        made.append(app)
+        return original(app)
+
+    monkeypatch.setattr(typer.main, "get_command", counted)
+    cli._command.cache_clear()
+    try:
+        bad = run_cli("evaluate", "--bogus")
+        version = run_cli("--version")
+        helped = run_cli("report", "--help")
+    finally:
+        cli._command.cache_clear()  # the next test's main makes it with typer's own
+
+    assert made == [cli.app]
+    assert (bad.code, version.code, helped.code) == (2, 0, 0)
+    assert "No such option: --bogus" in bad.stderr
+    assert version.stdout.startswith("goldgate ")
+    assert "merge" in helped.stdout
+    assert "--bogus" not in helped.output
+
+
 @pytest.mark.parametrize(
     ("args", "complaint"),
     [

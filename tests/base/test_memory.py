@@ -25,7 +25,13 @@ from goldgate.base.memory import (
 from goldgate.run import session
 from goldgate.run.session import Session
 
-pytestmark = [pytest.mark.slow, pytest.mark.fresh_interpreter]
+# One worker starts the pytest of this module in an interpreter of its own (helpers/fresh.py),
+# not each worker that draws one of its tests (--dist loadgroup).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.fresh_interpreter,
+    pytest.mark.xdist_group("gc_memory"),
+]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_triage"
 

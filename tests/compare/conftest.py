@@ -16,8 +16,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from run.support import EXAMPLE, run_cli
 
 TRIAGE = "support_triage_app/triage.py"
@@ -58,9 +56,9 @@ class ExampleReports:
     candidate_root: Path
 
 
-@pytest.fixture(scope="session")
-def example_reports(tmp_path_factory: pytest.TempPathFactory) -> ExampleReports:
-    folder = tmp_path_factory.mktemp("compare-example")
+def example_reports_in(folder: Path) -> ExampleReports:
+    """The baseline and the candidate evaluated in ``folder`` (the session's
+    ``example_reports``, tests/conftest.py)."""
     baseline_root = example_copy(folder / "baseline", BASELINE_EDITS)
     candidate_root = example_copy(folder / "candidate", CANDIDATE_EDITS)
     baseline = evaluate(baseline_root, folder / "baseline.json", "--variant-revision", "base")

@@ -26,6 +26,10 @@ from run.support import CliRun, run_cli
 
 from .conftest import ExampleReports
 
+# One worker makes the session's example reports (tests/conftest.py) once for the three modules
+# that read them, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("example_reports")
+
 GOLDEN = Path(__file__).parent / "golden" / "example_full.json"
 REGENERATE = os.environ.get("GOLDGATE_REGENERATE") == "1"
 PRIVATE = ("C-1049", "Cancel renewal", "kündigen", "Bitte")

@@ -27,7 +27,9 @@ from .pair import (
     record_verdict,
 )
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+# Every test here starts processes (tests/helpers/slow.py); one worker makes its pair of runs
+# once, not each worker that draws one of its tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("one_classification")]
 
 
 @pytest.fixture(scope="module")

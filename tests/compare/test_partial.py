@@ -21,7 +21,9 @@ from run.support import read_report_json, run_cli
 
 from .conftest import CANDIDATE_EDITS, evaluate, example_copy
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+# Every test here starts processes (tests/helpers/slow.py); one worker makes its runs once, not
+# each worker that draws one of its tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("partial")]
 
 PIPELINE = "evaluation/cases/pipeline.json"
 ADDED = ("added_billing_en", "added_help_en")

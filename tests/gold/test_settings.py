@@ -298,6 +298,44 @@ def test_yaml_positions(tmp_path: Path) -> None:
     assert document.position(()) == (1, 1)
 
 
+def test_yaml_is_parsed_once_indexed_as_written_and_refused_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One parse gives the value and the places: the tree is indexed before the value is
+    built from it (building folds ``<<`` keys into it, and an overriding key is no
+    duplicate), and what building refuses is said before a duplicate key after it."""
+    import yaml
+
+    readers: list[object] = []
+    original = yaml.reader.Reader.__init__
+
+    def counted(self: Any, stream: Any) -> None:
+        readers.append(stream)
+        original(self, stream)
+
+    monkeypatch.setattr(yaml.reader.Reader, "__init__", counted)
+    merged = tmp_path / "merged.yaml"
+    merged.write_text("base: &b {a: 1, b: 2}\nx:\n  <<: *b\n  b: 3\n", encoding="utf-8")
+
+    document = load_yaml_file(merged)
+
+    assert len(readers) == 1
+    assert document.value == {"base": {"a": 1, "b": 2}, "x": {"a": 1, "b": 3}}
+    assert document.position(("x", "b")) == (4, 3)
+    assert document.position(("x", "<<")) == (3, 3)
+    assert document.position(("x", "a")) == (3, 3)  # a merged key: its mapping's place
+    both = tmp_path / "both.yaml"
+    both.write_text("a: 1\na: 2\nd: 2020-13-01\n", encoding="utf-8")
+    with pytest.raises(YamlSyntaxError) as raised:
+        load_yaml_file(both, "both.yaml")
+    assert str(raised.value) == "both.yaml:3:4: cannot load this value (month must be in 1..12)."
+    duplicate = tmp_path / "duplicate.yaml"
+    duplicate.write_text("a: 1\na: 2\n", encoding="utf-8")
+    with pytest.raises(YamlSyntaxError) as raised:
+        load_yaml_file(duplicate, "duplicate.yaml")
+    assert str(raised.value) == 'duplicate.yaml:2:1: duplicate key "a".'
+
+
 def test_unreadable_yaml(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match=r"^nope\.yaml: file not found\.$"):
         load_yaml_file(tmp_path / "nope.yaml", "nope.yaml")

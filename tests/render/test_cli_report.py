@@ -18,6 +18,10 @@ from .checks import markdown_is_safe, no_workflow_commands
 from .corpus import HOSTILE
 from .test_annotations import parse
 
+# One worker makes the session's corpus (tests/render/conftest.py) for the modules that read
+# it, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("render_corpus")
+
 
 @pytest.fixture
 def report_file(corpus: dict[str, Report], tmp_path: Path) -> Callable[[str], Path]:

@@ -18,7 +18,7 @@ from typing import Any
 import junitparser
 import pytest
 
-from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from compare.conftest import ExampleReports
 from goldgate.app.action.rules import decide_exit
 from goldgate.comparison import compare, write_comparison
 from goldgate.comparison.models import CaseView, Classes, Comparison, Finding, Unmatched
@@ -38,7 +38,10 @@ from .htmloutline import outline
 from .renderings import Rendering, page, without_golden_files
 from .test_junit import validate
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+# Every test here starts processes (tests/helpers/slow.py); one worker makes the session's
+# example reports (tests/conftest.py) once for the three modules that read them, not each
+# worker that draws one of their tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("example_reports")]
 
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
 
@@ -54,13 +57,14 @@ class Compared:
 
 
 @pytest.fixture(scope="session")
-def compared(tmp_path_factory: pytest.TempPathFactory) -> Compared:
+def compared(
+    example_reports: ExampleReports, tmp_path_factory: pytest.TempPathFactory
+) -> Compared:
+    """The session's baseline and candidate of the example (tests/conftest.py), normalized."""
     folder = tmp_path_factory.mktemp("render-compared")
-    base = example_copy(folder / "baseline", BASELINE_EDITS)
-    cand = example_copy(folder / "candidate", CANDIDATE_EDITS)
     paths = {}
-    for name, root, revision in (("baseline", base, "base"), ("candidate", cand, "cand")):
-        raw = evaluate(root, folder / f"{name}-raw.json", "--variant-revision", revision)
+    raws = (("baseline", example_reports.baseline), ("candidate", example_reports.candidate))
+    for name, raw in raws:
         path = folder / f"{name}.json"
         path.write_bytes(report_bytes(normalized(read_report(raw))))
         paths[name] = path

@@ -20,6 +20,10 @@ from goldgate.report.streamread import streamed_report
 
 from .corpus import REPORTS
 
+# One worker makes the session's corpus (tests/render/conftest.py) for the modules that read
+# it, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("render_corpus")
+
 KINDS: tuple[tuple[Problem, ...], ...] = (
     ("runtime", "check_error"),
     ("failure",),

@@ -19,7 +19,10 @@ from . import gfm
 from .corpus import REPORTS
 from .test_comparison import Compared, compared, view  # noqa: F401 (fixtures)
 
-pytestmark = pytest.mark.slow  # the reports are made by the real console script
+# The reports are made by the real console script; one worker makes the session's corpus
+# (tests/render/conftest.py) for the modules that read it, not each worker that draws one of
+# their tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("render_corpus")]
 
 RUN_URL = "https://github.com/owner/repo/actions/runs/42"
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"

@@ -21,6 +21,10 @@ from goldgate.report.models import Report
 from .corpus import REPORTS
 from .renderings import Rendering, page, without_golden_files
 
+# One worker makes the session's corpus (tests/render/conftest.py) for the modules that read
+# it, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("render_corpus")
+
 LINK_BASE = "https://github.com/owner/repo/blob/0123abc"
 FULL = Links(full_report="out/report.json")
 

@@ -24,6 +24,9 @@ from .builders import many_attempts
 pytestmark = [
     pytest.mark.slow,  # a browser process (tests/helpers/slow.py)
     pytest.mark.skipif(chromium() is None, reason=MISSING),
+    # One worker makes the session's corpus (tests/render/conftest.py) and browser for the
+    # modules that use them, not each worker that draws one of their tests.
+    pytest.mark.xdist_group("render_corpus"),
 ]
 
 ROWS = "[...document.querySelectorAll('#case-rows tr[data-row]')]"

@@ -20,6 +20,10 @@ from .builders import attempt, case, report, suite
 from .checks import no_workflow_commands
 from .corpus import REPORTS
 
+# One worker makes the session's corpus (tests/render/conftest.py) for the modules that read
+# it, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("render_corpus")
+
 
 def validate(xml: str, schema: Any) -> etree._Element:
     """Parse ``xml``, drop the ``disabled`` attributes junit-xml always writes (the one

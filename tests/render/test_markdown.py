@@ -17,6 +17,10 @@ from goldgate.report.models import Report
 from .checks import markdown_is_safe
 from .corpus import REPORTS
 
+# One worker makes the session's corpus (tests/render/conftest.py) for the modules that read
+# it, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("render_corpus")
+
 LINK = "https://github.com/o/r/blob/abc"
 
 

@@ -14,7 +14,10 @@ import pytest
 from goldgate.report.io import report_bytes
 from goldgate.report.models import Report
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+# Every test here starts processes (tests/helpers/slow.py); one worker makes the session's
+# corpus (tests/render/conftest.py) for the modules that read it, not each worker that draws
+# one of their tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("render_corpus")]
 
 
 @pytest.fixture

@@ -19,6 +19,10 @@ from goldgate.render.view import build_view
 from goldgate.report.io import report_bytes
 from goldgate.report.models import Report
 
+# One worker makes the session's corpus (tests/render/conftest.py) for the modules that read
+# it, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("render_corpus")
+
 
 def render_counts(context: RenderContext) -> str:
     """The toy renderer: the run's attempts per problem, and where the report is."""

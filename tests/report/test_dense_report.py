@@ -15,7 +15,9 @@ import pytest
 
 from run.support import GOLDGATE, cli_env
 
-pytestmark = pytest.mark.slow  # goldgate processes under an address-space limit
+# goldgate processes under an address-space limit; one worker makes its reports once, not each
+# worker that draws one of its tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dense_report")]
 
 LIMIT = 512 * 1024 * 1024
 
@@ -27,9 +29,10 @@ def small(ctx):
 """
 
 DENSE = {
-    "numbers": "[" + ",".join(["1"] * (4 << 20)) + "]",  # 8 MB of text
-    "objects": "[" + ",".join(['{"k":"v"}'] * (1 << 20)) + "]",  # 10 MB of text
+    "numbers": lambda: "[" + ",".join(["1"] * (4 << 20)) + "]",  # 8 MB of text
+    "objects": lambda: "[" + ",".join(['{"k":"v"}'] * (1 << 20)) + "]",  # 10 MB of text
 }
+"""Each dense output, made when the module's fixture writes it (not as each worker collects)."""
 
 
 def _goldgate(*args: str, cwd: Path, limit: int | None = LIMIT) -> subprocess.CompletedProcess[str]:
@@ -55,9 +58,9 @@ def dense(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     text = (folder / "small.json").read_text("utf-8")
     [output] = re.findall(r'"output": ?"fine"', text)
     paths = {"small": folder / "small.json"}
-    for name, value in DENSE.items():
+    for name, make in DENSE.items():
         paths[name] = folder / f"{name}.json"
-        paths[name].write_text(text.replace(output, f'"output": {value}'), "utf-8")
+        paths[name].write_text(text.replace(output, f'"output": {make()}'), "utf-8")
     return paths
 
 

@@ -18,6 +18,10 @@ from helpers.reports import coherent
 from render.builders import attempt, case, expectation, report, suite
 from run.support import start_cli
 
+# One worker makes the module's two shards once, not each worker that draws one of its tests
+# (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("merge_interrupted")
+
 CASES = 16_000  # enough that writing the merged report takes a good part of a second
 
 

@@ -20,7 +20,9 @@ from helpers.reports import coherent
 from run import support
 from run.support import run_cli
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+# Every test here starts processes (tests/helpers/slow.py); one worker makes its whole run and
+# four shards once, not each worker that draws one of its tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("shards")]
 
 GENERATED = Path(__file__).parent / "fixtures" / "v1_generated"
 

@@ -24,6 +24,11 @@ from helpers.benchmarks import load_benchmarks
 from helpers.verifying import forged as _forged
 from helpers.verifying import fork_possible, honest_bytes, switched
 
+# One worker starts the pytest of this module's ``forkable`` tests in an interpreter of its
+# own (helpers/fresh.py), and makes its reports, not each worker that draws one of its tests
+# (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("verified")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 # In an interpreter of their own (helpers/fresh.py): a pytest worker runs threads of its own,

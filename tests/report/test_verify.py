@@ -13,7 +13,6 @@ and source_span comparisons, missed thresholds, metrics, a text check waiting fo
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,10 +21,14 @@ from typing import Any
 
 import pytest
 
-from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from compare.conftest import ExampleReports
 from goldgate.report.io import read_report
 from helpers.reports import coherent
 from run.support import run_cli as run_process
+
+# One worker makes the session's example reports (tests/conftest.py) once for the three modules
+# that read them, not each worker that draws one of their tests (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("example_reports")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -36,20 +39,25 @@ class Reports:
     """The candidate's project (settings for --replay)."""
     candidate: Path
     baseline: Path
-    value: dict[str, Any]
-    """The candidate report's JSON."""
+    data: bytes
+    """The candidate report's bytes."""
+
+    @property
+    def value(self) -> dict[str, Any]:
+        """The candidate report's JSON, parsed anew for each caller to edit (faster than a
+        deep copy of one parse)."""
+        value: dict[str, Any] = json.loads(self.data)
+        return value
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
-    folder = tmp_path_factory.mktemp("verify")
-    root = example_copy(folder / "candidate", CANDIDATE_EDITS)
-    candidate = evaluate(root, folder / "candidate.json", "--variant-revision", "cand")
-    base_root = example_copy(folder / "baseline", BASELINE_EDITS)
-    baseline = evaluate(base_root, folder / "baseline.json", "--variant-revision", "base")
-    value = json.loads(candidate.read_text("utf-8"))
-    assert value["verdict"]["exit_code"] == 1  # the candidate disagrees with its gold
-    return Reports(root, candidate, baseline, value)
+def reports(example_reports: ExampleReports) -> Reports:
+    """The session's candidate and baseline of the example (tests/conftest.py)."""
+    root, candidate = example_reports.candidate_root, example_reports.candidate
+    baseline = example_reports.baseline
+    made = Reports(root, candidate, baseline, candidate.read_bytes())
+    assert made.value["verdict"]["exit_code"] == 1  # the candidate disagrees with its gold
+    return made
 
 
 Mode = Callable[[Reports, Path, Path], list[str]]
@@ -204,7 +212,7 @@ def test_a_forged_report_is_refused_in_every_mode_naming_the_field(
     run_cli: Any, reports: Reports, tmp_path: Path, mode: str, forgery: str
 ) -> None:
     edit, pointer = FORGED[forgery]
-    value = copy.deepcopy(reports.value)
+    value = reports.value
     edit(value)
     forged = _write(tmp_path, value)
 
@@ -221,7 +229,7 @@ def test_a_forged_report_is_refused_in_every_mode_naming_the_field(
 def test_an_out_of_range_exit_code_is_refused_in_every_mode(
     run_cli: Any, reports: Reports, tmp_path: Path, mode: str, code: Any
 ) -> None:
-    value = copy.deepcopy(reports.value)
+    value = reports.value
     value["verdict"]["exit_code"] = code
     forged = _write(tmp_path, value)
 
@@ -255,7 +263,7 @@ def test_a_file_that_is_not_a_report_is_refused_in_every_mode(
 
 
 def test_a_forged_report_is_refused_by_a_real_process(reports: Reports, tmp_path: Path) -> None:
-    value = copy.deepcopy(reports.value)
+    value = reports.value
     _all_passed(value)
     assert value["suites"][0]["verdict"] == "passed"  # every figure agrees with the lie
     forged = _write(tmp_path, value)
@@ -305,7 +313,7 @@ def test_honest_replayed_sharded_and_incomplete_reports_read(
     merge = ("report", "merge", *map(str, shards), "-o", str(merged))
     assert run_process(*merge, cwd=tmp_path).code == 1  # the candidate disagrees
     incomplete = coherent(
-        {**copy.deepcopy(reports.value), "complete": False, "interruption": "SIGTERM"}
+        {**reports.value, "complete": False, "interruption": "SIGTERM"}
     )
     assert incomplete["verdict"]["exit_code"] == 130
     interrupted = _write(tmp_path, incomplete, "incomplete.json")

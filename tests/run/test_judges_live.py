@@ -24,7 +24,9 @@ from goldgate.scoring.adjudication import gold_digest, output_digest
 
 from .support import CliRun, read_report_json, run_cli
 
-pytestmark = pytest.mark.slow  # a server and the console script
+# A server and the console script; one worker makes its server and calibrated project once, not
+# each worker that draws one of its tests (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("judges_live")]
 
 KEY = "sk-fake-JUDGE-KEY-7b21c"
 ENV = {"GG_JUDGE_KEY": KEY}

@@ -91,7 +91,6 @@ def render_report(request: RenderRequest) -> ExitCode:
 
     from goldgate.app.renderpass import PassRequest, render_pass
     from goldgate.base.problems import display_path
-    from goldgate.comparison.verify import report_file_digest
     from goldgate.report.streamread import streamed_report
 
     note_project_secrets()
@@ -101,6 +100,8 @@ def render_report(request: RenderRequest) -> ExitCode:
         # the very bytes the comparison was verified against.
         verified = None
         if comparison_path is not None:
+            from goldgate.comparison.verify import report_file_digest
+
             expected = report_file_digest(report_path)
             verified = verified_comparison(comparison_path, expected, report_path)
         with streamed_report(report_path) as streamed:  # its cases read once, below

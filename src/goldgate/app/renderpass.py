@@ -117,7 +117,6 @@ def render_pass(
     """One pass over ``streamed``'s cases for ``context`` (whose report is
     ``streamed.report``) and ``comparison`` (its candidate that report; ``baseline_name``
     names its baseline); the spools are removed when the block ends."""
-    from goldgate.render.compared import comparison_view, located_cases
     from goldgate.render.view import build_view
 
     with contextlib.ExitStack() as stack:
@@ -126,7 +125,9 @@ def render_pass(
             return stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline=""))
 
         view = None
-        if comparison is not None:
+        if comparison is not None:  # the comparison's modules are imported only for one
+            from goldgate.render.compared import comparison_view, located_cases
+
             view = comparison_view(comparison, baseline=baseline_name, locations={})
         context = replace(context, comparison=view)
         problems = ProblemSink(listed_cap(context))

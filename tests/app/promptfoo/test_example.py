@@ -17,7 +17,9 @@ import pytest
 
 from helpers.fake_openai import serving
 
-pytestmark = pytest.mark.slow
+# One worker makes its imported example's runs once, not each worker that draws one of its tests
+# (--dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("promptfoo_example")]
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "promptfoo"

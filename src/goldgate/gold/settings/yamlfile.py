@@ -157,6 +157,23 @@ def _index(
             _index(source, item, (*path, str(position)), values=values, keys=keys, visited=visited)
 
 
+def _indexed(
+    source: str,
+    node: yaml.Node,
+    values: dict[tuple[str, ...], tuple[int, int]],
+    keys: dict[tuple[str, ...], tuple[int, int]],
+) -> YamlSyntaxError | None:
+    """``node`` indexed into ``values`` and ``keys``; the problem found (a duplicate key, a
+    lone surrogate), or None."""
+    try:
+        _index(source, node, (), values=values, keys=keys, visited=set())
+    except YamlSyntaxError as problem:
+        return problem
+    except RecursionError:  # pragma: no cover - composing fails first
+        return YamlSyntaxError(source, 1, 1, "nested too deeply to load")
+    return None
+
+
 def load_yaml_file(
     path: Path, display: str | None = None, *, core_schema: bool = False
 ) -> YamlDocument:
@@ -172,10 +189,18 @@ def load_yaml_file(
         raise YamlSyntaxError(
             source, line, column, f"not UTF-8 text (byte 0x{data[error.start]:02x})"
         ) from None
+    values: dict[tuple[str, ...], tuple[int, int]] = {}
+    keys: dict[tuple[str, ...], tuple[int, int]] = {}
+    indexed: YamlSyntaxError | None = None
+    # One parse: the node tree is indexed before the value is built from it (building merges
+    # ``<<`` keys into the tree), and what building refuses is said before what the index
+    # found, as when the two parsed the text apart.
+    loader = (_CoreLoader if core_schema else _SafeLoader)(text)
     try:
-        loader = _CoreLoader if core_schema else _SafeLoader
-        node = yaml.compose(text, Loader=_CoreLoader if core_schema else yaml.SafeLoader)
-        value = yaml.load(text, Loader=loader) if node is not None else None
+        node = loader.get_single_node()
+        if node is not None:
+            indexed = _indexed(source, node, values, keys)
+        value = loader.construct_document(node) if node is not None else None
     except RecursionError:
         raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
     except yaml.MarkedYAMLError as error:
@@ -185,11 +210,8 @@ def load_yaml_file(
         raise YamlSyntaxError(source, line, column, problem) from None
     except yaml.YAMLError as error:
         raise InvalidInputError(escape_control(f"{source}: invalid YAML ({error}).")) from None
-    values: dict[tuple[str, ...], tuple[int, int]] = {}
-    keys: dict[tuple[str, ...], tuple[int, int]] = {}
-    if node is not None:
-        try:
-            _index(source, node, (), values=values, keys=keys, visited=set())
-        except RecursionError:  # pragma: no cover - composing fails first
-            raise YamlSyntaxError(source, 1, 1, "nested too deeply to load") from None
+    finally:
+        loader.dispose()
+    if indexed is not None:
+        raise indexed
     return YamlDocument(source, value, values, keys)
