@@ -13,11 +13,13 @@ check run."""
 
 from __future__ import annotations
 
+import compileall
 import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +38,10 @@ _EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 
 def job_python(folder: Path) -> Path:
     """A venv at ``folder`` holding a copy of goldgate (so that a test may change it), its
-    bytecode too as an install has it (a changed module's is stale by its source's time and
-    size), and seeing the test venv's packages (goldgate's dependencies) through a ``.pth``
-    line; its ``python``."""
+    bytecode too as an install has it, every module's and current (a changed module's is
+    stale by its source's time and size; the seal lists it as it is, and user code that
+    writes any costs the publishing step its reading of it), and seeing the test venv's
+    packages (goldgate's dependencies) through a ``.pth`` line; its ``python``."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
     purelib = Path(
@@ -50,6 +53,7 @@ def job_python(folder: Path) -> Path:
         ).stdout.strip()
     )
     shutil.copytree(REPO_ROOT / "src" / "goldgate", purelib / "goldgate")
+    compileall.compile_dir(purelib / "goldgate", quiet=1)  # what the copy lacks, only
     (purelib / "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
     return python
 
@@ -57,6 +61,17 @@ def job_python(folder: Path) -> Path:
 def _action() -> dict[str, Any]:
     loaded: dict[str, Any] = yaml.safe_load((REPO_ROOT / "action.yml").read_text("utf-8"))
     return loaded
+
+
+def listing_functions(step_id: str) -> str:
+    """The shell functions ``listing`` and ``digests`` as the step ``step_id`` of action.yml
+    defines them (dedented): what the install, seal and publishing steps list and compare."""
+    [step] = [step for step in _action()["runs"]["steps"] if step.get("id", "install") == step_id]
+    lines = str(step["run"]).splitlines()
+    start = next(at for at, line in enumerate(lines) if line.lstrip().startswith("listing() {"))
+    indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+    end = lines.index(f"{indent}}}", start)
+    return textwrap.dedent("\n".join(lines[start : end + 1]))
 
 
 @dataclass
@@ -128,9 +143,8 @@ class Composite:
             replay = inputs["mode"] == "replay" and inputs["report"] == ""
             if not (inputs["check_run"] == "true" or replay):
                 return Step(0, "", "", {}, "", skipped=True)
-        if "steps.run.outputs.handoff != ''" in condition and not self.steps["run"].outputs.get(
-            "handoff"
-        ):
+        handoff = self.steps["run"].outputs.get("handoff") if "run" in self.steps else ""
+        if "steps.run.outputs.handoff != ''" in condition and not handoff:
             prepared = self.steps.get("prepare")
             created = prepared is not None and prepared.outputs.get("check_run_id")
             if not ("check_run_id != ''" in condition and created):

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from .composite import listing_functions
 from .support import load_script
 
 INPUTS = (
@@ -126,9 +127,7 @@ def test_the_step_that_runs_user_code_holds_no_token(action: dict[str, Any]) -> 
         given = [key for key, value in step.get("env", {}).items() if "github_token" in value]
         holders = ("publish", "prepare")
         assert given == (["INPUT_GITHUB_TOKEN"] if step_id in holders else []), step_id
-    assert steps["prepare"]["run"] == (
-        '"$GOLDGATE_PYTHON" -I -X "pycache_prefix=$(mktemp -d)" -m goldgate publish --prepare'
-    )
+    assert steps["prepare"]["run"].rstrip().endswith('"$GOLDGATE_SEAL_PATH" publish --prepare')
     assert steps["prepare"]["shell"] == steps["publish"]["shell"]  # no BASH_ENV, no ENV
     assert steps["prepare"]["if"] == (
         "inputs.check_run == 'true' || (inputs.mode == 'replay' && inputs.report == '')"
@@ -270,25 +269,38 @@ def test_the_publishing_step_checks_the_seal_step_s_listing_with_the_same_comman
     action: dict[str, Any],
 ) -> None:
     """The listing the publishing step compares is made by the very command the seal step
-    ran, before any user code; the sealed Python then starts isolated, in a clean
-    environment (test_action_seal.py shows what this stops)."""
+    ran, before any user code (and the install step's, which checks an earlier goldgate
+    step's seal, is the same); the sealed Python then starts isolated, in a clean
+    environment, reading bytecode only as the seal's output bytecode allows; the prepare
+    step starts it the same way, but for the environment (test_action_seal.py shows what
+    this stops)."""
+
     steps = _steps(action)
 
     def listing(step: str) -> list[str]:
         return [line for line in steps[step]["run"].splitlines() if "listing() {" in line]
 
     assert len(listing("seal")) == 1
-    assert listing("seal") == listing("publish")
+    assert listing_functions("seal") == listing_functions("publish")
+    assert listing_functions("seal") == listing_functions("install")
     assert steps["publish"]["shell"] == (
         "/usr/bin/env -u BASH_ENV -u ENV /bin/bash --noprofile --norc -eo pipefail {0}"
     )
     publish = steps["publish"]["run"]
-    assert 'exec env -i "${kept[@]}" PATH="$PATH" "$GOLDGATE_SEAL_PYTHON" -I -S -X' in publish
+    start = '"$GOLDGATE_SEAL_PYTHON" -I -S "${cache[@]}" -c'
+    assert f'exec env -i "${{kept[@]}}" PATH="$PATH" {start}' in publish
     assert publish.index('!= "$GOLDGATE_SEAL_DIGEST"') < publish.index("exec env -i")
+    assert publish.index('!= "$GOLDGATE_SEAL_DIGEST"') < publish.index("cache=(-B)")
     env = steps["publish"]["env"]
-    for name in ("python", "path", "watched", "digest"):
+    for name in ("python", "path", "watched", "digest", "bytecode"):
         assert env[f"GOLDGATE_SEAL_{name.upper()}"] == f"${{{{ steps.seal.outputs.{name} }}}}"
     assert env["GOLDGATE_HANDOFF_DIGEST"] == "${{ steps.run.outputs.handoff_digest }}"
+    prepare = steps["prepare"]["run"]
+    assert start in prepare
+    assert prepare.split(start, 1)[1].rstrip() == publish.split(start, 1)[1].rstrip() + " --prepare"
+    for name in ("python", "path", "bytecode"):
+        value = f"${{{{ steps.seal.outputs.{name} }}}}"
+        assert steps["prepare"]["env"][f"GOLDGATE_SEAL_{name.upper()}"] == value
 
 
 @pytest.mark.parametrize("metadata", ["action", "docker_action"])

@@ -2,14 +2,20 @@
 (``composite.Composite``): the publishing step runs no user code and trusts nothing the run
 step's user code could write. A hostile application's target plants a ``PYTHONPATH``,
 ``BASH_ENV`` and ``PYTHONSTARTUP`` in ``GITHUB_ENV``, a folder of fake tools in
-``GITHUB_PATH``, a forged "passed" in the job summary and an output, and leaves a
-double-forked ``setsid()`` daemon that hunts for the token and rewrites the hand-off; or it
-changes a ``.pth`` file, ``sitecustomize`` or one of goldgate's files."""
+``GITHUB_PATH``, a forged "passed" in the job summary and an output, a ``.pyc`` of
+goldgate's, and leaves a double-forked ``setsid()`` daemon that hunts for the token and
+rewrites the hand-off; or it changes a ``.pth`` file, ``sitecustomize`` or one of goldgate's
+files. The bytecode the seal step found is read by the prepare and publishing steps only
+while nothing changed it (``_job_bytecode``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import marshal
 import os
+import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,7 +25,7 @@ import pytest
 from helpers.fake_github import TOKEN
 from run.support import run_cli
 
-from .composite import RUNNER_PATH, Composite, job_python
+from .composite import RUNNER_PATH, Composite, job_python, listing_functions
 from .conftest import SECRET, Runner
 
 pytestmark = [
@@ -283,6 +289,42 @@ def _alive(pid: int) -> bool:
         return stat.read().rpartition(b")")[2].split()[0] != b"Z"
 
 
+def _job_bytecode(python: Path, read: Path) -> None:
+    """The job's own bytecode, there before the seal step as an install leaves it: goldgate's
+    ``__init__`` compiled with one line more, which appends the command line of the process
+    that reads it (``publish``, ``publish --prepare``) to ``read``, into the ``__pycache__``
+    file a plain import reads (it matches the source's time and size)."""
+    [source] = (python.parent.parent / "lib").glob("python3*/site-packages/goldgate/__init__.py")
+    line = f"\nimport sys; open({str(read)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+    code = compile(source.read_bytes() + line.encode(), str(source), "exec")
+    info = source.stat()
+    header = [0, int(info.st_mtime) & 0xFFFFFFFF, info.st_size & 0xFFFFFFFF]
+    data = b"".join(number.to_bytes(4, "little") for number in header)
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.write_bytes(importlib.util.MAGIC_NUMBER + data + marshal.dumps(code))
+
+
+def _readers(read: Path) -> list[str]:
+    """The goldgate steps that read the job's bytecode (``_job_bytecode``), in order."""
+    lines = read.read_text("utf-8").splitlines() if read.exists() else []
+    return [line for line in lines if line.startswith("publish")]
+
+
+def _editable_source(runner: Runner, python: Path) -> Path:
+    """A folder of the workspace that a ``.pth`` of the job's Python adds to its path (an
+    editable install's), holding a package ``org`` that the standard library's ``copy``
+    imports if it can (Jython's): a pull request's code, which no step holding the token may
+    import. What imports it appends its command line to the file returned."""
+    folder = runner.workspace / "editable"
+    (folder / "org").mkdir(parents=True)
+    imported = runner.workspace / "org-imported"
+    line = f"import sys; open({str(imported)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+    (folder / "org" / "__init__.py").write_text(line, "utf-8")
+    [purelib] = (python.parent.parent / "lib").glob("python3*/site-packages")
+    (purelib / "zz-editable.pth").write_text(f"{folder}\n", "utf-8")
+    return imported
+
+
 def _workspace_python(runner: Runner) -> Path:
     """A venv made in the workspace (``python: .venv/bin/python``): its own folders are sealed,
     though the workspace's other folders are not on its path."""
@@ -298,9 +340,18 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     """Lines appended to the runner's files, or the files replaced (by a FIFO, a symlink, a
     folder): they hold what they held before user code ran, as regular files. The replacing
     run's Python is a venv in the workspace (``_workspace_python``), which is sealed and
-    publishes too (one composite run for both claims)."""
+    publishes too (one composite run for both claims).
+
+    The job's own bytecode (``_job_bytecode``): the appending run's target overwrites it with
+    a .pyc of its own, which neither that run's publishing step nor a later goldgate step of
+    the job reads; the replacing run's target leaves it, and its prepare and publishing steps
+    read it, as they import nothing from the workspace (``_editable_source``)."""
     job = _job(runner, tmp_path, _workspace_python(runner) if in_workspace else None)
-    steps = job.run(_inputs(runner, replace))
+    read = tmp_path / "read-bytecode"
+    _job_bytecode(job.python, read)
+    imported = _editable_source(runner, job.python) if in_workspace else None
+    inputs = {**_inputs(runner, replace), "check_run": "true" if in_workspace else "false"}
+    steps = job.run(inputs)
     hostile = runner.workspace / "hostile"
 
     run = steps["run"]
@@ -316,7 +367,7 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     # The runner's files hold only what goldgate wrote.
     assert set(run.outputs) == {"handoff", "handoff_digest", "credentials"}
     assert run.summary == ""
-    assert [name for name in job.added_env if name != "GOLDGATE_JOB_SEAL"] == []
+    assert [name for name in job.added_env if not name.startswith("GOLDGATE_JOB_")] == []
     assert job.added_path == []
     # The publishing step published the real verdict, and nothing planted ran.
     publish = steps["publish"]
@@ -332,13 +383,38 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     assert not (hostile / "stolen").exists()
     # Its publishing step found the Python as sealed: a later goldgate step of the job runs,
     # whatever the job's own steps do to the Python in between.
-    assert job.added_env == {"GOLDGATE_JOB_SEAL": ""}
+    assert job.added_env["GOLDGATE_JOB_SEAL"] == ""
+    assert steps["seal"].outputs["bytecode"]
+    if in_workspace:
+        # Nothing changed the job's bytecode: the prepare and publishing steps read it, and
+        # import nothing from the workspace (the run step's goldgate and user code did).
+        assert _readers(read) == ["publish --prepare", "publish"]
+        assert "::debug::goldgate's Python reads the bytecode" in publish.stdout
+        assert "GOLDGATE_JOB_BYTECODE" not in job.added_env
+        assert imported is not None
+        importers = imported.read_text("utf-8").splitlines()
+        assert "action --run-only" in importers
+        assert not [line for line in importers if line.startswith("publish")]
+        return
+    # The target overwrote it (planted or changed: the same to the listing): none is read,
+    # and the job is marked.
+    assert _readers(read) == []
+    assert "::debug::goldgate's Python reads no bytecode" in publish.stdout
+    assert job.added_env["GOLDGATE_JOB_BYTECODE"] == "changed"
     purelib = next((job.python.parent.parent / "lib").glob("python3*/site-packages"))
     (purelib / "zz-a-job-step.pth").write_text("\n", "utf-8")
-    # None of its steps before the run reads the .pyc the target planted for goldgate
-    # (the publishing step above read none either).
-    for name in ("install", "seal", "prepare"):
-        assert job.run_step(name).code == 0, job.steps[name].stdout + job.steps[name].stderr
+    # A later goldgate step of the job: its seal lists the .pyc the target planted for
+    # goldgate as it is, but trusts no bytecode, so its prepare and publishing steps (a check
+    # run created, then completed with no hand-off) read none (nor did the one above).
+    again = job.run({**inputs, "check_run": "true", "comment_id": "goldgate-evals"}, "prepare")
+    for name, step in again.items():
+        assert not step.skipped, name
+        assert step.code == 0, (name, step.stdout + step.stderr)
+    assert again["seal"].outputs["bytecode"] == ""
+    publish = job.run_step("publish")
+    assert not publish.skipped
+    assert "Traceback" not in publish.stderr
+    assert "::debug::goldgate's Python reads no bytecode" in publish.stdout
     assert not (hostile / "ran-planted").exists()
 
 
@@ -505,3 +581,57 @@ def test_a_baseline_or_event_file_changed_while_user_code_ran_is_refused(
         assert runner.fake.requests[before:] == []
         baseline.write_text("{}", "utf-8")
         handoff.write_bytes(left)
+
+
+FORMER_LISTING = (
+    r"""former() { { find -H "$@" -name __pycache__ -prune -o -type d -printf '%p\t%y\t%i\t%m\n' """
+    r"""-o -printf '%p\t%y\t%s\t%T@\t%C@\t%i\t%m\t%l\n' 2>/dev/null || true; } """
+    r"""| LC_ALL=C sort; }"""
+)
+"""The listing of the seal step before it listed the bytecode: it left ``__pycache__`` out."""
+
+
+def _digests(folder: Path) -> tuple[str, str, str]:
+    """The former listing's digest of ``folder``, then the two of the seal step's
+    ``digests``: of the listing without the bytecode, of the bytecode's."""
+    script = f"{FORMER_LISTING}\n{listing_functions('seal')}\n"
+    script += 'former "$1" | sha256sum | cut -d" " -f1\ndigests "$1"\n'
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script, "bash", str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    former, files, bytecode = done.stdout.splitlines()
+    return former, files, bytecode
+
+
+def test_the_listing_of_the_bytecode_is_split_off_and_the_files_are_listed_as_before(
+    tmp_path: Path,
+) -> None:
+    """One traversal, two digests: the files' is the digest the seal's listing gave before
+    it listed bytecode (what is under a ``__pycache__`` folder, the folder too); the
+    bytecode's changes when a .pyc is rewritten, even with its bytes and times put back
+    (its time of change, which no one sets, moves), while the files' does not; a link among
+    the bytecode (its target is not listed) leaves it empty: none is trusted."""
+    package = tmp_path / "site" / "package"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "module.py").write_text("x = 1\n", "utf-8")
+    (package / "not__pycache__.py").write_text("", "utf-8")  # the word alone is no folder
+    pyc = package / "__pycache__" / "module.cpython-311.pyc"
+    pyc.write_bytes(b"compiled")
+
+    former, files, bytecode = _digests(tmp_path / "site")
+
+    assert files == former
+    assert re.fullmatch("[0-9a-f]{64}", bytecode)
+    info = pyc.stat()
+    pyc.write_bytes(b"compiled")
+    os.utime(pyc, ns=(info.st_atime_ns, info.st_mtime_ns))
+    changed = _digests(tmp_path / "site")
+    assert changed[1] == files
+    assert changed[2] != bytecode
+    (package / "__pycache__" / "linked.cpython-311.pyc").symlink_to(tmp_path / "elsewhere")
+    assert _digests(tmp_path / "site")[1:] == (files, "")
+    (package / "added.py").write_text("", "utf-8")
+    assert _digests(tmp_path / "site")[1] != files
