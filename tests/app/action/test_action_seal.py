@@ -395,6 +395,17 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
         importers = imported.read_text("utf-8").splitlines()
         assert "action --run-only" in importers
         assert not [line for line in importers if line.startswith("publish")]
+        # A later goldgate step after one whose publishing step did not run (so
+        # GOLDGATE_JOB_SEAL is still set) and whose user code rewrote bytecode alone: its
+        # install step lists the files but the bytecode and goes on; its seal trusts none.
+        sealed = steps["seal"].outputs
+        job.added_env["GOLDGATE_JOB_SEAL"] = f"{sealed['digest']}\n{sealed['watched']}"
+        _job_bytecode(job.python, read)
+        for name, step in job.run(inputs, until="seal").items():
+            assert not step.skipped, name
+            assert step.code == 0, (name, step.stdout + step.stderr)
+        assert job.steps["seal"].outputs["bytecode"] == ""
+        assert job.added_env["GOLDGATE_JOB_BYTECODE"] == "untrusted"
         return
     # The target overwrote it (planted or changed: the same to the listing): none is read,
     # and the job is marked.
@@ -414,8 +425,8 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
     publish = job.run_step("publish")
     assert not publish.skipped
     assert "Traceback" not in publish.stderr
-    assert "::debug::goldgate's Python reads no bytecode" in publish.stdout
     assert not (hostile / "ran-planted").exists()
+    assert "::debug::goldgate's Python reads no bytecode" in publish.stdout
 
 
 def _rewrite_handoff(workspace: Path) -> None:
