@@ -301,6 +301,12 @@ def test_the_publishing_step_checks_the_seal_step_s_listing_with_the_same_comman
     for name in ("python", "path", "bytecode"):
         value = f"${{{{ steps.seal.outputs.{name} }}}}"
         assert steps["prepare"]["env"][f"GOLDGATE_SEAL_{name.upper()}"] == value
+    # The run step's goldgate reads the bytecode the seal trusted until user code starts.
+    bytecode = "${{ steps.seal.outputs.bytecode }}"
+    assert steps["run"]["env"]["GOLDGATE_SEAL_BYTECODE"] == bytecode
+    assert "cache=(-B); else cache=(-X pycache_prefix=/dev/null); fi" in steps["run"]["run"]
+    run = steps["run"]["run"]
+    assert '"$GOLDGATE_PYTHON" -I "${cache[@]}" -m goldgate action --run-only' in run
 
 
 @pytest.mark.parametrize("metadata", ["action", "docker_action"])

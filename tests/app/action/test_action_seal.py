@@ -296,12 +296,17 @@ def _job_bytecode(python: Path, read: Path) -> None:
     file a plain import reads (it matches the source's time and size)."""
     [source] = (python.parent.parent / "lib").glob("python3*/site-packages/goldgate/__init__.py")
     line = f"\nimport sys; open({str(read)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
-    code = compile(source.read_bytes() + line.encode(), str(source), "exec")
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.write_bytes(_compiled(source, source.read_text("utf-8") + line))
+
+
+def _compiled(source: Path, text: str) -> bytes:
+    """A .pyc of ``text`` that a plain import takes for ``source``'s: its header holds the
+    source's time and size."""
     info = source.stat()
     header = [0, int(info.st_mtime) & 0xFFFFFFFF, info.st_size & 0xFFFFFFFF]
     data = b"".join(number.to_bytes(4, "little") for number in header)
-    cached = Path(importlib.util.cache_from_source(str(source)))
-    cached.write_bytes(importlib.util.MAGIC_NUMBER + data + marshal.dumps(code))
+    return importlib.util.MAGIC_NUMBER + data + marshal.dumps(compile(text, str(source), "exec"))
 
 
 def _readers(read: Path) -> list[str]:
@@ -389,6 +394,7 @@ def test_what_user_code_plants_or_leaves_running_never_reaches_publishing(
         # Nothing changed the job's bytecode: the prepare and publishing steps read it, and
         # import nothing from the workspace (the run step's goldgate and user code did).
         assert _readers(read) == ["publish --prepare", "publish"]
+        assert "action --run-only" in read.read_text("utf-8").splitlines()  # before user code
         assert "::debug::goldgate's Python reads the bytecode" in publish.stdout
         assert "GOLDGATE_JOB_BYTECODE" not in job.added_env
         assert imported is not None
@@ -613,7 +619,8 @@ def _digests(folder: Path) -> tuple[str, str, str]:
         text=True,
         check=True,
     )
-    former, files, bytecode = done.stdout.splitlines()
+    former, found = done.stdout.splitlines()
+    files, _, bytecode = found.partition(" ")
     return former, files, bytecode
 
 
@@ -646,3 +653,48 @@ def test_the_listing_of_the_bytecode_is_split_off_and_the_files_are_listed_as_be
     assert _digests(tmp_path / "site")[1:] == (files, "")
     (package / "added.py").write_text("", "utf-8")
     assert _digests(tmp_path / "site")[1] != files
+
+
+SWITCH = """\
+import os, sys
+from goldgate.app.action.seal import run_sealed
+
+folder, planted, cached = sys.argv[1:]
+sys.path.insert(0, folder)
+import before
+
+
+def user_code():
+    os.replace(planted, cached)  # a .pyc for a module this process imports later
+
+
+run_sealed({}, user_code)
+import later
+
+print(before.SAID, later.SAID)
+"""
+"""The run step's goldgate, started ``-I -B`` (its seal trusted the bytecode): it imports a
+module, runs user code (``run_sealed``), then imports another."""
+
+
+def test_the_run_step_reads_no_bytecode_once_user_code_may_run(tmp_path: Path) -> None:
+    """Until user code runs, the run step's goldgate reads the bytecode its seal trusted
+    (``before``'s, compiled from other text than its source, is read); from then on none:
+    a .pyc that user code plants for a module it imports later, matching its source's time
+    and size, is not read (``later`` comes from its source)."""
+    for name in ("before", "later"):
+        source = tmp_path / f"{name}.py"
+        source.write_text('SAID = "source"\n', "utf-8")
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        cached.parent.mkdir(exist_ok=True)
+        where = cached if name == "before" else tmp_path / "planted.pyc"
+        where.write_bytes(_compiled(source, 'SAID = "bytecode"\n'))
+    later = importlib.util.cache_from_source(str(tmp_path / "later.py"))
+    planted = str(tmp_path / "planted.pyc")
+    command = [sys.executable, "-I", "-B", "-c", SWITCH, str(tmp_path), planted, later]
+
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["bytecode", "source"]
+    assert Path(later).read_bytes() == _compiled(tmp_path / "later.py", 'SAID = "bytecode"\n')

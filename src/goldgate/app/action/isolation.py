@@ -103,9 +103,12 @@ def _read_tokens(descriptor: int) -> dict[str, str]:
 
 def _own_flags() -> list[str]:
     """The flags this goldgate started with that keep what user code could plant out of it,
-    for the same goldgate started again: ``-I`` (else ``-P``) and its ``pycache_prefix``
-    (the action's run step reads no ``__pycache__``)."""
+    for the same goldgate started again: ``-I`` (else ``-P``), ``-B`` (the action's run step
+    writes no bytecode into the folders its seal listed) and its ``pycache_prefix`` (the
+    run step reads no ``__pycache__`` when its seal trusted none)."""
     flags = ["-I"] if sys.flags.isolated else ["-P"]
+    if sys.flags.dont_write_bytecode:
+        flags.append("-B")
     return [*flags, "-X", f"pycache_prefix={sys.pycache_prefix}"] if sys.pycache_prefix else flags
 
 

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from goldgate.base.reaping import become_subreaper, descendants, reap_descendants
+
+NO_BYTECODE = "/dev/null"
+"""A ``pycache_prefix`` under which no ``.pyc`` is found or written."""
 
 RUNNER_FILES = (
     "GITHUB_ENV",
@@ -110,7 +114,14 @@ def run_sealed(env: Mapping[str, str], body: Callable[[], T]) -> tuple[T, str | 
     """``body()`` (which runs user code) with this process the subreaper of what it starts;
     afterwards every descendant is killed and the runner's files of ``env`` are put back.
     Its result, and the sentence saying what could not be undone (a process that still
-    runs, a file that could not be put back), if something could not."""
+    runs, a file that could not be put back), if something could not.
+
+    From here on this process reads no bytecode, for good (``sys.pycache_prefix`` under
+    ``/dev/null``, where nothing is found or written; importlib reads it at each import): a
+    module it imports once user code may run is compiled from its source, never read from a
+    ``.pyc`` user code planted to match it. (The action's run step reads, until then, only
+    the bytecode its seal step trusted.)"""
+    sys.pycache_prefix = NO_BYTECODE
     kept = keep_runner_files(env)
     become_subreaper()
     spared = frozenset(descendants())
