@@ -80,8 +80,9 @@ def hold_tokens_apart(arguments: Sequence[str] = ("action",)) -> dict[str, str]:
 def start_again_first(arguments: Sequence[str]) -> None:
     """``hold_tokens_apart`` as the first thing ``python -m goldgate action`` does, before the
     command line (typer and the commands' modules) is imported: the program that replaces
-    this one imports it anyway, and the action's run step reads no bytecode, so each import
-    here is a compile paid twice. ``arguments``: the command line as given, which the new
+    this one imports it anyway, and the action's run step reads no bytecode when its seal
+    trusted none, so each import here would be a compile paid twice. ``arguments``: the
+    command line as given, which the new
     program parses. Tokens too long to hand over are left for the command to refuse."""
     from goldgate.base.stdio import streams_inheritable
 
