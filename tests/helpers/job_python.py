@@ -6,15 +6,20 @@ dependencies, through a ``.pth`` line); the test venv's goldgate (an editable in
 own ``.pth`` is not read from there) is not importable from it, so goldgate's composite action
 installs goldgate from its source. That pip runs offline (``PIP_NO_INDEX``) and builds in its
 isolated build environment, as on GitHub, from a wheelhouse holding only setuptools (goldgate's
-pyproject needs setuptools>=77): ``setuptools_wheelhouse`` downloads it once.
+pyproject needs setuptools>=77): ``setuptools_wheelhouse`` downloads it once, and
+``shared_wheelhouse`` once for the whole run (the tests that build goldgate share it).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+
+import pytest
 
 
 def job_python(folder: Path) -> Path:
@@ -60,6 +65,22 @@ def setuptools_wheelhouse(folder: Path) -> str | None:
     if done.returncode != 0 or not list(folder.glob("setuptools-*.whl")):
         return f"no package index answers for setuptools>=77: {done.stderr.strip()[-300:]}"
     return None
+
+
+def shared_wheelhouse(factory: pytest.TempPathFactory) -> Path:
+    """``setuptools_wheelhouse`` once for the run (1.7 CPU-s and a few seconds of the index
+    each): in the folder the xdist workers' temporary folders share (this process's own
+    without xdist), downloaded by the first test that needs it while the others wait on a
+    lock. Skips the test when no package index answers."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "setuptools-wheelhouse"
+    with (root / "setuptools-wheelhouse.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        missing = setuptools_wheelhouse(folder)
+    if missing is not None:
+        pytest.skip(missing)
+    return folder
 
 
 def offline_pip(wheelhouse: Path) -> dict[str, str]:

@@ -12,10 +12,10 @@ the action's install step really installs goldgate from ``github.action_path``.
 
 The job's pip runs offline (``PIP_NO_INDEX``): goldgate builds in pip's isolated build
 environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per
-session (the test skips when no index answers). The action keeps build isolation: the job's
-Python need not hold a recent setuptools (3.12's venvs hold none). tinydep is a wheel in the
-team's repository (``tinydep_wheel``, made once), which each run's pip installs without a
-build of its own.
+run (``shared_wheelhouse``; the test skips when no index answers). The action keeps build
+isolation: the job's Python need not hold a recent setuptools (3.12's venvs hold none).
+tinydep is a wheel in the team's repository (``tinydep_wheel``, made once), which each run's
+pip installs without a build of its own.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from compare.conftest import CANDIDATE_EDITS, example_copy
 from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source, with_action
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN, FakeGitHub
-from helpers.job_python import job_python, offline_pip, setuptools_wheelhouse
+from helpers.job_python import job_python, offline_pip, shared_wheelhouse
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,11 +57,7 @@ def imports_tinydep(witness: Path) -> dict[str, list[tuple[str, str]]]:
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """setuptools for the job's isolated builds (goldgate's pyproject needs setuptools>=77)."""
-    folder = tmp_path_factory.mktemp("wheelhouse")
-    missing = setuptools_wheelhouse(folder)
-    if missing is not None:
-        pytest.skip(missing)
-    return folder
+    return shared_wheelhouse(tmp_path_factory)
 
 
 def tinydep_wheel(folder: Path) -> Path:

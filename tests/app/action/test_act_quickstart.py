@@ -27,7 +27,7 @@ import pytest
 from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN
-from helpers.job_python import job_python, offline_pip, setuptools_wheelhouse
+from helpers.job_python import job_python, offline_pip, shared_wheelhouse
 from test_docs_runnable import Runnable, runnable_blocks
 
 from .conftest import OPENED, event_github
@@ -70,10 +70,7 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> Followed:
     import json
 
     tmp = tmp_path_factory.mktemp("quickstart")
-    wheelhouse = tmp / "wheelhouse"
-    missing = setuptools_wheelhouse(wheelhouse)
-    if missing is not None:
-        pytest.skip(missing)
+    wheelhouse = shared_wheelhouse(tmp_path_factory)
     blocks = runnable_blocks("docs/quickstart.md", QUICKSTART.read_text("utf-8"))
     machine = tmp / "machine"  # nothing but what the page makes
     machine.mkdir()

@@ -6,6 +6,13 @@ composite action (``mode: report``), which publishes it. The merged report decid
 failing application is red with exit code 1 (each shard alone still passes), a passing one
 green.
 
+The failing application runs the whole workflow. The passing one runs its merge job alone
+(the workflow less its shard jobs, which a failing application's run shows pass alone and
+upload): its four shard reports are made as the shard jobs make them (``goldgate evaluate
+--shard K/4``, each exit 0) and stored in the fake as that run's artifacts, which the job
+downloads. A shard job's run is most of the workflow's CPU, and what it shows does not
+depend on the application's verdict.
+
 The jobs' Python is the test venv's (the setup-python stand-in's default): goldgate 0.1.0 is
 there, so the workflow's ``pip install goldgate==0.1.0`` and the action's version check find
 it and install nothing. That the action installs goldgate and imports a team's own
@@ -24,9 +31,18 @@ from typing import Any
 import pytest
 
 from compare.conftest import CANDIDATE_EDITS, example_copy
-from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source, with_action
+from helpers.act import (
+    GOLDGATE_USES,
+    Act,
+    ActResult,
+    act_binary,
+    action_source,
+    new_run_id,
+    with_action,
+)
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN, FakeGitHub
+from run.support import run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -37,49 +53,55 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "workflows"
 SHARDS = ("1", "2", "3", "4")
 
 
-def run_shards(tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], edits: Any) -> ActResult:
-    act = Act(
-        tmp_path / "runs",
-        fake,
-        example_copy(tmp_path / "source", edits),
-        actions={GOLDGATE_USES: action_source(tmp_path / "goldgate")},
-    )
-    workflow = with_action(EXAMPLES / "shards.yml", tmp_path / "workflows" / "shards.yml")
-    return act.run(workflow, "pull_request", payload, secrets={"GITHUB_TOKEN": TOKEN})
-
-
-@pytest.mark.parametrize(
-    ("edits", "exit_code"), [(CANDIDATE_EDITS, 1), ({}, 0)], ids=["failing", "passing"]
-)
-def test_the_merged_report_of_the_shards_decides(
+def run_shards(
     tmp_path: Path,
     fake: FakeGitHub,
     payload: dict[str, Any],
-    edits: dict[str, list[tuple[str, str]]],
-    exit_code: int,
-) -> None:
-    result = run_shards(tmp_path, fake, payload, edits)
+    source: Path,
+    workflow: Path,
+    run_id: int | None = None,
+) -> ActResult:
+    act = Act(
+        tmp_path / "runs",
+        fake,
+        source,
+        actions={GOLDGATE_USES: action_source(tmp_path / "goldgate")},
+    )
+    return act.run(
+        workflow, "pull_request", payload, secrets={"GITHUB_TOKEN": TOKEN}, run_id=run_id
+    )
 
-    # Each shard passes alone (a shard decides nothing) and uploads its report.
-    shards = [job for job in result.jobs if job.id == "shard"]
-    assert sorted(str(job.matrix["shard"]) for job in shards) == list(SHARDS), result.text
-    for job in shards:
-        assert job.result == "success", result.text
-        assert set(job.steps.values()) == {"success"}, (job.matrix, job.steps)
+
+def shards_workflow(tmp_path: Path) -> Path:
+    return with_action(EXAMPLES / "shards.yml", tmp_path / "workflows" / "shards.yml")
+
+
+def merge_job_only(workflow: Path) -> Path:
+    """``workflow`` (shards.yml) less its shard jobs: the merge job, needing none."""
+    text = workflow.read_text("utf-8")
+    head, shard = text.split("\n  shard:\n", 1)
+    _, merge = shard.split("\n  merge:\n", 1)
+    assert merge.count("    needs: shard\n") == 1, merge
+    workflow.write_text(head + "\n  merge:\n" + merge.replace("    needs: shard\n", ""), "utf-8")
+    return workflow
+
+
+def assert_the_merged_report_decides(
+    result: ActResult, fake: FakeGitHub, payload: dict[str, Any], exit_code: int
+) -> None:
+    """The merge job fetched this run's four shard reports, merged them, and the merged
+    report decided: its exit code is the merge step's, the action's, the job's and the
+    run's; it is kept with its HTML page as one artifact of the run, and commented."""
     uploads = [json.loads(r.body) for r in fake.requests_to("POST", r"^/_runtime/artifacts$")]
-    shard_uploads = [u for u in uploads if u["name"].startswith("goldgate-shard-")]
-    assert sorted(u["name"] for u in shard_uploads) == [f"goldgate-shard-{n}" for n in SHARDS]
     assert {u["run_id"] for u in uploads} == {result.run_id}
     # The merge job keeps the merged report and its HTML page as one artifact of the run.
-    (kept,) = [u for u in uploads if u not in shard_uploads]
+    (kept,) = [u for u in uploads if not u["name"].startswith("goldgate-shard-")]
     assert kept["name"] == f"goldgate-merged-{result.run_id}-1"
     with zipfile.ZipFile(io.BytesIO(base64.b64decode(kept["zip_base64"]))) as archive:
         names = archive.namelist()
     assert "goldgate-report.json" in names, names
     assert any(name.endswith(".html") for name in names), names
 
-    # The merge job fetches this run's four reports, merges them, and the merged report
-    # decides: its exit code is the step's, the job's and the action's.
     merge = result.job("merge")
     assert fake.requests_to("GET", rf"/actions/runs/{result.run_id}/artifacts$")
     assert len(fake.requests_to("GET", r"^/_blob/")) == len(SHARDS)
@@ -98,3 +120,51 @@ def test_the_merged_report_of_the_shards_decides(
     ((_, _, body),) = fake.comments(int(payload["number"]))
     assert ("goldgate: failed" in body) == (exit_code == 1), body[:500]
     assert f"{outputs['passed']} passed" in body, body[:1000]
+
+
+def test_a_failing_application_s_shards_pass_alone_and_their_merged_report_fails(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    source = example_copy(tmp_path / "source", CANDIDATE_EDITS)
+    result = run_shards(tmp_path, fake, payload, source, shards_workflow(tmp_path))
+
+    # Each shard passes alone (a shard decides nothing) and uploads its report.
+    shards = [job for job in result.jobs if job.id == "shard"]
+    assert sorted(str(job.matrix["shard"]) for job in shards) == list(SHARDS), result.text
+    for job in shards:
+        assert job.result == "success", result.text
+        assert set(job.steps.values()) == {"success"}, (job.matrix, job.steps)
+    uploads = [json.loads(r.body) for r in fake.requests_to("POST", r"^/_runtime/artifacts$")]
+    shard_uploads = [u for u in uploads if u["name"].startswith("goldgate-shard-")]
+    assert sorted(u["name"] for u in shard_uploads) == [f"goldgate-shard-{n}" for n in SHARDS]
+    assert_the_merged_report_decides(result, fake, payload, 1)
+
+
+def test_a_passing_application_s_merged_report_passes(
+    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any]
+) -> None:
+    source = example_copy(tmp_path / "source", {})
+    run_id = new_run_id()
+    for shard in SHARDS:
+        # What the workflow's shard job runs in its workspace, then uploads.
+        report = tmp_path / "shards" / f"goldgate-shard-{shard}.json"
+        done = run_cli(
+            "evaluate", "--config", "config/settings.yaml", "--shard", f"{shard}/{len(SHARDS)}",
+            "--output", str(report), cwd=source,
+        )  # fmt: skip
+        assert done.code == 0, done.stderr  # a shard decides nothing alone
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as writing:
+            writing.writestr(report.name, report.read_bytes())
+        fake.add_artifact(
+            f"goldgate-shard-{shard}",
+            head_sha=payload["pull_request"]["head"]["sha"],
+            head_branch=payload["pull_request"]["head"]["ref"],
+            zip_bytes=archive.getvalue(),
+            run_id=run_id,
+        )
+    workflow = merge_job_only(shards_workflow(tmp_path))
+    result = run_shards(tmp_path, fake, payload, source, workflow, run_id)
+
+    assert [job.id for job in result.jobs] == ["merge"], result.text
+    assert_the_merged_report_decides(result, fake, payload, 0)
