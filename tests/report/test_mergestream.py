@@ -277,3 +277,22 @@ def test_cases_past_64_bits_are_made_as_pydantic_makes_them(whole: Report, tmp_p
             full, record = made
             assert record == case_json.validate_python(plain)
             assert full == case_json.dump_python(record, mode="json")
+
+
+def test_records_kept_to_be_shared_stay_few_and_small() -> None:
+    """``report.mergecase`` shares alike checks and expectations between cases, keeping
+    at most 1,024 of each, none holding more than 256 characters of text: what a merge
+    keeps does not grow with its shards."""
+    [kept] = [
+        nested.shared
+        for nested in mergecase._spec(CaseRecord).nested
+        if nested.name == "expectations"
+    ]
+    assert kept is not None
+    kept.clear()
+    for number in range(3_000):
+        case = json.loads(json.dumps(_PLAIN_CASE))
+        case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x" * number}
+        assert mergecase.full_case(case) is not None
+        assert len(kept) <= 1_024
+    assert max(len(value["expected"]) for value, _ in kept.values()) <= 256

@@ -33,8 +33,11 @@ __all__ = ["full_case"]
 
 _NONE: Final = type(None)
 _JSON_TYPES: Final[frozenset[type]] = frozenset({str, int, float, bool, _NONE, dict, list})
-_SHARED_LIMIT: Final = 4096
+_SHARED_LIMIT: Final = 1024
 """Records kept to be shared, per field: past it, those kept are let go of."""
+_SHARED_TEXT: Final = 256
+"""Characters of text a record kept to be shared holds at most: with ``_SHARED_LIMIT``, what
+is kept stays within a few megabytes, whatever the report holds."""
 _REQUIRED: Final = object()
 """A required field's place in a record's template: filled by every record that passes."""
 
@@ -158,9 +161,11 @@ def _made(nested: _Nested, value: Any) -> tuple[dict[str, Any], Any]:
     except (TypeError, AttributeError):  # an unhashable value, or not an object
         return _built(nested.spec, value)
     if found is None:
-        if len(shared) >= _SHARED_LIMIT:  # a bounded memory, whatever the report
-            shared.clear()
-        found = shared[key] = _built(nested.spec, value)
+        found = _built(nested.spec, value)
+        if sum(len(item) for item in value.values() if type(item) is str) <= _SHARED_TEXT:
+            if len(shared) >= _SHARED_LIMIT:  # a bounded memory, whatever the report
+                shared.clear()
+            shared[key] = found
     return found
 
 
