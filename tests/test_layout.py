@@ -304,6 +304,7 @@ PRIVATE_CONTROL_FLOW = frozenset(
         ("goldgate.app.action.verifying", "_Unverified"),
         ("goldgate.report.verify", "_Broken"),
         ("goldgate.report.scan", "_Unstreamable"),
+        ("goldgate.report.mergecase", "_Unsure"),
         ("goldgate.evals.values", "_NotJson"),
         ("goldgate.run.targets._documents", "_NotJson"),
         ("goldgate.evals.runtime", "_Unconvertible"),

@@ -83,3 +83,28 @@ def test_without_a_fork_the_shards_are_verified_here(
     monkeypatch.setattr(accelerators, "cpu_budget", lambda: 3.0)
     monkeypatch.setattr(background, "verify_in_background", lambda paths: None)
     assert merge._Helpers.forked(_shards(tmp_path, [4, 4])) is None
+
+
+class _Forked(Exception):
+    """The fake helper was forked: the merge goes no further."""
+
+
+def test_the_helpers_fork_with_the_readers_built(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The records' adapters (and the readers' modules) are built before the helpers fork,
+    which share them (copy on write) rather than build them again."""
+    from goldgate.report import models
+
+    monkeypatch.setattr(models, "_ADAPTERS", {})
+    monkeypatch.setattr(background, "fork_possible", lambda: True)
+    built: list[set[type]] = []
+
+    def verify(paths: Sequence[Path]) -> _Fake:
+        built.append(set(models._ADAPTERS))
+        raise _Forked
+
+    monkeypatch.setattr(background, "verify_in_background", verify)
+    with pytest.raises(_Forked):
+        merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")
+    assert built == [{models.Report, models.CaseRecord}]

@@ -65,3 +65,12 @@ def coherent(value: dict[str, Any], *, rescore: bool = True) -> dict[str, Any]:
     suites = tuple(_rebuilt(suite) for suite in report.suites)
     verdict = run_verdict(suites, not report.complete, sum(s.adjudication for s in suites))
     return record_json(replace(report, suites=suites, verdict=verdict))
+
+
+def read_whole_only(data: bytes) -> bytes:
+    """A report's text that the stream cannot take, so that every reader reads it whole (a
+    test of the whole read): an escaped colon (``\\u003a``) opens its dataset's name, text
+    ``report.scan`` leaves to the whole read's strict parser."""
+    marker = b'"dataset":{"name":"'
+    assert data.count(marker) == 1
+    return data.replace(marker, marker + b"\\u003a")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.reports import read_whole_only
 from run.support import GOLDGATE, cli_env
 
 # goldgate processes under an address-space limit; one worker makes its reports once, not each
@@ -61,6 +62,9 @@ def dense(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, make in DENSE.items():
         paths[name] = folder / f"{name}.json"
         paths[name].write_text(text.replace(output, f'"output": {make()}'), "utf-8")
+        # The same, as text the stream cannot take: every reader reads it whole.
+        paths[f"{name}-whole"] = folder / f"{name}-whole.json"
+        paths[f"{name}-whole"].write_bytes(read_whole_only(paths[name].read_bytes()))
     return paths
 
 
@@ -68,9 +72,9 @@ def dense(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_a_dense_report_is_refused_in_one_sentence_not_a_crash(
     dense: dict[str, Path], name: str
 ) -> None:
-    """A whole read (``adjudication export``; the renderers stream, below) weighs the report
-    before reading it."""
-    path = dense[name]
+    """A whole read (of text the stream cannot take; every reader streams the rest, below)
+    weighs the report before reading it."""
+    path = dense[f"{name}-whole"]
     done = _goldgate("adjudication", "export", path.name, "-o", "queue.jsonl", cwd=path.parent)
 
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])

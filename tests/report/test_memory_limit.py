@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers.benchmarks import load_benchmarks
+from helpers.reports import read_whole_only
 from run.support import GOLDGATE, cli_env
 
 # One worker makes the module's 30 MB reports once (about 25 s), not each worker that draws
@@ -65,6 +66,8 @@ class Reports:
         self.baseline = folder / "baseline.json"
         self.shards = (folder / "shard1.json", folder / "shard2.json")
         self.comparison = folder / "comparison.json"
+        self.whole_only = folder / "whole-only.json"
+        """The baseline as text the stream cannot take: every reader reads it whole."""
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +92,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
             *run, str(shard), "--shard", f"{index}/2", cwd=folder / "candidate", limit=None
         )
         assert done.returncode == 0, done.stderr[-2000:]
+    made.whole_only.write_bytes(read_whole_only(made.baseline.read_bytes()))
     return made
 
 
@@ -171,8 +175,8 @@ def test_past_the_bound_a_report_is_refused_in_one_sentence(
     env = {"GOLDGATE_ACCELERATORS": accelerators}
     fits = _goldgate("report", "show", str(small), cwd=tmp_path, limit=300 << 20, env=env)
     assert fits.returncode == 0, fits.stderr  # the limit lets goldgate itself run
-    big = reports.baseline
-    export = str(tmp_path / "queue.jsonl")  # a whole read: `report show` streams (below)
+    big = reports.whole_only  # read whole (every reader streams a report it can)
+    export = str(tmp_path / "queue.jsonl")
     result = _goldgate(
         "adjudication", "export", str(big), "-o", export, cwd=tmp_path, limit=300 << 20, env=env
     )
@@ -258,9 +262,9 @@ def test_a_case_too_large_to_compare_is_refused_in_one_sentence(
 def test_goldgate_memory_limit_is_a_bound_of_its_own(reports: Reports, tmp_path: Path) -> None:
     """Where no limit can be seen from inside, ``GOLDGATE_MEMORY_LIMIT`` (megabytes) is one."""
     limited = {"GOLDGATE_MEMORY_LIMIT": "200"}
-    export = ("adjudication", "export", str(reports.baseline), "-o", str(tmp_path / "q.jsonl"))
+    export = ("adjudication", "export", str(reports.whole_only), "-o", str(tmp_path / "q.jsonl"))
     result = _goldgate(*export, cwd=tmp_path, limit=None, env=limited)
-    _one_sentence(result, reports.baseline)
+    _one_sentence(result, reports.whole_only)
     wrong = _goldgate(
         *export, cwd=tmp_path, limit=None,
         env={"GOLDGATE_MEMORY_LIMIT": "lots"},
@@ -315,10 +319,10 @@ def test_running_out_of_memory_while_reading_is_the_same_sentence(
     memory: the ``MemoryError`` met while reading it is the same exit 2 and sentence, never a
     traceback or a crash (no C extension is left to meet it)."""
     export = str(tmp_path / "queue.jsonl")
-    result = _unbounded(["adjudication", "export", str(reports.baseline), "-o", export], tmp_path)
+    whole = str(reports.whole_only)
+    result = _unbounded(["adjudication", "export", whole, "-o", export], tmp_path)
     assert result.returncode >= 0, "killed by a signal"
-    _one_sentence(result, reports.baseline)
-
+    _one_sentence(result, reports.whole_only)
 
 
 @pytest.mark.slow
@@ -348,7 +352,6 @@ def test_a_report_is_rendered_a_case_at_a_time(reports: Reports, tmp_path: Path)
     shown = _unbounded(["report", "show", str(reports.baseline)], tmp_path)
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "gold disagreement" in shown.stdout
-
 
 
 def _action(reports: Reports, out: Path, limit: int) -> subprocess.CompletedProcess[str]:
@@ -387,3 +390,38 @@ def test_the_publishing_step_reads_each_report_a_case_at_a_time(
     assert f"\n{counts['passed']}\n" in outputs.split("passed<<", 1)[1].split("failed<<")[0]
     thresholds = junit.count('<testcase name="(thresholds)"')
     assert junit.count("<testcase ") - thresholds == sum(counts.values())
+
+
+CALIBRATION_READ = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "from goldgate.app.judges import decided_answers\n"
+    "print(len(decided_answers([Path(sys.argv[1])], [], ['helpful'])))\n"
+)
+
+
+@pytest.mark.slow
+def test_an_export_and_a_calibration_read_a_case_at_a_time(
+    reports: Reports, tmp_path: Path
+) -> None:
+    """`adjudication export` and a judge's calibration read their reports a case at a time
+    (issue 43): the 30 MB baseline, under 150 MB of address space, where reading it whole
+    takes 10 x 30 MB + 64 MB (refused before)."""
+    export = tmp_path / "queue.jsonl"
+    exported = _goldgate(
+        "adjudication", "export", str(reports.baseline), "-o", str(export), cwd=tmp_path,
+        limit=150 << 20,
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    assert "exported 0 answers" in exported.stdout
+    assert export.read_bytes() == b""
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (150 << 20, 150 << 20))
+
+    calibrated = subprocess.run(
+        [sys.executable, "-c", CALIBRATION_READ, str(reports.baseline)], cwd=tmp_path,
+        env=cli_env(None), capture_output=True, text=True, preexec_fn=limited, timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert (calibrated.returncode, calibrated.stdout) == (0, "0\n"), calibrated.stderr[-2000:]

@@ -7,7 +7,9 @@ stderr, exceptions and their frames), failed attempts, usage, unicode, integers 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from goldgate.app.merge import merge_shard_reports
 from goldgate.base import accelerators
 from goldgate.base.errors import InvalidInputError
 from goldgate.gold.models import Case, Expectation, Metric
+from goldgate.report import mergecase, mergestream
 from goldgate.report.io import read_report, report_bytes
 from goldgate.report.livefigures import run_live
 from goldgate.report.merge import ShardReport, merge_reports
@@ -28,43 +31,58 @@ from goldgate.report.models import (
     ExceptionRecord,
     FrameRecord,
     Report,
+    adapter,
     validated,
 )
 from goldgate.report.plain import record_json
+from goldgate.report.streamread import streamed_report
 from goldgate.run.api import EvaluationSuite, EvaluationVariant, evaluate
 from helpers.reports import coherent
 
 ODD: list[Any] = [2**70, 1e-7, -0.0, 1e300, "héllo ☃ \u2028 𝄞", {"nested": [None, True, 0.5]}]
 
 
-async def _answer(envelope: dict[str, Any]) -> dict[str, object]:
-    number = envelope["payload"]["n"]
-    if number % 9 == 4:
-        raise RuntimeError(f"no answer for {number} ☃")
-    return {
-        "execution": {"status": "completed"},
-        "payload": {"label": "ab"[number % 2], "odd": ODD[number % len(ODD)]},
-        "usage": {"tokens": 2**65 + number, "seconds": 1e-7 * number},
-    }
+def _evaluated(odd: list[Any], tokens: int) -> Report:
+    """30 cases whose answers and gold hold the values of ``odd``, their usage ``tokens``
+    and more."""
 
+    async def answer(envelope: dict[str, Any]) -> dict[str, object]:
+        number = envelope["payload"]["n"]
+        if number % 9 == 4:
+            raise RuntimeError(f"no answer for {number} ☃")
+        return {
+            "execution": {"status": "completed"},
+            "payload": {"label": "ab"[number % 2], "odd": odd[number % len(odd)]},
+            "usage": {"tokens": tokens + number, "seconds": 1e-7 * number},
+        }
 
-@pytest.fixture(scope="module")
-def whole() -> Report:
     cases = [
         Case(
             id=f"c{number}",
-            input={"payload": {"n": number, "odd": ODD[number % len(ODD)]}, "metadata": {}},
+            input={"payload": {"n": number, "odd": odd[number % len(odd)]}, "metadata": {}},
             expectations=[
                 Expectation("label", "/payload/label", "a"),
-                Expectation("odd", "/payload/odd", ODD[(number + 1) % len(ODD)]),
+                Expectation("odd", "/payload/odd", odd[(number + 1) % len(odd)]),
             ],
         )
         for number in range(30)
     ]
     metric = Metric(name="kind", path="/payload/label", kind="classification", labels=["a", "b"])
     suite = EvaluationSuite("s", cases, thresholds={"kind.accuracy": 0.4})
-    variant = EvaluationVariant("v", "r1", _answer)
+    variant = EvaluationVariant("v", "r1", answer)
     return anyio.run(lambda: evaluate(suite, variant, metrics=[metric]))
+
+
+@pytest.fixture(scope="module")
+def whole() -> Report:
+    return _evaluated(ODD, 2**65)
+
+
+@pytest.fixture(scope="module")
+def streamable() -> Report:
+    """``whole``'s values with integers within 64 bits, which a shard is streamed with (one
+    past them is read whole: ``report.scan``)."""
+    return _evaluated([2**63 + 1, *ODD[1:]], 2**64 - 100)
 
 
 @pytest.fixture
@@ -153,9 +171,7 @@ def test_merged_bytes_are_those_of_the_shards_merged_whole(
 
 
 @pytest.mark.usefixtures("merging_here")
-def test_a_case_in_no_shard_is_refused_with_nothing_written(
-    whole: Report, tmp_path: Path
-) -> None:
+def test_a_case_in_no_shard_is_refused_with_nothing_written(whole: Report, tmp_path: Path) -> None:
     paths = _shards(whole, tmp_path, drop=7)
     output = tmp_path / "merged.json"
     with pytest.raises(InvalidInputError, match=r"suite 's': 1 of its 30 cases are in no shard"):
@@ -173,3 +189,110 @@ def test_a_truncated_shard_is_refused_with_nothing_written(whole: Report, tmp_pa
         merge_shard_reports(paths, output)
     assert not output.exists()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["shard-1.json", "shard-2.json"]
+
+
+@pytest.fixture
+def accelerated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv(accelerators.VARIABLE, "1")
+    accelerators.refresh()
+    yield
+    accelerators.refresh()
+
+
+@pytest.mark.usefixtures("accelerated")
+def test_cases_written_without_pydantic_are_those_it_writes(
+    streamable: Report, tmp_path: Path
+) -> None:
+    """Accelerated, a merge makes each case's merged bytes and record from its plain JSON
+    (``report.mergecase``): the very bytes of pydantic's path, on every optional field,
+    failed attempts, unicode, large integers, 1e-7 and -0.0."""
+    paths = _shards(streamable, tmp_path, reverse=True)
+    made: list[Any] = []
+    real = mergecase.full_case
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mergestream, "full_case", lambda plain: made.append(real(plain)) or made[-1])
+        with contextlib.ExitStack() as opened:
+            shards = [opened.enter_context(streamed_report(path)) for path in paths]
+            written = b"".join(MergedStream(shards).chunks())
+    assert len(made) == 30  # every case took the path without pydantic
+    assert None not in made
+    expected = merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    assert written == report_bytes(expected)
+    case_json = adapter(CaseRecord)
+    for plain, record in made:
+        validated_case = case_json.validate_python({**plain, "position": record.position})
+        assert record == validated_case
+        assert {**plain, "position": record.position} == case_json.dump_python(
+            validated_case, mode="json"
+        )
+
+
+_PLAIN_CASE: dict[str, Any] = {
+    "id": "c",
+    "expectations": [{"name": "e", "path": "/a", "expected": [1]}],
+    "attempts": [{"attempt": 1, "status": "completed", "latency_ms": 0.5,
+                  "checks": [{"outcome": "passed"}]}],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        (("attempts", 0, "latency_ms"), 3),  # pydantic writes 3.0
+        (("attempts", 0, "attempt"), 1.0),  # pydantic writes 1
+        (("attempts", 0, "attempt"), "1"),
+        (("attempts", 0, "cached"), 1),  # pydantic writes true
+        (("attempts", 0, "checks", 0, "adjudication"), 0),
+        (("attempts", 0, "checks", 0, "unknown"), None),  # refused by pydantic
+        (("line",), True),
+        (("expectations", 0, "name"), 5),
+        (("id",), None),
+    ],
+    ids=["int-for-float", "float-for-int", "text-for-int", "int-for-bool", "int-for-bool-in-check",
+         "unknown-key", "bool-for-int", "int-for-text", "null-for-text"],
+)  # fmt: skip
+def test_a_value_pydantic_would_convert_takes_its_path(
+    where: tuple[str | int, ...], value: Any
+) -> None:
+    case = json.loads(json.dumps(_PLAIN_CASE))
+    assert mergecase.full_case(case) is not None
+    place: Any = case
+    for step in where[:-1]:
+        place = place[step]
+    place[where[-1]] = value
+    assert mergecase.full_case(case) is None
+    missing = json.loads(json.dumps(_PLAIN_CASE))
+    del missing["attempts"][0]["status"]
+    assert mergecase.full_case(missing) is None
+
+
+def test_cases_past_64_bits_are_made_as_pydantic_makes_them(whole: Report, tmp_path: Path) -> None:
+    """Each case of a shard as its file holds it (integers past 64 bits, every optional
+    field) made by ``report.mergecase`` as pydantic validates and writes it."""
+    case_json = adapter(CaseRecord)
+    for path in _shards(whole, tmp_path):
+        for plain in json.loads(path.read_bytes())["suites"][0]["cases"]:
+            made = mergecase.full_case(plain)
+            assert made is not None
+            full, record = made
+            assert record == case_json.validate_python(plain)
+            assert full == case_json.dump_python(record, mode="json")
+
+
+def test_records_kept_to_be_shared_stay_few_and_small() -> None:
+    """``report.mergecase`` shares alike checks and expectations between cases, keeping
+    at most 1,024 of each, none holding more than 256 characters of text: what a merge
+    keeps does not grow with its shards."""
+    [kept] = [
+        nested.shared
+        for nested in mergecase._spec(CaseRecord).nested
+        if nested.name == "expectations"
+    ]
+    assert kept is not None
+    kept.clear()
+    for number in range(3_000):
+        case = json.loads(json.dumps(_PLAIN_CASE))
+        case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x" * number}
+        assert mergecase.full_case(case) is not None
+        assert len(kept) <= 1_024
+    assert max(len(value["expected"]) for value, _ in kept.values()) <= 256

@@ -9,8 +9,8 @@ from goldgate.base.english import count
 from goldgate.base.errors import ExitCode, InvalidInputError
 from goldgate.base.problems import display_path
 from goldgate.base.stdio import write_stdout
-from goldgate.report.io import read_report
 from goldgate.report.queue import export_lines, read_reviewed, write_export
+from goldgate.report.streamread import streamed_report
 from goldgate.report.verdictstore import (
     load_store,
     merge,
@@ -28,12 +28,12 @@ def _plural(value: int, noun: str) -> str:
 
 def export_command(report_path: Path, output: Path) -> ExitCode:
     """Write every answer of ``report_path`` awaiting a verdict to ``output`` (new file)."""
-    report = read_report(report_path)
-    lines = list(export_lines(report, display_path(report_path)))
-    write_export(lines, output)
+    # Read a case at a time (report.streamread): verified first, then its cases read again
+    # as the lines are written; a refusal on the way leaves nothing written.
+    with streamed_report(report_path) as report:
+        written = write_export(export_lines(report, display_path(report_path)), output)
     write_stdout(
-        f"exported {_plural(len(lines), 'answer')} awaiting a human verdict to "
-        f"{display_path(output)}"
+        f"exported {_plural(written, 'answer')} awaiting a human verdict to {display_path(output)}"
     )
     return ExitCode.PASSED
 

@@ -24,7 +24,8 @@ from goldgate.base.stdio import write_json, write_stdout
 from goldgate.gold.judges import CalibrationRecord, record_json, record_path, write_record
 from goldgate.gold.settings.load import LoadedSettings, load_settings
 from goldgate.gold.shapes import note_of
-from goldgate.report.io import REPORTS_FOLDER, read_report
+from goldgate.report.io import REPORTS_FOLDER
+from goldgate.report.streamread import streamed_report
 from goldgate.report.verdictstore import Verdict, load_store, store_path
 from goldgate.run.identity import project_folder
 from goldgate.run.judges import require_credentials
@@ -87,15 +88,17 @@ def decided_answers(
     wanted = set(judges)
     found: dict[tuple[str, str, str, str, str], Decided] = {}
     for path in paths:
-        report = read_report(path)
-        if not report.complete:
-            continue
-        for suite in report.suites:
-            for case in suite.cases:
-                judged_by = [e.judge for e in case.expectations]
-                if not wanted.intersection(filter(None, judged_by)):
-                    continue
-                _collect(found, store, suite.name, case, judged_by, wanted)
+        # Read a case at a time (report.streamread): what is kept is the answers found.
+        with streamed_report(path) as streamed:
+            report = streamed.report
+            if not report.complete:
+                continue
+            for index, suite in enumerate(report.suites):
+                for case in streamed.cases(index):
+                    judged_by = [e.judge for e in case.expectations]
+                    if not wanted.intersection(filter(None, judged_by)):
+                        continue
+                    _collect(found, store, suite.name, case, judged_by, wanted)
     return list(found.values())
 
 

@@ -19,17 +19,21 @@ import heapq
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from goldgate.base import accelerators
 from goldgate.base.errors import InvalidInputError
 from goldgate.report.livefigures import run_live
 from goldgate.report.merge import ShardReport, check_shards, merge_status
+from goldgate.report.mergecase import full_case
 from goldgate.report.plain import record_json
+from goldgate.report.readbound import memory_bounded
 from goldgate.report.rebuild import SuiteRebuild
 from goldgate.report.stream import ReportWriter, split_at
 from goldgate.report.verdicts import run_verdict
 
 if TYPE_CHECKING:
+    from goldgate.report.caserecords import CaseRecord
     from goldgate.report.records import Report, SuiteRecord
     from goldgate.report.streamread import StreamedReport
 
@@ -135,6 +139,7 @@ class MergedStream:
         from goldgate.report.models import CaseRecord, adapter
 
         case_json = adapter(CaseRecord).dump_python
+        fast = accelerators.enabled()
         first = self._first
         reports = [ShardReport(shard.path, shard.report) for shard in self.shards]
         check_shards(reports)
@@ -166,12 +171,18 @@ class MergedStream:
             opening, _ = split_at(record_json(known), "cases")
             writer.begin_suite(opening)
             for number, place in orders[index]:
-                case = self.shards[number].case(index, place)
+                shard = self.shards[number]
+                made = _full_case(shard, index, place) if fast else None
+                if made is not None:
+                    plain, case = made
+                else:
+                    case = shard.case(index, place)
+                    # pydantic's serializer writes what record_json writes (tests/report/
+                    # test_plain.py holds them together), several times faster.
+                    plain = case_json(case, mode="json")
                 rebuilt.add(case)  # which reads no position
-                # pydantic's serializer writes what record_json writes (tests/report/
-                # test_plain.py holds them together), several times faster; the merged
-                # report's case has no position (a whole run's), as merge_reports writes it.
-                plain = case_json(case, mode="json")
+                # The merged report's case has no position (a whole run's), as
+                # merge_reports writes it.
                 plain["position"] = None
                 writer.case(plain)
                 yield from pieces
@@ -192,6 +203,19 @@ class MergedStream:
         writer.tail(after)
         yield from pieces
         self.report = merged
+
+
+def _full_case(
+    shard: StreamedReport, suite: int, place: int
+) -> tuple[dict[str, Any], CaseRecord] | None:
+    """The case at ``place`` of a streamed shard's suite as the merged report writes it,
+    from its plain JSON without pydantic (``report.mergecase``), or None where pydantic's
+    path must make it. Its bytes are those the helper verifies before the merged report is
+    published (``app.merge``), or were verified as the shard was read."""
+    if not shard.streamed:
+        return None
+    with memory_bounded(shard.path):
+        return full_case(shard.raw_case(suite, place))
 
 
 def merged_stream(shards: Sequence[StreamedReport]) -> MergedStream:

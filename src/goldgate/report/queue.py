@@ -25,19 +25,24 @@ file, with mode 0600, like a report.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldgate.base.errors import InvalidInputError
 from goldgate.base.problems import display_path
-from goldgate.report.caserecords import CheckView
-from goldgate.report.models import Report, SuiteRecord
+from goldgate.report.caserecords import CheckView, attempt_views
+from goldgate.report.models import SuiteRecord
 from goldgate.report.stream import dumps
 from goldgate.report.verdictstore import Verdict, read_lines, verdict_from
 from goldgate.scoring.adjudication import gold_digest, note_of, output_digest
+
+if TYPE_CHECKING:
+    from goldgate.report.streamread import StreamedReport
 
 __all__ = ["Reviewed", "export_lines", "read_reviewed", "write_export"]
 
@@ -68,27 +73,28 @@ def _suggestion(check: CheckView) -> dict[str, Any] | None:
     }
 
 
-def export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
+def export_lines(report: StreamedReport, source: str) -> Iterator[dict[str, Any]]:
     """Every answer awaiting a person, as a reviewer's line: first, in report order, those
     a judge suggested failing, then the rest in report order; an answer that several
-    attempts gave (``--repeat``) once, since a verdict is about the answer."""
-    later: list[dict[str, Any]] = []
-    for line in _export_lines(report, source):
-        judge = line.get("judge")
-        if judge is not None and judge["verdict"] == "fail":
-            yield line
-        else:
-            later.append(line)
-    yield from later
+    attempts gave (``--repeat``) once, since a verdict is about the answer. The report's
+    cases are read a case at a time, twice (a pass for each group): what is held is the
+    queue and the answers exported so far (their keys), never the report."""
+    for failing in (True, False):
+        for line in _export_lines(report, source):
+            judge = line.get("judge")
+            if (judge is not None and judge["verdict"] == "fail") is failing:
+                yield line
 
 
-def _export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
+def _export_lines(report: StreamedReport, source: str) -> Iterator[dict[str, Any]]:
+    """Every answer awaiting a person, in report order, each the first time it is met."""
     exported: set[tuple[str, str, str, str]] = set()
-    for suite in report.suites:
+    for index, suite in enumerate(report.report.suites):
         if not suite.adjudication_queue:
             continue
         wanted = {(e.case, e.attempt, e.check): e for e in suite.adjudication_queue}
-        for attempt in suite.iter_attempts():
+        attempts = (view for case in report.cases(index) for view in attempt_views(case))
+        for attempt in attempts:
             for check in attempt.checks:
                 entry = wanted.get((attempt.case_id, attempt.attempt, check.name))
                 if entry is None:
@@ -127,20 +133,38 @@ def _export_lines(report: Report, source: str) -> Iterator[dict[str, Any]]:
                 yield line
 
 
-def write_export(lines: list[dict[str, Any]], path: Path) -> None:
-    """Create ``path`` (never overwriting a file, mode 0600) holding ``lines``."""
+def write_export(lines: Iterable[dict[str, Any]], path: Path) -> int:
+    """Create ``path`` (never overwriting a file, mode 0600) holding ``lines``, written as
+    they are made: into a temporary file beside it, linked into place once every line is
+    written (a line that cannot be made, a refused report, leaves nothing). How many."""
     display = display_path(path)
+
+    def refused(error: OSError) -> InvalidInputError:
+        if isinstance(error, FileExistsError):
+            return InvalidInputError(f"{display}: already exists; an export never overwrites.")
+        return InvalidInputError(f"{display}: cannot be created ({error.strerror or error}).")
+
+    if path.exists() or path.is_symlink():
+        raise refused(FileExistsError())
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise InvalidInputError(f"{display}: already exists; an export never overwrites.") from None
+        descriptor, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=".goldgate-export-", suffix=".tmp"
+        )  # mode 0600
     except OSError as error:
-        raise InvalidInputError(
-            f"{display}: cannot be created ({error.strerror or error})."
-        ) from None
-    with os.fdopen(descriptor, "wb") as out:
-        for line in lines:
-            out.write(dumps(line) + b"\n")
+        raise refused(error) from None
+    try:
+        written = 0
+        with os.fdopen(descriptor, "wb") as out:
+            for line in lines:
+                out.write(dumps(line) + b"\n")
+                written += 1
+        os.link(temporary, path)
+    except OSError as error:
+        raise refused(error) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    return written
 
 
 @dataclass(frozen=True)
