@@ -1,0 +1,264 @@
+"""A comparison's per-case lists (its changes, findings, case views and unmatched ids) held
+outside memory as they are found (issue 43): ``Listed`` is the read-only sequence every
+reader of a comparison gets, ``Spooler`` what the comparison appends to as it walks the
+cases.
+
+A list stays in memory while it is short (``HELD`` items: an ordinary pull request's, with
+no file made); past that it is written, each item one line of the compact JSON the
+comparison file holds, to an anonymous temporary file that goes when the list does. Its
+length and where each line starts are kept in memory (8 bytes an item); an item is parsed
+again when it is read. Iterating reads the file in order, a block at a time; an index or a
+slice reads only what it names (the capped lists a renderer shows are their first few).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import weakref
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import GenericAlias
+from typing import Any, Generic, TypeVar, get_args, overload
+
+import orjson
+from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic_core import CoreSchema, core_schema
+
+from goldgate.report.stream import dumps
+
+__all__ = ["HELD", "Listed", "Spooler"]
+
+T = TypeVar("T")
+
+HELD = 4096
+"""Items a list keeps in memory before it is spooled to a file (a comparison of some ten
+thousand attempts keeps all of its lists in memory: a file would only cost time there)."""
+
+_BLOCK = 1 << 20
+"""Bytes read at a time while a spooled list is iterated."""
+
+
+class _Codec(Generic[T]):
+    """How an item becomes one line of JSON and back: a pydantic model, or a string."""
+
+    __slots__ = ("decode", "encode")
+
+    def __init__(self, kind: type[T]) -> None:
+        self.encode: Callable[[T], bytes]
+        self.decode: Callable[[bytes], T]
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            model: type[BaseModel] = kind
+            self.encode = lambda item: dumps(_model(item).model_dump(mode="json"))
+            self.decode = lambda line: _checked(kind, model.model_validate_json(line))
+        else:
+            self.encode = dumps
+            self.decode = lambda line: _checked(kind, orjson.loads(line))
+
+
+def _model(item: object) -> BaseModel:
+    assert isinstance(item, BaseModel)
+    return item
+
+
+def _checked(kind: type[T], value: object) -> T:
+    assert isinstance(value, kind)
+    return value
+
+
+class _SpoolFile:
+    """An anonymous temporary file (its name removed at once), appended to through a buffer
+    and read by position; closed when the last list or spooler holding it goes."""
+
+    __slots__ = ("__weakref__", "_buffer", "descriptor", "end")
+
+    def __init__(self) -> None:
+        descriptor, name = tempfile.mkstemp(prefix="goldgate-comparison-")
+        os.unlink(name)
+        self.descriptor = descriptor
+        self.end = 0
+        self._buffer = bytearray()
+        weakref.finalize(self, os.close, descriptor)
+
+    def append(self, line: bytes) -> int:
+        """Append ``line``; where it starts."""
+        start = self.end
+        self._buffer += line
+        self.end += len(line)
+        if len(self._buffer) >= _BLOCK:
+            self.flush()
+        return start
+
+    def flush(self) -> None:
+        with memoryview(self._buffer) as whole:
+            view = whole
+            while view:
+                view = view[os.write(self.descriptor, view) :]
+            view.release()
+        self._buffer.clear()
+
+
+class Listed(Sequence[T]):
+    """A read-only sequence of a comparison's items (frozen models or strings): held in
+    memory, or spooled to a temporary file (``Spooler``). ``counts`` are the items counted by
+    the key the list was made with (``Spooler(..., key=)``), known without reading them."""
+
+    __slots__ = ("_codec", "_counts", "_file", "_held", "_offsets")
+
+    def __init__(
+        self,
+        kind: type[T],
+        held: tuple[T, ...] = (),
+        *,
+        spooled: tuple[_SpoolFile, array[int]] | None = None,
+        counts: Mapping[str, int] | None = None,
+    ) -> None:
+        self._codec = _Codec(kind)
+        self._held = held
+        self._file: _SpoolFile | None = None if spooled is None else spooled[0]
+        self._offsets: array[int] = array("Q") if spooled is None else spooled[1]
+        self._counts = None if counts is None else dict(counts)
+
+    @property
+    def spooled(self) -> bool:
+        """Whether the items are in a file rather than in memory."""
+        return self._file is not None
+
+    def counts(self, key: Callable[[T], str]) -> Mapping[str, int]:
+        """The items counted by ``key``: those counted when the list was made (by the same
+        key: the caller's to keep), else counted now, reading them once."""
+        if self._counts is not None:
+            return self._counts
+        return Counter(key(item) for item in self)
+
+    def __len__(self) -> int:
+        return len(self._offsets) if self._file is not None else len(self._held)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        if self._file is None:
+            return self._held[index]
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return tuple(self[place] for place in range(start, stop, step))
+            return tuple(self._read(start, stop))
+        place = index + len(self) if index < 0 else index
+        if not 0 <= place < len(self):
+            raise IndexError("list index out of range")
+        return next(self._read(place, place + 1))
+
+    def __iter__(self) -> Iterator[T]:
+        if self._file is None:
+            return iter(self._held)
+        return self._read(0, len(self))
+
+    def lines(self) -> Iterator[bytes]:
+        """Each item's compact JSON, as the comparison file holds it, in order."""
+        if self._file is None:
+            return map(self._codec.encode, self._held)
+        return self._lines(0, len(self))
+
+    def _read(self, start: int, stop: int) -> Iterator[T]:
+        return map(self._codec.decode, self._lines(start, stop))
+
+    def _lines(self, start: int, stop: int) -> Iterator[bytes]:
+        if start >= stop:
+            return
+        assert self._file is not None
+        descriptor, offsets = self._file.descriptor, self._offsets
+        position = offsets[start]
+        end = offsets[stop] if stop < len(offsets) else self._file.end
+        rest = b""
+        while position < end:
+            block = os.pread(descriptor, min(_BLOCK, end - position), position)
+            if not block:
+                raise OSError("a comparison's spool file ended early")
+            position += len(block)
+            parts = (rest + block).split(b"\n")
+            rest = parts.pop()
+            yield from parts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Listed | tuple | list):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            mine == theirs for mine, theirs in zip(self, other, strict=True)
+        )
+
+    def __hash__(self) -> int:
+        return hash(len(self))
+
+    def __repr__(self) -> str:
+        where = "spooled" if self._file is not None else "held"
+        return f"Listed({len(self)} items, {where})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validated as a JSON array of its items (the file format); a ``Listed`` given in
+        Python is taken as it is; serialized as the array again."""
+        (kind,) = get_args(source)
+        items = handler.generate_schema(GenericAlias(tuple, (kind, Ellipsis)))
+        from_items = core_schema.no_info_after_validator_function(
+            lambda value: cls(kind, tuple(value)), items
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=from_items,
+            python_schema=core_schema.union_schema(
+                [core_schema.is_instance_schema(cls), from_items], mode="left_to_right"
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                tuple, return_schema=items
+            ),
+        )
+
+
+class Spooler(Generic[T]):
+    """Items appended in order, kept in memory up to ``HELD`` and spooled past it;
+    ``done()`` is the ``Listed`` of them. ``key`` counts the items as they come."""
+
+    def __init__(self, kind: type[T], key: Callable[[T], str] | None = None) -> None:
+        self._kind = kind
+        self._codec = _Codec(kind)
+        self._key = key
+        self._counts: Counter[str] = Counter()
+        self._held: list[T] = []
+        self._file: _SpoolFile | None = None
+        self._offsets: array[int] = array("Q")
+
+    def append(self, item: T) -> None:
+        if self._key is not None:
+            self._counts[self._key(item)] += 1
+        if self._file is not None:
+            self._write(item)
+            return
+        self._held.append(item)
+        if len(self._held) > HELD:
+            self._file = _SpoolFile()
+            held, self._held = self._held, []
+            for each in held:
+                self._write(each)
+
+    def extend(self, items: Iterable[T]) -> None:
+        for item in items:
+            self.append(item)
+
+    def __len__(self) -> int:
+        return len(self._offsets) if self._file is not None else len(self._held)
+
+    def _write(self, item: T) -> None:
+        assert self._file is not None
+        self._offsets.append(self._file.append(self._codec.encode(item) + b"\n"))
+
+    def done(self) -> Listed[T]:
+        counts = self._counts if self._key is not None else None
+        if self._file is None:
+            return Listed(self._kind, tuple(self._held), counts=counts)
+        self._file.flush()
+        return Listed(self._kind, spooled=(self._file, self._offsets), counts=counts)
