@@ -17,7 +17,6 @@ import os
 import tempfile
 import weakref
 from array import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import GenericAlias
 from typing import Any, Generic, TypeVar, get_args, overload
@@ -104,7 +103,7 @@ class Listed(Sequence[T]):
     memory, or spooled to a temporary file (``Spooler``). ``counts`` are the items counted by
     the key the list was made with (``Spooler(..., key=)``), known without reading them."""
 
-    __slots__ = ("_codec", "_counts", "_file", "_held", "_offsets")
+    __slots__ = ("_codec", "_file", "_held", "_offsets", "_places")
 
     def __init__(
         self,
@@ -112,25 +111,33 @@ class Listed(Sequence[T]):
         held: tuple[T, ...] = (),
         *,
         spooled: tuple[_SpoolFile, array[int]] | None = None,
-        counts: Mapping[str, int] | None = None,
+        places: Mapping[str, array[int]] | None = None,
     ) -> None:
         self._codec = _Codec(kind)
         self._held = held
         self._file: _SpoolFile | None = None if spooled is None else spooled[0]
         self._offsets: array[int] = array("Q") if spooled is None else spooled[1]
-        self._counts = None if counts is None else dict(counts)
+        self._places = None if places is None else dict(places)
 
     @property
     def spooled(self) -> bool:
         """Whether the items are in a file rather than in memory."""
         return self._file is not None
 
+    def places(self, key: Callable[[T], str]) -> Mapping[str, array[int]]:
+        """Where the items of each value of ``key`` are, in order (8 bytes an item): those
+        found when the list was made (by the same key: the caller's to keep), else found
+        now, reading the items once."""
+        if self._places is None:
+            found: dict[str, array[int]] = {}
+            for place, item in enumerate(self):
+                found.setdefault(key(item), array("Q")).append(place)
+            self._places = found
+        return self._places
+
     def counts(self, key: Callable[[T], str]) -> Mapping[str, int]:
-        """The items counted by ``key``: those counted when the list was made (by the same
-        key: the caller's to keep), else counted now, reading them once."""
-        if self._counts is not None:
-            return self._counts
-        return Counter(key(item) for item in self)
+        """The items counted by ``key``, in the order their values first occur."""
+        return {value: len(places) for value, places in self.places(key).items()}
 
     def __len__(self) -> int:
         return len(self._offsets) if self._file is not None else len(self._held)
@@ -227,14 +234,14 @@ class Spooler(Generic[T]):
         self._kind = kind
         self._codec = _Codec(kind)
         self._key = key
-        self._counts: Counter[str] = Counter()
+        self._places: dict[str, array[int]] = {}
         self._held: list[T] = []
         self._file: _SpoolFile | None = None
         self._offsets: array[int] = array("Q")
 
     def append(self, item: T) -> None:
         if self._key is not None:
-            self._counts[self._key(item)] += 1
+            self._places.setdefault(self._key(item), array("Q")).append(len(self))
         if self._file is not None:
             self._write(item)
             return
@@ -257,8 +264,8 @@ class Spooler(Generic[T]):
         self._offsets.append(self._file.append(self._codec.encode(item) + b"\n"))
 
     def done(self) -> Listed[T]:
-        counts = self._counts if self._key is not None else None
+        places = self._places if self._key is not None else None
         if self._file is None:
-            return Listed(self._kind, tuple(self._held), counts=counts)
+            return Listed(self._kind, tuple(self._held), places=places)
         self._file.flush()
-        return Listed(self._kind, spooled=(self._file, self._offsets), counts=counts)
+        return Listed(self._kind, spooled=(self._file, self._offsets), places=places)
