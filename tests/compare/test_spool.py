@@ -200,8 +200,17 @@ def test_spooling_holds_a_fixed_amount_not_the_list(monkeypatch: pytest.MonkeyPa
     assert held[1] - held[0] > 10 << 20, held
 
 
-def test_a_listed_of_items_validates_from_a_json_array() -> None:
+def test_a_held_list_pickles_and_a_spooled_one_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    import copy
+    import pickle
+
     listed = Listed(str, ("a", "b"))
-    assert listed == ("a", "b")
-    assert not listed.spooled
+    assert pickle.loads(pickle.dumps(listed)) == ("a", "b")
     assert repr(listed) == "Listed(2 items, held)"
+    monkeypatch.setattr(spool_module, "HELD", 0)
+    spooler = Spooler(str)
+    spooler.extend(("a", "b"))
+    spooled = spooler.done()
+    assert copy.deepcopy(spooled) is spooled
+    with pytest.raises(TypeError, match="cannot be sent to another process"):
+        pickle.dumps(spooled)

@@ -42,9 +42,10 @@ _BLOCK = 1 << 20
 class _Codec(Generic[T]):
     """How an item becomes one line of JSON and back: a pydantic model, or a string."""
 
-    __slots__ = ("decode", "encode")
+    __slots__ = ("decode", "encode", "kind")
 
     def __init__(self, kind: type[T]) -> None:
+        self.kind = kind
         self.encode: Callable[[T], bytes]
         self.decode: Callable[[bytes], T]
         if isinstance(kind, type) and issubclass(kind, BaseModel):
@@ -202,6 +203,17 @@ class Listed(Sequence[T]):
     def __hash__(self) -> int:
         return hash(len(self))
 
+    def __copy__(self) -> Listed[T]:
+        return self  # read-only: a copy is the list itself
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Listed[T]:
+        return self
+
+    def __reduce__(self) -> tuple[object, ...]:
+        if self._file is not None:  # its file is this process's own
+            raise TypeError("a spooled list cannot be sent to another process")
+        return (_held_list, (self._codec.kind, self._held))
+
     def __repr__(self) -> str:
         where = "spooled" if self._file is not None else "held"
         return f"Listed({len(self)} items, {where})"
@@ -224,6 +236,10 @@ class Listed(Sequence[T]):
                 tuple, return_schema=items
             ),
         )
+
+
+def _held_list(kind: type[T], held: tuple[T, ...]) -> Listed[T]:
+    return Listed(kind, held)
 
 
 class Spooler(Generic[T]):
