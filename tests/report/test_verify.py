@@ -368,6 +368,32 @@ def test_a_comparison_whose_classification_was_edited_is_refused(
     _refused(result, forged, "is not what comparing its candidate and baseline reports gives")
 
 
+@pytest.mark.parametrize("held", ["in memory", "spooled"])
+def test_a_comparison_whose_listed_finding_was_edited_is_refused(
+    run_cli: Any,
+    reports: Reports,
+    comparison: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    held: str,
+) -> None:
+    """Only a finding's words changed: the suites, compared piece by piece with the fresh
+    comparison (its lists spooled or not, issue 43), are refused where they differ."""
+    from goldgate.comparison import spool
+
+    if held == "spooled":
+        monkeypatch.setattr(spool, "HELD", 0)
+    value = json.loads(comparison.read_text("utf-8"))
+    finding = next(s["findings"][-1] for s in value["suites"] if s["findings"])
+    finding["detail"] += " (edited)"
+    forged = _write(tmp_path, value, "edited-finding.json")
+
+    result = _render(run_cli, reports, forged)
+
+    _refused(result, forged, "stored /suites is not what comparing")
+    assert _render(run_cli, reports, comparison).code == 0
+
+
 def test_a_comparison_without_its_baseline_must_agree_with_itself(
     run_cli: Any, reports: Reports, comparison: Path, tmp_path: Path
 ) -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "comparison_bytes",
     "comparison_chunks",
     "default_comparison_path",
+    "json_pieces",
     "read_comparison",
     "write_comparison",
 ]
@@ -81,7 +82,7 @@ def comparison_chunks(comparison: Comparison) -> Iterator[bytes]:
     (the same bytes as dumping the whole model): its spooled lists (``comparison.spool``) are
     copied line by line, never read into memory whole."""
     pending = bytearray()
-    for piece in _json_pieces(comparison):
+    for piece in json_pieces(comparison):
         pending += piece
         if len(pending) >= _CHUNK:
             yield bytes(pending)
@@ -103,7 +104,7 @@ def _holds_listed(value: object) -> bool:
     return False
 
 
-def _json_pieces(value: object) -> Iterator[bytes]:
+def json_pieces(value: object) -> Iterator[bytes]:
     """``value``'s compact JSON (as ``dumps(model_dump(mode="json"))`` gives it), the parts
     that hold a ``Listed`` written piece by piece, every other part dumped whole."""
     if isinstance(value, Listed):
@@ -116,7 +117,7 @@ def _json_pieces(value: object) -> Iterator[bytes]:
         for place, each in enumerate(value):
             if place:
                 yield b","
-            yield from _json_pieces(each)
+            yield from json_pieces(each)
         yield b"]"
     elif isinstance(value, BaseModel) and _holds_listed(value):
         names = tuple(type(value).model_fields)
@@ -125,12 +126,14 @@ def _json_pieces(value: object) -> Iterator[bytes]:
         for place, name in enumerate(names):
             yield (b"{" if place == 0 else b",") + dumps(name) + b":"
             if name in spliced:
-                yield from _json_pieces(getattr(value, name))
+                yield from json_pieces(getattr(value, name))
             else:
                 yield dumps(plain[name])
         yield b"}" if names else b"{}"
     elif isinstance(value, BaseModel):
         yield dumps(value.model_dump(mode="json"))
+    elif isinstance(value, tuple):
+        yield b"[" + b",".join(b"".join(json_pieces(each)) for each in value) + b"]"
     else:
         raise TypeError(f"not part of a comparison: {type(value).__name__}")
 
