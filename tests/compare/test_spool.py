@@ -19,7 +19,7 @@ from goldgate.comparison.models import (
     SuiteComparison,
     finding_change,
 )
-from goldgate.comparison.spool import Listed, Spooler
+from goldgate.comparison.spool import Budget, Listed, Spooler
 from goldgate.report.stream import dumps
 
 
@@ -67,6 +67,23 @@ def test_a_spooled_list_reads_back_as_appended(monkeypatch: pytest.MonkeyPatch, 
     ids = Spooler(str)
     ids.extend(item.case_id for item in items)
     assert list(ids.done()) == [item.case_id for item in items]
+
+
+def test_the_lists_of_a_comparison_share_what_they_hold() -> None:
+    """One budget for every list of a comparison, whatever its number of suites: a list
+    that spools gives back what it held."""
+    budget = Budget(10)
+    first, second = Spooler(str, budget=budget), Spooler(str, budget=budget)
+    first.extend(str(number) for number in range(8))
+    second.extend(str(number) for number in range(3))  # 2 held, the third spools them
+    assert budget.left == 2
+    third = Spooler(str, budget=budget)
+    third.extend(str(number) for number in range(2))
+    assert budget.left == 0
+    done = [spooler.done() for spooler in (first, second, third)]
+    assert [listed.spooled for listed in done] == [False, True, False]
+    assert [len(listed) for listed in done] == [8, 3, 2]
+    assert list(done[1]) == ["0", "1", "2"]
 
 
 def test_findings_are_counted_as_they_are_spooled(monkeypatch: pytest.MonkeyPatch) -> None:

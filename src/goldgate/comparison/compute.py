@@ -56,7 +56,7 @@ from goldgate.comparison.refusals import (
 )
 from goldgate.comparison.rescore import NOT_RESCORED, rescore_case
 from goldgate.comparison.sides import OUTCOMES, AttemptSide, CaseSide
-from goldgate.comparison.spool import Spooler
+from goldgate.comparison.spool import Budget, Spooler
 
 __all__ = ["compare_sides"]
 
@@ -203,7 +203,13 @@ def _priced(candidate: SuiteSide, baseline: SuiteSide) -> Tally:
 
 
 def _compare_suite(
-    *, candidate: SuiteSide, baseline: SuiteSide, partial: bool, replay: bool, baseline_path: str
+    *,
+    candidate: SuiteSide,
+    baseline: SuiteSide,
+    partial: bool,
+    replay: bool,
+    baseline_path: str,
+    budget: Budget,
 ) -> _SuiteResult:
     require_same_target(candidate, baseline)
     if not partial:
@@ -214,11 +220,11 @@ def _compare_suite(
     repeated = max(candidate.record.repeat, baseline.record.repeat) > 1
     tally, effect = _priced(candidate, baseline), Counter[str]()
     # The per-case lists are spooled past a size (``comparison.spool``): never held whole.
-    changes = Spooler(AttemptChange)
-    views = Spooler(CaseView, key=case_change)
-    added, input_changed, rescored_ids, removed = (Spooler(str) for _ in range(4))
+    changes = Spooler(AttemptChange, budget=budget)
+    views = Spooler(CaseView, key=case_change, budget=budget)
+    added, input_changed, rescored_ids, removed = (Spooler(str, budget=budget) for _ in range(4))
     counts = Counter[str]()
-    findings = Spooler(Finding, key=finding_change)
+    findings = Spooler(Finding, key=finding_change, budget=budget)
     classes = Counter[str]()
     # One case of each side at a time: read, reduced, classified, tallied and let go of.
     for place, case_id in enumerate(now_keys.ids):
@@ -375,6 +381,7 @@ def compare_sides(
     replay = candidate.is_replay or baseline.is_replay
     results = []
     added_suites = []
+    budget = Budget()  # what the suites' lists may keep in memory, together
     for suite in candidate.suites:
         other = baseline.suite(suite.name)
         if other is None:
@@ -387,6 +394,7 @@ def compare_sides(
                 partial=partial,
                 replay=replay,
                 baseline_path=baseline.path,
+                budget=budget,
             )
         )
     removed_suites = [s.name for s in baseline.suites if candidate.suite(s.name) is None]

@@ -3,7 +3,8 @@ outside memory as they are found (issue 43): ``Listed`` is the read-only sequenc
 reader of a comparison gets, ``Spooler`` what the comparison appends to as it walks the
 cases.
 
-A list stays in memory while it is short (``HELD`` items: an ordinary pull request's, with
+The lists of one comparison stay in memory while they are short (``HELD`` items in all, a
+``Budget`` they share: an ordinary pull request's, with
 no file made); past that it is written, each item one line of the compact JSON the
 comparison file holds, to an anonymous temporary file that goes when the list does. Its
 length and where each line starts are kept in memory (8 bytes an item); an item is parsed
@@ -27,13 +28,14 @@ from pydantic_core import CoreSchema, core_schema
 
 from goldgate.report.stream import dumps
 
-__all__ = ["HELD", "Listed", "Spooler"]
+__all__ = ["HELD", "Budget", "Listed", "Spooler"]
 
 T = TypeVar("T")
 
-HELD = 4096
-"""Items a list keeps in memory before it is spooled to a file (a comparison of some ten
-thousand attempts keeps all of its lists in memory: a file would only cost time there)."""
+HELD = 8192
+"""Items the lists of one comparison keep in memory before they are spooled to files (a
+comparison of some ten thousand attempts keeps all of its lists in memory: a file would only
+cost time there): at about a kilobyte an item, some 8 MB, whatever the number of suites."""
 
 _BLOCK = 1 << 20
 """Bytes read at a time while a spooled list is iterated."""
@@ -242,11 +244,28 @@ def _held_list(kind: type[T], held: tuple[T, ...]) -> Listed[T]:
     return Listed(kind, held)
 
 
-class Spooler(Generic[T]):
-    """Items appended in order, kept in memory up to ``HELD`` and spooled past it;
-    ``done()`` is the ``Listed`` of them. ``key`` counts the items as they come."""
+class Budget:
+    """The items the spoolers of one comparison may still keep in memory."""
 
-    def __init__(self, kind: type[T], key: Callable[[T], str] | None = None) -> None:
+    __slots__ = ("left",)
+
+    def __init__(self, items: int | None = None) -> None:
+        self.left = HELD if items is None else items
+
+
+class Spooler(Generic[T]):
+    """Items appended in order, kept in memory while ``budget`` (shared by a comparison's
+    spoolers; by default one of ``HELD`` items of its own) lasts and spooled past it;
+    ``done()`` is the ``Listed`` of them. ``key`` finds where each value of it is as the
+    items come."""
+
+    def __init__(
+        self,
+        kind: type[T],
+        key: Callable[[T], str] | None = None,
+        budget: Budget | None = None,
+    ) -> None:
+        self._budget = Budget() if budget is None else budget
         self._kind = kind
         self._codec = _Codec(kind)
         self._key = key
@@ -261,12 +280,15 @@ class Spooler(Generic[T]):
         if self._file is not None:
             self._write(item)
             return
-        self._held.append(item)
-        if len(self._held) > HELD:
-            self._file = _SpoolFile()
-            held, self._held = self._held, []
-            for each in held:
-                self._write(each)
+        if self._budget.left > 0:
+            self._budget.left -= 1
+            self._held.append(item)
+            return
+        self._file = _SpoolFile()
+        held, self._held = self._held, []
+        self._budget.left += len(held)  # let go of: others may hold as many
+        for each in (*held, item):
+            self._write(each)
 
     def extend(self, items: Iterable[T]) -> None:
         for item in items:
