@@ -86,6 +86,27 @@ def test_the_lists_of_a_comparison_share_what_they_hold() -> None:
     assert list(done[1]) == ["0", "1", "2"]
 
 
+def test_lists_spooled_together_share_a_file_and_read_back_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A comparison's spooled lists take turns in one file (one descriptor whatever their
+    number): each reads back its own items, in blocks and one by one."""
+    monkeypatch.setattr(spool_module, "_BLOCK", 64)  # blocks of a few items
+    budget = Budget(0)
+    changes, ids = Spooler(AttemptChange, budget=budget), Spooler(str, budget=budget)
+    for number in range(300):
+        changes.append(_change(number))
+        ids.append(f"id {number}")
+        if number % 3 == 0:
+            ids.append(f"id {number} again")
+    listed_changes, listed_ids = changes.done(), ids.done()
+    assert list(listed_changes) == [_change(number) for number in range(300)]
+    assert listed_ids[1] == "id 0 again"
+    assert len(listed_ids) == 400
+    assert listed_ids[-1] == "id 299"
+    assert listed_changes[100:103] == tuple(_change(number) for number in range(100, 103))
+
+
 def test_findings_are_counted_as_they_are_spooled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spool_module, "HELD", 2)
     spooler = Spooler(Finding, key=finding_change)

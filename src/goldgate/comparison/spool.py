@@ -4,12 +4,13 @@ reader of a comparison gets, ``Spooler`` what the comparison appends to as it wa
 cases.
 
 The lists of one comparison stay in memory while they are short (``HELD`` items in all, a
-``Budget`` they share: an ordinary pull request's, with
-no file made); past that it is written, each item one line of the compact JSON the
-comparison file holds, to an anonymous temporary file that goes when the list does. Its
-length and where each line starts are kept in memory (8 bytes an item); an item is parsed
-again when it is read. Iterating reads the file in order, a block at a time; an index or a
-slice reads only what it names (the capped lists a renderer shows are their first few).
+``Budget`` they share: an ordinary pull request's, with no file made); past that a list's
+items are written, each the compact JSON the comparison file holds, to one anonymous
+temporary file the comparison's lists share (one descriptor, whatever their number), which
+goes when they do. Where each item starts and its length are kept in memory (12 bytes an
+item); an item is parsed again when it is read. Iterating reads the file a block at a time
+where a list's items lie one after the other; an index or a slice reads only what it names
+(the capped lists a renderer shows are their first few).
 """
 
 from __future__ import annotations
@@ -106,20 +107,21 @@ class Listed(Sequence[T]):
     memory, or spooled to a temporary file (``Spooler``). ``counts`` are the items counted by
     the key the list was made with (``Spooler(..., key=)``), known without reading them."""
 
-    __slots__ = ("_codec", "_file", "_held", "_offsets", "_places")
+    __slots__ = ("_codec", "_file", "_held", "_lengths", "_offsets", "_places")
 
     def __init__(
         self,
         kind: type[T],
         held: tuple[T, ...] = (),
         *,
-        spooled: tuple[_SpoolFile, array[int]] | None = None,
+        spooled: tuple[_SpoolFile, array[int], array[int]] | None = None,
         places: Mapping[str, array[int]] | None = None,
     ) -> None:
         self._codec = _Codec(kind)
         self._held = held
         self._file: _SpoolFile | None = None if spooled is None else spooled[0]
         self._offsets: array[int] = array("Q") if spooled is None else spooled[1]
+        self._lengths: array[int] = array("L") if spooled is None else spooled[2]
         self._places = None if places is None else dict(places)
 
     @property
@@ -179,21 +181,25 @@ class Listed(Sequence[T]):
         return map(self._codec.decode, self._lines(start, stop))
 
     def _lines(self, start: int, stop: int) -> Iterator[bytes]:
-        if start >= stop:
-            return
+        """Items ``start`` to ``stop``'s JSON, read a block at a time where they lie one
+        after the other in the file (a comparison's lists share one file)."""
         assert self._file is not None
-        descriptor, offsets = self._file.descriptor, self._offsets
-        position = offsets[start]
-        end = offsets[stop] if stop < len(offsets) else self._file.end
-        rest = b""
-        while position < end:
-            block = os.pread(descriptor, min(_BLOCK, end - position), position)
-            if not block:
+        descriptor, offsets, lengths = self._file.descriptor, self._offsets, self._lengths
+        place = start
+        while place < stop:
+            first = offsets[place]
+            end, after = first + lengths[place], place + 1
+            while after < stop and offsets[after] == end and end - first < _BLOCK:
+                end += lengths[after]
+                after += 1
+            block = os.pread(descriptor, end - first, first)
+            if len(block) != end - first:
                 raise OSError("a comparison's spool file ended early")
-            position += len(block)
-            parts = (rest + block).split(b"\n")
-            rest = parts.pop()
-            yield from parts
+            position = 0
+            for each in range(place, after):
+                yield block[position : position + lengths[each]]
+                position += lengths[each]
+            place = after
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Listed | tuple | list):
@@ -245,12 +251,20 @@ def _held_list(kind: type[T], held: tuple[T, ...]) -> Listed[T]:
 
 
 class Budget:
-    """The items the spoolers of one comparison may still keep in memory."""
+    """The items the spoolers of one comparison may still keep in memory, and the one file
+    their spooled items go to (made when the first list spools: one descriptor a
+    comparison, whatever the number of its lists)."""
 
-    __slots__ = ("left",)
+    __slots__ = ("_file", "left")
 
     def __init__(self, items: int | None = None) -> None:
         self.left = HELD if items is None else items
+        self._file: _SpoolFile | None = None
+
+    def file(self) -> _SpoolFile:
+        if self._file is None:
+            self._file = _SpoolFile()
+        return self._file
 
 
 class Spooler(Generic[T]):
@@ -273,6 +287,7 @@ class Spooler(Generic[T]):
         self._held: list[T] = []
         self._file: _SpoolFile | None = None
         self._offsets: array[int] = array("Q")
+        self._lengths: array[int] = array("L")
 
     def append(self, item: T) -> None:
         if self._key is not None:
@@ -284,7 +299,7 @@ class Spooler(Generic[T]):
             self._budget.left -= 1
             self._held.append(item)
             return
-        self._file = _SpoolFile()
+        self._file = self._budget.file()
         held, self._held = self._held, []
         self._budget.left += len(held)  # let go of: others may hold as many
         for each in (*held, item):
@@ -299,11 +314,15 @@ class Spooler(Generic[T]):
 
     def _write(self, item: T) -> None:
         assert self._file is not None
-        self._offsets.append(self._file.append(self._codec.encode(item) + b"\n"))
+        line = self._codec.encode(item)
+        self._offsets.append(self._file.append(line))
+        self._lengths.append(len(line))
 
     def done(self) -> Listed[T]:
         places = self._places if self._key is not None else None
         if self._file is None:
             return Listed(self._kind, tuple(self._held), places=places)
         self._file.flush()
-        return Listed(self._kind, spooled=(self._file, self._offsets), places=places)
+        return Listed(
+            self._kind, spooled=(self._file, self._offsets, self._lengths), places=places
+        )
