@@ -81,6 +81,9 @@ def comparison_chunks(comparison: Comparison) -> Iterator[bytes]:
     """The file text of a comparison in pieces of about a megabyte, as ``comparison_bytes``
     (the same bytes as dumping the whole model): its spooled lists (``comparison.spool``) are
     copied line by line, never read into memory whole."""
+    if not _spools(comparison):  # an ordinary comparison: dumped whole, at once
+        yield dumps(comparison.model_dump(mode="json")) + b"\n"
+        return
     pending = bytearray()
     for piece in json_pieces(comparison):
         pending += piece
@@ -92,6 +95,23 @@ def comparison_chunks(comparison: Comparison) -> Iterator[bytes]:
 
 
 _CHUNK = 1 << 20
+
+
+def _spools(comparison: Comparison) -> bool:
+    """Whether any of the comparison's lists is spooled to a file."""
+    return any(
+        listed.spooled
+        for suite in comparison.suites
+        for listed in (
+            suite.changes,
+            suite.cases,
+            suite.findings,
+            suite.unmatched.added,
+            suite.unmatched.removed,
+            suite.unmatched.input_changed,
+            suite.unmatched.rescored,
+        )
+    )
 
 
 def _holds_listed(value: object) -> bool:
