@@ -193,3 +193,25 @@ def test_a_verdict_changed_between_runs_is_a_gold_change_not_a_regression(
     [line] = [line for line in annotations.splitlines() if "/ judged" in line]
     assert "goldgate gold disagreement" in line
     assert "::gold changed, not a regression: gold changed: tone" in line
+
+
+def test_a_spooled_repeated_comparison_writes_the_same_bytes(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every kind of unit, cases over repeats (case views): with every list spooled to a
+    file the comparison's file is the bytes of the comparison held in memory (issue 43)."""
+    from datetime import UTC, datetime
+
+    from goldgate.comparison import compare, comparison_bytes
+    from goldgate.comparison import spool as spool_module
+
+    now = datetime(2026, 12, 7, tzinfo=UTC)
+    written = []
+    for held in (spool_module.HELD, 0):
+        monkeypatch.setattr(spool_module, "HELD", held)
+        comparison = compare(pair.candidate, pair.baseline, now=now)
+        [suite] = comparison.suites
+        assert suite.cases.spooled is (held == 0)
+        assert len(suite.findings) == 5  # one of each class but unchanged
+        written.append(comparison_bytes(comparison))
+    assert written[0] == written[1]

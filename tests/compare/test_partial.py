@@ -255,3 +255,31 @@ def test_input_and_gold_changes_are_said_in_those_words_by_every_renderer(
     annotations = run_cli("report", "annotations", candidate, *where, cwd=runs.folder).stdout
     [billing] = [line for line in annotations.splitlines() if f"/ {RESCORED}::" in line]
     assert "::gold changed, not a regression: gold changed: baseline re-scored" in billing
+
+
+def test_a_spooled_partial_comparison_writes_the_same_bytes(
+    runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Added, removed, input-changed and re-scored cases, changes and findings: with every
+    list spooled to a file (``spool.HELD`` 0) the comparison's file is the bytes of the whole
+    model dumped, and those of the comparison held in memory (issue 43)."""
+    from datetime import UTC, datetime
+
+    from goldgate.comparison import comparison_bytes
+    from goldgate.comparison import spool as spool_module
+    from goldgate.report.stream import dumps
+
+    now = datetime(2026, 12, 7, tzinfo=UTC)
+    written = []
+    for held in (spool_module.HELD, 0):
+        monkeypatch.setattr(spool_module, "HELD", held)
+        comparison = compare(runs.app_and_gold, runs.baseline, partial=True, now=now)
+        suite = next(s for s in comparison.suites if s.name == "pipeline")
+        assert suite.unmatched.added.spooled is (held == 0)
+        assert len(suite.unmatched.added) == 2
+        assert suite.changes
+        assert suite.findings
+        data = comparison_bytes(comparison)
+        assert data == dumps(comparison.model_dump(mode="json")) + b"\n"
+        written.append(data)
+    assert written[0] == written[1]

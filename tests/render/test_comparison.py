@@ -23,7 +23,7 @@ from goldgate.app.action.rules import decide_exit
 from goldgate.comparison import compare, write_comparison
 from goldgate.comparison.models import CaseView, Classes, Comparison, Finding, Unmatched
 from goldgate.render.annotations import render_annotations
-from goldgate.render.compared import comparison_view
+from goldgate.render.compared import comparison_view, located_cases
 from goldgate.render.html import render_html
 from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
@@ -620,3 +620,30 @@ def test_one_pass_over_a_streamed_report_renders_what_the_whole_report_does(
             summary = render("markdown", replace(context, budget="summary"))
             assert summary == render("markdown", replace(whole, budget="summary"))
             assert rendered.check_annotations(3) == check_annotations(whole, 3)
+
+
+def test_a_spooled_comparison_renders_what_the_held_one_does(
+    compared: Compared, view: ComparisonView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43: with the comparison's lists spooled to files (``spool.HELD`` 0) every
+    renderer reads them as sequences (``render.changelists``) and makes, byte for byte, what
+    it makes of the comparison held in memory (whose outputs are the golden files); the
+    view's lists, units and listed cases are the held view's."""
+    from goldgate.comparison import spool as spool_module
+
+    monkeypatch.setattr(spool_module, "HELD", 0)
+    spooled = compare(compared.candidate_path, compared.baseline_path)
+    assert spooled.suites[0].findings.spooled
+    spooled_view = comparison_view(spooled, compared.candidate)
+    for name in ("regressions", "improvements", "flaky", "gold_changes", "input_changes"):
+        assert tuple(getattr(spooled_view, name)) == tuple(getattr(view, name)), name
+        assert getattr(spooled_view, name)[:2] == tuple(getattr(view, name))[:2], name
+    for item in view.regressions:
+        assert spooled_view.change_of(item.suite, item.case_id, item.attempt) == item
+    assert spooled_view.change_of("pipeline", "no such case", 1) is None
+    located = located_cases(spooled)
+    assert all((item.suite, item.case_id) in located for item in view.regressions)
+    assert ("pipeline", "no such case") not in located
+    for rendering, (chosen, context) in RENDERINGS.items():
+        held_text = chosen.text(context(compared.candidate, view))
+        assert chosen.text(context(compared.candidate, spooled_view)) == held_text, rendering

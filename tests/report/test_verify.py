@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from compare.conftest import ExampleReports
+from goldgate.base.errors import ReportRefusedError
 from goldgate.report.io import read_report
 from helpers.reports import coherent
 from run.support import run_cli as run_process
@@ -347,6 +348,33 @@ def test_an_honest_comparison_renders(run_cli: Any, reports: Reports, comparison
     assert "regress" in result.stdout.lower()
 
 
+def test_an_honest_comparison_file_is_read_as_a_stream_never_whole(
+    run_cli: Any, reports: Reports, comparison: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43: a comparison file that is byte for byte what its two reports give (made
+    again, its lists spooled) is the comparison rendered, never read whole; a file that is
+    not (reformatted: the same JSON) is read whole and verified as before."""
+    import goldgate.comparison as comparison_package
+    from goldgate.comparison import spool
+
+    monkeypatch.setattr(spool, "HELD", 0)
+    whole = comparison_package.read_comparison
+    monkeypatch.setattr(comparison_package, "read_comparison", _never_whole)
+    streamed = _render(run_cli, reports, comparison)
+    assert streamed.code == 0, streamed.output
+    reformatted = comparison.with_name("reformatted.json")
+    reformatted.write_text(json.dumps(json.loads(comparison.read_text("utf-8")), indent=1))
+    assert _render(run_cli, reports, reformatted).code == 2  # it had to be read whole
+    monkeypatch.setattr(comparison_package, "read_comparison", whole)
+    read_whole = _render(run_cli, reports, reformatted)
+    assert read_whole.code == 0, read_whole.output
+    assert read_whole.stdout == streamed.stdout
+
+
+def _never_whole(path: object) -> None:
+    raise ReportRefusedError(f"{path}: read whole")
+
+
 def test_a_comparison_whose_classification_was_edited_is_refused(
     run_cli: Any, reports: Reports, comparison: Path, tmp_path: Path
 ) -> None:
@@ -366,6 +394,32 @@ def test_a_comparison_whose_classification_was_edited_is_refused(
     result = _render(run_cli, reports, forged)
 
     _refused(result, forged, "is not what comparing its candidate and baseline reports gives")
+
+
+@pytest.mark.parametrize("held", ["in memory", "spooled"])
+def test_a_comparison_whose_listed_finding_was_edited_is_refused(
+    run_cli: Any,
+    reports: Reports,
+    comparison: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    held: str,
+) -> None:
+    """Only a finding's words changed: the suites, compared piece by piece with the fresh
+    comparison (its lists spooled or not, issue 43), are refused where they differ."""
+    from goldgate.comparison import spool
+
+    if held == "spooled":
+        monkeypatch.setattr(spool, "HELD", 0)
+    value = json.loads(comparison.read_text("utf-8"))
+    finding = next(s["findings"][-1] for s in value["suites"] if s["findings"])
+    finding["detail"] += " (edited)"
+    forged = _write(tmp_path, value, "edited-finding.json")
+
+    result = _render(run_cli, reports, forged)
+
+    _refused(result, forged, "stored /suites is not what comparing")
+    assert _render(run_cli, reports, comparison).code == 0
 
 
 def test_a_comparison_without_its_baseline_must_agree_with_itself(

@@ -162,15 +162,18 @@ def verified_comparison(comparison_path: Path, digest: str, report_path: Path) -
     figures are what its reports give (``comparison.verify``)."""
     from goldgate.base.problems import display_path
     from goldgate.comparison import read_comparison
-    from goldgate.comparison.verify import verify_comparison
+    from goldgate.comparison.verify import streamed_comparison, verify_comparison
 
     shown = display_path(comparison_path)
-    comparison = read_comparison(shown)  # InvalidInputError naming the place
+    # Read as a stream where it is the file its reports give (issue 43), else read whole.
+    streamed = streamed_comparison(Path(shown), report_path)
+    comparison = streamed or read_comparison(shown)  # InvalidInputError naming the place
     if comparison.candidate.digest != digest:
         raise InvalidInputError(
             f"{shown} compares the report {comparison.candidate.digest}, not this report ({digest})"
         )
-    verify_comparison(comparison, shown, report_path)
+    if streamed is None:
+        verify_comparison(comparison, shown, report_path)
     return comparison
 
 

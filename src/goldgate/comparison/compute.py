@@ -42,6 +42,8 @@ from goldgate.comparison.models import (
     ReportRef,
     SuiteComparison,
     Unmatched,
+    case_change,
+    finding_change,
 )
 from goldgate.comparison.opened import ReportSide, SuiteSide
 from goldgate.comparison.refusals import (
@@ -54,6 +56,7 @@ from goldgate.comparison.refusals import (
 )
 from goldgate.comparison.rescore import NOT_RESCORED, rescore_case
 from goldgate.comparison.sides import OUTCOMES, AttemptSide, CaseSide
+from goldgate.comparison.spool import Budget, Spooler
 
 __all__ = ["compare_sides"]
 
@@ -200,7 +203,13 @@ def _priced(candidate: SuiteSide, baseline: SuiteSide) -> Tally:
 
 
 def _compare_suite(
-    *, candidate: SuiteSide, baseline: SuiteSide, partial: bool, replay: bool, baseline_path: str
+    *,
+    candidate: SuiteSide,
+    baseline: SuiteSide,
+    partial: bool,
+    replay: bool,
+    baseline_path: str,
+    budget: Budget,
 ) -> _SuiteResult:
     require_same_target(candidate, baseline)
     if not partial:
@@ -210,13 +219,12 @@ def _compare_suite(
     skipped = "skipped" in (candidate.record.status, baseline.record.status)
     repeated = max(candidate.record.repeat, baseline.record.repeat) > 1
     tally, effect = _priced(candidate, baseline), Counter[str]()
-    changes: list[AttemptChange] = []
-    views: list[CaseView] = []
-    added: list[str] = []
-    input_changed: list[str] = []
-    rescored_ids: list[str] = []
+    # The per-case lists are spooled past a size (``comparison.spool``): never held whole.
+    changes = Spooler(AttemptChange, budget=budget)
+    views = Spooler(CaseView, key=case_change, budget=budget)
+    added, input_changed, rescored_ids, removed = (Spooler(str, budget=budget) for _ in range(4))
     counts = Counter[str]()
-    findings: list[Finding] = []
+    findings = Spooler(Finding, key=finding_change, budget=budget)
     classes = Counter[str]()
     # One case of each side at a time: read, reduced, classified, tallied and let go of.
     for place, case_id in enumerate(now_keys.ids):
@@ -263,18 +271,22 @@ def _compare_suite(
         if view is not None:
             views.append(view)
     now_ids = set(now_keys.ids)
-    removed = [place for place, each in enumerate(before_keys.ids) if each not in now_ids]
+    for place, each in enumerate(before_keys.ids):
+        if each not in now_ids:
+            removed.append(each)
+            counts["removed"] += before_keys.attempts[place]
     del now_ids
     unmatched = Unmatched(
-        added=tuple(added),
-        removed=tuple(before_keys.ids[place] for place in removed),
-        input_changed=tuple(input_changed),
-        rescored=tuple(rescored_ids),
+        added=added.done(),
+        removed=removed.done(),
+        input_changed=input_changed.done(),
+        rescored=rescored_ids.done(),
         added_attempts=counts["added"],
-        removed_attempts=sum(before_keys.attempts[place] for place in removed),
+        removed_attempts=counts["removed"],
         input_changed_attempts=counts["input_changed"],
     )
-    same_cases = not (added or removed or input_changed or rescored_ids)
+    same_cases = not (len(added) or len(removed) or len(input_changed) or len(rescored_ids))
+    listed_views = views.done()
     comparison = SuiteComparison(
         name=candidate.name,
         status="skipped" if skipped else "compared",
@@ -287,15 +299,15 @@ def _compare_suite(
         metrics=metric_deltas(candidate, baseline),
         thresholds=threshold_deltas(candidate, baseline),
         summary=summary_deltas(candidate, baseline),
-        changes=tuple(changes),
-        case_changes=dict(Counter(view.change for view in views)) if repeated else {},
-        cases=tuple(views),
+        changes=changes.done(),
+        case_changes=dict(listed_views.counts(case_change)) if repeated else {},
+        cases=listed_views,
         unmatched=unmatched,
         metrics_scope="same cases" if same_cases else "each report's cases",
         unit="case" if repeated else "attempt",
         rule=REPEAT_RULE if repeated else SINGLE_RULE,
         classes=Classes(**{key.replace(" ", "_"): value for key, value in classes.items()}),
-        findings=tuple(findings),
+        findings=findings.done(),
     )
     return _SuiteResult(comparison, tally, effect)
 
@@ -306,7 +318,7 @@ def _classify_case(
     *,
     repeated: bool,
     rescored: bool,
-    findings: list[Finding],
+    findings: Spooler[Finding],
     classes: Counter[str],
 ) -> CaseView | None:
     """The one classification of a compared case into ``findings`` and ``classes``: the case
@@ -332,7 +344,7 @@ def _classify_case(
 
 
 def _record(
-    findings: list[Finding], classes: Counter[str], case_id: str, attempt: int, unit: Unit
+    findings: Spooler[Finding], classes: Counter[str], case_id: str, attempt: int, unit: Unit
 ) -> None:
     classes[unit.change] += 1
     if unit.change not in ("unchanged", "not compared"):
@@ -369,6 +381,7 @@ def compare_sides(
     replay = candidate.is_replay or baseline.is_replay
     results = []
     added_suites = []
+    budget = Budget()  # what the suites' lists may keep in memory, together
     for suite in candidate.suites:
         other = baseline.suite(suite.name)
         if other is None:
@@ -381,6 +394,7 @@ def compare_sides(
                 partial=partial,
                 replay=replay,
                 baseline_path=baseline.path,
+                budget=budget,
             )
         )
     removed_suites = [s.name for s in baseline.suites if candidate.suite(s.name) is None]

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from goldgate.comparison.spool import Listed
 from goldgate.report.records import DatasetRecord, VariantRecord
 
 COMPARISON_FORMAT_VERSION = 1
@@ -155,9 +156,7 @@ class Figures(_Model):
     runtime_failures: CountDelta = Field(description="Attempts failed or timed out.")
     latency: Latency
     usage: Usage
-    cost: Cost | None = Field(
-        None, description="None when neither side's attempts were priced."
-    )
+    cost: Cost | None = Field(None, description="None when neither side's attempts were priced.")
     judge_cost: Delta | None = Field(
         None,
         description="What asking judges cost on each side, apart from the application's "
@@ -200,6 +199,11 @@ class CaseView(_Model):
     change: CaseClass
 
 
+def case_change(view: CaseView) -> str:
+    """What a suite's case views are counted by (``Listed.counts``): their class."""
+    return view.change
+
+
 class Finding(_Model):
     """One entry of the one classification: an attempt that is not unchanged (a suite run
     once), or a case over its repeats (``attempt`` 0), or a case whose input changed."""
@@ -211,6 +215,11 @@ class Finding(_Model):
         description="One safe sentence: which checks changed, their pass counts and the test "
         "that decided (names and numbers only)."
     )
+
+
+def finding_change(finding: Finding) -> str:
+    """What a suite's findings are counted by (``Listed.counts``): their class."""
+    return finding.change
 
 
 class Classes(_Model):
@@ -263,11 +272,18 @@ class MetricDelta(_Model):
 class Unmatched(_Model):
     """Cases of a suite that were not compared as they are (partial mode), listed by id."""
 
-    added: tuple[str, ...] = Field((), description="Cases in the candidate only.")
-    removed: tuple[str, ...] = Field((), description="Cases in the baseline only.")
-    input_changed: tuple[str, ...] = Field((), description="Same id, different input.")
-    rescored: tuple[str, ...] = Field(
+    added: Listed[str] = Field(
+        (), validate_default=True, description="Cases in the candidate only."
+    )
+    removed: Listed[str] = Field(
+        (), validate_default=True, description="Cases in the baseline only."
+    )
+    input_changed: Listed[str] = Field(
+        (), validate_default=True, description="Same id, different input."
+    )
+    rescored: Listed[str] = Field(
         (),
+        validate_default=True,
         description="Same id and input, different gold: compared with the baseline "
         "re-scored under the candidate's gold.",
     )
@@ -303,13 +319,15 @@ class SuiteComparison(_Model):
         description="Each figure of the suites' own summaries (pass_rate, expect.satisfied...) "
         "on both sides, as each report measured it over its own cases.",
     )
-    changes: tuple[AttemptChange, ...] = Field(
-        (), description="Every attempt that improved, regressed or is mixed."
+    changes: Listed[AttemptChange] = Field(
+        (), validate_default=True, description="Every attempt that improved, regressed or is mixed."
     )
     case_changes: dict[str, int] = Field(
         default_factory=dict, description="Cases per class over repeats (with --repeat)."
     )
-    cases: tuple[CaseView, ...] = Field((), description="Per case, when either side repeats.")
+    cases: Listed[CaseView] = Field(
+        (), validate_default=True, description="Per case, when either side repeats."
+    )
     unmatched: Unmatched = Field(default_factory=Unmatched)
     metrics_scope: Literal["same cases", "each report's cases"] = "same cases"
     unit: Literal["attempt", "case"] = Field(
@@ -317,14 +335,15 @@ class SuiteComparison(_Model):
     )
     rule: str = Field(description="The rule that decided a regression, in words.")
     classes: Classes = Field(description="The one classification's counts.")
-    findings: tuple[Finding, ...] = Field(
+    findings: Listed[Finding] = Field(
         description="Every unit of the one classification that is not unchanged, in order."
     )
 
     @model_validator(mode="after")
     def _findings_agree(self) -> SuiteComparison:
+        counted = self.findings.counts(finding_change)
         for change in CHANGE_CLASSES:
-            listed = sum(1 for finding in self.findings if finding.change == change)
+            listed = counted.get(change, 0)
             if listed != self.classes.count(change):
                 raise ValueError(
                     f"classes.{change.replace(' ', '_')} is {self.classes.count(change)} but "

@@ -8,17 +8,20 @@ never a value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
+from functools import partial
 
 from goldgate.comparison.models import (
     CHANGE_CLASSES,
     REPEAT_RULE,
     Comparison,
+    Finding,
     MetricDelta,
     SuiteComparison,
 )
 from goldgate.comparison.summary import classes_text
 from goldgate.render import text
+from goldgate.render.changelists import Shown, Units, findings_part, ids_part, items_part
 from goldgate.render.costrow import cost_figures, judge_cost_figures
 from goldgate.render.deltas import Figure, McNemarItem, SuiteDelta
 from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location
@@ -164,12 +167,39 @@ def _suite_delta(suite: SuiteComparison) -> SuiteDelta:
     )
 
 
-def located_cases(comparison: Comparison) -> frozenset[tuple[str, str]]:
+def located_cases(comparison: Comparison) -> Container[tuple[str, str]]:
     """The (suite, case id) of every case the comparison lists: those whose place in the gold
-    its view shows (``render.fanout.LocationSink`` finds them in one pass)."""
-    return frozenset(
-        (suite.name, finding.case_id) for suite in comparison.suites for finding in suite.findings
+    its view shows (``render.fanout.LocationSink`` finds them in one pass); an index of
+    hashes (``changelists.Units``), never a set of every listed case."""
+    return Units(comparison.suites, lambda suite, finding: _item(suite, finding, {}))
+
+
+def _item(suite: str, finding: Finding, where: Mapping[tuple[str, str], Location]) -> ChangeItem:
+    return ChangeItem(
+        suite,
+        finding.case_id,
+        finding.attempt,
+        finding.change,
+        finding.detail,
+        where.get((suite, finding.case_id), _NOWHERE),
     )
+
+
+def _item_of(
+    suite: str, where: Mapping[tuple[str, str], Location], finding: Finding
+) -> ChangeItem:
+    return _item(suite, finding, where)
+
+
+def _labelled(suite: str, case_id: str) -> str:
+    return f"{suite}: {case_id}"
+
+
+def _case_label(suite: str, finding: Finding) -> str:
+    return _labelled(suite, finding.case_id)
+
+
+_NOWHERE = Location(None, None)
 
 
 def comparison_view(
@@ -181,51 +211,68 @@ def comparison_view(
     """The renderers' view of ``comparison``; ``report`` (its candidate) places each case at
     its gold line, or ``locations`` where a pass over a streamed report found them
     (``located_cases``); ``baseline`` names the baseline (e.g. ``main@abc1234``) where the
-    caller knows more than the comparison says (its variant and revision)."""
+    caller knows more than the comparison says (its variant and revision). Its lists are
+    read from the comparison's as they are shown (``render.changelists``), never copied."""
     where = _locations(report) if locations is None else locations
-    nowhere = Location(None, None)
-    listed: dict[str, list[ChangeItem]] = {change: [] for change in CHANGE_CLASSES}
-    mcnemar: list[McNemarItem] = []
-    # Whole suites on one side only (a partial comparison, e.g. with another run's report)
-    # are listed too: nothing unmatched is silently dropped.
-    added = [f"{name} (the whole suite)" for name in comparison.comparable.added_suites]
-    removed = [f"{name} (the whole suite)" for name in comparison.comparable.removed_suites]
-    changed: list[str] = []
-    regressions: list[ChangeItem] = []  # regressed and mixed, in the comparison's order
-    for suite in comparison.suites:
-        for finding in suite.findings:
-            item = ChangeItem(
-                suite.name,
-                finding.case_id,
-                finding.attempt,
-                finding.change,
-                finding.detail,
-                where.get((suite.name, finding.case_id), nowhere),
+    suites = comparison.suites
+
+    def changes(*classes: str) -> Shown[ChangeItem]:
+        return Shown(
+            [
+                findings_part(
+                    suite.findings,
+                    classes,
+                    partial(_item_of, suite.name, where),
+                )
+                for suite in suites
+            ]
+        )
+
+    def ids(kind: str, whole: tuple[str, ...]) -> Shown[str]:
+        # Whole suites on one side only (a partial comparison, e.g. with another run's
+        # report) are listed too: nothing unmatched is silently dropped.
+        return Shown(
+            [
+                items_part(tuple(f"{name} (the whole suite)" for name in whole)),
+                *(
+                    ids_part(
+                        getattr(suite.unmatched, kind),
+                        partial(_labelled, suite.name),
+                    )
+                    for suite in suites
+                ),
+            ]
+        )
+
+    mcnemar = [
+        McNemarItem(suite.name, test.regressed, test.improved, test.p_value)
+        for suite in suites
+        if suite.status == "compared"
+        for test in (suite.figures.mcnemar,)
+    ]
+    changed = Shown(
+        [
+            findings_part(
+                suite.findings,
+                ("input changed",),
+                partial(_case_label, suite.name),
             )
-            listed[finding.change].append(item)
-            if finding.change in REGRESSIONS:
-                regressions.append(item)
-            if finding.change == "input changed":
-                changed.append(f"{suite.name}: {finding.case_id}")
-        if suite.status == "compared":
-            test = suite.figures.mcnemar
-            mcnemar.append(McNemarItem(suite.name, test.regressed, test.improved, test.p_value))
-        unmatched = suite.unmatched
-        added += (f"{suite.name}: {case_id}" for case_id in unmatched.added)
-        removed += (f"{suite.name}: {case_id}" for case_id in unmatched.removed)
+            for suite in suites
+        ]
+    )
     return ComparisonView(
         baseline=baseline or _baseline_name(comparison),
         baseline_report=(comparison.baseline.path, comparison.baseline.digest),
-        regressions=tuple(regressions),
-        improvements=tuple(listed["improved"]),
-        flaky=tuple(listed["flaky"]),
-        gold_changes=tuple(listed["gold changed"]),
+        regressions=changes(*REGRESSIONS),
+        improvements=changes("improved"),
+        flaky=changes("flaky"),
+        gold_changes=changes("gold changed"),
         mcnemar=tuple(mcnemar),
         partial=comparison.mode == "partial",
-        added=tuple(added),
-        removed=tuple(removed),
-        changed=tuple(changed),
-        input_changes=tuple(listed["input changed"]),
+        added=ids("added", comparison.comparable.added_suites),
+        removed=ids("removed", comparison.comparable.removed_suites),
+        changed=changed,
+        input_changes=changes("input changed"),
         counts=_counts(comparison),
         rule=REPEAT_RULE if any(suite.unit == "case" for suite in comparison.suites) else "",
         suite_counts={
@@ -242,4 +289,5 @@ def comparison_view(
         overall=comparison.overall,
         suite_figures={suite.name: suite.figures for suite in comparison.suites},
         metric_deltas={suite.name: suite.metrics for suite in comparison.suites},
+        units=Units(suites, lambda suite, finding: _item(suite, finding, where)),
     )

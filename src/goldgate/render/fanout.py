@@ -16,7 +16,7 @@ Pure: nothing here reads or writes anything.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Protocol
 
 from goldgate.render.view import (
@@ -131,7 +131,7 @@ class LocationSink(BaseSink):
     """Where each of ``wanted`` (suite name, case id) is written: only the cases a
     comparison lists, never every case."""
 
-    def __init__(self, wanted: frozenset[tuple[str, str]]) -> None:
+    def __init__(self, wanted: Container[tuple[str, str]]) -> None:
         self._wanted = wanted
         self.locations: dict[tuple[str, str], Location] = {}
 

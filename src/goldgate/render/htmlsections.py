@@ -66,20 +66,30 @@ def change_lists(view: ReportView) -> list[ChangeList]:
     comparison = view.comparison
     if comparison is None:
         return []
-    regressed = tuple(item for item in comparison.regressions if item.change == "regressed")
-    mixed = tuple(item for item in comparison.regressions if item.change == "mixed")
+    # Regressed and mixed are one list: split in one pass, their first LIST_CAP kept.
+    split: dict[str, list[ChangeItem]] = {"regressed": [], "mixed": []}
+    totals = dict.fromkeys(split, 0)
+    for item in comparison.regressions:
+        totals[item.change] += 1
+        if totals[item.change] <= LIST_CAP:
+            split[item.change].append(item)
     lists = (
-        ("Regressed", "regressed", regressed),
-        ("Mixed", "mixed", mixed),
-        ("Improved", "improved", comparison.improvements),
-        ("Flaky", "flaky", comparison.flaky),
-        ("Gold changed", "gold changed", comparison.gold_changes),
-        ("Input changed", "input changed", comparison.input_changes),
+        ("Regressed", "regressed", split["regressed"], totals["regressed"]),
+        ("Mixed", "mixed", split["mixed"], totals["mixed"]),
+        *(
+            (title, change, items, len(items))
+            for title, change, items in (
+                ("Improved", "improved", comparison.improvements),
+                ("Flaky", "flaky", comparison.flaky),
+                ("Gold changed", "gold changed", comparison.gold_changes),
+                ("Input changed", "input changed", comparison.input_changes),
+            )
+        ),
     )
     return [
-        ChangeList(title, change, tuple(islice(items, LIST_CAP)), len(items))
-        for title, change, items in lists
-        if items
+        ChangeList(title, change, tuple(islice(items, LIST_CAP)), total)
+        for title, change, items, total in lists
+        if total
     ]
 
 

@@ -163,7 +163,7 @@ class Parts:
             yield from self._comparison_lines(comparison)
         yield from self._tail()
 
-    def _changes(self, title: str, items: tuple[ChangeItem, ...]) -> Iterator[Section]:
+    def _changes(self, title: str, items: Sequence[ChangeItem]) -> Iterator[Section]:
         if items:
             shown = islice(items, self.cap)
             groups = (self.row_text([rows.change_row(item, self.link)]) for item in shown)

@@ -18,7 +18,7 @@ import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from goldgate.base import english
 from goldgate.base.textsafe import secret_values
@@ -295,6 +295,12 @@ class ChangeItem:
     location: Location = Location(None, None)
 
 
+class UnitLookup(Protocol):
+    """Finds the unit of the comparison's one classification an attempt belongs to."""
+
+    def change_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None: ...
+
+
 @dataclass(frozen=True)
 class ComparisonView:
     """What a comparison adds to the view, read from its one classification: renderers
@@ -308,17 +314,18 @@ class ComparisonView:
     """Where the baseline report was (its path as the comparison gives it) and the digest
     of its bytes: a renderer that draws the baseline's side too is given that report when
     it is still there with those bytes."""
-    regressions: tuple[ChangeItem, ...] = ()
-    """Regressed and mixed units: what ``--fail-on-regression`` fails on."""
-    improvements: tuple[ChangeItem, ...] = ()
-    flaky: tuple[ChangeItem, ...] = ()
-    gold_changes: tuple[ChangeItem, ...] = ()
+    regressions: Sequence[ChangeItem] = ()
+    """Regressed and mixed units: what ``--fail-on-regression`` fails on. These lists are
+    read as sequences (``render.changelists``: made as they are read, never held whole)."""
+    improvements: Sequence[ChangeItem] = ()
+    flaky: Sequence[ChangeItem] = ()
+    gold_changes: Sequence[ChangeItem] = ()
     mcnemar: tuple[McNemarItem, ...] = ()
     partial: bool = False
-    added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    input_changes: tuple[ChangeItem, ...] = ()
+    added: Sequence[str] = ()
+    removed: Sequence[str] = ()
+    changed: Sequence[str] = ()
+    input_changes: Sequence[ChangeItem] = ()
     counts: str = ""
     """The one classification's counts in words, e.g. "2 regressed, 1 mixed, ..."."""
     rule: str = ""
@@ -337,6 +344,9 @@ class ComparisonView:
     """Per compared suite: its figures, as ``overall``."""
     metric_deltas: Mapping[str, tuple[MetricDelta, ...]] = field(default_factory=dict)
     """Per compared suite: each metric's figures and per-label scores on both sides."""
+    units: UnitLookup | None = field(default=None, compare=False, repr=False)
+    """Where the unit of an attempt is found (``render.changelists.Units``: an index, not
+    every item); None: the lists above are searched (a view made of tuples)."""
 
     @cached_property
     def _by_unit(self) -> dict[tuple[str, str, int], ChangeItem]:
@@ -354,6 +364,9 @@ class ComparisonView:
 
     def change_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
         """The class of an attempt: its own unit's, or its case's when the case is the unit."""
+        if self.units is not None:
+            found = self.units.change_of(suite, case_id, attempt)
+            return found or self.units.change_of(suite, case_id, 0)
         units = self._by_unit
         return units.get((suite, case_id, attempt)) or units.get((suite, case_id, 0))
 
