@@ -280,6 +280,7 @@ def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
             pass
 
     monkeypatch.setattr(background, "verify_in_background", lambda paths: Changing())
+    monkeypatch.setattr(background, "fork_possible", lambda: True)  # a pytest worker's threads
     output = tmp_path / "merged.json"
     with pytest.raises(ReportRefusedError, match=r"shard-2\.json: changed while it was read"):
         merge_shard_reports(given, output)
