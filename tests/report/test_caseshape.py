@@ -154,3 +154,24 @@ def test_what_validation_refuses_is_left_to_it(field: str, value: Any) -> None:
 def test_a_case_recognised_is_a_case_validation_accepts(case: Any) -> None:
     if plainly_valid(case):
         assert _valid(case), case
+
+
+def test_every_key_it_knows_is_a_field_of_its_record() -> None:
+    """A field a record loses is then refused by validation: the hand check must not keep
+    accepting it. (A field a record gains is left to validation until the check knows it.)"""
+    from dataclasses import fields
+
+    from goldgate.report import caseshape
+    from goldgate.report.caserecords import (
+        AttemptRecord,
+        CheckRecord,
+        ExpectationRecord,
+    )
+
+    for known, record in (
+        (caseshape._CASE_KEYS, CaseRecord),
+        (caseshape._EXPECTATION_KEYS, ExpectationRecord),
+        (caseshape._ATTEMPT_KEYS, AttemptRecord),
+        (caseshape._CHECK_KEYS, CheckRecord),
+    ):
+        assert known <= {field.name for field in fields(record)}, record

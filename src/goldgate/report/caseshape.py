@@ -2,7 +2,11 @@
 values of the plainest types, which ``plainly_valid`` recognises at a fraction of what
 validating the case's record (``report.models``) costs. It accepts only what that validation
 accepts; whatever it does not recognise (an exception, a judge, a bool where a number goes,
-an unknown key...) is left to the validation, which says what is wrong and where."""
+an unknown key...) is left to the validation, which says what is wrong and where.
+
+The keys are listed here, not taken from the records: a field a record gains is validated
+until this check knows its type (tests/report/test_caseshape.py holds each list to its
+record's fields)."""
 
 from __future__ import annotations
 
