@@ -8,10 +8,9 @@ was decided and the digest of the answer (so that a verdict recorded between two
 told from a changed answer); its input as read, whose canonical bytes (equal bytes, equal
 values) are made only where re-scoring needs them (``case_key`` makes those of input and
 gold for every case, as digests); and, where the caller asks for them, the saved result
-documents (partial
-comparison re-scores those). Cases are checked by hand as they are reduced, so a malformed
-report is refused with the place it breaks. A comparison reduces one case of each side at a
-time (``comparison.opened``).
+documents (partial comparison re-scores those). Cases are checked by hand as they are
+reduced, so a malformed report is refused with the place it breaks. A comparison reduces
+one case of each side at a time (``comparison.opened``).
 """
 
 from __future__ import annotations

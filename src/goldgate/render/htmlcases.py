@@ -225,8 +225,8 @@ class CaseTableSink(BaseSink):
         self._shown.clear()
 
     def _named(self, value: str | None) -> str | None:
-        """``_named(value)``, each distinct value made once a suite (a suite's rows share a
-        name, a source and a few splits)."""
+        """The module's ``_named(value)``, each distinct value made once a suite (a suite's
+        rows share a name, a source and a few splits)."""
         try:
             return self._shown[value]
         except KeyError:

@@ -328,8 +328,8 @@ def _printable_ascii(value: str) -> bool:
 def _passed_xml(passed: _Passed) -> tuple[str, float] | None:
     """A passing testcase's element and time, byte for byte what ``_case_xml`` writes for
     it, without junit-xml or ElementTree; ``None`` (the long way) unless its name and
-    (nonempty) classname are printable ASCII and ``%f`` writes its time as a plain decimal ending in
-    three zeros (which ``_tidy`` drops)."""
+    (nonempty) classname are printable ASCII and ``%f`` writes its time as a plain decimal
+    ending in three zeros (which ``_tidy`` drops)."""
     seconds = text.seconds(passed.latency_ms) or 0.0
     written = f"{seconds:f}"  # what junit-xml's "%f" writes
     if not (

@@ -63,10 +63,9 @@ class ObservationTally:
     ) -> None:
         """``add(Observation(case_id, attempt, gold, status, predicted))``, the observation
         made only where it is new (a tally keeps the first of each)."""
-        key = (_key(gold), status, _key(predicted))
-        found = self.seen.get(key)
+        found = self.seen.get((_key(gold), status, _key(predicted)))
         if found is None:
-            self.seen[key] = [Observation(case_id, attempt, gold, status, predicted), 1]
+            self.add(Observation(case_id, attempt, gold, status, predicted))
         else:
             found[1] += 1
 
