@@ -110,12 +110,42 @@ def test_a_forged_check_is_refused_at_its_case(written: Path, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("line", 0, "greater than or equal to 1"),
+        ("checks", [{"outcome": "passed", "extra": 1}], "Extra inputs are not permitted"),
+        ("latency_ms", True, None),  # validation takes a bool for a number: read, not refused
+    ],
+)
+def test_a_case_its_record_refuses_is_refused_at_its_case(
+    written: Path, tmp_path: Path, field: str, value: Any, words: str | None
+) -> None:
+    """Plain cases are checked by hand (report/caseshape.py), the rest validated: a case
+    the record refuses is refused where it is, as a whole read refuses it."""
+    data = json.loads(written.read_bytes())
+    case = data["suites"][0]["cases"][5]
+    holder = case if field == "line" else case["attempts"][0]
+    if field == "checks":
+        value = value * len(holder["checks"])
+    holder[field] = value
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(data, separators=(",", ":")))
+    if words is None:
+        assert read_report(damaged).suites[0].cases[5].attempts[0].latency_ms == 1
+        with streamed_report(damaged):
+            return
+    refusal = _refusal(damaged)
+    assert "/suites/0/cases/5/" in refusal
+    assert words in refusal
+
+
+@pytest.mark.parametrize(
     "damage",
     [
         pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
         pytest.param(lambda data: data + b"x", id="trailing data"),
         pytest.param(lambda data: data.replace(b'"id":', b'"id":1,"id":', 1), id="repeated key"),
-        pytest.param(lambda data: data.replace(b":0.", b":NaN,\"x\":0.", 1), id="NaN"),
+        pytest.param(lambda data: data.replace(b":0.", b':NaN,"x":0.', 1), id="NaN"),
         pytest.param(lambda data: data[:50] + b"\xff" + data[50:], id="not UTF-8"),
     ],
 )

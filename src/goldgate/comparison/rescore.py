@@ -65,7 +65,7 @@ def rescore_case(
             plan.append((None, None, True))
         else:
             plan.append((None, _compiled(expectation), False))
-    envelope: Mapping[str, Any] = loads_exact(candidate.input_key)
+    envelope: Mapping[str, Any] = loads_exact(candidate.input_key())
     rescored = []
     for attempt in baseline.attempts:
         completed = attempt.status == "completed"

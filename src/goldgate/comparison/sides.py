@@ -5,11 +5,12 @@ full validation would copy into models. A reduced case (``CaseSide``) keeps, per
 its status, latency, usage and its checks' outcomes as one short string (``P`` passed,
 ``F`` failed, ``E`` error, ``N`` not_run), and for a text check a person may judge, how it
 was decided and the digest of the answer (so that a verdict recorded between two runs is
-told from a changed answer); canonical bytes of its input and gold (equal bytes, equal
-values); and, where the caller asks for them, the saved result documents (partial
-comparison re-scores those). Cases are checked by hand as they are reduced, so a malformed
-report is refused with the place it breaks. A comparison reduces one case of each side at a
-time (``comparison.opened``).
+told from a changed answer); its input as read, whose canonical bytes (equal bytes, equal
+values) are made only where re-scoring needs them (``case_key`` makes those of input and
+gold for every case, as digests); and, where the caller asks for them, the saved result
+documents (partial comparison re-scores those). Cases are checked by hand as they are
+reduced, so a malformed report is refused with the place it breaks. A comparison reduces
+one case of each side at a time (``comparison.opened``).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def canonical(value: Any) -> bytes:
         return canonical_json(value).encode("utf-8")
 
 
-@dataclass(frozen=True, slots=True)
-class Expectation:
+class Expectation(NamedTuple):
+    """One expectation as compared (a tuple: made for every case of both reports)."""
+
     name: str
     path: str
     comparison: str
@@ -104,11 +106,16 @@ class AttemptSide(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class CaseSide:
     id: str
-    input_key: bytes
-    gold_key: bytes
+    input: Any
+    """The case's input as read (``None`` without details): ``input_key`` makes its
+    canonical bytes where they are needed (re-scoring), not for every case."""
     expectations: tuple[Expectation, ...]
     names: tuple[str, ...]
     attempts: tuple[AttemptSide, ...]
+
+    def input_key(self) -> bytes:
+        """The input's canonical bytes (``case_key``'s), ``b""`` where it has none."""
+        return b"" if self.input is None else canonical(self.input)
 
 
 _Fields = tuple[Any, Any, Any, Any, Any]
@@ -130,6 +137,7 @@ def _expectations(raw: Any) -> tuple[Expectation, ...]:
     if not isinstance(raw, list):
         raise TypeError("expectations must be an array")
     found = []
+    new = tuple.__new__  # Expectation(...) would go through a Python-level __new__
     for item in raw:
         name, path, comparison, scorer, expected = _fields(item)
         if not (isinstance(name, str) and isinstance(path, str) and isinstance(comparison, str)):
@@ -138,7 +146,7 @@ def _expectations(raw: Any) -> tuple[Expectation, ...]:
             raise TypeError("an expectation's scorer is a string")
         # Interned: every case of a suite names the same few, which the parser made anew each
         # time (a side of 100,000 cases held them 200,000 times).
-        found.append(Expectation(intern(name), intern(path), comparison, scorer, expected))
+        found.append(new(Expectation, (intern(name), intern(path), comparison, scorer, expected)))
     return tuple(found)
 
 
@@ -258,14 +266,9 @@ def reduce_case(raw: Any, keep: bool) -> CaseSide:
     if not isinstance(case_id, str):
         raise TypeError("a case id is a string")
     expectations = _expectations(raw["expectations"])
-    gold_key = _gold_key(
-        [(e.name, e.path, e.comparison, e.scorer, e.expected) for e in expectations]
-    )
-    raw_input = raw.get("input")
     text_checks = tuple(
         (position, e.path) for position, e in enumerate(expectations) if e.comparison == "text"
     )
     attempts = _attempts(raw["attempts"], len(expectations), keep, text_checks)
-    input_key = b"" if raw_input is None else canonical(raw_input)
     names = tuple(e.name for e in expectations)
-    return CaseSide(case_id, input_key, gold_key, expectations, names, attempts)
+    return CaseSide(case_id, raw.get("input"), expectations, names, attempts)

@@ -214,12 +214,26 @@ class CaseTableSink(BaseSink):
         self.latencies: dict[str, array[float]] = {}
         self.held: dict[str, set[str]] = {}
         self._queued: frozenset[str] = frozenset()
+        self._shown: dict[str | None, str | None] = {}
+        """Each suite's name, source and split as ``text`` writes them, made once."""
 
     def suite(self, suite: SuiteView) -> None:
         record = suite.record
         self.latencies.setdefault(record.name, array("d"))
         self.held.setdefault(record.name, set())
         self._queued = frozenset(entry.case for entry in record.adjudication_queue)
+        self._shown.clear()
+
+    def _named(self, value: str | None) -> str | None:
+        """The module's ``_named(value)``, each distinct value made once a suite (a suite's
+        rows share a name, a source and a few splits)."""
+        try:
+            return self._shown[value]
+        except KeyError:
+            if len(self._shown) >= 1024:  # splits as many as the cases: kept bounded
+                self._shown.clear()
+            shown = self._shown[value] = _named(value)
+            return shown
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
         record = suite.record
@@ -253,14 +267,14 @@ class CaseTableSink(BaseSink):
         shown_at = self.outcomes.of(shown)
         self.present.add(shown_at)
         row = [
-            self.suites.of(text.name(item.suite)),
+            self.suites.of(self._named(item.suite)),
             text.name(item.label),
             shown_at,
-            self.splits.of(_named(split)),
+            self.splits.of(self._named(split)),
             _latency(item.record.latency_ms),
             text.one_line(item.reason) if detail != -1 else "",
             -1 if found is None else self.changes.of(found.change),
-            self.sources.of(_named(item.location.source)),
+            self.sources.of(self._named(item.location.source)),
             item.location.line,
             detail,
         ]

@@ -385,6 +385,7 @@ def validated_report(
     cases are only validated where kept, and not read at all where not."""
     from pydantic import ValidationError
 
+    from goldgate.report.caseshape import plainly_valid
     from goldgate.report.models import SHARED, CaseRecord, Report, adapter
     from goldgate.report.scan import LazyCases
     from goldgate.report.verify import verify_report
@@ -415,7 +416,7 @@ def validated_report(
         try:
             if keep:
                 cases[suite].append(read_case(case, context=context))
-            else:  # nothing shared: the shared records would grow with the report
+            elif not plainly_valid(case):  # nothing shared: they would grow with the report
                 read_case(case)
         except ValidationError as error:
             raise validation_problem(path, error, at=("suites", suite, "cases", position)) from None

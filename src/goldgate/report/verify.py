@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -55,7 +56,7 @@ from goldgate.report.verdicts import (
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value, value_figures
 from goldgate.scoring.kinds import rescored_kinds
-from goldgate.scoring.observations import Observation, ObservationStatus, ObservationTally
+from goldgate.scoring.observations import ObservationStatus, ObservationTally
 from goldgate.scoring.score import attempt_document, score_compiled
 
 if TYPE_CHECKING:
@@ -130,8 +131,10 @@ def verify_report(
     from ``value``). With ``take``, each case is handed to it first and let go of once
     tallied (its place in ``value`` set to None): a reader that builds the case's record
     there never holds the whole report twice."""
+    from goldgate.gold.models import TextOptions  # pydantic: only where a report is verified
+
     details = value["options"].get("include_details") is True
-    json_options = _json_options()
+    json_options = TextOptions.model_validate({"json": True})
     for index, (raw, record) in enumerate(zip(value["suites"], report.suites, strict=True)):
         try:
             _verify_suite(raw, record, details, json_options, index, path, take)
@@ -154,12 +157,6 @@ def verify_report(
         stored = {**record_json(report.verdict), **stored}
     agree(path, ("verdict",), stored, record_json(verdict))
     agree_run_live(path, report.live, report.suites)
-
-
-def _json_options() -> TextOptions:
-    from goldgate.gold.models import TextOptions
-
-    return TextOptions.model_validate({"json": True})
 
 
 class _Stored(NamedTuple):
@@ -193,6 +190,7 @@ class _Tally:
         self.observations = [ObservationTally() for _ in self.definitions]
         self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
         self.tokens = [parse_pointer(m.path) for m in self.definitions]
+        self._repeated = False  # whether the case being tallied has more than one attempt
         self._last: tuple[Any, list[_Check]] | None = None
         """The case's attempt last verified (its result's and checks' bytes), its checks."""
         self._gold: tuple[Mapping[str, Any], list[Any]] | None = None
@@ -209,8 +207,9 @@ class _Tally:
         expectations = case["expectations"]
         compiled: list[CompiledExpectation] | None = None
         self._last = None  # an attempt is reused within its case only: its gold is theirs
+        self._repeated = len(attempts := case["attempts"]) > 1
         envelope = case.get("input") if self.details else None
-        for number, attempt in enumerate(case["attempts"]):
+        for number, attempt in enumerate(attempts):
             status = attempt["status"]
             self.attempts[status] += 1
             self.live.add_stored(attempt)
@@ -266,10 +265,9 @@ class _Tally:
         # An attempt whose result and stored checks are the very bytes of the case's attempt
         # before it (``--repeat`` of a steady application) is that attempt again: its checks
         # were verified, scored again and typed then, and are only counted now.
-        try:
-            key: Any = (orjson.dumps(result), orjson.dumps(stored))
-        except TypeError:  # an integer past 64 bits: verified every time
-            key = None
+        key: Any = None  # a case's only attempt is no attempt again: no key
+        with suppress(TypeError):  # an integer past 64 bits: verified every time
+            key = (orjson.dumps(result), orjson.dumps(stored)) if self._repeated else None
         last = self._last
         if key is not None and last is not None and last[0] == key:
             views = last[1]
@@ -414,7 +412,9 @@ class _Tally:
             else:
                 predicted = MISSING
                 state = "error" if status in RUNTIME_FAILURES else "skipped"
-            found.add(Observation(case_id, attempt["attempt"], expected, state, predicted))
+            found.observe(
+                case_id, attempt["attempt"], gold=expected, status=state, predicted=predicted
+            )
 
 
 def _verify_suite(

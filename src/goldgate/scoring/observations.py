@@ -58,6 +58,17 @@ class ObservationTally:
         else:
             found[1] += 1
 
+    def observe(
+        self, case_id: str, attempt: int, *, gold: Any, status: ObservationStatus, predicted: Any
+    ) -> None:
+        """``add(Observation(case_id, attempt, gold, status, predicted))``, the observation
+        made only where it is new (a tally keeps the first of each)."""
+        found = self.seen.get((_key(gold), status, _key(predicted)))
+        if found is None:
+            self.add(Observation(case_id, attempt, gold, status, predicted))
+        else:
+            found[1] += 1
+
     def __iter__(self) -> Iterator[Observation]:
         for observation, count in self.seen.values():
             yield from repeat(observation, count)

@@ -1,0 +1,170 @@
+"""A stored case checked by hand where that decides: most cases of a report hold only plain
+values of the plainest types, which ``plainly_valid`` recognises at a fraction of what
+validating the case's record (``report.models``) costs. It accepts only what that validation
+accepts; whatever it does not recognise (an exception, a judge, a bool where a number goes,
+an unknown key...) is left to the validation, which says what is wrong and where.
+
+The keys are listed here, not taken from the records: a field a record gains is validated
+until this check knows its type (tests/report/test_caseshape.py holds each list to its
+record's fields)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["plainly_valid"]
+
+_CASE_KEYS = frozenset(
+    {"id", "position", "line", "family", "split", "input", "expectations", "attempts"}
+)
+_EXPECTATION_KEYS = frozenset({"name", "path", "comparison", "scorer", "judge", "expected"})
+_ATTEMPT_KEYS = frozenset(
+    {
+        "attempt",
+        "status",
+        "reason",
+        "latency_ms",
+        "usage",
+        "retries",
+        "cached",
+        "cost",
+        "judge_cost",
+        "result",
+        "stderr",
+        "exception",
+        "checks",
+    }
+)
+_CHECK_KEYS = frozenset(
+    {
+        "outcome",
+        "reason",
+        "assertions_declared",
+        "assertions_held",
+        "adjudication",
+        "json_parsed",
+        "required_keys_found",
+        "required_keys_declared",
+        "adjudicated",
+        "judge",
+    }
+)
+_STATUSES = frozenset({"completed", "failed", "timed_out", "skipped", "cancelled"})
+_OUTCOMES = frozenset({"passed", "failed", "error", "not_run"})
+_EXACT_FLOAT = 2**53
+
+
+def _text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _count(value: Any) -> bool:
+    return value is None or type(value) is int
+
+
+def _number(value: Any) -> bool:
+    """A finite float, or an int a float holds exactly."""
+    kind = type(value)
+    if kind is float:
+        return math.isfinite(value)
+    return kind is int and -_EXACT_FLOAT <= value <= _EXACT_FLOAT
+
+
+def _document(value: Any) -> bool:
+    return value is None or (type(value) is dict and all(type(key) is str for key in value))
+
+
+def _flag(value: Any) -> bool:
+    return value is None or type(value) is bool
+
+
+def _one_of(value: Any, names: frozenset[str]) -> bool:
+    return type(value) is str and value in names
+
+
+def _check(check: Any) -> bool:
+    if type(check) is not dict:
+        return False
+    get = check.get
+    if len(check) == 1:  # most checks: an outcome alone
+        return _one_of(get("outcome"), _OUTCOMES)
+    return (
+        check.keys() <= _CHECK_KEYS
+        and _one_of(get("outcome"), _OUTCOMES)
+        and _text(get("reason"))
+        and _count(get("assertions_declared"))
+        and _count(get("assertions_held"))
+        and _count(get("required_keys_found"))
+        and _count(get("required_keys_declared"))
+        and type(get("adjudication", False)) is bool
+        and type(get("adjudicated", False)) is bool
+        and _flag(get("json_parsed"))
+        and get("judge") is None
+    )
+
+
+def _attempt(attempt: Any) -> bool:
+    if type(attempt) is not dict or not attempt.keys() <= _ATTEMPT_KEYS:
+        return False
+    get = attempt.get
+    number, latency, cost, judge_cost = (
+        get("attempt"),
+        get("latency_ms"),
+        get("cost"),
+        get("judge_cost"),
+    )
+    retries = get("retries", 0)
+    checks = get("checks", [])
+    return (
+        type(number) is int
+        and number >= 1
+        and _one_of(get("status"), _STATUSES)
+        and _text(get("reason"))
+        and (latency is None or _number(latency))
+        and type(retries) is int
+        and retries >= 0
+        and type(get("cached", False)) is bool
+        and (cost is None or (_number(cost) and cost >= 0))
+        and (judge_cost is None or (_number(judge_cost) and judge_cost >= 0))
+        and _document(get("result"))
+        and _text(get("stderr"))
+        and get("exception") is None
+        and type(checks) is list
+        and all(map(_check, checks))
+    )
+
+
+def _expectation(expectation: Any) -> bool:
+    if type(expectation) is not dict or not expectation.keys() <= _EXPECTATION_KEYS:
+        return False
+    get = expectation.get
+    return (
+        type(get("name")) is str
+        and type(get("path")) is str
+        and type(get("comparison", "")) is str
+        and _text(get("scorer"))
+        and _text(get("judge"))
+    )
+
+
+def plainly_valid(case: Any) -> bool:
+    """Whether ``case`` (a stored case's plain JSON) is certainly a valid case record: only
+    then is it not validated. ``False`` says nothing: validate it."""
+    if type(case) is not dict or not case.keys() <= _CASE_KEYS:
+        return False
+    get = case.get
+    line, position = get("line"), get("position")
+    expectations, attempts = get("expectations"), get("attempts")
+    return (
+        type(get("id")) is str
+        and (position is None or type(position) is int)
+        and (line is None or (type(line) is int and line >= 1))
+        and _text(get("family"))
+        and _text(get("split"))
+        and _document(get("input"))
+        and type(expectations) is list
+        and type(attempts) is list
+        and all(map(_expectation, expectations))
+        and all(map(_attempt, attempts))
+    )

@@ -1,0 +1,66 @@
+"""The renderers' per-case fast paths write exactly what their reference paths write: a
+passing JUnit testcase without junit-xml or ElementTree, on hostile names and odd times."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goldgate.render import text
+from goldgate.render.junit import _case_xml, _Passed, _passed_xml, _testcase, _xml
+
+_ODD = st.sampled_from(
+    [
+        "]]>",
+        "<a&b>",
+        '"q"',
+        "'",
+        "\x00",
+        "\x7f",
+        "\x85",
+        "\t",
+        "\r\n",
+        "\ud800",
+        "\udfff",
+        "\ufffe",
+        "\U0001fffe",
+        "\ufdd0",
+        "&amp;",
+        " ",
+        "é",
+        "::error::",
+    ]
+)
+NAMES = st.lists(st.text(max_size=6) | _ODD, max_size=4).map("".join)
+LATENCIES = st.none() | st.floats() | st.integers(-(10**30), 10**30).map(float)
+
+
+def _reference(passed: _Passed) -> str:
+    return _case_xml(passed.testcase())
+
+
+@settings(max_examples=300, deadline=None)
+@given(label=NAMES, classname=NAMES, latency=LATENCIES, cleaned=st.booleans())
+def test_a_passing_testcase_written_directly_is_what_junit_xml_writes(
+    label: str, classname: str, latency: float | None, cleaned: bool
+) -> None:
+    if cleaned:  # as the renderer hands them over
+        label, classname = _xml(label, text.NAME_LIMIT), _xml(classname, text.NAME_LIMIT)
+    passed = _Passed(label, classname, latency)
+    fast = _passed_xml(passed)
+    if fast is None:
+        return  # the long way: the reference itself
+    written, seconds = fast
+    assert written == _reference(passed)
+    assert seconds == passed.testcase().elapsed_sec
+
+
+def test_the_direct_path_is_taken_for_plain_names_and_escapes_as_elementtree_does() -> None:
+    for label, latency in (("case-1", 12.5), ('a<b>&"c"', None), ("x#2", 1e12), ("y", 0.0)):
+        passed = _Passed(label, "suite & co", latency)
+        fast = _passed_xml(passed)
+        assert fast is not None
+        assert fast[0] == _reference(passed)
+    assert _testcase("n", "c", None).elapsed_sec == 0.0
+    # A time %f cannot write with three trailing zeros goes the long way (which refuses it).
+    assert _passed_xml(_Passed("a", "b", 123456789012345.678)) is None
