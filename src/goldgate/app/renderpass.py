@@ -24,7 +24,7 @@ from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
-    from goldgate.comparison.opened import KeyHook, ReportSide
+    from goldgate.comparison.opened import IdHook, ReportSide
     from goldgate.render.checkrun import CheckAnnotation, CheckRunSink
     from goldgate.render.htmlcases import CaseTableSink
     from goldgate.render.junit import JUnitSink
@@ -193,7 +193,7 @@ class BaselineRead:
     digest: str
     latencies: Mapping[str, Sequence[float]]
     streamed: StreamedReport | None = None
-    keys: KeyHook | None = None
+    keys: IdHook | None = None
 
     def side(self, label: str) -> ReportSide | Path:
         """This report as a side of a comparison (``comparison.compare``): the one scanned
@@ -256,11 +256,11 @@ def opened_baseline(
     comparison's reading of its cases until the block ends. The refusals of
     ``report.io.read_report``; without ``verify``, those of ``streamed_report``'s scan (for a
     caller that has the report verified meanwhile)."""
-    from goldgate.comparison.opened import KeyHook
+    from goldgate.comparison.opened import IdHook
     from goldgate.render.fanout import baseline_latencies
     from goldgate.report.streamread import streamed_report
 
-    keys = KeyHook(str(path)) if indexed else None
+    keys = IdHook(str(path)) if indexed else None
     latencies = LatencyHook()
 
     def hook(suite: int, position: int, raw: Any) -> None:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from goldgate.app.action.verifying import Deferred
     from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
-    from goldgate.comparison.opened import KeyHook
+    from goldgate.comparison.opened import IdHook
     from goldgate.github.event import GitHubEvent
     from goldgate.report.streamread import StreamedReport
 
@@ -49,7 +49,7 @@ class _Opened:
     (``verifying.Deferred``; None: each verified as it was read)."""
 
     streamed: StreamedReport
-    keys: KeyHook | None
+    keys: IdHook | None
     stack: contextlib.ExitStack[bool | None]
     deferred: Deferred | None
 
@@ -101,7 +101,7 @@ def _concluded(
 ) -> int:
     """``conclude`` for the report at ``ran[0]`` (the run's code ``ran[1]``), verified as it
     is read, or by ``deferred``'s helper before anything is published."""
-    from goldgate.comparison.opened import KeyHook
+    from goldgate.comparison.opened import IdHook
     from goldgate.report.streamread import streamed_report
 
     report_path, run_code = ran
@@ -109,7 +109,7 @@ def _concluded(
         streamed: StreamedReport | None = None
         refused: GoldgateError | None = None
         # The comparison's index of the candidate is made by the scan that verifies it.
-        keys = None if inputs.baseline is None else KeyHook(str(report_path))
+        keys = None if inputs.baseline is None else IdHook(str(report_path))
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
                 streamed = stack.enter_context(
