@@ -16,6 +16,7 @@ import json
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,3 +219,44 @@ def test_orders_that_match_are_walked_reading_each_case_once(
     )
     cases = [sum(len(suite["cases"]) for suite in value["suites"]) for value in plain]
     assert [each.count for each in reads] == cases
+
+
+def test_reports_compared_from_their_files_read_each_case_once_after_the_scan(
+    example_reports: ExampleReports, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldgate.comparison import compare
+    from goldgate.report import scan
+
+    compare(example_reports.candidate, example_reports.baseline, now=NOW)  # verified once
+    reads: dict[str, int] = {}
+    read = scan.CaseIndex.read
+
+    def counted(index: scan.CaseIndex, handle: Any, path: str, position: int) -> Any:
+        reads[path] = reads.get(path, 0) + 1
+        return read(index, handle, path, position)
+
+    monkeypatch.setattr(scan.CaseIndex, "read", counted)
+    compare(example_reports.candidate, example_reports.baseline, now=NOW)
+    for path in (example_reports.candidate, example_reports.baseline):
+        value = json.loads(path.read_bytes())
+        assert reads[str(path)] == sum(len(suite["cases"]) for suite in value["suites"])
+
+
+def test_a_refusal_found_late_in_the_walk_writes_nothing(
+    example_reports: ExampleReports, tmp_path: Path
+) -> None:
+    from goldgate.app.compare import CompareRequest, compare_reports
+    from helpers.reports import coherent
+
+    value = json.loads(example_reports.candidate.read_bytes())
+    cases = max((suite["cases"] for suite in value["suites"]), key=len)
+    cases[-1], cases[-2] = cases[-2], cases[-1]
+    candidate = tmp_path / "candidate.json"
+    candidate.write_bytes(json.dumps(coherent(value)).encode())
+    output = tmp_path / "out" / "comparison.json"
+    request = CompareRequest(candidate, example_reports.baseline, output=output)
+    with pytest.raises(InvalidInputError, match=f"case {len(cases) - 1} is ") as refused:
+        compare_reports(request)
+    assert refused.value.exit_code == 2
+    assert not output.exists()
+    assert list(tmp_path.iterdir()) == [candidate]

@@ -185,8 +185,9 @@ def spooled_file(
 class BaselineRead:
     """A report read a case at a time for its figures alone (a comparison's baseline): its
     records (each suite's cases left out), the digest of its bytes and each suite's
-    latencies (the HTML page's baseline side); opened by ``opened_baseline``, also its
-    comparison's index, made by the same scan, and the file still open for its cases."""
+    latencies (the HTML page's baseline side); opened by ``opened_baseline``, also whether
+    its ids may repeat (``comparison.opened.IdHook``), noted by the same scan, and the file
+    still open for the comparison's walk over its cases."""
 
     path: Path
     report: Report
@@ -252,8 +253,8 @@ def opened_baseline(
     path: Path, *, indexed: bool = True, verify: bool = True
 ) -> Iterator[BaselineRead]:
     """The report at ``path``, verified a case at a time, with its latencies and (where
-    ``indexed``) its comparison's index, from one scan; the file stays open for the
-    comparison's reading of its cases until the block ends. The refusals of
+    ``indexed``) whether its ids may repeat (for the comparison's walk), from one scan; the
+    file stays open for the comparison's reading of its cases until the block ends. The refusals of
     ``report.io.read_report``; without ``verify``, those of ``streamed_report``'s scan (for a
     caller that has the report verified meanwhile)."""
     from goldgate.comparison.opened import IdHook

@@ -229,12 +229,13 @@ class ReportSide:
 
 
 
-def _ids(value: dict[str, Any], header: Report, path: str, digest: str) -> IdHook:
-    """Whether an id may repeat in each suite, noted as the report is verified; where
-    verification took no cases (the same bytes verified before in this process:
-    ``report.verified``), by a pass of its own."""
-    ids = IdHook(path)
-
+def _ids(
+    value: dict[str, Any], header: Report, path: str, digest: str, scanned: IdHook | None
+) -> IdHook:
+    """Whether an id may repeat in each suite: noted by the scan (``scanned``) where the file
+    was scanned, else as the report is verified, or where verification took no cases (the
+    same bytes verified before in this process: ``report.verified``), by a pass of its own."""
+    cases = [suite["cases"] for suite in value["suites"]]
     # Verification lets go of each case it took (its place set to None): a list is copied,
     # so that the comparison can read it again.
     copied = {
@@ -244,8 +245,8 @@ def _ids(value: dict[str, Any], header: Report, path: str, digest: str) -> IdHoo
             for s in value["suites"]
         ],
     }
-    verified_once(digest, lambda: verify_report(copied, header, path, ids))
-    cases = [suite["cases"] for suite in value["suites"]]
+    ids = scanned or IdHook(path)
+    verified_once(digest, lambda: verify_report(copied, header, path, None if scanned else ids))
     if any(ids.count(index) != len(each) for index, each in enumerate(cases)):
         ids = IdHook(path)
         for suite, each in enumerate(cases):
@@ -255,7 +256,13 @@ def _ids(value: dict[str, Any], header: Report, path: str, digest: str) -> IdHoo
 
 
 def _side(
-    value: dict[str, Any], *, label: str, path: str, digest: str, handle: BinaryIO | None = None
+    value: dict[str, Any],
+    *,
+    label: str,
+    path: str,
+    digest: str,
+    handle: BinaryIO | None = None,
+    scanned: IdHook | None = None,
 ) -> ReportSide:
     raw_suites = value.get("suites")
     if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
@@ -275,7 +282,7 @@ def _side(
             readers.append(cases.__getitem__)
         else:
             raise _invalid(path, f"/suites/{index}/cases", "cases must be an array")
-    ids = _ids(value, header, path, digest)
+    ids = _ids(value, header, path, digest, scanned)
     suites = tuple(
         SuiteSide(record, ids.count(index), ids.repeats(index), path, index, read, label)
         for index, (record, read) in enumerate(zip(header.suites, readers, strict=True))
@@ -291,11 +298,17 @@ def opened_side(path: Path, label: str) -> Iterator[ReportSide]:
     source = str(path)
     with open_regular_file(path, source, what="a report") as handle:
         with memory_bounded(source):
-            scanned = scan_report(handle, source)
+            ids = IdHook(source)
+            scanned = scan_report(handle, source, ids)
             if scanned is not None:
                 admit_case(source, scanned.largest_case)
                 side = _side(
-                    scanned.value, label=label, path=source, digest=scanned.digest, handle=handle
+                    scanned.value,
+                    label=label,
+                    path=source,
+                    digest=scanned.digest,
+                    handle=handle,
+                    scanned=ids,
                 )
         if scanned is not None:
             yield side

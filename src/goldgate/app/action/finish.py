@@ -44,9 +44,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class _Opened:
-    """The candidate open while it is published (with the comparison's index its scan made),
-    the stack that keeps the baseline open too, and the helper verifying them meanwhile
-    (``verifying.Deferred``; None: each verified as it was read)."""
+    """The candidate open while it is published (with whether its ids may repeat, which its
+    scan noted for the comparison's walk), the stack that keeps the baseline open too, and
+    the helper verifying them meanwhile (``verifying.Deferred``; None: each verified as it
+    was read)."""
 
     streamed: StreamedReport
     keys: IdHook | None
@@ -108,7 +109,7 @@ def _concluded(
     with contextlib.ExitStack() as stack:
         streamed: StreamedReport | None = None
         refused: GoldgateError | None = None
-        # The comparison's index of the candidate is made by the scan that verifies it.
+        # Whether the candidate's ids may repeat is noted by the scan that verifies it.
         keys = None if inputs.baseline is None else IdHook(str(report_path))
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
@@ -254,8 +255,8 @@ def _compare(
     """The comparison with the baseline, where it was written (None while a helper verifies
     the reports: written once it has, ``Deferred.write_later``), and the baseline report
     (for the HTML page's baseline side); Nones when nothing was compared. Each side is
-    compared from the scan that read it (its index made then, its cases read again from
-    the file still open), never scanned again."""
+    compared from the scan that read it (its cases walked again, once, from the file still
+    open: ``comparison.walk``), never scanned again."""
     from goldgate.comparison import compare
     from goldgate.comparison.opened import ReportSide, streamed_side
 
