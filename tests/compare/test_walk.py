@@ -260,3 +260,17 @@ def test_a_refusal_found_late_in_the_walk_writes_nothing(
     assert refused.value.exit_code == 2
     assert not output.exists()
     assert list(tmp_path.iterdir()) == [candidate]
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_repeated_id_is_noticed_among_many(repeat: bool) -> None:
+    from goldgate.comparison.opened import IdHook
+
+    ids = IdHook("r.json")
+    count = 140_000  # past one share of hashes looked at at once
+    for position in range(count):
+        ids(0, position, {"id": f"case-{position}"})
+    ids(0, count, {"id": "case-7" if repeat else "case-last"})
+    ids(1, 0, {"id": 3})  # not a string: the walk refuses it, by an index
+    assert (ids.count(0), ids.repeats(0), ids.repeats(1)) == (count + 1, repeat, True)
+    assert (ids.count(1), ids.count(2), ids.repeats(2)) == (1, 0, False)

@@ -230,7 +230,7 @@ class ReportSide:
 
 
 def _ids(
-    value: dict[str, Any], header: Report, path: str, digest: str, scanned: IdHook | None
+    value: dict[str, Any], header: Report, *, path: str, digest: str, scanned: IdHook | None
 ) -> IdHook:
     """Whether an id may repeat in each suite: noted by the scan (``scanned``) where the file
     was scanned, else as the report is verified, or where verification took no cases (the
@@ -282,7 +282,7 @@ def _side(
             readers.append(cases.__getitem__)
         else:
             raise _invalid(path, f"/suites/{index}/cases", "cases must be an array")
-    ids = _ids(value, header, path, digest, scanned)
+    ids = _ids(value, header, path=path, digest=digest, scanned=scanned)
     suites = tuple(
         SuiteSide(record, ids.count(index), ids.repeats(index), path, index, read, label)
         for index, (record, read) in enumerate(zip(header.suites, readers, strict=True))
@@ -356,11 +356,21 @@ class IdHook:
         if self._repeats is None:
             self._counts = [len(each) for each in self._hashes]
             self._repeats = [
-                index in self._odd or len(set(each)) != len(each)
-                for index, each in enumerate(self._hashes)
+                index in self._odd or _repeated(each) for index, each in enumerate(self._hashes)
             ]
             self._hashes = []
         return self._repeats[suite] if suite < len(self._repeats) else False
+
+
+def _repeated(hashes: array[int]) -> bool:
+    """Whether a hash repeats in ``hashes``: looked for a share of them at a time (those of
+    the same remainder), so that the set made holds at most about 65,536 of them."""
+    shares = max(1, len(hashes) >> 16)
+    for share in range(shares):
+        part = hashes if shares == 1 else [each for each in hashes if each % shares == share]
+        if len(set(part)) != len(part):
+            return True
+    return False
 
 
 def streamed_side(

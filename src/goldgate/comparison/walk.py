@@ -150,7 +150,7 @@ class SuiteWalk:
                 yield Met(key.id, key.attempts, "added")
                 continue
             matched[found] = 1
-            yield self._keyed_pair(place, raw, key, rest, found, start)
+            yield self._keyed_pair(place, raw, key, rest, found=found, start=start)
         for found, taken in enumerate(matched):
             if not taken:
                 self._remove(rest.ids[found], rest.attempts[found])
@@ -170,7 +170,8 @@ class SuiteWalk:
             if found is None:
                 yield Met(case_id, now_keys.attempts[place], "added")
                 continue
-            yield self._keyed_pair(place, None, now_keys.key(place), before_keys, found, 0)
+            key = now_keys.key(place)
+            yield self._keyed_pair(place, None, key, before_keys, found=found, start=0)
         now_ids = set(now_keys.ids)
         for place, case_id in enumerate(before_keys.ids):
             if case_id not in now_ids:
@@ -182,6 +183,7 @@ class SuiteWalk:
         raw: Any,
         key: CaseKey | tuple[str, bytes, bytes, int],
         keys: CaseKeys,
+        *,
         found: int,
         start: int,
     ) -> Met:
