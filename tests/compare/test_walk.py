@@ -29,6 +29,8 @@ from goldgate.comparison.compute import compare_sides
 from goldgate.comparison.opened import ReportSide, SuiteSide
 from goldgate.report.models import Report, validated
 
+pytestmark = pytest.mark.xdist_group("example_reports")  # the example's reports, one worker
+
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
 Value = dict[str, Any]
 Edit = Callable[[Value, Value, random.Random], None]
