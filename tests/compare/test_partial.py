@@ -182,8 +182,8 @@ def test_the_rescored_baseline_is_what_replay_gives(runs: Runs) -> None:
         suite_now, suite_before = candidate.suite("pipeline"), baseline.suite("pipeline")
         assert suite_now is not None
         assert suite_before is not None
-        now = suite_now.case(suite_now.keys.ids.index(RESCORED))
-        before = suite_before.case(suite_before.keys.ids.index(RESCORED), keep=True)
+        now = suite_now.case(suite_now.keys().ids.index(RESCORED))
+        before = suite_before.case(suite_before.keys().ids.index(RESCORED), keep=True)
 
     rescored = rescore_case(now, before, "pipeline", str(runs.baseline))
 

@@ -24,7 +24,7 @@ from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
 
 if TYPE_CHECKING:
     from goldgate.comparison.models import Comparison
-    from goldgate.comparison.opened import KeyHook, ReportSide
+    from goldgate.comparison.opened import IdHook, ReportSide
     from goldgate.render.checkrun import CheckAnnotation, CheckRunSink
     from goldgate.render.htmlcases import CaseTableSink
     from goldgate.render.junit import JUnitSink
@@ -185,15 +185,16 @@ def spooled_file(
 class BaselineRead:
     """A report read a case at a time for its figures alone (a comparison's baseline): its
     records (each suite's cases left out), the digest of its bytes and each suite's
-    latencies (the HTML page's baseline side); opened by ``opened_baseline``, also its
-    comparison's index, made by the same scan, and the file still open for its cases."""
+    latencies (the HTML page's baseline side); opened by ``opened_baseline``, also whether
+    its ids may repeat (``comparison.opened.IdHook``), noted by the same scan, and the file
+    still open for the comparison's walk over its cases."""
 
     path: Path
     report: Report
     digest: str
     latencies: Mapping[str, Sequence[float]]
     streamed: StreamedReport | None = None
-    keys: KeyHook | None = None
+    keys: IdHook | None = None
 
     def side(self, label: str) -> ReportSide | Path:
         """This report as a side of a comparison (``comparison.compare``): the one scanned
@@ -252,15 +253,15 @@ def opened_baseline(
     path: Path, *, indexed: bool = True, verify: bool = True
 ) -> Iterator[BaselineRead]:
     """The report at ``path``, verified a case at a time, with its latencies and (where
-    ``indexed``) its comparison's index, from one scan; the file stays open for the
-    comparison's reading of its cases until the block ends. The refusals of
+    ``indexed``) whether its ids may repeat (for the comparison's walk), from one scan; the
+    file stays open for the comparison's reading of its cases until the block ends. The refusals of
     ``report.io.read_report``; without ``verify``, those of ``streamed_report``'s scan (for a
     caller that has the report verified meanwhile)."""
-    from goldgate.comparison.opened import KeyHook
+    from goldgate.comparison.opened import IdHook
     from goldgate.render.fanout import baseline_latencies
     from goldgate.report.streamread import streamed_report
 
-    keys = KeyHook(str(path)) if indexed else None
+    keys = IdHook(str(path)) if indexed else None
     latencies = LatencyHook()
 
     def hook(suite: int, position: int, raw: Any) -> None:

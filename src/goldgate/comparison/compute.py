@@ -48,7 +48,6 @@ from goldgate.comparison.models import (
 from goldgate.comparison.opened import ReportSide, SuiteSide
 from goldgate.comparison.refusals import (
     require_complete,
-    require_same_cases,
     require_same_catalogs,
     require_same_scorers,
     require_same_suites,
@@ -57,6 +56,7 @@ from goldgate.comparison.refusals import (
 from goldgate.comparison.rescore import NOT_RESCORED, rescore_case
 from goldgate.comparison.sides import OUTCOMES, AttemptSide, CaseSide
 from goldgate.comparison.spool import Budget, Spooler
+from goldgate.comparison.walk import SuiteWalk, unpaired_attempts
 
 __all__ = ["compare_sides"]
 
@@ -191,6 +191,8 @@ class _SuiteResult:
     tally: Tally
     effect: Counter[str]
     """The gold edit's effect on the suite, by ``GoldEffect``'s field names."""
+    attempts: int
+    """The candidate suite's attempts."""
 
 
 def _priced(candidate: SuiteSide, baseline: SuiteSide) -> Tally:
@@ -214,8 +216,6 @@ def _compare_suite(
     require_same_target(candidate, baseline)
     if not partial:
         require_same_catalogs(candidate, baseline)
-        require_same_cases(candidate, baseline)
-    now_keys, before_keys = candidate.keys, baseline.keys
     skipped = "skipped" in (candidate.record.status, baseline.record.status)
     repeated = max(candidate.record.repeat, baseline.record.repeat) > 1
     tally, effect = _priced(candidate, baseline), Counter[str]()
@@ -226,16 +226,18 @@ def _compare_suite(
     counts = Counter[str]()
     findings = Spooler(Finding, key=finding_change, budget=budget)
     classes = Counter[str]()
-    # One case of each side at a time: read, reduced, classified, tallied and let go of.
-    for place, case_id in enumerate(now_keys.ids):
-        other = before_keys.place(case_id, place)
-        if other is None:
+    # One case of each side at a time, as the walk pairs them (``comparison.walk``):
+    # classified, tallied and let go of.
+    walk = SuiteWalk(candidate, baseline, full=not partial)
+    for met in walk:
+        case_id = met.id
+        if met.change == "added":
             added.append(case_id)
-            counts["added"] += now_keys.attempts[place]
+            counts["added"] += met.attempts
             continue
-        if now_keys.input_digest(place) != before_keys.input_digest(other):
+        if met.change == "input changed":
             input_changed.append(case_id)
-            counts["input_changed"] += now_keys.attempts[place]
+            counts["input_changed"] += met.attempts
             classes["input changed"] += 1
             findings.append(
                 Finding(
@@ -246,9 +248,9 @@ def _compare_suite(
                 )
             )
             continue
-        rescored = now_keys.gold_digest(place) != before_keys.gold_digest(other)
-        case = candidate.case(place)
-        before_case = baseline.case(other, keep=rescored)
+        rescored, case, before_case = met.rescored, met.case, met.before
+        assert case is not None
+        assert before_case is not None
         names = case.names
         before_attempts = before_case.attempts
         if rescored:
@@ -270,19 +272,15 @@ def _compare_suite(
         )
         if view is not None:
             views.append(view)
-    now_ids = set(now_keys.ids)
-    for place, each in enumerate(before_keys.ids):
-        if each not in now_ids:
-            removed.append(each)
-            counts["removed"] += before_keys.attempts[place]
-    del now_ids
+    for each in walk.removed:
+        removed.append(each)
     unmatched = Unmatched(
         added=added.done(),
         removed=removed.done(),
         input_changed=input_changed.done(),
         rescored=rescored_ids.done(),
         added_attempts=counts["added"],
-        removed_attempts=counts["removed"],
+        removed_attempts=walk.removed_attempts,
         input_changed_attempts=counts["input_changed"],
     )
     same_cases = not (len(added) or len(removed) or len(input_changed) or len(rescored_ids))
@@ -309,7 +307,7 @@ def _compare_suite(
         classes=Classes(**{key.replace(" ", "_"): value for key, value in classes.items()}),
         findings=findings.done(),
     )
-    return _SuiteResult(comparison, tally, effect)
+    return _SuiteResult(comparison, tally, effect, walk.attempts)
 
 
 def _classify_case(
@@ -382,10 +380,12 @@ def compare_sides(
     results = []
     added_suites = []
     budget = Budget()  # what the suites' lists may keep in memory, together
+    total = 0
     for suite in candidate.suites:
         other = baseline.suite(suite.name)
         if other is None:
             added_suites.append(suite.name)
+            total += unpaired_attempts(suite)
             continue
         results.append(
             _compare_suite(
@@ -398,6 +398,8 @@ def compare_sides(
             )
         )
     removed_suites = [s.name for s in baseline.suites if candidate.suite(s.name) is None]
+    for name in removed_suites:
+        unpaired_attempts(baseline.suite(name))
     overall, effect = Tally(), Counter[str]()
     for result in results:
         overall.merge(result.tally)
@@ -410,7 +412,7 @@ def compare_sides(
     classes = Classes()
     for result in results:
         classes = classes.plus(result.comparison.classes)
-    total = candidate.attempts()
+    total += sum(result.attempts for result in results)
     return Comparison(
         goldgate_version=__version__,
         created_at=now.isoformat(),

@@ -1,21 +1,23 @@
-"""A report opened as one side of a comparison (issue 43): verified a case at a time, its
-cases indexed by id and small digests, and read again one at a time as the comparison
-reaches them; never the whole list of attempts.
+"""A report opened as one side of a comparison (issue 43): verified a case at a time, and
+its cases read again one at a time as the comparison walks them (``comparison.walk``); never
+the whole list of attempts, and no index of its cases where the two sides' orders match.
 
 Opening a side scans the file (``report.scan``: the report's own fields and where each case's
 bytes are), validates the report's own fields and each suite's, and verifies the report
-(``report.verify``) a case at a time; as each case is verified, what is kept of it is its
-id, the sha256 of its input's and of its gold's canonical bytes and its number of attempts
-(``sides.case_key``, ``CaseKeys``): what the refusals decide from before anything is
-compared. The comparison then reads each case again by its place and reduces it
-(``SuiteSide.case``; a malformed case is refused with the place it breaks, on either pass).
-A file the stream cannot take
-is read whole, as a whole read names what is wrong with it or migrates it; its cases are
-then read from memory.
+(``report.verify``) a case at a time; as each case is scanned, what is kept of it is the
+hash of its id, and only until the scan ends: each suite then keeps whether an id may repeat
+in it (``IdHook``), which decides whether the comparison may walk the two sides together
+place by place. The comparison then reads each case by its place and reduces it
+(``SuiteSide.case``; a malformed case is refused with the place it breaks). A file the stream
+cannot take is read whole, as a whole read names what is wrong with it or migrates it; its
+cases are then read from memory.
 
-Memory: the report's own fields, about 160 bytes a case for the keys, and the case being
-read (``readbound.admit_case``: a case too large for the memory left is refused in one
-sentence before anything is compared).
+Memory: the report's own fields, 8 bytes a case while the scan runs (the ids' hashes), and
+the case being read (``readbound.admit_case``: a case too large for the memory left is
+refused in one sentence before anything is compared). An index of cases by id
+(``CaseKeys``, about ``KEY_BYTES`` a case) is made only where the orders differ: of the
+baseline's cases from the first place where they differ, or of both sides' where an id may
+repeat.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from goldgate.report.verify import verify_report
 __all__ = [
     "KEY_BYTES",
     "CaseKeys",
-    "KeyHook",
+    "IdHook",
     "ReportSide",
     "SuiteSide",
     "opened_side",
@@ -100,6 +102,15 @@ class CaseKeys:
         start = 2 * _DIGEST * place + _DIGEST
         return bytes(self.digests[start : start + _DIGEST])
 
+    def key(self, place: int) -> tuple[str, bytes, bytes, int]:
+        """The case at ``place``: its id, input and gold digests, attempts' count."""
+        return (
+            self.ids[place],
+            self.input_digest(place),
+            self.gold_digest(place),
+            self.attempts[place],
+        )
+
     def has_input(self, place: int) -> bool:
         return self.input_digest(place) != _NO_INPUT
 
@@ -141,22 +152,62 @@ def _malformed(path: str, where: str, error: Exception) -> ReportRefusedError:
 class SuiteSide:
     record: SuiteRecord
     """The suite's own fields (target, status, repeat, metrics...), without its cases."""
-    keys: CaseKeys
+    count: int
+    """How many cases the suite has."""
+    repeats: bool
+    """Whether an id may repeat among its cases (then cases are matched by an index of ids,
+    as a mapping by id has them, never place by place)."""
     path: str
     index: int
     """The suite's place in its report."""
     read: Callable[[int], Any]
     """The plain JSON of the case at a place."""
+    label: str = "candidate"
+    """candidate or baseline: how messages name the side."""
 
     @property
     def name(self) -> str:
         return self.record.name
 
+    def where(self, place: int) -> str:
+        return f"/suites/{self.index}/cases/{place}"
+
+    def case_id(self, raw: Any, place: int) -> str:
+        """The id of the case ``raw`` (read at ``place``)."""
+        try:
+            case_id = raw["id"]
+            if not isinstance(case_id, str):
+                raise TypeError("a case id is a string")
+        except (KeyError, TypeError) as error:
+            raise _malformed(self.path, self.where(place), error) from None
+        return case_id
+
+    def raw(self, place: int) -> Any:
+        """The plain JSON of the case at ``place``, read again."""
+        with memory_bounded(self.path):
+            return self.read(place)
+
+    def reduced(self, raw: Any, place: int, keep: bool = False) -> CaseSide:
+        """The case ``raw`` (read at ``place``) reduced (``keep``: with its results)."""
+        return _reduced(raw, keep, self.path, self.where(place))
+
+    def key(self, raw: Any, place: int) -> CaseKey:
+        """The case ``raw`` (read at ``place``): its id, input, gold and attempts' count."""
+        return _keyed(raw, self.path, self.where(place))
+
     def case(self, place: int, keep: bool = False) -> CaseSide:
         """The case at ``place``, read again and reduced (``keep``: with its results)."""
         with memory_bounded(self.path):
-            raw = self.read(place)
-            return _reduced(raw, keep, self.path, f"/suites/{self.index}/cases/{place}")
+            return self.reduced(self.read(place), place, keep)
+
+    def keys(self, start: int = 0) -> CaseKeys:
+        """The index of the suite's cases from ``start`` on (``CaseKeys``), from one pass
+        over them."""
+        found = CaseKeys()
+        for place in range(start, self.count):
+            found.add(self.key(self.raw(place), place))
+        found.done()
+        return found
 
 
 @dataclass(frozen=True)
@@ -176,20 +227,15 @@ class ReportSide:
     def suite(self, name: str) -> SuiteSide | None:
         return next((suite for suite in self.suites if suite.name == name), None)
 
-    def attempts(self) -> int:
-        return sum(sum(suite.keys.attempts) for suite in self.suites)
 
 
-def _keys(value: dict[str, Any], header: Report, path: str, digest: str) -> list[CaseKeys]:
-    """Every suite's ``CaseKeys``, made as the report is verified (each case reduced first,
-    so a malformed case is refused with its place); where verification took no cases
-    (the same bytes verified before in this process: ``report.verified``), by a pass of
-    their own."""
-    keys = [CaseKeys() for _ in header.suites]
-
-    def take(suite: int, position: int, raw: Any) -> None:
-        keys[suite].add(_keyed(raw, path, f"/suites/{suite}/cases/{position}"))
-
+def _ids(
+    value: dict[str, Any], header: Report, *, path: str, digest: str, scanned: IdHook | None
+) -> IdHook:
+    """Whether an id may repeat in each suite: noted by the scan (``scanned``) where the file
+    was scanned, else as the report is verified, or where verification took no cases (the
+    same bytes verified before in this process: ``report.verified``), by a pass of its own."""
+    cases = [suite["cases"] for suite in value["suites"]]
     # Verification lets go of each case it took (its place set to None): a list is copied,
     # so that the comparison can read it again.
     copied = {
@@ -199,20 +245,24 @@ def _keys(value: dict[str, Any], header: Report, path: str, digest: str) -> list
             for s in value["suites"]
         ],
     }
-    verified_once(digest, lambda: verify_report(copied, header, path, take))
-    cases = [suite["cases"] for suite in value["suites"]]
-    if any(len(found) != len(each) for found, each in zip(keys, cases, strict=True)):
-        keys = [CaseKeys() for _ in header.suites]
+    ids = scanned or IdHook(path)
+    verified_once(digest, lambda: verify_report(copied, header, path, None if scanned else ids))
+    if any(ids.count(index) != len(each) for index, each in enumerate(cases)):
+        ids = IdHook(path)
         for suite, each in enumerate(cases):
             for position, raw in enumerate(each):
-                take(suite, position, raw)
-    for found in keys:
-        found.done()
-    return keys
+                ids(suite, position, raw)
+    return ids
 
 
 def _side(
-    value: dict[str, Any], *, label: str, path: str, digest: str, handle: BinaryIO | None = None
+    value: dict[str, Any],
+    *,
+    label: str,
+    path: str,
+    digest: str,
+    handle: BinaryIO | None = None,
+    scanned: IdHook | None = None,
 ) -> ReportSide:
     raw_suites = value.get("suites")
     if not isinstance(raw_suites, list) or not all(isinstance(s, dict) for s in raw_suites):
@@ -232,12 +282,10 @@ def _side(
             readers.append(cases.__getitem__)
         else:
             raise _invalid(path, f"/suites/{index}/cases", "cases must be an array")
-    keys = _keys(value, header, path, digest)
+    ids = _ids(value, header, path=path, digest=digest, scanned=scanned)
     suites = tuple(
-        SuiteSide(record, found, path, index, read)
-        for index, (record, found, read) in enumerate(
-            zip(header.suites, keys, readers, strict=True)
-        )
+        SuiteSide(record, ids.count(index), ids.repeats(index), path, index, read, label)
+        for index, (record, read) in enumerate(zip(header.suites, readers, strict=True))
     )
     return ReportSide(label, path, digest, header, suites)
 
@@ -250,12 +298,17 @@ def opened_side(path: Path, label: str) -> Iterator[ReportSide]:
     source = str(path)
     with open_regular_file(path, source, what="a report") as handle:
         with memory_bounded(source):
-            scanned = scan_report(handle, source)
+            ids = IdHook(source)
+            scanned = scan_report(handle, source, ids)
             if scanned is not None:
-                count = sum(len(index) for index in scanned.indexes if index is not None)
-                admit_case(source, scanned.largest_case, held=KEY_BYTES * count)
+                admit_case(source, scanned.largest_case)
                 side = _side(
-                    scanned.value, label=label, path=source, digest=scanned.digest, handle=handle
+                    scanned.value,
+                    label=label,
+                    path=source,
+                    digest=scanned.digest,
+                    handle=handle,
+                    scanned=ids,
                 )
         if scanned is not None:
             yield side
@@ -269,46 +322,83 @@ def opened_side(path: Path, label: str) -> Iterator[ReportSide]:
     yield side
 
 
-class KeyHook:
-    """Each suite's ``CaseKeys`` made as a report is scanned (``report.scan.CaseHook``): the
-    comparison's index of a report from the scan that verifies it, never a pass of its own.
-    A malformed case is noted with its place and refused when the side is made."""
+class IdHook:
+    """Whether an id may repeat in each suite of a report, from its scan (``report.scan.
+    CaseHook``): the hash of each case's id is kept (8 bytes a case) until the scan ends,
+    then only a flag a suite. A case without a string id is noted as a suite whose ids may
+    repeat (the comparison refuses it, with its place, when it reads it)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.keys: list[CaseKeys] = []
-        self.broken: ReportRefusedError | None = None
+        self._hashes: list[array[int]] = []
+        self._odd: set[int] = set()
+        self._counts: list[int] = []
+        self._repeats: list[bool] | None = None
 
     def __call__(self, suite: int, position: int, raw: Any) -> None:
-        while len(self.keys) <= suite:
-            self.keys.append(CaseKeys())
-        if self.broken is not None:
-            return
-        try:
-            self.keys[suite].add(_keyed(raw, self.path, f"/suites/{suite}/cases/{position}"))
-        except ReportRefusedError as error:
-            self.broken = error
+        while len(self._hashes) <= suite:
+            self._hashes.append(array("q"))
+        case_id = raw.get("id") if type(raw) is dict else None
+        if type(case_id) is str:
+            self._hashes[suite].append(hash(case_id))
+        else:
+            self._hashes[suite].append(0)
+            self._odd.add(suite)
+
+    def count(self, suite: int) -> int:
+        """How many cases of suite ``suite`` the scan met."""
+        if self._repeats is not None:
+            return self._counts[suite] if suite < len(self._counts) else 0
+        return len(self._hashes[suite]) if suite < len(self._hashes) else 0
+
+    def repeats(self, suite: int) -> bool:
+        """Whether an id may repeat in suite ``suite`` (equal hashes: maybe equal ids)."""
+        if self._repeats is None:
+            self._counts = [len(each) for each in self._hashes]
+            self._repeats = [
+                index in self._odd or _repeated(each) for index, each in enumerate(self._hashes)
+            ]
+            self._hashes = []
+        return self._repeats[suite] if suite < len(self._repeats) else False
+
+
+def _repeated(hashes: array[int]) -> bool:
+    """Whether a hash repeats in ``hashes``: looked for a share of them at a time (those of
+    the same remainder), so that the set made holds at most about 65,536 of them."""
+    shares = max(1, len(hashes) >> 16)
+    for share in range(shares):
+        part = hashes if shares == 1 else [each for each in hashes if each % shares == share]
+        if len(set(part)) != len(part):
+            return True
+    return False
 
 
 def streamed_side(
-    streamed: StreamedReport, hook: KeyHook, label: str, path: str | None = None
+    streamed: StreamedReport, ids: IdHook, label: str, path: str | None = None
 ) -> ReportSide:
     """A report already read as a stream (``report.streamread``, verified, its cases
-    scanned through ``hook``) as one side of a comparison, its cases read again from the
+    scanned through ``ids``) as one side of a comparison, its cases read again from the
     same open file: no scan of its own. ``path`` names the side where it is not the file
     read (a copy kept elsewhere)."""
     assert streamed.streamed
-    if hook.broken is not None:
-        raise hook.broken
     source = path or streamed.path
     header = streamed.report
     suites = []
     for index, record in enumerate(header.suites):
-        found = hook.keys[index] if index < len(hook.keys) else CaseKeys()
-        if len(found) != streamed.case_count(index):  # pragma: no cover - the scan fed it
+        count = streamed.case_count(index)
+        if ids.count(index) != count:  # pragma: no cover - the scan fed it
             raise _invalid(source, f"/suites/{index}/cases", "cases must be an array")
-        found.done()
-        suites.append(SuiteSide(record, found, source, index, partial(streamed.raw_case, index)))
+        suites.append(
+            SuiteSide(
+                record,
+                count,
+                ids.repeats(index),
+                source,
+                index,
+                partial(streamed.raw_case, index),
+                label,
+            )
+        )
     return ReportSide(label, source, streamed.digest, header, tuple(suites))
 
 

@@ -9,13 +9,18 @@ refusals name what differs, and values only by their digest.
 from __future__ import annotations
 
 from goldgate.base.errors import InvalidInputError
-from goldgate.comparison.opened import ReportSide, SuiteSide
+from goldgate.comparison.opened import CaseKeys, ReportSide, SuiteSide
 from goldgate.comparison.sides import CaseSide
 from goldgate.report.digests import bytes_digest, value_digest
 from goldgate.report.models import MetricResult
 
 __all__ = [
     "catalog",
+    "no_details",
+    "one_side_only",
+    "other_case",
+    "other_gold",
+    "other_input",
     "require_complete",
     "require_same_cases",
     "require_same_catalogs",
@@ -41,21 +46,23 @@ def _digests(label: str, candidate: bytes | object, baseline: bytes | object) ->
 
 
 def require_complete(side: ReportSide) -> None:
+    """The report's own fields say it is complete (each case's input is checked as the
+    comparison reads it: ``no_details``)."""
     header = side.header
     if not header.complete:
         raise _refuse(
             f"the {side.label} report {side.path} is incomplete (interrupted by "
             f"{header.interruption or 'a signal'}); compare needs complete attempts"
         )
-    for suite in side.suites:
-        keys = suite.keys
-        for place, case_id in enumerate(keys.ids):
-            if not keys.has_input(place):
-                raise _refuse(
-                    f"the {side.label} report {side.path} was written without details "
-                    f"(suite {suite.name!r}, case {case_id!r} has no input); compare needs "
-                    "inputs to match"
-                )
+
+
+def no_details(label: str, path: str, suite: str, case_id: str) -> InvalidInputError:
+    """The refusal of a case that has no input (its report written without details)."""
+    return _refuse(
+        f"the {label} report {path} was written without details "
+        f"(suite {suite!r}, case {case_id!r} has no input); compare needs "
+        "inputs to match"
+    )
 
 
 def require_same_scorers(candidate: ReportSide, baseline: ReportSide) -> None:
@@ -125,30 +132,51 @@ def _digest(sha256: bytes) -> str:
     return "sha256:" + sha256.hex()
 
 
-def require_same_cases(candidate: SuiteSide, baseline: SuiteSide) -> None:
+def other_case(suite: str, position: int, now: str, before: str) -> InvalidInputError:
+    """The refusal (full mode) of two cases at the same place (from 1) with other ids."""
+    return _refuse(f"suite {suite!r}: " + _sides(f"case {position}", now, before) + _PARTIAL)
+
+
+def one_side_only(suite: str, case_id: str, side: str) -> InvalidInputError:
+    """The refusal (full mode) of a case past the other side's last."""
+    return _refuse(f"suite {suite!r}: case {case_id!r} is in the {side} only" + _PARTIAL)
+
+
+def other_input(suite: str, case_id: str, mine: bytes, theirs: bytes) -> InvalidInputError:
+    """The refusal (full mode) of a case whose input's sha256 differs (``mine``, ``theirs``)."""
+    differs = f"the input differs (candidate {_digest(mine)}, baseline {_digest(theirs)})"
+    return _refuse(f"suite {suite!r}, case {case_id!r}: " + differs + _PARTIAL)
+
+
+def other_gold(suite: str, candidate: CaseSide, baseline: CaseSide) -> InvalidInputError:
+    """The refusal (full mode) of a case whose gold differs, saying how."""
+    difference = _gold_difference(candidate, baseline)
+    case = f"suite {suite!r}, case {candidate.id!r}: "
+    return _refuse(case + "the gold differs: " + difference + _PARTIAL)
+
+
+def require_same_cases(
+    candidate: SuiteSide, baseline: SuiteSide, now_keys: CaseKeys, before_keys: CaseKeys
+) -> None:
     """The same cases in the same order, by id, input and gold: decided from the sides'
-    ``CaseKeys``; the cases are read again only to say how a gold differs."""
-    where = f"suite {candidate.name!r}: "
-    now_keys, before_keys = candidate.keys, baseline.keys
+    ``CaseKeys``; the cases are read again only to say how a gold differs. (Where no id
+    repeats, ``comparison.walk`` decides the same place by place, without them.)"""
     for position, (now, before) in enumerate(
         zip(now_keys.ids, before_keys.ids, strict=False), start=1
     ):
         if now != before:
-            raise _refuse(where + _sides(f"case {position}", now, before) + _PARTIAL)
+            raise other_case(candidate.name, position, now, before)
     if len(now_keys) != len(before_keys):
         longer = now_keys if len(now_keys) > len(before_keys) else before_keys
         extra = longer.ids[min(len(now_keys), len(before_keys))]
         side = "candidate" if longer is now_keys else "baseline"
-        raise _refuse(where + f"case {extra!r} is in the {side} only" + _PARTIAL)
+        raise one_side_only(candidate.name, extra, side)
     for place, case_id in enumerate(now_keys.ids):
-        case = f"suite {candidate.name!r}, case {case_id!r}: "
         mine, theirs = now_keys.input_digest(place), before_keys.input_digest(place)
         if mine != theirs:
-            differs = f"the input differs (candidate {_digest(mine)}, baseline {_digest(theirs)})"
-            raise _refuse(case + differs + _PARTIAL)
+            raise other_input(candidate.name, case_id, mine, theirs)
         if now_keys.gold_digest(place) != before_keys.gold_digest(place):
-            difference = _gold_difference(candidate.case(place), baseline.case(place))
-            raise _refuse(case + "the gold differs: " + difference + _PARTIAL)
+            raise other_gold(candidate.name, candidate.case(place), baseline.case(place))
 
 
 _PARTIAL = " (--partial compares what matches and lists the rest)"

@@ -37,19 +37,20 @@ if TYPE_CHECKING:
     from goldgate.app.action.verifying import Deferred
     from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
-    from goldgate.comparison.opened import KeyHook
+    from goldgate.comparison.opened import IdHook
     from goldgate.github.event import GitHubEvent
     from goldgate.report.streamread import StreamedReport
 
 
 @dataclass(frozen=True)
 class _Opened:
-    """The candidate open while it is published (with the comparison's index its scan made),
-    the stack that keeps the baseline open too, and the helper verifying them meanwhile
-    (``verifying.Deferred``; None: each verified as it was read)."""
+    """The candidate open while it is published (with whether its ids may repeat, which its
+    scan noted for the comparison's walk), the stack that keeps the baseline open too, and
+    the helper verifying them meanwhile (``verifying.Deferred``; None: each verified as it
+    was read)."""
 
     streamed: StreamedReport
-    keys: KeyHook | None
+    keys: IdHook | None
     stack: contextlib.ExitStack[bool | None]
     deferred: Deferred | None
 
@@ -101,15 +102,15 @@ def _concluded(
 ) -> int:
     """``conclude`` for the report at ``ran[0]`` (the run's code ``ran[1]``), verified as it
     is read, or by ``deferred``'s helper before anything is published."""
-    from goldgate.comparison.opened import KeyHook
+    from goldgate.comparison.opened import IdHook
     from goldgate.report.streamread import streamed_report
 
     report_path, run_code = ran
     with contextlib.ExitStack() as stack:
         streamed: StreamedReport | None = None
         refused: GoldgateError | None = None
-        # The comparison's index of the candidate is made by the scan that verifies it.
-        keys = None if inputs.baseline is None else KeyHook(str(report_path))
+        # Whether the candidate's ids may repeat is noted by the scan that verifies it.
+        keys = None if inputs.baseline is None else IdHook(str(report_path))
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
                 streamed = stack.enter_context(
@@ -254,8 +255,8 @@ def _compare(
     """The comparison with the baseline, where it was written (None while a helper verifies
     the reports: written once it has, ``Deferred.write_later``), and the baseline report
     (for the HTML page's baseline side); Nones when nothing was compared. Each side is
-    compared from the scan that read it (its index made then, its cases read again from
-    the file still open), never scanned again."""
+    compared from the scan that read it (its cases walked again, once, from the file still
+    open: ``comparison.walk``), never scanned again."""
     from goldgate.comparison import compare
     from goldgate.comparison.opened import ReportSide, streamed_side
 
