@@ -35,6 +35,7 @@ __all__ = [
     "CaseSide",
     "Judged",
     "case_key",
+    "gold_key",
     "reduce_case",
 ]
 
@@ -240,6 +241,15 @@ class CaseKey(NamedTuple):
     attempts: int
 
 
+def gold_key(raw: Any) -> bytes:
+    """The canonical bytes of a case's gold as ``case_key`` has them (equal bytes: the same
+    gold); ``KeyError``, ``TypeError`` or ``ValueError`` where it is malformed."""
+    items = raw["expectations"]
+    if not isinstance(items, list):
+        raise TypeError("expectations must be an array")
+    return _gold_key([_fields(item) for item in items])
+
+
 def case_key(raw: Any) -> CaseKey:
     """A case's id, input, gold and number of attempts, as ``reduce_case`` has them, without
     reducing its attempts; ``KeyError``, ``TypeError`` or ``ValueError`` where it is
@@ -247,16 +257,13 @@ def case_key(raw: Any) -> CaseKey:
     case_id = raw["id"]
     if not isinstance(case_id, str):
         raise TypeError("a case id is a string")
-    items = raw["expectations"]
-    if not isinstance(items, list):
-        raise TypeError("expectations must be an array")
-    gold_key = _gold_key([_fields(item) for item in items])
+    gold = gold_key(raw)
     attempts = raw["attempts"]
     if not isinstance(attempts, list):
         raise TypeError("attempts must be an array")
     raw_input = raw.get("input")
     input_key = b"" if raw_input is None else canonical(raw_input)
-    return CaseKey(case_id, input_key, gold_key, len(attempts))
+    return CaseKey(case_id, input_key, gold, len(attempts))
 
 
 def reduce_case(raw: Any, keep: bool) -> CaseSide:

@@ -34,7 +34,7 @@ from goldgate.comparison.refusals import (
     other_input,
     require_same_cases,
 )
-from goldgate.comparison.sides import CaseKey, CaseSide
+from goldgate.comparison.sides import CaseKey, CaseSide, gold_key
 
 __all__ = ["Met", "SuiteWalk"]
 
@@ -119,16 +119,17 @@ class SuiteWalk:
         the same id."""
         now, before = self.candidate, self.baseline
         case = now.reduced(raw, place)
-        _details(now, case.id, case.input_key)
+        mine = case.input_key()
+        _details(now, case.id, mine)
         was = before.reduced(other, place)
-        _details(before, was.id, was.input_key)
+        theirs = was.input_key()
+        _details(before, was.id, theirs)
         attempts = len(case.attempts)
-        if case.input_key != was.input_key:
+        if mine != theirs:
             if self.full:
-                mine, theirs = _sha256(case.input_key), _sha256(was.input_key)
-                raise other_input(now.name, case.id, mine, theirs)
+                raise other_input(now.name, case.id, _sha256(mine), _sha256(theirs))
             return Met(case.id, attempts, "input changed")
-        rescored = case.gold_key != was.gold_key
+        rescored = gold_key(raw) != gold_key(other)
         if rescored:
             if self.full:
                 raise other_gold(now.name, case, was)
