@@ -37,3 +37,11 @@ def test_the_publishing_modules_and_their_libraries_are_imported() -> None:
     done = subprocess.run(command, check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_module_that_cannot_be_imported_only_loses_the_speed_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(modes, "_PUBLISHING_LIBRARIES", ("goldgate_no_such_module", "httpx"))
+    modes._publishing_imported()
+    assert "httpx" in sys.modules

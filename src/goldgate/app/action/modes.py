@@ -93,16 +93,20 @@ def _publishing_imported() -> None:
     compiled from its source, a few seconds of CPU for the GitHub client and the renderers.
     Read now, they come from the installation's bytecode, which nothing could have planted
     yet."""
+    import contextlib
     import importlib
     import pkgutil
 
+    names = list(_PUBLISHING_LIBRARIES)
     for name in _PUBLISHING_PACKAGES:
         package = importlib.import_module(name)
-        for module in pkgutil.walk_packages(package.__path__, f"{name}."):
-            if not module.name.endswith("__main__"):
-                importlib.import_module(module.name)
-    for name in _PUBLISHING_LIBRARIES:
-        importlib.import_module(name)
+        found = pkgutil.walk_packages(package.__path__, f"{name}.", onerror=lambda _: None)
+        names += [module.name for module in found if not module.name.endswith("__main__")]
+    for name in names:
+        # One that cannot be imported now fails where it is needed, in its own words: only a
+        # speed-up is lost here.
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def step_inputs(run: StepRun) -> ActionInputs | None:
