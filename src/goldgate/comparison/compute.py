@@ -228,7 +228,7 @@ def _compare_suite(
     classes = Counter[str]()
     # One case of each side at a time, as the walk pairs them (``comparison.walk``):
     # classified, tallied and let go of.
-    walk = SuiteWalk(candidate, baseline, full=not partial)
+    walk = SuiteWalk(candidate, baseline, full=not partial, removed=removed.append)
     for met in walk:
         case_id = met.id
         if met.change == "added":
@@ -272,8 +272,6 @@ def _compare_suite(
         )
         if view is not None:
             views.append(view)
-    for each in walk.removed:
-        removed.append(each)
     unmatched = Unmatched(
         added=added.done(),
         removed=removed.done(),

@@ -21,7 +21,7 @@ so is a case without an input (a report written without details).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -68,13 +68,21 @@ class Met:
 
 
 class SuiteWalk:
-    """The walk of one pair of suites: iterate it for the candidate's cases (``Met``);
-    once it is done, ``removed`` (the baseline's ids no candidate case matched, in the
-    baseline's order) and their attempts, and the candidate's attempts."""
+    """The walk of one pair of suites: iterate it for the candidate's cases (``Met``); each
+    baseline id no candidate case matched goes to ``removed`` as it is found, in the
+    baseline's order (the comparison's spooled list: never held here). Once it is done, the
+    removed cases' attempts and the candidate's attempts."""
 
-    def __init__(self, candidate: SuiteSide, baseline: SuiteSide, *, full: bool) -> None:
+    def __init__(
+        self,
+        candidate: SuiteSide,
+        baseline: SuiteSide,
+        *,
+        full: bool,
+        removed: Callable[[str], object],
+    ) -> None:
         self.candidate, self.baseline, self.full = candidate, baseline, full
-        self.removed: list[str] = []
+        self.removed = removed
         self.removed_attempts = 0
         self.attempts = 0
 
@@ -218,7 +226,7 @@ class SuiteWalk:
         return key
 
     def _remove(self, case_id: str, attempts: int) -> None:
-        self.removed.append(case_id)
+        self.removed(case_id)
         self.removed_attempts += attempts
 
 
