@@ -194,17 +194,17 @@ class BaselineRead:
     digest: str
     latencies: Mapping[str, Sequence[float]]
     streamed: StreamedReport | None = None
-    keys: IdHook | None = None
+    ids: IdHook | None = None
 
     def side(self, label: str) -> ReportSide | Path:
         """This report as a side of a comparison (``comparison.compare``): the one scanned
         already where it is still open and was streamed, else its path (read again)."""
         from goldgate.comparison.opened import streamed_side
 
-        streamed, keys = self.streamed, self.keys
-        if streamed is None or keys is None or not streamed.streamed:
+        streamed, ids = self.streamed, self.ids
+        if streamed is None or ids is None or not streamed.streamed:
             return self.path
-        return streamed_side(streamed, keys, label, str(self.path))
+        return streamed_side(streamed, ids, label, str(self.path))
 
 
 class LatencyHook:
@@ -261,20 +261,20 @@ def opened_baseline(
     from goldgate.render.fanout import baseline_latencies
     from goldgate.report.streamread import streamed_report
 
-    keys = IdHook(str(path)) if indexed else None
+    ids = IdHook(str(path)) if indexed else None
     latencies = LatencyHook()
 
     def hook(suite: int, position: int, raw: Any) -> None:
         latencies(suite, position, raw)
-        if keys is not None:
-            keys(suite, position, raw)
+        if ids is not None:
+            ids(suite, position, raw)
 
     with streamed_report(path, on_case=hook, verify=verify) as streamed:
         if streamed.streamed:
             found = latencies.latencies(streamed.report)
         else:  # read whole: its cases are at hand
             found = baseline_latencies(streamed.report.suites)
-        yield BaselineRead(path, streamed.report, streamed.digest, found, streamed, keys)
+        yield BaselineRead(path, streamed.report, streamed.digest, found, streamed, ids)
 
 
 def read_with_latencies(path: Path) -> BaselineRead:

@@ -50,7 +50,7 @@ class _Opened:
     was read)."""
 
     streamed: StreamedReport
-    keys: IdHook | None
+    ids: IdHook | None
     stack: contextlib.ExitStack[bool | None]
     deferred: Deferred | None
 
@@ -110,11 +110,11 @@ def _concluded(
         streamed: StreamedReport | None = None
         refused: GoldgateError | None = None
         # Whether the candidate's ids may repeat is noted by the scan that verifies it.
-        keys = None if inputs.baseline is None else IdHook(str(report_path))
+        ids = None if inputs.baseline is None else IdHook(str(report_path))
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
                 streamed = stack.enter_context(
-                    streamed_report(report_path, on_case=keys, verify=deferred is None)
+                    streamed_report(report_path, on_case=ids, verify=deferred is None)
                 )
             except GoldgateError as error:  # unreadable, or its stored verdict is not its own
                 refused = error
@@ -134,7 +134,7 @@ def _concluded(
                 f"the report {report_path} is not the one the run step recorded (its digest "
                 "differs): it was changed after user code ran; nothing is published."
             )
-        return _conclude(run, inputs, event, _Opened(streamed, keys, stack, deferred), run_code)
+        return _conclude(run, inputs, event, _Opened(streamed, ids, stack, deferred), run_code)
 
 
 def _settle(deferred: Deferred | None) -> Path | None:
@@ -260,7 +260,7 @@ def _compare(
     from goldgate.comparison import compare
     from goldgate.comparison.opened import ReportSide, streamed_side
 
-    streamed, keys, deferred = opened.streamed, opened.keys, opened.deferred
+    streamed, ids, deferred = opened.streamed, opened.ids, opened.deferred
     report, report_path = streamed.report, Path(streamed.path)
     if inputs.baseline is None:
         run.notes.append("No baseline was configured, so nothing was compared.")
@@ -285,8 +285,8 @@ def _compare(
     if refusal is None:
         try:
             mine: ReportSide | Path = report_path
-            if keys is not None and streamed.streamed:
-                mine = streamed_side(streamed, keys, "candidate")
+            if ids is not None and streamed.streamed:
+                mine = streamed_side(streamed, ids, "candidate")
             theirs = found.side("baseline")
             comparison = compare(mine, theirs, partial=inputs.partial, now=now)
         except GoldgateError as error:
