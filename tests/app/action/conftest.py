@@ -6,9 +6,13 @@ shared by every module that asks (engine.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import json
+import os
+import signal
+import subprocess
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,8 +22,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pytest
 
 from compare.conftest import BASELINE_EDITS, CANDIDATE_EDITS, evaluate, example_copy
+from goldgate.app.action.isolation import HIDDEN_FROM_TARGETS, TOKENS_FD
+from helpers import forkserver
 from helpers.fake_github import TOKEN, FakeGitHub
-from run.support import CliRun, run_cli
+from run.support import GOLDGATE, CliRun, cli_env, run_cli
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -125,15 +131,64 @@ class Runner:
         env.update({f"INPUT_{key.upper()}": value for key, value in inputs.items()})
         return env
 
+    tokens_in_environment = False
+    """Whether ``run`` starts ``goldgate action`` as the runner does, the tokens in its
+    environment (so that it starts again without them: ``hold_tokens_apart``), rather than
+    as the program it starts again (``start_action``)."""
+
     def run(self, *options: str, **inputs: str) -> CliRun:
         self.output.write_text("", "utf-8")
         self.summary.write_text("", "utf-8")
-        return run_cli(
-            "action", *options, cwd=self.workspace, env=self.env(**inputs), timeout=180
-        )
+        if self.tokens_in_environment:
+            return run_cli(
+                "action", *options, cwd=self.workspace, env=self.env(**inputs), timeout=180
+            )
+        return finished(start_action(self.workspace, self.env(**inputs), *options), 180)
 
     def outputs(self) -> dict[str, str]:
         return parse_outputs(self.output.read_text("utf-8"))
+
+
+def start_action(workspace: Path, env: dict[str, str], *options: str) -> subprocess.Popen[str]:
+    """``goldgate action`` as ``hold_tokens_apart`` starts it again: the GitHub and Actions
+    tokens of ``env`` wait in a descriptor (its standard input here), named by
+    ``GOLDGATE_ACTION_TOKENS_FD``, and are in no environment. Started so, it is forked from
+    the tests' fork server with its modules imported (``helpers.forkserver``); started with
+    them in its environment, it executes a new interpreter at once, which imports them all
+    again (about 0.8 CPU-s a run). That start, and that no environment block ever holds a
+    token, are the claims of test_action_user_code.py, test_action_seal.py (the composite
+    steps) and test_action.py's gated pull request (``Runner.tokens_in_environment``)."""
+    env = dict(env)
+    held = {name: env.pop(name) for name in HIDDEN_FROM_TARGETS if name in env}
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(write_end, "wb") as writer:  # small: within the pipe's buffer
+            writer.write(json.dumps(held).encode("utf-8"))
+        env[TOKENS_FD] = "0"
+        return forkserver.Popen(
+            [*GOLDGATE, "action", *options],
+            cwd=workspace,
+            env=cli_env(env),
+            stdin=read_end,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    finally:
+        os.close(read_end)
+
+
+def finished(process: subprocess.Popen[str], timeout: float) -> CliRun:
+    """The result of ``process`` (``start_action``), run to its end."""
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        pytest.fail(f"goldgate action did not finish in {timeout} s:\n{stderr}")
+    return CliRun(process.returncode, stdout, stderr)
 
 
 def parse_outputs(text: str) -> dict[str, str]:
@@ -212,6 +267,31 @@ def runner(
     tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
 ) -> Runner:
     return make_runner(tmp_path, fake, payload, baseline_zip)
+
+
+@pytest.fixture(scope="module")
+def candidate(
+    tmp_path_factory: pytest.TempPathFactory, payload: dict[str, Any], baseline_zip: bytes
+) -> tuple[str, bytes]:
+    """The action's report of the candidate (it disagrees with its gold: exit 1), made once a
+    module (put the module in an xdist group, so that one worker makes it): where it is saved
+    in the workspace, and its bytes."""
+    with event_github(payload) as fake:
+        runner = make_runner(tmp_path_factory.mktemp("candidate"), fake, payload, baseline_zip)
+        first = runner.run(baseline="", comment="off")
+        saved = runner.outputs()["report"]
+    assert first.code == 1, first.stderr
+    assert not Path(saved).is_absolute(), saved
+    return saved, (runner.workspace / saved).read_bytes()
+
+
+def saved_candidate(runner: Runner, candidate: tuple[str, bytes]) -> tuple[str, dict[str, Any]]:
+    """The candidate's report, saved in this job's workspace where the action saved it."""
+    saved, data = candidate
+    path = runner.workspace / saved
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return saved, json.loads(data)
 
 
 # engine.py imports this module (Runner): it is imported where the fixtures run.

@@ -34,6 +34,9 @@ COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input 
 
 
 def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -> None:
+    """Started as the runner starts it, the tokens in its environment (the other tests here
+    start it as it starts itself again without them: ``conftest.start_action``)."""
+    runner.tokens_in_environment = True
     gated_commented_once_and_summarized(runner, COMMENT_ID)
 
 

@@ -1,7 +1,12 @@
 """``goldgate action`` and its baseline, end to end: the fake GitHub holds what
 examples/workflows/baseline.yml uploads, the baseline is refused with a note when it cannot
 be compared, every download is bounded by a deadline and leaves no temporary file, and a
-signal during the download or the comment post still leaves the outputs and the summary."""
+signal during the download or the comment post still leaves the outputs and the summary.
+
+The action evaluates the candidate where the run is the claim (the first test, and a
+candidate that chose its suites); elsewhere it reports the candidate's report the action
+made once for the module (mode report, ``as_report``): what comes after the run (finding,
+fetching, comparing and publishing the baseline) is the same step in every mode."""
 
 from __future__ import annotations
 
@@ -22,11 +27,13 @@ import yaml
 from goldgate.github.comments import COMMENT_LIMIT
 from helpers.fake_github import FakeGitHub
 from helpers.reports import coherent
-from run.support import CliRun, run_cli, start_cli
+from run.support import CliRun
 
-from .conftest import MERGE_BASE, Runner, make_runner
+from .conftest import MERGE_BASE, Runner, finished, make_runner, saved_candidate, start_action
 from .support import REPO_ROOT
 from .support import why as rule_of
+
+pytestmark = pytest.mark.xdist_group("action_baseline")  # the candidate's report once
 
 BASELINE_YML = REPO_ROOT / "examples" / "workflows" / "baseline.yml"
 OTHER_COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -76,6 +83,13 @@ def baseline_runner(
     return runner
 
 
+def as_report(runner: Runner, candidate: tuple[str, bytes]) -> dict[str, str]:
+    """The inputs of mode report on the candidate's report (``conftest.candidate``), saved in
+    ``runner``'s workspace where the action saved it."""
+    saved, _ = saved_candidate(runner, candidate)
+    return {"mode": "report", "report": saved}
+
+
 def in_tmp(
     runner: Runner, tmp_path: Path, extra: dict[str, str] | None = None, **inputs: str
 ) -> tuple[CliRun, Path]:
@@ -86,7 +100,7 @@ def in_tmp(
     runner.output.write_text("", "utf-8")
     runner.summary.write_text("", "utf-8")
     env = runner.env(**inputs) | {"TMPDIR": str(temporary), **(extra or {})}
-    return run_cli("action", cwd=runner.workspace, env=env, timeout=180), temporary
+    return finished(start_action(runner.workspace, env), 180), temporary
 
 
 def leftovers(runner: Runner, temporary: Path) -> list[str]:
@@ -122,7 +136,11 @@ def test_the_artifact_baseline_yml_uploads_for_the_merge_base_is_compared(
 
 
 def test_without_one_for_the_merge_base_the_branch_s_newest_is_used_and_named(
-    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    candidate: tuple[str, bytes],
 ) -> None:
     """The regression that passed before: the merge base has no artifact, the base branch
     has baseline.yml's NAME-<sha> ones, and fail_on regression must still see the drop."""
@@ -135,7 +153,13 @@ def test_without_one_for_the_merge_base_the_branch_s_newest_is_used_and_named(
         age=timedelta(days=3),
     )
 
-    result, temporary = in_tmp(runner, tmp_path, baseline=artifact_input(), fail_on="regression")
+    result, temporary = in_tmp(
+        runner,
+        tmp_path,
+        **as_report(runner, candidate),
+        baseline=artifact_input(),
+        fail_on="regression",
+    )
 
     assert result.code == 1, result.stdout + result.stderr
     assert runner.outputs()["regressed"] == "3"
@@ -149,13 +173,23 @@ def test_without_one_for_the_merge_base_the_branch_s_newest_is_used_and_named(
 
 
 def test_no_artifact_at_all_says_so_and_reports_the_candidate(
-    tmp_path: Path, fake: FakeGitHub, payload: dict[str, Any], baseline_zip: bytes
+    tmp_path: Path,
+    fake: FakeGitHub,
+    payload: dict[str, Any],
+    baseline_zip: bytes,
+    candidate: tuple[str, bytes],
 ) -> None:
     """No baseline is said plainly (the summary, the rule, the comment), no comparison count
     is given, and the candidate is still reported."""
     runner = baseline_runner(tmp_path, fake, payload, baseline_zip, commit=None)
 
-    result, _ = in_tmp(runner, tmp_path, baseline=artifact_input(), fail_on="regression")
+    result, _ = in_tmp(
+        runner,
+        tmp_path,
+        **as_report(runner, candidate),
+        baseline=artifact_input(),
+        fail_on="regression",
+    )
 
     assert result.code == 0, result.stderr
     outputs = runner.outputs()
@@ -204,13 +238,16 @@ def _baseline_file(runner: Runner, baseline_zip: bytes, **changes: Any) -> str:
 def test_a_baseline_that_cannot_be_compared_is_refused_with_a_note(
     runner: Runner,
     baseline_zip: bytes,
+    candidate: tuple[str, bytes],
     changes: dict[str, Any],
     inputs: dict[str, str],
     why: str,
 ) -> None:
+    """A candidate that chose its suites is evaluated so (its report names them)."""
     path = _baseline_file(runner, baseline_zip, **changes)
+    mode = {} if "suites" in inputs else as_report(runner, candidate)
 
-    result = runner.run(baseline=path, fail_on="regression", comment="off", **inputs)
+    result = runner.run(baseline=path, fail_on="regression", comment="off", **mode, **inputs)
 
     assert result.code == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -226,7 +263,7 @@ def test_a_baseline_that_cannot_be_compared_is_refused_with_a_note(
 
 
 def test_a_baseline_that_matches_no_attempt_is_refused_with_a_note(
-    runner: Runner, baseline_zip: bytes
+    runner: Runner, baseline_zip: bytes, candidate: tuple[str, bytes]
 ) -> None:
     """Same dataset and suites, but every case's input differs: a partial comparison would
     compare nothing and then say nothing regressed."""
@@ -237,7 +274,12 @@ def test_a_baseline_that_matches_no_attempt_is_refused_with_a_note(
             case["input"] = {"payload": {"another": case["id"]}, "metadata": {}}
     (runner.workspace / "baseline.json").write_text(json.dumps(coherent(report)), "utf-8")
 
-    result = runner.run(baseline="baseline.json", fail_on="regression", comment="off")
+    result = runner.run(
+        **as_report(runner, candidate),
+        baseline="baseline.json",
+        fail_on="regression",
+        comment="off",
+    )
 
     assert result.code == 0, result.stdout + result.stderr
     assert runner.outputs()["comparison"] == ""
@@ -247,12 +289,19 @@ def test_a_baseline_that_matches_no_attempt_is_refused_with_a_note(
     )
 
 
-def test_a_baseline_path_that_is_no_report_is_refused_with_exit_2(runner: Runner) -> None:
+def test_a_baseline_path_that_is_no_report_is_refused_with_exit_2(
+    runner: Runner, candidate: tuple[str, bytes]
+) -> None:
     """A baseline the workflow names by path is input like a report: one that cannot be
     read is exit 2 with one sentence (an artifact that holds none is a note instead)."""
     (runner.workspace / "baseline.json").write_text("<html>not a report</html>", "utf-8")
 
-    result = runner.run(baseline="baseline.json", fail_on="regression", comment="off")
+    result = runner.run(
+        **as_report(runner, candidate),
+        baseline="baseline.json",
+        fail_on="regression",
+        comment="off",
+    )
 
     assert result.code == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -303,6 +352,7 @@ def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
     fake: FakeGitHub,
     payload: dict[str, Any],
     baseline_zip: bytes,
+    candidate: tuple[str, bytes],
     kind: str,
     said: str,
 ) -> None:
@@ -339,6 +389,7 @@ def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
         runner,
         tmp_path,
         {"GOLDGATE_BASELINE_DEADLINE": deadline},
+        **as_report(runner, candidate),
         baseline=artifact_input(),
         fail_on="regression",
         comment="off",
@@ -353,7 +404,7 @@ def test_a_baseline_that_cannot_be_had_leaves_nothing_behind(
     assert leftovers(runner, temporary) == []
     assert not (tmp_path / "escaped.json").exists()
     if kind in ("trickle", "stall", "api-trickle"):
-        assert took < 60, took  # the evaluation, plus 1.5 s of download at most
+        assert took < 60, took  # the report's reading, plus 1.5 s of download at most
 
 
 # --- stopping keeps every output -------------------------------------------------------------
@@ -367,7 +418,7 @@ def _signalled(
     runner.output.write_text("", "utf-8")
     runner.summary.write_text("", "utf-8")
     env = runner.env(**inputs) | {"TMPDIR": str(temporary)}
-    process = start_cli("action", cwd=runner.workspace, env=env)
+    process = start_action(runner.workspace, env)
     try:
         runner.fake.wait_for(*seen, timeout=120)
         time.sleep(0.3)  # the request is in flight: the client waits for its answer
@@ -387,13 +438,19 @@ def test_a_signal_during_the_baseline_download_keeps_the_outputs(
     fake: FakeGitHub,
     payload: dict[str, Any],
     baseline_zip: bytes,
+    candidate: tuple[str, bytes],
     number: int,
 ) -> None:
     runner = baseline_runner(tmp_path, fake, payload, baseline_zip)
     fake.delay("GET", r"^/_blob/")
 
     code, stdout, stderr, temporary = _signalled(
-        runner, tmp_path, ("GET", r"^/_blob/"), number, baseline=artifact_input()
+        runner,
+        tmp_path,
+        ("GET", r"^/_blob/"),
+        number,
+        **as_report(runner, candidate),
+        baseline=artifact_input(),
     )
 
     assert code == 130, stdout + stderr
@@ -418,6 +475,7 @@ def test_a_signal_during_the_comment_post_keeps_the_outputs(
     fake: FakeGitHub,
     payload: dict[str, Any],
     baseline_zip: bytes,
+    candidate: tuple[str, bytes],
     number: int,
 ) -> None:
     runner = baseline_runner(tmp_path, fake, payload, baseline_zip)
@@ -428,6 +486,7 @@ def test_a_signal_during_the_comment_post_keeps_the_outputs(
         tmp_path,
         ("POST", r"/issues/\d+/comments$"),
         number,
+        **as_report(runner, candidate),
         baseline=artifact_input(),
         fail_on="regression",
     )
@@ -459,6 +518,7 @@ def test_a_slow_or_failed_answer_to_the_comment_post_leaves_one_sticky_comment(
     fake: FakeGitHub,
     payload: dict[str, Any],
     baseline_zip: bytes,
+    candidate: tuple[str, bytes],
     answer: str,
 ) -> None:
     """GitHub stores the comment, then answers after the client stopped waiting (or 502):
@@ -472,8 +532,11 @@ def test_a_slow_or_failed_answer_to_the_comment_post_leaves_one_sticky_comment(
         fake.fail("POST", comments, 502, message="Server Error", after=True)
     quick = {"GOLDGATE_GITHUB_TIMEOUT": "1"}
 
-    first, _ = in_tmp(runner, tmp_path, quick, baseline=artifact_input())
-    second, _ = in_tmp(runner, tmp_path, quick, baseline=artifact_input(), fail_on="never")
+    report = as_report(runner, candidate)
+    first, _ = in_tmp(runner, tmp_path, quick, **report, baseline=artifact_input())
+    second, _ = in_tmp(
+        runner, tmp_path, quick, **report, baseline=artifact_input(), fail_on="never"
+    )
 
     assert (first.code, second.code) == (1, 0), first.stdout + first.stderr
     assert runner.outputs()["comment_file"] == ""

@@ -17,34 +17,10 @@ import pytest
 from helpers.fake_github import FakeGitHub
 from helpers.reports import coherent
 
-from .conftest import Runner, event_github, make_runner
+from .conftest import Runner, make_runner, saved_candidate
 from .support import why
 
 pytestmark = pytest.mark.xdist_group("action_reads")  # the candidate's report once, on one worker
-
-
-@pytest.fixture(scope="module")
-def candidate(
-    tmp_path_factory: pytest.TempPathFactory, payload: dict[str, Any], baseline_zip: bytes
-) -> tuple[str, bytes]:
-    """The action's report of the candidate (it disagrees with its gold: exit 1), made once:
-    where it is saved in the workspace, and its bytes."""
-    with event_github(payload) as fake:
-        runner = make_runner(tmp_path_factory.mktemp("candidate"), fake, payload, baseline_zip)
-        first = runner.run(baseline="", comment="off")
-        saved = runner.outputs()["report"]
-    assert first.code == 1, first.stderr
-    assert not Path(saved).is_absolute(), saved
-    return saved, (runner.workspace / saved).read_bytes()
-
-
-def _saved(runner: Runner, candidate: tuple[str, bytes]) -> tuple[str, dict[str, Any]]:
-    """The candidate's report, saved in this job's workspace where the action saved it."""
-    saved, data = candidate
-    path = runner.workspace / saved
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return saved, json.loads(data)
 
 
 def _lying(value: dict[str, Any]) -> dict[str, Any]:
@@ -83,7 +59,7 @@ def _refused(runner: Runner, result: Any, *fragments: str) -> None:
 def test_a_forged_report_is_exit_2_in_every_mode_and_the_summary_says_why(
     runner: Runner, candidate: tuple[str, bytes], mode: str, fail_on: str
 ) -> None:
-    _, value = _saved(runner, candidate)
+    _, value = saved_candidate(runner, candidate)
     forged = _write(runner, "forged.json", _lying(value))
 
     result = runner.run(mode=mode, report=forged, baseline="", comment="update", fail_on=fail_on)
@@ -104,7 +80,7 @@ def test_an_unreadable_report_is_exit_2_in_every_mode(runner: Runner, mode: str,
 
 
 def test_an_out_of_range_exit_code_is_exit_2(runner: Runner, candidate: tuple[str, bytes]) -> None:
-    _, value = _saved(runner, candidate)
+    _, value = saved_candidate(runner, candidate)
     value["verdict"]["exit_code"] = 7
     forged = _write(runner, "forged.json", value)
 
@@ -116,7 +92,7 @@ def test_an_out_of_range_exit_code_is_exit_2(runner: Runner, candidate: tuple[st
 def test_a_forged_baseline_is_exit_2_not_no_baseline(
     runner: Runner, candidate: tuple[str, bytes]
 ) -> None:
-    saved, value = _saved(runner, candidate)
+    saved, value = saved_candidate(runner, candidate)
     baseline = _write(runner, "baseline.json", _lying(value))
 
     result = runner.run(
@@ -130,7 +106,7 @@ def test_a_forged_baseline_is_exit_2_not_no_baseline(
 def test_the_exit_code_output_is_goldgates_whatever_fail_on(
     runner: Runner, candidate: tuple[str, bytes], fail_on: str, step: int
 ) -> None:
-    saved, _ = _saved(runner, candidate)
+    saved, _ = saved_candidate(runner, candidate)
 
     result = runner.run(mode="report", report=saved, baseline="", comment="off", fail_on=fail_on)
 
