@@ -25,12 +25,22 @@ from goldgate.comparison.models import Classes
 from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 
-from .conftest import Runner, make_runner
+from .conftest import Runner, make_runner, saved_candidate
 from .fork_poster import post_rendered, rebuild
 from .scenarios import assert_no_secret, gated_commented_once_and_summarized
 from .support import why
 
+pytestmark = pytest.mark.xdist_group("action")  # the candidate's report once, on one worker
+
 COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
+
+
+def as_report(runner: Runner, candidate: tuple[str, bytes]) -> dict[str, str]:
+    """The inputs of mode report on the candidate's report (``conftest.candidate``, made by
+    an evaluation like the others here), saved in ``runner``'s workspace: for the claims on
+    what comes after the run (the baseline, the comment), the same step in every mode."""
+    saved, _ = saved_candidate(runner, candidate)
+    return {"mode": "report", "report": saved}
 
 
 def test_a_pull_request_is_gated_commented_once_and_summarized(runner: Runner) -> None:
@@ -189,11 +199,13 @@ def test_a_fork_pull_request_falls_back_to_a_comment_file(
     assert_no_secret(runner, result)
 
 
-def test_github_failing_is_a_warning_not_a_crash(runner: Runner) -> None:
+def test_github_failing_is_a_warning_not_a_crash(
+    runner: Runner, candidate: tuple[str, bytes]
+) -> None:
     runner.fake.fail("GET", r"/compare/", 404, message="Not Found", times=None)
     runner.fake.fail("POST", r"/issues/.*comments", 500, message="boom", times=None)
 
-    result = runner.run()
+    result = runner.run(**as_report(runner, candidate))
 
     assert result.code == 1, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
@@ -340,17 +352,18 @@ ONE_COMMENT = r"/issues/comments/\d+$"
 
 
 def test_comment_mode_changes_posts_only_when_the_verdict_or_the_counts_changed(
-    runner: Runner,
+    runner: Runner, candidate: tuple[str, bytes]
 ) -> None:
-    first = runner.run(comment_mode="changes")
-    again = runner.run(comment_mode="changes")
+    report = as_report(runner, candidate)
+    first = runner.run(**report, comment_mode="changes")
+    again = runner.run(**report, comment_mode="changes")
 
     assert (first.code, again.code) == (1, 1)
     [(ident, _, body)] = runner.fake.comments(runner.pr_number)
     assert runner.fake.requests_to("PATCH", ONE_COMMENT) == []  # nothing changed: left alone
     assert body.split("\n")[1].startswith("<!-- goldgate:state exit=1;regressed=2,mixed=1,")
 
-    passed = runner.run("--comment-mode", "changes", fail_on="never")  # the option, too
+    passed = runner.run("--comment-mode", "changes", **report, fail_on="never")  # the option too
 
     assert passed.code == 0
     assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
@@ -360,19 +373,20 @@ def test_comment_mode_changes_posts_only_when_the_verdict_or_the_counts_changed(
 
 
 def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
-    runner: Runner,
+    runner: Runner, candidate: tuple[str, bytes]
 ) -> None:
-    quiet = runner.run(comment_mode="failures", fail_on="never")
+    report = as_report(runner, candidate)
+    quiet = runner.run(**report, comment_mode="failures", fail_on="never")
     assert quiet.code == 0
     assert runner.fake.comments(runner.pr_number) == []  # passed, and nothing to update
 
-    failed = runner.run(comment_mode="failures")
-    passed = runner.run(comment_mode="failures", fail_on="never")
+    failed = runner.run(**report, comment_mode="failures")
+    passed = runner.run(**report, comment_mode="failures", fail_on="never")
 
     assert (failed.code, passed.code) == (1, 0)
     [(_, _, body)] = runner.fake.comments(runner.pr_number)
     assert "## ✅ goldgate: passed" in body  # the comment there says it passes now
-    off = runner.run(comment_mode="off")
+    off = runner.run(**report, comment_mode="off")
     assert off.code == 1
     assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
 
@@ -385,14 +399,16 @@ def test_the_commands_page_names_every_input() -> None:
     assert sorted(name for name in names if f"`{name}`" not in row) == []
 
 
-def test_a_baseline_path_is_compared_partially(runner: Runner, baseline_zip: bytes) -> None:
-    import io
-    import zipfile
-
+def test_a_baseline_path_is_compared_partially(
+    runner: Runner, baseline_zip: bytes, candidate: tuple[str, bytes]
+) -> None:
     with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
         (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
 
-    result = runner.run(baseline="baseline.json", partial="true", fail_on="regression")
+    result = runner.run(
+        **as_report(runner, candidate), baseline="baseline.json", partial="true",
+        fail_on="regression",
+    )  # fmt: skip
 
     assert result.code == 1, result.stderr
     outputs = runner.outputs()
@@ -402,8 +418,10 @@ def test_a_baseline_path_is_compared_partially(runner: Runner, baseline_zip: byt
     assert not runner.fake.requests_to("GET", r"/artifacts")
 
 
-def test_a_missing_baseline_path_is_said_plainly(runner: Runner) -> None:
-    result = runner.run(baseline="nowhere.json")
+def test_a_missing_baseline_path_is_said_plainly(
+    runner: Runner, candidate: tuple[str, bytes]
+) -> None:
+    result = runner.run(**as_report(runner, candidate), baseline="nowhere.json")
 
     assert result.code == 1, result.stderr
     assert runner.outputs()["comparison"] == ""
@@ -427,20 +445,18 @@ def test_a_mode_without_its_report_is_refused(runner: Runner, mode: str) -> None
 
 
 def test_modes_report_compare_and_replay_work_from_an_existing_report(
-    runner: Runner, baseline_zip: bytes
+    runner: Runner, baseline_zip: bytes, candidate: tuple[str, bytes]
 ) -> None:
-    import io
-    import zipfile
-
+    """The existing report: the action's of the candidate (``conftest.candidate``: exit 1,
+    made by a run as ``runner.run(baseline="", comment="off")``), where it saved it."""
     with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
         (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
-    first = runner.run(baseline="", comment="off")
-    saved = runner.outputs()["report"]
-    assert (runner.workspace / saved).is_file(), first.stderr
+    saved, _ = saved_candidate(runner, candidate)
+    first_code = 1  # the candidate's run (the fixture asserts it)
 
     # report: render the given report; no comparison without a baseline
     result = runner.run(mode="report", report=saved, baseline="", comment="off")
-    assert result.code == first.code, result.stderr
+    assert result.code == first_code, result.stderr
     outputs = runner.outputs()
     assert outputs["report"] == saved
     assert outputs["comparison"] == ""
@@ -458,7 +474,7 @@ def test_modes_report_compare_and_replay_work_from_an_existing_report(
 
     # replay: the current gold over the saved results, into a new report
     result = runner.run(mode="replay", report=saved, baseline="", comment="off")
-    assert result.code == first.code, result.stderr
+    assert result.code == first_code, result.stderr
     replayed = runner.outputs()["report"]
     assert replayed != saved
     report = json.loads((runner.workspace / replayed).read_text("utf-8"))
