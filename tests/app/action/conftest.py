@@ -6,7 +6,6 @@ shared by every module that asks (engine.py)."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import io
 import json
@@ -180,14 +179,14 @@ def start_action(workspace: Path, env: dict[str, str], *options: str) -> subproc
 
 
 def finished(process: subprocess.Popen[str], timeout: float) -> CliRun:
-    """The result of ``process`` (``start_action``), run to its end."""
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
+    """The result of ``process`` (``start_action``), run to its end (its group killed when
+    it has not ended in ``timeout`` seconds, and the test failed)."""
+    with process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        pytest.fail(f"goldgate action did not finish in {timeout} s:\n{stderr}")
+            pytest.fail(f"goldgate action ran over {timeout} s:\n{process.communicate()[1]}")
     return CliRun(process.returncode, stdout, stderr)
 
 
@@ -292,6 +291,41 @@ def saved_candidate(runner: Runner, candidate: tuple[str, bytes]) -> tuple[str, 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return saved, json.loads(data)
+
+
+HERE_MODES = ("report", "compare")
+"""The modes ``run_here`` runs: those that run no user code."""
+
+
+@pytest.fixture
+def run_here(run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
+    """``goldgate action`` run in this process (the console script's entry point, as
+    ``run_cli``), in the job of ``runner`` with ``inputs``, for a mode that runs no user code
+    (``HERE_MODES``): for the claims on the step's outputs, summary and requests, where no
+    process of its own is asked for (a real one costs about a CPU-second: its start, the
+    libraries it imports, the verification of each report it reads, which this process does
+    once per report). What it changes here is put back: the environment, the working folder,
+    the signal handlers and the secret values it noted."""
+    from goldgate.base import textsafe
+
+    def run(runner: Runner, *options: str, **inputs: str) -> Any:
+        assert inputs.get("mode") in HERE_MODES, inputs
+        runner.output.write_text("", "utf-8")
+        runner.summary.write_text("", "utf-8")
+        handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+        with monkeypatch.context() as patch:
+            for name in ("_secret_variables", "_secret_values"):
+                patch.setattr(textsafe, name, list(getattr(textsafe, name)))
+            patch.setattr(textsafe, "_active_from", None)
+            for key, value in runner.env(**inputs).items():
+                patch.setenv(key, value)
+            try:
+                return run_cli("action", *options, cwd=runner.workspace)
+            finally:
+                for number, handler in handlers.items():
+                    signal.signal(number, handler)
+
+    return run
 
 
 # engine.py imports this module (Runner): it is imported where the fixtures run.

@@ -1,8 +1,10 @@
 """``goldgate action`` end to end, as the runner starts it: a subprocess in a workspace
 holding the example (a candidate with known regressions, see tests/compare/conftest), the
 real pull_request payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a fake GitHub on
-loopback serving the merge-base commit's baseline artifact. Plus the pure middle: inputs,
-the exit rule per ``fail_on`` and the environment targets see."""
+loopback serving the merge-base commit's baseline artifact. The claims on what comes after
+the run (the comment's modes, a baseline path, GitHub failing) are made in mode report on the
+candidate's report made once (``as_report``), in this process (``conftest.run_here``). Plus
+the pure middle: inputs, the exit rule per ``fail_on`` and the environment targets see."""
 
 from __future__ import annotations
 
@@ -200,12 +202,12 @@ def test_a_fork_pull_request_falls_back_to_a_comment_file(
 
 
 def test_github_failing_is_a_warning_not_a_crash(
-    runner: Runner, candidate: tuple[str, bytes]
+    runner: Runner, candidate: tuple[str, bytes], run_here: Any
 ) -> None:
     runner.fake.fail("GET", r"/compare/", 404, message="Not Found", times=None)
     runner.fake.fail("POST", r"/issues/.*comments", 500, message="boom", times=None)
 
-    result = runner.run(**as_report(runner, candidate))
+    result = run_here(runner, **as_report(runner, candidate))
 
     assert result.code == 1, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
@@ -352,18 +354,18 @@ ONE_COMMENT = r"/issues/comments/\d+$"
 
 
 def test_comment_mode_changes_posts_only_when_the_verdict_or_the_counts_changed(
-    runner: Runner, candidate: tuple[str, bytes]
+    runner: Runner, candidate: tuple[str, bytes], run_here: Any
 ) -> None:
     report = as_report(runner, candidate)
-    first = runner.run(**report, comment_mode="changes")
-    again = runner.run(**report, comment_mode="changes")
+    first = run_here(runner, **report, comment_mode="changes")
+    again = run_here(runner, **report, comment_mode="changes")
 
     assert (first.code, again.code) == (1, 1)
     [(ident, _, body)] = runner.fake.comments(runner.pr_number)
     assert runner.fake.requests_to("PATCH", ONE_COMMENT) == []  # nothing changed: left alone
     assert body.split("\n")[1].startswith("<!-- goldgate:state exit=1;regressed=2,mixed=1,")
 
-    passed = runner.run("--comment-mode", "changes", **report, fail_on="never")  # the option too
+    passed = run_here(runner, "--comment-mode", "changes", **report, fail_on="never")  # option
 
     assert passed.code == 0
     assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
@@ -373,20 +375,20 @@ def test_comment_mode_changes_posts_only_when_the_verdict_or_the_counts_changed(
 
 
 def test_comment_mode_failures_comments_a_failure_and_then_that_it_passes(
-    runner: Runner, candidate: tuple[str, bytes]
+    runner: Runner, candidate: tuple[str, bytes], run_here: Any
 ) -> None:
     report = as_report(runner, candidate)
-    quiet = runner.run(**report, comment_mode="failures", fail_on="never")
+    quiet = run_here(runner, **report, comment_mode="failures", fail_on="never")
     assert quiet.code == 0
     assert runner.fake.comments(runner.pr_number) == []  # passed, and nothing to update
 
-    failed = runner.run(**report, comment_mode="failures")
-    passed = runner.run(**report, comment_mode="failures", fail_on="never")
+    failed = run_here(runner, **report, comment_mode="failures")
+    passed = run_here(runner, **report, comment_mode="failures", fail_on="never")
 
     assert (failed.code, passed.code) == (1, 0)
     [(_, _, body)] = runner.fake.comments(runner.pr_number)
     assert "## ✅ goldgate: passed" in body  # the comment there says it passes now
-    off = runner.run(**report, comment_mode="off")
+    off = run_here(runner, **report, comment_mode="off")
     assert off.code == 1
     assert len(runner.fake.requests_to("PATCH", ONE_COMMENT)) == 1
 
@@ -400,13 +402,13 @@ def test_the_commands_page_names_every_input() -> None:
 
 
 def test_a_baseline_path_is_compared_partially(
-    runner: Runner, baseline_zip: bytes, candidate: tuple[str, bytes]
+    runner: Runner, baseline_zip: bytes, candidate: tuple[str, bytes], run_here: Any
 ) -> None:
     with zipfile.ZipFile(io.BytesIO(baseline_zip)) as archive:
         (runner.workspace / "baseline.json").write_bytes(archive.read("goldgate-report.json"))
 
-    result = runner.run(
-        **as_report(runner, candidate), baseline="baseline.json", partial="true",
+    result = run_here(
+        runner, **as_report(runner, candidate), baseline="baseline.json", partial="true",
         fail_on="regression",
     )  # fmt: skip
 
@@ -419,9 +421,9 @@ def test_a_baseline_path_is_compared_partially(
 
 
 def test_a_missing_baseline_path_is_said_plainly(
-    runner: Runner, candidate: tuple[str, bytes]
+    runner: Runner, candidate: tuple[str, bytes], run_here: Any
 ) -> None:
-    result = runner.run(**as_report(runner, candidate), baseline="nowhere.json")
+    result = run_here(runner, **as_report(runner, candidate), baseline="nowhere.json")
 
     assert result.code == 1, result.stderr
     assert runner.outputs()["comparison"] == ""
