@@ -62,6 +62,7 @@ from typing import Any
 import yaml
 
 from helpers.fake_github import FakeGitHub
+from helpers.job_python import runner_python
 
 STANDINS = Path(__file__).resolve().parents[1] / "app" / "action" / "standins"
 STANDIN_NAMES = (
@@ -81,6 +82,8 @@ ACTION_FILES = (
     "action.yml", "docker", "Dockerfile", "pyproject.toml", "README.md", "LICENSE", "src",
 )  # fmt: skip
 _BUILT = ("__pycache__", "*.egg-info", "build")
+RUNNER_PYTHON = Path()
+"""``Act.python_bin``'s default: made for each ``root`` by ``runner_python``."""
 GOLDGATE_USES = "goldgate-tests/goldgate@v0"
 """What ``with_action`` puts for ``uses: ./``: the action at a version, as teams name it."""
 
@@ -215,8 +218,10 @@ class Act:
     fake: FakeGitHub
     source: Path
     """The repository at the job's commit: what the checkout stand-in copies."""
-    python_bin: Path = field(default_factory=lambda: Path(sys.executable).parent)
-    """What the setup-python stand-in puts first on PATH."""
+    python_bin: Path = RUNNER_PYTHON
+    """What the setup-python stand-in puts first on PATH; by default (``RUNNER_PYTHON``) a venv
+    under ``root`` that holds goldgate (helpers/job_python.py's ``runner_python``: the action
+    installs nothing)."""
     actions: dict[str, Path] = field(default_factory=dict)
     """More ``owner/name@ref`` to local folders (``owner/name/path@ref``, an action in a
     folder of that repository, is found in its folder)."""
@@ -225,6 +230,10 @@ class Act:
     container: JobContainer | None = None
     """Run the jobs in a container instead of on the host."""
     timeout: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.python_bin == RUNNER_PYTHON:
+            self.python_bin = runner_python(self.root / "job-python")
 
     def run(
         self,

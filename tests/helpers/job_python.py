@@ -8,6 +8,20 @@ installs goldgate from its source. That pip runs offline (``PIP_NO_INDEX``) and 
 isolated build environment, as on GitHub, from a wheelhouse holding only setuptools (goldgate's
 pyproject needs setuptools>=77): ``setuptools_wheelhouse`` downloads it once, and
 ``shared_wheelhouse`` once for the whole run (the tests that build goldgate share it).
+
+``runner_python`` is the Python a job under act runs on by default (``Act.python_bin``): such
+a venv from ``runner_base`` that holds goldgate too (its source on the ``.pth`` line, and the
+test venv's console scripts, ``goldgate`` among them, run by this Python), so the action
+installs nothing.
+
+``runner_base``: a runner's Python (setup-python's) holds a standard library folder of a few
+thousand files, its ``site-packages`` nearly empty; the Python the test venv is made from may
+hold its own ``site-packages`` inside that folder (pyenv's: some 58,000 files here). The
+action's seal and publishing steps list every file of the Python's import path, that folder
+included (``find``, ``sort``, ``sha256sum``): 0.8 CPU-s a listing here instead of 0.3, and a
+goldgate step lists twice. So a job's venv is made from the system's Python of the same
+version where there is one (Debian's ``/usr/bin/python3.11``: the same ABI, so the test venv's
+compiled packages load), else from the test venv's.
 """
 
 from __future__ import annotations
@@ -21,10 +35,14 @@ from pathlib import Path
 
 import pytest
 
+SOURCE = Path(__file__).resolve().parents[2] / "src"
 
-def job_python(folder: Path) -> Path:
-    """A venv at ``folder`` (see above); its ``bin`` folder."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+
+def job_python(folder: Path, *, base: str | None = None, goldgate: bool = False) -> Path:
+    """A venv at ``folder`` (see above) made from ``base`` (default: the test venv's Python);
+    ``goldgate``: goldgate importable from it too, and the test venv's console scripts run by
+    it. Its ``bin`` folder."""
+    subprocess.run([base or sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     inner = subprocess.run(
         [
             str(folder / "bin" / "python"),
@@ -35,7 +53,49 @@ def job_python(folder: Path) -> Path:
         text=True,
         check=True,
     ).stdout.strip()
-    Path(inner, "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
+    lines = [sysconfig.get_path("purelib")]
+    if goldgate:
+        lines.append(str(SOURCE))  # the editable install's own .pth is not read from there
+        _console_scripts(folder / "bin")
+    Path(inner, "test-venv.pth").write_text("".join(f"{line}\n" for line in lines), "utf-8")
+    return folder / "bin"
+
+
+def _console_scripts(target: Path) -> None:
+    """The test venv's console scripts (``goldgate``, ``pip``...), each run by the Python of
+    ``target``."""
+    own = Path(sysconfig.get_path("scripts"))
+    shebang = f"#!{own}/"
+    for script in own.iterdir():
+        if (target / script.name).exists() or not script.is_file():
+            continue
+        with script.open("rb") as handle:
+            if handle.read(len(shebang)).decode("utf-8", "replace") != shebang:
+                continue
+        rest = script.read_text("utf-8").partition("\n")[2]
+        (target / script.name).write_text(f"#!{target / 'python'}\n{rest}", "utf-8")
+        (target / script.name).chmod(0o755)
+
+
+def runner_base() -> str:
+    """The Python a job's venv is made from (see above): the system's of this version where
+    it makes a venv, else the test venv's."""
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    system = f"/usr/bin/python{version}"
+    if os.access(system, os.X_OK):
+        probe = subprocess.run(
+            [system, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if probe.returncode == 0 and probe.stdout.strip() == version:
+            return system
+    return sys.executable
+
+
+def runner_python(folder: Path) -> Path:
+    """A job's Python that holds goldgate, made once at ``folder``: its ``bin`` folder."""
+    if not (folder / "bin" / "python").exists():
+        job_python(folder, base=runner_base(), goldgate=True)
     return folder / "bin"
 
 
