@@ -27,6 +27,7 @@ compiled packages load), else from the test venv's.
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import subprocess
 import sys
@@ -77,6 +78,7 @@ def _console_scripts(target: Path) -> None:
         (target / script.name).chmod(0o755)
 
 
+@functools.cache
 def runner_base() -> str:
     """The Python a job's venv is made from (see above): the system's of this version where
     it makes a venv, else the test venv's."""
