@@ -220,8 +220,8 @@ class Act:
     """The repository at the job's commit: what the checkout stand-in copies."""
     python_bin: Path = RUNNER_PYTHON
     """What the setup-python stand-in puts first on PATH; by default (``RUNNER_PYTHON``) a venv
-    under ``root`` that holds goldgate (helpers/job_python.py's ``runner_python``: the action
-    installs nothing)."""
+    under ``root`` that holds goldgate, made by the first ``run`` on the host
+    (helpers/job_python.py's ``runner_python``: the action installs nothing)."""
     actions: dict[str, Path] = field(default_factory=dict)
     """More ``owner/name@ref`` to local folders (``owner/name/path@ref``, an action in a
     folder of that repository, is found in its folder)."""
@@ -230,10 +230,6 @@ class Act:
     container: JobContainer | None = None
     """Run the jobs in a container instead of on the host."""
     timeout: float = 300.0
-
-    def __post_init__(self) -> None:
-        if self.python_bin == RUNNER_PYTHON:
-            self.python_bin = runner_python(self.root / "job-python")
 
     def run(
         self,
@@ -257,6 +253,8 @@ class Act:
         if binary is None:
             raise FileNotFoundError(MISSING)
         run_id = new_run_id() if run_id is None else run_id
+        if self.python_bin == RUNNER_PYTHON and self.container is None:
+            self.python_bin = runner_python(self.root / "job-python")
         folder = self.root / f"act-{run_id}"
         folder.mkdir(parents=True)
         mappings = self._mappings(workflow, folder / "standins")
