@@ -174,7 +174,8 @@ def test_the_jobs_python_holds_goldgate_on_a_runner_s_small_standard_library(
     """Act's default ``python_bin`` (helpers/job_python.py's ``runner_python``): a venv of the
     system's Python of this version where there is one (``runner_base``), whose standard
     library folder, which the action's seal lists, holds no site-packages of the test venv's
-    base; goldgate imported from this checkout and its console script beside that Python."""
+    base; of the test venv it sees goldgate's dependencies and pip alone (``lean_site``);
+    goldgate imported from this checkout and its console script beside that Python."""
     bin_folder = runner_python(tmp_path / "job")
     shown = subprocess.run(
         [str(bin_folder / "python"), "-c", SHOWN], capture_output=True, text=True, check=True
@@ -191,12 +192,17 @@ def test_the_jobs_python_holds_goldgate_on_a_runner_s_small_standard_library(
     assert shown[1].startswith(str(REPO_ROOT / "src" / "goldgate") + "/"), shown
     if base != sys.executable:  # the system's: its standard library holds no site-packages
         assert not Path(shown[2], "site-packages").exists(), shown
+    # goldgate's dependencies and pip, not the test venv's other packages (helpers/job_python.py
+    # lean_site: the seal lists every file the job's Python sees).
+    assert shown[3:] == ["pydantic yes", "github yes", "pip yes", "mypy no", "pytest no"], shown
     assert version.startswith("goldgate "), version
 
 
 SHOWN = """
-import os, sys, sysconfig, goldgate
+import importlib.util, os, sys, sysconfig, goldgate
 print(os.path.realpath(sys._base_executable))
 print(goldgate.__file__)
 print(sysconfig.get_path("stdlib"))
+for name in ("pydantic", "github", "pip", "mypy", "pytest"):
+    print(name, "yes" if importlib.util.find_spec(name) else "no")
 """

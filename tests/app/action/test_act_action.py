@@ -110,7 +110,7 @@ class Team:
         self.tmp = tmp_path
         self.fake = fake
         self.goldgate = action_source(tmp_path / "goldgate")
-        self.python_bin = job_python(tmp_path / "job-python", base=runner_base())
+        self.python_bin = job_python(tmp_path / "job-python", base=runner_base(), lean=True)
         self.env = offline_pip(wheelhouse)
         self.tinydep = tinydep_wheel(tmp_path / "tinydep")
         self.workflows = {

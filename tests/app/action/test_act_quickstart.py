@@ -84,7 +84,7 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> Followed:
     payload: dict[str, Any] = json.loads(OPENED.read_text("utf-8"))
     with event_github(payload) as fake:
         goldgate = action_source(tmp / "goldgate")
-        python_bin = job_python(tmp / "job-python", base=runner_base())
+        python_bin = job_python(tmp / "job-python", base=runner_base(), lean=True)
         results = []
         comments = []
         for project in (broken / "my-app", machine / "my-app"):
