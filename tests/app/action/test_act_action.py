@@ -7,9 +7,9 @@ application only), against the fake GitHub.
 The application is the bundled example, whose target imports ``tinydep`` (act_fixture/tinydep),
 a package goldgate does not have, installed by the workflow's own ``pip install -r
 requirements.txt`` into the job's Python: a fresh venv per test (``python_bin``,
-helpers/job_python.py, made from ``runner_base``) that sees the test venv's packages, goldgate
-not importable from it, so the action's install step really installs goldgate from
-``github.action_path``.
+helpers/job_python.py, made from ``runner_base``) that sees goldgate's dependencies
+(``lean_site``), goldgate not importable from it, so the action's install step really installs
+goldgate from ``github.action_path``.
 
 The job's pip runs offline (``PIP_NO_INDEX``): goldgate builds in pip's isolated build
 environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per

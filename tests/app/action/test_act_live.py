@@ -38,7 +38,7 @@ runs too, would have had no dependencies installed. live.yml now sets up Python 
 ``requirements.txt`` as pull-request.yml does.
 
 The job's Python is the setup-python stand-in's default (helpers/job_python.py's
-``runner_python``, which sees the test venv's packages), which holds goldgate 0.1.0: the action
+``runner_python``, which sees goldgate's dependencies), which holds goldgate 0.1.0: the action
 installs nothing (test_act_action.py is where it installs goldgate).
 """
 
