@@ -442,10 +442,11 @@ def _act_env(home: Path, container: JobContainer | None) -> dict[str, str]:
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         # pip's --no-warn-conflicts (pip reads a "no-" option's variable inverted): after
         # resolving what it was asked for, pip parses the requirements of every distribution
-        # of the environment to warn of conflicts. The jobs' Python sees the test venv's
-        # hundred-odd distributions, which a runner's Python does not hold: that check was
-        # half of each `pip install` step's CPU (2.3 -> 1.2 CPU-s). What pip installs, and
-        # whether it succeeds, is the same.
+        # of the environment to warn of conflicts. A job's Python that sees the whole test
+        # venv (a python_bin made without job_python's lean site) sees its hundred-odd
+        # distributions, which a runner's Python does not hold: that check was half of each
+        # `pip install` step's CPU (2.3 -> 1.2 CPU-s). What pip installs, and whether it
+        # succeeds, is the same.
         "PIP_NO_WARN_CONFLICTS": "0",
     }
     # Where the machine sends pip through a proxy or a mirror, the job's pip goes the same way.
