@@ -62,6 +62,7 @@ from typing import Any
 import yaml
 
 from helpers.fake_github import FakeGitHub
+from helpers.job_python import runner_python
 
 STANDINS = Path(__file__).resolve().parents[1] / "app" / "action" / "standins"
 STANDIN_NAMES = (
@@ -81,6 +82,8 @@ ACTION_FILES = (
     "action.yml", "docker", "Dockerfile", "pyproject.toml", "README.md", "LICENSE", "src",
 )  # fmt: skip
 _BUILT = ("__pycache__", "*.egg-info", "build")
+RUNNER_PYTHON = Path()
+"""``Act.python_bin``'s default: made for each ``root`` by ``runner_python``."""
 GOLDGATE_USES = "goldgate-tests/goldgate@v0"
 """What ``with_action`` puts for ``uses: ./``: the action at a version, as teams name it."""
 
@@ -215,8 +218,10 @@ class Act:
     fake: FakeGitHub
     source: Path
     """The repository at the job's commit: what the checkout stand-in copies."""
-    python_bin: Path = field(default_factory=lambda: Path(sys.executable).parent)
-    """What the setup-python stand-in puts first on PATH."""
+    python_bin: Path = RUNNER_PYTHON
+    """What the setup-python stand-in puts first on PATH; by default (``RUNNER_PYTHON``) a venv
+    under ``root`` that holds goldgate, made by the first ``run`` on the host
+    (helpers/job_python.py's ``runner_python``: the action installs nothing)."""
     actions: dict[str, Path] = field(default_factory=dict)
     """More ``owner/name@ref`` to local folders (``owner/name/path@ref``, an action in a
     folder of that repository, is found in its folder)."""
@@ -248,6 +253,8 @@ class Act:
         if binary is None:
             raise FileNotFoundError(MISSING)
         run_id = new_run_id() if run_id is None else run_id
+        if self.python_bin == RUNNER_PYTHON and self.container is None:
+            self.python_bin = runner_python(self.root / "job-python")
         folder = self.root / f"act-{run_id}"
         folder.mkdir(parents=True)
         mappings = self._mappings(workflow, folder / "standins")
@@ -435,10 +442,11 @@ def _act_env(home: Path, container: JobContainer | None) -> dict[str, str]:
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         # pip's --no-warn-conflicts (pip reads a "no-" option's variable inverted): after
         # resolving what it was asked for, pip parses the requirements of every distribution
-        # of the environment to warn of conflicts. The jobs' Python sees the test venv's
-        # hundred-odd distributions, which a runner's Python does not hold: that check was
-        # half of each `pip install` step's CPU (2.3 -> 1.2 CPU-s). What pip installs, and
-        # whether it succeeds, is the same.
+        # of the environment to warn of conflicts. A job's Python that sees the whole test
+        # venv (a python_bin made without job_python's lean site) sees its hundred-odd
+        # distributions, which a runner's Python does not hold: that check was half of each
+        # `pip install` step's CPU (2.3 -> 1.2 CPU-s). What pip installs, and whether it
+        # succeeds, is the same.
         "PIP_NO_WARN_CONFLICTS": "0",
     }
     # Where the machine sends pip through a proxy or a mirror, the job's pip goes the same way.

@@ -6,6 +6,8 @@ the harness reads back (results, outputs, the job summary, annotations, the exit
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,9 @@ import pytest
 from helpers.act import GOLDGATE_USES, Act, UnmappedAction, act_binary, action_source, with_action
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN, FakeGitHub
+from helpers.job_python import runner_base, runner_python
+
+from .support import REPO_ROOT
 
 pytestmark = [
     pytest.mark.slow,
@@ -161,3 +166,43 @@ def test_goldgate_s_action_source_holds_what_the_action_installs(tmp_path: Path)
     assert (source / "pyproject.toml").is_file()
     assert (source / "src" / "goldgate" / "__init__.py").is_file()
     assert not list(source.rglob("__pycache__"))
+
+
+def test_the_jobs_python_holds_goldgate_on_a_runner_s_small_standard_library(
+    tmp_path: Path,
+) -> None:
+    """Act's default ``python_bin`` (helpers/job_python.py's ``runner_python``): a venv of the
+    system's Python of this version where there is one (``runner_base``), whose standard
+    library folder, which the action's seal lists, holds no site-packages of the test venv's
+    base; of the test venv it sees goldgate's dependencies and pip alone (``lean_site``);
+    goldgate imported from this checkout and its console script beside that Python."""
+    bin_folder = runner_python(tmp_path / "job")
+    shown = subprocess.run(
+        [str(bin_folder / "python"), "-c", SHOWN], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    version = subprocess.run(
+        [str(bin_folder / "goldgate"), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+
+    base = runner_base()
+    system = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if system.exists():
+        assert base == str(system)
+    assert shown[0] == str(Path(base).resolve())
+    assert shown[1].startswith(str(REPO_ROOT / "src" / "goldgate") + "/"), shown
+    if base != sys.executable:  # the system's: its standard library holds no site-packages
+        assert not Path(shown[2], "site-packages").exists(), shown
+    # goldgate's dependencies and pip, not the test venv's other packages (helpers/job_python.py
+    # lean_site: the seal lists every file the job's Python sees).
+    assert shown[3:] == ["pydantic yes", "github yes", "pip yes", "mypy no", "pytest no"], shown
+    assert version.startswith("goldgate "), version
+
+
+SHOWN = """
+import importlib.util, os, sys, sysconfig, goldgate
+print(os.path.realpath(sys._base_executable))
+print(goldgate.__file__)
+print(sysconfig.get_path("stdlib"))
+for name in ("pydantic", "github", "pip", "mypy", "pytest"):
+    print(name, "yes" if importlib.util.find_spec(name) else "no")
+"""

@@ -7,8 +7,9 @@ application only), against the fake GitHub.
 The application is the bundled example, whose target imports ``tinydep`` (act_fixture/tinydep),
 a package goldgate does not have, installed by the workflow's own ``pip install -r
 requirements.txt`` into the job's Python: a fresh venv per test (``python_bin``,
-helpers/job_python.py) that sees the test venv's packages, goldgate not importable from it, so
-the action's install step really installs goldgate from ``github.action_path``.
+helpers/job_python.py, made from ``runner_base``) that sees goldgate's dependencies
+(``lean_site``), goldgate not importable from it, so the action's install step really installs
+goldgate from ``github.action_path``.
 
 The job's pip runs offline (``PIP_NO_INDEX``): goldgate builds in pip's isolated build
 environment, as on GitHub, from a wheelhouse holding only setuptools, downloaded once per
@@ -34,7 +35,7 @@ from compare.conftest import CANDIDATE_EDITS, example_copy
 from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source, with_action
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN, FakeGitHub
-from helpers.job_python import job_python, offline_pip, shared_wheelhouse
+from helpers.job_python import job_python, offline_pip, runner_base, shared_wheelhouse
 
 pytestmark = [
     pytest.mark.slow,
@@ -109,7 +110,7 @@ class Team:
         self.tmp = tmp_path
         self.fake = fake
         self.goldgate = action_source(tmp_path / "goldgate")
-        self.python_bin = job_python(tmp_path / "job-python")
+        self.python_bin = job_python(tmp_path / "job-python", base=runner_base(), lean=True)
         self.env = offline_pip(wheelhouse)
         self.tinydep = tinydep_wheel(tmp_path / "tinydep")
         self.workflows = {

@@ -7,8 +7,10 @@ posts it with its github-script step (the stand-in runs the workflow's own scrip
 against the fake) to the pull request whose head is the run's commit, once. A hand-off whose
 pull request number was changed to another pull request's is refused, and nothing is posted.
 
-The jobs' Python is the test venv's, which holds goldgate 0.1.0: the workflows' ``pip install``
-lines find it there (test_act_action.py is where the action installs goldgate itself).
+The jobs' Python (the setup-python stand-in's default: helpers/job_python.py's
+``runner_python``, which sees goldgate's dependencies) holds goldgate 0.1.0: the workflows'
+``pip install`` lines find it there (test_act_action.py is where the action installs goldgate
+itself).
 """
 
 from __future__ import annotations

@@ -37,8 +37,9 @@ on the runner's system Python, where the action's ``pip install`` of goldgate is
 runs too, would have had no dependencies installed. live.yml now sets up Python and installs
 ``requirements.txt`` as pull-request.yml does.
 
-The job's Python is the test venv's (the setup-python stand-in's default), which holds
-goldgate 0.1.0: the action installs nothing (test_act_action.py is where it installs goldgate).
+The job's Python is the setup-python stand-in's default (helpers/job_python.py's
+``runner_python``, which sees goldgate's dependencies), which holds goldgate 0.1.0: the action
+installs nothing (test_act_action.py is where it installs goldgate).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ a fine-grained token without that permission), so only the ``comment_author`` in
 goldgate which comment is its own. Two runs keep ONE sticky comment, edited in place; a
 comment of another login that carries the same marker is left alone.
 
-The job's Python is the test venv's, which holds goldgate 0.1.0: the action installs nothing.
+The job's Python (the setup-python stand-in's default, helpers/job_python.py's
+``runner_python``) holds goldgate 0.1.0: the action installs nothing.
 """
 
 from __future__ import annotations

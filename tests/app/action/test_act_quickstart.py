@@ -27,7 +27,7 @@ import pytest
 from helpers.act import GOLDGATE_USES, Act, ActResult, act_binary, action_source
 from helpers.act import MISSING as ACT_MISSING
 from helpers.fake_github import TOKEN
-from helpers.job_python import job_python, offline_pip, shared_wheelhouse
+from helpers.job_python import job_python, offline_pip, runner_base, shared_wheelhouse
 from test_docs_runnable import Runnable, runnable_blocks
 
 from .conftest import OPENED, event_github
@@ -84,7 +84,7 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> Followed:
     payload: dict[str, Any] = json.loads(OPENED.read_text("utf-8"))
     with event_github(payload) as fake:
         goldgate = action_source(tmp / "goldgate")
-        python_bin = job_python(tmp / "job-python")
+        python_bin = job_python(tmp / "job-python", base=runner_base(), lean=True)
         results = []
         comments = []
         for project in (broken / "my-app", machine / "my-app"):

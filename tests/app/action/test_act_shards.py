@@ -13,10 +13,11 @@ upload): its four shard reports are made as the shard jobs make them (``goldgate
 downloads. A shard job's run is most of the workflow's CPU, and what it shows does not
 depend on the application's verdict.
 
-The jobs' Python is the test venv's (the setup-python stand-in's default): goldgate 0.1.0 is
-there, so the workflow's ``pip install goldgate==0.1.0`` and the action's version check find
-it and install nothing. That the action installs goldgate and imports a team's own
-dependency is test_act_action.py's part.
+The jobs' Python is the setup-python stand-in's default (helpers/job_python.py's
+``runner_python``, which sees goldgate's dependencies): goldgate 0.1.0 is there, so the
+workflow's ``pip install goldgate==0.1.0`` and the action's version check find it and install
+nothing. That the action installs goldgate and imports a team's own dependency is
+test_act_action.py's part.
 """
 
 from __future__ import annotations
