@@ -33,6 +33,7 @@ import pytest
 from goldgate.base import accelerators, memory
 from goldgate.gold import patterns
 from goldgate.gold.errors import PatternProblem
+from helpers import forkserver
 from run.support import EXAMPLE, GOLDGATE, cli_env, run_cli
 from test_layout import PACKAGE, imported, modules
 
@@ -387,7 +388,7 @@ def _interrupted(project: Path, out: Path, switch: str) -> tuple[dict[str, Any],
     out.mkdir(parents=True)
     report, probe = out / "report.json", out / "probe.json"
     marker = Path(str(probe) + ".marker")
-    process = subprocess.Popen(
+    process = forkserver.Popen(
         [*GOLDGATE, "evaluate", "--config", str(project / "config" / "settings.yaml"),
          "--output", str(report), "--max-concurrency", "1"],
         cwd=project, env=cli_env(_env(switch, probe)), stdin=subprocess.DEVNULL,

@@ -11,6 +11,7 @@ import re
 import resource
 import signal
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -286,3 +287,29 @@ def test_a_guard_over_process_starts_sees_a_forked_start(tmp_path: Path) -> None
     finally:
         guard.uninstall()
     assert guard.refused["probe"]
+
+
+@pytest.mark.slow
+def test_run_is_subprocess_run_through_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``forkserver.run``: what ``subprocess.run`` gives (output captured, the exit code, a
+    timeout that stops the process), the console script forked by a server."""
+    started: list[int | None] = []
+    start = forkserver._Server.start
+
+    def counted(server: Any, request: dict[str, Any], streams: list[int]) -> int | None:
+        started.append(start(server, request, streams))
+        return started[-1]
+
+    monkeypatch.setattr(forkserver._Server, "start", counted)
+    command = [*GOLDGATE, "--version"]
+    done = forkserver.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    [pid] = started  # forked by a server (this worker's)
+    assert pid is not None
+    assert (done.args, done.returncode, done.stderr) == (command, 0, "")
+    assert done.stdout.startswith("goldgate ")
+    failed = forkserver.run([sys.executable, "-c", "raise SystemExit(3)"], capture_output=True)
+    assert (failed.returncode, failed.stdout, failed.stderr) == (3, b"", b"")
+    with pytest.raises(subprocess.TimeoutExpired):
+        forkserver.run([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5)

@@ -139,6 +139,23 @@ class Popen(subprocess.Popen[Any]):
         self._close_pipe_fds(p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite)  # type: ignore[attr-defined]
 
 
+def run(
+    args: list[str], *, timeout: float | None = None, capture_output: bool = False, **options: Any
+) -> subprocess.CompletedProcess[Any]:
+    """``subprocess.run`` (without ``input`` or ``check``), started by ``Popen``: forked from a
+    fork server where that gives the same process, else a real start."""
+    if capture_output:
+        options["stdout"] = options["stderr"] = subprocess.PIPE
+    with Popen(args, **options) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except BaseException:  # as subprocess.run: the process does not outlive the call
+            process.kill()
+            raise
+        code = process.wait()
+    return subprocess.CompletedProcess(args, code, stdout, stderr)
+
+
 def _or_own(descriptor: int, own: int) -> int:
     return own if descriptor == -1 else descriptor  # -1: the child inherits this one's
 

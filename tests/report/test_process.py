@@ -32,6 +32,7 @@ from goldgate.report.process import (
     _Writing,
 )
 from goldgate.report.stream import ReportWriter
+from helpers import forkserver
 from helpers.processes import assert_gone
 from run.support import GOLDGATE, Project, cli_env, expect, new_project, read_report_json
 
@@ -184,9 +185,9 @@ def _run(project: Project, output: Path, ahead: int | None, *, one_cpu: bool = F
     if ahead is not None:
         patch = f"import goldgate.report.process as p; p._AHEAD = {ahead}"
         command = [sys.executable, "-c", f"{patch}; {_CLI}", *args]
-    return subprocess.run(
+    return forkserver.run(  # forked where it can be (not on one CPU, not patched)
         command, cwd=project.root, env=cli_env(), capture_output=True, text=True, timeout=120,
-        check=False, preexec_fn=_one_cpu if one_cpu else None,
+        preexec_fn=_one_cpu if one_cpu else None,
     )  # fmt: skip
 
 
@@ -231,11 +232,11 @@ def test_values_no_report_can_hold_are_their_attempts_error_with_or_without_the_
     _project(project, cases)
     forked, alone = project.output("forked.json"), project.output("alone.json")
     first = _run(project, forked, None)
-    second = subprocess.run(
+    second = forkserver.run(
         [*GOLDGATE, "evaluate", "--config", str(project.settings_path), "--repeat", "2",
          "--output", str(alone)],
         cwd=project.root, env=cli_env({"GOLDGATE_ACCELERATORS": "0"}), capture_output=True,
-        text=True, timeout=120, check=False,
+        text=True, timeout=120,
     )  # fmt: skip
 
     assert (first.returncode, second.returncode) == (4, 4), first.stderr + second.stderr
@@ -263,7 +264,7 @@ def _start(project: Project, marker: Path) -> subprocess.Popen[str]:
     cases = _cases()
     cases[REPORT_PROCESS_FROM + 10] = _case(REPORT_PROCESS_FROM + 10, "marker", marker=str(marker))
     _project(project, cases)
-    return subprocess.Popen(
+    return forkserver.Popen(
         [*GOLDGATE, "evaluate", "--config", str(project.settings_path), "--output",
          str(project.output())],
         cwd=project.root, env=cli_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -657,7 +658,7 @@ def test_an_interrupted_run_shares_its_long_row_and_writes_the_report_of_one_cpu
         marker.unlink(missing_ok=True)
         output = project.output(f"{len(reports)}.json")
         args = ["evaluate", "--config", str(project.settings_path), "--repeat", "2"]
-        process = subprocess.Popen(
+        process = forkserver.Popen(  # the second (python -c) is a real start
             [*prefix, *args, "--output", str(output)], cwd=project.root, env=cli_env(),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip

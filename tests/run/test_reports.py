@@ -365,3 +365,47 @@ def test_a_cut_report_is_refused_at_its_line_and_column(
     )
     assert match is not None, str(refused.value)
     assert 1 < int(match.group(1)) <= 501
+
+
+def _same_values_and_types(ours: Any, theirs: Any) -> None:
+    assert type(ours) is type(theirs), (ours, theirs)
+    assert ours == theirs
+    if isinstance(ours, dict):
+        for key in ours:
+            _same_values_and_types(ours[key], theirs[key])
+    elif isinstance(ours, list | tuple):
+        for mine, its in zip(ours, theirs, strict=True):
+            _same_values_and_types(mine, its)
+
+
+def test_read_report_json_s_attempt_views_are_what_asdict_makes_of_them() -> None:
+    """``read_report_json`` copies each attempt view with a quicker ``asdict``
+    (``support._asdict``): the same dicts, lists, tuples, strings, numbers and enums."""
+    from render.builders import attempt, case, expectation, report, suite
+
+    from . import support
+
+    result = {"payload": {"x": [1, 2.5, None, True, {"y": "z"}], "s": "t"}}
+    built = report(
+        [
+            suite(
+                "s",
+                [
+                    case(
+                        "a",
+                        [
+                            attempt(1, outcomes=("passed", "failed"), result=result),
+                            attempt(2, "failed"),
+                        ],
+                        [expectation("status"), expectation("category")],
+                    ),
+                    case("b", [attempt(1, "skipped"), attempt(2, "timed_out")], [expectation("q")]),
+                ],
+                repeat=2,
+            )
+        ]
+    )
+    views = list(built.suites[0].iter_attempts())
+    assert len(views) == 4
+    for view in views:
+        _same_values_and_types(support._asdict(view), dataclasses.asdict(view))

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from helpers import forkserver
+
 from .support import (
     GOLDGATE,
     STATUS_OK,
@@ -337,12 +339,14 @@ def _run_with_broken(
     with _broken(how) as (target, close):
         streams: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
         streams[stream] = target
-        process = subprocess.Popen(
+        # Forked from the fork server where it can give the same process (a full or a dead
+        # stream is a descriptor it hands on); a stream closed by preexec_fn is a real start.
+        process = forkserver.Popen(
             [*GOLDGATE, "evaluate", "--config", str(project.settings_path),
              "--output", str(project.output()), *args],
             cwd=project.root, env=cli_env(env), stdin=subprocess.DEVNULL, text=True,
             # The test process starts no threads here, which makes preexec_fn safe.
-            preexec_fn=None if close is None else (lambda: close(fd)),  # noqa: PLW1509
+            preexec_fn=None if close is None else (lambda: close(fd)),
             **streams,
         )  # fmt: skip
         stdout, stderr = process.communicate(timeout=60)

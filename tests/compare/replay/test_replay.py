@@ -4,6 +4,7 @@ message naming suite, case and field and only digests of private values."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import stat
@@ -26,7 +27,9 @@ from run.support import (
     suite_of,
 )
 
-pytestmark = pytest.mark.slow  # every test here starts processes (tests/helpers/slow.py)
+# Every test here starts processes (tests/helpers/slow.py); one worker evaluates the module's
+# baseline once (``evaluated``), not each worker that draws one of its tests.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("replay")]
 
 SECRET = "s3cr3t-value-that-must-not-leak"
 
@@ -50,7 +53,14 @@ def project(tmp_path: Path) -> Project:
     return new_project(tmp_path / "project")
 
 
-def _baseline(project: Project) -> tuple[Path, dict[str, Any]]:
+Baseline = tuple[Path, dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, Any]]:
+    """The baseline's project, evaluated once for the module (``baseline`` copies it): two
+    suites, a python and a command target, runtime failures among them."""
+    project = new_project(tmp_path_factory.mktemp("replay-baseline") / "project")
     project.suite(
         "main",
         "py",
@@ -63,11 +73,26 @@ def _baseline(project: Project) -> tuple[Path, dict[str, Any]]:
     result, report = project.evaluate(name="baseline.json")
     assert result.code == 4, result.output  # "raise" and "exit" are runtime failures
     assert report is not None
-    return project.output("baseline.json"), report
+    return project, report
 
 
-def test_replay_with_unchanged_gold_reproduces_the_run(project: Project) -> None:
-    saved, original = _baseline(project)
+@pytest.fixture
+def baseline(project: Project, evaluated: tuple[Project, dict[str, Any]]) -> Baseline:
+    """``project`` as the evaluated one (its files, its report and its calls copied; its
+    settings name the same command target, so that they are the settings the report was
+    made with), and that report: the saved path and its JSON."""
+    template, report = evaluated
+    shutil.rmtree(project.root)
+    shutil.copytree(template.root, project.root)
+    project.workflows = copy.deepcopy(template.workflows)
+    project.suites = copy.deepcopy(template.suites)
+    return project.output("baseline.json"), copy.deepcopy(report)
+
+
+def test_replay_with_unchanged_gold_reproduces_the_run(
+    project: Project, baseline: Baseline
+) -> None:
+    saved, original = baseline
     calls = project.calls()
     output = project.output("replay.json")
 
@@ -103,8 +128,10 @@ def test_replay_with_unchanged_gold_reproduces_the_run(project: Project) -> None
     assert SECRET not in result.output
 
 
-def test_replay_applies_revised_gold_and_records_the_new_revision(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_replay_applies_revised_gold_and_records_the_new_revision(
+    project: Project, baseline: Baseline
+) -> None:
+    saved, _ = baseline
     project.revision = "gold-r2"
     project.suites[0]["cases"][0]["expectations"][1]["expected"] = "shipping"
     project.write()
@@ -171,8 +198,8 @@ def _refused(project: Project, saved: Path) -> str:
     return message.removeprefix("goldgate: cannot replay: ")
 
 
-def test_a_different_dataset_name_is_refused(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_a_different_dataset_name_is_refused(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.name = "other_gold"
     project.write()
     assert _refused(project, saved) == (
@@ -180,15 +207,15 @@ def test_a_different_dataset_name_is_refused(project: Project) -> None:
     )
 
 
-def test_suite_order_is_checked(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_suite_order_is_checked(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.suites.reverse()
     project.write()
     assert _refused(project, saved) == "suite 1 is 'main' in the report but 'cmd' in the gold."
 
 
-def test_a_case_renamed_is_refused(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_a_case_renamed_is_refused(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.suites[0]["cases"][1]["id"] = "b2"
     project.write()
     assert (
@@ -197,8 +224,8 @@ def test_a_case_renamed_is_refused(project: Project) -> None:
     )
 
 
-def test_a_changed_input_is_refused_by_digest(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_a_changed_input_is_refused_by_digest(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.suites[0]["cases"][1]["input"]["payload"]["echo"] = SECRET + "!"
     project.write()
     message = _refused(project, saved)
@@ -206,15 +233,15 @@ def test_a_changed_input_is_refused_by_digest(project: Project) -> None:
     assert ", the gold sha256:" in message
 
 
-def test_a_changed_configuration_is_refused(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_a_changed_configuration_is_refused(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.workflows["py_sync"]["revision"] = "sync-2"  # not a replayed suite's workflow
     project.write()
     assert _refused(project, saved).startswith("the configuration revision is 'sha256:")
 
 
-def test_a_changed_workflow_revision_is_refused(project: Project) -> None:
-    saved, report = _baseline(project)
+def test_a_changed_workflow_revision_is_refused(project: Project, baseline: Baseline) -> None:
+    saved, report = baseline
     settings_path = project.settings_path
     project.workflows["py"]["revision"] = "py-2"
     project.write()
@@ -235,8 +262,8 @@ def test_a_changed_workflow_revision_is_refused(project: Project) -> None:
     assert report["variant"]["configuration_revision"] != digest
 
 
-def test_a_changed_target_is_refused_by_digest(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_a_changed_target_is_refused_by_digest(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     raw = json.loads(saved.read_text("utf-8"))
     raw["suites"][0]["target"]["identity"]["python"] = "other_app:handle"
     edited = project.output("edited.json")
@@ -245,8 +272,8 @@ def test_a_changed_target_is_refused_by_digest(project: Project) -> None:
     assert message.startswith("suite 'main': the target identity differs (report sha256:")
 
 
-def test_an_incomplete_report_is_refused(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_an_incomplete_report_is_refused(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     raw = json.loads(saved.read_text("utf-8"))
     raw["complete"], raw["interruption"] = False, "SIGINT"
     edited = project.output("edited.json")
@@ -256,8 +283,8 @@ def test_an_incomplete_report_is_refused(project: Project) -> None:
     )
 
 
-def test_a_report_without_results_is_refused(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_a_report_without_results_is_refused(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     raw = json.loads(saved.read_text("utf-8"))
     del raw["suites"][0]["cases"][0]["attempts"][0]["result"]
     raw["options"]["include_details"] = False  # as a report written without them says
@@ -269,15 +296,15 @@ def test_a_report_without_results_is_refused(project: Project) -> None:
     )
 
 
-def test_options_of_a_run_are_refused_with_replay(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_options_of_a_run_are_refused_with_replay(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     result = project.run("--replay", str(saved), "--suite", "main")
     assert result.code == 2
     assert "--suite" in result.stderr
 
 
-def test_json_output_of_a_refusal(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_json_output_of_a_refusal(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.name = "other_gold"
     project.write()
     result = project.run("--replay", str(saved), "--format", "json")
@@ -285,16 +312,18 @@ def test_json_output_of_a_refusal(project: Project) -> None:
     assert json.loads(result.stdout)["error"].startswith("cannot replay: the dataset name")
 
 
-def test_read_report_reads_a_replay(project: Project) -> None:
-    saved, _ = _baseline(project)
+def test_read_report_reads_a_replay(project: Project, baseline: Baseline) -> None:
+    saved, _ = baseline
     project.run("--replay", str(saved), "--output", str(project.output("r.json")))
     report = read_report(project.output("r.json"))
     assert report.replay_of is not None
     assert report.replay_of.measured_by_original_run is True
 
 
-def test_a_replay_of_a_replay_names_the_run_that_measured(project: Project) -> None:
-    saved, original = _baseline(project)
+def test_a_replay_of_a_replay_names_the_run_that_measured(
+    project: Project, baseline: Baseline
+) -> None:
+    saved, original = baseline
     first, second = project.output("r1.json"), project.output("r2.json")
     project.run("--replay", str(saved), "--output", str(first))
 
@@ -306,12 +335,12 @@ def test_a_replay_of_a_replay_names_the_run_that_measured(project: Project) -> N
     assert twice["replay_of"]["started_at"] == original["started_at"]
 
 
-def test_the_python_api_replays_like_the_cli(project: Project) -> None:
+def test_the_python_api_replays_like_the_cli(project: Project, baseline: Baseline) -> None:
     import anyio
 
     from goldgate import replay
 
-    saved, original = _baseline(project)
+    saved, original = baseline
     cli = project.output("cli.json")
     project.run("--replay", str(saved), "--output", str(cli))
 
