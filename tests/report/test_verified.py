@@ -129,6 +129,41 @@ def test_a_report_read_whole_after_a_stream_is_the_report_verified(
     assert calls == ["report.json", "report.json"]
 
 
+@pytest.mark.parametrize("forge", [False, True], ids=["honest", "forged"])
+def test_a_stream_verified_later_is_verified_from_its_scan(
+    honest: bytes, calls: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forge: bool
+) -> None:
+    """``verify_streamed`` (what ``report merge``'s helpers run): a report streamed without
+    verifying it is verified from the scan made then, not scanned again, with the refusal
+    verifying it as it was read makes."""
+    from goldgate.report import scan, streamread
+
+    path = tmp_path / "report.json"
+    path.write_bytes(_forged(honest) if forge else honest)
+    scans: list[str] = []
+    real = scan.scan_report
+
+    def counted(handle: Any, source: str, on_case: Any = None) -> Any:
+        scans.append(Path(source).name)
+        return real(handle, source, on_case)
+
+    monkeypatch.setattr(streamread, "scan_report", counted)
+    with streamed_report(path, verify=False) as streamed:
+        assert calls == []
+        if forge:
+            with pytest.raises(ReportRefusedError, match=r"/suites/0/attempt_count") as later:
+                streamread.verify_streamed(streamed)
+            assert not verified.is_verified(streamed.digest)
+        else:
+            streamread.verify_streamed(streamed)
+            assert verified.is_verified(streamed.digest)
+    assert (calls, scans) == (["report.json"], ["report.json"])
+    if forge:
+        with pytest.raises(ReportRefusedError) as first:
+            _stream(path)
+        assert str(later.value) == str(first.value)
+
+
 @forkable
 @pytest.mark.slow  # forks a helper process
 def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reader(
@@ -279,7 +314,7 @@ def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr(background, "verify_in_background", lambda paths: Changing())
+    monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: Changing())
     monkeypatch.setattr(background, "fork_possible", lambda: True)  # a pytest worker's threads
     output = tmp_path / "merged.json"
     with pytest.raises(ReportRefusedError, match=r"shard-2\.json: changed while it was read"):

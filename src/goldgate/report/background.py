@@ -1,5 +1,5 @@
 """Reports verified by a process forked from this one while this one goes on (issue 43):
-``report merge``'s later shards while it verifies the first, or the publishing step's
+``report merge``'s shards while it writes the merged report from them, or the publishing step's
 candidate and baseline while it compares and renders them (``app.action.verifying``).
 
 The helper verifies each report as ``report.streamread.streamed_report`` does and answers
@@ -11,8 +11,10 @@ verifies them, and refuses, as it would have, at its own point and in its own wo
 The fork is an accelerator (``base.accelerators``): none with ``GOLDGATE_ACCELERATORS=0``,
 and none where a fork is not safe or gains nothing (not Linux, another thread running, a
 single CPU: ``accelerators.cpu_budget``); the reader then verifies as it reads. The helper
-copies this process's memory as it stands (copy on write): it is forked before the reports
-are read here.
+copies this process's memory as it stands (copy on write): ``verify_in_background``'s is
+forked before the reports are read here; ``verify_streamed_in_background``'s once they are
+scanned here, and verifies them from that scan (the helper reads their cases again from the
+files this process holds open, by offset), which it does not make again.
 """
 
 from __future__ import annotations
@@ -21,15 +23,23 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from goldgate.base import accelerators
 from goldgate.base.memory import single_threaded
 from goldgate.report.verified import note_pending, note_verified, settled
 
-__all__ = ["Background", "fork_possible", "verify_in_background"]
+if TYPE_CHECKING:
+    from goldgate.report.streamread import StreamedReport
+
+__all__ = [
+    "Background",
+    "fork_possible",
+    "verify_in_background",
+    "verify_streamed_in_background",
+]
 
 _DIGEST_BYTES: Final = 71
 """``sha256:`` and 64 hexadecimal digits."""
@@ -91,6 +101,36 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
     """The reports at ``paths`` verified in turn, as ``report.streamread.streamed_report``
     verifies them, by a process forked from this one, while this one goes on; None where no
     helper is forked (see the module's description). ``Background.wait`` gathers them."""
+
+    def verified() -> Iterator[str]:
+        from goldgate.report.streamread import streamed_report
+
+        for path in paths:
+            with streamed_report(path) as streamed:
+                yield streamed.digest
+
+    return _forked(paths, verified)
+
+
+def verify_streamed_in_background(reports: Sequence[StreamedReport]) -> Background | None:
+    """``verify_in_background`` of reports this process streamed without verifying them
+    (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
+    scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
+    the very bytes scanned. ``report merge`` forks one once it has scanned its shards."""
+
+    def verified() -> Iterator[str]:
+        from goldgate.report.streamread import verify_streamed
+
+        for report in reports:
+            verify_streamed(report)
+            yield report.digest
+
+    return _forked([Path(report.path) for report in reports], verified)
+
+
+def _forked(paths: Sequence[Path], verified: Callable[[], Iterator[str]]) -> Background | None:
+    """A helper forked to run ``verified`` (the digest of each report it verified, in turn),
+    or None."""
     if not paths or not fork_possible():
         return None
     try:
@@ -104,13 +144,15 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
         os.close(writer)
         return None
     if pid == 0:  # pragma: no cover - the helper (measured in the parent's tests)
-        _serve(paths, reader, writer)
+        _serve(verified, reader, writer)
     os.close(writer)
     accelerators.note("report verify helper")
     return Background(pid, reader, paths)
 
 
-def _serve(paths: Sequence[Path], reader: int, writer: int) -> None:  # pragma: no cover
+def _serve(
+    verified: Callable[[], Iterator[str]], reader: int, writer: int
+) -> None:  # pragma: no cover
     """The helper: verify each report in turn, answer with the digest of each verified (a
     line each, none past a refusal), end without running anything of the parent's (no exit
     handlers, no flushed buffers)."""
@@ -119,12 +161,8 @@ def _serve(paths: Sequence[Path], reader: int, writer: int) -> None:  # pragma: 
         os.close(reader)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        from goldgate.report.streamread import streamed_report
-
-        for path in paths:
-            with streamed_report(path) as streamed:
-                digest = streamed.digest.encode("ascii")
-            os.write(writer, digest + b"\n")
+        for digest in verified():
+            os.write(writer, digest.encode("ascii") + b"\n")
         code = 0
     except BaseException:  # a refusal or anything else: the parent verifies and says why
         pass

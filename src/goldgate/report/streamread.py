@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from goldgate.report.caserecords import CaseRecord
     from goldgate.report.records import Report
 
-__all__ = ["StreamedReport", "streamed_report"]
+__all__ = ["StreamedReport", "streamed_report", "verify_streamed"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,9 @@ class StreamedReport:
     digest: str
     _handle: BinaryIO | None
     _indexes: tuple[CaseIndex | None, ...]
+    _scanned: dict[str, Any] | None = None
+    """The scan's plain JSON where the file was streamed without ``verify``, to verify it
+    later from (``verify_streamed``)."""
 
     @property
     def streamed(self) -> bool:
@@ -121,4 +124,18 @@ def streamed_report(
             )
         if verify:
             note_verified(scanned.digest)
-        yield StreamedReport(source, report, scanned.digest, handle, scanned.indexes)
+        kept = None if verify else scanned.value
+        yield StreamedReport(source, report, scanned.digest, handle, scanned.indexes, kept)
+
+
+def verify_streamed(streamed: StreamedReport) -> None:
+    """Verify a report ``streamed_report`` streamed without ``verify``, as it verifies one
+    (the same refusals), from the scan it made then: its cases read again from the open
+    file, which is not scanned again (a forked helper's, ``report.background``)."""
+    from goldgate.report.io import validated_report
+
+    if streamed._scanned is None:  # read whole (and verified), or verified as it was read
+        return
+    with memory_bounded(streamed.path):
+        validated_report(streamed._scanned, streamed.path, keep=False, verify=True)
+    note_verified(streamed.digest)
