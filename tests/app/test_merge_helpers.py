@@ -1,6 +1,7 @@
 """``goldgate report merge`` has its shards verified by forked helpers, one for each CPU, at
-most one a shard, each forked as soon as its shards are scanned and given shards of about the
-same size (issue 43: verifying takes about what writing the merged report takes)."""
+most one a shard, each given shards of about the same size: the first group's forked as soon
+as this process has scanned it, the others' scanning theirs meanwhile and handing the scans
+here (issue 43: each shard scanned once, on both CPUs)."""
 
 from __future__ import annotations
 
@@ -61,17 +62,14 @@ class _Helper:
         pass
 
 
-class _Forked(Exception):
-    """The fake helper was forked: the merge goes no further."""
-
-
 def test_each_helper_forks_once_its_shards_are_scanned_with_the_readers_built(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The records' adapters (and the readers' modules) are built before the helpers fork,
-    which share them (copy on write) rather than build them again; each helper is forked
-    as soon as its shards are scanned (unverified: it verifies them), before the next
-    shard is read, and given what was scanned."""
+    which share them (copy on write) rather than build them again. The second shard's
+    helper is forked first and scans it while this process scans the first (unverified)
+    and then forks the first's helper, given that scan; the second shard is then taken
+    from the scan its helper handed here."""
     from goldgate.report import models, streamread
 
     monkeypatch.setattr(models, "_ADAPTERS", {})
@@ -84,23 +82,36 @@ def test_each_helper_forks_once_its_shards_are_scanned_with_the_readers_built(
         events.append(("scanned", path.name, verify))
         yield path.name
 
+    @contextlib.contextmanager
+    def from_scan(path: Path, scan: Any) -> Iterator[Any]:
+        events.append(("from its scan", path.name, scan))
+        yield path.name
+
+    class Scanning(_Helper):
+        def handed_scans(self) -> list[str]:
+            return ["the second's scan"]
+
+    def scanning(shards: Sequence[Path]) -> Scanning:
+        events.append(("scanning", [path.name for path in shards], set(models._ADAPTERS)))
+        return Scanning()
+
     def verify(shards: Sequence[Any]) -> _Helper:
-        events.append(("forked", list(shards), set(models._ADAPTERS)))
-        if len(events) == 4:
-            raise _Forked
+        events.append(("verifying", list(shards), set(models._ADAPTERS)))
         return _Helper()
 
     monkeypatch.setattr(streamread, "streamed_report", scanned)
+    monkeypatch.setattr(streamread, "streamed_from_scan", from_scan)
+    monkeypatch.setattr(background, "scan_in_background", scanning)
     monkeypatch.setattr(background, "verify_streamed_in_background", verify)
     monkeypatch.setattr(merge, "_verify_each", lambda paths: None)
-    with pytest.raises(_Forked):
+    with pytest.raises(AttributeError):  # the fake shards go no further than their scans
         merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")
     built = {models.Report, models.CaseRecord}
     assert events == [
+        ("scanning", ["shard-2.json"], built),
         ("scanned", "shard-1.json", False),
-        ("forked", ["shard-1.json"], built),
-        ("scanned", "shard-2.json", False),
-        ("forked", ["shard-2.json"], built),
+        ("verifying", ["shard-1.json"], built),
+        ("from its scan", "shard-2.json", "the second's scan"),
     ]
 
 
@@ -121,6 +132,7 @@ def test_without_a_fork_the_shards_are_verified_as_they_are_read(
         yield path.name
 
     monkeypatch.setattr(streamread, "streamed_report", scanned)
+    monkeypatch.setattr(background, "scan_in_background", lambda paths: None)
     monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: None)
     monkeypatch.setattr(merge, "_verify_each", lambda paths: None)
     with pytest.raises(AttributeError):  # the fake shards go no further than their scans

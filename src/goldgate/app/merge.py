@@ -27,7 +27,7 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     from goldgate.report.background import fork_possible
     from goldgate.report.io import ensure_writable, write_report_pieces
     from goldgate.report.mergestream import merged_stream
-    from goldgate.report.streamread import streamed_report
+    from goldgate.report.streamread import streamed_from_scan, streamed_report
     from goldgate.report.summary import render_summary
 
     ensure_writable(output)
@@ -46,8 +46,19 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
             # Each shard's cases are read again as they are written: the merged report is
             # never held whole (report.mergestream).
             shards: list[StreamedReport] = []
+            groups = _groups(paths, _helper_count(len(paths)) if deferred else 1)
+            # Each group but the first is scanned by a helper of its own while this process
+            # scans the first; it hands its scans here, then verifies them from them.
+            scanning = [helpers.scanning(group) if deferred else None for group in groups[1:]]
             forking = deferred
-            for group in _groups(paths, _helper_count(len(paths)) if deferred else 1):
+            for group, scanner in zip(groups, [None, *scanning], strict=True):
+                if scanner is not None:
+                    for path, scan in zip(group, scanner.handed_scans(), strict=True):
+                        shards.append(opened.enter_context(
+                            streamed_report(path, verify=False) if scan is None
+                            else streamed_from_scan(path, scan)
+                        ))  # fmt: skip
+                    continue
                 scanned = [
                     opened.enter_context(streamed_report(path, verify=not forking))
                     for path in group
@@ -100,6 +111,15 @@ class _Helpers:
         if helper is not None:
             self.helpers.append(helper)
         return helper is not None
+
+    def scanning(self, shards: Sequence[Path]) -> Background | None:
+        """A helper forked to scan ``shards``, hand their scans here and verify them."""
+        from goldgate.report.background import scan_in_background
+
+        helper = scan_in_background(shards)
+        if helper is not None:
+            self.helpers.append(helper)
+        return helper
 
     def wait(self) -> None:
         for helper in self.helpers:

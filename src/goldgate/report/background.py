@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -32,15 +33,19 @@ from goldgate.base.memory import single_threaded
 from goldgate.report.verified import note_pending, note_verified, settled
 
 if TYPE_CHECKING:
-    from goldgate.report.streamread import StreamedReport
+    from goldgate.report.streamread import HandedScan, StreamedReport
 
 __all__ = [
     "Background",
     "fork_possible",
+    "scan_in_background",
     "verify_in_background",
     "verify_streamed_in_background",
 ]
 
+_HELD: set[int] = set()
+"""This process's ends of its helpers' pipes: a helper forked later closes its copies (a
+helper handing a scan ends, refused, once this process closes its end)."""
 _DIGEST_BYTES: Final = 71
 """``sha256:`` and 64 hexadecimal digits."""
 
@@ -48,11 +53,31 @@ _DIGEST_BYTES: Final = 71
 class Background:
     """A report being verified by a process forked for it (``verify_in_background``)."""
 
-    def __init__(self, pid: int, reader: int, paths: Sequence[Path]) -> None:
+    def __init__(
+        self, pid: int, reader: int, paths: Sequence[Path], scans: int | None = None
+    ) -> None:
         self._pid: int | None = pid
         self._reader = reader
         self._paths = paths
+        self._scans = scans
+        _HELD.update(end for end in (reader, scans) if end is not None)
         note_pending(paths, self.wait)  # a reader of one of them waits for it
+
+    def handed_scans(self) -> list[HandedScan | None]:
+        """The scan of each report a ``scan_in_background`` helper handed here, in order
+        (None for a report it did not hand: read whole there, or it stopped)."""
+        import pickle
+
+        found: list[HandedScan | None] = []
+        if self._scans is not None:
+            with contextlib.suppress(Exception), os.fdopen(self._scans, "rb") as scans:
+                _HELD.discard(self._scans)
+                self._scans = None  # closed with the file
+                while len(found) < len(self._paths):
+                    # The helper is this process forked: what it sends is trusted as this
+                    # process's own scan would be.
+                    found.append(pickle.load(scans))
+        return found + [None] * (len(self._paths) - len(found))
 
     def wait(self) -> int:
         """Wait for the helper; how many of its reports, in order, it verified (their
@@ -60,6 +85,7 @@ class Background:
         reader verifies the rest, and refuses as it would have."""
         if self._pid is None:
             return 0
+        self._stop_handing()  # a helper handing a scan no one takes would never end
         answer = b""
         with contextlib.suppress(OSError):
             while chunk := os.read(self._reader, 4096):
@@ -74,11 +100,21 @@ class Background:
             verified += 1
         return verified
 
+    def _stop_handing(self) -> None:
+        if self._scans is not None:
+            _HELD.discard(self._scans)
+            with contextlib.suppress(OSError):
+                os.close(self._scans)
+            self._scans = None
+
     def close(self) -> None:
         """Stop waiting: the helper is ended if it still runs, and reaped."""
         settled(self._paths)
-        with contextlib.suppress(OSError):
-            os.close(self._reader)
+        if self._reader in _HELD:
+            _HELD.discard(self._reader)
+            with contextlib.suppress(OSError):
+                os.close(self._reader)
+        self._stop_handing()
         pid, self._pid = self._pid, None
         if pid is not None:
             with contextlib.suppress(OSError):
@@ -102,7 +138,7 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
     verifies them, by a process forked from this one, while this one goes on; None where no
     helper is forked (see the module's description). ``Background.wait`` gathers them."""
 
-    def verified() -> Iterator[str]:
+    def verified(_: int | None) -> Iterator[str]:
         from goldgate.report.streamread import streamed_report
 
         for path in paths:
@@ -118,7 +154,7 @@ def verify_streamed_in_background(reports: Sequence[StreamedReport]) -> Backgrou
     scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
     the very bytes scanned. ``report merge`` forks one once it has scanned its shards."""
 
-    def verified() -> Iterator[str]:
+    def verified(_: int | None) -> Iterator[str]:
         from goldgate.report.streamread import verify_streamed
 
         for report in reports:
@@ -128,26 +164,71 @@ def verify_streamed_in_background(reports: Sequence[StreamedReport]) -> Backgrou
     return _forked([Path(report.path) for report in reports], verified)
 
 
-def _forked(paths: Sequence[Path], verified: Callable[[], Iterator[str]]) -> Background | None:
-    """A helper forked to run ``verified`` (the digest of each report it verified, in turn),
-    or None."""
+def scan_in_background(paths: Sequence[Path]) -> Background | None:
+    """The reports at ``paths`` scanned by a process forked from this one, which hands each
+    scan here (``Background.handed_scans``; ``report.streamread.streamed_from_scan`` streams
+    the report from it) and then verifies them from it, while this one goes on: ``report
+    merge``'s shards scanned beside the ones this process scans. None where no helper is
+    forked."""
+
+    def verified(scans: int | None) -> Iterator[str]:
+        import pickle
+
+        from goldgate.report.streamread import handed_scan, streamed_report, verify_streamed
+
+        assert scans is not None
+        with contextlib.ExitStack() as opened:
+            streamed = []
+            with os.fdopen(scans, "wb") as handing:
+                for path in paths:
+                    streamed.append(opened.enter_context(streamed_report(path, verify=False)))
+                    pickle.dump(handed_scan(streamed[-1]), handing, pickle.HIGHEST_PROTOCOL)
+                    handing.flush()
+            for report in streamed:
+                verify_streamed(report)
+                yield report.digest
+
+    return _forked(paths, verified, handing=True)
+
+
+def _forked(
+    paths: Sequence[Path],
+    verified: Callable[[int | None], Iterator[str]],
+    *,
+    handing: bool = False,
+) -> Background | None:
+    """A helper forked to run ``verified`` (the digest of each report it verified, in turn;
+    given the end of a pipe to hand scans through where ``handing``), or None."""
     if not paths or not fork_possible():
         return None
+    pipes: list[tuple[int, int]] = []
     try:
-        reader, writer = os.pipe()
+        for _ in range(2 if handing else 1):
+            pipes.append(os.pipe())
     except OSError:
+        _close_all(pipes)
         return None
     try:
         pid = os.fork()
     except OSError:  # no memory or no process left for a fork: the reader verifies
-        os.close(reader)
-        os.close(writer)
+        _close_all(pipes)
         return None
+    (reader, writer), *scans = pipes
     if pid == 0:  # pragma: no cover - the helper (measured in the parent's tests)
-        _serve(verified, reader, writer)
+        for end in (*_HELD, *(scan_reader for scan_reader, _ in scans)):
+            os.close(end)
+        _serve(partial(verified, scans[0][1] if scans else None), reader, writer)
     os.close(writer)
+    for _, scan_writer in scans:
+        os.close(scan_writer)
     accelerators.note("report verify helper")
-    return Background(pid, reader, paths)
+    return Background(pid, reader, paths, scans[0][0] if scans else None)
+
+
+def _close_all(pipes: Sequence[tuple[int, int]]) -> None:
+    for pipe in pipes:
+        for end in pipe:
+            os.close(end)
 
 
 def _serve(
