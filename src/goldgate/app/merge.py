@@ -32,10 +32,11 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
 
     ensure_writable(output)
     # With a second CPU, forked helpers verify the shards while this process writes the
-    # merged report from them (report.background): each forked as soon as its shards are
-    # scanned here, verifying them from that scan; the report is published only once every
-    # shard is verified, and a refusal is the one reading them one by one makes (nothing
-    # written). Without them, each shard is verified here as it is read.
+    # merged report from them (report.background), each shard scanned once: by this process
+    # (its helper forked then, verifying from that scan) or by its helper (which hands the
+    # scan here, then verifies). The report is published only once every shard is verified,
+    # and a refusal is the one reading them one by one makes (nothing written). Without
+    # them, each shard is verified here as it is read.
     deferred = len(paths) > 1 and fork_possible()
     helpers = _Helpers()
     if deferred:
@@ -97,8 +98,9 @@ def _built_before_the_fork() -> None:
 
 
 class _Helpers:
-    """The shards verified by forked helpers (``report.background``), each forked once its
-    shards are scanned here and verifying them from that scan."""
+    """The shards verified by forked helpers (``report.background``): the first group's
+    forked once it is scanned here, verifying it from that scan; each other group's forked
+    first, scanning it and handing the scans here (``scanning``)."""
 
     def __init__(self) -> None:
         self.helpers: list[Background] = []
@@ -133,8 +135,8 @@ class _Helpers:
 def _helper_count(shards: int) -> int:
     """How many helpers verify ``shards`` shards: one for each CPU (this process writes on
     one of them, and takes a share of the others while helpers run), at most one a shard.
-    With two CPUs and two shards, the first shard's helper starts as soon as it is scanned,
-    while the second is scanned here."""
+    With two CPUs and two shards, the second's helper scans it while this process scans the
+    first, whose helper starts verifying it as soon as it is scanned."""
     from goldgate.base.accelerators import cpu_budget
 
     return max(1, min(shards, int(cpu_budget())))

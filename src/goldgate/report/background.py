@@ -51,7 +51,8 @@ _DIGEST_BYTES: Final = 71
 
 
 class Background:
-    """A report being verified by a process forked for it (``verify_in_background``)."""
+    """Reports being verified by a process forked for them (``verify_in_background``,
+    ``verify_streamed_in_background``, ``scan_in_background``)."""
 
     def __init__(
         self, pid: int, reader: int, paths: Sequence[Path], scans: int | None = None
