@@ -1,42 +1,20 @@
-"""``goldgate report merge`` has its shards verified by forked helpers, one for each CPU but
-the one it writes on, each given shards of about the same size (issue 43: verifying takes
-about what writing the merged report takes)."""
+"""``goldgate report merge`` has its shards verified by forked helpers, one for each CPU, at
+most one a shard, each given shards of about the same size: the first group's forked as soon
+as this process has scanned it, the others' scanning theirs meanwhile and handing the scans
+here (issue 43: each shard scanned once, on both CPUs)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from goldgate.app import merge
 from goldgate.base import accelerators
 from goldgate.report import background
-
-
-class _Fake:
-    def __init__(self, paths: Sequence[Path]) -> None:
-        self.paths = list(paths)
-        self.waited = self.closed = 0
-
-    def wait(self) -> int:
-        self.waited += 1
-        return 0
-
-    def close(self) -> None:
-        self.closed += 1
-
-
-@pytest.fixture
-def forked(monkeypatch: pytest.MonkeyPatch) -> list[_Fake]:
-    made: list[_Fake] = []
-
-    def verify(paths: Sequence[Path]) -> _Fake:
-        made.append(_Fake(paths))
-        return made[-1]
-
-    monkeypatch.setattr(background, "verify_in_background", verify)
-    return made
 
 
 def _shards(folder: Path, sizes: Sequence[int]) -> list[Path]:
@@ -50,61 +28,113 @@ def _shards(folder: Path, sizes: Sequence[int]) -> list[Path]:
 @pytest.mark.parametrize(
     ("cpus", "sizes", "groups"),
     [
-        (2, [10, 10], [[1, 2]]),
+        (2, [10, 10], [[1], [2]]),
         (3, [10, 10], [[1], [2]]),
-        (3, [3, 10, 4, 4], [[2], [1, 3, 4]]),
-        (3, [9, 5, 5, 4], [[1, 4], [2, 3]]),
+        (2, [3, 10, 4, 4], [[1, 2], [3, 4]]),
+        (3, [9, 5, 5, 4], [[1], [2, 3], [4]]),
+        (2, [1, 1, 1, 30], [[1, 2, 3], [4]]),
+        (2, [30, 1, 1, 1], [[1], [2, 3, 4]]),
+        (4, [30, 1, 1], [[1], [2], [3]]),
         (8, [5, 5], [[1], [2]]),
         (1, [5, 5, 5], [[1, 2, 3]]),
     ],
 )
-def test_each_helper_is_given_shards_of_about_the_same_size(
-    forked: list[_Fake],
+def test_each_helper_is_given_shards_in_order_of_about_the_same_size(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     cpus: int,
     sizes: list[int],
     groups: list[list[int]],
 ) -> None:
+    """One helper a CPU, at most one a shard, each given the next shards in order (it is
+    forked once they are scanned), of about the same size in all."""
     monkeypatch.setattr(accelerators, "cpu_budget", lambda: float(cpus))
     paths = _shards(tmp_path, sizes)
-    helpers = merge._Helpers.forked(paths)
-    assert helpers is not None
-    # Each helper's shards in the order given (a refusal is the first shard's, in turn).
-    assert [[paths.index(path) + 1 for path in fake.paths] for fake in forked] == groups
-    helpers.wait()
-    helpers.close()
-    assert [(fake.waited, fake.closed) for fake in forked] == [(1, 1)] * len(groups)
+    found = merge._groups(paths, merge._helper_count(len(paths)))
+    assert [[paths.index(path) + 1 for path in group] for group in found] == groups
 
 
-def test_without_a_fork_the_shards_are_verified_here(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(accelerators, "cpu_budget", lambda: 3.0)
-    monkeypatch.setattr(background, "verify_in_background", lambda paths: None)
-    assert merge._Helpers.forked(_shards(tmp_path, [4, 4])) is None
+class _Helper:
+    def wait(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        pass
 
 
-class _Forked(Exception):
-    """The fake helper was forked: the merge goes no further."""
-
-
-def test_the_helpers_fork_with_the_readers_built(
+def test_each_helper_forks_once_its_shards_are_scanned_with_the_readers_built(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The records' adapters (and the readers' modules) are built before the helpers fork,
-    which share them (copy on write) rather than build them again."""
-    from goldgate.report import models
+    which share them (copy on write) rather than build them again. The second shard's
+    helper is forked first and scans it while this process scans the first (unverified)
+    and then forks the first's helper, given that scan; the second shard is then taken
+    from the scan its helper handed here."""
+    from goldgate.report import models, streamread
 
     monkeypatch.setattr(models, "_ADAPTERS", {})
     monkeypatch.setattr(background, "fork_possible", lambda: True)
-    built: list[set[type]] = []
+    monkeypatch.setattr(accelerators, "cpu_budget", lambda: 2.0)
+    events: list[Any] = []
 
-    def verify(paths: Sequence[Path]) -> _Fake:
-        built.append(set(models._ADAPTERS))
-        raise _Forked
+    @contextlib.contextmanager
+    def scanned(path: Path, *, verify: bool = True) -> Iterator[Any]:
+        events.append(("scanned", path.name, verify))
+        yield path.name
 
-    monkeypatch.setattr(background, "verify_in_background", verify)
-    with pytest.raises(_Forked):
+    @contextlib.contextmanager
+    def from_scan(path: Path, scan: Any) -> Iterator[Any]:
+        events.append(("from its scan", path.name, scan))
+        yield path.name
+
+    class Scanning(_Helper):
+        def handed_scans(self) -> list[str]:
+            return ["the second's scan"]
+
+    def scanning(shards: Sequence[Path]) -> Scanning:
+        events.append(("scanning", [path.name for path in shards], set(models._ADAPTERS)))
+        return Scanning()
+
+    def verify(shards: Sequence[Any]) -> _Helper:
+        events.append(("verifying", list(shards), set(models._ADAPTERS)))
+        return _Helper()
+
+    monkeypatch.setattr(streamread, "streamed_report", scanned)
+    monkeypatch.setattr(streamread, "streamed_from_scan", from_scan)
+    monkeypatch.setattr(background, "scan_in_background", scanning)
+    monkeypatch.setattr(background, "verify_streamed_in_background", verify)
+    monkeypatch.setattr(merge, "_verify_each", lambda paths: None)
+    with pytest.raises(AttributeError):  # the fake shards go no further than their scans
         merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")
-    assert built == [{models.Report, models.CaseRecord}]
+    built = {models.Report, models.CaseRecord}
+    assert events == [
+        ("scanning", ["shard-2.json"], built),
+        ("scanned", "shard-1.json", False),
+        ("verifying", ["shard-1.json"], built),
+        ("from its scan", "shard-2.json", "the second's scan"),
+    ]
+
+
+def test_without_a_fork_the_shards_are_verified_as_they_are_read(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A helper that cannot be forked leaves its shards unverified to be verified before
+    publishing; the shards after it are verified as they are read."""
+    from goldgate.report import streamread
+
+    monkeypatch.setattr(background, "fork_possible", lambda: True)
+    monkeypatch.setattr(accelerators, "cpu_budget", lambda: 2.0)
+    events: list[Any] = []
+
+    @contextlib.contextmanager
+    def scanned(path: Path, *, verify: bool = True) -> Iterator[Any]:
+        events.append((path.name, verify))
+        yield path.name
+
+    monkeypatch.setattr(streamread, "streamed_report", scanned)
+    monkeypatch.setattr(background, "scan_in_background", lambda paths: None)
+    monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: None)
+    monkeypatch.setattr(merge, "_verify_each", lambda paths: None)
+    with pytest.raises(AttributeError):  # the fake shards go no further than their scans
+        merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")
+    assert events == [("shard-1.json", False), ("shard-2.json", True)]

@@ -129,6 +129,79 @@ def test_a_report_read_whole_after_a_stream_is_the_report_verified(
     assert calls == ["report.json", "report.json"]
 
 
+@pytest.mark.parametrize("forge", [False, True], ids=["honest", "forged"])
+def test_a_stream_verified_later_is_verified_from_its_scan(
+    honest: bytes, calls: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forge: bool
+) -> None:
+    """``verify_streamed`` (what ``report merge``'s helpers run): a report streamed without
+    verifying it is verified from the scan made then, not scanned again, with the refusal
+    verifying it as it was read makes."""
+    from goldgate.report import scan, streamread
+
+    path = tmp_path / "report.json"
+    path.write_bytes(_forged(honest) if forge else honest)
+    scans: list[str] = []
+    real = scan.scan_report
+
+    def counted(handle: Any, source: str, on_case: Any = None) -> Any:
+        scans.append(Path(source).name)
+        return real(handle, source, on_case)
+
+    monkeypatch.setattr(streamread, "scan_report", counted)
+    with streamed_report(path, verify=False) as streamed:
+        assert calls == []
+        if forge:
+            with pytest.raises(ReportRefusedError, match=r"/suites/0/attempt_count") as later:
+                streamread.verify_streamed(streamed)
+            assert not verified.is_verified(streamed.digest)
+        else:
+            streamread.verify_streamed(streamed)
+            assert verified.is_verified(streamed.digest)
+    assert (calls, scans) == (["report.json"], ["report.json"])
+    if forge:
+        with pytest.raises(ReportRefusedError) as first:
+            _stream(path)
+        assert str(later.value) == str(first.value)
+
+
+def test_a_scan_handed_to_another_process_streams_the_same_report(
+    honest: bytes, calls: list[str], tmp_path: Path
+) -> None:
+    """``handed_scan`` / ``streamed_from_scan`` (how ``report merge``'s helpers hand the
+    shards they scan): the scan, pickled as it crosses the pipe, streams the report it was
+    made from (its cases read by offset) and is verified from as the scan made here; a
+    case whose bytes changed since is refused at that case."""
+    import pickle
+
+    from goldgate.report import streamread
+
+    path = tmp_path / "report.json"
+    path.write_bytes(honest)
+    with streamed_report(path, verify=False) as scanned:
+        handed = streamread.handed_scan(scanned)
+        assert handed is not None
+        crossed = pickle.loads(pickle.dumps(handed))
+        expected = [list(scanned.cases(i)) for i in range(len(scanned.report.suites))]
+    with streamread.streamed_from_scan(path, crossed) as streamed:
+        assert (streamed.report, streamed.digest) == (scanned.report, scanned.digest)
+        assert [list(streamed.cases(i)) for i in range(len(streamed.report.suites))] == expected
+        assert calls == []
+        streamread.verify_streamed(streamed)
+        assert calls == ["report.json"]
+        assert streamread.handed_scan(streamed) is not None
+    with streamed_report(path) as verified_here:  # a report verified as read: nothing to hand
+        assert streamread.handed_scan(verified_here) is None
+    first = json.dumps(json.loads(honest)["suites"][0]["cases"][0]["id"]).encode()
+    changed = honest.replace(first, first[::-1], 1)  # the same size: other bytes, in place
+    assert (len(changed), changed != honest) == (len(honest), True)
+    path.write_bytes(changed)
+    with (
+        streamread.streamed_from_scan(path, crossed) as streamed,
+        pytest.raises(ReportRefusedError, match="changed while it was read"),
+    ):
+        next(streamed.cases(0))
+
+
 @forkable
 @pytest.mark.slow  # forks a helper process
 def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reader(
@@ -279,7 +352,8 @@ def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr(background, "verify_in_background", lambda paths: Changing())
+    monkeypatch.setattr(background, "scan_in_background", lambda paths: None)  # both read here
+    monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: Changing())
     monkeypatch.setattr(background, "fork_possible", lambda: True)  # a pytest worker's threads
     output = tmp_path / "merged.json"
     with pytest.raises(ReportRefusedError, match=r"shard-2\.json: changed while it was read"):

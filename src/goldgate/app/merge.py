@@ -27,36 +27,55 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     from goldgate.report.background import fork_possible
     from goldgate.report.io import ensure_writable, write_report_pieces
     from goldgate.report.mergestream import merged_stream
-    from goldgate.report.streamread import streamed_report
+    from goldgate.report.streamread import streamed_from_scan, streamed_report
     from goldgate.report.summary import render_summary
 
     ensure_writable(output)
-    # With a second CPU, a forked helper verifies the shards while this process writes the
-    # merged report from them (report.background): the report is published only once every
-    # shard is verified, and a refusal is the one reading them one by one makes (nothing
-    # written). Without it, each shard is verified here as it is read.
-    helper = None
-    if len(paths) > 1 and fork_possible():
+    # With a second CPU, forked helpers verify the shards while this process writes the
+    # merged report from them (report.background), each shard scanned once: by this process
+    # (its helper forked then, verifying from that scan) or by its helper (which hands the
+    # scan here, then verifies). The report is published only once every shard is verified,
+    # and a refusal is the one reading them one by one makes (nothing written). Without
+    # them, each shard is verified here as it is read.
+    deferred = len(paths) > 1 and fork_possible()
+    helpers = _Helpers()
+    if deferred:
         _built_before_the_fork()
-        helper = _Helpers.forked(paths)
     with contextlib.ExitStack() as opened:
-        if helper is not None:
-            opened.callback(helper.close)
+        opened.callback(helpers.close)
         try:
             # Each shard's cases are read again as they are written: the merged report is
             # never held whole (report.mergestream).
-            shards = [
-                opened.enter_context(streamed_report(path, verify=helper is None))
-                for path in paths
-            ]
+            shards: list[StreamedReport] = []
+            groups = _groups(paths, _helper_count(len(paths)) if deferred else 1)
+            # Each group but the first is scanned by a helper of its own while this process
+            # scans the first; it hands its scans here, then verifies them from them.
+            scanning = [helpers.scanning(group) if deferred else None for group in groups[1:]]
+            forking = deferred
+            for group, scanner in zip(groups, [None, *scanning], strict=True):
+                if scanner is not None:
+                    for path, scan in zip(group, scanner.handed_scans(), strict=True):
+                        shards.append(opened.enter_context(
+                            streamed_report(path, verify=False) if scan is None
+                            else streamed_from_scan(path, scan)
+                        ))  # fmt: skip
+                    continue
+                scanned = [
+                    opened.enter_context(streamed_report(path, verify=not forking))
+                    for path in group
+                ]
+                shards += scanned
+                # None forked: the rest are verified as they are read, these before the
+                # merged report is published (_verified_last).
+                forking = forking and helpers.fork(scanned)
             merging = merged_stream(shards)
             pieces = merging.chunks()
-            if helper is not None:
-                pieces = _verified_last(pieces, helper.wait, shards)
+            if deferred:
+                pieces = _verified_last(pieces, helpers.wait, shards)
             written = write_report_pieces(pieces, output)
         except Exception:
-            if helper is not None:  # a shard refused wins, as when verified first
-                helper.wait()
+            if deferred:  # a shard refused wins, as when verified first
+                helpers.wait()
                 _verify_each(paths)
             raise
     merged = merging.report
@@ -79,33 +98,30 @@ def _built_before_the_fork() -> None:
 
 
 class _Helpers:
-    """The shards verified by forked helpers (``report.background``), one for each CPU but
-    the one this process writes on, each given shards of about the same size in all:
-    verifying takes about what writing takes, so with two CPUs one helper verifies them all
-    (a second would only take CPU time from this process), with more each verifies a part."""
+    """The shards verified by forked helpers (``report.background``): the first group's
+    forked once it is scanned here, verifying it from that scan; each other group's forked
+    first, scanning it and handing the scans here (``scanning``)."""
 
-    def __init__(self, helpers: Sequence[Background]) -> None:
-        self.helpers = helpers
+    def __init__(self) -> None:
+        self.helpers: list[Background] = []
 
-    @classmethod
-    def forked(cls, paths: Sequence[Path]) -> _Helpers | None:
-        from goldgate.base.accelerators import cpu_budget
-        from goldgate.report.background import verify_in_background
+    def fork(self, shards: Sequence[StreamedReport]) -> bool:
+        """A helper forked to verify ``shards``; whether one was."""
+        from goldgate.report.background import verify_streamed_in_background
 
-        count = max(1, min(len(paths), int(cpu_budget()) - 1))
-        groups: list[list[Path]] = [[] for _ in range(count)]
-        sizes = [0] * len(groups)
-        for path in sorted(paths, key=_size, reverse=True):  # the largest first, to the least
-            least = sizes.index(min(sizes))
-            groups[least].append(path)
-            sizes[least] += _size(path)
-        helpers = []
-        for group in groups:
-            helper = verify_in_background([path for path in paths if path in group])
-            if helper is None:  # no fork here: this process verifies what no helper took
-                break
-            helpers.append(helper)
-        return cls(helpers) if helpers else None
+        helper = verify_streamed_in_background(shards)
+        if helper is not None:
+            self.helpers.append(helper)
+        return helper is not None
+
+    def scanning(self, shards: Sequence[Path]) -> Background | None:
+        """A helper forked to scan ``shards``, hand their scans here and verify them."""
+        from goldgate.report.background import scan_in_background
+
+        helper = scan_in_background(shards)
+        if helper is not None:
+            self.helpers.append(helper)
+        return helper
 
     def wait(self) -> None:
         for helper in self.helpers:
@@ -114,6 +130,37 @@ class _Helpers:
     def close(self) -> None:
         for helper in self.helpers:
             helper.close()
+
+
+def _helper_count(shards: int) -> int:
+    """How many helpers verify ``shards`` shards: one for each CPU (this process writes on
+    one of them, and takes a share of the others while helpers run), at most one a shard.
+    With two CPUs and two shards, the second's helper scans it while this process scans the
+    first, whose helper starts verifying it as soon as it is scanned."""
+    from goldgate.base.accelerators import cpu_budget
+
+    return max(1, min(shards, int(cpu_budget())))
+
+
+def _groups(paths: Sequence[Path], count: int) -> list[list[Path]]:
+    """``paths`` in order, in ``count`` groups (fewer where there are fewer paths) of about
+    the same size in all: each group's helper is forked once the group is scanned."""
+    sizes = [_size(path) for path in paths]
+    total = sum(sizes) or 1
+    groups: list[list[Path]] = []
+    current: list[Path] = []
+    done = 0
+    for number, (path, size) in enumerate(zip(paths, sizes, strict=True)):
+        current.append(path)
+        done += size
+        wanted = count - len(groups) - 1  # groups still to make after this one
+        left = len(paths) - number - 1
+        if wanted > 0 and left and (done * count >= total * (len(groups) + 1) or left == wanted):
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    return groups
 
 
 def _size(path: Path) -> int:

@@ -1,5 +1,5 @@
 """Reports verified by a process forked from this one while this one goes on (issue 43):
-``report merge``'s later shards while it verifies the first, or the publishing step's
+``report merge``'s shards while it writes the merged report from them, or the publishing step's
 candidate and baseline while it compares and renders them (``app.action.verifying``).
 
 The helper verifies each report as ``report.streamread.streamed_report`` does and answers
@@ -11,8 +11,10 @@ verifies them, and refuses, as it would have, at its own point and in its own wo
 The fork is an accelerator (``base.accelerators``): none with ``GOLDGATE_ACCELERATORS=0``,
 and none where a fork is not safe or gains nothing (not Linux, another thread running, a
 single CPU: ``accelerators.cpu_budget``); the reader then verifies as it reads. The helper
-copies this process's memory as it stands (copy on write): it is forked before the reports
-are read here.
+copies this process's memory as it stands (copy on write): ``verify_in_background``'s is
+forked before the reports are read here; ``verify_streamed_in_background``'s once they are
+scanned here, and verifies them from that scan (the helper reads their cases again from the
+files this process holds open, by offset), which it does not make again.
 """
 
 from __future__ import annotations
@@ -21,28 +23,62 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from goldgate.base import accelerators
 from goldgate.base.memory import single_threaded
 from goldgate.report.verified import note_pending, note_verified, settled
 
-__all__ = ["Background", "fork_possible", "verify_in_background"]
+if TYPE_CHECKING:
+    from goldgate.report.streamread import HandedScan, StreamedReport
 
+__all__ = [
+    "Background",
+    "fork_possible",
+    "scan_in_background",
+    "verify_in_background",
+    "verify_streamed_in_background",
+]
+
+_HELD: set[int] = set()
+"""This process's ends of its helpers' pipes: a helper forked later closes its copies (a
+helper handing a scan ends, refused, once this process closes its end)."""
 _DIGEST_BYTES: Final = 71
 """``sha256:`` and 64 hexadecimal digits."""
 
 
 class Background:
-    """A report being verified by a process forked for it (``verify_in_background``)."""
+    """Reports being verified by a process forked for them (``verify_in_background``,
+    ``verify_streamed_in_background``, ``scan_in_background``)."""
 
-    def __init__(self, pid: int, reader: int, paths: Sequence[Path]) -> None:
+    def __init__(
+        self, pid: int, reader: int, paths: Sequence[Path], scans: int | None = None
+    ) -> None:
         self._pid: int | None = pid
         self._reader = reader
         self._paths = paths
+        self._scans = scans
+        _HELD.update(end for end in (reader, scans) if end is not None)
         note_pending(paths, self.wait)  # a reader of one of them waits for it
+
+    def handed_scans(self) -> list[HandedScan | None]:
+        """The scan of each report a ``scan_in_background`` helper handed here, in order
+        (None for a report it did not hand: read whole there, or it stopped)."""
+        import pickle
+
+        found: list[HandedScan | None] = []
+        if self._scans is not None:
+            with contextlib.suppress(Exception), os.fdopen(self._scans, "rb") as scans:
+                _HELD.discard(self._scans)
+                self._scans = None  # closed with the file
+                while len(found) < len(self._paths):
+                    # The helper is this process forked: what it sends is trusted as this
+                    # process's own scan would be.
+                    found.append(pickle.load(scans))
+        return found + [None] * (len(self._paths) - len(found))
 
     def wait(self) -> int:
         """Wait for the helper; how many of its reports, in order, it verified (their
@@ -50,6 +86,7 @@ class Background:
         reader verifies the rest, and refuses as it would have."""
         if self._pid is None:
             return 0
+        self._stop_handing()  # a helper handing a scan no one takes would never end
         answer = b""
         with contextlib.suppress(OSError):
             while chunk := os.read(self._reader, 4096):
@@ -64,11 +101,21 @@ class Background:
             verified += 1
         return verified
 
+    def _stop_handing(self) -> None:
+        if self._scans is not None:
+            _HELD.discard(self._scans)
+            with contextlib.suppress(OSError):
+                os.close(self._scans)
+            self._scans = None
+
     def close(self) -> None:
         """Stop waiting: the helper is ended if it still runs, and reaped."""
         settled(self._paths)
-        with contextlib.suppress(OSError):
-            os.close(self._reader)
+        if self._reader in _HELD:
+            _HELD.discard(self._reader)
+            with contextlib.suppress(OSError):
+                os.close(self._reader)
+        self._stop_handing()
         pid, self._pid = self._pid, None
         if pid is not None:
             with contextlib.suppress(OSError):
@@ -91,26 +138,103 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
     """The reports at ``paths`` verified in turn, as ``report.streamread.streamed_report``
     verifies them, by a process forked from this one, while this one goes on; None where no
     helper is forked (see the module's description). ``Background.wait`` gathers them."""
+
+    def verified(_: int | None) -> Iterator[str]:
+        from goldgate.report.streamread import streamed_report
+
+        for path in paths:
+            with streamed_report(path) as streamed:
+                yield streamed.digest
+
+    return _forked(paths, verified)
+
+
+def verify_streamed_in_background(reports: Sequence[StreamedReport]) -> Background | None:
+    """``verify_in_background`` of reports this process streamed without verifying them
+    (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
+    scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
+    the very bytes scanned. ``report merge`` forks one once it has scanned its shards."""
+
+    def verified(_: int | None) -> Iterator[str]:
+        from goldgate.report.streamread import verify_streamed
+
+        for report in reports:
+            verify_streamed(report)
+            yield report.digest
+
+    return _forked([Path(report.path) for report in reports], verified)
+
+
+def scan_in_background(paths: Sequence[Path]) -> Background | None:
+    """The reports at ``paths`` scanned by a process forked from this one, which hands each
+    scan here (``Background.handed_scans``; ``report.streamread.streamed_from_scan`` streams
+    the report from it) and then verifies them from it, while this one goes on: ``report
+    merge``'s shards scanned beside the ones this process scans. None where no helper is
+    forked."""
+
+    def verified(scans: int | None) -> Iterator[str]:
+        import pickle
+
+        from goldgate.report.streamread import handed_scan, streamed_report, verify_streamed
+
+        assert scans is not None
+        with contextlib.ExitStack() as opened:
+            streamed = []
+            with os.fdopen(scans, "wb") as handing:
+                for path in paths:
+                    streamed.append(opened.enter_context(streamed_report(path, verify=False)))
+                    pickle.dump(handed_scan(streamed[-1]), handing, pickle.HIGHEST_PROTOCOL)
+                    handing.flush()
+            for report in streamed:
+                verify_streamed(report)
+                yield report.digest
+
+    return _forked(paths, verified, handing=True)
+
+
+def _forked(
+    paths: Sequence[Path],
+    verified: Callable[[int | None], Iterator[str]],
+    *,
+    handing: bool = False,
+) -> Background | None:
+    """A helper forked to run ``verified`` (the digest of each report it verified, in turn;
+    given the end of a pipe to hand scans through where ``handing``), or None."""
     if not paths or not fork_possible():
         return None
+    pipes: list[tuple[int, int]] = []
     try:
-        reader, writer = os.pipe()
+        for _ in range(2 if handing else 1):
+            pipes.append(os.pipe())
     except OSError:
+        _close_all(pipes)
         return None
     try:
         pid = os.fork()
     except OSError:  # no memory or no process left for a fork: the reader verifies
-        os.close(reader)
-        os.close(writer)
+        _close_all(pipes)
         return None
+    (reader, writer), *scans = pipes
     if pid == 0:  # pragma: no cover - the helper (measured in the parent's tests)
-        _serve(paths, reader, writer)
+        for end in (*_HELD, *(scan_reader for scan_reader, _ in scans)):
+            os.close(end)
+        _serve(partial(verified, scans[0][1] if scans else None), reader, writer)
     os.close(writer)
+    for _, scan_writer in scans:
+        os.close(scan_writer)
     accelerators.note("report verify helper")
-    return Background(pid, reader, paths)
+    return Background(pid, reader, paths, scans[0][0] if scans else None)
 
 
-def _serve(paths: Sequence[Path], reader: int, writer: int) -> None:  # pragma: no cover
+def _close_all(pipes: Sequence[tuple[int, int]]) -> None:
+    for pipe in pipes:
+        for end in pipe:
+            os.close(end)
+
+
+def _serve(
+    verified: Callable[[], Iterator[str]], reader: int, writer: int
+) -> None:  # pragma: no cover
     """The helper: verify each report in turn, answer with the digest of each verified (a
     line each, none past a refusal), end without running anything of the parent's (no exit
     handlers, no flushed buffers)."""
@@ -119,12 +243,8 @@ def _serve(paths: Sequence[Path], reader: int, writer: int) -> None:  # pragma: 
         os.close(reader)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        from goldgate.report.streamread import streamed_report
-
-        for path in paths:
-            with streamed_report(path) as streamed:
-                digest = streamed.digest.encode("ascii")
-            os.write(writer, digest + b"\n")
+        for digest in verified():
+            os.write(writer, digest.encode("ascii") + b"\n")
         code = 0
     except BaseException:  # a refusal or anything else: the parent verifies and says why
         pass

@@ -214,8 +214,11 @@ def _full_case(
     published (``app.merge``), or were verified as the shard was read."""
     if not shard.streamed:
         return None
-    with memory_bounded(shard.path):
+    try:
         return full_case(shard.raw_case(suite, place))
+    except MemoryError:  # said as memory_bounded says it (not entered a case: it costs)
+        with memory_bounded(shard.path):
+            raise
 
 
 def merged_stream(shards: Sequence[StreamedReport]) -> MergedStream:

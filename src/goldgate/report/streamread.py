@@ -25,14 +25,21 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from goldgate.base.files import open_regular_file
 from goldgate.report.readbound import admit_case, memory_bounded
-from goldgate.report.scan import CaseHook, CaseIndex, scan_report
+from goldgate.report.scan import CaseHook, CaseIndex, LazyCases, ScannedReport, scan_report
 from goldgate.report.verified import is_verified, note_verified
 
 if TYPE_CHECKING:
     from goldgate.report.caserecords import CaseRecord
     from goldgate.report.records import Report
 
-__all__ = ["StreamedReport", "streamed_report"]
+__all__ = [
+    "HandedScan",
+    "StreamedReport",
+    "handed_scan",
+    "streamed_from_scan",
+    "streamed_report",
+    "verify_streamed",
+]
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,9 @@ class StreamedReport:
     digest: str
     _handle: BinaryIO | None
     _indexes: tuple[CaseIndex | None, ...]
+    _scanned: dict[str, Any] | None = None
+    """The scan's plain JSON where the file was streamed without ``verify``, to verify it
+    later from (``verify_streamed``)."""
 
     @property
     def streamed(self) -> bool:
@@ -103,7 +113,7 @@ def streamed_report(
     handed each case as the scan parses it (``report.scan.CaseHook``), where the file is
     streamed (``StreamedReport.streamed``): what it made is trusted once the block starts
     (the report verified)."""
-    from goldgate.report.io import read_report_and_digest, validated_report
+    from goldgate.report.io import read_report_and_digest
 
     source = str(path)
     with open_regular_file(path, source, what="a report") as handle:
@@ -113,12 +123,73 @@ def streamed_report(
             report, digest = read_report_and_digest(path)
             yield StreamedReport(source, report, digest, None, ())
             return
-        admit_case(source, scanned.largest_case)
-        verified = verify and is_verified(scanned.digest, path)  # once a process
-        with memory_bounded(source):
-            report = validated_report(
-                scanned.value, source, keep=False, verify=verify and not verified
-            )
-        if verify:
-            note_verified(scanned.digest)
-        yield StreamedReport(source, report, scanned.digest, handle, scanned.indexes)
+        yield _streamed(path, handle, scanned, verify)
+
+
+def _streamed(path: Path, handle: BinaryIO, scanned: ScannedReport, verify: bool) -> StreamedReport:
+    from goldgate.report.io import validated_report
+
+    source = str(path)
+    admit_case(source, scanned.largest_case)
+    verified = verify and is_verified(scanned.digest, path)  # once a process
+    with memory_bounded(source):
+        report = validated_report(scanned.value, source, keep=False, verify=verify and not verified)
+    if verify:
+        note_verified(scanned.digest)
+    kept = None if verify else scanned.value
+    return StreamedReport(source, report, scanned.digest, handle, scanned.indexes, kept)
+
+
+@dataclass(frozen=True)
+class HandedScan:
+    """What a report streamed without ``verify`` was scanned into, as another process takes
+    it (``handed_scan``, ``streamed_from_scan``; picklable): its plain JSON with each
+    streamed suite's ``cases`` None, its digest, where its cases are."""
+
+    value: dict[str, Any]
+    digest: str
+    indexes: tuple[CaseIndex | None, ...]
+    largest_case: int
+
+
+def handed_scan(streamed: StreamedReport) -> HandedScan | None:
+    """``streamed``'s scan to hand to another process (``report.background``), None where
+    the file was read whole or verified as it was streamed."""
+    value = streamed._scanned
+    if value is None:
+        return None
+    suites = [
+        suite if index is None else {**suite, "cases": None}
+        for suite, index in zip(value["suites"], streamed._indexes, strict=True)
+    ]
+    largest = max((index.largest() for index in streamed._indexes if index), default=0)
+    return HandedScan({**value, "suites": suites}, streamed.digest, streamed._indexes, largest)
+
+
+@contextlib.contextmanager
+def streamed_from_scan(path: Path, scan: HandedScan) -> Iterator[StreamedReport]:
+    """``streamed_report(path, verify=False)`` from a scan another process made of the file
+    (``handed_scan``), not scanning it again: its cases read by offset from the file opened
+    here, each refused where its bytes are not those scanned (the file changed since)."""
+    source = str(path)
+    with open_regular_file(path, source, what="a report") as handle:
+        suites = [
+            suite if index is None else {**suite, "cases": LazyCases(index, handle, source)}
+            for suite, index in zip(scan.value["suites"], scan.indexes, strict=True)
+        ]
+        value = {**scan.value, "suites": suites}
+        scanned = ScannedReport(value, scan.digest, scan.indexes, scan.largest_case)
+        yield _streamed(path, handle, scanned, verify=False)
+
+
+def verify_streamed(streamed: StreamedReport) -> None:
+    """Verify a report ``streamed_report`` streamed without ``verify``, as it verifies one
+    (the same refusals), from the scan it made then: its cases read again from the open
+    file, which is not scanned again (a forked helper's, ``report.background``)."""
+    from goldgate.report.io import validated_report
+
+    if streamed._scanned is None:  # read whole (and verified), or verified as it was read
+        return
+    with memory_bounded(streamed.path):
+        validated_report(streamed._scanned, streamed.path, keep=False, verify=True)
+    note_verified(streamed.digest)
