@@ -76,12 +76,12 @@ class SideTally:
     def add_case(self, attempts: Sequence[AttemptSide], names: Sequence[str]) -> None:
         """A case's attempts (skipped ones left out). Attempts are tallied by their check
         codes first: a case's repeats mostly share one, so per-name sums run once."""
-        tally: Counter[str] = Counter()
+        tally: dict[str, int] = {}
         for attempt in attempts:
             status = attempt.status
             if status == "skipped":
                 continue
-            tally[attempt.codes] += 1
+            tally[attempt.codes] = tally.get(attempt.codes, 0) + 1
             if status in _RUNTIME_FAILURES:
                 self.runtime_failures += 1
             if attempt.latency_ms is not None:
