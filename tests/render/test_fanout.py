@@ -80,3 +80,29 @@ def test_every_rendering_of_a_streamed_report_is_the_whole_reports(
             for kind in ("markdown", "annotations", "show"):
                 assert render(kind, rendered.context) == render(kind, whole_context), kind
             assert rendered.check_annotations(2) == check_annotations(whole_context, 2)
+
+
+def test_the_places_a_pass_keeps_are_found_as_a_dictionary_finds_them() -> None:
+    """``Locations`` (16 bytes a listed case) answers every look-up as a dictionary of the
+    same additions does: the last addition of a key wins, a line may be absent or past what
+    40 bits hold, each suite has its own gold file, a key never added is not found."""
+    import random
+
+    from goldgate.render.fanout import Locations
+    from goldgate.render.view import Location
+
+    rng = random.Random(7)
+    kept, expected = Locations(), {}
+    for number in range(3000):
+        suite = f"suite-{number % 3}"
+        key = (suite, f"case-{rng.randrange(2000)}")
+        line = rng.choice([None, 1, rng.randrange(1, 10**6), 1 << 41, 10**30])
+        source = None if suite == "suite-2" else f"evaluation/{suite}.json"
+        kept.add(key, source, line)
+        expected[key] = Location(source, line)
+    nowhere = Location(None, None)
+    for suite in ("suite-0", "suite-1", "suite-2", "other"):
+        for case in range(2100):
+            key = (suite, f"case-{case}")
+            assert kept.get(key, nowhere) == expected.get(key, nowhere), key
+    assert len(kept) == 3000
