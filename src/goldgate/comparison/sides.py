@@ -141,8 +141,10 @@ def _expectations(raw: Any) -> tuple[Expectation, ...]:
         raise TypeError("expectations must be an array")
     found = []
     new = tuple.__new__  # Expectation(...) would go through a Python-level __new__
-    for item in raw:
-        name, path, comparison, scorer, expected = _fields(item)
+    for item in raw:  # ``_fields``, inlined: this runs for every expectation of both sides
+        name, path = item["name"], item["path"]
+        get = item.get
+        comparison, scorer, expected = get("comparison") or "exact", get("scorer"), get("expected")
         if not (isinstance(name, str) and isinstance(path, str) and isinstance(comparison, str)):
             raise TypeError("an expectation's name, path and comparison are strings")
         if scorer is not None and not isinstance(scorer, str):
