@@ -106,3 +106,42 @@ def test_the_places_a_pass_keeps_are_found_as_a_dictionary_finds_them() -> None:
             key = (suite, f"case-{case}")
             assert kept.get(key, nowhere) == expected.get(key, nowhere), key
     assert len(kept) == 3000
+
+
+@pytest.mark.slow  # forks helpers
+@pytest.mark.parametrize("helper", ["answers", "fails"])
+def test_a_case_table_made_by_a_helper_is_the_one_made_here(
+    corpus: dict[str, Report], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: str
+) -> None:
+    """Issue 43: the HTML page's case table made by a forked helper while this process
+    feeds the other renderings is, byte for byte, the page made in one process; where the
+    helper fails, the table is made here, the same."""
+    import os
+
+    from goldgate.app import renderpass
+    from goldgate.base import accelerators
+    from helpers.verifying import fork_possible
+
+    fork_possible()
+    monkeypatch.setattr(renderpass, "FORK_FROM", 0)
+    if helper == "fails":  # after writing a part of the table: the spools are emptied
+
+        def failing(table: renderpass._TableElsewhere, *_: object) -> None:
+            for spool in table._spools:
+                spool.write('["a row"],' * 10_000)
+                spool.flush()
+            os._exit(1)
+
+        monkeypatch.setattr(renderpass._TableElsewhere, "_serve", failing)
+    report = corpus[STREAMED[0]]
+    path = tmp_path / "report.json"
+    path.write_bytes(report_bytes(report))
+    links = Links(full_report="out/report.json")
+    whole_context = RenderContext(report, links=links, details="values", maximum=3)
+    with streamed_report(path) as streamed:
+        context = RenderContext(streamed.report, links=links, details="values", maximum=3)
+        with render_pass(streamed, context, None, PassRequest(junit=True, html=True)) as done:
+            page: list[str] = []
+            done.write_html(page.append)
+    assert "html case table helper" in accelerators.used()
+    assert "".join(page) == render("html", whole_context)
