@@ -53,6 +53,15 @@ def test_noise_within_a_report_is_flaky_not_a_regression(project: Project) -> No
     counts = suite.figures.attempts
     assert (counts.unchanged, counts.candidate_only, counts.baseline_only) == (2, 4, 0)
     assert comparison.regressions is False
+    # The case is the unit: each of its attempts has the case's class (attempt 0).
+    from goldgate.render.compared import comparison_view
+
+    view = comparison_view(comparison)
+    for attempt in (1, 2, 3):
+        found = view.change_of("main", "noisy", attempt)
+        assert found is not None
+        assert (found.case_id, found.attempt, found.change) == ("noisy", 0, "flaky")
+        assert view.change_of("main", "steady", attempt) is None
 
 
 @pytest.mark.slow

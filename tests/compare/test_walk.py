@@ -126,6 +126,25 @@ def _gold(candidate: Value, baseline: Value, rng: random.Random) -> None:
         case["expectations"][0]["expected"] = "something else"
 
 
+def _reordered(candidate: Value, baseline: Value, rng: random.Random) -> None:
+    """The same input and gold written with their keys in another order: the same case."""
+    for cases in _cases(baseline):
+        case = cases[rng.randrange(len(cases))]
+        case["input"] = dict(reversed(case["input"].items()))
+        case["expectations"] = [dict(reversed(e.items())) for e in case["expectations"]]
+
+
+def _retyped(candidate: Value, baseline: Value, rng: random.Random) -> None:
+    """Values equal in Python, not in JSON (``1``, ``1.0``, ``true``): an input and a gold
+    that differ."""
+    pairs = zip(_cases(candidate), _cases(baseline), strict=True)
+    for number, (mine, theirs) in enumerate(pairs):
+        place = rng.randrange(min(len(mine), len(theirs)))
+        for value, cases in ((1, mine), (1.0 if number % 2 else True, theirs)):
+            cases[place]["input"] = {**cases[place]["input"], "n": value}
+            cases[place - 1]["expectations"][0]["expected"] = value
+
+
 def _repeat(candidate: Value, baseline: Value, rng: random.Random) -> None:
     for cases in _cases(baseline):
         cases.insert(rng.randrange(len(cases)), copy.deepcopy(cases[rng.randrange(len(cases))]))
@@ -149,6 +168,8 @@ EDITS: dict[str, Edit] = {
     "added": _add,
     "input_changed": _input,
     "rescored": _gold,
+    "reordered": _reordered,
+    "retyped": _retyped,
     "repeated_baseline_id": _repeat,
     "repeated_candidate_id": _repeat_candidate,
     "everything": _everything,
@@ -174,6 +195,13 @@ def test_walked_side_by_side_compares_as_an_index_of_ids_does(
     assert comparison["comparable"]["candidate_attempts"] == sum(
         len(case["attempts"]) for suite in candidate["suites"] for case in suite["cases"]
     )
+    if name == "reordered":  # nothing differs
+        assert not any(any(suite["unmatched"].values()) for suite in comparison["suites"])
+    if name == "retyped":
+        edited = [suites[suite["name"]] for suite in candidate["suites"] if len(suite["cases"]) > 2]
+        assert edited
+        assert all(suite["unmatched"]["input_changed"] for suite in edited)
+        assert all(suite["unmatched"]["rescored"] for suite in edited)
     if name in ("removed", "added", "everything"):
         kind = "removed" if name == "removed" else "added"
         assert any(suite["unmatched"][kind] for suite in comparison["suites"])

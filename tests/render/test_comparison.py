@@ -647,3 +647,22 @@ def test_a_spooled_comparison_renders_what_the_held_one_does(
     for rendering, (chosen, context) in RENDERINGS.items():
         held_text = chosen.text(context(compared.candidate, view))
         assert chosen.text(context(compared.candidate, spooled_view)) == held_text, rendering
+
+
+def test_an_attempts_class_is_its_own_units_else_its_cases(view: ComparisonView) -> None:
+    """``ComparisonView.change_of`` (one look-up where the case has no finding,
+    ``changelists.Units.attempt_or_case``): an attempt's own unit's finding, or its case's
+    where the case is the unit (attempt 0: tests/compare/test_repeats.py), and None for an
+    attempt of no listed unit."""
+    items = [
+        item
+        for name in ("regressions", "improvements", "flaky", "gold_changes", "input_changes")
+        for item in getattr(view, name)
+    ]
+    assert items
+    for item in items:
+        asked = item.attempt or 1  # a case unit stands for each of its attempts
+        assert view.change_of(item.suite, item.case_id, asked) == item
+        if item.attempt:
+            assert view.change_of(item.suite, item.case_id, item.attempt + 10_000) is None
+    assert view.change_of(items[0].suite, "no such case", 1) is None

@@ -80,3 +80,68 @@ def test_every_rendering_of_a_streamed_report_is_the_whole_reports(
             for kind in ("markdown", "annotations", "show"):
                 assert render(kind, rendered.context) == render(kind, whole_context), kind
             assert rendered.check_annotations(2) == check_annotations(whole_context, 2)
+
+
+def test_the_places_a_pass_keeps_are_found_as_a_dictionary_finds_them() -> None:
+    """``Locations`` (16 bytes a listed case) answers every look-up as a dictionary of the
+    same additions does: the last addition of a key wins, a line may be absent or past what
+    40 bits hold, each suite has its own gold file, a key never added is not found."""
+    import random
+
+    from goldgate.render.fanout import Locations
+    from goldgate.render.view import Location
+
+    rng = random.Random(7)
+    kept, expected = Locations(), {}
+    for number in range(3000):
+        suite = f"suite-{number % 3}"
+        key = (suite, f"case-{rng.randrange(2000)}")
+        line = rng.choice([None, 1, rng.randrange(1, 10**6), 1 << 41, 10**30])
+        source = None if suite == "suite-2" else f"evaluation/{suite}.json"
+        kept.add(key, source, line)
+        expected[key] = Location(source, line)
+    nowhere = Location(None, None)
+    for suite in ("suite-0", "suite-1", "suite-2", "other"):
+        for case in range(2100):
+            key = (suite, f"case-{case}")
+            assert kept.get(key, nowhere) == expected.get(key, nowhere), key
+    assert len(kept) == 3000
+
+
+@pytest.mark.slow  # forks helpers
+@pytest.mark.parametrize("helper", ["answers", "fails"])
+def test_a_case_table_made_by_a_helper_is_the_one_made_here(
+    corpus: dict[str, Report], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: str
+) -> None:
+    """Issue 43: the HTML page's case table made by a forked helper while this process
+    feeds the other renderings is, byte for byte, the page made in one process; where the
+    helper fails, the table is made here, the same."""
+    import os
+
+    from goldgate.app import renderpass
+    from goldgate.base import accelerators
+    from helpers.verifying import fork_possible
+
+    fork_possible()
+    monkeypatch.setattr(renderpass, "FORK_FROM", 0)
+    if helper == "fails":  # after writing a part of the table: the spools are emptied
+
+        def failing(table: renderpass._TableElsewhere, *_: object) -> None:
+            for spool in table._spools:
+                spool.write('["a row"],' * 10_000)
+                spool.flush()
+            os._exit(1)
+
+        monkeypatch.setattr(renderpass._TableElsewhere, "_serve", failing)
+    report = corpus[STREAMED[0]]
+    path = tmp_path / "report.json"
+    path.write_bytes(report_bytes(report))
+    links = Links(full_report="out/report.json")
+    whole_context = RenderContext(report, links=links, details="values", maximum=3)
+    with streamed_report(path) as streamed:
+        context = RenderContext(streamed.report, links=links, details="values", maximum=3)
+        with render_pass(streamed, context, None, PassRequest(junit=True, html=True)) as done:
+            page: list[str] = []
+            done.write_html(page.append)
+    assert "html case table helper" in accelerators.used()
+    assert "".join(page) == render("html", whole_context)

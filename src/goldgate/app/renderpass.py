@@ -13,6 +13,9 @@ report's figures, the current case and each sink's bounded part, never the list 
 from __future__ import annotations
 
 import contextlib
+import os
+import pickle
+import signal
 import tempfile
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -20,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from goldgate.base import accelerators
 from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
 
 if TYPE_CHECKING:
@@ -158,11 +162,142 @@ def render_pass(
             check_run = CheckRunSink(view, context.sources, request.check_run)
             sinks.append(check_run)
         suites = build_view(context.report).suites
-        feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), sinks)
+
+        def walked(only: Sequence[CaseSink]) -> None:
+            feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), only)
+
+        table = None if html is None else _table_elsewhere(streamed, html, walked)
+        if table is not None:
+            stack.callback(table.stop)
+            sinks.remove(table.sink)
+        walked(sinks)
+        if table is not None and not table.taken():  # the helper failed: made here
+            walked([table.sink])
         if comparison is not None and located is not None:
             view = comparison_view(comparison, baseline=baseline_name, locations=located.locations)
         final = replace(context, comparison=view, collected=problems.collected)
         yield RenderPass(final, check_run, request, junit, html)
+
+
+FORK_FROM = 2_000
+"""The fewest cases for which the case table is made by a helper (below, a fork costs more
+than it saves)."""
+
+
+def _table_elsewhere(
+    streamed: StreamedReport,
+    html: tuple[CaseTableSink, IO[str], IO[str]],
+    walked: Callable[[Sequence[CaseSink]], None],
+) -> _TableElsewhere | None:
+    """The case table being made by a helper (``_TableElsewhere``), or None where none is
+    forked."""
+    count = sum(streamed.case_count(suite) for suite in range(len(streamed.report.suites)))
+    if count < FORK_FROM:
+        return None
+    sink = html[0]
+    table = _TableElsewhere(sink, (html[1], html[2]))
+    return table if table.start(lambda: walked([sink])) else None
+
+
+class _TableElsewhere:
+    """The HTML page's case table (the costliest sink) made by a process forked for it
+    while this one feeds the other sinks: the same code over the same cases, its rows and
+    details written to the same spools, the sink's state sent back when it is done. Only
+    where a second CPU is there for it (``report.background.fork_possible``: the
+    accelerators on, Linux, no other thread); where the helper fails in any way, its spools
+    are emptied and the table is made here, as it is with the accelerators off."""
+
+    def __init__(self, sink: CaseTableSink, spools: tuple[IO[str], IO[str]]) -> None:
+        self.sink, self._spools = sink, spools
+        self._pid: int | None = None
+        self._reader = -1
+
+    def start(self, make: Callable[[], None]) -> bool:
+        """Fork the helper that runs ``make`` (the table's pass); whether one was forked."""
+        from goldgate.report.background import fork_possible
+
+        if not fork_possible():
+            return False
+        try:
+            reader, writer = os.pipe()
+        except OSError:
+            return False
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(reader)
+            os.close(writer)
+            return False
+        if pid == 0:  # pragma: no cover - the helper (its outputs tested in the parent)
+            self._serve(make, reader, writer)
+        os.close(writer)
+        self._pid, self._reader = pid, reader
+        accelerators.note("html case table helper")
+        return True
+
+    def _serve(  # pragma: no cover - the helper
+        self, make: Callable[[], None], reader: int, writer: int
+    ) -> None:
+        code = 1
+        try:
+            os.close(reader)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            make()
+            for spool in self._spools:
+                spool.flush()
+            state = {k: v for k, v in vars(self.sink).items() if k not in _NOT_SENT}
+            left = memoryview(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+            while left:
+                left = left[os.write(writer, left) :]
+            code = 0
+        except BaseException:  # anything: the parent makes the table itself
+            pass
+        finally:
+            os._exit(code)
+
+    def taken(self) -> bool:
+        """Wait for the helper; whether it made the table (the sink then holds its state).
+        If it did not, the spools are emptied for the table to be made here."""
+        if self._pid is None:
+            return False
+        chunks = []
+        with contextlib.suppress(OSError):
+            while chunk := os.read(self._reader, 1 << 16):
+                chunks.append(chunk)
+        status = self._reaped(kill=False)
+        if status == 0 and chunks:
+            vars(self.sink).update(pickle.loads(b"".join(chunks)))
+            return True
+        for spool in self._spools:
+            spool.seek(0)
+            spool.truncate()
+        return False
+
+    def stop(self) -> None:
+        """End the helper where it still runs (the pass was left early) and reap it."""
+        self._reaped(kill=True)
+
+    def _reaped(self, *, kill: bool) -> int:
+        """The helper reaped (killed first where ``kill``); its wait status, -1 for none."""
+        pid, self._pid = self._pid, None
+        if pid is None:
+            return -1
+        with contextlib.suppress(OSError):
+            os.close(self._reader)
+        try:
+            if kill:
+                os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            return os.waitpid(pid, 0)[1]
+        except ChildProcessError:
+            return -1
+
+
+_NOT_SENT = frozenset({"_comparison", "_rows", "_details"})
+"""The sink's fields the helper does not send back: the parent's own (view, spools)."""
 
 
 def spooled_file(

@@ -64,7 +64,8 @@ class SideTally:
     latencies: array[float] = field(default_factory=lambda: array("d"))
     """Every latency (8 bytes each): the percentiles need them all."""
     usage: dict[str, float] = field(default_factory=dict)
-    by_name: dict[str, list[int]] = field(default_factory=dict)
+    named: dict[str, list[int]] = field(default_factory=dict)
+    """Per expectation name, its checks and those passed (read as ``by_name``)."""
     cost: float = 0.0
     priced: int = 0
     currencies: set[str] = field(default_factory=set)
@@ -72,16 +73,38 @@ class SideTally:
     judge_cost: float = 0.0
     judged: int = 0
     """Attempts whose judges' calls were priced (``judge_cost``, apart from ``cost``)."""
+    pending: dict[tuple[tuple[str, ...], str], int] = field(default_factory=dict)
+    """Attempts by their expectations' names and check codes, not yet added per name: a
+    suite's cases share a few, so the sums per name run once for each (``by_name``)."""
 
-    def add_case(self, attempts: Sequence[AttemptSide], names: Sequence[str]) -> None:
+    @property
+    def by_name(self) -> dict[str, list[int]]:
+        """Per expectation name (in the order the attempts first name it), its checks and
+        those passed."""
+        if self.pending:
+            pending, self.pending = self.pending, {}
+            named = self.named
+            for (names, codes), count in pending.items():
+                for name, code in zip(names, codes, strict=False):
+                    if code == NOT_RESCORED:
+                        continue
+                    entry = named.get(name)
+                    if entry is None:
+                        entry = named[name] = [0, 0]
+                    entry[0] += count
+                    if code == "P":
+                        entry[1] += count
+        return self.named
+
+    def add_case(self, attempts: Sequence[AttemptSide], names: tuple[str, ...]) -> None:
         """A case's attempts (skipped ones left out). Attempts are tallied by their check
         codes first: a case's repeats mostly share one, so per-name sums run once."""
-        tally: Counter[str] = Counter()
+        tally: dict[str, int] = {}
         for attempt in attempts:
             status = attempt.status
             if status == "skipped":
                 continue
-            tally[attempt.codes] += 1
+            tally[attempt.codes] = tally.get(attempt.codes, 0) + 1
             if status in _RUNTIME_FAILURES:
                 self.runtime_failures += 1
             if attempt.latency_ms is not None:
@@ -95,22 +118,15 @@ class SideTally:
             if type(attempt.judge_cost) is float or type(attempt.judge_cost) is int:
                 self.judge_cost += attempt.judge_cost
                 self.judged += 1
-        by_name = self.by_name
+        pending = self.pending
         for codes, count in tally.items():
             passed = codes.count("P")
             self.attempts += count
             self.passing += count if passed == len(codes) else 0
             self.checks += count * len(codes)
             self.passed += count * passed
-            for name, code in zip(names, codes, strict=False):
-                if code == NOT_RESCORED:
-                    continue
-                entry = by_name.get(name)
-                if entry is None:
-                    entry = by_name[name] = [0, 0]
-                entry[0] += count
-                if code == "P":
-                    entry[1] += count
+            group = (names, codes)
+            pending[group] = pending.get(group, 0) + count
 
     def merge(self, other: SideTally) -> None:
         self.attempts += other.attempts
@@ -126,8 +142,9 @@ class SideTally:
         self.judge_cost += other.judge_cost
         self.judged += other.judged
         self.currencies |= other.currencies
+        by_name = self.by_name
         for name, (checks, passed) in other.by_name.items():
-            tally = self.by_name.setdefault(name, [0, 0])
+            tally = by_name.setdefault(name, [0, 0])
             tally[0] += checks
             tally[1] += passed
 

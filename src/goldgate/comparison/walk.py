@@ -34,7 +34,7 @@ from goldgate.comparison.refusals import (
     other_input,
     require_same_cases,
 )
-from goldgate.comparison.sides import CaseKey, CaseSide, gold_key
+from goldgate.comparison.sides import CaseKey, CaseSide, same_gold, same_input
 
 __all__ = ["Met", "SuiteWalk"]
 
@@ -43,9 +43,10 @@ SIDE_BY_SIDE: Final = True
 takes the indexed way, which pairs the same cases)."""
 
 
-def _details(side: SuiteSide, case_id: str, input_key: bytes) -> None:
-    """A case without an input (its report written without details) refused."""
-    if not input_key:
+def _details(side: SuiteSide, case_id: str, present: bool) -> None:
+    """A case without an input (``present`` False: its report written without details)
+    refused."""
+    if not present:
         raise no_details(side.label, side.path, side.name, case_id)
 
 
@@ -127,17 +128,16 @@ class SuiteWalk:
         the same id."""
         now, before = self.candidate, self.baseline
         case = now.reduced(raw, place)
-        mine = case.input_key()
-        _details(now, case.id, mine)
+        _details(now, case.id, case.input is not None)
         was = before.reduced(other, place)
-        theirs = was.input_key()
-        _details(before, was.id, theirs)
+        _details(before, was.id, was.input is not None)
         attempts = len(case.attempts)
-        if mine != theirs:
+        if not same_input(case.input, was.input):
             if self.full:
+                mine, theirs = case.input_key(), was.input_key()
                 raise other_input(now.name, case.id, _sha256(mine), _sha256(theirs))
             return Met(case.id, attempts, "input changed")
-        rescored = gold_key(raw) != gold_key(other)
+        rescored = not same_gold(raw, other)
         if rescored:
             if self.full:
                 raise other_gold(now.name, case, was)
@@ -222,7 +222,7 @@ class SuiteWalk:
 
     def _key(self, side: SuiteSide, raw: Any, place: int) -> CaseKey:
         key = side.key(raw, place)
-        _details(side, key.id, key.input_key)
+        _details(side, key.id, bool(key.input_key))
         return key
 
     def _remove(self, case_id: str, attempts: int) -> None:
@@ -237,6 +237,6 @@ def unpaired_attempts(suite: SuiteSide | None) -> int:
     for place in range(0 if suite is None else suite.count):
         assert suite is not None
         key = suite.key(suite.raw(place), place)
-        _details(suite, key.id, key.input_key)
+        _details(suite, key.id, bool(key.input_key))
         total += key.attempts
     return total

@@ -154,15 +154,33 @@ class Units:
     ) -> None:
         self._suites = tuple(suites)
         self._make = make
+        self._found: _Index | None = None
 
     def _index(self) -> _Index:
-        if not (_LAST and _same(_LAST[0][0], self._suites)):
-            _LAST[:] = [(self._suites, _index(self._suites))]
-        return _LAST[0][1]
+        found = self._found
+        if found is None:  # shared with the last Units of the same suites, then kept here
+            if not (_LAST and _same(_LAST[0][0], self._suites)):
+                _LAST[:] = [(self._suites, _index(self._suites))]
+            found = self._found = _LAST[0][1]
+        return found
 
     def change_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
         """The finding of the unit (suite, case id, attempt), or None."""
-        index, key = self._index(), _hash(suite, case_id, attempt)
+        return self._unit(self._index(), suite, case_id, attempt)
+
+    def attempt_or_case(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
+        """The finding of the unit (suite, case id, attempt), else of its case as the unit
+        (attempt 0), or None: one look-up where the case has no finding (most cases)."""
+        index = self._index()
+        cases, hashed = index.cases, _hash(suite, case_id)
+        place = bisect_left(cases, hashed)
+        if place == len(cases) or cases[place] != hashed:
+            return None
+        found = self._unit(index, suite, case_id, attempt)
+        return found or self._unit(index, suite, case_id, 0)
+
+    def _unit(self, index: _Index, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
+        key = _hash(suite, case_id, attempt)
         for place in range(bisect_left(index.units, key), len(index.units)):
             if index.units[place] != key:
                 break

@@ -8,8 +8,9 @@ never a value.
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Container
 from functools import partial
+from typing import Protocol
 
 from goldgate.comparison.models import (
     CHANGE_CLASSES,
@@ -26,6 +27,13 @@ from goldgate.render.costrow import cost_figures, judge_cost_figures
 from goldgate.render.deltas import Figure, McNemarItem, SuiteDelta
 from goldgate.render.view import REGRESSIONS, ChangeItem, ComparisonView, Location
 from goldgate.report.models import Report
+
+
+class Places(Protocol):
+    """Where cases are written, by (suite name, case id): a dictionary, or what a pass over
+    a streamed report found (``render.fanout.Locations``)."""
+
+    def get(self, key: tuple[str, str], default: Location, /) -> Location: ...
 
 
 def _locations(report: Report | None) -> dict[tuple[str, str], Location]:
@@ -174,7 +182,7 @@ def located_cases(comparison: Comparison) -> Container[tuple[str, str]]:
     return Units(comparison.suites, lambda suite, finding: _item(suite, finding, {}))
 
 
-def _item(suite: str, finding: Finding, where: Mapping[tuple[str, str], Location]) -> ChangeItem:
+def _item(suite: str, finding: Finding, where: Places) -> ChangeItem:
     return ChangeItem(
         suite,
         finding.case_id,
@@ -185,9 +193,7 @@ def _item(suite: str, finding: Finding, where: Mapping[tuple[str, str], Location
     )
 
 
-def _item_of(
-    suite: str, where: Mapping[tuple[str, str], Location], finding: Finding
-) -> ChangeItem:
+def _item_of(suite: str, where: Places, finding: Finding) -> ChangeItem:
     return _item(suite, finding, where)
 
 
@@ -206,7 +212,7 @@ def comparison_view(
     comparison: Comparison,
     report: Report | None = None,
     baseline: str | None = None,
-    locations: Mapping[tuple[str, str], Location] | None = None,
+    locations: Places | None = None,
 ) -> ComparisonView:
     """The renderers' view of ``comparison``; ``report`` (its candidate) places each case at
     its gold line, or ``locations`` where a pass over a streamed report found them

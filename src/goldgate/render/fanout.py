@@ -16,6 +16,7 @@ Pure: nothing here reads or writes anything.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Protocol
 
@@ -35,6 +36,7 @@ __all__ = [
     "CaseSink",
     "LatencySink",
     "LocationSink",
+    "Locations",
     "ProblemSink",
     "baseline_latencies",
     "feed",
@@ -129,16 +131,71 @@ class ProblemSink(BaseSink):
 
 class LocationSink(BaseSink):
     """Where each of ``wanted`` (suite name, case id) is written: only the cases a
-    comparison lists, never every case."""
+    comparison lists, never every case, and of those 16 bytes each (``Locations``)."""
 
     def __init__(self, wanted: Container[tuple[str, str]]) -> None:
         self._wanted = wanted
-        self.locations: dict[tuple[str, str], Location] = {}
+        self.locations = Locations()
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
-        key = (suite.record.name, case.id)
+        record = suite.record
+        key = (record.name, case.id)
         if key in self._wanted:
-            self.locations[key] = Location(suite.record.cases_source, case.line)
+            self.locations.add(key, record.cases_source, case.line)
+
+
+_LINE_BITS = 40
+_FAR = (1 << _LINE_BITS) - 1
+
+
+class Locations:
+    """Where cases are written, by (suite name, case id): each case's key as a 64-bit hash
+    in a sorted array beside its line and gold file's number (16 bytes a case; each file
+    named once). A key is found by its hash, as ``render.changelists.Units`` finds whether a
+    case is listed: only the cases added here are ever looked up. A key added twice is
+    where it was added last, as in a dictionary."""
+
+    def __init__(self) -> None:
+        self._hashes: array[int] = array("q")
+        self._places: array[int] = array("q")
+        self._sources: dict[str | None, int] = {}
+        self._named: list[str | None] = []
+        self._far: dict[tuple[str, str], int] = {}
+        """Lines past what 40 bits hold (none a real gold file has), by key."""
+        self._sorted = True
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+    def add(self, key: tuple[str, str], source: str | None, line: int | None) -> None:
+        number = self._sources.get(source)
+        if number is None:
+            number = self._sources[source] = len(self._named)
+            self._named.append(source)
+        stored = 0 if line is None else line + 1
+        if not 0 <= stored < _FAR:
+            self._far[key], stored = line or 0, _FAR
+        self._hashes.append(hash(key))
+        self._places.append(number << _LINE_BITS | stored)
+        self._sorted = False
+
+    def get(self, key: tuple[str, str], default: Location, /) -> Location:
+        """Where the case ``key`` is written, or ``default`` where it was not added."""
+        if not self._sorted:  # stable: a key added twice keeps its order
+            order = sorted(range(len(self._hashes)), key=self._hashes.__getitem__)
+            self._hashes = array("q", (self._hashes[place] for place in order))
+            self._places = array("q", (self._places[place] for place in order))
+            self._sorted = True
+        hashed = hash(key)
+        place = bisect_right(self._hashes, hashed) - 1
+        if place < 0 or self._hashes[place] != hashed:
+            return default
+        packed = self._places[place]
+        stored = packed & _FAR
+        source = self._named[packed >> _LINE_BITS]
+        if stored == _FAR:
+            return Location(source, self._far[key])
+        return Location(source, None if stored == 0 else stored - 1)
 
 
 def baseline_latencies(suites: Iterable[SuiteRecord]) -> dict[str, array[float]]:

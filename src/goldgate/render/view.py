@@ -300,6 +300,11 @@ class UnitLookup(Protocol):
 
     def change_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None: ...
 
+    def attempt_or_case(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
+        """The attempt's own unit's finding, else its case's (attempt 0) when the case is
+        the unit."""
+        ...
+
 
 @dataclass(frozen=True)
 class ComparisonView:
@@ -365,8 +370,7 @@ class ComparisonView:
     def change_of(self, suite: str, case_id: str, attempt: int) -> ChangeItem | None:
         """The class of an attempt: its own unit's, or its case's when the case is the unit."""
         if self.units is not None:
-            found = self.units.change_of(suite, case_id, attempt)
-            return found or self.units.change_of(suite, case_id, 0)
+            return self.units.attempt_or_case(suite, case_id, attempt)
         units = self._by_unit
         return units.get((suite, case_id, attempt)) or units.get((suite, case_id, 0))
 

@@ -163,15 +163,30 @@ def let_go_after() -> Iterator[None]:
         _LEDGER.held = held
 
 
-@contextlib.contextmanager
-def memory_bounded(path: str) -> Iterator[None]:
+def memory_bounded(path: str) -> contextlib.AbstractContextManager[None]:
     """Running out of memory while reading the report at ``path`` is the sentence of a report
     too large to read (exit 2), not a traceback: what was being read is let go of as the
-    error leaves, so there is memory enough to say so."""
-    try:
-        yield
-    except MemoryError:
-        size = 0
+    error leaves, so there is memory enough to say so. (A class, not a generator: it is
+    entered for every case read.)"""
+    return _MemoryBounded(path)
+
+
+class _MemoryBounded(contextlib.AbstractContextManager[None]):
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: object
+    ) -> None:
+        if kind is None or not issubclass(kind, MemoryError):
+            return
+        del error, trace
+        path, size = self.path, 0
         with contextlib.suppress(OSError):
             size = os.path.getsize(path)
         left = None
