@@ -70,6 +70,16 @@ PRELOAD = (
     "yaml",
     "zipfile",
     "zoneinfo",
+    # What the action's publishing imports (goldgate.app.action.modes._PUBLISHING_LIBRARIES,
+    # held equal by tests/test_forkserver.py): PyGithub alone is about 0.4 CPU-s a start.
+    "github",
+    "github.Artifact",
+    "github.GithubRetry",
+    "github.Issue",
+    "github.IssueComment",
+    "github.Repository",
+    "httpx",
+    "jinja2.sandbox",
 )
 _STREAMS = ((0, "<stdin>", "r"), (1, "<stdout>", "w"), (2, "<stderr>", "w"))
 
