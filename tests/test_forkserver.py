@@ -313,15 +313,3 @@ def test_run_is_subprocess_run_through_the_server(
     assert (failed.returncode, failed.stdout, failed.stderr) == (3, b"", b"")
     with pytest.raises(subprocess.TimeoutExpired):
         forkserver.run([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5)
-
-
-def test_the_server_imports_what_the_action_s_publishing_imports() -> None:
-    """The libraries the action imports ahead for its publishing step are imported by the
-    server too (each forked action run would import them again: PyGithub alone is about
-    0.4 CPU-s); of goldgate's own, the list names only the console script's first import
-    (``_import_goldgate`` imports the rest)."""
-    from goldgate.app.action import modes
-    from helpers import zygote
-
-    assert set(modes._PUBLISHING_LIBRARIES) <= set(zygote.PRELOAD)
-    assert [name for name in zygote.PRELOAD if name.startswith("goldgate")] == ["goldgate.cli"]

@@ -70,16 +70,6 @@ PRELOAD = (
     "yaml",
     "zipfile",
     "zoneinfo",
-    # What the action's publishing imports (goldgate.app.action.modes._PUBLISHING_LIBRARIES,
-    # held equal by tests/test_forkserver.py): PyGithub alone is about 0.4 CPU-s a start.
-    "github",
-    "github.Artifact",
-    "github.GithubRetry",
-    "github.Issue",
-    "github.IssueComment",
-    "github.Repository",
-    "httpx",
-    "jinja2.sandbox",
 )
 _STREAMS = ((0, "<stdin>", "r"), (1, "<stdout>", "w"), (2, "<stderr>", "w"))
 
@@ -93,6 +83,11 @@ def main() -> None:
         for name in PRELOAD:
             __import__(name)
         _import_goldgate()
+        # And the libraries the action imports ahead of its publishing step (a constant of
+        # goldgate's, read, not called): PyGithub alone is about 0.4 CPU-s a forked run.
+        for name in sys.modules["goldgate.app.action.modes"]._PUBLISHING_LIBRARIES:
+            with contextlib.suppress(ImportError):  # as modes does: it fails where needed
+                __import__(name)
     _fresh()
     server = socket.socket(fileno=descriptor)
     server.sendall(json.dumps({"read": sorted(read)}).encode())
