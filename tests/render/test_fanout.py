@@ -33,6 +33,15 @@ KINDS: tuple[tuple[Problem, ...], ...] = (
 )
 
 
+def _written(report: Report, tmp_path: Path) -> tuple[Path, Links, RenderContext]:
+    """``report`` written into ``tmp_path``: where, the links of its renderings, and the
+    context that renders it read whole."""
+    path = tmp_path / "report.json"
+    path.write_bytes(report_bytes(report))
+    links = Links(full_report="out/report.json")
+    return path, links, RenderContext(report, links=links, details="values", maximum=3)
+
+
 @pytest.mark.parametrize("name", sorted(REPORTS))
 def test_a_pass_keeps_the_counts_and_the_first_problems_of_every_kind(
     corpus: dict[str, Report], name: str
@@ -63,10 +72,7 @@ def test_every_rendering_of_a_streamed_report_is_the_whole_reports(
     """The report written, then read as a stream (its suites hold no cases) and rendered
     from one pass: every renderer's text, byte for byte, as from the report read whole."""
     report = corpus[name]
-    path = tmp_path / "report.json"
-    path.write_bytes(report_bytes(report))
-    links = Links(full_report="out/report.json")
-    whole_context = RenderContext(report, links=links, details="values", maximum=3)
+    path, links, whole_context = _written(report, tmp_path)
     with streamed_report(path) as streamed:
         context = RenderContext(streamed.report, links=links, details="values", maximum=3)
         request = PassRequest(junit=True, html=True, check_run=2)
@@ -138,10 +144,7 @@ def test_a_case_table_made_by_a_helper_is_the_one_made_here(
 
         monkeypatch.setattr(renderpass._TableElsewhere, "_serve", failing)
     report = corpus[STREAMED[0]]
-    path = tmp_path / "report.json"
-    path.write_bytes(report_bytes(report))
-    links = Links(full_report="out/report.json")
-    whole_context = RenderContext(report, links=links, details="values", maximum=3)
+    path, links, whole_context = _written(report, tmp_path)
     with streamed_report(path) as streamed:
         context = RenderContext(streamed.report, links=links, details="values", maximum=3)
         with render_pass(streamed, context, None, PassRequest(junit=True, html=True)) as done:
