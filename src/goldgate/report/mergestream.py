@@ -214,11 +214,8 @@ def _full_case(
     published (``app.merge``), or were verified as the shard was read."""
     if not shard.streamed:
         return None
-    try:
+    with memory_bounded(shard.path):
         return full_case(shard.raw_case(suite, place))
-    except MemoryError:  # said as memory_bounded says it (not entered a case: it costs)
-        with memory_bounded(shard.path):
-            raise
 
 
 def merged_stream(shards: Sequence[StreamedReport]) -> MergedStream:
