@@ -29,7 +29,8 @@ from goldgate.render.junit import render_junit
 from goldgate.render.markdown import render_markdown
 from goldgate.render.registry import Details, Links, RenderContext
 from goldgate.render.terminal import render_terminal
-from goldgate.render.view import ChangeItem, ComparisonView
+from goldgate.render.view import ChangeItem, ComparisonView, build_view
+from goldgate.render.words import headline
 from goldgate.report.io import read_report, report_bytes
 from goldgate.report.models import Report
 
@@ -666,3 +667,58 @@ def test_an_attempts_class_is_its_own_units_else_its_cases(view: ComparisonView)
         if item.attempt:
             assert view.change_of(item.suite, item.case_id, item.attempt + 10_000) is None
     assert view.change_of(items[0].suite, "no such case", 1) is None
+
+
+def test_the_first_line_names_failing_suites_the_comparison_left_out(
+    compared: Compared, view: ComparisonView
+) -> None:
+    """A live suite the model-free baseline skipped (or one the pull request added) that fails
+    is not compared: without it named, the first line would read "failed — nothing changed"."""
+    failing = [s.name for s in compared.candidate.suites if s.verdict in ("failed", "error")]
+    assert failing, "the example candidate has a failing suite"
+    outside = replace(view, uncompared=tuple(failing), headline="nothing changed")
+    words = {"failed": "failed", "error": "errored"}
+    named = ", ".join(
+        f"{s.name} {words[s.verdict]}" for s in compared.candidate.suites if s.name in failing
+    )
+
+    markdown = render_markdown(RenderContext(compared.candidate, outside))
+    terminal = render_terminal(RenderContext(compared.candidate, outside, width=400))
+
+    first = f"nothing changed against {view.baseline}; outside the comparison: {named}"
+    assert first in terminal.splitlines()[0]
+    assert "outside the comparison:" in markdown.splitlines()[0]
+    compared_only = render_markdown(RenderContext(compared.candidate, view)).splitlines()[0]
+    # The example's live suite was skipped (model-free) on both sides: not compared, not failing.
+    assert "outside the comparison" not in compared_only
+    assert view.uncompared == ("live_answer",)
+
+
+def test_suites_added_or_skipped_on_a_side_are_the_uncompared_ones(compared: Compared) -> None:
+    comparison = compared.comparison
+    comparable = comparison.comparable.model_copy(update={"added_suites": ("evals_only",)})
+    first, *rest = comparison.suites
+    suites = (first.model_copy(update={"status": "skipped"}), *rest)
+    edited = comparison.model_copy(
+        update={"mode": "partial", "comparable": comparable, "suites": suites}
+    )
+
+    uncompared = comparison_view(edited, compared.candidate).uncompared
+    assert uncompared == ("evals_only", first.name, "live_answer")
+
+
+def test_many_failing_suites_outside_the_comparison_are_counted_past_three(
+    compared: Compared, view: ComparisonView
+) -> None:
+    failing = next(s for s in compared.candidate.suites if s.verdict == "failed")
+    suites = tuple(replace(failing, name=f"live_{i}") for i in range(5))
+    report = replace(compared.candidate, suites=suites)
+
+    names = tuple(suite.name for suite in suites)
+    outside = replace(view, uncompared=names, headline="nothing changed")
+
+    line = headline(build_view(report, outside))
+
+    assert line.endswith(
+        "; outside the comparison: live_0 failed, live_1 failed, 3 more suites failed or errored"
+    )

@@ -287,6 +287,10 @@ def comparison_view(
             for suite in comparison.suites
         },
         headline=_headline(comparison),
+        uncompared=(
+            *comparison.comparable.added_suites,
+            *(suite.name for suite in comparison.suites if suite.status == "skipped"),
+        ),
         deltas={
             suite.name: _suite_delta(suite)
             for suite in comparison.suites

@@ -340,6 +340,9 @@ class ComparisonView:
     headline: str = ""
     """What changed, in a few counts for the first line: "3 regressed, 2 improved, 1 new
     runtime failure" (only the classes that occurred), or "nothing changed"."""
+    uncompared: tuple[str, ...] = ()
+    """The candidate's suites the comparison did not compare: not in the baseline, or skipped
+    on either side (a live suite the model-free baseline did not run)."""
     deltas: Mapping[str, SuiteDelta] = field(default_factory=dict)
     """Per compared suite: its figures, thresholds and metrics before and after."""
     overall: Figures | None = None

@@ -38,12 +38,33 @@ def attempt_counts(counts: Mapping[str, int]) -> str:
 
 
 def headline(view: ReportView) -> str:
-    """What line one says after the verdict: the comparison's counts and its baseline, or
-    the attempts' counts and that there is no baseline."""
+    """What line one says after the verdict: the comparison's counts and its baseline, then
+    the failing suites it could not compare (a live suite the model-free baseline skipped, a
+    suite the pull request added), or the attempts' counts and that there is no baseline."""
     comparison = view.comparison
-    if comparison is not None:
-        return f"{comparison.headline} against {comparison.baseline}"
-    return f"{attempt_counts(view.counts)}; no baseline"
+    if comparison is None:
+        return f"{attempt_counts(view.counts)}; no baseline"
+    line = f"{comparison.headline} against {comparison.baseline}"
+    outside = _failing_outside(view, comparison)
+    return f"{line}; outside the comparison: {outside}" if outside else line
+
+
+_SUITES_NAMED = 3
+"""Failing suites outside the comparison named on the first line; the rest are counted."""
+
+
+def _failing_outside(view: ReportView, comparison: ComparisonView) -> str:
+    """The candidate's failed or errored suites that were not compared, in words: without
+    them a run that failed only there would read "failed — nothing changed"."""
+    failing = [
+        f"{suite.name} failed" if suite.record.verdict == "failed" else f"{suite.name} errored"
+        for suite in view.suites
+        if suite.record.verdict in ("failed", "error") and suite.name in comparison.uncompared
+    ]
+    if len(failing) > _SUITES_NAMED:
+        rest = len(failing) - _SUITES_NAMED + 1
+        failing[_SUITES_NAMED - 1 :] = [f"{rest} more suites failed or errored"]
+    return ", ".join(failing)
 
 
 def overall_pass_rate(comparison: ComparisonView) -> str | None:
