@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import forkserver
 from helpers.benchmarks import load_benchmarks
 from helpers.reports import read_whole_only
 from run.support import GOLDGATE, cli_env
@@ -50,9 +51,17 @@ async def handle(request):
 def _goldgate(
     *args: str, cwd: Path, limit: int | None = LIMIT, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """goldgate under ``limit`` bytes of address space (set in the child as it starts); with
+    none, forked from the tests' fork server (``helpers.forkserver``: no interpreter to
+    start, as for the module's evaluations)."""
+    if limit is None:
+        return forkserver.run(
+            [*GOLDGATE, *args], cwd=cwd, env=cli_env(env), capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
+
     def limited() -> None:
-        if limit is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     return subprocess.run(
         [*GOLDGATE, *args], cwd=cwd, env=cli_env(env), capture_output=True, text=True,
