@@ -252,6 +252,11 @@ def base_tarball() -> Path:
     # mmdebstrap picks the output format by the name's ending: keep .tar last.
     partial = target.with_name(f".partial-{os.getpid()}-{target.name}")
     env = dict(os.environ)
+    # The system's folders first: mmdebstrap's own tools (mmtarfilter, a Python script run
+    # through `/usr/bin/env python3` for each package it unpacks) start Debian's Python, not
+    # a pyenv shim (about ten bash processes a start: 33 -> 25 CPU-s for the whole base).
+    system = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
+    env["PATH"] = os.pathsep.join([*system, env.get("PATH", "")])
     # The tree is unpacked in a temporary folder, then packed: on tmpfs, without dpkg's
     # fsyncs, that takes seconds instead of minutes. Neither changes the tarball.
     shm = Path("/dev/shm")
