@@ -5,7 +5,8 @@
 # BASE is python:3.11-slim pinned by digest (the multi-arch index). Refresh it with
 # `docker buildx imagetools inspect python:3.11-slim` and update the digest here. Any Debian-
 # like base with python3 (and the venv module) works instead, e.g. one made offline with
-#   mmdebstrap --variant=apt --include=python3,python3-venv,tini bookworm base.tar
+#   mmdebstrap --variant=essential --include=python3,python3-venv,tini \
+#     --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr bookworm base.tar
 #   docker import base.tar goldgate-base:local
 #   docker build --build-arg BASE=goldgate-base:local .
 # which is how tests/app/action/test_container.py builds it where no registry is reachable.

@@ -3,10 +3,11 @@
 
 The workloads, each run through the real CLI with the switch on and off: the bundled
 example; a generated 5,000-case gold using every built-in comparison kind (exact, set,
-source_span, text with assertions and prose); that gold interrupted part way; and that gold
-run in two shards merged. A probe target records, in a file of its own, which speed-ups the
-run's process took (``accelerators.used``) and how its collector was tuned, so the "on" runs
-are known to take the accelerated paths and the "off" runs none of them.
+source_span, text with assertions and prose); such gold (of 2,000 cases) interrupted part
+way; and such gold (of 2,400 cases) run in two shards merged. A probe target records, in a
+file of its own, which speed-ups the run's process took (``accelerators.used``) and how its
+collector was tuned, so the "on" runs are known to take the accelerated paths and the "off"
+runs none of them.
 
 Left out of the comparison, because they differ from one run to the next whatever the
 switch says: ``started_at`` and ``finished_at`` (the clock), ``duration_seconds`` and each
@@ -37,12 +38,14 @@ from helpers import forkserver
 from run.support import EXAMPLE, GOLDGATE, cli_env, run_cli
 from test_layout import PACKAGE, imported, modules
 
-# One worker generates the module's 5,000-case gold (``generated``) for the two tests that run
-# it, not each worker that draws one of them (--dist loadgroup).
+# The module's runs of generated gold in one worker (--dist loadgroup), one at a time.
 pytestmark = pytest.mark.xdist_group("accelerators")
 
 REPO = EXAMPLE.parent.parent
 CASES = 5_000
+SHARD_CASES = 2_400
+"""Cases of the gold run in two shards: about 1,200 a shard, each past
+``REPORT_PROCESS_FROM`` (1,024 attempts) and ``PARALLEL_FROM`` (256 cases)."""
 INTERRUPT_CASES = 2_000
 MARKER_AT = 1_500
 
@@ -357,20 +360,24 @@ def test_generated_gold_of_every_kind_gives_the_same_report_on_and_off(
 
 
 @pytest.mark.slow
-def test_two_shards_merged_give_the_same_report_on_and_off(generated: Path, tmp_path: Path) -> None:
+def test_two_shards_merged_give_the_same_report_on_and_off(tmp_path: Path) -> None:
+    """The generated gold of ``SHARD_CASES`` cases (not ``CASES``: each shard past the
+    report process's threshold is enough for every speed-up to be taken, as the probe
+    shows of each shard) in two shards, merged."""
+    project = _generated_project(tmp_path / "project", SHARD_CASES)
     merged = {}
     for switch in ("1", "0"):
         shards = []
         for k in (1, 2):
             result, report, probe = _evaluate(
-                generated, tmp_path / switch / f"shard-{k}", switch, "--shard", f"{k}/2"
+                project, tmp_path / switch / f"shard-{k}", switch, "--shard", f"{k}/2"
             )
             assert result.code == 0, result.stderr  # a shard decides nothing alone
             shards.append(report)
-        if switch == "1":
-            assert set(_probed(probe)["used"]) == _expected_on()
-        else:
-            assert _probed(probe)["used"] == []
+            if switch == "1":
+                assert set(_probed(probe)["used"]) == _expected_on(), k
+            else:
+                assert _probed(probe)["used"] == [], k
         path = tmp_path / switch / "merged.json"
         result = run_cli(
             "report", "merge", *map(str, shards), "-o", str(path), cwd=tmp_path,

@@ -71,9 +71,11 @@ def release(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Releas
             shutil.copy2(origin, source / name)
     wheelhouse = shared_wheelhouse(tmp_path_factory)
     builder = job_python(work / "builder") / "python"
+    # pip run by the venv's Python (the test venv's pip, seen through its .pth line): what
+    # ``pip --python`` does, without a first pip that only starts the second.
     setuptools = _run(
-        sys.executable, "-m", "pip", "--python", builder, "install", "--quiet", "--no-index",
-        "--find-links", wheelhouse, "setuptools>=77",
+        builder, "-m", "pip", "install", "--quiet", "--no-index", "--find-links", wheelhouse,
+        "setuptools>=77",
     )  # fmt: skip
     assert setuptools.returncode == 0, setuptools.stderr
     dist = work / "dist"
@@ -87,10 +89,7 @@ def release(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Releas
     # installs the wheel offline.
     bin_folder = job_python(work / "fresh")
     python = bin_folder / "python"
-    installed = _run(
-        sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-index",
-        "--no-deps", wheel,
-    )  # fmt: skip
+    installed = _run(python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", wheel)
     assert installed.returncode == 0, installed.stderr
     example = work / "example"
     shutil.copytree(

@@ -17,8 +17,6 @@ import compileall
 import re
 import shutil
 import subprocess
-import sys
-import sysconfig
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from helpers.job_python import job_python as helpers_job_python
+from helpers.job_python import runner_base
 
 from .conftest import parse_outputs
 from .support import REPO_ROOT
@@ -40,10 +41,14 @@ def job_python(folder: Path) -> Path:
     """A venv at ``folder`` holding a copy of goldgate (so that a test may change it), its
     bytecode too as an install has it, every module's and current (a changed module's is
     stale by its source's time and size; the seal lists it as it is, and user code that
-    writes any costs the publishing step its reading of it), and seeing the test venv's
-    packages (goldgate's dependencies) through a ``.pth`` line; its ``python``."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    python = folder / "bin" / "python"
+    writes any costs the publishing step its reading of it), and seeing goldgate's
+    dependencies through a ``.pth`` line; its ``python``. Made as the act tests' job Pythons
+    are (helpers/job_python.py): from a runner's Python (``runner_base``: a standard library
+    of some 1,500 files, not pyenv's 59,000 with its own site-packages) and seeing the run's
+    copy of the test venv's files of goldgate's dependencies (``lean_site``), not its 33,000
+    files: every seal, publishing step and later install step lists them all (0.8 CPU-s a
+    listing instead of about 0.1)."""
+    python = helpers_job_python(folder, base=runner_base(), lean=True) / "python"
     purelib = Path(
         subprocess.run(
             [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -54,7 +59,6 @@ def job_python(folder: Path) -> Path:
     )
     shutil.copytree(REPO_ROOT / "src" / "goldgate", purelib / "goldgate")
     compileall.compile_dir(purelib / "goldgate", quiet=1)  # what the copy lacks, only
-    (purelib / "test-venv.pth").write_text(sysconfig.get_path("purelib") + "\n", "utf-8")
     return python
 
 

@@ -7,6 +7,7 @@ shared by every module that asks (engine.py)."""
 from __future__ import annotations
 
 import copy
+import fcntl
 import io
 import json
 import os
@@ -74,11 +75,36 @@ def labeled(payload: dict[str, Any], name: str) -> dict[str, Any]:
     return event
 
 
+def made_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name`` that ``make`` fills, made once for the whole run: by the first test
+    process that asks, in the folder the xdist workers' temporary folders share (this
+    process's own without xdist), while the others wait on a lock; then only read. What
+    ``make`` fails on fails the test that asked, and the next one to ask tries again."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / name
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not folder.is_dir():
+            partial = root / f".{name}-{os.getpid()}"
+            partial.mkdir()
+            make(partial)
+            partial.rename(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def baseline_zip(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    folder = tmp_path_factory.mktemp("action-baseline")
-    root = example_copy(folder / "baseline", BASELINE_EDITS)
-    return report_zip(evaluate(root, folder / "baseline.json", "--variant-revision", "base"))
+    """The baseline's artifact (``report_zip``), evaluated once for the whole run
+    (``made_once``: each xdist worker evaluated it before)."""
+
+    def make(folder: Path) -> None:
+        work = tmp_path_factory.mktemp("action-baseline")
+        root = example_copy(work / "baseline", BASELINE_EDITS)
+        report = evaluate(root, work / "baseline.json", "--variant-revision", "base")
+        (folder / "baseline.zip").write_bytes(report_zip(report))
+
+    return (made_once(tmp_path_factory, "action-baseline-zip", make) / "baseline.zip").read_bytes()
 
 
 def report_zip(report: Path) -> bytes:
@@ -268,20 +294,27 @@ def runner(
     return make_runner(tmp_path, fake, payload, baseline_zip)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def candidate(
     tmp_path_factory: pytest.TempPathFactory, payload: dict[str, Any], baseline_zip: bytes
 ) -> tuple[str, bytes]:
-    """The action's report of the candidate (it disagrees with its gold: exit 1), made once a
-    module (put the module in an xdist group, so that one worker makes it): where it is saved
-    in the workspace, and its bytes."""
-    with event_github(payload) as fake:
-        runner = make_runner(tmp_path_factory.mktemp("candidate"), fake, payload, baseline_zip)
-        first = runner.run(baseline="", comment="off")
-        saved = runner.outputs()["report"]
-    assert first.code == 1, first.stderr
-    assert not Path(saved).is_absolute(), saved
-    return saved, (runner.workspace / saved).read_bytes()
+    """The action's report of the candidate (it disagrees with its gold: exit 1), made once
+    for the whole run (``made_once``; it was once a module, four times a run): where it is
+    saved in the workspace, and its bytes."""
+
+    def make(folder: Path) -> None:
+        with event_github(payload) as fake:
+            work = tmp_path_factory.mktemp("candidate")
+            runner = make_runner(work, fake, payload, baseline_zip)
+            first = runner.run(baseline="", comment="off")
+            saved = runner.outputs()["report"]
+        assert first.code == 1, first.stderr
+        assert not Path(saved).is_absolute(), saved
+        (folder / "saved").write_text(saved, "utf-8")
+        (folder / "report").write_bytes((runner.workspace / saved).read_bytes())
+
+    folder = made_once(tmp_path_factory, "action-candidate", make)
+    return (folder / "saved").read_text("utf-8"), (folder / "report").read_bytes()
 
 
 def saved_candidate(runner: Runner, candidate: tuple[str, bytes]) -> tuple[str, dict[str, Any]]:

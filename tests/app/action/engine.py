@@ -39,10 +39,17 @@ from .support import REPO_ROOT
 RUNNER_UID = 1001  # the `runner` user of GitHub-hosted runners, who owns the workspace
 
 # The local base: Debian's Python 3.11 and tini, documentation left out to keep it small.
+# Essential packages only (no apt: the Dockerfile needs it only where tini is missing), and
+# /usr merged by mmdebstrap's hook rather than by the usrmerge package, which pulls in perl
+# (46 MB) and converts the tree in its postinst: 94 packages instead of 121, 107 MB instead
+# of 174, 33 CPU-s to make instead of 44 (and less for dockerd to import). Without the hook
+# (an mmdebstrap older than 1.1), usrmerge merges it.
 SUITE = "bookworm"
+MERGED_USR = Path("/usr/share/mmdebstrap/hooks/merged-usr")
 MMDEBSTRAP_OPTIONS = (
-    "--variant=apt",
+    "--variant=essential",
     "--include=python3,python3-venv,tini",
+    *((f"--hook-dir={MERGED_USR}",) if MERGED_USR.is_dir() else ()),
     "--dpkgopt=path-exclude=/usr/share/doc/*",
     "--dpkgopt=path-include=/usr/share/doc/*/copyright",
     "--dpkgopt=path-exclude=/usr/share/man/*",
@@ -245,6 +252,11 @@ def base_tarball() -> Path:
     # mmdebstrap picks the output format by the name's ending: keep .tar last.
     partial = target.with_name(f".partial-{os.getpid()}-{target.name}")
     env = dict(os.environ)
+    # The system's folders first: mmdebstrap's own tools (mmtarfilter, a Python script run
+    # through `/usr/bin/env python3` for each package it unpacks) start Debian's Python, not
+    # a pyenv shim (about ten bash processes a start: 33 -> 25 CPU-s for the whole base).
+    system = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
+    env["PATH"] = os.pathsep.join([*system, env.get("PATH", "")])
     # The tree is unpacked in a temporary folder, then packed: on tmpfs, without dpkg's
     # fsyncs, that takes seconds instead of minutes. Neither changes the tarball.
     shm = Path("/dev/shm")

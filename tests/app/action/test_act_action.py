@@ -247,14 +247,6 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
 def hostile_edits(witness: Path) -> dict[str, list[tuple[str, str]]]:
     """CANDIDATE_EDITS, and the application's module made hostile at import (HOSTILE_IMPORT)."""
     hostile = HOSTILE_IMPORT.replace("__WITNESS__", repr(str(witness))).replace("__TOKEN__", TOKEN)

@@ -32,8 +32,6 @@ from .fork_poster import post_rendered, rebuild
 from .scenarios import assert_no_secret, gated_commented_once_and_summarized
 from .support import why
 
-pytestmark = pytest.mark.xdist_group("action")  # the candidate's report once, on one worker
-
 COMMENT_ID = "goldgate/gate"  # GITHUB_WORKFLOW/GITHUB_JOB: no comment_id input here
 
 

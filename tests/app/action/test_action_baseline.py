@@ -33,8 +33,6 @@ from .conftest import MERGE_BASE, Runner, finished, make_runner, saved_candidate
 from .support import REPO_ROOT
 from .support import why as rule_of
 
-pytestmark = pytest.mark.xdist_group("action_baseline")  # the candidate's report once
-
 BASELINE_YML = REPO_ROOT / "examples" / "workflows" / "baseline.yml"
 OTHER_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

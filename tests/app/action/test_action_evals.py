@@ -23,7 +23,7 @@ from goldgate.github.comments import marker
 from helpers.fake_github import FakeGitHub
 from run.support import CliRun, run_cli
 
-from .conftest import ARTIFACT, MERGE_BASE, Runner, make_runner
+from .conftest import ARTIFACT, MERGE_BASE, Runner, made_once, make_runner
 from .scenarios import assert_no_secret
 from .support import why
 
@@ -64,13 +64,17 @@ def sees_no_token(ctx):
 
 @pytest.fixture(scope="session")
 def evals_baseline(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """The evals report of the unchanged example, as `goldgate evals run` writes it."""
-    folder = tmp_path_factory.mktemp("action-evals-baseline")
-    root = example_copy(folder / "baseline", {})
-    report = folder / "evals-baseline.json"
-    result = run_cli("evals", "run", "evals", "--output", str(report), cwd=root, timeout=120)
-    assert result.code == 0, result.output
-    return report.read_bytes()
+    """The evals report of the unchanged example, as `goldgate evals run` writes it: once for
+    the whole run (``made_once``), not once an xdist worker."""
+
+    def make(folder: Path) -> None:
+        root = example_copy(tmp_path_factory.mktemp("action-evals-baseline") / "baseline", {})
+        report = folder / "evals-baseline.json"
+        result = run_cli("evals", "run", "evals", "--output", str(report), cwd=root, timeout=120)
+        assert result.code == 0, result.output
+
+    folder = made_once(tmp_path_factory, "action-evals-baseline", make)
+    return (folder / "evals-baseline.json").read_bytes()
 
 
 def _zip(report: bytes) -> bytes:

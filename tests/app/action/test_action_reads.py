@@ -20,8 +20,6 @@ from helpers.reports import coherent
 from .conftest import Runner, make_runner, saved_candidate
 from .support import why
 
-pytestmark = pytest.mark.xdist_group("action_reads")  # the candidate's report once, on one worker
-
 
 def _lying(value: dict[str, Any]) -> dict[str, Any]:
     """Every failed check passed, and every figure made to agree with that."""
