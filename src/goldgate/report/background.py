@@ -60,9 +60,11 @@ class Background:
         self._pid: int | None = pid
         self._reader = reader
         self._paths = paths
+        # A helper that only scans (``scan_in_background``) verifies nothing to wait for.
+        self._verifying = paths if scans is None else ()
         self._scans = scans
         _HELD.update(end for end in (reader, scans) if end is not None)
-        note_pending(paths, self.wait)  # a reader of one of them waits for it
+        note_pending(self._verifying, self.wait)  # a reader of one of them waits for it
 
     def handed_scans(self) -> list[HandedScan | None]:
         """The scan of each report a ``scan_in_background`` helper handed here, in order
@@ -110,7 +112,7 @@ class Background:
 
     def close(self) -> None:
         """Stop waiting: the helper is ended if it still runs, and reaped."""
-        settled(self._paths)
+        settled(self._verifying)
         if self._reader in _HELD:
             _HELD.discard(self._reader)
             with contextlib.suppress(OSError):
@@ -168,28 +170,36 @@ def verify_streamed_in_background(reports: Sequence[StreamedReport]) -> Backgrou
 def scan_in_background(paths: Sequence[Path]) -> Background | None:
     """The reports at ``paths`` scanned by a process forked from this one, which hands each
     scan here (``Background.handed_scans``; ``report.streamread.streamed_from_scan`` streams
-    the report from it) and then verifies them from it, while this one goes on: ``report
-    merge``'s shards scanned beside the ones this process scans. None where no helper is
-    forked."""
+    the report from it) and ends, while this one goes on: ``report merge``'s shards scanned
+    while it builds what reading and verifying them need (the scan needs none of it: the
+    helper imports nothing more). None where no helper is forked."""
 
-    def verified(scans: int | None) -> Iterator[str]:
+    def handed(scans: int | None) -> Iterator[str]:
         import pickle
 
-        from goldgate.report.streamread import handed_scan, streamed_report, verify_streamed
-
         assert scans is not None
-        with contextlib.ExitStack() as opened:
-            streamed = []
-            with os.fdopen(scans, "wb") as handing:
-                for path in paths:
-                    streamed.append(opened.enter_context(streamed_report(path, verify=False)))
-                    pickle.dump(handed_scan(streamed[-1]), handing, pickle.HIGHEST_PROTOCOL)
-                    handing.flush()
-            for report in streamed:
-                verify_streamed(report)
-                yield report.digest
+        with os.fdopen(scans, "wb") as handing:
+            for path in paths:
+                pickle.dump(_scanned(path), handing, pickle.HIGHEST_PROTOCOL)
+                handing.flush()
+        yield from ()  # it verifies nothing
 
-    return _forked(paths, verified, handing=True)
+    return _forked(paths, handed, handing=True)
+
+
+def _scanned(path: Path) -> HandedScan | None:
+    """The report at ``path`` scanned, as ``report.streamread.streamed_report`` scans it, to
+    hand to this process's parent; None where it is read whole. A refusal ends the helper:
+    the parent reads the rest and refuses in its own words."""
+    from goldgate.base.files import open_regular_file
+    from goldgate.report.readbound import memory_bounded
+    from goldgate.report.scan import scan_report
+    from goldgate.report.streamread import hand_scan
+
+    source = str(path)
+    with open_regular_file(path, source, what="a report") as handle, memory_bounded(source):
+        scanned = scan_report(handle, source)
+    return None if scanned is None else hand_scan(scanned)
 
 
 def _forked(
