@@ -55,6 +55,9 @@ def test_each_helper_is_given_shards_in_order_of_about_the_same_size(
 
 
 class _Helper:
+    def made(self) -> Iterator[bytes]:
+        return iter(())
+
     def wait(self) -> int:
         return 0
 
@@ -92,8 +95,8 @@ def test_helpers_scan_the_shards_while_the_readers_are_built_then_others_verify_
         events.append(("scanning", [path.name for path in shards], set(models._ADAPTERS)))
         return Scanning(shards)
 
-    def verify(shards: Sequence[Any]) -> _Helper:
-        events.append(("verifying", list(shards), set(models._ADAPTERS)))
+    def verify(shards: Sequence[Any], made: Any) -> _Helper:
+        events.append(("verifying", list(shards), set(models._ADAPTERS), made is not None))
         return _Helper()
 
     monkeypatch.setattr(streamread, "streamed_from_scan", from_scan)
@@ -107,9 +110,9 @@ def test_helpers_scan_the_shards_while_the_readers_are_built_then_others_verify_
         ("scanning", ["shard-1.json"], set()),
         ("scanning", ["shard-2.json"], set()),
         ("from its scan", "shard-1.json", "shard-1.json's scan"),
-        ("verifying", ["shard-1.json"], built),
+        ("verifying", ["shard-1.json"], built, True),
         ("from its scan", "shard-2.json", "shard-2.json's scan"),
-        ("verifying", ["shard-2.json"], built),
+        ("verifying", ["shard-2.json"], built, True),
     ]
 
 
@@ -131,7 +134,7 @@ def test_without_a_fork_the_shards_are_scanned_here_and_verified_before_publishi
 
     monkeypatch.setattr(streamread, "streamed_report", scanned)
     monkeypatch.setattr(background, "scan_in_background", lambda paths: None)
-    monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: None)
+    monkeypatch.setattr(background, "verify_streamed_in_background", lambda *shards: None)
     monkeypatch.setattr(merge, "_verify_each", lambda paths: None)
     with pytest.raises(AttributeError):  # the fake shards go no further than their scans
         merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,13 +45,14 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
         try:
             # Each shard's cases are read again as they are written: the merged report is
             # never held whole (report.mergestream).
+            made: list[Iterator[bytes] | None] = []
             if deferred:
-                shards = _scanned_and_verifying(paths, helpers, opened)
+                shards = _scanned_and_verifying(paths, helpers, opened, made)
             else:
                 shards = [opened.enter_context(streamed_report(path)) for path in paths]
-            from goldgate.report.mergestream import merged_stream  # past the helpers' fork
+            from goldgate.report.mergestream import merged_stream
 
-            merging = merged_stream(shards)
+            merging = merged_stream(shards, made)
             pieces = merging.chunks()
             if deferred:
                 pieces = _verified_last(pieces, helpers.wait, shards)
@@ -68,15 +70,25 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
 
 
 def _scanned_and_verifying(
-    paths: Sequence[Path], helpers: _Helpers, opened: contextlib.ExitStack
+    paths: Sequence[Path],
+    helpers: _Helpers,
+    opened: contextlib.ExitStack,
+    made: list[Iterator[bytes] | None],
 ) -> list[StreamedReport]:
     """The shards streamed unverified, in order, each group (``_groups``) scanned by a
     helper of its own while this process builds the readers (``_built_before_the_fork``),
     or here where none is forked, then verified by a helper forked for it (or, where none
-    is, before the merged report is published: ``_verified_last``)."""
+    is, before the merged report is published: ``_verified_last``). Where each group is one
+    shard, its helper first makes the shard's cases as the merged report writes them
+    (``report.mergestream.made_cases``), handed here as they are made (one for each shard
+    in ``made``): this process then only joins them and counts the figures."""
+    from goldgate.report.mergestream import made_cases
     from goldgate.report.streamread import streamed_from_scan, streamed_report
 
     groups = _groups(paths, _helper_count(len(paths)))
+    # A helper making the cases of several shards would make one's while this process
+    # waits for another's: each helper makes one shard's, or none do.
+    making = len(groups) == len(paths)
     scanners = [helpers.scanning(group) for group in groups]
     _built_before_the_fork()
     shards: list[StreamedReport] = []
@@ -89,7 +101,11 @@ def _scanned_and_verifying(
             )
             for path, scan in zip(group, scans, strict=True)
         ]  # fmt: skip
-        helpers.fork(scanned)
+        helper = helpers.fork(scanned, partial(made_cases, scanned[0]) if making else None)
+        if making:
+            made.append(None if helper is None else helper.made())
+        else:
+            made += [None] * len(scanned)
         shards += scanned
     return shards
 
@@ -114,13 +130,17 @@ class _Helpers:
     def __init__(self) -> None:
         self.helpers: list[Background] = []
 
-    def fork(self, shards: Sequence[StreamedReport]) -> None:
-        """A helper forked to verify ``shards``, where one can be."""
+    def fork(
+        self, shards: Sequence[StreamedReport], made: Callable[[], Iterable[bytes]] | None
+    ) -> Background | None:
+        """A helper forked to verify ``shards`` (first handing what ``made`` gives), where
+        one can be."""
         from goldgate.report.background import verify_streamed_in_background
 
-        helper = verify_streamed_in_background(shards)
+        helper = verify_streamed_in_background(shards, made)
         if helper is not None:
             self.helpers.append(helper)
+        return helper
 
     def scanning(self, shards: Sequence[Path]) -> Background | None:
         """A helper forked to scan ``shards`` and hand their scans here."""

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal, Union
 from goldgate.report.caserecords import CaseRecord
 from goldgate.report.recordbase import Shared
 
-__all__ = ["full_case"]
+__all__ = ["case_record", "full_case", "full_json"]
 
 _NONE: Final = type(None)
 _JSON_TYPES: Final[frozenset[type]] = frozenset({str, int, float, bool, _NONE, dict, list})
@@ -147,19 +147,20 @@ def _default_json(value: Any) -> Any:
     return value
 
 
-def _made(nested: _Nested, value: Any) -> tuple[dict[str, Any], Any]:
-    """``value`` with every field (plain JSON, as pydantic writes it) and its record; where
-    the field's records are shared when read (``recordbase.Shared``: checks, expectations;
-    most are alike, such as ``{"outcome": "passed"}``), an equal one made before."""
+def _made(nested: _Nested, value: Any, records: bool) -> tuple[dict[str, Any], Any]:
+    """``value`` with every field (plain JSON, as pydantic writes it) and its record (where
+    ``records``); where the field's records are shared when read (``recordbase.Shared``:
+    checks, expectations; most are alike, such as ``{"outcome": "passed"}``), an equal one
+    made before."""
     shared = nested.shared
     if shared is None:
-        return _built(nested.spec, value)
+        return _built(nested.spec, value, records)
     try:
         # Types are part of the key: 1, 1.0 and True are equal in Python, not in JSON.
         key = (tuple(value.items()), tuple(map(type, value.values())))
         found = shared.get(key)
     except (TypeError, AttributeError):  # an unhashable value, or not an object
-        return _built(nested.spec, value)
+        return _built(nested.spec, value, records)
     if found is None:
         found = _built(nested.spec, value)
         if sum(len(item) for item in value.values() if type(item) is str) <= _SHARED_TEXT:
@@ -169,7 +170,7 @@ def _made(nested: _Nested, value: Any) -> tuple[dict[str, Any], Any]:
     return found
 
 
-def _built(spec: _Spec, value: Any) -> tuple[dict[str, Any], Any]:
+def _built(spec: _Spec, value: Any, records: bool = True) -> tuple[dict[str, Any], Any]:
     if type(value) is not dict:
         raise _Unsure
     allowed = spec.allowed
@@ -184,19 +185,24 @@ def _built(spec: _Spec, value: Any) -> tuple[dict[str, Any], Any]:
     full = {**spec.template, **value}
     # The record as validating gives it, its fields set as its own __init__ sets them (a
     # frozen dataclass's, past its __setattr__), all of them at once: several times faster.
-    record = object.__new__(spec.kind)
-    fields = record.__dict__
-    fields.update(full)
+    record = fields = None
+    if records:
+        record = object.__new__(spec.kind)
+        fields = record.__dict__
+        fields.update(full)
     for nested in spec.nested:
         item = full[nested.name]
         if item is None:
             continue
         if nested.many:
-            made = [_made(nested, each) for each in item]
+            made = [_made(nested, each, records) for each in item]
             full[nested.name] = [plain for plain, _ in made]
-            fields[nested.name] = tuple(inner for _, inner in made)
+            if fields is not None:
+                fields[nested.name] = tuple(inner for _, inner in made)
         else:
-            full[nested.name], fields[nested.name] = _made(nested, item)
+            full[nested.name], inner = _made(nested, item, records)
+            if fields is not None:
+                fields[nested.name] = inner
     return full, record
 
 
@@ -211,3 +217,34 @@ def full_case(plain: Any) -> tuple[dict[str, Any], CaseRecord] | None:
         return None
     made: CaseRecord = record
     return full, made
+
+
+def full_json(plain: Any) -> dict[str, Any] | None:
+    """``full_case``'s plain JSON alone (no record made)."""
+    try:
+        full, _ = _built(_spec(CaseRecord), plain, records=False)
+    except _Unsure:
+        return None
+    return full
+
+
+def case_record(full: Any) -> CaseRecord:
+    """The record of a case ``full_case`` made (its plain JSON, read back), as it gave it:
+    nothing is checked again."""
+    made: CaseRecord = _record(_spec(CaseRecord), full)
+    return made
+
+
+def _record(spec: _Spec, full: dict[str, Any]) -> Any:
+    record = object.__new__(spec.kind)
+    fields = record.__dict__
+    fields.update(full)
+    for nested in spec.nested:
+        item = full[nested.name]
+        if item is None:
+            continue
+        if nested.many:
+            fields[nested.name] = tuple([_record(nested.spec, each) for each in item])
+        else:
+            fields[nested.name] = _record(nested.spec, item)
+    return record
