@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,10 +79,11 @@ def _scanned_and_verifying(
     helper of its own while this process builds the readers (``_built_before_the_fork``),
     or here where none is forked, then verified by a helper forked for it (or, where none
     is, before the merged report is published: ``_verified_last``). Where each group is one
-    shard, its helper first makes the shard's cases as the merged report writes them
-    (``report.mergestream.made_cases``), handed here as they are made (one for each shard
-    in ``made``): this process then only joins them and counts the figures."""
-    from goldgate.report.mergestream import made_cases
+    shard, its helper makes the shard's cases as the merged report writes them as it
+    verifies them (``report.mergestream.make_cases``), handed here as they are made (one
+    for each shard in ``made``): this process then only joins them and counts the
+    figures."""
+    from goldgate.report.mergestream import make_cases
     from goldgate.report.streamread import streamed_from_scan, streamed_report
 
     groups = _groups(paths, _helper_count(len(paths)))
@@ -101,7 +102,7 @@ def _scanned_and_verifying(
             )
             for path, scan in zip(group, scans, strict=True)
         ]  # fmt: skip
-        helper = helpers.fork(scanned, partial(made_cases, scanned[0]) if making else None)
+        helper = helpers.fork(scanned, partial(make_cases, scanned[0]) if making else None)
         if making:
             made.append(None if helper is None else helper.made())
         else:
@@ -131,10 +132,12 @@ class _Helpers:
         self.helpers: list[Background] = []
 
     def fork(
-        self, shards: Sequence[StreamedReport], made: Callable[[], Iterable[bytes]] | None
+        self,
+        shards: Sequence[StreamedReport],
+        made: Callable[[Callable[[bytes], object]], None] | None,
     ) -> Background | None:
-        """A helper forked to verify ``shards`` (first handing what ``made`` gives), where
-        one can be."""
+        """A helper forked to verify ``shards`` (first handing what ``made`` hands it),
+        where one can be."""
         from goldgate.report.background import verify_streamed_in_background
 
         helper = verify_streamed_in_background(shards, made)

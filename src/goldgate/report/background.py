@@ -23,7 +23,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Final
@@ -184,26 +184,33 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
 
 
 def verify_streamed_in_background(
-    reports: Sequence[StreamedReport], made: Callable[[], Iterable[bytes]] | None = None
+    reports: Sequence[StreamedReport],
+    made: Callable[[Callable[[bytes], object]], None] | None = None,
 ) -> Background | None:
     """``verify_in_background`` of reports this process streamed without verifying them
     (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
     scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
     the very bytes scanned. ``report merge`` forks one once it has scanned its shards. With
-    ``made``, the helper first hands here each piece it gives (``Background.made``), which
-    this process takes as they come, then verifies."""
+    ``made``, the helper first calls it with a function that hands here each piece given
+    to it (``Background.made``: this process takes them as they come), which may verify
+    reports as it goes (they are not verified again), then verifies the rest."""
 
     def verified(handing: int | None) -> Iterator[str]:
         from goldgate.report.streamread import verify_streamed
+        from goldgate.report.verified import is_verified
 
         if made is not None:
             assert handing is not None
             with os.fdopen(handing, "wb", buffering=_PIECES_BUFFER) as pieces:
-                for piece in made():
+
+                def hand(piece: bytes) -> None:
                     pieces.write(len(piece).to_bytes(_SIZE_BYTES, "little"))
                     pieces.write(piece)
+
+                made(hand)
         for report in reports:
-            verify_streamed(report)
+            if not is_verified(report.digest):
+                verify_streamed(report)
             yield report.digest
 
     paths = [Path(report.path) for report in reports]

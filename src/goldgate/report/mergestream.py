@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from goldgate.report.records import Report, SuiteRecord
     from goldgate.report.streamread import StreamedReport
 
-__all__ = ["MergedStream", "made_cases", "merged_stream"]
+__all__ = ["MergedStream", "make_cases", "merged_stream"]
 
 _NONE = -1
 
@@ -187,7 +187,7 @@ class MergedStream:
                 shard = self.shards[number]
                 source = made[number] if in_order else None
                 data = next(source, None) if source is not None else None
-                if data:  # the case as made here (by a helper: made_cases)
+                if data:  # the case as made elsewhere (by a helper: make_cases)
                     with memory_bounded(shard.path):
                         rebuilt.add(case_record(loads_exact(data)))
                     writer.rendered_cases((data,), 1)
@@ -238,22 +238,33 @@ class MergedStream:
         return case
 
 
-def made_cases(shard: StreamedReport) -> Iterator[bytes]:
-    """Each case of a streamed shard, suite after suite, as the merged report writes it
-    (``MergedStream._case``): made by a helper (``report.background``) and taken by
-    ``MergedStream`` as it comes, in order; empty where pydantic's path must make it (the
-    taker makes it)."""
-    if not shard.streamed:  # read whole: each made by the taker
-        return
-    for suite in range(len(shard.report.suites)):
-        for place in range(shard.case_count(suite)):
-            with memory_bounded(shard.path):
-                plain = full_json(shard.raw_case(suite, place))
-            if plain is None:
-                yield b""
-                continue
+def make_cases(shard: StreamedReport, hand: Callable[[bytes], object]) -> None:
+    """Verify a shard streamed unverified (``report.streamread.verify_streamed``) and hand
+    each of its cases, suite after suite, as the merged report writes it
+    (``MergedStream._case``), made from the very value verified (each case read and parsed
+    once for both): a helper's (``report.background``), whose cases ``MergedStream`` takes
+    as they come, in order. A case pydantic's path must make is handed empty (the taker
+    makes it); nothing is handed for a shard read whole or verified as it was read."""
+    from goldgate.report.streamread import verify_streamed
+
+    counts = [shard.case_count(suite) for suite in range(len(shard.report.suites))]
+    next_case = [0, 0]  # the suite and place of the case to hand next
+
+    def made(suite: int, place: int, case: Any) -> None:
+        expected, at = next_case
+        while expected < len(counts) and at >= counts[expected]:
+            expected, at = expected + 1, 0
+        if (suite, place) != (expected, at):  # pragma: no cover - verified in order
+            raise RuntimeError(f"case {place} of suite {suite} read out of order")
+        plain = full_json(case)
+        if plain is None:
+            hand(b"")
+        else:
             plain["position"] = None
-            yield dumps(plain)
+            hand(dumps(plain))
+        next_case[:] = [expected, at + 1]
+
+    verify_streamed(shard, made)
 
 
 def _full_case(
@@ -273,7 +284,7 @@ def merged_stream(
     shards: Sequence[StreamedReport], made: Sequence[Iterator[bytes] | None] = ()
 ) -> MergedStream:
     """The merge of ``shards`` (every shard of one run), to be written as it is made; each
-    shard's cases as ``made_cases`` made them where ``made`` has them (a helper's,
+    shard's cases as ``make_cases`` made them where ``made`` has them (a helper's,
     ``report.background``: whatever it did not make is made here)."""
     if not shards:
         raise InvalidInputError("no shard reports to merge.")

@@ -190,14 +190,16 @@ def streamed_from_scan(path: Path, scan: HandedScan) -> Iterator[StreamedReport]
         yield _streamed(path, handle, scanned, verify=False)
 
 
-def verify_streamed(streamed: StreamedReport) -> None:
+def verify_streamed(streamed: StreamedReport, on_case: CaseHook | None = None) -> None:
     """Verify a report ``streamed_report`` streamed without ``verify``, as it verifies one
     (the same refusals), from the scan it made then: its cases read again from the open
-    file, which is not scanned again (a forked helper's, ``report.background``)."""
+    file, which is not scanned again (a forked helper's, ``report.background``), each
+    handed to ``on_case`` as it is read (none where the report was read whole or verified
+    as it was read)."""
     from goldgate.report.io import validated_report
 
     if streamed._scanned is None:  # read whole (and verified), or verified as it was read
         return
     with memory_bounded(streamed.path):
-        validated_report(streamed._scanned, streamed.path, keep=False, verify=True)
+        validated_report(streamed._scanned, streamed.path, keep=False, verify=True, on_case=on_case)
     note_verified(streamed.digest)
