@@ -326,4 +326,4 @@ def test_records_kept_to_be_shared_stay_few_and_small() -> None:
         case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x" * number}
         assert mergecase.full_case(case) is not None
         assert len(kept) <= 1_024
-    assert max(len(value["expected"]) for value, _ in kept.values()) <= 256
+    assert max(len(value["expected"]) for value in kept.values()) <= 256
