@@ -63,10 +63,10 @@ class Background:
     def __init__(
         self,
         pid: int,
-        reader: int,
         paths: Sequence[Path],
-        scans: int | None = None,
         *,
+        reader: int,
+        scans: int | None = None,
         verifying: bool = True,
     ) -> None:
         self._pid: int | None = pid
@@ -289,7 +289,8 @@ def _forked(
     for _, scan_writer in scans:
         os.close(scan_writer)
     accelerators.note("report verify helper")
-    return Background(pid, reader, paths, scans[0][0] if scans else None, verifying=verifying)
+    handed = scans[0][0] if scans else None
+    return Background(pid, paths, reader=reader, scans=handed, verifying=verifying)
 
 
 def _close_all(pipes: Sequence[tuple[int, int]]) -> None:

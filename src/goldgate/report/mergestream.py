@@ -192,7 +192,10 @@ class MergedStream:
                         rebuilt.add(case_record(loads_exact(data)))
                     writer.rendered_cases((data,), 1)
                 else:
-                    rebuilt.add(self._case(shard, index, place, writer, fast, case_json))
+                    made_here = self._case(
+                        shard, writer, suite=index, place=place, fast=fast, case_json=case_json
+                    )
+                    rebuilt.add(made_here)
                 yield from pieces
                 pieces.clear()
             record = rebuilt.record()
@@ -215,9 +218,10 @@ class MergedStream:
     @staticmethod
     def _case(
         shard: StreamedReport,
+        writer: ReportWriter,
+        *,
         suite: int,
         place: int,
-        writer: ReportWriter,
         fast: bool,
         case_json: Callable[..., dict[str, Any]],
     ) -> CaseRecord:
