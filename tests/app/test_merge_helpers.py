@@ -1,7 +1,7 @@
-"""``goldgate report merge`` has its shards verified by forked helpers, one for each CPU, at
-most one a shard, each given shards of about the same size: the first group's forked as soon
-as this process has scanned it, the others' scanning theirs meanwhile and handing the scans
-here (issue 43: each shard scanned once, on both CPUs)."""
+"""``goldgate report merge`` has its shards scanned and verified by forked helpers, one for
+each CPU, at most one a shard, each given shards of about the same size: each group scanned
+by a helper while this process builds the readers, then verified by another forked from it
+(issue 43: each shard scanned once, on both CPUs)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,9 @@ def test_each_helper_is_given_shards_in_order_of_about_the_same_size(
 
 
 class _Helper:
+    def made(self) -> Iterator[bytes]:
+        return iter(())
+
     def wait(self) -> int:
         return 0
 
@@ -62,14 +65,13 @@ class _Helper:
         pass
 
 
-def test_each_helper_forks_once_its_shards_are_scanned_with_the_readers_built(
+def test_helpers_scan_the_shards_while_the_readers_are_built_then_others_verify_them(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The records' adapters (and the readers' modules) are built before the helpers fork,
-    which share them (copy on write) rather than build them again. The second shard's
-    helper is forked first and scans it while this process scans the first (unverified)
-    and then forks the first's helper, given that scan; the second shard is then taken
-    from the scan its helper handed here."""
+    """Each group's helper is forked first and scans it while this process builds the
+    records' adapters (and the readers' modules); each group is then taken from the scans
+    handed here, and a helper forked, once they are built (it shares them, copy on write,
+    rather than build them again), verifies it from them."""
     from goldgate.report import models, streamread
 
     monkeypatch.setattr(models, "_ADAPTERS", {})
@@ -78,28 +80,25 @@ def test_each_helper_forks_once_its_shards_are_scanned_with_the_readers_built(
     events: list[Any] = []
 
     @contextlib.contextmanager
-    def scanned(path: Path, *, verify: bool = True) -> Iterator[Any]:
-        events.append(("scanned", path.name, verify))
-        yield path.name
-
-    @contextlib.contextmanager
     def from_scan(path: Path, scan: Any) -> Iterator[Any]:
         events.append(("from its scan", path.name, scan))
         yield path.name
 
     class Scanning(_Helper):
+        def __init__(self, shards: Sequence[Path]) -> None:
+            self.shards = shards
+
         def handed_scans(self) -> list[str]:
-            return ["the second's scan"]
+            return [f"{path.name}'s scan" for path in self.shards]
 
     def scanning(shards: Sequence[Path]) -> Scanning:
         events.append(("scanning", [path.name for path in shards], set(models._ADAPTERS)))
-        return Scanning()
+        return Scanning(shards)
 
-    def verify(shards: Sequence[Any]) -> _Helper:
-        events.append(("verifying", list(shards), set(models._ADAPTERS)))
+    def verify(shards: Sequence[Any], made: Any) -> _Helper:
+        events.append(("verifying", list(shards), set(models._ADAPTERS), made is not None))
         return _Helper()
 
-    monkeypatch.setattr(streamread, "streamed_report", scanned)
     monkeypatch.setattr(streamread, "streamed_from_scan", from_scan)
     monkeypatch.setattr(background, "scan_in_background", scanning)
     monkeypatch.setattr(background, "verify_streamed_in_background", verify)
@@ -108,18 +107,20 @@ def test_each_helper_forks_once_its_shards_are_scanned_with_the_readers_built(
         merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")
     built = {models.Report, models.CaseRecord}
     assert events == [
-        ("scanning", ["shard-2.json"], built),
-        ("scanned", "shard-1.json", False),
-        ("verifying", ["shard-1.json"], built),
-        ("from its scan", "shard-2.json", "the second's scan"),
+        ("scanning", ["shard-1.json"], set()),
+        ("scanning", ["shard-2.json"], set()),
+        ("from its scan", "shard-1.json", "shard-1.json's scan"),
+        ("verifying", ["shard-1.json"], built, True),
+        ("from its scan", "shard-2.json", "shard-2.json's scan"),
+        ("verifying", ["shard-2.json"], built, True),
     ]
 
 
-def test_without_a_fork_the_shards_are_verified_as_they_are_read(
+def test_without_a_fork_the_shards_are_scanned_here_and_verified_before_publishing(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A helper that cannot be forked leaves its shards unverified to be verified before
-    publishing; the shards after it are verified as they are read."""
+    """Helpers that cannot be forked leave the shards to be scanned here, unverified, and
+    verified before the merged report is published (``_verified_last``)."""
     from goldgate.report import streamread
 
     monkeypatch.setattr(background, "fork_possible", lambda: True)
@@ -133,8 +134,8 @@ def test_without_a_fork_the_shards_are_verified_as_they_are_read(
 
     monkeypatch.setattr(streamread, "streamed_report", scanned)
     monkeypatch.setattr(background, "scan_in_background", lambda paths: None)
-    monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: None)
+    monkeypatch.setattr(background, "verify_streamed_in_background", lambda *shards: None)
     monkeypatch.setattr(merge, "_verify_each", lambda paths: None)
     with pytest.raises(AttributeError):  # the fake shards go no further than their scans
         merge.merge_shard_reports(_shards(tmp_path, [4, 4]), tmp_path / "merged.json")
-    assert events == [("shard-1.json", False), ("shard-2.json", True)]
+    assert events == [("shard-1.json", False), ("shard-2.json", False)]

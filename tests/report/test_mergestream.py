@@ -36,6 +36,7 @@ from goldgate.report.models import (
 )
 from goldgate.report.plain import record_json
 from goldgate.report.streamread import streamed_report
+from goldgate.report.verified import forget_verified, is_verified
 from goldgate.run.api import EvaluationSuite, EvaluationVariant, evaluate
 from helpers.reports import coherent
 
@@ -227,6 +228,36 @@ def test_cases_written_without_pydantic_are_those_it_writes(
         )
 
 
+@pytest.mark.usefixtures("accelerated")
+@pytest.mark.parametrize("reverse", [False, True], ids=["in-order", "out-of-order"])
+def test_cases_made_elsewhere_are_joined_into_the_same_bytes(
+    streamable: Report, tmp_path: Path, reverse: bool
+) -> None:
+    """Each shard's cases as a helper makes them as it verifies them (``make_cases``,
+    handed over in order: ``report.background``) give the very bytes this process makes,
+    and the same figures;
+    what a helper did not make (it stopped; a case left to pydantic's path, handed over
+    empty) and a suite whose shards are out of order are made here."""
+    paths = _shards(streamable, tmp_path, reverse=reverse)
+    expected = report_bytes(
+        merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    )
+    with contextlib.ExitStack() as opened:
+        shards = [opened.enter_context(streamed_report(path, verify=False)) for path in paths]
+        whole: list[list[bytes]] = [[], []]
+        forget_verified()  # read whole above
+        for shard, made in zip(shards, whole, strict=True):
+            mergestream.make_cases(shard, made.append)  # verifies it: see test_verified.py
+            assert is_verified(shard.digest)
+        assert [len(made) for made in whole] == [20, 10]
+        assert all(whole[0])
+        whole[0][3] = b""  # left to this process
+        given = [iter(whole[0][:12]), iter(whole[1])]  # the first's helper stopped
+        assert b"".join(MergedStream(shards, given).chunks()) == expected
+        # Each taken, or let go of where out of order.
+        assert [next(made, None) for made in given] == [None, None]
+
+
 _PLAIN_CASE: dict[str, Any] = {
     "id": "c",
     "expectations": [{"name": "e", "path": "/a", "expected": [1]}],
@@ -295,4 +326,4 @@ def test_records_kept_to_be_shared_stay_few_and_small() -> None:
         case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x" * number}
         assert mergecase.full_case(case) is not None
         assert len(kept) <= 1_024
-    assert max(len(value["expected"]) for value, _ in kept.values()) <= 256
+    assert max(len(value["expected"]) for value in kept.values()) <= 256

@@ -264,20 +264,33 @@ def switch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
 @forkable
 @pytest.mark.slow  # runs evaluate twice (once a module) and forks helpers
 def test_merge_has_its_shards_verified_by_a_helper_and_writes_the_same_bytes(
-    shards: list[Path], tmp_path: Path, calls: list[str], switch: Callable[[str], None]
+    shards: list[Path],
+    tmp_path: Path,
+    calls: list[str],
+    switch: Callable[[str], None],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """On, each shard's helper also made its cases as the merged report writes them, and
+    this process only joined them (``mergestream.case_record``: their records read back)."""
     fork_possible()
     from goldgate.app.merge import merge_shard_reports
+    from goldgate.report import mergestream
 
+    joined: list[object] = []
+    real = mergestream.case_record
+    monkeypatch.setattr(mergestream, "case_record", lambda full: joined.append(1) or real(full))
     merged = {}
     for value in ("1", "0"):
         switch(value)
         verified.forget_verified()
         calls.clear()
+        joined.clear()
         merged[value] = tmp_path / f"merged-{value}.json"
         merge_shard_reports(shards, merged[value])
         # On, the helper verified both shards while this process wrote; off, both here.
         assert calls == ([] if value == "1" else ["shard-1.json", "shard-2.json"])
+        cases = sum(len(read_report(path).suites[0].cases) for path in shards)
+        assert len(joined) == (cases if value == "1" else 0)
     assert merged["1"].read_bytes() == merged["0"].read_bytes()
 
 
@@ -345,6 +358,9 @@ def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
         path.write_bytes(shard.read_bytes())
 
     class Changing:
+        def made(self) -> Iterator[bytes]:  # none: each case is made here
+            return iter(())
+
         def wait(self) -> int:  # meanwhile, the second shard is written again (other bytes)
             given[1].write_text(json.dumps(json.loads(given[1].read_bytes()), indent=1))
             return 0
@@ -353,7 +369,7 @@ def test_merge_refuses_a_shard_changed_between_its_read_and_its_verification(
             pass
 
     monkeypatch.setattr(background, "scan_in_background", lambda paths: None)  # both read here
-    monkeypatch.setattr(background, "verify_streamed_in_background", lambda shards: Changing())
+    monkeypatch.setattr(background, "verify_streamed_in_background", lambda *shards: Changing())
     monkeypatch.setattr(background, "fork_possible", lambda: True)  # a pytest worker's threads
     output = tmp_path / "merged.json"
     with pytest.raises(ReportRefusedError, match=r"shard-2\.json: changed while it was read"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,49 +27,32 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     verdict of the whole run."""
     from goldgate.report.background import fork_possible
     from goldgate.report.io import ensure_writable, write_report_pieces
-    from goldgate.report.mergestream import merged_stream
-    from goldgate.report.streamread import streamed_from_scan, streamed_report
+    from goldgate.report.streamread import streamed_report
     from goldgate.report.summary import render_summary
 
     ensure_writable(output)
-    # With a second CPU, forked helpers verify the shards while this process writes the
-    # merged report from them (report.background), each shard scanned once: by this process
-    # (its helper forked then, verifying from that scan) or by its helper (which hands the
-    # scan here, then verifies). The report is published only once every shard is verified,
-    # and a refusal is the one reading them one by one makes (nothing written). Without
-    # them, each shard is verified here as it is read.
+    # With a second CPU, forked helpers scan the shards while this process builds what
+    # reading and verifying them needs, and hand their scans here; others, forked from
+    # this process then, verify the shards from those scans while it writes the merged
+    # report from them (report.background): each shard scanned once, and read on every
+    # CPU. The report is published only once every shard is verified, and a refusal is the
+    # one reading them one by one makes (nothing written). Without them, each shard is
+    # verified here as it is read.
     deferred = len(paths) > 1 and fork_possible()
     helpers = _Helpers()
-    if deferred:
-        _built_before_the_fork()
     with contextlib.ExitStack() as opened:
         opened.callback(helpers.close)
         try:
             # Each shard's cases are read again as they are written: the merged report is
             # never held whole (report.mergestream).
-            shards: list[StreamedReport] = []
-            groups = _groups(paths, _helper_count(len(paths)) if deferred else 1)
-            # Each group but the first is scanned by a helper of its own while this process
-            # scans the first; it hands its scans here, then verifies them from them.
-            scanning = [helpers.scanning(group) if deferred else None for group in groups[1:]]
-            forking = deferred
-            for group, scanner in zip(groups, [None, *scanning], strict=True):
-                if scanner is not None:
-                    for path, scan in zip(group, scanner.handed_scans(), strict=True):
-                        shards.append(opened.enter_context(
-                            streamed_report(path, verify=False) if scan is None
-                            else streamed_from_scan(path, scan)
-                        ))  # fmt: skip
-                    continue
-                scanned = [
-                    opened.enter_context(streamed_report(path, verify=not forking))
-                    for path in group
-                ]
-                shards += scanned
-                # None forked: the rest are verified as they are read, these before the
-                # merged report is published (_verified_last).
-                forking = forking and helpers.fork(scanned)
-            merging = merged_stream(shards)
+            made: list[Iterator[bytes] | None] = []
+            if deferred:
+                shards = _scanned_and_verifying(paths, helpers, opened, made)
+            else:
+                shards = [opened.enter_context(streamed_report(path)) for path in paths]
+            from goldgate.report.mergestream import merged_stream
+
+            merging = merged_stream(shards, made)
             pieces = merging.chunks()
             if deferred:
                 pieces = _verified_last(pieces, helpers.wait, shards)
@@ -85,6 +69,48 @@ def merge_shard_reports(paths: Sequence[Path], output: Path) -> ExitCode:
     return code
 
 
+def _scanned_and_verifying(
+    paths: Sequence[Path],
+    helpers: _Helpers,
+    opened: contextlib.ExitStack,
+    made: list[Iterator[bytes] | None],
+) -> list[StreamedReport]:
+    """The shards streamed unverified, in order, each group (``_groups``) scanned by a
+    helper of its own while this process builds the readers (``_built_before_the_fork``),
+    or here where none is forked, then verified by a helper forked for it (or, where none
+    is, before the merged report is published: ``_verified_last``). Where each group is one
+    shard, its helper makes the shard's cases as the merged report writes them as it
+    verifies them (``report.mergestream.make_cases``), handed here as they are made (one
+    for each shard in ``made``): this process then only joins them and counts the
+    figures."""
+    from goldgate.report.mergestream import make_cases
+    from goldgate.report.streamread import streamed_from_scan, streamed_report
+
+    groups = _groups(paths, _helper_count(len(paths)))
+    # A helper making the cases of several shards would make one's while this process
+    # waits for another's: each helper makes one shard's, or none do.
+    making = len(groups) == len(paths)
+    scanners = [helpers.scanning(group) for group in groups]
+    _built_before_the_fork()
+    shards: list[StreamedReport] = []
+    for group, scanner in zip(groups, scanners, strict=True):
+        scans = [None] * len(group) if scanner is None else scanner.handed_scans()
+        scanned = [
+            opened.enter_context(
+                streamed_report(path, verify=False) if scan is None
+                else streamed_from_scan(path, scan)
+            )
+            for path, scan in zip(group, scans, strict=True)
+        ]  # fmt: skip
+        helper = helpers.fork(scanned, partial(make_cases, scanned[0]) if making else None)
+        if making:
+            made.append(None if helper is None else helper.made())
+        else:
+            made += [None] * len(scanned)
+        shards += scanned
+    return shards
+
+
 def _built_before_the_fork() -> None:
     """What this process and the helpers both need, made once before the fork (the helpers
     share it, copy on write): the readers' and verification's modules and the records'
@@ -98,24 +124,29 @@ def _built_before_the_fork() -> None:
 
 
 class _Helpers:
-    """The shards verified by forked helpers (``report.background``): the first group's
-    forked once it is scanned here, verifying it from that scan; each other group's forked
-    first, scanning it and handing the scans here (``scanning``)."""
+    """The forked helpers (``report.background``) of the shards: each group's scanning it
+    and handing the scans here (``scanning``), then the one verifying it from them
+    (``fork``)."""
 
     def __init__(self) -> None:
         self.helpers: list[Background] = []
 
-    def fork(self, shards: Sequence[StreamedReport]) -> bool:
-        """A helper forked to verify ``shards``; whether one was."""
+    def fork(
+        self,
+        shards: Sequence[StreamedReport],
+        made: Callable[[Callable[[bytes], object]], None] | None,
+    ) -> Background | None:
+        """A helper forked to verify ``shards`` (first handing what ``made`` hands it),
+        where one can be."""
         from goldgate.report.background import verify_streamed_in_background
 
-        helper = verify_streamed_in_background(shards)
+        helper = verify_streamed_in_background(shards, made)
         if helper is not None:
             self.helpers.append(helper)
-        return helper is not None
+        return helper
 
     def scanning(self, shards: Sequence[Path]) -> Background | None:
-        """A helper forked to scan ``shards``, hand their scans here and verify them."""
+        """A helper forked to scan ``shards`` and hand their scans here."""
         from goldgate.report.background import scan_in_background
 
         helper = scan_in_background(shards)

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, BinaryIO, Final
 
 from goldgate.base import accelerators
 from goldgate.base.memory import single_threaded
@@ -48,6 +48,12 @@ _HELD: set[int] = set()
 helper handing a scan ends, refused, once this process closes its end)."""
 _DIGEST_BYTES: Final = 71
 """``sha256:`` and 64 hexadecimal digits."""
+_SIZE_BYTES: Final = 8
+"""Each piece a helper hands (``Background.made``) follows its size in bytes."""
+_PIECES_BUFFER: Final = 1 << 16
+_PIPE_SIZE: Final = 1 << 20
+"""How much a helper handing pieces may run ahead of this process (Linux's default limit for
+a pipe's size)."""
 
 
 class Background:
@@ -55,14 +61,23 @@ class Background:
     ``verify_streamed_in_background``, ``scan_in_background``)."""
 
     def __init__(
-        self, pid: int, reader: int, paths: Sequence[Path], scans: int | None = None
+        self,
+        pid: int,
+        paths: Sequence[Path],
+        *,
+        reader: int,
+        scans: int | None = None,
+        verifying: bool = True,
     ) -> None:
         self._pid: int | None = pid
         self._reader = reader
         self._paths = paths
+        # A helper that only scans (``scan_in_background``) verifies nothing to wait for.
+        self._verifying = paths if verifying else ()
         self._scans = scans
+        self._pieces: BinaryIO | None = None
         _HELD.update(end for end in (reader, scans) if end is not None)
-        note_pending(paths, self.wait)  # a reader of one of them waits for it
+        note_pending(self._verifying, self.wait)  # a reader of one of them waits for it
 
     def handed_scans(self) -> list[HandedScan | None]:
         """The scan of each report a ``scan_in_background`` helper handed here, in order
@@ -79,6 +94,22 @@ class Background:
                     # process's own scan would be.
                     found.append(pickle.load(scans))
         return found + [None] * (len(self._paths) - len(found))
+
+    def made(self) -> Iterator[bytes]:
+        """The pieces a ``verify_streamed_in_background`` helper given ``made`` hands here, in
+        order, until it has handed them all or stops (it failed: the caller makes the rest)."""
+        if self._scans is None:
+            return
+        _HELD.discard(self._scans)
+        self._pieces = pieces = os.fdopen(self._scans, "rb", buffering=_PIECES_BUFFER)
+        self._scans = None  # closed with the file
+        with contextlib.suppress(OSError, ValueError):  # ValueError: closed by wait()
+            while len(head := pieces.read(_SIZE_BYTES)) == _SIZE_BYTES:
+                size = int.from_bytes(head, "little")
+                piece = pieces.read(size)
+                if len(piece) != size:
+                    return
+                yield piece
 
     def wait(self) -> int:
         """Wait for the helper; how many of its reports, in order, it verified (their
@@ -102,6 +133,9 @@ class Background:
         return verified
 
     def _stop_handing(self) -> None:
+        if self._pieces is not None:
+            self._pieces.close()
+            self._pieces = None
         if self._scans is not None:
             _HELD.discard(self._scans)
             with contextlib.suppress(OSError):
@@ -110,7 +144,7 @@ class Background:
 
     def close(self) -> None:
         """Stop waiting: the helper is ended if it still runs, and reaped."""
-        settled(self._paths)
+        settled(self._verifying)
         if self._reader in _HELD:
             _HELD.discard(self._reader)
             with contextlib.suppress(OSError):
@@ -149,47 +183,73 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
     return _forked(paths, verified)
 
 
-def verify_streamed_in_background(reports: Sequence[StreamedReport]) -> Background | None:
+def verify_streamed_in_background(
+    reports: Sequence[StreamedReport],
+    made: Callable[[Callable[[bytes], object]], None] | None = None,
+) -> Background | None:
     """``verify_in_background`` of reports this process streamed without verifying them
     (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
     scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
-    the very bytes scanned. ``report merge`` forks one once it has scanned its shards."""
+    the very bytes scanned. ``report merge`` forks one once it has scanned its shards. With
+    ``made``, the helper first calls it with a function that hands here each piece given
+    to it (``Background.made``: this process takes them as they come), which may verify
+    reports as it goes (they are not verified again), then verifies the rest."""
 
-    def verified(_: int | None) -> Iterator[str]:
+    def verified(handing: int | None) -> Iterator[str]:
         from goldgate.report.streamread import verify_streamed
+        from goldgate.report.verified import is_verified
 
+        if made is not None:
+            assert handing is not None
+            with os.fdopen(handing, "wb", buffering=_PIECES_BUFFER) as pieces:
+
+                def hand(piece: bytes) -> None:
+                    pieces.write(len(piece).to_bytes(_SIZE_BYTES, "little"))
+                    pieces.write(piece)
+
+                made(hand)
         for report in reports:
-            verify_streamed(report)
+            if not is_verified(report.digest):
+                verify_streamed(report)
             yield report.digest
 
-    return _forked([Path(report.path) for report in reports], verified)
+    paths = [Path(report.path) for report in reports]
+    return _forked(paths, verified, handing=made is not None)
 
 
 def scan_in_background(paths: Sequence[Path]) -> Background | None:
     """The reports at ``paths`` scanned by a process forked from this one, which hands each
     scan here (``Background.handed_scans``; ``report.streamread.streamed_from_scan`` streams
-    the report from it) and then verifies them from it, while this one goes on: ``report
-    merge``'s shards scanned beside the ones this process scans. None where no helper is
-    forked."""
+    the report from it) and ends, while this one goes on: ``report merge``'s shards scanned
+    while it builds what reading and verifying them need (the scan needs none of it: the
+    helper imports nothing more). None where no helper is forked."""
 
-    def verified(scans: int | None) -> Iterator[str]:
+    def handed(scans: int | None) -> Iterator[str]:
         import pickle
 
-        from goldgate.report.streamread import handed_scan, streamed_report, verify_streamed
-
         assert scans is not None
-        with contextlib.ExitStack() as opened:
-            streamed = []
-            with os.fdopen(scans, "wb") as handing:
-                for path in paths:
-                    streamed.append(opened.enter_context(streamed_report(path, verify=False)))
-                    pickle.dump(handed_scan(streamed[-1]), handing, pickle.HIGHEST_PROTOCOL)
-                    handing.flush()
-            for report in streamed:
-                verify_streamed(report)
-                yield report.digest
+        with os.fdopen(scans, "wb") as handing:
+            for path in paths:
+                pickle.dump(_scanned(path), handing, pickle.HIGHEST_PROTOCOL)
+                handing.flush()
+        yield from ()  # it verifies nothing
 
-    return _forked(paths, verified, handing=True)
+    return _forked(paths, handed, handing=True, verifying=False)
+
+
+def _scanned(path: Path) -> HandedScan | None:
+    """The report at ``path`` scanned, as ``report.streamread.streamed_report`` scans it, to
+    hand to this process's parent; None where it is read whole. A refusal ends the helper:
+    the parent reads the rest and refuses in its own words."""
+    from goldgate.base.files import open_regular_file
+    from goldgate.report.readbound import memory_bounded
+    from goldgate.report.scan import scan_report
+    from goldgate.report.streamread import hand_scan
+
+    source = str(path)
+    with open_regular_file(path, source, what="a report") as handle, memory_bounded(source):
+        scanned = scan_report(handle, source)
+    return None if scanned is None else hand_scan(scanned)
 
 
 def _forked(
@@ -197,15 +257,21 @@ def _forked(
     verified: Callable[[int | None], Iterator[str]],
     *,
     handing: bool = False,
+    verifying: bool = True,
 ) -> Background | None:
     """A helper forked to run ``verified`` (the digest of each report it verified, in turn;
-    given the end of a pipe to hand scans through where ``handing``), or None."""
+    given the end of a pipe to hand scans or pieces through where ``handing``), or None."""
     if not paths or not fork_possible():
         return None
     pipes: list[tuple[int, int]] = []
     try:
         for _ in range(2 if handing else 1):
             pipes.append(os.pipe())
+        if handing:
+            import fcntl  # Linux's (fork_possible)
+
+            with contextlib.suppress(OSError):  # past the limit: the pipe as it is
+                fcntl.fcntl(pipes[1][1], fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
     except OSError:
         _close_all(pipes)
         return None
@@ -223,7 +289,8 @@ def _forked(
     for _, scan_writer in scans:
         os.close(scan_writer)
     accelerators.note("report verify helper")
-    return Background(pid, reader, paths, scans[0][0] if scans else None)
+    handed = scans[0][0] if scans else None
+    return Background(pid, paths, reader=reader, scans=handed, verifying=verifying)
 
 
 def _close_all(pipes: Sequence[tuple[int, int]]) -> None:

@@ -14,7 +14,7 @@ import secrets
 import shutil
 import signal
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -375,14 +375,20 @@ def parse_report(data: bytes, path: str) -> Report:
 
 
 def validated_report(
-    value: dict[str, Any], path: str, *, keep: bool = True, verify: bool = True
+    value: dict[str, Any],
+    path: str,
+    *,
+    keep: bool = True,
+    verify: bool = True,
+    on_case: Callable[[int, int, Any], None] | None = None,
 ) -> Report:
     """A report's plain JSON (``report_value``, or ``report.scan``'s with its cases read
     again as they are reached) as the report's records, verified (``report.verify``). Equal
     small records (checks, expectations) are one instance. Without ``keep``, each case is
     validated and verified and let go of: every suite's ``cases`` is empty. Without
     ``verify`` (the same bytes verified before in this process, ``report.verified``), the
-    cases are only validated where kept, and not read at all where not."""
+    cases are only validated where kept, and not read at all where not. ``on_case`` is
+    handed each case read (``report.scan.CaseHook``) before it is validated."""
     from pydantic import ValidationError
 
     from goldgate.report.caseshape import plainly_valid
@@ -411,6 +417,8 @@ def validated_report(
     cases: list[list[CaseRecord]] = [[] for _ in header.suites]
 
     def take(suite: int, position: int, case: Any) -> None:
+        if on_case is not None:
+            on_case(suite, position, case)
         # The cases are validated one by one as they are verified, and each case's plain
         # JSON is let go of then: the report is never held twice in memory.
         try:

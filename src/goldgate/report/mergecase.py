@@ -2,7 +2,7 @@
 without pydantic (issue 43: ``report merge`` spends most of its time on its cases, and
 validating each and writing it again through pydantic took half of that).
 
-``full_case_json`` gives what validating a case's plain JSON as a ``CaseRecord`` and
+``full_json`` gives what validating a case's plain JSON as a ``CaseRecord`` and
 writing it again (``adapter(CaseRecord).dump_python(mode="json")``) gives, for every case
 whose values pydantic takes as they are: each record's fields in the order they are
 declared, those left out with their defaults. A value pydantic would convert (an integer
@@ -12,7 +12,7 @@ answer None, and the caller takes pydantic's path: the bytes are the same either
 (tests/report/test_mergecase.py). Nothing is checked beyond the types: what pydantic would
 refuse (a status no attempt has, a negative attempt number), verification of the very bytes
 refuses before the merged report is published (``app.merge``). ``case_record`` builds the
-record from what ``full_case_json`` gave, as validating would have.
+record from what ``full_json`` gave, as validating would have (``full_case``: both).
 
 The records' fields are read from their dataclasses, once: a field added to a record is
 written here as pydantic writes it, with nothing to change.
@@ -29,7 +29,7 @@ from typing import Any, Final, Literal, Union
 from goldgate.report.caserecords import CaseRecord
 from goldgate.report.recordbase import Shared
 
-__all__ = ["full_case"]
+__all__ = ["case_record", "full_case", "full_json"]
 
 _NONE: Final = type(None)
 _JSON_TYPES: Final[frozenset[type]] = frozenset({str, int, float, bool, _NONE, dict, list})
@@ -52,7 +52,7 @@ class _Nested:
     spec: _Spec
     many: bool
     """A tuple of records (a JSON array of objects), not one record."""
-    shared: dict[Any, tuple[dict[str, Any], Any]] | None
+    shared: dict[Any, dict[str, Any]] | None
     """Where the field's records are shared when read (``recordbase.Shared``), those made
     so far, by their plain JSON."""
 
@@ -92,7 +92,7 @@ def _made_spec(kind: type[Any]) -> _Spec:
         allowed[field.name] = found
         if inner is not None:
             marks = getattr(extras[field.name], "__metadata__", ())
-            shared: dict[Any, tuple[dict[str, Any], Any]] | None = None
+            shared: dict[Any, dict[str, Any]] | None = None
             if any(isinstance(mark, Shared) for mark in marks):
                 shared = {}
             nested.append(_Nested(field.name, _spec(inner[0]), inner[1], shared))
@@ -147,10 +147,10 @@ def _default_json(value: Any) -> Any:
     return value
 
 
-def _made(nested: _Nested, value: Any) -> tuple[dict[str, Any], Any]:
-    """``value`` with every field (plain JSON, as pydantic writes it) and its record; where
-    the field's records are shared when read (``recordbase.Shared``: checks, expectations;
-    most are alike, such as ``{"outcome": "passed"}``), an equal one made before."""
+def _made(nested: _Nested, value: Any) -> dict[str, Any]:
+    """``value`` with every field (plain JSON, as pydantic writes it); where the field's
+    records are shared when read (``recordbase.Shared``: checks, expectations; most are
+    alike, such as ``{"outcome": "passed"}``), an equal one made before."""
     shared = nested.shared
     if shared is None:
         return _built(nested.spec, value)
@@ -169,7 +169,7 @@ def _made(nested: _Nested, value: Any) -> tuple[dict[str, Any], Any]:
     return found
 
 
-def _built(spec: _Spec, value: Any) -> tuple[dict[str, Any], Any]:
+def _built(spec: _Spec, value: Any) -> dict[str, Any]:
     if type(value) is not dict:
         raise _Unsure
     allowed = spec.allowed
@@ -182,6 +182,42 @@ def _built(spec: _Spec, value: Any) -> tuple[dict[str, Any], Any]:
     if not spec.required <= value.keys():
         raise _Unsure
     full = {**spec.template, **value}
+    for nested in spec.nested:
+        item = full[nested.name]
+        if item is None:
+            continue
+        if nested.many:
+            full[nested.name] = [_made(nested, each) for each in item]
+        else:
+            full[nested.name] = _made(nested, item)
+    return full
+
+
+def full_case(plain: Any) -> tuple[dict[str, Any], CaseRecord] | None:
+    """The case's plain JSON as pydantic writes the record it validates into (every field,
+    in order), and that record; None where pydantic's own path must make them (see the
+    module's description). ``plain`` is not changed; what is returned shares its values
+    (and nested objects with other cases': the caller changes none of them)."""
+    full = full_json(plain)
+    return None if full is None else (full, case_record(full))
+
+
+def full_json(plain: Any) -> dict[str, Any] | None:
+    """``full_case``'s plain JSON alone (no record made)."""
+    try:
+        return _built(_spec(CaseRecord), plain)
+    except _Unsure:
+        return None
+
+
+def case_record(full: Any) -> CaseRecord:
+    """The record of a case ``full_json`` made (or its plain JSON read back), as validating
+    it gives it: nothing is checked again."""
+    made: CaseRecord = _record(_spec(CaseRecord), full)
+    return made
+
+
+def _record(spec: _Spec, full: dict[str, Any]) -> Any:
     # The record as validating gives it, its fields set as its own __init__ sets them (a
     # frozen dataclass's, past its __setattr__), all of them at once: several times faster.
     record = object.__new__(spec.kind)
@@ -192,22 +228,7 @@ def _built(spec: _Spec, value: Any) -> tuple[dict[str, Any], Any]:
         if item is None:
             continue
         if nested.many:
-            made = [_made(nested, each) for each in item]
-            full[nested.name] = [plain for plain, _ in made]
-            fields[nested.name] = tuple(inner for _, inner in made)
+            fields[nested.name] = tuple([_record(nested.spec, each) for each in item])
         else:
-            full[nested.name], fields[nested.name] = _made(nested, item)
-    return full, record
-
-
-def full_case(plain: Any) -> tuple[dict[str, Any], CaseRecord] | None:
-    """The case's plain JSON as pydantic writes the record it validates into (every field,
-    in order), and that record; None where pydantic's own path must make them (see the
-    module's description). ``plain`` is not changed; what is returned shares its values
-    (and nested objects with other cases': the caller changes none of them)."""
-    try:
-        full, record = _built(_spec(CaseRecord), plain)
-    except _Unsure:
-        return None
-    made: CaseRecord = record
-    return full, made
+            fields[nested.name] = _record(nested.spec, item)
+    return record

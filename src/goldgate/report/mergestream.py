@@ -17,19 +17,20 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goldgate.base import accelerators
 from goldgate.base.errors import InvalidInputError
+from goldgate.base.jsonvalue import loads_exact
 from goldgate.report.livefigures import run_live
 from goldgate.report.merge import ShardReport, check_shards, merge_status
-from goldgate.report.mergecase import full_case
+from goldgate.report.mergecase import case_record, full_case, full_json
 from goldgate.report.plain import record_json
 from goldgate.report.readbound import memory_bounded
 from goldgate.report.rebuild import SuiteRebuild
-from goldgate.report.stream import ReportWriter, split_at
+from goldgate.report.stream import ReportWriter, dumps, split_at
 from goldgate.report.verdicts import run_verdict
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from goldgate.report.records import Report, SuiteRecord
     from goldgate.report.streamread import StreamedReport
 
-__all__ = ["MergedStream", "merged_stream"]
+__all__ = ["MergedStream", "make_cases", "merged_stream"]
 
 _NONE = -1
 
@@ -46,21 +47,26 @@ class MergedStream:
     """The merged report's file text in pieces (``chunks``); once they are all taken,
     ``report`` is the merged report with its cases left out."""
 
-    def __init__(self, shards: Sequence[StreamedReport]) -> None:
+    def __init__(
+        self, shards: Sequence[StreamedReport], made: Sequence[Iterator[bytes] | None] = ()
+    ) -> None:
         self.shards = shards
         self.report: Report | None = None
         self._first = shards[0].report
+        self._made = list(made) or [None] * len(shards)
 
-    def _order(self, suite: int, name: str) -> Iterable[tuple[int, int]]:
-        """The suite's cases in the merged order, each as (shard, place in that shard): where
-        each shard holds its cases in the order of their positions and together they hold
-        every position once (as shards a run writes do), a walk over the shards side by side
-        that holds nothing a case; otherwise what ``_packed`` decides, which makes the
-        refusals of ``merge._merged_cases``."""
+    def _order(self, suite: int, name: str) -> tuple[bool, Iterable[tuple[int, int]]]:
+        """The suite's cases in the merged order, each as (shard, place in that shard), and
+        whether each shard's come in their order: where each shard holds its cases in the
+        order of their positions and together they hold every position once (as shards a
+        run writes do), a walk over the shards side by side that holds nothing a case;
+        otherwise what ``_packed`` decides, which makes the refusals of
+        ``merge._merged_cases``."""
         if self._in_order(suite):
-            return ((number, place) for _, number, place in self._walk(suite))
+            return True, ((number, place) for _, number, place in self._walk(suite))
         count = len(self.shards)  # each packed as place * count + shard
-        return ((packed % count, packed // count) for packed in self._packed(suite, name))
+        packed = self._packed(suite, name)
+        return False, ((each % count, each // count) for each in packed)
 
     def _in_order(self, suite: int) -> bool:
         """Whether each shard's cases are in the order of their positions, and the shards'
@@ -144,6 +150,7 @@ class MergedStream:
         reports = [ShardReport(shard.path, shard.report) for shard in self.shards]
         check_shards(reports)
         orders = [self._order(index, suite.name) for index, suite in enumerate(first.suites)]
+        made = self._made if fast else [None] * len(self.shards)
         pieces: list[bytes] = []
         writer = ReportWriter(pieces.append)
         all_reports = [shard.report for shard in self.shards]
@@ -170,21 +177,25 @@ class MergedStream:
             )
             opening, _ = split_at(record_json(known), "cases")
             writer.begin_suite(opening)
-            for number, place in orders[index]:
+            in_order, order = orders[index]
+            if not in_order:  # read here by place: what helpers made of them is let go of
+                for number, source in enumerate(made):
+                    if source is not None:
+                        for _ in range(self.shards[number].case_count(index)):
+                            next(source, None)
+            for number, place in order:
                 shard = self.shards[number]
-                made = _full_case(shard, index, place) if fast else None
-                if made is not None:
-                    plain, case = made
+                source = made[number] if in_order else None
+                data = next(source, None) if source is not None else None
+                if data:  # the case as made elsewhere (by a helper: make_cases)
+                    with memory_bounded(shard.path):
+                        rebuilt.add(case_record(loads_exact(data)))
+                    writer.rendered_cases((data,), 1)
                 else:
-                    case = shard.case(index, place)
-                    # pydantic's serializer writes what record_json writes (tests/report/
-                    # test_plain.py holds them together), several times faster.
-                    plain = case_json(case, mode="json")
-                rebuilt.add(case)  # which reads no position
-                # The merged report's case has no position (a whole run's), as
-                # merge_reports writes it.
-                plain["position"] = None
-                writer.case(plain)
+                    made_here = self._case(
+                        shard, writer, suite=index, place=place, fast=fast, case_json=case_json
+                    )
+                    rebuilt.add(made_here)
                 yield from pieces
                 pieces.clear()
             record = rebuilt.record()
@@ -204,6 +215,61 @@ class MergedStream:
         yield from pieces
         self.report = merged
 
+    @staticmethod
+    def _case(
+        shard: StreamedReport,
+        writer: ReportWriter,
+        *,
+        suite: int,
+        place: int,
+        fast: bool,
+        case_json: Callable[..., dict[str, Any]],
+    ) -> CaseRecord:
+        """The case at ``place`` of a shard's suite written as the merged report writes it;
+        its record."""
+        made = _full_case(shard, suite, place) if fast else None
+        if made is not None:
+            plain, case = made
+        else:
+            case = shard.case(suite, place)
+            # pydantic's serializer writes what record_json writes (tests/report/
+            # test_plain.py holds them together), several times faster.
+            plain = case_json(case, mode="json")
+        # The merged report's case has no position (a whole run's), as merge_reports
+        # writes it.
+        plain["position"] = None
+        writer.case(plain)
+        return case
+
+
+def make_cases(shard: StreamedReport, hand: Callable[[bytes], object]) -> None:
+    """Verify a shard streamed unverified (``report.streamread.verify_streamed``) and hand
+    each of its cases, suite after suite, as the merged report writes it
+    (``MergedStream._case``), made from the very value verified (each case read and parsed
+    once for both): a helper's (``report.background``), whose cases ``MergedStream`` takes
+    as they come, in order. A case pydantic's path must make is handed empty (the taker
+    makes it); nothing is handed for a shard read whole or verified as it was read."""
+    from goldgate.report.streamread import verify_streamed
+
+    counts = [shard.case_count(suite) for suite in range(len(shard.report.suites))]
+    next_case = [0, 0]  # the suite and place of the case to hand next
+
+    def made(suite: int, place: int, case: Any) -> None:
+        expected, at = next_case
+        while expected < len(counts) and at >= counts[expected]:
+            expected, at = expected + 1, 0
+        if (suite, place) != (expected, at):  # pragma: no cover - verified in order
+            raise RuntimeError(f"case {place} of suite {suite} read out of order")
+        plain = full_json(case)
+        if plain is None:
+            hand(b"")
+        else:
+            plain["position"] = None
+            hand(dumps(plain))
+        next_case[:] = [expected, at + 1]
+
+    verify_streamed(shard, made)
+
 
 def _full_case(
     shard: StreamedReport, suite: int, place: int
@@ -218,8 +284,12 @@ def _full_case(
         return full_case(shard.raw_case(suite, place))
 
 
-def merged_stream(shards: Sequence[StreamedReport]) -> MergedStream:
-    """The merge of ``shards`` (every shard of one run), to be written as it is made."""
+def merged_stream(
+    shards: Sequence[StreamedReport], made: Sequence[Iterator[bytes] | None] = ()
+) -> MergedStream:
+    """The merge of ``shards`` (every shard of one run), to be written as it is made; each
+    shard's cases as ``make_cases`` made them where ``made`` has them (a helper's,
+    ``report.background``: whatever it did not make is made here)."""
     if not shards:
         raise InvalidInputError("no shard reports to merge.")
-    return MergedStream(shards)
+    return MergedStream(shards, made)

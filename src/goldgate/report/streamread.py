@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "HandedScan",
     "StreamedReport",
+    "hand_scan",
     "handed_scan",
     "streamed_from_scan",
     "streamed_report",
@@ -158,12 +159,19 @@ def handed_scan(streamed: StreamedReport) -> HandedScan | None:
     value = streamed._scanned
     if value is None:
         return None
+    largest = max((index.largest() for index in streamed._indexes if index), default=0)
+    return hand_scan(ScannedReport(value, streamed.digest, streamed._indexes, largest))
+
+
+def hand_scan(scanned: ScannedReport) -> HandedScan:
+    """A report scanned (``report.scan.scan_report``) as another process takes it: its
+    cases' places in the file, not the open file."""
     suites = [
         suite if index is None else {**suite, "cases": None}
-        for suite, index in zip(value["suites"], streamed._indexes, strict=True)
+        for suite, index in zip(scanned.value["suites"], scanned.indexes, strict=True)
     ]
-    largest = max((index.largest() for index in streamed._indexes if index), default=0)
-    return HandedScan({**value, "suites": suites}, streamed.digest, streamed._indexes, largest)
+    value = {**scanned.value, "suites": suites}
+    return HandedScan(value, scanned.digest, scanned.indexes, scanned.largest_case)
 
 
 @contextlib.contextmanager
@@ -182,14 +190,16 @@ def streamed_from_scan(path: Path, scan: HandedScan) -> Iterator[StreamedReport]
         yield _streamed(path, handle, scanned, verify=False)
 
 
-def verify_streamed(streamed: StreamedReport) -> None:
+def verify_streamed(streamed: StreamedReport, on_case: CaseHook | None = None) -> None:
     """Verify a report ``streamed_report`` streamed without ``verify``, as it verifies one
     (the same refusals), from the scan it made then: its cases read again from the open
-    file, which is not scanned again (a forked helper's, ``report.background``)."""
+    file, which is not scanned again (a forked helper's, ``report.background``), each
+    handed to ``on_case`` as it is read (none where the report was read whole or verified
+    as it was read)."""
     from goldgate.report.io import validated_report
 
     if streamed._scanned is None:  # read whole (and verified), or verified as it was read
         return
     with memory_bounded(streamed.path):
-        validated_report(streamed._scanned, streamed.path, keep=False, verify=True)
+        validated_report(streamed._scanned, streamed.path, keep=False, verify=True, on_case=on_case)
     note_verified(streamed.digest)
