@@ -74,7 +74,7 @@ def test_importing_every_renderer_loads_no_network_module() -> None:
         "import goldgate.render.junit, goldgate.render.markdown, goldgate.render.annotations\n"
         "import goldgate.render.terminal, goldgate.render.view, goldgate.render.escape\n"
         "import goldgate.render.html\n"
-        "import goldgate.render.markdown as m; m._environment()\n"
+        "import goldgate.render.markdown as m; m.environment()\n"
         f"print(sorted(n for n in {NETWORK_MODULES!r} if n in sys.modules))\n"
     )
     result = subprocess.run(

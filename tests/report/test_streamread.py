@@ -207,3 +207,57 @@ def test_cases_across_chunks_are_read_whole(tmp_path: Path) -> None:
         assert list(lazy) == cases
         assert scanned.value["complete"] is True
         assert scanned.largest_case == len(json.dumps(cases[2], ensure_ascii=False).encode())
+
+
+class _Counted:
+    """The scanner's standard-library decoder, counting the values it decodes."""
+
+    def __init__(self, decoder: Any) -> None:
+        self.decoder, self.calls = decoder, 0
+
+    def raw_decode(self, text: str, at: int) -> Any:
+        self.calls += 1
+        return self.decoder.raw_decode(text, at)
+
+
+@pytest.mark.parametrize("limited", [False, True], ids=["no memory limit", "a memory limit"])
+def test_cases_as_written_are_parsed_as_the_standard_library_parses_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limited: bool
+) -> None:
+    """A case written as goldgate writes it (compact, the next case after ``},{"id":``) is
+    parsed by orjson, the values the standard library's decoder gives: not where the text
+    between them is not the case's end (an object of its own starting with ``id``), holds a
+    run of 19 digits (an integer orjson reads as a float), or a memory limit applies; a
+    repeated key is still the whole read's to refuse."""
+    from goldgate.report import scan
+
+    counted = _Counted(scan._DECODER)
+    monkeypatch.setattr(scan, "_DECODER", counted)
+    if limited:
+        monkeypatch.setattr(scan, "memory_left", lambda: 1 << 40)
+    cases: list[Any] = [
+        {"id": "a", "input": [{"id": 1}, {"id": 2}]},  # not its end: decoded
+        {"id": "b", "n": 1234567890123456789, "m": -0.0},  # 19 digits: decoded
+        {"id": "c", "f": 1.5e300, "s": "é\u2028\\", "t": [True, None, {}]},
+        {"id": "d", "x": 0.1, "y": [1, [2, [3]]]},
+        {"id": "e"},  # the last: decoded
+    ]
+    head = '{"format":"goldgate.report/2","suites":[{"name":"s","cases":'
+    body = json.dumps(cases, ensure_ascii=False, separators=(",", ":"))
+    path = tmp_path / "compact.json"
+    path.write_text(head + body + '}],"complete":true}', "utf-8")
+    met: list[Any] = []
+    with path.open("rb") as handle:
+        scanned = scan_report(handle, str(path), lambda suite, place, raw: met.append(raw))
+        assert scanned is not None
+        assert met == cases
+        assert [type(value) for case in met for value in case.values()] == [
+            type(value) for case in cases for value in case.values()
+        ]
+        assert list(scanned.value["suites"][0]["cases"]) == cases
+    keys_and_values = 8  # of the report and its suite: format, suites, name, cases, complete
+    assert counted.calls == keys_and_values + (len(cases) if limited else 3)
+    repeated = tmp_path / "repeated.json"
+    repeated.write_text(head + body.replace('"x":', '"x":1,"x":') + "}]}", "utf-8")
+    with repeated.open("rb") as handle:
+        assert scan_report(handle, str(repeated)) is None

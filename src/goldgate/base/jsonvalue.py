@@ -122,9 +122,15 @@ def loads_exact(data: bytes, *, lean: bool = False) -> Any:
     the way (orjson's peak address space is about 20 times the text's size, ``json``'s about
     10, the values included) and, short of memory, raises ``MemoryError`` where orjson may
     crash the process."""
-    if lean or _LONG_NUMBER in data.translate(_DIGITS_AS_ZEROS):
+    if lean or not orjson_reads_exactly(data):
         return json.loads(data)
     return orjson.loads(data)
+
+
+def orjson_reads_exactly(data: bytes) -> bool:
+    """Whether orjson parses the JSON text ``data`` into the values the standard library
+    gives (``loads_exact``): no run of 19 or more digits anywhere in it."""
+    return _LONG_NUMBER not in data.translate(_DIGITS_AS_ZEROS)
 
 
 def canonical_bytes(value: JsonValue, *, has_floats: bool = True) -> bytes:

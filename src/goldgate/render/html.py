@@ -94,8 +94,8 @@ def _signed(value: float | None, kind: str = "ratio") -> str:
 
 
 @cache
-def _environment() -> Environment:
-    environment = template_environment(finalize=_finalize, autoescape=True)
+def environment() -> Environment:
+    environment = template_environment(finalize=_finalize, autoescape=True, kind="html")
     environment.filters.update(
         at=_coordinate,
         shown=_shown,
@@ -109,7 +109,7 @@ def _environment() -> Environment:
 
 def _inline(name: str) -> tuple[Markup, str]:
     """A static template (the style or the script) and its CSP source, by its hash."""
-    body = _environment().get_template(name).render()
+    body = environment().get_template(name).render()
     digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
     return Markup(body), f"'sha256-{digest}'"
 
@@ -190,7 +190,7 @@ def write_page(
         "style": style,
         "script": script,
     }
-    page = _environment().get_template("page.html.j2").render(fields)
+    page = environment().get_template("page.html.j2").render(fields)
     head, tail = page.split(_CASE_DATA)
     write(head)
     table.assemble(write, rows, details)

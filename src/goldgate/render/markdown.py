@@ -98,9 +98,9 @@ def _number(value: Any) -> str:
 
 
 @cache
-def _environment() -> Environment:
+def environment() -> Environment:
     environment = template_environment(
-        finalize=_finalize, autoescape=False, keep_trailing_newline=True
+        finalize=_finalize, autoescape=False, keep_trailing_newline=True, kind="markdown"
     )
     environment.filters.update(
         raw=Raw,
@@ -179,9 +179,9 @@ def render_markdown(context: RenderContext) -> str:
     if marker is not None and not _MARKER.fullmatch(marker):
         raise ValueError("a marker is 1 to 100 letters, digits, '_', '.', ':' or '-'")
     maximum = LIMITS[budget] if context.limit is None else context.limit
-    environment = _environment()
-    fragments: Any = environment.get_template("sections.md.j2").make_module()
-    document = environment.get_template("report.md.j2")
+    templates = environment()
+    fragments: Any = templates.get_template("sections.md.j2").make_module()
+    document = templates.get_template("report.md.j2")
     report = view.report
     verdict = report.verdict
     code = verdict.exit_code if context.exit_code is None else context.exit_code

@@ -48,6 +48,9 @@ MARK_WEIGHTS: Final = ((b"{", 30), (b"[", 30), (b":", 20), (b",", 4))
 parsed, each object or array takes some hundred bytes, each member and element tens, so a
 report dense in small values (a result of a million ``{"k": "v"}``) takes far more memory
 than its bytes say, and is weighed as the text it would be at that density."""
+_BRACE, _BRACKET, _COLON, _COMMA = (
+    dict(MARK_WEIGHTS)[mark] for mark in (b"{", b"[", b":", b",")
+)  # MARK_WEIGHTS by mark, for ``weighed``
 ELEMENT_WEIGHT: Final = 32
 """Bytes of text each ``,`` weighs at least, on its own (``weighed``): orjson, writing an
 array again (verification, digests, renderers), sets aside about 256 bytes of address space
@@ -128,8 +131,10 @@ def weighed(data: bytes) -> int:
     """The size ``data``, JSON text, weighs as when read: its bytes, or its ``{``, ``[``,
     ``:`` and ``,`` weighed by ``MARK_WEIGHTS``, or its ``,`` by ``ELEMENT_WEIGHT``,
     whichever is most (counted in C, strings included: never fewer than there are)."""
-    values = sum(data.count(mark) * weight for mark, weight in MARK_WEIGHTS)
-    return max(len(data), values, ELEMENT_WEIGHT * data.count(b","))
+    count = data.count  # each mark counted once, without a generator: every case is weighed
+    commas = count(b",")
+    values = _BRACE * count(b"{") + _BRACKET * count(b"[") + _COLON * count(b":") + _COMMA * commas
+    return max(len(data), values, ELEMENT_WEIGHT * commas)
 
 
 def admit_dense(path: str, data: bytes) -> int:

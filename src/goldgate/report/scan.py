@@ -26,8 +26,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
-from goldgate.base.errors import JsonRejected, ReportRefusedError
-from goldgate.base.jsonvalue import loads_exact
+import orjson
+
+from goldgate.base.errors import InvalidInputError, JsonRejected, ReportRefusedError
+from goldgate.base.jsonvalue import loads_exact, orjson_reads_exactly
+from goldgate.base.memorylimit import memory_left
 from goldgate.base.strictjson import (
     finite_float,
     keyless_decoder,
@@ -48,6 +51,17 @@ trusted only once the report is verified."""
 _CHUNK: Final = 1 << 20
 _WHITESPACE: Final = " \t\n\r"
 _DECODER: Final = keyless_decoder(finite_float)
+_NEXT_CASE: Final = '},{"id":'
+"""What lies between two cases of a suite as goldgate writes a report (compact, the case's
+id first)."""
+
+
+def _unlimited() -> bool:
+    """Whether no memory limit applies to this process (``base.memorylimit``)."""
+    try:
+        return memory_left() is None
+    except InvalidInputError:  # a limit that is not a number: said where it is read
+        return False
 
 
 class _Unstreamable(Exception):  # private control flow, never leaves here: not a GoldgateError
@@ -174,6 +188,11 @@ class _Scanner:
         self.at = 0
         self.indexes: list[CaseIndex | None] = []
         self.on_case = on_case
+        self.encoded: bytes | None = None
+        self.as_written = _unlimited()
+        """Whether cases written as goldgate writes them are parsed by orjson
+        (``_case_as_written``): not under a memory limit, where orjson, short of memory,
+        crashes the process (``strictjson.written_colons`` avoids it there too)."""
         self.suites = 0
         """Suites met so far (a suite's place in the report, for ``on_case``)."""
 
@@ -199,9 +218,15 @@ class _Scanner:
     def value(self, case: bool = False) -> tuple[Any, int, int]:
         """The JSON value at the scanner, its text's start and end; a ``case`` too large for
         the memory left is refused (``readbound.admit_case``) before it is checked further
-        (orjson, short of memory, crashes the process)."""
+        (orjson, short of memory, crashes the process). A case's UTF-8 bytes are left in
+        ``encoded`` where they were made (``_case_as_written``)."""
         self.char()
         self.at = self.source.drop(self.at)
+        self.encoded = None
+        if case and self.as_written:
+            found = self._case_as_written()
+            if found is not None:
+                return found
         least = _CHUNK
         while True:
             text = self.source.text
@@ -226,6 +251,32 @@ class _Scanner:
             piece, value, from_utf8=True
         ):
             raise _Unstreamable("needs the strict parser")
+        return value, start, end
+
+    def _case_as_written(self) -> tuple[Any, int, int] | None:
+        """The case at the scanner where goldgate wrote it and the next one (compact:
+        ``},{"id":`` between them, within the text read so far), parsed by orjson (several
+        times faster than the standard library's decoder, and the same values where
+        ``jsonvalue.orjson_reads_exactly``); None where that is not so, for ``value`` to
+        decode it. A slice of the text that starts with ``{`` and parses whole ends where
+        that object ends: it is the very value ``value`` would decode."""
+        text, start = self.source.text, self.at
+        close = text.find(_NEXT_CASE, start, start + _CHUNK)
+        if close < 0 or text[start] != "{":
+            return None
+        end = close + 1
+        data = text[start:end].encode("utf-8")
+        if not orjson_reads_exactly(data):
+            return None
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:  # not the end of this case (or not JSON): decoded
+            return None
+        if not keys_surely_unique(text, start, end, value) or too_deep_or_surrogates(
+            text[start:end], value, from_utf8=True
+        ):
+            raise _Unstreamable("needs the strict parser")
+        self.at, self.encoded = end, data
         return value, start, end
 
     def members(self, special: str, inner: Any) -> dict[str, Any]:
@@ -283,7 +334,7 @@ class _Scanner:
         def case() -> None:
             value, start, end = self.value(case=True)
             source = self.source
-            piece = source.text[start:end].encode("utf-8")
+            piece = self.encoded or source.text[start:end].encode("utf-8")
             if hook is not None:
                 hook(suite, len(index), value)
             index.add(source.byte_at(start), piece, value)
