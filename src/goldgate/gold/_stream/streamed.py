@@ -108,9 +108,8 @@ def stream_suite(
     except (NotStreamable, _HasProblems, OSError):  # a read error: the whole-file path says it
         OPEN_FILES.release(store.key)
         return None
-    hasher, has_text, scorers, judges = facts
+    hasher, has_text, scorers, judges, ids = facts
     workflow = workflows.get(suite.workflow)
-    ids = set(store.ids)
     if next(suite_head_violations(manifest, (), suite, workflow, ids, has_text), None):
         OPEN_FILES.release(store.key)
         return None
@@ -141,11 +140,11 @@ def _check_cases(
     scorer_names: Collection[str],
     *,
     judge_names: Collection[str] | None = None,
-) -> tuple[SuiteHasher, bool, set[str], set[str]]:
+) -> tuple[SuiteHasher, bool, set[str], set[str], set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
     first problem. Returns the fingerprint, whether any case compares text, the custom
-    scorers named and the judges named. Past ``PARALLEL_FROM`` cases (from the first in a
-    large file), helper processes may check batches of cases meanwhile
+    scorers named, the judges named and the cases' ids. Past ``PARALLEL_FROM`` cases (from
+    the first in a large file), helper processes may check batches of cases meanwhile
     (``gold._stream.parallel``): cases still reach the hasher and the store in order."""
     check = _CaseCheck(
         workflows.get(suite.workflow),
@@ -202,7 +201,7 @@ def _check_cases(
     finally:
         for started in helpers:
             started.stop()
-    return taken.hasher, taken.has_text, taken.scorers, taken.judges
+    return taken.hasher, taken.has_text, taken.scorers, taken.judges, taken.seen
 
 
 _WAITING = 8 * 128
