@@ -37,6 +37,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import open_regular_file
 from goldgate.base.textsafe import escape_control
 from goldgate.gold._stream.casefile import reparse
+from goldgate.gold._stream.caseids import CaseIds
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
 from goldgate.gold.errors import GoldChangedError
 from goldgate.gold.patterns import PatternCode, rebuild_pattern
@@ -305,51 +306,6 @@ class CaseStore:
 
     def _changed(self, index: int, why: str | None = None) -> GoldChangedError:
         return _gold_changed(f"{self.source}:{self.lines[index]}", "changed", why)
-
-
-class CaseIds(Sequence[str]):
-    """Each case's id, held as one run of UTF-8 bytes and where each ends: about 18 bytes a
-    case of ten characters, where a list of strings holds about 67 (a run keeps its cases'
-    ids from the check to its end: 50 MB less at 1,000,000 cases, in each of its processes).
-    An id is made again when asked for (a shard's choice, a case read back)."""
-
-    __slots__ = ("_ends", "_text")
-
-    def __init__(self) -> None:
-        self._text = bytearray()
-        self._ends = array("q")
-
-    def append(self, case_id: str) -> None:
-        self._text += case_id.encode("utf-8", "surrogatepass")
-        self._ends.append(len(self._text))
-
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    def _at(self, index: int) -> str:
-        start = self._ends[index - 1] if index else 0
-        return self._text[start : self._ends[index]].decode("utf-8", "surrogatepass")
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._at(index)
-
-    def __iter__(self) -> Iterator[str]:
-        text, start = self._text, 0
-        for end in self._ends:
-            yield text[start:end].decode("utf-8", "surrogatepass")
-            start = end
 
 
 def _gold_changed(place: str, what: str, why: str | None = None) -> GoldChangedError:
