@@ -374,7 +374,7 @@ class LazyCases(_View["Case"], RecordedCases):
 
     def select(self, positions: Sequence[int]) -> LazyCases:
         """The cases at ``positions`` of this view (a shard)."""
-        return LazyCases(self.store, [self._position(p) for p in positions])
+        return LazyCases(self.store, array("q", [self._position(p) for p in positions]))
 
     def recorded(self, index: int) -> RecordedCase:
         """Case ``index`` as a report records it (``CaseStore.recorded``)."""
@@ -393,4 +393,4 @@ class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
         return self.store.compiled(position)
 
     def select(self, positions: Sequence[int]) -> LazyCompiled:
-        return LazyCompiled(self.store, [self._position(p) for p in positions])
+        return LazyCompiled(self.store, array("q", [self._position(p) for p in positions]))
