@@ -20,6 +20,7 @@ from goldgate.base.jsonvalue import canonical_bytes, canonical_json
 from goldgate.base.strictjson import parse_json_text
 from goldgate.gold._stream import casefile
 from goldgate.gold._stream.casefile import ElementReader
+from goldgate.gold._stream.caseids import CaseIds
 from goldgate.gold._stream.store import LazyCases, LazyCompiled
 from goldgate.gold.errors import GoldChangedError, GoldCheckError, NotStreamable
 from goldgate.gold.load import check_gold, load_gold
@@ -560,3 +561,27 @@ def test_integers_beyond_64_bits_read_back_as_they_were_checked(
     assert compiled[0].expected == [number, {"n": -number}]
     assert type(compiled[0].expected[0]) is int
     assert suite.cases[0] == _whole_file_suite(project, "filed").cases[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ids=st.lists(st.text(st.characters(exclude_categories=())), max_size=40),
+    other=st.text(st.characters(exclude_categories=())),
+)
+def test_case_ids_held_as_bytes_give_back_every_id(ids: list[str], other: str) -> None:
+    held = CaseIds()
+    for number, case_id in enumerate(ids):
+        assert (case_id in held) == (case_id in ids[:number])  # what finds a repeated id
+        held.append(case_id)
+    for _state in ("indexed", "sealed"):
+        assert all(case_id in held for case_id in ids)
+        assert (other in held) == (other in ids)
+        assert 3 not in held
+        held.seal()
+    assert len(held) == len(ids)
+    assert list(held) == ids
+    assert [held[index] for index in range(-len(ids), len(ids))] == ids + ids
+    assert held[1:-1:2] == ids[1:-1:2]
+    for outside in (len(ids), -len(ids) - 1):
+        with pytest.raises(IndexError):
+            held[outside]

@@ -116,7 +116,7 @@ class RecordedCases(Sequence["Case"]):
         raise NotImplementedError
 
     @property
-    def ids(self) -> list[str]:
+    def ids(self) -> Sequence[str]:
         raise NotImplementedError
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -61,7 +62,7 @@ class GoldSuite:
     name, answer digest) -> the verdict and the gold it was judged against
     (``goldgate.adjudication``). Not part of the fingerprint: a verdict decides an answer, it
     does not change what the gold asks."""
-    positions: tuple[int, ...] | None = None
+    positions: Sequence[int] | None = None
     """For a shard: each case's position in the whole suite (``None``: the whole suite)."""
     whole_case_count: int | None = None
     """For a shard: how many cases the whole suite has."""
@@ -84,11 +85,16 @@ class GoldSuite:
         fingerprint) stays the whole suite's, so shard reports can be merged back."""
         whole = self.cases
         ids = whole.ids if isinstance(whole, RecordedCases) else [c.id for c in whole]
-        chosen = [
-            position
-            for position, case_id in enumerate(ids)
-            if shard_of(self.name, case_id, count) == index
-        ]
+        # Arrays (8 bytes a case, where a tuple of ints holds about 40): a shard's run keeps
+        # them to its end, in its report process too.
+        chosen = array(
+            "q",
+            [
+                position
+                for position, case_id in enumerate(ids)
+                if shard_of(self.name, case_id, count) == index
+            ],
+        )
         cases: Sequence[Case]
         compiled: Sequence[tuple[CompiledExpectation, ...]]
         if isinstance(self.cases, LazyCases) and isinstance(self.compiled, LazyCompiled):
@@ -100,8 +106,8 @@ class GoldSuite:
             self,
             cases=cases,
             compiled=compiled,
-            lines=tuple(self.lines[p] for p in chosen) if self.lines else (),
-            positions=tuple(chosen),
+            lines=array("q", [self.lines[p] for p in chosen]) if self.lines else (),
+            positions=chosen,
             whole_case_count=len(self.cases),
             judges=self.judge_names(),
         )

@@ -9,6 +9,7 @@ cases is ``report.rebuild``. Pure: nothing here runs a target or touches a file.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -42,7 +43,7 @@ from goldgate.report.verdicts import (
 )
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.attempt import AttemptOutcome
-from goldgate.scoring.observations import Observation, ObservationStatus
+from goldgate.scoring.observations import ObservationStatus, ObservationTally
 from goldgate.scoring.outcomes import CheckOutcome
 
 if TYPE_CHECKING:
@@ -182,7 +183,9 @@ class Collector(Protocol):
 class SuiteCollector:
     """One suite's attempts, taken in case-major order. Each case's record goes to
     ``write_case`` as soon as its last attempt arrives; only counters, summary sums and the
-    observations metrics need are kept."""
+    distinct observations metrics need (``ObservationTally``) are kept, nothing an attempt
+    (issue 43: a run's memory does not grow with its attempts) but the latencies a latency
+    maximum needs (8 bytes an attempt) and the queue of checks waiting for a person."""
 
     leave_unscored: Callable[[], bool] | None = None
 
@@ -200,7 +203,7 @@ class SuiteCollector:
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
         self.figures = Figures()
-        self.observations: list[list[Observation]] = [[] for _ in suite.metrics]
+        self.observations = [ObservationTally() for _ in suite.metrics]
         self._metric_scopes: list[tuple[Metric, frozenset[str] | None]] = []
         if suite.metrics:
             from goldgate.gold.rules import metric_scopes
@@ -211,8 +214,8 @@ class SuiteCollector:
         self.count = 0
         self.live = LiveTally()
         self.judges = JudgeTally()
-        self.latencies: list[float] | None = (
-            [] if latencies_kept(suite.thresholds) else None
+        self.latencies: array[float] | None = (
+            array("d") if latencies_kept(suite.thresholds) else None
         )  # kept only for a latency maximum to hold them to
 
     def case_expectations(self, index: int) -> Sequence[CompiledExpectation]:
@@ -275,12 +278,10 @@ class SuiteCollector:
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
         if self._metric_scopes:
-            for (metric, scope), observations in zip(
+            for (metric, scope), tally in zip(
                 self._metric_scopes, self.observations, strict=True
             ):
-                observation = _observation(metric, scope, outcome)
-                if observation is not None:
-                    observations.append(observation)
+                _observe(tally, metric, scope, outcome)
         self._pending.append(attempt_json(outcome, self.include_details))
         self._added(outcome.index, outcome.attempt, outcome.case)
 
@@ -449,18 +450,20 @@ def _tokens(path: str) -> tuple[str, ...]:
     return parse_pointer(path)
 
 
-def _observation(
-    metric: Metric, scope: frozenset[str] | None, outcome: AttemptOutcome
-) -> Observation | None:
-    """What the attempt says for ``metric`` (``scope``: the case ids it includes, ``None``
-    for all); None for a case the metric leaves out."""
-    if scope is not None and outcome.case.id not in scope:
-        return None
-    expected = next(e.expected for e in outcome.case.expectations if e.path == metric.path)
+def _observe(
+    tally: ObservationTally, metric: Metric, scope: frozenset[str] | None, outcome: AttemptOutcome
+) -> None:
+    """What the attempt says for ``metric`` into its tally (``scope``: the case ids it
+    includes, ``None`` for all); nothing for a case the metric leaves out."""
+    case = outcome.case
+    if scope is not None and case.id not in scope:
+        return
+    expected = next(e.expected for e in case.expectations if e.path == metric.path)
+    status: ObservationStatus
     if outcome.status == "completed" and outcome.document is not None:
         predicted: Any = resolve(outcome.document, _tokens(metric.path))
-        status: ObservationStatus = "observed"
+        status = "observed"
     else:
         predicted = MISSING
         status = "error" if outcome.status in RUNTIME_FAILURES else "skipped"
-    return Observation(outcome.case.id, outcome.attempt, expected, status, predicted)
+    tally.observe(case.id, outcome.attempt, gold=expected, status=status, predicted=predicted)

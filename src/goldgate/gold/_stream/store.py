@@ -37,6 +37,7 @@ from goldgate.base.errors import InvalidInputError
 from goldgate.base.files import open_regular_file
 from goldgate.base.textsafe import escape_control
 from goldgate.gold._stream.casefile import reparse
+from goldgate.gold._stream.caseids import CaseIds
 from goldgate.gold.compiled import CompiledExpectation, compile_expectations
 from goldgate.gold.errors import GoldChangedError
 from goldgate.gold.patterns import PatternCode, rebuild_pattern
@@ -154,7 +155,7 @@ class CaseStore:
         self.lengths = array("q")
         self.checksums = array("L")
         self.lines = array("l")
-        self.ids: list[str] = []
+        self.ids = CaseIds()
         self._lock = threading.Lock()
         self._cases: OrderedDict[int, Case] = OrderedDict()
         self._gold: OrderedDict[int, tuple[RecordedCase, tuple[CompiledExpectation, ...]]] = (
@@ -359,7 +360,7 @@ class _View(Sequence[T], Generic[T]):
             yield self[index]
 
     @property
-    def ids(self) -> list[str]:
+    def ids(self) -> Sequence[str]:
         """Each case's id, without reading any case."""
         ids = self.store.ids
         return ids if self.positions is None else [ids[p] for p in self.positions]
@@ -373,7 +374,7 @@ class LazyCases(_View["Case"], RecordedCases):
 
     def select(self, positions: Sequence[int]) -> LazyCases:
         """The cases at ``positions`` of this view (a shard)."""
-        return LazyCases(self.store, [self._position(p) for p in positions])
+        return LazyCases(self.store, array("q", [self._position(p) for p in positions]))
 
     def recorded(self, index: int) -> RecordedCase:
         """Case ``index`` as a report records it (``CaseStore.recorded``)."""
@@ -392,4 +393,4 @@ class LazyCompiled(_View[tuple[CompiledExpectation, ...]]):
         return self.store.compiled(position)
 
     def select(self, positions: Sequence[int]) -> LazyCompiled:
-        return LazyCompiled(self.store, [self._position(p) for p in positions])
+        return LazyCompiled(self.store, array("q", [self._position(p) for p in positions]))

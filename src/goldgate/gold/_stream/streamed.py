@@ -110,10 +110,10 @@ def stream_suite(
         return None
     hasher, has_text, scorers, judges = facts
     workflow = workflows.get(suite.workflow)
-    ids = set(store.ids)
-    if next(suite_head_violations(manifest, (), suite, workflow, ids, has_text), None):
+    if next(suite_head_violations(manifest, (), suite, workflow, store.ids, has_text), None):
         OPEN_FILES.release(store.key)
         return None
+    store.ids.seal()
     note("streamed check")
     return GoldSuite(
         name=suite.name,
@@ -144,8 +144,9 @@ def _check_cases(
 ) -> tuple[SuiteHasher, bool, set[str], set[str]]:
     """Every case checked as it streams by and added to ``store``; ``_HasProblems`` at the
     first problem. Returns the fingerprint, whether any case compares text, the custom
-    scorers named and the judges named. Past ``PARALLEL_FROM`` cases (from the first in a
-    large file), helper processes may check batches of cases meanwhile
+    scorers named and the judges named (the cases' ids are the store's). Past
+    ``PARALLEL_FROM`` cases (from the first in a large file), helper processes may check
+    batches of cases meanwhile
     (``gold._stream.parallel``): cases still reach the hasher and the store in order."""
     check = _CaseCheck(
         workflows.get(suite.workflow),
@@ -238,21 +239,21 @@ class _Sent(NamedTuple):
 
 
 class _Taken:
-    """The cases taken so far, in file order: their ids, the fingerprint, the store, and
-    what the suite's own rules need to know of them."""
+    """The cases taken so far, in file order: the fingerprint, the store (their ids and
+    places), and what the suite's own rules need to know of them."""
 
     def __init__(self, store: CaseStore, hasher: SuiteHasher) -> None:
         self.store = store
         self.hasher = hasher
-        self.seen: set[str] = set()
         self.has_text = False
         self.scorers: set[str] = set()
         self.judges: set[str] = set()
 
     def _id(self, case_id: str) -> None:
-        if case_id in self.seen:  # a duplicate id: the whole-file path says where
+        """Before the case is added to the store: a repeated id is a problem, which the
+        whole-file path says where (the store's ids are indexed while they are checked)."""
+        if case_id in self.store.ids:
             raise _HasProblems
-        self.seen.add(case_id)
 
     def add_checked(self, case: _Checked) -> None:
         self._id(case.id)
