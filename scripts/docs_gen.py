@@ -13,12 +13,14 @@ The generated parts:
   columns;
 - the JSON Schemas in ``schemas/`` (what ``goldgate schema NAME`` prints), which the gold
   page's examples are validated against and editors read;
+- the renderers' Jinja templates compiled ahead, ``src/goldgate/render/_precompiled.py``
+  (``goldgate.render.precompile``; ``scripts/precompile_templates.py`` writes it alone);
 - the screenshots in ``docs/images/`` (``scripts/screenshots.py``, which needs Chromium; left
   out with ``--no-screenshots`` and by ``--check``, since ``tests/test_screenshots.py`` checks
   them).
 
 ``tests/test_docs_generated.py`` fails when a text part is stale, ``tests/app/test_schemas.py``
-when a schema is.
+when a schema is, ``tests/render/test_precompiled.py`` when the compiled templates are.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 ACTION_PAGES = ("docs/action.md",)
 CLI_PAGE = "docs/cli.md"
+PRECOMPILED = "src/goldgate/render/_precompiled.py"
 WIDTH = 100
 
 
@@ -99,12 +102,16 @@ def generated(root: Path = ROOT) -> dict[str, str]:
 
     for name in SCHEMA_NAMES:
         pages[f"schemas/{name}.schema.json"] = schema_text(name)
+    from goldgate.render.precompile import precompiled_module
+
+    pages[PRECOMPILED] = precompiled_module()
     return pages
 
 
 def stale(root: Path = ROOT) -> list[str]:
     """The pages whose generated parts are out of date."""
-    return [page for page, text in generated(root).items() if (root / page).read_text("utf-8") != text]
+    pages = generated(root).items()
+    return [page for page, text in pages if (root / page).read_text("utf-8") != text]
 
 
 def main() -> int:
