@@ -12,6 +12,7 @@ import jinja2
 import pytest
 
 from goldgate.render import _precompiled, html, markdown, precompile
+from goldgate.render.precompile import kind_of
 
 SCRIPT = "scripts/precompile_templates.py"
 
@@ -25,13 +26,13 @@ def test_the_code_shipped_is_the_code_jinja_generates_now() -> None:
 
 
 def _fresh() -> list[tuple[jinja2.Environment, tuple[str, ...]]]:
-    """Each renderer's environment made anew (theirs are cached), with its templates."""
+    """Each renderer's environment made anew (theirs are cached), with its templates: every
+    file of the templates folder, by the renderer that loads it."""
+    folder = Path(html.__file__).parent / "templates"
+    names = sorted(path.name for path in folder.glob("*.j2"))
     return [
-        (renderer.environment.__wrapped__(), names)
-        for renderer, names in (
-            (html, ("page.html.j2", "page_figures.html.j2", "page.css.j2", "page.js.j2")),
-            (markdown, ("report.md.j2", "sections.md.j2")),
-        )
+        (renderer.environment.__wrapped__(), tuple(n for n in names if kind_of(n) == kind))
+        for renderer, kind in ((html, "html"), (markdown, "markdown"))
     ]
 
 

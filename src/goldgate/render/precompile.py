@@ -10,20 +10,28 @@ from jinja2 import Environment
 
 from goldgate.render._jinja import template_digest
 
-__all__ = ["precompiled_module"]
+__all__ = ["kind_of", "precompiled_module"]
+
+
+def kind_of(name: str) -> str:
+    """The renderer whose environment loads the template ``name``: Markdown's end in
+    ``.md.j2``, the HTML page's are the others."""
+    return "markdown" if name.endswith(".md.j2") else "html"
 
 
 def _environments() -> Mapping[str, tuple[Environment, tuple[str, ...]]]:
-    """Each kind's environment and the templates it renders."""
+    """Each kind's environment and the templates it renders: every template of the folder,
+    so that one added is compiled ahead too."""
     from goldgate.render import html, markdown
 
-    return {
-        "html": (
-            html.environment(),
-            ("page.css.j2", "page.html.j2", "page.js.j2", "page_figures.html.j2"),
-        ),
-        "markdown": (markdown.environment(), ("report.md.j2", "sections.md.j2")),
-    }
+    environments = {"html": html.environment(), "markdown": markdown.environment()}
+    found = {}
+    for kind, environment in environments.items():
+        loader = environment.loader
+        assert loader is not None
+        names = tuple(name for name in loader.list_templates() if kind_of(name) == kind)
+        found[kind] = (environment, tuple(sorted(names)))
+    return found
 
 
 def precompiled_module() -> str:
