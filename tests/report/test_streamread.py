@@ -227,7 +227,8 @@ def test_cases_as_written_are_parsed_as_the_standard_library_parses_them(
     """A case written as goldgate writes it (compact, the next case after ``},{"id":``) is
     parsed by orjson, the values the standard library's decoder gives: not where the text
     between them is not the case's end (an object of its own starting with ``id``), holds a
-    run of 19 digits (an integer orjson reads as a float), or a memory limit applies; a
+    run of 19 digits (maybe an integer orjson reads as a float) and is not what orjson
+    writes of it (``1e-07``, which orjson writes ``1e-7``), or a memory limit applies; a
     repeated key is still the whole read's to refuse."""
     from goldgate.report import scan
 
@@ -237,8 +238,9 @@ def test_cases_as_written_are_parsed_as_the_standard_library_parses_them(
         monkeypatch.setattr(scan, "memory_left", lambda: 1 << 40)
     cases: list[Any] = [
         {"id": "a", "input": [{"id": 1}, {"id": 2}]},  # not its end: decoded
-        {"id": "b", "n": 1234567890123456789, "m": -0.0},  # 19 digits: decoded
-        {"id": "c", "f": 1.5e300, "s": "é\u2028\\", "t": [True, None, {}]},
+        {"id": "b", "n": 1234567890123456789, "m": -0.0, "e": 1e-7},  # 19 digits: decoded
+        {"id": "b2", "n": 1234567890123456789, "m": -0.0},  # as orjson writes it: orjson's
+        {"id": "c", "f": 1.5e300, "g": 1e-5, "s": "é\u2028\\", "t": [True, None, {}]},
         {"id": "d", "x": 0.1, "y": [1, [2, [3]]]},
         {"id": "e"},  # the last: decoded
     ]

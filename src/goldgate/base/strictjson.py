@@ -220,6 +220,45 @@ def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = Fal
     )
 
 
+# The same two patterns over UTF-8 bytes (``keys_surely_unique_in``,
+# ``too_deep_or_surrogates_in``): an escape is ASCII, so it is the same bytes as text.
+_ESCAPED_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+_ESCAPED_COLON_BYTES = re.compile(rb"\\u003[aA]")
+
+
+def keys_surely_unique_in(data: bytes, start: int, end: int, value: JsonValue) -> bool:
+    """``keys_surely_unique`` for ``value`` decoded from the UTF-8 bytes ``data[start:end]``,
+    without decoding them: a colon is one byte in UTF-8, never part of another character, so
+    the bytes hold as many as the text."""
+    if type(value) is not dict and type(value) is not list:
+        return True  # a scalar has no keys
+    if data.find(b"\\u003", start, end) >= 0 and _ESCAPED_COLON_BYTES.search(data, start, end):
+        return False
+    try:
+        written = written_colons(value)
+    except TypeError:  # an integer past 64 bits, or a lone surrogate: strict_decoder decides
+        return False
+    return written == data.count(b":", start, end)
+
+
+def too_deep_or_surrogates_in(data: bytes, start: int, end: int, value: JsonValue) -> bool:
+    """``too_deep_or_surrogates(..., from_utf8=True)`` for ``value`` decoded from the valid
+    UTF-8 bytes ``data[start:end]`` (which hold no raw surrogate, only an escaped one),
+    without decoding them. Their length counts bytes, not characters: only a quick bound
+    before the brackets are counted, which the value's own depth then settles."""
+    if (
+        data.find(b"\\u", start, end) >= 0
+        and _ESCAPED_SURROGATE_BYTES.search(data, start, end)
+        and _holds_surrogate(value)
+    ):
+        return True
+    return (
+        end - start > MAX_DEPTH
+        and data.count(b"[", start, end) + data.count(b"{", start, end) > MAX_DEPTH
+        and _depth(value) > MAX_DEPTH
+    )
+
+
 def _holds_surrogate(value: JsonValue) -> bool:
     """Whether any string in ``value`` (a key or a value) holds a UTF-16 surrogate."""
     pending = [value]

@@ -127,11 +127,20 @@ def too_large_to_read(
     )
 
 
+_NOT_MARKS: Final = bytes(set(range(256)) - {mark[0] for mark, _ in MARK_WEIGHTS})
+_MARKS_APART: Final = 1 << 20
+"""Text up to this size has its marks taken apart before they are counted (``weighed``)."""
+
+
 def weighed(data: bytes) -> int:
     """The size ``data``, JSON text, weighs as when read: its bytes, or its ``{``, ``[``,
     ``:`` and ``,`` weighed by ``MARK_WEIGHTS``, or its ``,`` by ``ELEMENT_WEIGHT``,
     whichever is most (counted in C, strings included: never fewer than there are)."""
-    count = data.count  # each mark counted once, without a generator: every case is weighed
+    # Every case is weighed: its marks taken apart first (one pass over its bytes, leaving
+    # a tenth of them) are counted in a third of the time four passes take. Not a whole
+    # report's text: the marks apart would be a tenth of it more in memory.
+    marks = data.translate(None, _NOT_MARKS) if len(data) <= _MARKS_APART else data
+    count = marks.count  # each mark counted once, without a generator
     commas = count(b",")
     values = _BRACE * count(b"{") + _BRACKET * count(b"[") + _COLON * count(b":") + _COMMA * commas
     return max(len(data), values, ELEMENT_WEIGHT * commas)

@@ -3,11 +3,14 @@ report's figures (everything but its cases) and where each case's bytes are, nev
 themselves (issue 43).
 
 The scanner walks the report's top-level object and its suites member by member, in any
-order and with any whitespace, and each case of a suite's ``cases`` array is parsed on its
-own (the standard library's decoder, which gives the values ``jsonvalue.loads_exact`` gives)
-and let go of: what is kept is its offset, length and checksum (``CaseIndex``). Reading the
-cases again (``CaseIndex.read``) takes them back from the same open file, a case at a time,
-and refuses a case whose bytes changed since.
+order and with any whitespace, over the file's bytes, and each case of a suite's ``cases``
+array is parsed on its own and let go of: what is kept is its offset, length and checksum
+(``CaseIndex``). A case as goldgate writes it (compact, the next one after ``},{"id":``) is
+found in the bytes and parsed by orjson straight from them (``_Scanner.written_run``); any
+other value is decoded by the standard library's decoder (``_Scanner.value``). Both give
+the values ``jsonvalue.loads_exact`` gives. Reading the cases again (``CaseIndex.read``)
+takes them back from the same open file, a run of cases read in order at once, and refuses
+a case whose bytes changed since.
 
 Nothing here describes a problem: anything the stream cannot take as it comes (not JSON, a
 repeated key, a lone surrogate, nesting past the limit, invalid UTF-8, an older format to
@@ -34,8 +37,8 @@ from goldgate.base.memorylimit import memory_left
 from goldgate.base.strictjson import (
     finite_float,
     keyless_decoder,
-    keys_surely_unique,
-    too_deep_or_surrogates,
+    keys_surely_unique_in,
+    too_deep_or_surrogates_in,
 )
 from goldgate.base.textsafe import escape_control
 from goldgate.report.readbound import ELEMENT_WEIGHT, admit_case, weighed
@@ -49,11 +52,16 @@ place in the suite, and its plain JSON (let go of once the hook returns). What i
 trusted only once the report is verified."""
 
 _CHUNK: Final = 1 << 20
-_WHITESPACE: Final = " \t\n\r"
+_SMALL: Final = 1 << 12
+"""The fewest bytes decoded at once for a value the standard library's decoder reads."""
+_AHEAD: Final = 1 << 18
+"""Bytes read at once where cases are read again in order (``CaseIndex.read``)."""
+_WHITESPACE: Final = b" \t\n\r"
 _DECODER: Final = keyless_decoder(finite_float)
-_NEXT_CASE: Final = '},{"id":'
+_NEXT_CASE: Final = b'},{"id":'
 """What lies between two cases of a suite as goldgate writes a report (compact, the case's
 id first)."""
+_OPEN_OBJECT, _CLOSE_OBJECT, _OPEN_ARRAY, _CLOSE_ARRAY, _COMMA, _COLON = b"{}[],:"
 
 
 def _unlimited() -> bool:
@@ -70,7 +78,7 @@ class _Unstreamable(Exception):  # private control flow, never leaves here: not 
 
 class CaseIndex:
     """Where each case of one suite lies in the report file: offsets, lengths and checksums
-    of their bytes, in order (24 bytes a case, never the case)."""
+    of their bytes, in order (some 33 bytes a case, never the case)."""
 
     def __init__(self) -> None:
         self.offsets = array("q")
@@ -80,11 +88,23 @@ class CaseIndex:
         self.positions = array("q")
         """Each case's stored ``position`` (a shard's; -1 where it has none or it is not a
         non-negative integer), noted as the cases are scanned."""
+        self.exact = bytearray()
+        """1 for a case whose bytes orjson is known to read as the standard library does
+        (read again without looking: ``jsonvalue.loads_exact`` looks)."""
+        self._ahead: tuple[BinaryIO, int, bytes] | None = None
+        """The file's bytes read ahead for the cases after the last one read (``read``):
+        the handle they were read from, their offset, the bytes."""
+        self._next = 0
+        """The case after the last one read: where reading it too reads ahead."""
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add(self, offset: int, data: bytes, case: Any) -> None:
+    def __getstate__(self) -> dict[str, Any]:
+        # Handed to another process (``streamread.hand_scan``) without an open file's bytes.
+        return {**self.__dict__, "_ahead": None, "_next": 0}
+
+    def add(self, offset: int, data: bytes, case: Any, exact: bool = False) -> None:
         self.offsets.append(offset)
         self.lengths.append(len(data))
         self.checksums.append(zlib.crc32(data))
@@ -94,6 +114,7 @@ class CaseIndex:
         if type(position) is not int or not 0 <= position < 1 << 62:
             position = -1
         self.positions.append(position)
+        self.exact.append(exact)
 
     def largest(self) -> int:
         """The size the heaviest case weighs as when read (``readbound.weighed``: its
@@ -104,12 +125,31 @@ class CaseIndex:
         """The plain JSON of case ``position``, read again from ``handle``; a case whose
         bytes are not those scanned is refused (the file changed while it was read)."""
         length = self.lengths[position]
-        data = os.pread(handle.fileno(), length, self.offsets[position])
+        data = self._bytes(handle, self.offsets[position], length, position)
         if len(data) != length or zlib.crc32(data) != self.checksums[position]:
             raise ReportRefusedError(
                 f"{escape_control(path)}: changed while it was read; read it again."
             )
-        return loads_exact(data)
+        return orjson.loads(data) if self.exact[position] else loads_exact(data)
+
+    def _bytes(self, handle: BinaryIO, offset: int, length: int, position: int) -> bytes:
+        """Case ``position``'s bytes: from the bytes read ahead where they hold it, else
+        read, with the ``_AHEAD`` bytes after it where it follows the case read last (a
+        run read in order takes one read, not one a case)."""
+        ahead = self._ahead
+        in_order, self._next = position == self._next, position + 1
+        if ahead is not None and ahead[0] is handle:
+            at = offset - ahead[1]
+            if at >= 0 and at + length <= len(ahead[2]):
+                if self._next == len(self.offsets):  # the last case: nothing after it
+                    self._ahead = None
+                return ahead[2][at : at + length]
+        self._ahead = None
+        if not in_order or length >= _AHEAD or self._next == len(self.offsets):
+            return os.pread(handle.fileno(), length, offset)
+        block = os.pread(handle.fileno(), _AHEAD, offset)
+        self._ahead = (handle, offset, block)
+        return block[:length]
 
 
 class LazyCases:
@@ -142,171 +182,176 @@ class ScannedReport:
     largest_case: int
 
 
-class _Text:
-    """The file's text from ``base`` (a byte offset) on, read a chunk at a time."""
+class _Bytes:
+    """The file's bytes from ``base`` (their offset in the file) on, read a chunk at a time;
+    each chunk hashed and checked to be UTF-8 as it is read (orjson checks what it parses
+    again; what lies between the cases only this checks)."""
 
     def __init__(self, handle: BinaryIO) -> None:
         self.handle = handle
-        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        self.text = ""
-        self.mark = 0
-        """A place in ``text`` whose byte offset in the file is ``mark_byte``."""
-        self.mark_byte = 0
+        self.data = b""
+        self.base = 0
         self.done = False
         self.hash = hashlib.sha256()
+        self.utf8 = codecs.getincrementaldecoder("utf-8")("strict")
 
-    def more(self, least: int = _CHUNK) -> None:
+    def more(self, least: int = _CHUNK, at: int = 0) -> int:
+        """Read ``least`` bytes more (a chunk at least), forgetting those before ``at`` (an
+        offset in ``data``, where the reader is); where ``at`` is now. Both at once: the
+        bytes kept are copied once."""
         if self.done:
             raise _Unstreamable("ends early")
         data = self.handle.read(max(least, _CHUNK))
         self.hash.update(data)
-        try:
-            self.text += self.decoder.decode(data, final=not data)
-        except UnicodeDecodeError:
-            raise _Unstreamable("not UTF-8") from None
+        # ASCII with no character begun before it is UTF-8 (a check many times faster than
+        # decoding); else it is decoded, the text let go of.
+        if not data.isascii() or self.utf8.getstate()[0]:
+            try:
+                self.utf8.decode(data, final=not data)
+            except UnicodeDecodeError:
+                raise _Unstreamable("not UTF-8") from None
+        self.data = self.data[at:] + data
+        self.base += at
         self.done = not data
+        return 0
 
-    def byte_at(self, position: int) -> int:
-        """The byte offset in the file of ``position`` (at or after the last one asked)."""
-        self.mark_byte += len(self.text[self.mark : position].encode("utf-8"))
-        self.mark = position
-        return self.mark_byte
 
-    def drop(self, position: int) -> int:
-        """Forget the text before ``position``; where that is now."""
-        if position > _CHUNK:
-            self.byte_at(position)
-            self.text, self.mark = self.text[position:], 0
-            return 0
-        return position
+def _as_written(piece: bytes) -> Any:
+    """The case ``piece`` holds as goldgate wrote it, parsed by orjson: None where it is
+    not one JSON value (the next case was not where ``},{"id":`` said: an object of its own
+    inside this one) or orjson may read it otherwise than the standard library. A slice that
+    starts with ``{`` and parses whole ends where that object ends: it is the very value the
+    standard library's decoder would decode there.
+
+    Where orjson writes the value back as these very bytes (as goldgate wrote them), orjson
+    read them exactly, no key repeated (a repeated one is written once), nothing is nested
+    past the limit (orjson writes no deeper than 255) and no string holds a surrogate
+    (orjson writes none); only other bytes are looked at further, as the decoded ones are."""
+    try:
+        value = orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        return None
+    try:
+        if orjson.dumps(value) == piece:
+            return value
+    except TypeError:  # nested past what orjson writes: looked at further
+        pass
+    if not orjson_reads_exactly(piece):  # an integer orjson reads as a float: decoded
+        return None
+    if not keys_surely_unique_in(piece, 0, len(piece), value) or too_deep_or_surrogates_in(
+        piece, 0, len(piece), value
+    ):
+        raise _Unstreamable("needs the strict parser")
+    return value
 
 
 class _Scanner:
     def __init__(self, handle: BinaryIO, path: str, on_case: CaseHook | None = None) -> None:
         self.path = path
-        self.source = _Text(handle)
+        self.source = _Bytes(handle)
         self.at = 0
+        """Where the scanner is: an offset in ``source.data``."""
         self.indexes: list[CaseIndex | None] = []
         self.on_case = on_case
-        self.encoded: bytes | None = None
         self.as_written = _unlimited()
         """Whether cases written as goldgate writes them are parsed by orjson
-        (``_case_as_written``): not under a memory limit, where orjson, short of memory,
+        (``written_run``): not under a memory limit, where orjson, short of memory,
         crashes the process (``strictjson.written_colons`` avoids it there too)."""
         self.suites = 0
         """Suites met so far (a suite's place in the report, for ``on_case``)."""
+        self.window = _SMALL
+        """How many bytes to decode for the next value (``value``): twice the last one's."""
 
-    def char(self) -> str:
-        """The next character that is not whitespace (the scanner left on it)."""
+    def char(self) -> int:
+        """The next byte that is not whitespace (the scanner left on it)."""
         source = self.source
         while True:
-            text = source.text
+            data = source.data
             at = self.at
-            while at < len(text) and text[at] in _WHITESPACE:
+            while at < len(data) and data[at] in _WHITESPACE:
                 at += 1
             self.at = at
-            if at < len(text):
-                return text[at]
-            self.at = source.drop(at)
-            source.more()
+            if at < len(data):
+                return data[at]
+            self.at = source.more(at=at)
 
-    def take(self, expected: str) -> None:
+    def take(self, expected: int) -> None:
         if self.char() != expected:
-            raise _Unstreamable(expected)
+            raise _Unstreamable(chr(expected))
         self.at += 1
 
     def value(self, case: bool = False) -> tuple[Any, int, int]:
-        """The JSON value at the scanner, its text's start and end; a ``case`` too large for
-        the memory left is refused (``readbound.admit_case``) before it is checked further
-        (orjson, short of memory, crashes the process). A case's UTF-8 bytes are left in
-        ``encoded`` where they were made (``_case_as_written``)."""
+        """The JSON value at the scanner, decoded by the standard library's decoder, and its
+        bytes' start and end in ``source.data``; a ``case`` too large for the memory left is
+        refused (``readbound.admit_case``) before it is checked further. Its bytes are
+        decoded from a window that doubles until the value ends inside it (or the file
+        does), starting at twice the last value's size: a case at a time is decoded about
+        once, however long the file."""
         self.char()
-        self.at = self.source.drop(self.at)
-        self.encoded = None
-        if case and self.as_written:
-            found = self._case_as_written()
-            if found is not None:
-                return found
-        least = _CHUNK
+        source = self.source
+        start = self.at
+        window = self.window
         while True:
-            text = self.source.text
+            data = source.data
+            if len(data) - start < window and not source.done:
+                start = self.at = source.more(window - (len(data) - start), start)
+                continue
+            whole = source.done and len(data) - start <= window  # to the file's end
             try:
-                value, end = _DECODER.raw_decode(text, self.at)
+                text = codecs.utf_8_decode(memoryview(data)[start : start + window], None, whole)[0]
+            except UnicodeDecodeError:
+                raise _Unstreamable("not UTF-8") from None
+            try:
+                value, end = _DECODER.raw_decode(text, 0)
             except (ValueError, RecursionError):
                 end = None
             except JsonRejected:  # NaN, Infinity, a float too large: the strict reader says
                 raise _Unstreamable("not JSON") from None
-            # A value that ends where the text read so far ends may go on (a number).
-            if end is not None and (end < len(text) or self.source.done):
+            # A value that ends where the window ends may go on (a number).
+            if end is not None and (end < len(text) or whole):
                 break
-            if self.source.done:
+            if whole:
                 raise _Unstreamable("not JSON")
-            self.source.more(least)
-            least *= 2
-        start, self.at = self.at, end
-        if case and end - start > _CHUNK:
-            admit_case(self.path, end - start)
-        piece = text[start:end]
-        if not keys_surely_unique(text, start, end, value) or too_deep_or_surrogates(
-            piece, value, from_utf8=True
+            window *= 2
+        size = end if text.isascii() else len(text[:end].encode("utf-8"))
+        self.window = min(max(_SMALL, 2 * size), _CHUNK)
+        if case and end > _CHUNK:  # its length in characters, as the refusal says it
+            admit_case(self.path, end)
+        stop = self.at = start + size
+        if not keys_surely_unique_in(data, start, stop, value) or too_deep_or_surrogates_in(
+            data, start, stop, value
         ):
             raise _Unstreamable("needs the strict parser")
-        return value, start, end
-
-    def _case_as_written(self) -> tuple[Any, int, int] | None:
-        """The case at the scanner where goldgate wrote it and the next one (compact:
-        ``},{"id":`` between them, within the text read so far), parsed by orjson (several
-        times faster than the standard library's decoder, and the same values where
-        ``jsonvalue.orjson_reads_exactly``); None where that is not so, for ``value`` to
-        decode it. A slice of the text that starts with ``{`` and parses whole ends where
-        that object ends: it is the very value ``value`` would decode."""
-        text, start = self.source.text, self.at
-        close = text.find(_NEXT_CASE, start, start + _CHUNK)
-        if close < 0 or text[start] != "{":
-            return None
-        end = close + 1
-        data = text[start:end].encode("utf-8")
-        if not orjson_reads_exactly(data):
-            return None
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:  # not the end of this case (or not JSON): decoded
-            return None
-        if not keys_surely_unique(text, start, end, value) or too_deep_or_surrogates(
-            text[start:end], value, from_utf8=True
-        ):
-            raise _Unstreamable("needs the strict parser")
-        self.at, self.encoded = end, data
-        return value, start, end
+        return value, start, stop
 
     def members(self, special: str, inner: Any) -> dict[str, Any]:
         """An object's members, the one named ``special`` read by ``inner`` where it is an
         array."""
-        self.take("{")
+        self.take(_OPEN_OBJECT)
         found: dict[str, Any] = {}
-        if self.char() == "}":
+        if self.char() == _CLOSE_OBJECT:
             self.at += 1
             return found
         while True:
             key, _, _ = self.value()
             if type(key) is not str or key in found:
                 raise _Unstreamable("a key")
-            self.take(":")
-            if key == special and self.char() == "[":
+            self.take(_COLON)
+            if key == special and self.char() == _OPEN_ARRAY:
                 found[key] = inner()
             else:
                 found[key], _, _ = self.value()
             separator = self.char()
             self.at += 1
-            if separator == "}":
+            if separator == _CLOSE_OBJECT:
                 return found
-            if separator != ",":
+            if separator != _COMMA:
                 raise _Unstreamable(",")
 
     def array(self, element: Any, found: list[Any] | None = None) -> list[Any]:
         """An array's elements, each read by ``element``: kept in ``found`` where given."""
-        self.take("[")
-        if self.char() == "]":
+        self.take(_OPEN_ARRAY)
+        if self.char() == _CLOSE_ARRAY:
             self.at += 1
             return found or []
         while True:
@@ -315,14 +360,14 @@ class _Scanner:
                 found.append(value)
             separator = self.char()
             self.at += 1
-            if separator == "]":
+            if separator == _CLOSE_ARRAY:
                 return found or []
-            if separator != ",":
+            if separator != _COMMA:
                 raise _Unstreamable(",")
 
     def suite(self) -> Any:
         self.suites += 1
-        if self.char() != "{":
+        if self.char() != _OPEN_OBJECT:
             return self.value()[0]
         self.indexes.append(None)
         return self.members("cases", self.cases)
@@ -332,28 +377,56 @@ class _Scanner:
         suite, hook = self.suites - 1, self.on_case
 
         def case() -> None:
+            if self.as_written:
+                self.written_run(index, suite)
             value, start, end = self.value(case=True)
-            source = self.source
-            piece = self.encoded or source.text[start:end].encode("utf-8")
+            data = self.source.data
             if hook is not None:
                 hook(suite, len(index), value)
-            index.add(source.byte_at(start), piece, value)
-            source.mark, source.mark_byte = end, source.mark_byte + len(piece)
+            index.add(self.source.base + start, data[start:end], value)
 
         self.array(case)
         self.indexes[-1] = index
         return index
 
+    def written_run(self, index: CaseIndex, suite: int) -> None:
+        """The cases at the scanner as goldgate writes them, each followed by ``,`` and the
+        next (``},{"id":``), parsed by orjson (``_as_written``: several times faster than
+        the standard library's decoder, the same values) and indexed, up to the first that
+        is not (the last of the suite, or one ``_as_written`` leaves to be decoded): the
+        scanner is left at its start. A case larger than a chunk is decoded."""
+        source, hook = self.source, self.on_case
+        self.char()
+        data, base, at = source.data, source.base, self.at
+        while data[at] == _OPEN_OBJECT:
+            close = data.find(_NEXT_CASE, at, at + _CHUNK)
+            if close < 0:
+                if len(data) - at >= _CHUNK or source.done:
+                    break  # larger than a chunk, or the last case: decoded
+                # The case goes on past the bytes read: read more, keeping it (read when
+                # needed, not ahead, so that little is copied with the next chunk).
+                at = source.more(at=at)
+                data, base = source.data, source.base
+                continue
+            piece = data[at : close + 1]
+            value = _as_written(piece)
+            if value is None:
+                break
+            if hook is not None:
+                hook(suite, len(index), value)
+            index.add(base + at, piece, value, exact=True)
+            at = close + 2  # past the comma: the next case's ``{``
+        self.at = at
+
     def report(self) -> dict[str, Any]:
         value = self.members("suites", lambda: self.array(self.suite, []))
         source = self.source
         while True:
-            if source.text[self.at :].strip(_WHITESPACE):
+            if source.data[self.at :].strip(_WHITESPACE):
                 raise _Unstreamable("trailing data")
             if source.done:
                 return value
-            self.at = source.drop(len(source.text))
-            source.more()
+            self.at = source.more(at=len(source.data))
 
 
 def scan_report(
