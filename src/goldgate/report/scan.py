@@ -226,13 +226,16 @@ def _as_written(piece: bytes) -> Any:
     Where orjson writes the value back as these very bytes (as goldgate wrote them), orjson
     read them exactly, no key repeated (a repeated one is written once), nothing is nested
     past the limit (orjson writes no deeper than 255) and no string holds a surrogate
-    (orjson writes none); only other bytes are looked at further, as the decoded ones are."""
+    (orjson writes none); other bytes are looked at further, as the decoded ones are.
+    (A backslash is looked for first: a byte found in C at memory speed.)"""
     try:
         value = orjson.loads(piece)
     except orjson.JSONDecodeError:
         return None
     try:
-        if orjson.dumps(value) == piece:
+        # An escaped colon (or text that looks like one) is looked at further, as ever:
+        # ``keys_surely_unique_in`` leaves it to the whole read.
+        if orjson.dumps(value) == piece and (b"\\" not in piece or b"\\u003" not in piece):
             return value
     except TypeError:  # nested past what orjson writes: looked at further
         pass
