@@ -91,9 +91,9 @@ class CaseIndex:
         self.exact = bytearray()
         """1 for a case whose bytes orjson is known to read as the standard library does
         (read again without looking: ``jsonvalue.loads_exact`` looks)."""
-        self._ahead: tuple[BinaryIO, int, bytes] | None = None
+        self._ahead: tuple[BinaryIO, int, int, bytes] | None = None
         """The file's bytes read ahead for the cases after the last one read (``read``):
-        the handle they were read from, their offset, the bytes."""
+        the handle they were read from, where they start and end in the file, the bytes."""
         self._next = 0
         """The case after the last one read: where reading it too reads ahead."""
 
@@ -124,31 +124,32 @@ class CaseIndex:
     def read(self, handle: BinaryIO, path: str, position: int) -> Any:
         """The plain JSON of case ``position``, read again from ``handle``; a case whose
         bytes are not those scanned is refused (the file changed while it was read)."""
-        length = self.lengths[position]
-        data = self._bytes(handle, self.offsets[position], length, position)
+        offset, length = self.offsets[position], self.lengths[position]
+        ahead = self._ahead
+        if ahead is not None and ahead[0] is handle and ahead[1] <= offset <= ahead[2] - length:
+            at = offset - ahead[1]
+            data = ahead[3][at : at + length]
+            self._next = position + 1
+            if self._next == len(self.offsets):  # a pass ends: its bytes let go of
+                self._ahead = None
+        else:
+            data = self._read(handle, offset, length, position)
         if len(data) != length or zlib.crc32(data) != self.checksums[position]:
             raise ReportRefusedError(
                 f"{escape_control(path)}: changed while it was read; read it again."
             )
         return orjson.loads(data) if self.exact[position] else loads_exact(data)
 
-    def _bytes(self, handle: BinaryIO, offset: int, length: int, position: int) -> bytes:
-        """Case ``position``'s bytes: from the bytes read ahead where they hold it, else
-        read, with the ``_AHEAD`` bytes after it where it follows the case read last (a
-        run read in order takes one read, not one a case)."""
-        ahead = self._ahead
+    def _read(self, handle: BinaryIO, offset: int, length: int, position: int) -> bytes:
+        """Case ``position``'s bytes read from the file, with the ``_AHEAD`` bytes after it
+        where it follows the case read last: a run read in order takes one read, not one a
+        case (``read`` takes the next ones from those bytes)."""
         in_order, self._next = position == self._next, position + 1
-        if ahead is not None and ahead[0] is handle:
-            at = offset - ahead[1]
-            if at >= 0 and at + length <= len(ahead[2]):
-                if self._next == len(self.offsets):  # the last case: nothing after it
-                    self._ahead = None
-                return ahead[2][at : at + length]
         self._ahead = None
         if not in_order or length >= _AHEAD or self._next == len(self.offsets):
             return os.pread(handle.fileno(), length, offset)
         block = os.pread(handle.fileno(), _AHEAD, offset)
-        self._ahead = (handle, offset, block)
+        self._ahead = (handle, offset, offset + len(block), block)
         return block[:length]
 
 
