@@ -213,3 +213,33 @@ def test_cases_are_read_again_in_any_order_and_handed_on(
     with path.open("rb") as other:
         assert [crossed.read(other, str(path), place) for place in range(3000)] == cases
     assert len(reads) <= path.stat().st_size // _AHEAD + 2
+
+
+@pytest.mark.parametrize("limited", [False, True], ids=["no memory limit", "a memory limit"])
+def test_values_are_decoded_from_windows_of_the_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limited: bool
+) -> None:
+    """Values the standard library's decoder reads (the report's own, cases not written as
+    goldgate writes them), decoded a window of bytes at a time: numbers and text past ASCII
+    ending on a window's edge or past it, each the value a whole read gives, each case at
+    its bytes."""
+    from goldgate.report import scan
+
+    if limited:
+        monkeypatch.setattr(scan, "memory_left", lambda: 1 << 40)
+    figures = {f"f{size}": int("7" * (size % 18 + 1)) for size in range(1, 40)}
+    texts = {f"t{size}": "é" * size for size in (2047, 2048, 4095, 4096, 8191, 20000)}
+    numbers = [int("9" * (size % 18 + 1)) * 10**size for size in range(0, 4200, 7)]
+    small = [int("9" * (size % 18 + 1)) for size in range(2000)]
+    cases: list[Any] = [*numbers, {"id": "a", "n": small}, "é" * 5000, 1.5, None]
+    written = [_written(case) for case in cases]
+    head = _HEAD.replace(b'"name":"s"', _written({"name": "s", **figures, **texts})[1:-1])
+    data = _report(*written, between=b" ,\n", head=head)
+    scanned = _scanned(tmp_path, data)
+    assert scanned == (cases, written)
+    path = tmp_path / "report.json"
+    with path.open("rb") as handle:
+        value = scan_report(handle, str(path))
+        assert value is not None
+        suite = value.value["suites"][0]
+        assert {key: suite[key] for key in [*figures, *texts]} == {**figures, **texts}
