@@ -59,6 +59,10 @@ def _written(case: Any) -> bytes:
             id="the pattern between objects of a case",
         ),
         pytest.param(
+            [{"id": "a", "in": [{"id": n} for n in range(9)]}, {"id": "b"}, {"id": "c"}],
+            id="the pattern between objects of a case, again and again",
+        ),
+        pytest.param(
             [{"id": "a", "n": 1234567890123456789, "m": -9223372036854775808}, {"id": "b"}],
             id="19 digits within 64 bits",
         ),
@@ -243,3 +247,35 @@ def test_values_are_decoded_from_windows_of_the_bytes(
         assert value is not None
         suite = value.value["suites"][0]
         assert {key: suite[key] for key in [*figures, *texts]} == {**figures, **texts}
+
+
+@pytest.mark.parametrize("most", [1, 3])
+def test_suites_of_a_case_or_a_few_each_have_their_cases_at_their_bytes(
+    tmp_path: Path, most: int
+) -> None:
+    """Many suites of one case or a few (where the next case's start is searched for past
+    each suite's last case, and where it was not found is not searched again): every
+    suite's cases, each at its bytes."""
+    suites = [
+        {
+            "name": f"s{place}",
+            "cases": [{"id": f"c{place}.{n}"} for n in range(place % (most + 1))],
+            "k": 1,
+        }
+        for place in range(300)
+    ]
+    data = _written({"format": "goldgate.report/2", "suites": suites, "complete": True})
+    path = tmp_path / "report.json"
+    path.write_bytes(data)
+    with path.open("rb") as handle:
+        scanned = scan_report(handle, str(path))
+        assert scanned is not None
+        for suite, index, value in zip(
+            suites, scanned.indexes, scanned.value["suites"], strict=True
+        ):
+            assert index is not None
+            assert [
+                data[at : at + size] for at, size in zip(index.offsets, index.lengths, strict=True)
+            ] == [_written(case) for case in suite["cases"]]
+            assert list(value["cases"]) == suite["cases"]
+            assert value["k"] == 1

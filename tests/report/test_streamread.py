@@ -226,7 +226,8 @@ def test_cases_as_written_are_parsed_as_the_standard_library_parses_them(
 ) -> None:
     """A case written as goldgate writes it (compact, the next case after ``},{"id":``) is
     parsed by orjson, the values the standard library's decoder gives: not where the text
-    between them is not the case's end (an object of its own starting with ``id``), holds a
+    between them is not the case's end (an object of its own starting with ``id``) more
+    than ``scan._TRIES`` times, holds a
     run of 19 digits (maybe an integer orjson reads as a float) and is not what orjson
     writes of it (``1e-07``, which orjson writes ``1e-7``), or a memory limit applies; a
     repeated key is still the whole read's to refuse."""
@@ -237,7 +238,8 @@ def test_cases_as_written_are_parsed_as_the_standard_library_parses_them(
     if limited:
         monkeypatch.setattr(scan, "memory_left", lambda: 1 << 40)
     cases: list[Any] = [
-        {"id": "a", "input": [{"id": 1}, {"id": 2}]},  # not its end: decoded
+        {"id": "a", "input": [{"id": n} for n in range(5)]},  # not its end, 4 times: decoded
+        {"id": "a2", "input": [{"id": 1}, {"id": 2}]},  # not its end, once: orjson's
         {"id": "b", "n": 1234567890123456789, "m": -0.0, "e": 1e-7},  # 19 digits: decoded
         {"id": "b2", "n": 1234567890123456789, "m": -0.0},  # as orjson writes it: orjson's
         {"id": "c", "f": 1.5e300, "g": 1e-5, "s": "é\u2028\\", "t": [True, None, {}]},

@@ -62,6 +62,11 @@ _NEXT_CASE: Final = b'},{"id":'
 """What lies between two cases of a suite as goldgate writes a report (compact, the case's
 id first)."""
 _OPEN_OBJECT, _CLOSE_OBJECT, _OPEN_ARRAY, _CLOSE_ARRAY, _COMMA, _COLON = b"{}[],:"
+_CUT: Final = object()
+"""What ``_as_written`` answers for bytes that are not one JSON value."""
+_TRIES: Final = 3
+"""How many more times ``},{"id":`` is taken for a case's end where it was not (each try
+parses the case so far again: past a few, the standard library's decoder is cheaper)."""
 
 
 def _unlimited() -> bool:
@@ -141,14 +146,15 @@ class CaseIndex:
         return orjson.loads(data) if self.exact[position] else loads_exact(data)
 
     def _read(self, handle: BinaryIO, offset: int, length: int, position: int) -> bytes:
-        """Case ``position``'s bytes read from the file, with the ``_AHEAD`` bytes after it
-        where it follows the case read last: a run read in order takes one read, not one a
-        case (``read`` takes the next ones from those bytes)."""
+        """Case ``position``'s bytes read from the file, with the cases after it (up to
+        ``_AHEAD`` bytes) where it follows the case read last: a run read in order takes one
+        read, not one a case (``read`` takes the next ones from those bytes)."""
         in_order, self._next = position == self._next, position + 1
         self._ahead = None
         if not in_order or length >= _AHEAD or self._next == len(self.offsets):
             return os.pread(handle.fileno(), length, offset)
-        block = os.pread(handle.fileno(), _AHEAD, offset)
+        end = self.offsets[-1] + self.lengths[-1]  # no further than the suite's cases
+        block = os.pread(handle.fileno(), min(_AHEAD, end - offset), offset)
         self._ahead = (handle, offset, offset + len(block), block)
         return block[:length]
 
@@ -218,11 +224,11 @@ class _Bytes:
 
 
 def _as_written(piece: bytes) -> Any:
-    """The case ``piece`` holds as goldgate wrote it, parsed by orjson: None where it is
-    not one JSON value (the next case was not where ``},{"id":`` said: an object of its own
-    inside this one) or orjson may read it otherwise than the standard library. A slice that
-    starts with ``{`` and parses whole ends where that object ends: it is the very value the
-    standard library's decoder would decode there.
+    """The case ``piece`` holds as goldgate wrote it, parsed by orjson: ``_CUT`` where it
+    is not one JSON value (the next case was not where ``},{"id":`` said: an object of its
+    own inside this one), None where orjson may read it otherwise than the standard library.
+    A slice that starts with ``{`` and parses whole ends where that object ends: it is the
+    very value the standard library's decoder would decode there.
 
     Where orjson writes the value back as these very bytes (as goldgate wrote them), orjson
     read them exactly, no key repeated (a repeated one is written once), nothing is nested
@@ -232,7 +238,7 @@ def _as_written(piece: bytes) -> Any:
     try:
         value = orjson.loads(piece)
     except orjson.JSONDecodeError:
-        return None
+        return _CUT
     try:
         # An escaped colon (or text that looks like one) is looked at further, as ever:
         # ``keys_surely_unique_in`` leaves it to the whole read.
@@ -265,6 +271,9 @@ class _Scanner:
         """Suites met so far (a suite's place in the report, for ``on_case``)."""
         self.window = _SMALL
         """How many bytes to decode for the next value (``value``): twice the last one's."""
+        self.bare_until = 0
+        """Where in the file a search for ``},{"id":`` (``written_run``) last ended without
+        finding it: none starts between that search's start and there."""
 
     def char(self) -> int:
         """The next byte that is not whitespace (the scanner left on it)."""
@@ -403,8 +412,13 @@ class _Scanner:
         self.char()
         data, base, at = source.data, source.base, self.at
         while data[at] == _OPEN_OBJECT:
-            close = data.find(_NEXT_CASE, at, at + _CHUNK)
+            searched = max(at, self.bare_until - base)
+            close = data.find(_NEXT_CASE, searched, at + _CHUNK)
             if close < 0:
+                # Where the next case's start is not: never searched again (a suite of one
+                # case after another would search the rest of the chunk each time).
+                stop = min(at + _CHUNK, len(data)) - len(_NEXT_CASE) + 1
+                self.bare_until = base + max(searched, stop)
                 if len(data) - at >= _CHUNK or source.done:
                     break  # larger than a chunk, or the last case: decoded
                 # The case goes on past the bytes read: read more, keeping it (read when
@@ -414,7 +428,15 @@ class _Scanner:
                 continue
             piece = data[at : close + 1]
             value = _as_written(piece)
-            if value is None:
+            tries = _TRIES
+            while value is _CUT and tries:  # an object of its own inside the case: on
+                close = data.find(_NEXT_CASE, close + 1, at + _CHUNK)
+                if close < 0:
+                    break
+                piece = data[at : close + 1]
+                value = _as_written(piece)
+                tries -= 1
+            if value is None or value is _CUT:
                 break
             if hook is not None:
                 hook(suite, len(index), value)
