@@ -411,33 +411,36 @@ class _Scanner:
         source, hook = self.source, self.on_case
         self.char()
         data, base, at = source.data, source.base, self.at
+        bare = self.bare_until - base  # in ``data``
         while data[at] == _OPEN_OBJECT:
-            searched = max(at, self.bare_until - base)
+            searched = at if at >= bare else bare
             close = data.find(_NEXT_CASE, searched, at + _CHUNK)
             if close < 0:
                 # Where the next case's start is not: never searched again (a suite of one
                 # case after another would search the rest of the chunk each time).
-                stop = min(at + _CHUNK, len(data)) - len(_NEXT_CASE) + 1
-                self.bare_until = base + max(searched, stop)
+                bare = max(searched, min(at + _CHUNK, len(data)) - len(_NEXT_CASE) + 1)
+                self.bare_until = base + bare
                 if len(data) - at >= _CHUNK or source.done:
                     break  # larger than a chunk, or the last case: decoded
                 # The case goes on past the bytes read: read more, keeping it (read when
                 # needed, not ahead, so that little is copied with the next chunk).
                 at = source.more(at=at)
                 data, base = source.data, source.base
+                bare = self.bare_until - base
                 continue
             piece = data[at : close + 1]
             value = _as_written(piece)
-            tries = _TRIES
-            while value is _CUT and tries:  # an object of its own inside the case: on
-                close = data.find(_NEXT_CASE, close + 1, at + _CHUNK)
-                if close < 0:
+            if type(value) is not dict:  # parsed whole from ``{``, it is one
+                tries = _TRIES
+                while value is _CUT and tries:  # an object of its own inside the case: on
+                    close = data.find(_NEXT_CASE, close + 1, at + _CHUNK)
+                    if close < 0:
+                        break
+                    piece = data[at : close + 1]
+                    value = _as_written(piece)
+                    tries -= 1
+                if type(value) is not dict:
                     break
-                piece = data[at : close + 1]
-                value = _as_written(piece)
-                tries -= 1
-            if value is None or value is _CUT:
-                break
             if hook is not None:
                 hook(suite, len(index), value)
             index.add(base + at, piece, value, exact=True)
