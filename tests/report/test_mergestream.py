@@ -229,15 +229,16 @@ def test_cases_written_without_pydantic_are_those_it_writes(
 
 
 @pytest.mark.usefixtures("accelerated")
+@pytest.mark.parametrize("stopped", [False, True], ids=["handed-all", "stopped"])
 @pytest.mark.parametrize("reverse", [False, True], ids=["in-order", "out-of-order"])
 def test_cases_made_elsewhere_are_joined_into_the_same_bytes(
-    streamable: Report, tmp_path: Path, reverse: bool
+    streamable: Report, tmp_path: Path, reverse: bool, stopped: bool
 ) -> None:
     """Each shard's cases as a helper makes them as it verifies them (``make_cases``,
-    handed over in order: ``report.background``) give the very bytes this process makes,
-    and the same figures;
-    what a helper did not make (it stopped; a case left to pydantic's path, handed over
-    empty) and a suite whose shards are out of order are made here."""
+    handed over in order: ``report.background``), then its tally of them, give the very
+    bytes this process makes, and the same figures; what a helper did not make (it stopped:
+    its tally made here; a case left to pydantic's path, handed over empty) and a suite
+    whose shards are out of order are made here."""
     paths = _shards(streamable, tmp_path, reverse=reverse)
     expected = report_bytes(
         merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
@@ -249,10 +250,10 @@ def test_cases_made_elsewhere_are_joined_into_the_same_bytes(
         for shard, made in zip(shards, whole, strict=True):
             mergestream.make_cases(shard, made.append)  # verifies it: see test_verified.py
             assert is_verified(shard.digest)
-        assert [len(made) for made in whole] == [20, 10]
+        assert [len(made) for made in whole] == [21, 11]  # the cases, then their tally
         assert all(whole[0])
         whole[0][3] = b""  # left to this process
-        given = [iter(whole[0][:12]), iter(whole[1])]  # the first's helper stopped
+        given = [iter(whole[0][:12] if stopped else whole[0]), iter(whole[1])]
         assert b"".join(MergedStream(shards, given).chunks()) == expected
         # Each taken, or let go of where out of order.
         assert [next(made, None) for made in given] == [None, None]

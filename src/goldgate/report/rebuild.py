@@ -65,14 +65,25 @@ class SuiteRebuild:
         for attempt in case.attempts:
             self._add(case, attempt)
 
+    def _priced(self, case: CaseRecord, attempt: AttemptRecord) -> None:
+        """The attempt's live figures and judges' cost (what a subclass also places:
+        ``report.shardtally``, whose float sums depend on their order)."""
+        self.live.add(attempt.retries, attempt.cached, attempt.cost)
+        self.judges.add_cost(attempt.judge_cost)
+
+    def _queued(self, case: CaseRecord, entry: AwaitingRecord) -> None:
+        self.queue.append(entry)
+
+    def _observed(self, case: CaseRecord, metric: int, observation: Observation) -> None:
+        self.observations[metric].add(observation)
+
     def _add(self, case: CaseRecord, attempt: AttemptRecord) -> None:
         """One attempt's figures, read from its records as ``caserecords.attempt_views``
         joins them (a check with its expectation; none stored: every expectation not run),
         its answer at a check's path resolved only where a figure reads it."""
         status = attempt.status
         self.attempts[status] += 1
-        self.live.add(attempt.retries, attempt.cached, attempt.cost)
-        self.judges.add_cost(attempt.judge_cost)
+        self._priced(case, attempt)
         if self.latencies is not None and attempt.latency_ms is not None:
             self.latencies.append(attempt.latency_ms)
         stored = attempt.checks
@@ -89,23 +100,22 @@ class SuiteRebuild:
             if check.adjudication or check.assertions_declared is not None:
                 _, actual = actual_at(attempt.result, expectation.path)
             if check.adjudication and isinstance(actual, str):
-                self.queue.append(
-                    AwaitingRecord(
-                        case=case.id,
-                        attempt=attempt.attempt,
-                        check=expectation.name,
-                        note=note_of(expectation.expected),
-                        digest=output_digest(actual),
-                        judge=queued_judge(judge),
-                    )
+                entry = AwaitingRecord(
+                    case=case.id,
+                    attempt=attempt.attempt,
+                    check=expectation.name,
+                    note=note_of(expectation.expected),
+                    digest=output_digest(actual),
+                    judge=queued_judge(judge),
                 )
+                self._queued(case, entry)
             if completed:
                 checked.append(_Checked(check, actual))
         self.figures.add(checked)
-        for metric, found in zip(self.suite.metric_definitions, self.observations, strict=True):
+        for index, metric in enumerate(self.suite.metric_definitions):
             observation = _observation(metric, case, attempt)
             if observation is not None:
-                found.add(observation)
+                self._observed(case, index, observation)
 
     def record(self) -> SuiteRecord:
         record = self.suite
