@@ -328,3 +328,26 @@ def test_records_kept_to_be_shared_stay_few_and_small() -> None:
         assert mergecase.full_case(case) is not None
         assert len(kept) <= 1_024
     assert max(len(value["expected"]) for value in kept.values()) <= 256
+
+
+def test_alike_records_are_made_once() -> None:
+    """Alike checks and expectations of different cases are one record, made once (issue
+    43: a helper makes every case's record for the suite's figures), and what is kept for it
+    stays bounded with the records kept to be shared."""
+    cases = [json.loads(json.dumps(_PLAIN_CASE)) for _ in range(2)]
+    for case in cases:
+        case["expectations"][0]["expected"] = "x"  # hashable: shared (an array is not)
+    first, second = (mergecase.full_case(case) for case in cases)
+    assert first is not None
+    assert second is not None
+    assert first[1] == second[1]
+    assert first[1].attempts[0].checks[0] is second[1].attempts[0].checks[0]
+    assert first[1].expectations[0] is second[1].expectations[0]
+    assert first[1].attempts[0] is not second[1].attempts[0]  # not shared: made each time
+    [nested] = [n for n in mergecase._spec(CaseRecord).nested if n.name == "expectations"]
+    assert nested.records is not None
+    for number in range(3_000):
+        case = json.loads(json.dumps(_PLAIN_CASE))
+        case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x"}
+        assert mergecase.full_case(case) is not None
+        assert len(nested.records) <= 1_024
