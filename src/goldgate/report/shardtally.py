@@ -107,10 +107,10 @@ class ShardRebuild(SuiteRebuild):
     def _queued(self, case: CaseRecord, entry: AwaitingRecord) -> None:
         self._queue.append((_position(case), entry))
 
-    def _observed(self, case: CaseRecord, metric: int, observation: Observation) -> None:
+    def _observe(self, case: CaseRecord, metric: int, attempt: AttemptRecord) -> None:
         tally = self.observations[metric]
         before = len(tally.seen)
-        tally.add(observation)
+        super()._observe(case, metric, attempt)
         if len(tally.seen) > before:  # a new distinct one: noted last in the tally's order
             self._firsts[metric].append(_position(case))
 
