@@ -121,9 +121,12 @@ def _every_field(case: CaseRecord, number: int) -> CaseRecord:
     )
 
 
-def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = -1) -> list[Path]:
+def _shards(
+    report: Report, folder: Path, *, reverse: bool = False, drop: int = -1, second: bool = False
+) -> list[Path]:
     """``report`` as the reports of shards 1/2 and 2/2 (every third case in the second), each
-    coherent; the second's cases in reverse where ``reverse``, case ``drop`` in none."""
+    coherent; the second's cases in reverse where ``reverse``, case ``drop`` in none. With
+    ``second``, a second suite follows, its cases all in the first shard."""
     [suite] = report.suites
     cases = [_every_field(case, n) for n, case in enumerate(suite.cases)]
     parts = [
@@ -134,10 +137,14 @@ def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = 
         parts[1].reverse()
     paths = []
     for number, part in enumerate(parts, 1):
+        suites = [dataclasses.replace(suite, whole_case_count=len(cases), cases=tuple(part))]
+        if second:
+            alone = tuple(cases) if number == 1 else ()
+            suites.append(dataclasses.replace(suites[0], name="t", cases=alone))
         shard = dataclasses.replace(
             report,
             options=dataclasses.replace(report.options, shard=f"{number}/2"),
-            suites=(dataclasses.replace(suite, whole_case_count=len(cases), cases=tuple(part)),),
+            suites=tuple(suites),
         )
         paths.append(folder / f"shard-{number}.json")
         made = validated(Report, coherent(record_json(shard)))
@@ -351,3 +358,26 @@ def test_alike_records_are_made_once() -> None:
         case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x"}
         assert mergecase.full_case(case) is not None
         assert len(nested.records) <= 1_024
+
+
+@pytest.mark.usefixtures("accelerated")
+@pytest.mark.parametrize("helpers", [2, 1], ids=["two-helpers", "one-helper"])
+def test_several_suites_made_elsewhere_are_joined_into_the_same_bytes(
+    streamable: Report, tmp_path: Path, helpers: int
+) -> None:
+    """A tally handed after each suite's cases, a shard's of a suite it holds no case of
+    among them; where one shard had no helper, its cases are made and tallied here."""
+    paths = _shards(streamable, tmp_path, second=True)
+    expected = report_bytes(
+        merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    )
+    with contextlib.ExitStack() as opened:
+        shards = [opened.enter_context(streamed_report(path, verify=False)) for path in paths]
+        whole: list[list[bytes]] = [[], []]
+        forget_verified()  # read whole above
+        for shard, made in zip(shards, whole, strict=True):
+            mergestream.make_cases(shard, made.append)
+        assert [len(made) for made in whole] == [20 + 1 + 30 + 1, 10 + 1 + 1]
+        given = [iter(made) for made in whole[:helpers]] + [None] * (2 - helpers)
+        assert b"".join(MergedStream(shards, given).chunks()) == expected
+        assert [next(made, None) for made in given if made is not None] == [None] * helpers
