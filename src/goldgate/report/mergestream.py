@@ -9,7 +9,9 @@ refusals, in the same order), the merged order is decided from each case's posit
 else 8 bytes a case), and each case is read again from its shard, written, and added to its
 suite's figures (``report.rebuild.SuiteRebuild``). A suite's record opens with what is known
 before its cases (its case and attempt counts: the shards' own, verified) and closes with the
-figures recomputed from them.
+figures recomputed from them. Where a helper verifying a shard made its cases
+(``make_cases``), it also tallied them and hands the tally after each suite's cases: the
+shards' tallies are joined (``report.shardtally``), no case read back here.
 """
 
 from __future__ import annotations
