@@ -223,7 +223,7 @@ class MergedStream:
         # joined (report.shardtally); else every case is tallied here, in order.
         joining = any(source is not None for source in sources)
         rebuilt = None if joining else SuiteRebuild(whole)
-        here = [ShardRebuild(whole) if source is None else None for source in sources]
+        here = [ShardRebuild(whole) if joining and source is None else None for source in sources]
         for number, place in order:
             shard = self.shards[number]
             source = sources[number]
