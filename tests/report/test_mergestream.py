@@ -121,9 +121,12 @@ def _every_field(case: CaseRecord, number: int) -> CaseRecord:
     )
 
 
-def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = -1) -> list[Path]:
+def _shards(
+    report: Report, folder: Path, *, reverse: bool = False, drop: int = -1, second: bool = False
+) -> list[Path]:
     """``report`` as the reports of shards 1/2 and 2/2 (every third case in the second), each
-    coherent; the second's cases in reverse where ``reverse``, case ``drop`` in none."""
+    coherent; the second's cases in reverse where ``reverse``, case ``drop`` in none. With
+    ``second``, a second suite follows, its cases all in the first shard."""
     [suite] = report.suites
     cases = [_every_field(case, n) for n, case in enumerate(suite.cases)]
     parts = [
@@ -134,10 +137,14 @@ def _shards(report: Report, folder: Path, *, reverse: bool = False, drop: int = 
         parts[1].reverse()
     paths = []
     for number, part in enumerate(parts, 1):
+        suites = [dataclasses.replace(suite, whole_case_count=len(cases), cases=tuple(part))]
+        if second:
+            alone = tuple(cases) if number == 1 else ()
+            suites.append(dataclasses.replace(suites[0], name="t", cases=alone))
         shard = dataclasses.replace(
             report,
             options=dataclasses.replace(report.options, shard=f"{number}/2"),
-            suites=(dataclasses.replace(suite, whole_case_count=len(cases), cases=tuple(part)),),
+            suites=tuple(suites),
         )
         paths.append(folder / f"shard-{number}.json")
         made = validated(Report, coherent(record_json(shard)))
@@ -229,15 +236,16 @@ def test_cases_written_without_pydantic_are_those_it_writes(
 
 
 @pytest.mark.usefixtures("accelerated")
+@pytest.mark.parametrize("stopped", [False, True], ids=["handed-all", "stopped"])
 @pytest.mark.parametrize("reverse", [False, True], ids=["in-order", "out-of-order"])
 def test_cases_made_elsewhere_are_joined_into_the_same_bytes(
-    streamable: Report, tmp_path: Path, reverse: bool
+    streamable: Report, tmp_path: Path, reverse: bool, stopped: bool
 ) -> None:
     """Each shard's cases as a helper makes them as it verifies them (``make_cases``,
-    handed over in order: ``report.background``) give the very bytes this process makes,
-    and the same figures;
-    what a helper did not make (it stopped; a case left to pydantic's path, handed over
-    empty) and a suite whose shards are out of order are made here."""
+    handed over in order: ``report.background``), then its tally of them, give the very
+    bytes this process makes, and the same figures; what a helper did not make (it stopped:
+    its tally made here; a case left to pydantic's path, handed over empty) and a suite
+    whose shards are out of order are made here."""
     paths = _shards(streamable, tmp_path, reverse=reverse)
     expected = report_bytes(
         merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
@@ -249,10 +257,10 @@ def test_cases_made_elsewhere_are_joined_into_the_same_bytes(
         for shard, made in zip(shards, whole, strict=True):
             mergestream.make_cases(shard, made.append)  # verifies it: see test_verified.py
             assert is_verified(shard.digest)
-        assert [len(made) for made in whole] == [20, 10]
+        assert [len(made) for made in whole] == [21, 11]  # the cases, then their tally
         assert all(whole[0])
         whole[0][3] = b""  # left to this process
-        given = [iter(whole[0][:12]), iter(whole[1])]  # the first's helper stopped
+        given = [iter(whole[0][:12] if stopped else whole[0]), iter(whole[1])]
         assert b"".join(MergedStream(shards, given).chunks()) == expected
         # Each taken, or let go of where out of order.
         assert [next(made, None) for made in given] == [None, None]
@@ -327,3 +335,49 @@ def test_records_kept_to_be_shared_stay_few_and_small() -> None:
         assert mergecase.full_case(case) is not None
         assert len(kept) <= 1_024
     assert max(len(value["expected"]) for value in kept.values()) <= 256
+
+
+def test_alike_records_are_made_once() -> None:
+    """Alike checks and expectations of different cases are one record, made once (issue
+    43: a helper makes every case's record for the suite's figures), and what is kept for it
+    stays bounded with the records kept to be shared."""
+    cases = [json.loads(json.dumps(_PLAIN_CASE)) for _ in range(2)]
+    for case in cases:
+        case["expectations"][0]["expected"] = "x"  # hashable: shared (an array is not)
+    first, second = (mergecase.full_case(case) for case in cases)
+    assert first is not None
+    assert second is not None
+    assert first[1] == second[1]
+    assert first[1].attempts[0].checks[0] is second[1].attempts[0].checks[0]
+    assert first[1].expectations[0] is second[1].expectations[0]
+    assert first[1].attempts[0] is not second[1].attempts[0]  # not shared: made each time
+    [nested] = [n for n in mergecase._spec(CaseRecord).nested if n.name == "expectations"]
+    assert nested.records is not None
+    for number in range(3_000):
+        case = json.loads(json.dumps(_PLAIN_CASE))
+        case["expectations"][0] = {"name": f"e{number}", "path": "/a", "expected": "x"}
+        assert mergecase.full_case(case) is not None
+        assert len(nested.records) <= 1_024
+
+
+@pytest.mark.usefixtures("accelerated")
+@pytest.mark.parametrize("helpers", [2, 1], ids=["two-helpers", "one-helper"])
+def test_several_suites_made_elsewhere_are_joined_into_the_same_bytes(
+    streamable: Report, tmp_path: Path, helpers: int
+) -> None:
+    """A tally handed after each suite's cases, a shard's of a suite it holds no case of
+    among them; where one shard had no helper, its cases are made and tallied here."""
+    paths = _shards(streamable, tmp_path, second=True)
+    expected = report_bytes(
+        merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    )
+    with contextlib.ExitStack() as opened:
+        shards = [opened.enter_context(streamed_report(path, verify=False)) for path in paths]
+        whole: list[list[bytes]] = [[], []]
+        forget_verified()  # read whole above
+        for shard, made in zip(shards, whole, strict=True):
+            mergestream.make_cases(shard, made.append)
+        assert [len(made) for made in whole] == [20 + 1 + 30 + 1, 10 + 1 + 1]
+        given = [iter(made) for made in whole[:helpers]] + [None] * (2 - helpers)
+        assert b"".join(MergedStream(shards, given).chunks()) == expected
+        assert [next(made, None) for made in given if made is not None] == [None] * helpers

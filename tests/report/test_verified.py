@@ -270,27 +270,35 @@ def test_merge_has_its_shards_verified_by_a_helper_and_writes_the_same_bytes(
     switch: Callable[[str], None],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """On, each shard's helper also made its cases as the merged report writes them, and
-    this process only joined them (``mergestream.case_record``: their records read back)."""
+    """On, each shard's helper also made its cases as the merged report writes them and
+    tallied them (``report.shardtally``), and this process only joined them: it made and
+    tallied none of them itself (each counted here, not in a helper)."""
     fork_possible()
     from goldgate.app.merge import merge_shard_reports
-    from goldgate.report import mergestream
+    from goldgate.report.mergestream import MergedStream
+    from goldgate.report.rebuild import SuiteRebuild
 
-    joined: list[object] = []
-    real = mergestream.case_record
-    monkeypatch.setattr(mergestream, "case_record", lambda full: joined.append(1) or real(full))
+    tallied: list[object] = []
+    made: list[object] = []
+    add, case = SuiteRebuild.add, MergedStream._case
+    monkeypatch.setattr(SuiteRebuild, "add", lambda self, c: tallied.append(1) or add(self, c))
+    monkeypatch.setattr(
+        MergedStream, "_case", staticmethod(lambda *a, **k: made.append(1) or case(*a, **k))
+    )
     merged = {}
     for value in ("1", "0"):
         switch(value)
         verified.forget_verified()
         calls.clear()
-        joined.clear()
+        tallied.clear()
+        made.clear()
         merged[value] = tmp_path / f"merged-{value}.json"
         merge_shard_reports(shards, merged[value])
         # On, the helper verified both shards while this process wrote; off, both here.
         assert calls == ([] if value == "1" else ["shard-1.json", "shard-2.json"])
         cases = sum(len(read_report(path).suites[0].cases) for path in shards)
-        assert len(joined) == (cases if value == "1" else 0)
+        assert cases
+        assert (len(made), len(tallied)) == ((0, 0) if value == "1" else (cases, cases))
     assert merged["1"].read_bytes() == merged["0"].read_bytes()
 
 

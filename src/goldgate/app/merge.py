@@ -15,6 +15,7 @@ from goldgate.base.errors import (
     ExitCode,
     ReportRefusedError,
 )
+from goldgate.base.memory import long_lived
 from goldgate.base.textsafe import escape_control
 
 if TYPE_CHECKING:
@@ -91,7 +92,10 @@ def _scanned_and_verifying(
     # waits for another's: each helper makes one shard's, or none do.
     making = len(groups) == len(paths)
     scanners = [helpers.scanning(group) for group in groups]
-    _built_before_the_fork()
+    # Built without collections and frozen out of later ones (long_lived): neither this
+    # process nor a helper scans it again, nor touches its pages (copied on write) to.
+    with long_lived():
+        _built_before_the_fork()
     shards: list[StreamedReport] = []
     for group, scanner in zip(groups, scanners, strict=True):
         scans = [None] * len(group) if scanner is None else scanner.handed_scans()

@@ -55,6 +55,10 @@ class _Nested:
     shared: dict[Any, dict[str, Any]] | None
     """Where the field's records are shared when read (``recordbase.Shared``), those made
     so far, by their plain JSON."""
+    records: dict[int, list[Any]] | None
+    """Where they are shared, the record made of each of ``shared``'s (by its identity:
+    [its plain JSON, kept so that no other takes its identity, the record or None until
+    made]): a shared record is made once (``case_record``), as validating shares it."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,8 @@ def _made_spec(kind: type[Any]) -> _Spec:
             shared: dict[Any, dict[str, Any]] | None = None
             if any(isinstance(mark, Shared) for mark in marks):
                 shared = {}
-            nested.append(_Nested(field.name, _spec(inner[0]), inner[1], shared))
+            records: dict[int, list[Any]] | None = None if shared is None else {}
+            nested.append(_Nested(field.name, _spec(inner[0]), inner[1], shared, records))
         if field.default is not dataclasses.MISSING:
             template[field.name] = _default_json(field.default)
         elif field.default_factory is not dataclasses.MISSING:  # pragma: no cover - none yet
@@ -163,9 +168,13 @@ def _made(nested: _Nested, value: Any) -> dict[str, Any]:
     if found is None:
         found = _built(nested.spec, value)
         if sum(len(item) for item in value.values() if type(item) is str) <= _SHARED_TEXT:
-            if len(shared) >= _SHARED_LIMIT:  # a bounded memory, whatever the report
+            records = nested.records
+            assert records is not None  # made with shared
+            if max(len(shared), len(records)) >= _SHARED_LIMIT:  # bounded, whatever the report
                 shared.clear()
+                records.clear()
             shared[key] = found
+            records[id(found)] = [found, None]
     return found
 
 
@@ -227,8 +236,25 @@ def _record(spec: _Spec, full: dict[str, Any]) -> Any:
         item = full[nested.name]
         if item is None:
             continue
-        if nested.many:
+        if nested.records is not None:
+            made = nested.records
+            if nested.many:
+                fields[nested.name] = tuple([_shared_record(nested, made, each) for each in item])
+            else:
+                fields[nested.name] = _shared_record(nested, made, item)
+        elif nested.many:
             fields[nested.name] = tuple([_record(nested.spec, each) for each in item])
         else:
             fields[nested.name] = _record(nested.spec, item)
     return record
+
+
+def _shared_record(nested: _Nested, made: dict[int, list[Any]], full: dict[str, Any]) -> Any:
+    """The record of ``full``: the one made before where ``full`` is one of those shared
+    (``_made``), else made now."""
+    kept = made.get(id(full))
+    if kept is None or kept[0] is not full:
+        return _record(nested.spec, full)
+    if kept[1] is None:
+        kept[1] = _record(nested.spec, full)
+    return kept[1]

@@ -9,7 +9,9 @@ refusals, in the same order), the merged order is decided from each case's posit
 else 8 bytes a case), and each case is read again from its shard, written, and added to its
 suite's figures (``report.rebuild.SuiteRebuild``). A suite's record opens with what is known
 before its cases (its case and attempt counts: the shards' own, verified) and closes with the
-figures recomputed from them.
+figures recomputed from them. Where a helper verifying a shard made its cases
+(``make_cases``), it also tallied them and hands the tally after each suite's cases: the
+shards' tallies are joined (``report.shardtally``), no case read back here.
 """
 
 from __future__ import annotations
@@ -17,19 +19,19 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goldgate.base import accelerators
 from goldgate.base.errors import InvalidInputError
-from goldgate.base.jsonvalue import loads_exact
 from goldgate.report.livefigures import run_live
 from goldgate.report.merge import ShardReport, check_shards, merge_status
 from goldgate.report.mergecase import case_record, full_case, full_json
 from goldgate.report.plain import record_json
 from goldgate.report.readbound import memory_bounded
 from goldgate.report.rebuild import SuiteRebuild
+from goldgate.report.shardtally import ShardRebuild, ShardTally, joined
 from goldgate.report.stream import ReportWriter, dumps, split_at
 from goldgate.report.verdicts import run_verdict
 
@@ -54,6 +56,8 @@ class MergedStream:
         self.report: Report | None = None
         self._first = shards[0].report
         self._made = list(made) or [None] * len(shards)
+        self._fast = accelerators.enabled()  # both set again as chunks starts
+        self._case_json: Callable[..., dict[str, Any]] | None = None
 
     def _order(self, suite: int, name: str) -> tuple[bool, Iterable[tuple[int, int]]]:
         """The suite's cases in the merged order, each as (shard, place in that shard), and
@@ -144,8 +148,8 @@ class MergedStream:
     def chunks(self) -> Iterator[bytes]:
         from goldgate.report.models import CaseRecord, adapter
 
-        case_json = adapter(CaseRecord).dump_python
-        fast = accelerators.enabled()
+        self._case_json = adapter(CaseRecord).dump_python
+        fast = self._fast = accelerators.enabled()
         first = self._first
         reports = [ShardReport(shard.path, shard.report) for shard in self.shards]
         check_shards(reports)
@@ -168,7 +172,6 @@ class MergedStream:
         for index, suite in enumerate(first.suites):
             parts = [(shard.path, shard.report.suites[index]) for shard in self.shards]
             whole = replace(suite, whole_case_count=None, status=merge_status(parts))
-            rebuilt = SuiteRebuild(whole)
             known = replace(
                 whole,
                 cases=(),
@@ -177,27 +180,7 @@ class MergedStream:
             )
             opening, _ = split_at(record_json(known), "cases")
             writer.begin_suite(opening)
-            in_order, order = orders[index]
-            if not in_order:  # read here by place: what helpers made of them is let go of
-                for number, source in enumerate(made):
-                    if source is not None:
-                        for _ in range(self.shards[number].case_count(index)):
-                            next(source, None)
-            for number, place in order:
-                shard = self.shards[number]
-                source = made[number] if in_order else None
-                data = next(source, None) if source is not None else None
-                if data:  # the case as made elsewhere (by a helper: make_cases)
-                    with memory_bounded(shard.path):
-                        rebuilt.add(case_record(loads_exact(data)))
-                    writer.rendered_cases((data,), 1)
-                else:
-                    made_here = self._case(
-                        shard, writer, suite=index, place=place, fast=fast, case_json=case_json
-                    )
-                    rebuilt.add(made_here)
-                yield from pieces
-                pieces.clear()
+            rebuilt = yield from self._cases(index, whole, orders[index], made, writer, pieces)
             record = rebuilt.record()
             if (record.case_count, record.attempt_count) != (known.case_count, known.attempt_count):
                 raise InvalidInputError(  # pragma: no cover - each shard was verified
@@ -214,6 +197,75 @@ class MergedStream:
         writer.tail(after)
         yield from pieces
         self.report = merged
+
+    def _cases(
+        self,
+        index: int,
+        whole: SuiteRecord,
+        ordered: tuple[bool, Iterable[tuple[int, int]]],
+        made: Sequence[Iterator[bytes] | None],
+        writer: ReportWriter,
+        pieces: list[bytes],
+    ) -> Generator[bytes, None, SuiteRebuild]:
+        """Suite ``index``'s cases written in the merged order (``ordered``: ``_order``),
+        each as a helper made it (``made``) or made here; the suite's figures tallied."""
+        case_json = self._case_json
+        assert case_json is not None  # set as chunks starts
+        in_order, order = ordered
+        if not in_order:  # read here by place: what helpers made of them is let go of
+            for number, source in enumerate(made):
+                if source is not None:  # its cases, then its tally
+                    for _ in range(self.shards[number].case_count(index) + 1):
+                        next(source, None)
+        sources = made if in_order else [None] * len(self.shards)
+        # Where each shard's cases come in the merged order and a helper made some,
+        # each shard's are tallied apart (by its helper, or here) and the tallies
+        # joined (report.shardtally); else every case is tallied here, in order.
+        joining = any(source is not None for source in sources)
+        rebuilt = None if joining else SuiteRebuild(whole)
+        here = [ShardRebuild(whole) if joining and source is None else None for source in sources]
+        for number, place in order:
+            shard = self.shards[number]
+            source = sources[number]
+            data = next(source, None) if source is not None else None
+            if data:  # the case as made elsewhere (by a helper: make_cases)
+                writer.rendered_cases((data,), 1)
+            else:  # tallied by its helper where it made it empty (pydantic's path)
+                made_here = self._case(
+                    shard, writer, suite=index, place=place, fast=self._fast, case_json=case_json
+                )
+                tally = rebuilt if rebuilt is not None else here[number]
+                if tally is not None:
+                    tally.add(made_here)
+            yield from pieces
+            pieces.clear()
+        if rebuilt is None:
+            tallies = [
+                self._tally(sources[number], number, index, whole)
+                if tally is None
+                else tally.tally()
+                for number, tally in enumerate(here)
+            ]
+            rebuilt = joined(whole, tallies)
+        return rebuilt
+
+    def _tally(
+        self, source: Iterator[bytes] | None, number: int, suite: int, whole: SuiteRecord
+    ) -> ShardTally:
+        """The tally of a shard's cases of ``suite`` its helper handed over after them, or,
+        where it stopped first, made here from them read again."""
+        import pickle
+
+        handed = next(source, None) if source is not None else None
+        if handed:  # the helper is this process forked: trusted as this process's own
+            tally: ShardTally = pickle.loads(handed)
+            return tally
+        shard = self.shards[number]
+        again = ShardRebuild(whole)
+        for place in range(shard.case_count(suite)):
+            made = _full_case(shard, suite, place) if self._fast else None
+            again.add(shard.case(suite, place) if made is None else made[1])
+        return again.tally()
 
     @staticmethod
     def _case(
@@ -246,13 +298,29 @@ def make_cases(shard: StreamedReport, hand: Callable[[bytes], object]) -> None:
     """Verify a shard streamed unverified (``report.streamread.verify_streamed``) and hand
     each of its cases, suite after suite, as the merged report writes it
     (``MergedStream._case``), made from the very value verified (each case read and parsed
-    once for both): a helper's (``report.background``), whose cases ``MergedStream`` takes
-    as they come, in order. A case pydantic's path must make is handed empty (the taker
-    makes it); nothing is handed for a shard read whole or verified as it was read."""
+    once for both), then the suite's tally of them (``report.shardtally.ShardTally``,
+    pickled): a helper's (``report.background``), whose cases and tallies ``MergedStream``
+    takes as they come, in order. A case pydantic's path must make is handed empty (the
+    taker makes it; it is tallied here all the same); nothing is handed for a shard read
+    whole or verified as it was read."""
+    import pickle
+
+    from goldgate.report.models import CaseRecord, adapter
+    from goldgate.report.shardtally import ShardRebuild
     from goldgate.report.streamread import verify_streamed
 
-    counts = [shard.case_count(suite) for suite in range(len(shard.report.suites))]
+    suites = shard.report.suites
+    counts = [shard.case_count(suite) for suite in range(len(suites))]
     next_case = [0, 0]  # the suite and place of the case to hand next
+    tallying: list[ShardRebuild] = []  # the suite's whose cases are being handed
+
+    def tallied_before(suite: int) -> ShardRebuild:
+        """The tally of suite ``suite``, each suite's before it handed."""
+        while len(tallying) <= suite:
+            if tallying:
+                hand(pickle.dumps(tallying[-1].tally(), pickle.HIGHEST_PROTOCOL))
+            tallying.append(ShardRebuild(suites[len(tallying)]))
+        return tallying[suite]
 
     def made(suite: int, place: int, case: Any) -> None:
         expected, at = next_case
@@ -260,15 +328,22 @@ def make_cases(shard: StreamedReport, hand: Callable[[bytes], object]) -> None:
             expected, at = expected + 1, 0
         if (suite, place) != (expected, at):  # pragma: no cover - verified in order
             raise RuntimeError(f"case {place} of suite {suite} read out of order")
+        tally = tallied_before(suite)
         plain = full_json(case)
         if plain is None:
+            with memory_bounded(shard.path):
+                tally.add(adapter(CaseRecord).validate_python(case))
             hand(b"")
         else:
+            tally.add(case_record(plain))
             plain["position"] = None
             hand(dumps(plain))
         next_case[:] = [expected, at + 1]
 
     verify_streamed(shard, made)
+    if tallying:  # the last suites' tallies (none where no case was read here)
+        tallied_before(len(suites) - 1)
+        hand(pickle.dumps(tallying[-1].tally(), pickle.HIGHEST_PROTOCOL))
 
 
 def _full_case(

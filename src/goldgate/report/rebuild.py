@@ -8,11 +8,11 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import resolve_pointer
-from goldgate.report.caserecords import actual_at
+from goldgate.report.caserecords import CheckOutcomeName, CheckRecord, actual_at
 from goldgate.report.figures import suite_figures
 from goldgate.report.livefigures import JudgeTally, LiveTally, latencies_kept
 from goldgate.report.records import AwaitingRecord, QueuedJudgeRecord, SuiteRecord
@@ -22,11 +22,11 @@ from goldgate.report.verdicts import (
     suite_metrics,
 )
 from goldgate.scoring.adjudication import note_of, output_digest
-from goldgate.scoring.observations import Observation, ObservationStatus, ObservationTally
+from goldgate.scoring.observations import ObservationStatus, ObservationTally
 
 if TYPE_CHECKING:
     from goldgate.gold.models import Metric
-    from goldgate.report.caserecords import AttemptRecord, CaseRecord, CheckRecord, JudgeRecord
+    from goldgate.report.caserecords import AttemptRecord, CaseRecord, JudgeRecord
 
 __all__ = ["SuiteRebuild", "rebuild_suite"]
 
@@ -65,14 +65,32 @@ class SuiteRebuild:
         for attempt in case.attempts:
             self._add(case, attempt)
 
+    def _priced(self, case: CaseRecord, attempt: AttemptRecord) -> None:
+        """The attempt's live figures and judges' cost (what a subclass also places:
+        ``report.shardtally``, whose float sums depend on their order)."""
+        self.live.add(attempt.retries, attempt.cached, attempt.cost)
+        self.judges.add_cost(attempt.judge_cost)
+
+    def _queued(self, case: CaseRecord, entry: AwaitingRecord) -> None:
+        self.queue.append(entry)
+
+    def _observe(self, case: CaseRecord, metric: int, attempt: AttemptRecord) -> None:
+        """What the attempt says for metric ``metric`` (``build._observation``), tallied
+        (the observation made only where it is new: ``ObservationTally.observe``)."""
+        found = _observation(self.suite.metric_definitions[metric], case, attempt)
+        if found is not None:
+            gold, status, predicted = found
+            self.observations[metric].observe(
+                case.id, attempt.attempt, gold=gold, status=status, predicted=predicted
+            )
+
     def _add(self, case: CaseRecord, attempt: AttemptRecord) -> None:
         """One attempt's figures, read from its records as ``caserecords.attempt_views``
         joins them (a check with its expectation; none stored: every expectation not run),
         its answer at a check's path resolved only where a figure reads it."""
         status = attempt.status
         self.attempts[status] += 1
-        self.live.add(attempt.retries, attempt.cached, attempt.cost)
-        self.judges.add_cost(attempt.judge_cost)
+        self._priced(case, attempt)
         if self.latencies is not None and attempt.latency_ms is not None:
             self.latencies.append(attempt.latency_ms)
         stored = attempt.checks
@@ -89,23 +107,20 @@ class SuiteRebuild:
             if check.adjudication or check.assertions_declared is not None:
                 _, actual = actual_at(attempt.result, expectation.path)
             if check.adjudication and isinstance(actual, str):
-                self.queue.append(
-                    AwaitingRecord(
-                        case=case.id,
-                        attempt=attempt.attempt,
-                        check=expectation.name,
-                        note=note_of(expectation.expected),
-                        digest=output_digest(actual),
-                        judge=queued_judge(judge),
-                    )
+                entry = AwaitingRecord(
+                    case=case.id,
+                    attempt=attempt.attempt,
+                    check=expectation.name,
+                    note=note_of(expectation.expected),
+                    digest=output_digest(actual),
+                    judge=queued_judge(judge),
                 )
+                self._queued(case, entry)
             if completed:
-                checked.append(_Checked(check, actual))
+                checked.append(_checked(check, actual))
         self.figures.add(checked)
-        for metric, found in zip(self.suite.metric_definitions, self.observations, strict=True):
-            observation = _observation(metric, case, attempt)
-            if observation is not None:
-                found.add(observation)
+        for metric in range(len(self.suite.metric_definitions)):
+            self._observe(case, metric, attempt)
 
     def record(self) -> SuiteRecord:
         record = self.suite
@@ -170,6 +185,26 @@ class _Checked:
         self.actual = actual
 
 
+_PLAIN_CHECKS = {
+    outcome: _Checked(CheckRecord(outcome=outcome), None) for outcome in get_args(CheckOutcomeName)
+}
+"""The view of a check that holds nothing the figures read but its outcome: most of them."""
+
+
+def _checked(check: CheckRecord, actual: Any) -> _Checked:
+    """``check`` as the figures read it: one of ``_PLAIN_CHECKS`` where it is one of them
+    (the figures read its answer only where it declared assertions)."""
+    if (
+        check.assertions_declared is None
+        and not check.adjudication
+        and check.json_parsed is None
+        and check.required_keys_declared is None
+        and check.required_keys_found is None
+    ):
+        return _PLAIN_CHECKS[check.outcome]
+    return _Checked(check, actual)
+
+
 def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
     """A stored check's judge as its queue entry states it (its reason: kept only where the
     report kept it, with details)."""
@@ -180,14 +215,15 @@ def queued_judge(said: JudgeRecord | None) -> QueuedJudgeRecord | None:
     )
 
 
-def _observation(metric: Metric, case: CaseRecord, attempt: AttemptRecord) -> Observation | None:
+def _observation(
+    metric: Metric, case: CaseRecord, attempt: AttemptRecord
+) -> tuple[Any, ObservationStatus, Any] | None:
+    """(gold, status, predicted) of the attempt's observation for ``metric``; None where
+    the metric does not count the case."""
     if metric.cases is not None and case.id not in metric.cases:
         return None
     gold = next(each.expected for each in case.expectations if each.path == metric.path)
     if attempt.status == "completed" and attempt.result is not None:
-        predicted: Any = resolve_pointer(attempt.result, metric.path)
-        status: ObservationStatus = "observed"
-    else:
-        predicted = MISSING
-        status = "error" if attempt.status in RUNTIME_FAILURES else "skipped"
-    return Observation(case.id, attempt.attempt, gold, status, predicted)
+        return gold, "observed", resolve_pointer(attempt.result, metric.path)
+    status: ObservationStatus = "error" if attempt.status in RUNTIME_FAILURES else "skipped"
+    return gold, status, MISSING

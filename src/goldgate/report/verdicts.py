@@ -86,6 +86,12 @@ class Figures:
                 self.keys_declared += check.required_keys_declared
                 self.keys += check.required_keys_found or 0
 
+    def add_figures(self, other: Figures) -> None:
+        """Another tally's figures added (a shard's, ``report.shardtally``): each is a count,
+        so the sum is what one tally of both tallies' checks gives, in any order."""
+        for name, count in vars(other).items():
+            setattr(self, name, getattr(self, name) + count)
+
     def summary(self) -> dict[str, float | None]:
         def ratio(numerator: int, denominator: int) -> float | None:
             return numerator / denominator if denominator else None
