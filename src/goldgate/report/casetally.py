@@ -34,14 +34,13 @@ from goldgate.report.livefigures import LiveTally
 from goldgate.report.verdicts import CHECK_OUTCOMES, RUNTIME_FAILURES, Figures
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value
-from goldgate.scoring.kinds import rescored_kinds
+from goldgate.scoring.kinds import KINDS, rescored_kinds
 from goldgate.scoring.observations import ObservationStatus, ObservationTally
 from goldgate.scoring.score import attempt_document, score_compiled
 
 if TYPE_CHECKING:
     from goldgate.gold.models import TextOptions
     from goldgate.report.models import SuiteRecord
-    from goldgate.scoring.outcomes import CheckOutcome
 
 __all__ = ["CaseTally", "compile_stored"]
 
@@ -107,6 +106,11 @@ class CaseTally:
         self.skipped = record.status == "skipped"
         self.json_options = json_options
         self.rescored = rescored_kinds()
+        self.verdicts = {
+            name: kind.verdict
+            for name, kind in KINDS.items()
+            if kind.verdict is not None and name in self.rescored
+        }
         self.path = path
         self.attempts: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
@@ -214,11 +218,15 @@ class CaseTally:
         """The attempt's stored checks, typed, counted and (pure comparisons, with details)
         scored again from its result and gold."""
         case, attempt, stored, compiled, result, envelope, where = given
-        fresh = None
+        scored: Any = None
+        wants_json: list[bool] = []
         if compiled is not None:
+            # Every check is read before any is typed (a check that is no object is refused
+            # for that first, whatever precedes it), as when all were scored before.
+            wants_json = [check.get("json_parsed") is not None for check in stored]
             figures = {"latency_ms": attempt.get("latency_ms"), "cost": attempt.get("cost")}
             scored = attempt_document(result, compiled, **figures) if result else result
-            fresh = self._scored(compiled, scored, envelope, stored)
+        rescored, verdicts = self.rescored, self.verdicts
         views = []
         for position, check in enumerate(stored):
             outcome = check["outcome"]
@@ -229,29 +237,23 @@ class CaseTally:
                 view = self._view(check, outcome, compiled, position, result)
             self.checks[outcome] += 1
             views.append(view)
-            if fresh is not None:
-                again = fresh[position]
-                if again is not None and not same_check(view, check, again):
-                    check_disagreement(check, again, (*where, position), self.path)
+            if compiled is not None and (gold := compiled[position]).comparison in rescored:
+                # A plain check agrees with a kind that scores a verdict alone exactly where
+                # its outcome is the verdict's (``same_check`` of such an outcome reads no
+                # other field): the check's outcome is built only to say where it differs.
+                verdict = verdicts.get(gold.comparison) if plain is not None else None
+                if (
+                    verdict is None
+                    or gold.tokens is None
+                    or verdict(resolve(scored, gold.tokens), gold, envelope).outcome != outcome
+                ):
+                    options = self.json_options if wants_json[position] else None
+                    again = score_compiled(gold, scored, envelope, options)
+                    if not same_check(view, check, again):
+                        check_disagreement(check, again, (*where, position), self.path)
             if view.adjudication:
                 self._waits(case, attempt, position, view.actual)
         return views
-
-    def _scored(
-        self,
-        compiled: Sequence[CompiledExpectation],
-        result: Any,
-        envelope: Mapping[str, Any],
-        stored: Sequence[Mapping[str, Any]],
-    ) -> tuple[CheckOutcome | None, ...]:
-        """Each check of a pure comparison scored again (None for the rest)."""
-        parsed = (check.get("json_parsed") is not None for check in stored)
-        return tuple(
-            score_compiled(gold, result, envelope, self.json_options if wants_json else None)
-            if gold.comparison in self.rescored
-            else None
-            for gold, wants_json in zip(compiled, parsed, strict=True)
-        )
 
     def _view(
         self,

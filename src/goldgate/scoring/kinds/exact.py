@@ -16,7 +16,7 @@ from goldgate.scoring.comparisons import (
     failed,
     plural,
 )
-from goldgate.scoring.kinds.kind import ScoringKind, value_score
+from goldgate.scoring.kinds.kind import value_verdict, verdict_kind
 
 __all__ = ["KIND", "compare_exact", "describe_difference"]
 
@@ -87,4 +87,4 @@ def describe_difference(actual: Any, expected: Any) -> str:
     return f"the {actual_type} differs from the expected {expected_type}"
 
 
-KIND = ScoringKind(name="exact", score=value_score(compare_exact))
+KIND = verdict_kind(name="exact", verdict=value_verdict(compare_exact))
