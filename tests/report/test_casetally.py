@@ -20,6 +20,7 @@ from goldgate.base.jsonvalue import MISSING
 from goldgate.gold.compiled import compile_expectation
 from goldgate.gold.recorded import RecordedExpectation
 from goldgate.report.io import read_report
+from goldgate.report.verify import verify_report
 from goldgate.scoring.comparisons import with_actual
 from goldgate.scoring.kinds import KINDS
 
@@ -124,3 +125,25 @@ def test_a_verdict_kind_scores_its_verdict_and_nothing_more(name: str) -> None:
         gold = compile_expectation(RecordedExpectation("c", "/a", name, None, expected, None))
         verdict = kind.verdict(actual, gold, envelope)
         assert kind.score(actual, gold, envelope, None) == with_actual(verdict, actual)
+
+
+def test_a_check_that_is_no_object_is_refused_for_that_before_any_check_is_typed(
+    candidate: bytes, tmp_path: Path
+) -> None:
+    # As when every check was scored before any was typed: the reader that verifies cases it
+    # has not validated (a comparison's, take=None) names the check that is no object.
+    honest = tmp_path / "honest.json"
+    honest.write_bytes(candidate)
+    header = read_report(honest)
+    value = json.loads(candidate)
+    checks = value["suites"][0]["cases"][1]["attempts"][0]["checks"]
+    checks[0] = {"outcome": "passed", "assertions_declared": -1}
+    checks[1] = ["passed"]
+
+    with pytest.raises(ReportRefusedError) as refused:
+        verify_report(value, header, "forged.json")
+
+    assert str(refused.value) == (
+        "forged.json: not a valid report at /suites/0/cases/1: "
+        "'list' object has no attribute 'get'."
+    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
@@ -83,6 +82,17 @@ def compile_stored(
     return compile_expectation(stored, known)
 
 
+_DICT = frozenset({dict})
+
+
+def _read_every_check(stored: Sequence[Any]) -> None:
+    """Each stored check's ``json_parsed`` read, as scoring them all before typing any did:
+    a check that is no object is refused for that (``AttributeError``), whatever precedes
+    it. Called where one is no object."""
+    for check in stored:
+        check.get("json_parsed")
+
+
 class _Stored(NamedTuple):
     """A completed attempt's stored checks, with what verifying them reads."""
 
@@ -119,6 +129,11 @@ class CaseTally:
         self.observations = [ObservationTally() for _ in self.definitions]
         self.scopes = [None if m.cases is None else frozenset(m.cases) for m in self.definitions]
         self.tokens = [parse_pointer(m.path) for m in self.definitions]
+        self._metrics = list(
+            zip(self.definitions, self.tokens, self.scopes, self.observations, strict=True)
+        )
+        self._metric_paths = [m.path for m in self.definitions]
+        self._absent = [MISSING] * len(self.definitions)
         self._repeated = False  # whether the case being tallied has more than one attempt
         self._last: tuple[Any, list[_Check]] | None = None
         """The case's attempt last verified (its result's and checks' bytes), its checks."""
@@ -142,7 +157,8 @@ class CaseTally:
             status = attempt["status"]
             self.attempts[status] += 1
             self.live.add_stored(attempt)
-            self.latencies += [] if attempt.get("latency_ms") is None else [attempt["latency_ms"]]
+            if attempt.get("latency_ms") is not None:
+                self.latencies.append(attempt["latency_ms"])
             if status == "skipped" and not self.skipped:
                 pointer = format_pointer((*here, "attempts", number, "status"))
                 raise ReportRefusedError(
@@ -195,8 +211,11 @@ class CaseTally:
         # before it (``--repeat`` of a steady application) is that attempt again: its checks
         # were verified, scored again and typed then, and are only counted now.
         key: Any = None  # a case's only attempt is no attempt again: no key
-        with suppress(TypeError):  # an integer past 64 bits: verified every time
-            key = (orjson.dumps(result), orjson.dumps(stored)) if self._repeated else None
+        if self._repeated:
+            try:
+                key = (orjson.dumps(result), orjson.dumps(stored))
+            except TypeError:  # an integer past 64 bits: verified every time
+                key = None
         last = self._last
         if key is not None and last is not None and last[0] == key:
             views = last[1]
@@ -219,11 +238,9 @@ class CaseTally:
         scored again from its result and gold."""
         case, attempt, stored, compiled, result, envelope, where = given
         scored: Any = None
-        wants_json: list[bool] = []
         if compiled is not None:
-            # Every check is read before any is typed (a check that is no object is refused
-            # for that first, whatever precedes it), as when all were scored before.
-            wants_json = [check.get("json_parsed") is not None for check in stored]
+            if not _DICT.issuperset(map(type, stored)):
+                _read_every_check(stored)
             figures = {"latency_ms": attempt.get("latency_ms"), "cost": attempt.get("cost")}
             scored = attempt_document(result, compiled, **figures) if result else result
         rescored, verdicts = self.rescored, self.verdicts
@@ -247,7 +264,8 @@ class CaseTally:
                     or gold.tokens is None
                     or verdict(resolve(scored, gold.tokens), gold, envelope).outcome != outcome
                 ):
-                    options = self.json_options if wants_json[position] else None
+                    wants_json = check.get("json_parsed") is not None
+                    options = self.json_options if wants_json else None
                     again = score_compiled(gold, scored, envelope, options)
                     if not same_check(view, check, again):
                         check_disagreement(check, again, (*where, position), self.path)
@@ -317,28 +335,20 @@ class CaseTally:
         """What the attempt says for each metric, as the run observed it
         (``build._observation``)."""
         case_id = case["id"]
-        if self._gold is None or self._gold[0] is not case:
+        gold = self._gold
+        if gold is None or gold[0] is not case:
             paths = {e["path"]: e.get("expected") for e in reversed(case["expectations"])}
-            self._gold = (case, [paths.get(m.path, MISSING) for m in self.definitions])
-        for metric, tokens, scope, expected, found in zip(
-            self.definitions,
-            self.tokens,
-            self.scopes,
-            self._gold[1],
-            self.observations,
-            strict=True,
-        ):
+            gold = self._gold = (case, list(map(paths.get, self._metric_paths, self._absent)))
+        observed = status == "completed" and result is not None
+        state: ObservationStatus = (
+            "observed" if observed else "error" if status in RUNTIME_FAILURES else "skipped"
+        )
+        for (metric, tokens, scope, found), expected in zip(self._metrics, gold[1], strict=True):
             if scope is not None and case_id not in scope:
                 continue
             if expected is MISSING:
                 raise ValueError(f"no expectation at the path of metric {metric.name!r}")
-            state: ObservationStatus
-            if status == "completed" and result is not None:
-                predicted: Any = resolve(result, tokens)
-                state = "observed"
-            else:
-                predicted = MISSING
-                state = "error" if status in RUNTIME_FAILURES else "skipped"
+            predicted = resolve(result, tokens) if observed else MISSING
             found.observe(
                 case_id, attempt["attempt"], gold=expected, status=state, predicted=predicted
             )
