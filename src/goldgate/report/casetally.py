@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
@@ -20,6 +21,8 @@ from goldgate.base.errors import ReportRefusedError
 from goldgate.base.jsonvalue import MISSING
 from goldgate.base.pointers import format_pointer, parse_pointer, resolve
 from goldgate.gold.compiled import CompiledExpectation, compile_expectation
+from goldgate.gold.kinds import Kinds, comparison_kinds
+from goldgate.gold.maxima import ATTEMPT_ROOT
 from goldgate.gold.recorded import RecordedExpectation
 from goldgate.report.agreement import (
     agree,
@@ -34,6 +37,7 @@ from goldgate.report.verdicts import CHECK_OUTCOMES, RUNTIME_FAILURES, Figures
 from goldgate.scoring.adjudication import note_of, output_digest
 from goldgate.scoring.evalscores import add_value
 from goldgate.scoring.kinds import KINDS, rescored_kinds
+from goldgate.scoring.kinds.kind import VerdictOf
 from goldgate.scoring.observations import ObservationStatus, ObservationTally
 from goldgate.scoring.score import attempt_document, score_compiled
 
@@ -67,19 +71,23 @@ _PLAIN_VIEWS = {
 
 
 def compile_stored(
-    expectation: Mapping[str, Any], known: dict[str, Any] | None = None
+    expectation: Mapping[str, Any],
+    known: dict[str, Any] | None = None,
+    kinds: Kinds | None = None,
 ) -> CompiledExpectation:
     """A stored expectation (its plain JSON; a left-out comparison is ``exact``) compiled,
-    to be scored again; ``known`` shares compiled patterns between a suite's cases."""
-    stored = RecordedExpectation(
-        expectation["name"],
-        expectation["path"],
-        expectation.get("comparison") or "exact",
-        expectation.get("scorer"),
-        expectation.get("expected"),
-        expectation.get("judge"),
-    )
-    return compile_expectation(stored, known)
+    to be scored again; ``known`` shares compiled patterns between a suite's cases, and
+    ``kinds`` is the registry, read once by a reader that compiles many."""
+    name, path = expectation["name"], expectation["path"]
+    get = expectation.get
+    # Built at once (a named tuple's own __new__ is one more Python call): a report's reader
+    # compiles every distinct expectation it meets, most of a case's source_span ones.
+    fields = (name, path, get("comparison") or "exact", get("scorer"), get("expected"))
+    stored = _new(RecordedExpectation, (*fields, get("judge")))
+    return compile_expectation(stored, known, kinds=kinds)
+
+
+_new = tuple.__new__
 
 
 _DICT = frozenset({dict})
@@ -93,16 +101,41 @@ def _read_every_check(stored: Sequence[Any]) -> None:
         check.get("json_parsed")
 
 
+class _Gold(NamedTuple):
+    """A stored expectation compiled (``compile_stored``), with what verifying its checks
+    reads of it: worked out once for every case that holds the same expectation."""
+
+    compiled: CompiledExpectation
+    rescored: bool
+    """Its comparison is pure: its stored checks are scored again."""
+    verdict: VerdictOf | None
+    """Its kind's verdict, where the kind scores that alone (``verdict_kind``) and its path
+    parses: what a plain stored check's outcome is compared with."""
+    tokens: tuple[str, ...]
+    """Its path parsed (empty where it does not parse: it has no verdict then)."""
+    at_attempt: bool
+    """It points at the attempt's own figures (``scoring.score.attempt_document``)."""
+
+
+_AT_ATTEMPT = attrgetter("at_attempt")
+
+
 class _Stored(NamedTuple):
     """A completed attempt's stored checks, with what verifying them reads."""
 
     case: Mapping[str, Any]
     attempt: Mapping[str, Any]
     stored: Sequence[Mapping[str, Any]]
-    compiled: Sequence[CompiledExpectation] | None
+    golds: Sequence[_Gold] | None
     result: Any
     envelope: Mapping[str, Any]
-    where: tuple[str | int, ...]
+    here: tuple[str | int, ...]
+    """The case's place in the report (the attempt's checks are at ``checks_at``)."""
+    number: int
+    """The attempt's place in its case."""
+
+    def checks_at(self) -> tuple[str | int, ...]:
+        return (*self.here, "attempts", self.number, "checks")
 
 
 class CaseTally:
@@ -143,13 +176,14 @@ class CaseTally:
         self.queue: list[dict[str, Any]] = []
         self.waiting: list[tuple[str, int, str]] = []
         self.known: dict[str, Any] = {}  # compiled patterns, shared by the suite's cases
-        self.compiled: dict[bytes, CompiledExpectation] = {}
+        self.kinds = comparison_kinds()
+        self.golds: dict[bytes, _Gold] = {}
         self.live, self.latencies = LiveTally(), list[float]()
 
     def case(self, case: Mapping[str, Any], here: tuple[str | int, ...]) -> None:
         """One case's attempts into the tallies, each rescorable check scored again."""
         expectations = case["expectations"]
-        compiled: list[CompiledExpectation] | None = None
+        golds: list[_Gold] | None = None
         self._last = None  # an attempt is reused within its case only: its gold is theirs
         self._repeated = len(attempts := case["attempts"]) > 1
         envelope = case.get("input") if self.details else None
@@ -178,35 +212,41 @@ class CaseTally:
                         f"attempt {number}: {len(stored)} checks for "
                         f"{len(expectations)} expectations"
                     )
-                if self.details and compiled is None:
-                    compiled = [self._compiled(e) for e in expectations]
+                if self.details and golds is None:
+                    golds = [self._gold_of(e) for e in expectations]
                 if self.details and not isinstance(result, dict):
                     raise ValueError(
                         f"attempt {number}: a completed attempt of a report written with "
                         "details has no result"
                     )
-                where = (*here, "attempts", number, "checks")
-                self._checks(
-                    _Stored(case, attempt, stored, compiled, result, envelope or {}, where)
-                )
+                given = (case, attempt, stored, golds, result, envelope or {}, here, number)
+                self._checks(_new(_Stored, given))
             if self.definitions and self.details:
                 self._observe(case, attempt, status, result)
 
-    def _compiled(self, expectation: Mapping[str, Any]) -> CompiledExpectation:
+    def _gold_of(self, expectation: Mapping[str, Any]) -> _Gold:
         """Compiled once per distinct stored expectation (its bytes), of the last 4096."""
         try:
             key = orjson.dumps(expectation)
         except TypeError:  # an integer past 64 bits: compiled every time
-            return compile_stored(expectation, self.known)
-        found = self.compiled.get(key)
+            return self._new_gold(expectation)
+        found = self.golds.get(key)
         if found is None:
-            if len(self.compiled) >= 4096:
-                self.compiled.clear()
-            found = self.compiled[key] = compile_stored(expectation, self.known)
+            if len(self.golds) >= 4096:
+                self.golds.clear()
+            found = self.golds[key] = self._new_gold(expectation)
         return found
 
+    def _new_gold(self, expectation: Mapping[str, Any]) -> _Gold:
+        compiled = compile_stored(expectation, self.known, self.kinds)
+        comparison, tokens = compiled.comparison, compiled.tokens
+        rescored = comparison in self.rescored
+        verdict = self.verdicts.get(comparison) if rescored and tokens is not None else None
+        at_attempt = tokens is not None and tokens[:1] == (ATTEMPT_ROOT,)
+        return _new(_Gold, (compiled, rescored, verdict, tokens or (), at_attempt))
+
     def _checks(self, given: _Stored) -> None:
-        case, attempt, stored, _, result, _, _ = given
+        case, attempt, stored, _, result, *_ = given
         # An attempt whose result and stored checks are the very bytes of the case's attempt
         # before it (``--repeat`` of a steady application) is that attempt again: its checks
         # were verified, scored again and typed then, and are only counted now.
@@ -236,14 +276,15 @@ class CaseTally:
     def _verified(self, given: _Stored) -> list[_Check]:
         """The attempt's stored checks, typed, counted and (pure comparisons, with details)
         scored again from its result and gold."""
-        case, attempt, stored, compiled, result, envelope, where = given
+        case, attempt, stored, golds, result, envelope, *_ = given
         scored: Any = None
-        if compiled is not None:
+        if golds is not None:
             if not _DICT.issuperset(map(type, stored)):
                 _read_every_check(stored)
-            figures = {"latency_ms": attempt.get("latency_ms"), "cost": attempt.get("cost")}
-            scored = attempt_document(result, compiled, **figures) if result else result
-        rescored, verdicts = self.rescored, self.verdicts
+            scored = result
+            if result and any(map(_AT_ATTEMPT, golds)):
+                figures = {"latency_ms": attempt.get("latency_ms"), "cost": attempt.get("cost")}
+                scored = attempt_document(result, [gold[0] for gold in golds], **figures)
         views = []
         for position, check in enumerate(stored):
             outcome = check["outcome"]
@@ -251,24 +292,25 @@ class CaseTally:
             if plain is not None:  # most checks: an outcome and perhaps its reason
                 view = plain
             else:
-                view = self._view(check, outcome, compiled, position, result)
+                view = self._view(check, outcome, golds, position, result)
             self.checks[outcome] += 1
             views.append(view)
-            if compiled is not None and (gold := compiled[position]).comparison in rescored:
+            if golds is not None and (gold := golds[position]).rescored:
                 # A plain check agrees with a kind that scores a verdict alone exactly where
                 # its outcome is the verdict's (``same_check`` of such an outcome reads no
                 # other field): the check's outcome is built only to say where it differs.
-                verdict = verdicts.get(gold.comparison) if plain is not None else None
+                compiled, _, verdict, tokens, _ = gold
                 if (
-                    verdict is None
-                    or gold.tokens is None
-                    or verdict(resolve(scored, gold.tokens), gold, envelope).outcome != outcome
+                    plain is None
+                    or verdict is None
+                    or verdict(resolve(scored, tokens), compiled, envelope).outcome != outcome
                 ):
                     wants_json = check.get("json_parsed") is not None
                     options = self.json_options if wants_json else None
-                    again = score_compiled(gold, scored, envelope, options)
+                    again = score_compiled(compiled, scored, envelope, options)
                     if not same_check(view, check, again):
-                        check_disagreement(check, again, (*where, position), self.path)
+                        where = (*given.checks_at(), position)
+                        check_disagreement(check, again, where, self.path)
             if view.adjudication:
                 self._waits(case, attempt, position, view.actual)
         return views
@@ -277,7 +319,7 @@ class CaseTally:
         self,
         check: Mapping[str, Any],
         outcome: str,
-        compiled: Sequence[CompiledExpectation] | None,
+        golds: Sequence[_Gold] | None,
         position: int,
         result: Any,
     ) -> _Check:
@@ -286,8 +328,8 @@ class CaseTally:
         if outcome not in CHECK_OUTCOMES:
             raise ValueError(f"unknown check outcome {outcome!r}")
         actual: Any = None
-        if compiled is not None:
-            gold = compiled[position]
+        if golds is not None:
+            gold = golds[position].compiled
             if gold.comparison == "text" and gold.tokens is not None:
                 found = resolve(result, gold.tokens)
                 actual = None if found is MISSING else found
