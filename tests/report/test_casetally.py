@@ -23,10 +23,12 @@ from goldgate.report.io import read_report
 from goldgate.report.verify import verify_report
 from goldgate.scoring.comparisons import with_actual
 from goldgate.scoring.kinds import KINDS
+from helpers.reports import coherent
 
 pytestmark = pytest.mark.xdist_group("example_reports")
 
 OUTCOMES = ("passed", "failed", "error")
+QUEUE = "/flows/triage/steps/classify/result/answer/optionId"
 
 
 def _plain_checks(value: dict[str, Any]) -> dict[str, tuple[tuple[Any, ...], str]]:
@@ -147,3 +149,42 @@ def test_a_check_that_is_no_object_is_refused_for_that_before_any_check_is_typed
         "forged.json: not a valid report at /suites/0/cases/1: "
         "'list' object has no attribute 'get'."
     )
+
+
+def test_a_metric_observes_each_attempt_where_its_checks_looked(
+    candidate: bytes, tmp_path: Path
+) -> None:
+    # A metric's observation takes what the attempt's plain check at its path looked at,
+    # not resolving it again: each attempt its own answer, every attempt of a repeat, where
+    # the check is plain (the first attempts) and where it is not (the second).
+    value = json.loads(candidate)
+    suite = value["suites"][1]
+    assert suite["metric_definitions"][0]["path"] == QUEUE
+    for case in suite["cases"]:
+        first = case["attempts"][0]
+        paths = [e["path"] for e in case["expectations"]]
+        if QUEUE not in paths:  # outside the metric's cases
+            continue
+        again = json.loads(json.dumps(first))
+        again["attempt"] = 2
+        classified = again["result"]["flows"]["triage"]["steps"]["classify"]["result"]
+        classified["answer"] = {"optionId": "cancellation"}
+        expected = case["expectations"][paths.index(QUEUE)]["expected"]
+        outcome = "passed" if expected == "cancellation" else "failed"
+        # not plain: verified in full, what it looked at is not kept, nor the first's used
+        again["checks"][paths.index(QUEUE)] = {"outcome": outcome, "adjudicated": False}
+        case["attempts"].append(again)
+    # Every figure rebuilt by report.rebuild (coherent), the cases kept as they are: plain.
+    changed = coherent(json.loads(json.dumps(value)), rescore=False)
+    for made, kept in zip(changed["suites"], value["suites"], strict=True):
+        made["cases"] = kept["cases"]
+    assert changed["suites"][1]["metrics"] != value["suites"][1]["metrics"]
+    path = tmp_path / "repeated.json"
+    path.write_text(json.dumps(changed), "utf-8")
+
+    read_report(path)
+
+    changed["suites"][1]["metrics"] = value["suites"][1]["metrics"]
+    path.write_text(json.dumps(changed), "utf-8")
+    with pytest.raises(ReportRefusedError, match="/suites/1/metrics/0/"):
+        read_report(path)

@@ -115,9 +115,12 @@ class _Gold(NamedTuple):
     """Its path parsed (empty where it does not parse: it has no verdict then)."""
     at_attempt: bool
     """It points at the attempt's own figures (``scoring.score.attempt_document``)."""
+    observed: bool
+    """It points where one of the suite's metrics looks."""
 
 
 _AT_ATTEMPT = attrgetter("at_attempt")
+_UNSEEN = object()
 
 
 class _Stored(NamedTuple):
@@ -166,6 +169,10 @@ class CaseTally:
             zip(self.definitions, self.tokens, self.scopes, self.observations, strict=True)
         )
         self._metric_paths = [m.path for m in self.definitions]
+        self._observed = frozenset(self.tokens)
+        self._looked: dict[tuple[str, ...], Any] = {}
+        """What the attempt being tallied holds where a metric looks, as a check of it looked
+        there (in its result, not made an attempt document): not resolved again."""
         self._absent = [MISSING] * len(self.definitions)
         self._repeated = False  # whether the case being tallied has more than one attempt
         self._last: tuple[Any, list[_Check]] | None = None
@@ -188,6 +195,8 @@ class CaseTally:
         self._repeated = len(attempts := case["attempts"]) > 1
         envelope = case.get("input") if self.details else None
         for number, attempt in enumerate(attempts):
+            if self._looked:
+                self._looked = {}
             status = attempt["status"]
             self.attempts[status] += 1
             self.live.add_stored(attempt)
@@ -243,7 +252,8 @@ class CaseTally:
         rescored = comparison in self.rescored
         verdict = self.verdicts.get(comparison) if rescored and tokens is not None else None
         at_attempt = tokens is not None and tokens[:1] == (ATTEMPT_ROOT,)
-        return _new(_Gold, (compiled, rescored, verdict, tokens or (), at_attempt))
+        observed = tokens in self._observed
+        return _new(_Gold, (compiled, rescored, verdict, tokens or (), at_attempt, observed))
 
     def _checks(self, given: _Stored) -> None:
         case, attempt, stored, _, result, *_ = given
@@ -299,12 +309,14 @@ class CaseTally:
                 # A plain check agrees with a kind that scores a verdict alone exactly where
                 # its outcome is the verdict's (``same_check`` of such an outcome reads no
                 # other field): the check's outcome is built only to say where it differs.
-                compiled, _, verdict, tokens, _ = gold
-                if (
-                    plain is None
-                    or verdict is None
-                    or verdict(resolve(scored, tokens), compiled, envelope).outcome != outcome
-                ):
+                compiled, _, verdict, tokens, _, observed = gold
+                agrees = False
+                if plain is not None and verdict is not None:
+                    actual = resolve(scored, tokens)
+                    if observed and scored is result:
+                        self._looked[tokens] = actual
+                    agrees = verdict(actual, compiled, envelope).outcome == outcome
+                if not agrees:
                     wants_json = check.get("json_parsed") is not None
                     options = self.json_options if wants_json else None
                     again = score_compiled(compiled, scored, envelope, options)
@@ -390,7 +402,9 @@ class CaseTally:
                 continue
             if expected is MISSING:
                 raise ValueError(f"no expectation at the path of metric {metric.name!r}")
-            predicted = resolve(result, tokens) if observed else MISSING
+            predicted = self._looked.get(tokens, _UNSEEN) if observed else MISSING
+            if predicted is _UNSEEN:
+                predicted = resolve(result, tokens)
             found.observe(
                 case_id, attempt["attempt"], gold=expected, status=state, predicted=predicted
             )
