@@ -56,7 +56,7 @@ def verdict_kind(*, name: str, verdict: VerdictOf, **fields: Any) -> ScoringKind
 
 def value_verdict(compare: Callable[[Any, Any], Verdict]) -> VerdictOf:
     """The verdict of a kind that compares the value at the path with the expected value
-    alone (``exact``, ``set``): ``compare(actual, expected)``."""
+    alone (``set``): ``compare(actual, expected)``."""
 
     def verdict(actual: Any, expectation: CompiledExpectation, *_: Any) -> Verdict:
         return compare(actual, expectation.expected)
