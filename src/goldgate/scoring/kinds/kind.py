@@ -62,4 +62,3 @@ def value_verdict(compare: Callable[[Any, Any], Verdict]) -> VerdictOf:
         return compare(actual, expectation.expected)
 
     return verdict
-
