@@ -117,8 +117,36 @@ def _check(check: dict[str, Any]) -> bool:
     )
 
 
+_COMPLETED_KEYS = frozenset({"attempt", "status", "latency_ms", "result", "checks"})
+"""The fields of most attempts of a report with details: a completed attempt's."""
+
+
+def _completed(attempt: dict[str, Any]) -> bool:
+    """``_attempt`` of an attempt of ``_COMPLETED_KEYS`` exactly: those fields alone."""
+    number, status, latency, checks = (
+        attempt["attempt"],
+        attempt["status"],
+        attempt["latency_ms"],
+        attempt["checks"],
+    )
+    return (
+        type(number) is int
+        and number >= 1
+        and type(status) is str
+        and status in _STATUSES
+        and (latency is None or _number(latency))
+        and _document(attempt["result"])
+        and type(checks) is list
+        and _checks(checks)
+    )
+
+
 def _attempt(attempt: Any) -> bool:
-    if type(attempt) is not dict or not attempt.keys() <= _ATTEMPT_KEYS:
+    if type(attempt) is not dict:
+        return False
+    if attempt.keys() == _COMPLETED_KEYS:  # most attempts: their fields tested alone
+        return _completed(attempt)
+    if not attempt.keys() <= _ATTEMPT_KEYS:
         return False
     get = attempt.get
     number, latency, cost, judge_cost = (
