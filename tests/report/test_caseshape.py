@@ -52,6 +52,13 @@ CASE: dict[str, Any] = {
             ],
         },
         {"attempt": 2, "status": "failed", "reason": "boom", "stderr": "x", "checks": []},
+        {  # the commonest shape, which plainly_valid tests on its own
+            "attempt": 3,
+            "status": "completed",
+            "latency_ms": 1,
+            "result": {"n": "x"},
+            "checks": [{"outcome": "passed"}, {"outcome": "failed", "reason": "r"}],
+        },
     ],
 }
 
@@ -139,9 +146,21 @@ def test_the_plain_cases_of_a_report_are_recognised() -> None:
     assert plainly_valid({"id": "a", "expectations": [], "attempts": []})
 
 
+COMPLETED = {"attempt": 1, "status": "completed", "latency_ms": 1, "result": {}, "checks": []}
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("line", 0), ("input", {1: 2}), ("attempts", [{"attempt": 1, "status": "done"}])],
+    [
+        ("line", 0),
+        ("input", {1: 2}),
+        ("attempts", [{"attempt": 1, "status": "done"}]),
+        ("attempts", [{**COMPLETED, "attempt": 0}]),
+        ("attempts", [{**COMPLETED, "status": "done"}]),
+        ("attempts", [{**COMPLETED, "latency_ms": "x"}]),
+        ("attempts", [{**COMPLETED, "result": {1: 2}}]),
+        ("attempts", [{**COMPLETED, "checks": [{"outcome": "x"}]}]),
+    ],
 )
 def test_what_validation_refuses_is_left_to_it(field: str, value: Any) -> None:
     case = {**CASE, field: value}

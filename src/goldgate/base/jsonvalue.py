@@ -68,6 +68,8 @@ def thaw(value: FrozenJson | JsonValue) -> JsonValue:
 def json_equal(left: Any, right: Any) -> bool:
     """JSON equality: ``true`` is not ``1``, ``1`` equals ``1.0``, key order is irrelevant,
     array order matters, strings compare code point by code point."""
+    if type(left) is str and type(right) is str:  # the most common pair, told first
+        return left == right
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left is right
     if isinstance(left, int | float) and isinstance(right, int | float):

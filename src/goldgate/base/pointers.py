@@ -47,8 +47,13 @@ def resolve(document: Any, tokens: Sequence[str]) -> Any:
     """The value at ``tokens``, or ``MISSING`` when there is none (``-`` is always absent)."""
     current = document
     for token in tokens:
-        # Result documents are plain dicts: the exact type test spares the ABC check.
-        if type(current) is dict or isinstance(current, Mapping):
+        # Result documents are plain dicts: the exact type test spares the ABC check, and
+        # one lookup does for both asking and taking (no JSON value is MISSING).
+        if type(current) is dict:
+            current = current.get(token, MISSING)
+            if current is MISSING:
+                return MISSING
+        elif isinstance(current, Mapping):
             if token not in current:
                 return MISSING
             current = current[token]

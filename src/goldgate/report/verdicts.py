@@ -67,10 +67,12 @@ class Figures:
 
     def add(self, checks: Sequence[CheckFigures]) -> None:
         """Check outcomes as scored, or checks as read back from a report."""
+        ran = passed = 0  # summed here, added once: every attempt of a run and a read adds
         for check in checks:
-            if check.outcome != "not_run":
-                self.ran += 1
-                self.passed += check.outcome == "passed"
+            outcome = check.outcome
+            if outcome != "not_run":
+                ran += 1
+                passed += outcome == "passed"
             if check.adjudication:
                 self.adjudication += 1
             if check.assertions_declared is not None:
@@ -85,6 +87,8 @@ class Figures:
             if check.required_keys_declared:
                 self.keys_declared += check.required_keys_declared
                 self.keys += check.required_keys_found or 0
+        self.ran += ran
+        self.passed += passed
 
     def add_figures(self, other: Figures) -> None:
         """Another tally's figures added (a shard's, ``report.shardtally``): each is a count,

@@ -5,7 +5,7 @@ Any JSON value is a valid ``expected``: no offline rules, nothing to compile."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldgate.base.jsonvalue import MISSING, is_array, json_equal, json_type_name
 from goldgate.scoring.comparisons import (
@@ -16,7 +16,10 @@ from goldgate.scoring.comparisons import (
     failed,
     plural,
 )
-from goldgate.scoring.kinds.kind import ScoringKind, value_score
+from goldgate.scoring.kinds.kind import verdict_kind
+
+if TYPE_CHECKING:
+    from goldgate.gold.compiled import CompiledExpectation
 
 __all__ = ["KIND", "compare_exact", "describe_difference"]
 
@@ -87,4 +90,11 @@ def describe_difference(actual: Any, expected: Any) -> str:
     return f"the {actual_type} differs from the expected {expected_type}"
 
 
-KIND = ScoringKind(name="exact", score=value_score(compare_exact))
+def _verdict(actual: Any, expectation: CompiledExpectation, *_: Any) -> Verdict:
+    expected = expectation.expected
+    if type(actual) is str and type(expected) is str and actual == expected:
+        return PASSED  # the commonest check of all, told without two more calls
+    return compare_exact(actual, expected)
+
+
+KIND = verdict_kind(name="exact", verdict=_verdict)

@@ -18,7 +18,7 @@ from goldgate.scoring.comparisons import (
     failed,
     plural,
 )
-from goldgate.scoring.kinds.kind import ScoringKind, value_score
+from goldgate.scoring.kinds.kind import value_verdict, verdict_kind
 
 __all__ = ["KIND", "compare_set", "set_key"]
 
@@ -79,4 +79,4 @@ def compare_set(actual: Any, expected: Any) -> Verdict:
     return failed("the set " + " and ".join(parts))
 
 
-KIND = ScoringKind(name="set", rules=_rules, score=value_score(compare_set))
+KIND = verdict_kind(name="set", rules=_rules, verdict=value_verdict(compare_set))

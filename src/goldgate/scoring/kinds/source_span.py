@@ -27,14 +27,11 @@ from goldgate.scoring.comparisons import (
     error,
     failed,
     plural,
-    with_actual,
 )
-from goldgate.scoring.kinds.kind import ScoringKind
+from goldgate.scoring.kinds.kind import verdict_kind
 
 if TYPE_CHECKING:
     from goldgate.gold.compiled import CompiledExpectation
-    from goldgate.gold.models import TextOptions
-    from goldgate.scoring.outcomes import CheckOutcome
 
 __all__ = ["KIND", "compare_source_span", "source_span_problem", "source_span_problems"]
 
@@ -206,14 +203,8 @@ def _rules(expected: Any, form: Any, envelope: Mapping[str, Any]) -> Sequence[Pr
     return list(source_span_problems(expected, envelope))
 
 
-def _score(
-    actual: Any,
-    expectation: CompiledExpectation,
-    envelope: Any,
-    options: TextOptions | None,
-) -> CheckOutcome:
-    verdict = compare_source_span(actual, expectation.expected, envelope_document(envelope))
-    return with_actual(verdict, actual)
+def _verdict(actual: Any, expectation: CompiledExpectation, envelope: Any) -> Verdict:
+    return compare_source_span(actual, expectation.expected, envelope_document(envelope))
 
 
-KIND = ScoringKind(name="source_span", rules=_rules, score=_score)
+KIND = verdict_kind(name="source_span", rules=_rules, verdict=_verdict)
