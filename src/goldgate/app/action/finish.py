@@ -121,7 +121,7 @@ def _concluded(
             except MemoryError:
                 refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
         if streamed is not None and deferred is not None:
-            deferred.used(streamed.digest)
+            deferred.used(streamed)  # a helper verifies it from this scan meanwhile
         if streamed is None:
             _settle(deferred)
             if refused is not None:
@@ -274,7 +274,8 @@ def _compare(
     if found is None:
         return None, None, None
     if deferred is not None and unverified:
-        deferred.used(found.digest)
+        assert found.streamed is not None  # kept open in opened.stack
+        deferred.used(found.streamed)
     baseline_path, baseline = found.path, found.report
     if inputs.mode == "replay" and inputs.report is None:
         other = replayed_other_report(report, baseline_path)
