@@ -309,3 +309,24 @@ def test_nothing_is_published_before_the_helper_answered(
     assert helper.seen == ([], before_start), "written or said before the helper answered"
     expected = {} if verifies else {"candidate.json": 1, "baseline.json": 1}
     assert step.reads["verifications"] == expected
+
+
+def test_a_baseline_of_the_candidate_s_very_bytes_is_verified_once(
+    honest: bytes, step: Step
+) -> None:
+    """One helper verifies bytes the step uses twice (a report compared with a copy of
+    itself): the baseline's are the candidate's, verified already."""
+    step.switch("0")
+    folder = step.tmp_path / "out"
+    handed: list[list[str]] = []
+
+    def helper(reports: list[Any]) -> _StandIn:
+        handed.append([Path(report.path).name for report in reports])
+        return _StandIn(folder, [], verifies=True)
+
+    step.monkeypatch.setattr(background, "fork_possible", lambda: True)
+    step.monkeypatch.setattr(background, "verify_streamed_in_background", helper)
+    code, said, _ = _publish(folder, honest, honest, step.monkeypatch)
+    assert code == json.loads(honest)["verdict"]["exit_code"], said
+    assert handed == [["candidate.json"]]
+    assert step.reads["verifications"] == {}, "the stand-in verified it"

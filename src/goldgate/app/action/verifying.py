@@ -59,6 +59,8 @@ class Deferred:
         when the step settles, which then runs again verifying as it reads."""
         from goldgate.report.background import verify_streamed_in_background
 
+        if streamed.digest in self._digests:  # the same bytes (a report its own baseline)
+            return
         self._digests.append(streamed.digest)
         if streamed.unverified:  # else read whole, and verified as it was
             helper = verify_streamed_in_background([streamed])
