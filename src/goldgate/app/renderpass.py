@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from goldgate.base import accelerators
+from goldgate.base.memory import collections_paused
 from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
 
 if TYPE_CHECKING:
@@ -164,7 +165,10 @@ def render_pass(
         suites = build_view(context.report).suites
 
         def walked(only: Sequence[CaseSink]) -> None:
-            feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), only)
+            # Records with no cycles, made and let go of a case at a time: the collector
+            # would only rescan what lives on (as ``app.render`` does for the whole pass).
+            with collections_paused():
+                feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), only)
 
         table = None if html is None else _table_elsewhere(streamed, html, walked)
         if table is not None:

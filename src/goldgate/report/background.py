@@ -190,7 +190,8 @@ def verify_streamed_in_background(
     """``verify_in_background`` of reports this process streamed without verifying them
     (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
     scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
-    the very bytes scanned. ``report merge`` forks one once it has scanned its shards. With
+    the very bytes scanned. ``report merge`` forks one once it has scanned its shards, the
+    publishing step one for each report once it has scanned it (``app.action.verifying``). With
     ``made``, the helper first calls it with a function that hands here each piece given
     to it (``Background.made``: this process takes them as they come), which may verify
     reports as it goes (they are not verified again), then verifies the rest."""

@@ -62,6 +62,12 @@ class StreamedReport:
         """Whether the file was scanned (its cases read again from it), not read whole."""
         return self._handle is not None
 
+    @property
+    def unverified(self) -> bool:
+        """Whether it was streamed without ``verify``: to be verified from its scan
+        (``verify_streamed``, ``report.background.verify_streamed_in_background``)."""
+        return self._scanned is not None
+
     def raw_case(self, suite: int, position: int) -> Any:
         """The plain JSON of the case at ``position`` of suite ``suite`` (a streamed file's),
         read again from the file; refused where its bytes changed since they were scanned."""

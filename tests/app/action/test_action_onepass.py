@@ -202,17 +202,22 @@ def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
     candidate or baseline is refused in the same words, nothing written."""
     fork_possible()
     baseline = json.dumps(json.loads(honest), indent=1).encode()
+    scans = _scans_in_every_process(step)
     runs = {}
     for value in ("1", "0"):  # in the same folder: the outputs name it
         step.switch(value)
         verified.forget_verified()
         step.reads["verifications"].clear()
+        scans.write_text("")
         code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
         runs[value] = code, said, _published(folder)
         folder.rename(step.tmp_path / f"honest-{value}")
         if value == "1":
             assert "report verify helper" in accelerators.used()
             assert step.reads["verifications"] == {}, "the helper verified both"
+            # The helpers verify each report from the scan made here: none scans again.
+            made = Counter(scans.read_text("utf-8").split())
+            assert made == {"candidate.json": 1, "baseline.json": 1}
     assert runs["1"] == runs["0"]
     assert "comparison" in runs["1"][2]
     for side in ("candidate", "baseline"):
@@ -229,6 +234,21 @@ def test_with_a_helper_verifying_meanwhile_the_outputs_are_the_same(
         assert code == 2
         assert written == []
         assert any(f"{side}.json: stored /suites/0/attempt_count is" in s for s in said), said
+
+
+def _scans_in_every_process(step: Step) -> Path:
+    """A file that every scan of a report, in this process or a helper forked from it, adds
+    the report's name to (a line each)."""
+    noted = step.tmp_path / "scans.txt"
+    counted = scan._Scanner.report  # the ``reads`` fixture's, which calls the real one
+
+    def scanned(self: Any) -> Any:
+        with noted.open("a", encoding="utf-8") as out:
+            out.write(Path(self.path).name + "\n")
+        return counted(self)
+
+    step.monkeypatch.setattr(scan._Scanner, "report", scanned)
+    return noted
 
 
 class _StandIn:
@@ -281,10 +301,32 @@ def test_nothing_is_published_before_the_helper_answered(
     )
     said = []
     helper = _StandIn(folder, said, verifies)
-    step.monkeypatch.setattr(background, "verify_in_background", lambda paths: helper)
+    step.monkeypatch.setattr(background, "fork_possible", lambda: True)
+    step.monkeypatch.setattr(background, "verify_streamed_in_background", lambda reports: helper)
     code = run_action(env, said.append)
     assert (code, said, _published(folder)) == alone
     before_start = len([s for s in said if "GITHUB_EVENT_NAME" in s])
     assert helper.seen == ([], before_start), "written or said before the helper answered"
     expected = {} if verifies else {"candidate.json": 1, "baseline.json": 1}
     assert step.reads["verifications"] == expected
+
+
+def test_a_baseline_of_the_candidate_s_very_bytes_is_verified_once(
+    honest: bytes, step: Step
+) -> None:
+    """One helper verifies bytes the step uses twice (a report compared with a copy of
+    itself): the baseline's are the candidate's, verified already."""
+    step.switch("0")
+    folder = step.tmp_path / "out"
+    handed: list[list[str]] = []
+
+    def helper(reports: list[Any]) -> _StandIn:
+        handed.append([Path(report.path).name for report in reports])
+        return _StandIn(folder, [], verifies=True)
+
+    step.monkeypatch.setattr(background, "fork_possible", lambda: True)
+    step.monkeypatch.setattr(background, "verify_streamed_in_background", helper)
+    code, said, _ = _publish(folder, honest, honest, step.monkeypatch)
+    assert code == json.loads(honest)["verdict"]["exit_code"], said
+    assert handed == [["candidate.json"]]
+    assert step.reads["verifications"] == {}, "the stand-in verified it"

@@ -77,7 +77,12 @@ def conclude(
     stops that, not the step: what can still be written (JUnit, the summary, the outputs)
     is, with exit 130."""
     from goldgate.app.action.verifying import verified_meanwhile
+    from goldgate.base.memory import freeze_survivors
 
+    # What the step holds by now (its modules, inputs, a run's gold) lives as long as it:
+    # frozen out of the collections the publishing's imports would trigger (a full one
+    # took some 0.05 s at 10,000 attempts), and out of its helpers' (fewer pages copied).
+    freeze_survivors()
     paths = [report_path] if report_path.is_file() else []
     source = inputs.baseline
     if paths and source and not source.startswith("artifact:") and Path(source).is_file():
@@ -121,7 +126,7 @@ def _concluded(
             except MemoryError:
                 refused = RuntimeFailureError(f"{report_path}: too large to read in this memory.")
         if streamed is not None and deferred is not None:
-            deferred.used(streamed.digest)
+            deferred.used(streamed)  # a helper verifies it from this scan meanwhile
         if streamed is None:
             _settle(deferred)
             if refused is not None:
@@ -274,7 +279,8 @@ def _compare(
     if found is None:
         return None, None, None
     if deferred is not None and unverified:
-        deferred.used(found.digest)
+        assert found.streamed is not None  # kept open in opened.stack
+        deferred.used(found.streamed)
     baseline_path, baseline = found.path, found.report
     if inputs.mode == "replay" and inputs.report is None:
         other = replayed_other_report(report, baseline_path)

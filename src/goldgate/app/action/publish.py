@@ -143,12 +143,21 @@ def _publish(run: StepRun, publication: Publication, rendered: RenderPass) -> in
     code, decided = gate()
     state = comment_state(code, comparison)
     limit = comment_budget(inputs.comment_id, state) - comment_length(where)
-    body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
+    made: list[tuple[RenderContext, str]] = []
+
+    def comment_body() -> str:
+        """The comment, made only where one is posted or a check run shows it, and again
+        only for another verdict (a signal came meanwhile)."""
+        if not made or made[-1][0] is not decided:
+            body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
+            made.append((decided, body))
+        return made[-1][1]
+
     comment_file, (comment_id, comment_author) = _comment(
         run,
         inputs,
         event,
-        body=body,
+        body=comment_body,
         sources=(report_path, comparison_path),
         state=state,
         code=code,
@@ -165,10 +174,8 @@ def _publish(run: StepRun, publication: Publication, rendered: RenderPass) -> in
         context.report, context.comparison, sources=context.sources, collected=context.collected
     )
     run.out(render("annotations", plain))
-    if run.check_run is not None:
-        if run.interrupted:  # the comment's verdict was before the signal
-            body = render("markdown", replace(decided, budget="comment", limit=limit)) + where
-        _complete_check_run(run, publication, rendered, body=body, code=code)
+    if run.check_run is not None:  # with the verdict after a signal, where one came
+        _complete_check_run(run, publication, rendered, body=comment_body(), code=code)
     collected = context.collected
     assert collected is not None  # the pass kept it
     counts = collected.counts
@@ -270,13 +277,14 @@ def _comment(
     inputs: ActionInputs,
     event: GitHubEvent | None,
     *,
-    body: str,
+    body: Callable[[], str],
     sources: tuple[Path, Path | None],
     state: str,
     code: int,
 ) -> tuple[str, tuple[str, str]]:
-    """Post the sticky comment; the hand-off file's path when it fell back, else '', and the
-    id and author of the comment posted or edited ('' and '' when none was). The
+    """Post the sticky comment (its text ``body()``, made only where one is posted); the
+    hand-off file's path when it fell back, else '', and the id and author of the comment
+    posted or edited ('' and '' when none was). The
     hand-off carries the report and comparison (``sources``) the comment is rendered from,
     never the body: the trusted job renders it again (``goldgate.app.forkcomment``)."""
     if (
@@ -286,6 +294,7 @@ def _comment(
         or event.pr_number is None
     ):
         return "", ("", "")
+    text = body()  # before the post: a signal while it is made stops the publishing
     from goldgate.github.client import api_url, connect, repository
     from goldgate.github.comments import StickyComment, comment_authors, upsert_comment
 
@@ -304,7 +313,7 @@ def _comment(
             authors=comment_authors(github, token, inputs.comment_author),
             when=inputs.comment_mode,
         )
-        result = upsert_comment(repo, event.pr_number, body, sticky, state=state, passed=code == 0)
+        result = upsert_comment(repo, event.pr_number, text, sticky, state=state, passed=code == 0)
         reason = result.reason if result.fell_back else None
         if result.action in ("created", "updated") and result.comment_id is not None:
             posted = (str(result.comment_id), result.author or "")

@@ -1,17 +1,19 @@
-"""The publishing step's reports verified by a forked helper while this process compares
+"""The publishing step's reports verified by forked helpers while this process compares
 and renders them (issue 43): both CPUs at work, nothing published before the verification.
 
 Verifying a report (re-scoring every check of every attempt) is the costliest part of
 reading it. Where a helper can be forked (``report.background``: the accelerators on, Linux,
-two CPUs, no other thread), ``verified_meanwhile`` forks one that verifies the candidate and
-the baseline file while this process scans them (unverified), compares and renders. Until
-the helper has answered that it verified the very bytes used here (their digests), nothing
-is published: the step's workflow commands are held (``StepRun.out``), and every file,
-output, summary, comment and check run waits for ``Deferred.settle``. Where the helper did
-not verify them all (a forged verdict, a truncated file, a helper that failed), what was
-made is dropped, the step's state is put back as it was, and the step runs again with the
-reports verified here as they are read: the same refusal, in the same words, at the same
-point, nothing written before it. ``GOLDGATE_ACCELERATORS=0`` is that second run alone.
+two CPUs, no other thread), this process scans each report (unverified) and, as soon as it
+has, forks a helper that verifies it from that scan
+(``report.background.verify_streamed_in_background``: each report is scanned once in the
+whole step), while this process compares and renders. Until the helpers have answered that
+they verified the very bytes used here (their digests), nothing is published: the step's
+workflow commands are held (``StepRun.out``), and every file, output, summary, comment and
+check run waits for ``Deferred.settle``. Where the helpers did not verify them all (a forged
+verdict, a truncated file, a helper that failed or was not forked), what was made is
+dropped, the step's state is put back as it was, and the step runs again with the reports
+verified here as they are read: the same refusal, in the same words, at the same point,
+nothing written before it. ``GOLDGATE_ACCELERATORS=0`` is that second run alone.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from goldgate.app.action.step import StepRun
 
 if TYPE_CHECKING:
     from goldgate.report.background import Background
+    from goldgate.report.streamread import StreamedReport
 
 __all__ = ["Deferred", "verified_meanwhile"]
 
@@ -35,11 +38,12 @@ class _Unverified(Exception):
 
 
 class Deferred:
-    """Reports being verified by a helper while this process uses them: the digests of the
+    """Reports being verified by helpers while this process uses them: the digests of the
     bytes used, the step's output held meanwhile, and what waits for the verification."""
 
-    def __init__(self, run: StepRun, helper: Background) -> None:
-        self._run, self._helper = run, helper
+    def __init__(self, run: StepRun) -> None:
+        self._run = run
+        self._helpers: list[Background] = []
         self._out = run.out
         self._held: list[str] = []
         run.out = self._held.append
@@ -49,9 +53,19 @@ class Deferred:
         self._written: Path | None = None
         self.settled = False
 
-    def used(self, digest: str) -> None:
-        """The bytes of ``digest`` (a report read here unverified) are used."""
-        self._digests.append(digest)
+    def used(self, streamed: StreamedReport) -> None:
+        """The report ``streamed`` (read here without ``verify``) is used: a helper forked
+        now verifies it from the scan made here. Where none is forked, it is not verified
+        when the step settles, which then runs again verifying as it reads."""
+        from goldgate.report.background import verify_streamed_in_background
+
+        if streamed.digest in self._digests:  # the same bytes (a report its own baseline)
+            return
+        self._digests.append(streamed.digest)
+        if streamed.unverified:  # else read whole, and verified as it was
+            helper = verify_streamed_in_background([streamed])
+            if helper is not None:
+                self._helpers.append(helper)
 
     def write_later(self, write: Callable[[], Path]) -> None:
         """``write`` (a file, such as the comparison) once the reports are verified."""
@@ -63,7 +77,8 @@ class Deferred:
         if not self.settled:
             from goldgate.report.verified import is_verified
 
-            self._helper.wait()
+            for helper in self._helpers:
+                helper.wait()
             if not all(is_verified(digest) for digest in self._digests):
                 raise _Unverified
             self.settled = True
@@ -89,21 +104,22 @@ class Deferred:
         self._pending = None
 
     def close(self) -> None:
-        self._helper.close()
+        for helper in self._helpers:
+            helper.close()
 
 
 def verified_meanwhile(
     run: StepRun, paths: list[Path], attempt: Callable[[Deferred | None], int]
 ) -> int:
-    """``attempt(deferred)`` with the reports at ``paths`` verified by a helper meanwhile
-    (see the module's description); ``attempt(None)`` (every report verified as it is read)
-    where no helper is forked, or where the helper did not verify every report used."""
-    from goldgate.report.background import verify_in_background
+    """``attempt(deferred)`` with the reports it uses (among ``paths``) verified by helpers
+    meanwhile (see the module's description); ``attempt(None)`` (every report verified as it
+    is read) where no helper can be forked, or where the helpers did not verify every report
+    used."""
+    from goldgate.report.background import fork_possible
 
-    helper = verify_in_background(paths) if paths else None
-    if helper is None:
+    if not paths or not fork_possible():
         return attempt(None)
-    deferred = Deferred(run, helper)
+    deferred = Deferred(run)
     try:
         try:
             code = attempt(deferred)
