@@ -225,6 +225,40 @@ def test_a_forged_report_is_refused_in_every_mode_naming_the_field(
     assert not (tmp_path / "c.json").exists()
 
 
+UNTAKEN: dict[str, tuple[Edit, str, str]] = {
+    # A suite's metric definitions its own gold cannot go through: found while its figures
+    # are recomputed, named by file and place like any other broken field.
+    "a metric path that is not a pointer": (
+        _set("suites", 1, "metric_definitions", 0, "path", value="failed"),
+        "/suites/1/metric_definitions/0/path",
+        "JSON pointer",
+    ),
+    "labels the gold is not among": (
+        _set("suites", 1, "metric_definitions", 0, "labels", value=["zzz", "yyy"]),
+        "/suites/1/metric_definitions",
+        "is not one of the metric's labels",
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("edit", list(UNTAKEN))
+def test_metric_definitions_the_gold_cannot_take_are_refused_naming_file_and_place(
+    run_cli: Any, reports: Reports, tmp_path: Path, mode: str, edit: str
+) -> None:
+    change, pointer, why = UNTAKEN[edit]
+    value = reports.value
+    assert value["suites"][1]["metric_definitions"], "the example's suite 1 has a metric"
+    change(value)
+    broken = _write(tmp_path, value)
+
+    result = run_cli(*MODES[mode](reports, broken, tmp_path), cwd=reports.root)
+
+    _refused(result, broken, f"not a valid report at {pointer}: ", why)
+    assert not (tmp_path / "out.xml").exists()
+    assert not (tmp_path / "c.json").exists()
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("code", OUT_OF_RANGE, ids=repr)
 def test_an_out_of_range_exit_code_is_refused_in_every_mode(

@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from goldgate.base.errors import ReportRefusedError
-from goldgate.base.pointers import format_pointer
+from goldgate.base.errors import InvalidInputError, PointerSyntaxError, ReportRefusedError
+from goldgate.base.pointers import format_pointer, parse_pointer
 from goldgate.report.agreement import agree
 from goldgate.report.casetally import CaseTally, compile_stored
 from goldgate.report.figures import suite_counts, suite_figures
@@ -107,7 +107,10 @@ def _verify_suite(
     take: CaseTaker | None,
 ) -> None:
     here: tuple[str | int, ...] = ("suites", index)
-    tally = CaseTally(record, details, json_options, path)
+    try:
+        tally = CaseTally(record, details, json_options, path)
+    except PointerSyntaxError as error:  # a metric's path: named where it is
+        raise _Broken(_bad_metric_path(record, here), str(error)) from None
     stored = partial(_stored, raw, record)
     cases = raw["cases"]
     for position, case in enumerate(cases):
@@ -141,7 +144,10 @@ def _verify_suite(
     metrics: Sequence[Any] = record.metrics
     # A report without metric definitions (format 1, migrated) keeps its metrics as stored.
     if skipped or (details and (tally.definitions or not record.metrics)):
-        metrics = () if skipped else suite_metrics(tally.definitions, tally.observations)
+        try:
+            metrics = () if skipped else suite_metrics(tally.definitions, tally.observations)
+        except InvalidInputError as error:  # gold the suite's own metrics cannot take
+            raise _Broken((*here, "metric_definitions"), str(error).rstrip(".")) from None
         computed = [metric.model_dump(mode="json") for metric in metrics]
         agree(path, (*here, "metrics"), stored("metrics"), computed)
     bounds = {threshold.key: threshold.bound for threshold in record.thresholds}
@@ -150,6 +156,16 @@ def _verify_suite(
     agree(path, (*here, "thresholds"), stored_thresholds, plain_thresholds(figures.thresholds))
     agree(path, (*here, "verdict"), stored("verdict"), figures.verdict)
     tally.live.agree(path, (*here, "live"), record)
+
+
+def _bad_metric_path(record: SuiteRecord, here: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """Where the first metric definition whose path is not a JSON pointer is."""
+    for place, definition in enumerate(record.metric_definitions):
+        try:
+            parse_pointer(definition.path)
+        except PointerSyntaxError:
+            return (*here, "metric_definitions", place, "path")
+    return (*here, "metric_definitions")
 
 
 def _verify_queue(stored: Any, tally: CaseTally, where: tuple[str | int, ...], path: str) -> None:
