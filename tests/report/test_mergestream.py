@@ -360,6 +360,20 @@ def test_alike_records_are_made_once() -> None:
         assert len(nested.records) <= 1_024
 
 
+@pytest.mark.parametrize("expected", [{"a": [1, {"b": None}]}, [1, 2.5], "x"])
+def test_an_expectation_of_any_value_is_made_as_pydantic_makes_it(expected: Any) -> None:
+    """An expectation whose expected value is an object or an array (unhashable: never
+    shared) is made as pydantic validates and writes it, as a text one is."""
+    case = json.loads(json.dumps(_PLAIN_CASE))
+    case["expectations"] = [{"name": "e", "path": "/a", "expected": expected}] * 2
+    made = mergecase.full_case(case)
+    assert made is not None
+    full, record = made
+    case_json = adapter(CaseRecord)
+    assert record == case_json.validate_python(case)
+    assert full == case_json.dump_python(record, mode="json")
+
+
 @pytest.mark.usefixtures("accelerated")
 @pytest.mark.parametrize("helpers", [2, 1], ids=["two-helpers", "one-helper"])
 def test_several_suites_made_elsewhere_are_joined_into_the_same_bytes(
