@@ -360,6 +360,20 @@ def test_alike_records_are_made_once() -> None:
         assert len(nested.records) <= 1_024
 
 
+@pytest.mark.parametrize("expected", [{"a": [1, {"b": None}]}, [1, 2.5], "x"])
+def test_an_expectation_of_any_value_is_made_as_pydantic_makes_it(expected: Any) -> None:
+    """An expectation whose expected value is an object or an array (unhashable: never
+    shared) is made as pydantic validates and writes it, as a text one is."""
+    case = json.loads(json.dumps(_PLAIN_CASE))
+    case["expectations"] = [{"name": "e", "path": "/a", "expected": expected}] * 2
+    made = mergecase.full_case(case)
+    assert made is not None
+    full, record = made
+    case_json = adapter(CaseRecord)
+    assert record == case_json.validate_python(case)
+    assert full == case_json.dump_python(record, mode="json")
+
+
 @pytest.mark.usefixtures("accelerated")
 @pytest.mark.parametrize("helpers", [2, 1], ids=["two-helpers", "one-helper"])
 def test_several_suites_made_elsewhere_are_joined_into_the_same_bytes(
@@ -381,3 +395,23 @@ def test_several_suites_made_elsewhere_are_joined_into_the_same_bytes(
         given = [iter(made) for made in whole[:helpers]] + [None] * (2 - helpers)
         assert b"".join(MergedStream(shards, given).chunks()) == expected
         assert [next(made, None) for made in given if made is not None] == [None] * helpers
+
+
+def test_the_merged_text_is_handed_on_in_batches_a_large_case_not_copied() -> None:
+    """The merged report's text is handed on joined (``_Pieces``), not two pieces a case;
+    where a case's bytes alone pass the batch they are handed on as they are, not copied
+    once more (a merge holds a large case once)."""
+    small = mergestream._Pieces()
+    for _ in range(3):
+        small.append(b",")
+        small.append(b"{}")
+    assert small.size == 9
+    assert small.taken() == [b",{},{},{}"]
+    assert (small.held, small.size) == ([], 0)
+    large = mergestream._Pieces()
+    case = b"x" * (2 * mergestream._BATCH)
+    large.append(b",")
+    large.append(case)
+    taken = large.taken()
+    assert taken == [b",", case]
+    assert taken[1] is case

@@ -157,13 +157,16 @@ def _made(nested: _Nested, value: Any) -> dict[str, Any]:
     records are shared when read (``recordbase.Shared``: checks, expectations; most are
     alike, such as ``{"outcome": "passed"}``), an equal one made before."""
     shared = nested.shared
-    if shared is None:
+    if shared is None or type(value) is not dict:
         return _built(nested.spec, value)
+    # Types are part of the key: 1, 1.0 and True are equal in Python, not in JSON.
+    kinds = tuple(map(type, value.values()))
+    if dict in kinds or list in kinds:  # unhashable (an expectation's expected object,
+        return _built(nested.spec, value)  # often): told apart before hashing fails
     try:
-        # Types are part of the key: 1, 1.0 and True are equal in Python, not in JSON.
-        key = (tuple(value.items()), tuple(map(type, value.values())))
+        key = (tuple(value.items()), kinds)
         found = shared.get(key)
-    except (TypeError, AttributeError):  # an unhashable value, or not an object
+    except TypeError:  # pragma: no cover - plain JSON holds no other unhashable value
         return _built(nested.spec, value)
     if found is None:
         found = _built(nested.spec, value)

@@ -43,6 +43,31 @@ if TYPE_CHECKING:
 __all__ = ["MergedStream", "make_cases", "merged_stream"]
 
 _NONE = -1
+_BATCH = 1 << 16
+"""Bytes of the merged report's text held before they are handed on, joined: handed on a
+case at a time (two pieces each), every piece went through each generator between here and
+the file (``app.merge``) and the file's writer, per case (issue 43)."""
+
+
+class _Pieces:
+    """The merged report's text written so far and not yet handed on, and its size."""
+
+    __slots__ = ("held", "size")
+
+    def __init__(self) -> None:
+        self.held: list[bytes] = []
+        self.size = 0
+
+    def append(self, piece: bytes) -> None:
+        self.held.append(piece)
+        self.size += len(piece)
+
+    def taken(self) -> list[bytes]:
+        """What is held, let go of here: as one piece, or where a case's bytes alone pass
+        the batch, as they are (not copied once more: a large case is held once here)."""
+        taken = self.held if self.size >= 2 * _BATCH else [b"".join(self.held)]
+        self.held, self.size = [], 0
+        return taken
 
 
 class MergedStream:
@@ -155,7 +180,7 @@ class MergedStream:
         check_shards(reports)
         orders = [self._order(index, suite.name) for index, suite in enumerate(first.suites)]
         made = self._made if fast else [None] * len(self.shards)
-        pieces: list[bytes] = []
+        pieces = _Pieces()
         writer = ReportWriter(pieces.append)
         all_reports = [shard.report for shard in self.shards]
         head = replace(
@@ -195,7 +220,7 @@ class MergedStream:
                          live=run_live(suite.live for suite in records))  # fmt: skip
         _, after = split_at(record_json(replace(merged, suites=())), "suites")
         writer.tail(after)
-        yield from pieces
+        yield from pieces.taken()
         self.report = merged
 
     def _cases(
@@ -205,7 +230,7 @@ class MergedStream:
         ordered: tuple[bool, Iterable[tuple[int, int]]],
         made: Sequence[Iterator[bytes] | None],
         writer: ReportWriter,
-        pieces: list[bytes],
+        pieces: _Pieces,
     ) -> Generator[bytes, None, SuiteRebuild]:
         """Suite ``index``'s cases written in the merged order (``ordered``: ``_order``),
         each as a helper made it (``made``) or made here; the suite's figures tallied."""
@@ -237,8 +262,8 @@ class MergedStream:
                 tally = rebuilt if rebuilt is not None else here[number]
                 if tally is not None:
                     tally.add(made_here)
-            yield from pieces
-            pieces.clear()
+            if pieces.size >= _BATCH:
+                yield from pieces.taken()
         if rebuilt is None:
             tallies = [
                 self._tally(sources[number], number, index, whole)
