@@ -29,3 +29,14 @@ def test_without_a_settings_file_none_is_read(
     monkeypatch.setattr(load, "load_settings", unread)
     assert isolation.credential_names(tmp_path / "config" / "settings.yaml") == []
     assert isolation.credential_names(tmp_path) == []  # a folder: no settings either
+
+
+class _Unenterable(type(Path())):  # type: ignore[misc]
+    """A path in a folder this user may not enter (root enters every folder: made so)."""
+
+    def is_file(self) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+
+def test_settings_behind_a_folder_the_user_may_not_enter_name_none() -> None:
+    assert isolation.credential_names(_Unenterable("/locked/config/settings.yaml")) == []

@@ -162,7 +162,10 @@ def commands_paused(run: StepRun) -> Iterator[None]:
 def credential_names(config: Path) -> list[str]:
     """The environment variables every live workflow of the settings names as credentials
     (none when the settings cannot be read: the run will say why)."""
-    if not config.is_file():  # nothing to read (a publishing step's, often): no settings' models
+    try:
+        if not config.is_file():  # nothing to read (a publishing step's, often): no models
+            return []
+    except OSError:  # a folder on the way this user may not enter: unreadable, as below
         return []
     from goldgate.gold.settings.load import load_settings
 
