@@ -9,7 +9,7 @@ declared, those left out with their defaults. A value pydantic would convert (an
 where a float is declared, ``"1"`` or ``1.0`` for an integer, ``1`` for a boolean), a key no
 record declares, a missing required field, or anything else it is not sure of makes it
 answer None, and the caller takes pydantic's path: the bytes are the same either way
-(tests/report/test_mergecase.py). Nothing is checked beyond the types: what pydantic would
+(tests/report/test_mergestream.py). Nothing is checked beyond the types: what pydantic would
 refuse (a status no attempt has, a negative attempt number), verification of the very bytes
 refuses before the merged report is published (``app.merge``). ``case_record`` builds the
 record from what ``full_json`` gave, as validating would have (``full_case``: both).
