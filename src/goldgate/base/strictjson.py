@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -98,10 +98,38 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _RAW_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _may_hold_surrogates(text: str) -> bool:
+class _Marks(NamedTuple):
+    """What ``keys_surely_unique`` and ``too_deep_or_surrogates`` look for, in text (str) or
+    in UTF-8 bytes looked at in place: every one is ASCII, so the same bytes as text."""
+
+    escape: Any  # where an escaped surrogate may start
+    escaped_surrogate: re.Pattern[Any]
+    colon_escape: Any  # where an escaped colon may start
+    escaped_colon: re.Pattern[Any]
+    colon: Any
+    array: Any
+    object: Any
+
+
+_MARKS: Final[dict[type, _Marks]] = {
+    str: _Marks("\\u", _ESCAPED_SURROGATE, "\\u003", re.compile(r"\\u003[aA]"), ":", "[", "{"),
+    bytes: _Marks(
+        b"\\u", re.compile(rb"\\u[dD][89a-fA-F]"), b"\\u003", re.compile(rb"\\u003[aA]"),
+        b":", b"[", b"{",
+    ),
+}  # fmt: skip
+
+
+def _may_hold_surrogates(text: str, start: int = 0, end: int | None = None) -> bool:
+    end = len(text) if end is None else end
     # Two simple searches: one alternation of both was four times slower on large gold.
-    return ("\\u" in text and bool(_ESCAPED_SURROGATE.search(text))) or bool(
-        _RAW_SURROGATE.search(text)
+    return _escaped_surrogate_in(text, start, end) or bool(_RAW_SURROGATE.search(text, start, end))
+
+
+def _escaped_surrogate_in(text: str | bytes, start: int, end: int) -> bool:
+    marks = _MARKS[type(text)]
+    return text.find(marks.escape, start, end) >= 0 and bool(
+        marks.escaped_surrogate.search(text, start, end)
     )
 
 
@@ -154,10 +182,12 @@ def keyless_decoder(parse_float: Callable[[str], float]) -> json.JSONDecoder:
     return json.JSONDecoder(parse_constant=_reject_constant, parse_float=parse_float)
 
 
-def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> bool:
+def keys_surely_unique(text: str | bytes, start: int, end: int, value: JsonValue) -> bool:
     """Whether no object of ``value``, decoded from ``text[start:end]`` by a decoder that keeps
     the last of repeated keys (``keyless_decoder``), repeated a key. False also when it cannot
-    tell (then decode with ``strict_decoder``, which knows).
+    tell (then decode with ``strict_decoder``, which knows). ``text`` may be the UTF-8 bytes
+    ``value`` was decoded from, looked at without decoding them: a colon is one byte in UTF-8,
+    never part of another character, so the bytes hold as many as the text.
 
     Every member of an object in the text has one colon outside strings, so the text's colons
     are its members plus the colons written inside its strings. orjson writes the decoded value
@@ -167,14 +197,16 @@ def keys_surely_unique(text: str, start: int, end: int, value: JsonValue) -> boo
     one member, its key and its value are gone)."""
     if type(value) is not dict and type(value) is not list:
         return True  # a scalar has no keys
-    # An escaped colon is rare: its pattern is compiled (and cached by re) only then.
-    if text.find("\\u003", start, end) >= 0 and re.search(r"\\u003[aA]", text[start:end]):
+    marks = _MARKS[type(text)]
+    if text.find(marks.colon_escape, start, end) >= 0 and marks.escaped_colon.search(
+        text, start, end
+    ):
         return False
     try:
         written = written_colons(value)
     except TypeError:  # an integer past 64 bits, or a lone surrogate: strict_decoder decides
         return False
-    return written == text.count(":", start, end)
+    return written == text.count(marks.colon, start, end)
 
 
 @functools.cache
@@ -198,63 +230,34 @@ def written_colons(value: Any) -> int:
     return json.dumps(value, separators=(",", ":")).count(":")
 
 
-def too_deep_or_surrogates(text: str, value: JsonValue, *, from_utf8: bool = False) -> bool:
-    """Whether ``value``, parsed from ``text``, holds a lone surrogate or nests past the
-    limit: what the strict parser refuses beyond the decoder's hooks. Text decoded strictly
-    from UTF-8 (``from_utf8``) cannot hold a raw surrogate, only an escaped one."""
-    may_hold = (
-        "\\u" in text and bool(_ESCAPED_SURROGATE.search(text))
-        if from_utf8
-        else _may_hold_surrogates(text)
-    )
+def too_deep_or_surrogates(
+    text: str | bytes,
+    value: JsonValue,
+    *,
+    from_utf8: bool = False,
+    start: int = 0,
+    end: int | None = None,
+) -> bool:
+    """Whether ``value``, parsed from ``text[start:end]``, holds a lone surrogate or nests past
+    the limit: what the strict parser refuses beyond the decoder's hooks. Text decoded
+    strictly from UTF-8 (``from_utf8``), and valid UTF-8 bytes (looked at without decoding
+    them), cannot hold a raw surrogate, only an escaped one."""
+    end = len(text) if end is None else end
+    if isinstance(text, str) and not from_utf8:
+        may_hold = _may_hold_surrogates(text, start, end)
+    else:
+        may_hold = _escaped_surrogate_in(text, start, end)
     # An escaped pair (an emoji written "\\ud83d\\ude00") is one character once decoded:
     # only a surrogate left in the decoded strings is refused.
     if may_hold and _holds_surrogate(value):
         return True
     # Cheap (C speed) and necessary: deeper nesting needs more brackets than the limit, and so
-    # more characters (most cases are shorter: not counted at all).
-    return (
-        len(text) > MAX_DEPTH
-        and text.count("[") + text.count("{") > MAX_DEPTH
-        and _depth(value) > MAX_DEPTH
-    )
-
-
-# The same two patterns over UTF-8 bytes (``keys_surely_unique_in``,
-# ``too_deep_or_surrogates_in``): an escape is ASCII, so it is the same bytes as text.
-_ESCAPED_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
-_ESCAPED_COLON_BYTES = re.compile(rb"\\u003[aA]")
-
-
-def keys_surely_unique_in(data: bytes, start: int, end: int, value: JsonValue) -> bool:
-    """``keys_surely_unique`` for ``value`` decoded from the UTF-8 bytes ``data[start:end]``,
-    without decoding them: a colon is one byte in UTF-8, never part of another character, so
-    the bytes hold as many as the text."""
-    if type(value) is not dict and type(value) is not list:
-        return True  # a scalar has no keys
-    if data.find(b"\\u003", start, end) >= 0 and _ESCAPED_COLON_BYTES.search(data, start, end):
-        return False
-    try:
-        written = written_colons(value)
-    except TypeError:  # an integer past 64 bits, or a lone surrogate: strict_decoder decides
-        return False
-    return written == data.count(b":", start, end)
-
-
-def too_deep_or_surrogates_in(data: bytes, start: int, end: int, value: JsonValue) -> bool:
-    """``too_deep_or_surrogates(..., from_utf8=True)`` for ``value`` decoded from the valid
-    UTF-8 bytes ``data[start:end]`` (which hold no raw surrogate, only an escaped one),
-    without decoding them. Their length counts bytes, not characters: only a quick bound
-    before the brackets are counted, which the value's own depth then settles."""
-    if (
-        data.find(b"\\u", start, end) >= 0
-        and _ESCAPED_SURROGATE_BYTES.search(data, start, end)
-        and _holds_surrogate(value)
-    ):
-        return True
+    # more characters (most cases are shorter: not counted at all). Bytes are at least as many
+    # as characters: only a quick bound, which the value's own depth then settles.
+    marks = _MARKS[type(text)]
     return (
         end - start > MAX_DEPTH
-        and data.count(b"[", start, end) + data.count(b"{", start, end) > MAX_DEPTH
+        and text.count(marks.array, start, end) + text.count(marks.object, start, end) > MAX_DEPTH
         and _depth(value) > MAX_DEPTH
     )
 

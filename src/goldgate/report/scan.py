@@ -37,8 +37,8 @@ from goldgate.base.memorylimit import memory_left
 from goldgate.base.strictjson import (
     finite_float,
     keyless_decoder,
-    keys_surely_unique_in,
-    too_deep_or_surrogates_in,
+    keys_surely_unique,
+    too_deep_or_surrogates,
 )
 from goldgate.base.textsafe import escape_control
 from goldgate.report.readbound import ELEMENT_WEIGHT, admit_case, weighed
@@ -241,15 +241,15 @@ def _as_written(piece: bytes) -> Any:
         return _CUT
     try:
         # An escaped colon (or text that looks like one) is looked at further, as ever:
-        # ``keys_surely_unique_in`` leaves it to the whole read.
+        # ``keys_surely_unique`` leaves it to the whole read.
         if orjson.dumps(value) == piece and (b"\\" not in piece or b"\\u003" not in piece):
             return value
     except TypeError:  # nested past what orjson writes: looked at further
         pass
     if not orjson_reads_exactly(piece):  # an integer orjson reads as a float: decoded
         return None
-    if not keys_surely_unique_in(piece, 0, len(piece), value) or too_deep_or_surrogates_in(
-        piece, 0, len(piece), value
+    if not keys_surely_unique(piece, 0, len(piece), value) or too_deep_or_surrogates(
+        piece, value
     ):
         raise _Unstreamable("needs the strict parser")
     return value
@@ -331,8 +331,8 @@ class _Scanner:
         if case and end > _CHUNK:  # its length in characters, as the refusal says it
             admit_case(self.path, end)
         stop = self.at = start + size
-        if not keys_surely_unique_in(data, start, stop, value) or too_deep_or_surrogates_in(
-            data, start, stop, value
+        if not keys_surely_unique(data, start, stop, value) or too_deep_or_surrogates(
+            data, value, start=start, end=stop
         ):
             raise _Unstreamable("needs the strict parser")
         return value, start, stop
