@@ -35,7 +35,7 @@ from goldgate.report.models import (
     validated,
 )
 from goldgate.report.plain import record_json
-from goldgate.report.streamread import streamed_report
+from goldgate.report.streamread import StreamedReport, streamed_report
 from goldgate.report.verified import forget_verified, is_verified
 from goldgate.run.api import EvaluationSuite, EvaluationVariant, evaluate
 from helpers.reports import coherent
@@ -235,6 +235,23 @@ def test_cases_written_without_pydantic_are_those_it_writes(
         )
 
 
+def _made_by_helpers(
+    paths: list[Path], opened: contextlib.ExitStack
+) -> tuple[bytes, list[StreamedReport], list[list[bytes]]]:
+    """The bytes merging the shards at ``paths`` read whole gives; the shards streamed
+    unverified (open until ``opened`` closes); and what ``make_cases`` hands for each, as a
+    helper would (verifying it)."""
+    expected = report_bytes(
+        merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
+    )
+    shards = [opened.enter_context(streamed_report(path, verify=False)) for path in paths]
+    whole: list[list[bytes]] = [[] for _ in shards]
+    forget_verified()  # read whole above
+    for shard, made in zip(shards, whole, strict=True):
+        mergestream.make_cases(shard, made.append)
+    return expected, shards, whole
+
+
 @pytest.mark.usefixtures("accelerated")
 @pytest.mark.parametrize("stopped", [False, True], ids=["handed-all", "stopped"])
 @pytest.mark.parametrize("reverse", [False, True], ids=["in-order", "out-of-order"])
@@ -247,16 +264,9 @@ def test_cases_made_elsewhere_are_joined_into_the_same_bytes(
     its tally made here; a case left to pydantic's path, handed over empty) and a suite
     whose shards are out of order are made here."""
     paths = _shards(streamable, tmp_path, reverse=reverse)
-    expected = report_bytes(
-        merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
-    )
     with contextlib.ExitStack() as opened:
-        shards = [opened.enter_context(streamed_report(path, verify=False)) for path in paths]
-        whole: list[list[bytes]] = [[], []]
-        forget_verified()  # read whole above
-        for shard, made in zip(shards, whole, strict=True):
-            mergestream.make_cases(shard, made.append)  # verifies it: see test_verified.py
-            assert is_verified(shard.digest)
+        expected, shards, whole = _made_by_helpers(paths, opened)
+        assert all(is_verified(shard.digest) for shard in shards)  # see test_verified.py
         assert [len(made) for made in whole] == [21, 11]  # the cases, then their tally
         assert all(whole[0])
         whole[0][3] = b""  # left to this process
@@ -382,15 +392,8 @@ def test_several_suites_made_elsewhere_are_joined_into_the_same_bytes(
     """A tally handed after each suite's cases, a shard's of a suite it holds no case of
     among them; where one shard had no helper, its cases are made and tallied here."""
     paths = _shards(streamable, tmp_path, second=True)
-    expected = report_bytes(
-        merge_reports([ShardReport(str(path), read_report(path)) for path in paths])
-    )
     with contextlib.ExitStack() as opened:
-        shards = [opened.enter_context(streamed_report(path, verify=False)) for path in paths]
-        whole: list[list[bytes]] = [[], []]
-        forget_verified()  # read whole above
-        for shard, made in zip(shards, whole, strict=True):
-            mergestream.make_cases(shard, made.append)
+        expected, shards, whole = _made_by_helpers(paths, opened)
         assert [len(made) for made in whole] == [20 + 1 + 30 + 1, 10 + 1 + 1]
         given = [iter(made) for made in whole[:helpers]] + [None] * (2 - helpers)
         assert b"".join(MergedStream(shards, given).chunks()) == expected
