@@ -294,7 +294,7 @@ def test_a_refusal_found_late_in_the_walk_writes_nothing(
 
 @pytest.mark.parametrize("repeat", [False, True])
 def test_a_repeated_id_is_noticed_among_many(repeat: bool) -> None:
-    from goldgate.comparison.opened import IdHook
+    from goldgate.report.idrepeats import IdHook
 
     ids = IdHook("r.json")
     count = 140_000  # past one share of hashes looked at at once

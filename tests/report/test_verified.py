@@ -224,6 +224,47 @@ def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reade
     assert "report verify helper" in accelerators.used()
 
 
+@forkable
+@pytest.mark.slow  # forks helper processes
+def test_a_helper_scans_ahead_hands_its_scan_and_hooks_then_verifies(
+    honest: bytes, calls: list[str], tmp_path: Path
+) -> None:
+    """``scan_ahead_in_background``: the helper hands the scan this process would make (the
+    same report streamed from it) and its copy of the hook, which saw every case; then it
+    verifies the report (its digest verified here once waited for). A forged report's scan is
+    handed too, and left for the reader to refuse."""
+    from goldgate.report import streamread
+    from goldgate.report.idrepeats import IdHook
+
+    fork_possible()
+    path, forged = tmp_path / "report.json", tmp_path / "forged.json"
+    path.write_bytes(honest)
+    forged.write_bytes(_forged(honest))
+    here = IdHook(str(path))
+    with streamed_report(path, verify=False, on_case=here) as scanned:
+        expected = streamread.handed_scan(scanned)
+    helper = background.scan_ahead_in_background(path, [IdHook(str(path))])
+    assert helper is not None, "a helper is forked with the accelerators on and two CPUs"
+    scan, (hook,) = helper.handed()
+
+    def kept(handed: Any) -> Any:
+        return handed.value, handed.digest, [index.__getstate__() for index in handed.indexes]
+
+    assert kept(scan) == kept(expected)
+    assert (hook.count(0), hook.repeats(0)) == (here.count(0), here.repeats(0)) == (40, False)
+    assert helper.wait() == 1
+    assert verified.is_verified(scan.digest)
+    refused = background.scan_ahead_in_background(forged, [])
+    assert refused is not None
+    forged_scan, hooks = refused.handed()
+    assert (forged_scan is not None, hooks) == (True, ())
+    assert refused.wait() == 0  # the helper refused it: the reader refuses it
+    assert not verified.is_verified(forged_scan.digest)
+    with pytest.raises(ReportRefusedError, match=r"forged\.json.*attempt_count"):
+        read_report(forged)
+    assert calls == ["forged.json"]  # report.json only in its helper
+
+
 def test_no_helper_is_forked_with_the_accelerators_off(
     honest: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -28,13 +28,16 @@ from goldgate.base.memory import collections_paused
 from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
 
 if TYPE_CHECKING:
+    from goldgate.app.action.verifying import Handed
     from goldgate.comparison.models import Comparison
-    from goldgate.comparison.opened import IdHook, ReportSide
+    from goldgate.comparison.opened import ReportSide
     from goldgate.render.checkrun import CheckAnnotation, CheckRunSink
     from goldgate.render.htmlcases import CaseTableSink
     from goldgate.render.junit import JUnitSink
     from goldgate.render.registry import RenderContext
+    from goldgate.report.idrepeats import IdHook
     from goldgate.report.models import Report
+    from goldgate.report.scan import CaseHook
     from goldgate.report.streamread import StreamedReport
 
 CHUNK = 1 << 20
@@ -387,28 +390,50 @@ def _latency(value: object) -> float:
     return read.latency_ms
 
 
+def baseline_hooks(path: Path, indexed: bool = True) -> tuple[CaseHook, ...]:
+    """What the scan of a baseline at ``path`` hands each case to: a ``LatencyHook`` and,
+    where ``indexed``, an ``IdHook`` (whether its ids may repeat)."""
+    from goldgate.report.idrepeats import IdHook
+
+    return (LatencyHook(), IdHook(str(path))) if indexed else (LatencyHook(),)
+
+
 @contextlib.contextmanager
 def opened_baseline(
-    path: Path, *, indexed: bool = True, verify: bool = True
+    path: Path,
+    *,
+    indexed: bool = True,
+    verify: bool = True,
+    handed: Callable[[Path], Handed | None] | None = None,
 ) -> Iterator[BaselineRead]:
     """The report at ``path``, verified a case at a time, with its latencies and (where
     ``indexed``) whether its ids may repeat (for the comparison's walk), from one scan; the
     file stays open for the comparison's reading of its cases until the block ends. The refusals of
     ``report.io.read_report``; without ``verify``, those of ``streamed_report``'s scan (for a
-    caller that has the report verified meanwhile)."""
-    from goldgate.comparison.opened import IdHook
+    caller that has the report verified meanwhile), or none where ``handed`` gives the scan a
+    helper made of it (``app.action.verifying.Deferred.handed``: streamed from that scan,
+    with the helper's copies of ``baseline_hooks``)."""
     from goldgate.render.fanout import baseline_latencies
-    from goldgate.report.streamread import streamed_report
+    from goldgate.report.idrepeats import IdHook
+    from goldgate.report.streamread import streamed_from_scan, streamed_report
 
-    ids = IdHook(str(path)) if indexed else None
-    latencies = LatencyHook()
+    taken = None if verify or handed is None else handed(path)
+    hooks = baseline_hooks(path, indexed) if taken is None else taken.hooks
+    latencies, *indexing = hooks
+    ids = indexing[0] if indexing else None
+    assert isinstance(latencies, LatencyHook)
+    assert ids is None or isinstance(ids, IdHook)
 
     def hook(suite: int, position: int, raw: Any) -> None:
-        latencies(suite, position, raw)
-        if ids is not None:
-            ids(suite, position, raw)
+        for each in hooks:
+            each(suite, position, raw)
 
-    with streamed_report(path, on_case=hook, verify=verify) as streamed:
+    opened = (
+        streamed_report(path, on_case=hook, verify=verify)
+        if taken is None
+        else streamed_from_scan(path, taken.scan)
+    )
+    with opened as streamed:
         if streamed.streamed:
             found = latencies.latencies(streamed.report)
         else:  # read whole: its cases are at hand

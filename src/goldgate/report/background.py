@@ -26,18 +26,20 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from goldgate.base import accelerators
 from goldgate.base.memory import single_threaded
 from goldgate.report.verified import note_pending, note_verified, settled
 
 if TYPE_CHECKING:
+    from goldgate.report.scan import CaseHook
     from goldgate.report.streamread import HandedScan, StreamedReport
 
 __all__ = [
     "Background",
     "fork_possible",
+    "scan_ahead_in_background",
     "scan_in_background",
     "verify_in_background",
     "verify_streamed_in_background",
@@ -51,6 +53,10 @@ _DIGEST_BYTES: Final = 71
 _SIZE_BYTES: Final = 8
 """Each piece a helper hands (``Background.made``) follows its size in bytes."""
 _PIECES_BUFFER: Final = 1 << 16
+YIELDING: Final = 10
+"""How much a helper that verifies while the publishing step compares and renders yields the
+CPU to it (``os.nice``): the step waits for its helpers only once it has rendered, so on the
+CPUs they share, the step goes first."""
 _PIPE_SIZE: Final = 1 << 20
 """How much a helper handing pieces may run ahead of this process (Linux's default limit for
 a pipe's size)."""
@@ -78,6 +84,22 @@ class Background:
         self._pieces: BinaryIO | None = None
         _HELD.update(end for end in (reader, scans) if end is not None)
         note_pending(self._verifying, self.wait)  # a reader of one of them waits for it
+
+    def handed(self) -> Any:
+        """What a ``scan_ahead_in_background`` helper handed here (its scan, None where it
+        read the report whole, and its copies of the hooks), waiting for it; None where the
+        helper stopped first."""
+        import pickle
+
+        if self._scans is None:
+            return None
+        with contextlib.suppress(Exception), os.fdopen(self._scans, "rb") as scans:
+            _HELD.discard(self._scans)
+            self._scans = None  # closed with the file
+            # The helper is this process forked: what it sends is trusted as this
+            # process's own scan would be.
+            return pickle.load(scans)
+        return None
 
     def handed_scans(self) -> list[HandedScan | None]:
         """The scan of each report a ``scan_in_background`` helper handed here, in order
@@ -186,6 +208,8 @@ def verify_in_background(paths: Sequence[Path]) -> Background | None:
 def verify_streamed_in_background(
     reports: Sequence[StreamedReport],
     made: Callable[[Callable[[bytes], object]], None] | None = None,
+    *,
+    yielding: bool = False,
 ) -> Background | None:
     """``verify_in_background`` of reports this process streamed without verifying them
     (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
@@ -194,12 +218,15 @@ def verify_streamed_in_background(
     publishing step one for each report once it has scanned it (``app.action.verifying``). With
     ``made``, the helper first calls it with a function that hands here each piece given
     to it (``Background.made``: this process takes them as they come), which may verify
-    reports as it goes (they are not verified again), then verifies the rest."""
+    reports as it goes (they are not verified again), then verifies the rest. A
+    ``yielding`` helper gives this process the CPU first (``YIELDING``)."""
 
     def verified(handing: int | None) -> Iterator[str]:
         from goldgate.report.streamread import verify_streamed
         from goldgate.report.verified import is_verified
 
+        if yielding:
+            _yield_cpu()
         if made is not None:
             assert handing is not None
             with os.fdopen(handing, "wb", buffering=_PIECES_BUFFER) as pieces:
@@ -238,9 +265,57 @@ def scan_in_background(paths: Sequence[Path]) -> Background | None:
     return _forked(paths, handed, handing=True, verifying=False)
 
 
-def _scanned(path: Path) -> HandedScan | None:
-    """The report at ``path`` scanned, as ``report.streamread.streamed_report`` scans it, to
-    hand to this process's parent; None where it is read whole. A refusal ends the helper:
+def scan_ahead_in_background(path: Path, hooks: Sequence[CaseHook]) -> Background | None:
+    """The report at ``path`` scanned by a process forked from this one, each case handed
+    to every one of ``hooks`` as it is parsed; the helper hands here the scan and its copies
+    of ``hooks`` (``Background.handed``: ``report.streamread.streamed_from_scan`` streams the
+    report from that scan), then verifies the report from it, as
+    ``verify_streamed_in_background``'s helper does, and answers with its digest. The
+    publishing step forks one for each report before it needs them, so that both are
+    scanned while it loads what comparing and rendering them takes. None where no helper
+    is forked; a report read whole hands no scan (None) and is not verified there."""
+
+    def scanned_then_verified(handing: int | None) -> Iterator[str]:
+        import pickle
+
+        from goldgate.report.streamread import streamed_from_scan, verify_streamed
+
+        assert handing is not None
+        scan = _scanned(path, _each(hooks))
+        with os.fdopen(handing, "wb") as handed:
+            pickle.dump((scan, tuple(hooks)), handed, pickle.HIGHEST_PROTOCOL)
+        _yield_cpu()  # the scan was waited for; the verification is not, yet
+        if scan is not None:
+            with streamed_from_scan(path, scan) as streamed:
+                verify_streamed(streamed)
+                yield streamed.digest
+
+    return _forked([path], scanned_then_verified, handing=True)
+
+
+def _yield_cpu() -> None:
+    with contextlib.suppress(OSError):  # not allowed here: it runs as it is
+        os.nice(YIELDING)
+
+
+def _each(hooks: Sequence[CaseHook]) -> CaseHook | None:
+    """One hook that hands each case to every one of ``hooks`` in turn (None for none)."""
+    if not hooks:
+        return None
+    if len(hooks) == 1:
+        return hooks[0]
+
+    def each(suite: int, position: int, raw: Any) -> None:
+        for hook in hooks:
+            hook(suite, position, raw)
+
+    return each
+
+
+def _scanned(path: Path, on_case: CaseHook | None = None) -> HandedScan | None:
+    """The report at ``path`` scanned, as ``report.streamread.streamed_report`` scans it
+    (each case handed to ``on_case``), to hand to this process's parent; None where it is
+    read whole. A refusal ends the helper:
     the parent reads the rest and refuses in its own words."""
     from goldgate.base.files import open_regular_file
     from goldgate.report.readbound import memory_bounded
@@ -249,7 +324,7 @@ def _scanned(path: Path) -> HandedScan | None:
 
     source = str(path)
     with open_regular_file(path, source, what="a report") as handle, memory_bounded(source):
-        scanned = scan_report(handle, source)
+        scanned = scan_report(handle, source, on_case)
     return None if scanned is None else hand_scan(scanned)
 
 

@@ -273,6 +273,70 @@ class _StandIn:
         return None
 
 
+class _AheadStandIn(_StandIn):
+    """Stands in for a helper that scans a report ahead (``report.background.
+    scan_ahead_in_background``): it hands the scan made here of ``path``, each case given to
+    ``hooks``, as the helper hands its own, then answers as ``_StandIn`` does."""
+
+    def __init__(
+        self, folder: Path, said: list[str], verifies: bool, path: Path, hooks: Any
+    ) -> None:
+        super().__init__(folder, said, verifies)
+        self.path, self.hooks = path, tuple(hooks)
+
+    def handed(self) -> Any:
+        return background._scanned(self.path, background._each(self.hooks)), self.hooks
+
+
+@pytest.mark.parametrize("verifies", [True, False], ids=["verified", "refused"])
+def test_nothing_is_published_before_the_helpers_that_scanned_ahead_answered(
+    honest: bytes,
+    step: Step,
+    verifies: bool,
+) -> None:
+    """Both reports scanned by helpers forked before they are needed (which then verify
+    them): each is scanned once, by its helper, never here; nothing is written or said
+    before both answered; then the step publishes what it publishes verifying as it reads,
+    or, where they did not verify the reports, runs again verifying them itself."""
+    from goldgate.app.action.modes import run_action
+
+    step.switch("0")
+    baseline = json.dumps(json.loads(honest), indent=1).encode()
+    code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
+    alone = code, said, _published(folder)
+    folder.rename(step.tmp_path / "alone")
+    verified.forget_verified()
+    for counted in step.reads.values():
+        counted.clear()
+    folder.mkdir()
+    (folder / "candidate.json").write_bytes(honest)
+    (folder / "baseline.json").write_bytes(baseline)
+    step.monkeypatch.chdir(folder)
+    env = load_benchmarks().publishing_environment(
+        folder, folder / "candidate.json", folder / "baseline.json"
+    )
+    said = []
+    helpers: list[_AheadStandIn] = []
+
+    def ahead(path: Path, hooks: Any) -> _AheadStandIn:
+        helpers.append(_AheadStandIn(folder, said, verifies, path, hooks))
+        return helpers[-1]
+
+    step.monkeypatch.setattr(background, "fork_possible", lambda: True)
+    step.monkeypatch.setattr(background, "scan_ahead_in_background", ahead)
+    code = run_action(env, said.append)
+    assert (code, said, _published(folder)) == alone
+    assert [helper.path.name for helper in helpers] == ["candidate.json", "baseline.json"]
+    before_start = len([s for s in said if "GITHUB_EVENT_NAME" in s])
+    for helper in helpers:
+        assert helper.seen == ([], before_start), "written or said before a helper answered"
+    if verifies:  # scanned once each, by the stand-ins: the step streamed from their scans
+        assert step.reads == {"scans": {"candidate.json": 1, "baseline.json": 1},
+                              "verifications": {}}  # fmt: skip
+    else:
+        assert step.reads["verifications"] == {"candidate.json": 1, "baseline.json": 1}
+
+
 @pytest.mark.parametrize("verifies", [True, False], ids=["verified", "refused"])
 def test_nothing_is_published_before_the_helper_answered(
     honest: bytes,
@@ -302,7 +366,10 @@ def test_nothing_is_published_before_the_helper_answered(
     said = []
     helper = _StandIn(folder, said, verifies)
     step.monkeypatch.setattr(background, "fork_possible", lambda: True)
-    step.monkeypatch.setattr(background, "verify_streamed_in_background", lambda reports: helper)
+    step.monkeypatch.setattr(background, "scan_ahead_in_background", lambda *_: None)
+    step.monkeypatch.setattr(
+        background, "verify_streamed_in_background", lambda reports, **_: helper
+    )
     code = run_action(env, said.append)
     assert (code, said, _published(folder)) == alone
     before_start = len([s for s in said if "GITHUB_EVENT_NAME" in s])
@@ -320,11 +387,12 @@ def test_a_baseline_of_the_candidate_s_very_bytes_is_verified_once(
     folder = step.tmp_path / "out"
     handed: list[list[str]] = []
 
-    def helper(reports: list[Any]) -> _StandIn:
+    def helper(reports: list[Any], **_: Any) -> _StandIn:
         handed.append([Path(report.path).name for report in reports])
         return _StandIn(folder, [], verifies=True)
 
     step.monkeypatch.setattr(background, "fork_possible", lambda: True)
+    step.monkeypatch.setattr(background, "scan_ahead_in_background", lambda *_: None)
     step.monkeypatch.setattr(background, "verify_streamed_in_background", helper)
     code, said, _ = _publish(folder, honest, honest, step.monkeypatch)
     assert code == json.loads(honest)["verdict"]["exit_code"], said

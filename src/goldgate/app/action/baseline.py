@@ -15,7 +15,7 @@ import contextlib
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from goldgate.base.errors import GoldgateError, ReportRefusedError
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
+    from goldgate.app.action.verifying import Handed
     from goldgate.app.renderpass import BaselineRead
     from goldgate.github.event import GitHubEvent
     from goldgate.report.models import Report
@@ -41,17 +42,21 @@ ARTIFACT_MAX_FILES = 1_000
 
 
 def read_baseline(
-    path: Path, stack: contextlib.ExitStack[bool | None] | None, verify: bool = True
+    path: Path,
+    stack: contextlib.ExitStack[bool | None] | None,
+    verify: bool = True,
+    handed: Callable[[Path], Handed | None] | None = None,
 ) -> BaselineRead:
     """The baseline report at ``path``, verified a case at a time, with its latencies; with
     ``stack``, also its comparison's index from the same scan, the file kept open (for the
     comparison's reading of its cases) until ``stack`` closes. Without ``verify``: scanned
-    for a caller that has it verified meanwhile (``verifying``)."""
+    for a caller that has it verified meanwhile (``verifying``), or streamed from the scan
+    ``handed`` gives where it gives one."""
     from goldgate.app.renderpass import opened_baseline, read_with_latencies
 
     if stack is None:
         return read_with_latencies(path)
-    return stack.enter_context(opened_baseline(path, verify=verify))
+    return stack.enter_context(opened_baseline(path, verify=verify, handed=handed))
 
 
 def find_baseline(
@@ -62,17 +67,18 @@ def find_baseline(
     *,
     stack: contextlib.ExitStack[bool | None] | None = None,
     verify: bool = True,
+    handed: Callable[[Path], Handed | None] | None = None,
 ) -> BaselineRead | None:
     """The baseline (see the module's description); with ``stack``, open for its
-    comparison until ``stack`` closes, and a file without ``verify`` only scanned
-    (``read_baseline``)."""
+    comparison until ``stack`` closes, and a file without ``verify`` only scanned, or
+    streamed from a helper's scan (``handed``: ``read_baseline``)."""
     if not source.startswith("artifact:"):
         path = Path(source)
         if not path.is_file():
             run.notes.append(f"No baseline: {source} is not a file, so nothing was compared.")
             return None
         try:
-            found = read_baseline(path, stack, verify)
+            found = read_baseline(path, stack, verify, handed)
         except ReportRefusedError as error:  # a baseline that lies is no baseline: refused
             run.failure = f"the baseline was refused: {error}"
             return None

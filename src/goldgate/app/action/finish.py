@@ -34,11 +34,11 @@ from goldgate.base.errors import ExitCode, GoldgateError, RuntimeFailureError, m
 from goldgate.github.client import describe_error
 
 if TYPE_CHECKING:
-    from goldgate.app.action.verifying import Deferred
+    from goldgate.app.action.verifying import Deferred, Handed
     from goldgate.app.renderpass import BaselineRead
     from goldgate.comparison.models import Comparison
-    from goldgate.comparison.opened import IdHook
     from goldgate.github.event import GitHubEvent
+    from goldgate.report.idrepeats import IdHook
     from goldgate.report.streamread import StreamedReport
 
 
@@ -107,8 +107,8 @@ def _concluded(
 ) -> int:
     """``conclude`` for the report at ``ran[0]`` (the run's code ``ran[1]``), verified as it
     is read, or by ``deferred``'s helper before anything is published."""
-    from goldgate.comparison.opened import IdHook
-    from goldgate.report.streamread import streamed_report
+    from goldgate.report.idrepeats import IdHook
+    from goldgate.report.streamread import streamed_from_scan, streamed_report
 
     report_path, run_code = ran
     with contextlib.ExitStack() as stack:
@@ -116,11 +116,18 @@ def _concluded(
         refused: GoldgateError | None = None
         # Whether the candidate's ids may repeat is noted by the scan that verifies it.
         ids = None if inputs.baseline is None else IdHook(str(report_path))
+        if deferred is not None and report_path.is_file():
+            _scan_ahead(inputs, deferred, report_path, ids)
         if report_path.is_file():
             try:  # verified a case at a time; its cases are read again once, to publish
-                streamed = stack.enter_context(
-                    streamed_report(report_path, on_case=ids, verify=deferred is None)
-                )
+                handed = None if deferred is None else deferred.handed(report_path)
+                if handed is not None:  # scanned by the helper that verifies it
+                    streamed = stack.enter_context(streamed_from_scan(report_path, handed.scan))
+                    ids = _handed_ids(handed, ids)
+                else:
+                    streamed = stack.enter_context(
+                        streamed_report(report_path, on_case=ids, verify=deferred is None)
+                    )
             except GoldgateError as error:  # unreadable, or its stored verdict is not its own
                 refused = error
             except MemoryError:
@@ -140,6 +147,44 @@ def _concluded(
                 "differs): it was changed after user code ran; nothing is published."
             )
         return _conclude(run, inputs, event, _Opened(streamed, ids, stack, deferred), run_code)
+
+
+_LOADED_MEANWHILE = (
+    "goldgate.app.renderpass",
+    "goldgate.render.junit",
+    "goldgate.render.html",
+    "goldgate.render.htmlcases",
+    "goldgate.render.markdown",
+)
+"""What publishing imports in any case: loaded while the helpers scan the reports."""
+
+
+def _scan_ahead(
+    inputs: ActionInputs, deferred: Deferred, report_path: Path, ids: IdHook | None
+) -> None:
+    """The report and a baseline file scanned by helpers (``Deferred.scan_ahead``), which
+    then verify them, while this process loads the modules comparing and rendering them
+    take (some 0.2 s it would otherwise spend before it could start)."""
+    import importlib
+
+    from goldgate.app.renderpass import baseline_hooks
+
+    deferred.scan_ahead(report_path, () if ids is None else (ids,))
+    source = inputs.baseline
+    if source is not None and not source.startswith("artifact:") and Path(source).is_file():
+        deferred.scan_ahead(Path(source), baseline_hooks(Path(source)))
+    loaded = _LOADED_MEANWHILE if source is None else ("goldgate.comparison", *_LOADED_MEANWHILE)
+    for name in loaded:
+        importlib.import_module(name)
+
+
+def _handed_ids(handed: Handed, ids: IdHook | None) -> IdHook | None:
+    """The helper's copy of the candidate's ``ids`` (it saw every case), where one was given."""
+    if ids is None:
+        return None
+    (copy,) = handed.hooks
+    assert isinstance(copy, type(ids))
+    return copy
 
 
 def _settle(deferred: Deferred | None) -> Path | None:
@@ -262,9 +307,6 @@ def _compare(
     (for the HTML page's baseline side); Nones when nothing was compared. Each side is
     compared from the scan that read it (its cases walked again, once, from the file still
     open: ``comparison.walk``), never scanned again."""
-    from goldgate.comparison import compare
-    from goldgate.comparison.opened import ReportSide, streamed_side
-
     streamed, ids, deferred = opened.streamed, opened.ids, opened.deferred
     report, report_path = streamed.report, Path(streamed.path)
     if inputs.baseline is None:
@@ -274,13 +316,24 @@ def _compare(
     if not unverified:  # an artifact is fetched only for a report verified
         _settle(deferred)
     found = find_baseline(
-        run, inputs.baseline, event, now, stack=opened.stack, verify=not unverified
+        run,
+        inputs.baseline,
+        event,
+        now,
+        stack=opened.stack,
+        verify=not unverified,
+        handed=None if deferred is None else deferred.handed,
     )
     if found is None:
         return None, None, None
     if deferred is not None and unverified:
         assert found.streamed is not None  # kept open in opened.stack
         deferred.used(found.streamed)
+    # Imported once both reports are scanned and handed to their helpers: those verify
+    # them while the comparison's modules load.
+    from goldgate.comparison import compare
+    from goldgate.comparison.opened import ReportSide, streamed_side
+
     baseline_path, baseline = found.path, found.report
     if inputs.mode == "replay" and inputs.report is None:
         other = replayed_other_report(report, baseline_path)

@@ -18,7 +18,9 @@ nothing written before it. ``GOLDGATE_ACCELERATORS=0`` is that second run alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,9 +28,20 @@ from goldgate.app.action.step import StepRun
 
 if TYPE_CHECKING:
     from goldgate.report.background import Background
-    from goldgate.report.streamread import StreamedReport
+    from goldgate.report.scan import CaseHook
+    from goldgate.report.streamread import HandedScan, StreamedReport
 
-__all__ = ["Deferred", "verified_meanwhile"]
+__all__ = ["Deferred", "Handed", "verified_meanwhile"]
+
+
+@dataclass(frozen=True)
+class Handed:
+    """A report's scan made by a helper ahead (``Deferred.scan_ahead``): the scan, to stream
+    the report from (``report.streamread.streamed_from_scan``), and the helper's copies of
+    the hooks it was given, which saw every case."""
+
+    scan: HandedScan
+    hooks: tuple[CaseHook, ...]
 
 
 # Private control flow that never leaves this module: outside GoldgateError on purpose
@@ -52,6 +65,39 @@ class Deferred:
         self._pending: Callable[[], Path] | None = None
         self._written: Path | None = None
         self.settled = False
+        self._ahead: dict[str, Background] = {}
+        """Helpers scanning a report before it is needed (``scan_ahead``), by real path."""
+        self._adopted: dict[str, Background] = {}
+        """Helpers that handed their scan, by the digest of the report they verify."""
+
+    def scan_ahead(self, path: Path, hooks: Sequence[CaseHook]) -> None:
+        """Have a helper scan the report at ``path`` now, each case handed to ``hooks``
+        (``report.background.scan_ahead_in_background``), then verify it: ``handed`` takes
+        the scan when it is needed. Nothing where no helper is forked."""
+        from goldgate.report.background import scan_ahead_in_background
+
+        key = os.path.realpath(path)
+        if key in self._ahead:  # a report its own baseline: scanned once
+            return
+        helper = scan_ahead_in_background(path, hooks)
+        if helper is not None:
+            self._ahead[key] = helper
+
+    def handed(self, path: Path) -> Handed | None:
+        """The scan of the report at ``path`` a helper made ahead (``scan_ahead``) and its
+        copies of the hooks given it, waiting for them; None where none was made (no
+        helper, a report read whole, a helper that stopped): the caller scans it. The
+        helper then verifies the report from that scan (adopted by ``used``)."""
+        helper = self._ahead.pop(os.path.realpath(path), None)
+        if helper is None:
+            return None
+        taken = helper.handed()
+        if not isinstance(taken, tuple) or taken[0] is None:
+            helper.close()
+            return None
+        scan, hooks = taken
+        self._adopted[scan.digest] = helper
+        return Handed(scan, hooks)
 
     def used(self, streamed: StreamedReport) -> None:
         """The report ``streamed`` (read here without ``verify``) is used: a helper forked
@@ -62,8 +108,12 @@ class Deferred:
         if streamed.digest in self._digests:  # the same bytes (a report its own baseline)
             return
         self._digests.append(streamed.digest)
+        adopted = self._adopted.pop(streamed.digest, None)
+        if adopted is not None:  # streamed from the scan of a helper that verifies it
+            self._helpers.append(adopted)
+            return
         if streamed.unverified:  # else read whole, and verified as it was
-            helper = verify_streamed_in_background([streamed])
+            helper = verify_streamed_in_background([streamed], yielding=True)
             if helper is not None:
                 self._helpers.append(helper)
 
@@ -104,7 +154,7 @@ class Deferred:
         self._pending = None
 
     def close(self) -> None:
-        for helper in self._helpers:
+        for helper in (*self._helpers, *self._ahead.values(), *self._adopted.values()):
             helper.close()
 
 
