@@ -273,6 +273,30 @@ class _StandIn:
         return None
 
 
+def _published_alone_then_ready(
+    honest: bytes, step: Step
+) -> tuple[tuple[int, list[str], Any], Path, dict[str, str]]:
+    """What the step publishes verifying as it reads (``honest`` against a copy of it
+    written otherwise), then the same reports in a fresh folder, this process's reads and
+    verifications forgotten: that, the folder and the step's environment there."""
+    step.switch("0")
+    baseline = json.dumps(json.loads(honest), indent=1).encode()
+    code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
+    alone = code, said, _published(folder)
+    folder.rename(step.tmp_path / "alone")
+    verified.forget_verified()
+    for counted in step.reads.values():
+        counted.clear()
+    folder.mkdir()
+    (folder / "candidate.json").write_bytes(honest)
+    (folder / "baseline.json").write_bytes(baseline)
+    step.monkeypatch.chdir(folder)
+    env = load_benchmarks().publishing_environment(
+        folder, folder / "candidate.json", folder / "baseline.json"
+    )
+    return alone, folder, env
+
+
 class _AheadStandIn(_StandIn):
     """Stands in for a helper that scans a report ahead (``report.background.
     scan_ahead_in_background``): it hands the scan made here of ``path``, each case given to
@@ -300,22 +324,8 @@ def test_nothing_is_published_before_the_helpers_that_scanned_ahead_answered(
     or, where they did not verify the reports, runs again verifying them itself."""
     from goldgate.app.action.modes import run_action
 
-    step.switch("0")
-    baseline = json.dumps(json.loads(honest), indent=1).encode()
-    code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
-    alone = code, said, _published(folder)
-    folder.rename(step.tmp_path / "alone")
-    verified.forget_verified()
-    for counted in step.reads.values():
-        counted.clear()
-    folder.mkdir()
-    (folder / "candidate.json").write_bytes(honest)
-    (folder / "baseline.json").write_bytes(baseline)
-    step.monkeypatch.chdir(folder)
-    env = load_benchmarks().publishing_environment(
-        folder, folder / "candidate.json", folder / "baseline.json"
-    )
-    said = []
+    alone, folder, env = _published_alone_then_ready(honest, step)
+    said: list[str] = []
     helpers: list[_AheadStandIn] = []
 
     def ahead(path: Path, hooks: Any) -> _AheadStandIn:
@@ -349,21 +359,8 @@ def test_nothing_is_published_before_the_helper_answered(
     verifying them itself."""
     from goldgate.app.action.modes import run_action
 
-    step.switch("0")
-    baseline = json.dumps(json.loads(honest), indent=1).encode()
-    code, said, folder = _publish(step.tmp_path / "out", honest, baseline, step.monkeypatch)
-    alone = code, said, _published(folder)
-    folder.rename(step.tmp_path / "alone")
-    verified.forget_verified()
-    step.reads["verifications"].clear()
-    folder.mkdir()
-    (folder / "candidate.json").write_bytes(honest)
-    (folder / "baseline.json").write_bytes(baseline)
-    step.monkeypatch.chdir(folder)
-    env = load_benchmarks().publishing_environment(
-        folder, folder / "candidate.json", folder / "baseline.json"
-    )
-    said = []
+    alone, folder, env = _published_alone_then_ready(honest, step)
+    said: list[str] = []
     helper = _StandIn(folder, said, verifies)
     step.monkeypatch.setattr(background, "fork_possible", lambda: True)
     step.monkeypatch.setattr(background, "scan_ahead_in_background", lambda *_: None)
