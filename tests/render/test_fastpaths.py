@@ -1,12 +1,13 @@
 """The renderers' per-case fast paths write exactly what their reference paths write: a
-passing JUnit testcase without junit-xml or ElementTree, on hostile names and odd times."""
+passing JUnit testcase without junit-xml or ElementTree, on hostile names and odd times; a
+Markdown cell's escaping remembered, whatever the text and limit."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldgate.render import text
+from goldgate.render import escape, text
 from goldgate.render.junit import _case_xml, _Passed, _passed_xml, _testcase, _xml
 
 _ODD = st.sampled_from(
@@ -64,3 +65,18 @@ def test_the_direct_path_is_taken_for_plain_names_and_escapes_as_elementtree_doe
     assert _testcase("n", "c", None).elapsed_sec == 0.0
     # A time %f cannot write with three trailing zeros goes the long way (which refuses it).
     assert _passed_xml(_Passed("a", "b", 123456789012345.678)) is None
+
+
+_CELLS = st.lists(NAMES | st.text(min_size=190, max_size=210), max_size=6)
+"""Texts around the longest whose escaping is remembered (200 characters)."""
+_LIMITS = st.lists(st.sampled_from([1, 5, text.REASON_LIMIT]), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=_CELLS, limits=_LIMITS)
+def test_a_markdown_cell_s_escaping_remembered_is_the_escaping(
+    values: list[str], limits: list[int]
+) -> None:
+    for limit in limits:
+        for value in values * 2:  # the second time, from what is remembered
+            assert escape.markdown(value, limit) == escape._escaped_markdown(value, limit)

@@ -20,6 +20,7 @@ data can never:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from goldgate.render import text
 
@@ -60,7 +61,21 @@ def _break_links(value: str) -> str:
 
 def markdown(value: object, limit: int = text.REASON_LIMIT) -> str:
     """``value`` as Markdown text that shows exactly what it says, on one line."""
+    if type(value) is str and len(value) <= _REMEMBERED_LENGTH:
+        return _remembered_markdown(value, limit)
+    return _escaped_markdown(value, limit)
+
+
+def _escaped_markdown(value: object, limit: int) -> str:
     return _break_links(text.one_line(value, limit).translate(_BACKSLASHED))
+
+
+_REMEMBERED_LENGTH = 200
+"""The longest text whose escaping is remembered (``_remembered_markdown``)."""
+
+# A table's cells repeat (the suite, the change, the detail of thousands of rows): each short
+# text is escaped once (a few regular expressions each), a few thousand remembered at most.
+_remembered_markdown = lru_cache(maxsize=4096)(_escaped_markdown)
 
 
 def html(value: object, limit: int = text.REASON_LIMIT) -> str:
