@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from goldgate.base import accelerators
 from goldgate.base.memory import collections_paused
-from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed
+from goldgate.render.fanout import CaseSink, LocationSink, ProblemSink, feed, takes_passing
 
 if TYPE_CHECKING:
     from goldgate.app.action.verifying import Handed
@@ -171,7 +171,8 @@ def render_pass(
             # Records with no cycles, made and let go of a case at a time: the collector
             # would only rescan what lives on (as ``app.render`` does for the whole pass).
             with collections_paused():
-                feed(((suite, streamed.cases(i)) for i, suite in enumerate(suites)), only)
+                cases = streamed.cases_or_passing if takes_passing(only) else streamed.cases
+                feed(((suite, cases(i)) for i, suite in enumerate(suites)), only)
 
         table = None if html is None else _table_elsewhere(streamed, html, walked)
         if table is not None:

@@ -35,6 +35,7 @@ from goldgate.render.view import (
     repository_path,
 )
 from goldgate.report.caserecords import CaseRecord
+from goldgate.report.passing import PassingCase
 
 Level = Literal["failure", "warning", "notice"]
 
@@ -113,6 +114,11 @@ class CheckRunSink(BaseSink):
         self._keep = max(maximum, 0) + 1
         self.ranked: dict[int, list[CheckAnnotation]] = {rank: [] for rank in range(4)}
         self.total = 0
+
+    takes_passing = True
+
+    def passing(self, suite: SuiteView, case: PassingCase) -> None:
+        return None  # no attempt of it fails: nothing to annotate
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
         for item in suite.problems(("runtime", "check_error", "failure"), (case,)):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Container, Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from goldgate.render.view import (
     AttemptItem,
@@ -29,6 +29,7 @@ from goldgate.render.view import (
     classify,
 )
 from goldgate.report.caserecords import CaseRecord
+from goldgate.report.passing import PassingCase
 from goldgate.report.records import SuiteRecord
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "ProblemSink",
     "baseline_latencies",
     "feed",
+    "takes_passing",
     "whole",
 ]
 
@@ -48,27 +50,47 @@ PROBLEMS: tuple[Problem, ...] = ("runtime", "check_error", "failure", "cancelled
 
 class CaseSink(Protocol):
     """What one renderer takes from a pass over the cases: each suite as it starts, each of
-    its cases in order, the suite's end, and the end of the report."""
+    its cases in order, the suite's end, and the end of the report. A sink that
+    ``takes_passing`` is handed a case whose every attempt passed as a ``PassingCase``
+    (``passing``), its record not validated: what it makes of it is what ``case`` makes of
+    the record."""
+
+    takes_passing: ClassVar[bool]
 
     def suite(self, suite: SuiteView) -> None: ...
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None: ...
+
+    def passing(self, suite: SuiteView, case: PassingCase) -> None: ...
 
     def suite_end(self, suite: SuiteView) -> None: ...
 
     def end(self) -> None: ...
 
 
+def takes_passing(sinks: Sequence[CaseSink]) -> bool:
+    """Whether every one of ``sinks`` takes a passing case as a ``PassingCase``: then the
+    cases fed to them may be (``report.streamread.StreamedReport.cases_or_passing``)."""
+    return all(sink.takes_passing for sink in sinks)
+
+
 def feed(
-    suites: Iterable[tuple[SuiteView, Iterable[CaseRecord]]], sinks: Sequence[CaseSink]
+    suites: Iterable[tuple[SuiteView, Iterable[CaseRecord | PassingCase]]],
+    sinks: Sequence[CaseSink],
 ) -> None:
-    """Every suite of ``suites`` and each of its cases, once, to every sink in turn."""
+    """Every suite of ``suites`` and each of its cases, once, to every sink in turn; a
+    ``PassingCase`` only where every sink ``takes_passing``."""
     for view, cases in suites:
         for sink in sinks:
             sink.suite(view)
         for case in cases:
-            for sink in sinks:
-                sink.case(view, case)
+            if type(case) is PassingCase:
+                for sink in sinks:
+                    sink.passing(view, case)
+            else:
+                assert not isinstance(case, PassingCase)
+                for sink in sinks:
+                    sink.case(view, case)
         for sink in sinks:
             sink.suite_end(view)
     for sink in sinks:
@@ -82,13 +104,19 @@ def whole(suites: Sequence[SuiteView]) -> Iterator[tuple[SuiteView, Iterable[Cas
 
 
 class BaseSink:
-    """A sink that ignores what it is not interested in."""
+    """A sink that ignores what it is not interested in (and is handed every case's
+    record: ``takes_passing`` False)."""
+
+    takes_passing: ClassVar[bool] = False
 
     def suite(self, suite: SuiteView) -> None:
         return None
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
         return None
+
+    def passing(self, suite: SuiteView, case: PassingCase) -> None:
+        raise TypeError(f"{type(self).__name__} takes every case's record")
 
     def suite_end(self, suite: SuiteView) -> None:
         return None
@@ -107,6 +135,12 @@ class ProblemSink(BaseSink):
         self._items: dict[str, list[tuple[int, AttemptItem]]] = {kind: [] for kind in PROBLEMS}
         self._place = 0
         self.collected: Collected | None = None
+
+    takes_passing = True
+
+    def passing(self, suite: SuiteView, case: PassingCase) -> None:
+        self._place += len(case.attempts)
+        self._passed += len(case.attempts)
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
         record = suite.record
@@ -137,11 +171,15 @@ class LocationSink(BaseSink):
         self._wanted = wanted
         self.locations = Locations()
 
-    def case(self, suite: SuiteView, case: CaseRecord) -> None:
+    takes_passing = True
+
+    def case(self, suite: SuiteView, case: CaseRecord | PassingCase) -> None:
         record = suite.record
         key = (record.name, case.id)
         if key in self._wanted:
             self.locations.add(key, record.cases_source, case.line)
+
+    passing = case
 
 
 _LINE_BITS = 40

@@ -31,6 +31,7 @@ from goldgate.render import text
 from goldgate.render.fanout import BaseSink
 from goldgate.render.view import AttemptItem, ComparisonView, Location, SuiteView, classify
 from goldgate.report.caserecords import CaseRecord
+from goldgate.report.passing import PassingCase
 
 OUTCOMES = (
     "runtime failure",
@@ -185,6 +186,19 @@ def _latency(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, 1)
 
 
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """What a row of the table says of its attempt besides its outcome and detail."""
+
+    suite: str
+    case_id: str
+    label: str
+    attempt: int
+    split: str | None
+    latency_ms: float | None
+    location: Location
+
+
 class CaseTableSink(BaseSink):
     """The case table (see the module) as a pass over the cases meets them: each row and
     each detail as JSON, escaped for the page, to its own spool (``rows``, ``details``: the
@@ -253,34 +267,64 @@ class CaseTableSink(BaseSink):
         self.detail_count += 1
         return self.detail_count - 1
 
+    takes_passing = True
+
+    def passing(self, suite: SuiteView, case: PassingCase) -> None:
+        """``case`` for a case every attempt of which passed: the same rows, from what its
+        bytes say (``report.passing``)."""
+        record = suite.record
+        if case.id in self._queued and is_holdout(case.split):
+            self.held[record.name].add(case.id)
+        latencies = self.latencies[record.name]
+        location = Location(record.cases_source, case.line)
+        for attempt, latency_ms, waiting in case.attempts:
+            if latency_ms is not None:
+                latencies.append(latency_ms)
+            label = f"{case.id}#{attempt}" if record.repeat > 1 else case.id
+            shown = "awaiting verdict" if waiting else "passed"
+            row = _Row(record.name, case.id, label, attempt, case.split, latency_ms, location)
+            self._put(row, shown, -1, "")  # a passing attempt's reason: none
+
     def _row(self, item: AttemptItem) -> None:
         shown = outcome(item)
         detail = -1
         if shown not in ("passed", "awaiting verdict"):
             detail = self._detail(_check_detail(item, self.values))
+        row = _Row(
+            item.suite,
+            item.case_id,
+            item.label,
+            item.attempt,
+            item.case.split,
+            item.record.latency_ms,
+            item.location,
+        )
+        self._put(row, shown, detail, item.reason)
+
+    def _put(self, row: _Row, shown: str, detail: int, reason: str) -> None:
+        """The row of an attempt shown as ``shown``, with its checks' detail (-1: none)."""
         found = None
         if self._comparison is not None:
-            found = self._comparison.change_of(item.suite, item.case_id, item.attempt)
+            found = self._comparison.change_of(row.suite, row.case_id, row.attempt)
         if found is not None and detail == -1:  # a row that changed always opens
             detail = self._detail([])
-        split = item.case.split
         shown_at = self.outcomes.of(shown)
         self.present.add(shown_at)
-        row = [
-            self.suites.of(self._named(item.suite)),
-            text.name(item.label),
+        cells = [
+            self.suites.of(self._named(row.suite)),
+            text.name(row.label),
             shown_at,
-            self.splits.of(self._named(split)),
-            _latency(item.record.latency_ms),
-            text.one_line(item.reason) if detail != -1 else "",
+            self.splits.of(self._named(row.split)),
+            _latency(row.latency_ms),
+            text.one_line(reason) if detail != -1 else "",
             -1 if found is None else self.changes.of(found.change),
-            self.sources.of(self._named(item.location.source)),
-            item.location.line,
+            self.sources.of(self._named(row.location.source)),
+            row.location.line,
             detail,
         ]
         if found is not None:
-            row.append(text.one_line(found.detail))
-        self._rows(("," if self.row_count else "") + escaped_json(row))
+            cells.append(text.one_line(found.detail))
+        self._rows(("," if self.row_count else "") + escaped_json(cells))
         self.row_count += 1
 
     def names(self) -> dict[str, list[str]]:

@@ -67,6 +67,7 @@ from goldgate.render.view import (
 )
 from goldgate.report.caserecords import CaseRecord
 from goldgate.report.models import ThresholdRecord
+from goldgate.report.passing import PassingCase
 from goldgate.report.records import JudgeStandingRecord
 from goldgate.scoring.metrics import ClassificationMetricResult
 
@@ -211,6 +212,16 @@ def _case_testcases(
                 else comparison.regression_of(record.name, case.id, attempt.attempt)
             )
             yield _problem_testcase(item, classname, record.skip_reason, regression, absorbed)
+
+
+def _passing_testcases(suite: SuiteView, case: PassingCase) -> Iterator[_Passed]:
+    """``_case_testcases`` of a case every attempt of which passed (``report.passing``)."""
+    record = suite.record
+    classname = _xml(record.name, text.NAME_LIMIT)
+    name = _xml(case.id, text.NAME_LIMIT)
+    repeated = record.repeat > 1
+    for attempt, latency_ms, _ in case.attempts:
+        yield _Passed(f"{name}#{attempt}" if repeated else name, classname, latency_ms)
 
 
 def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
@@ -406,16 +417,27 @@ class JUnitSink(BaseSink):
     def suite(self, suite: SuiteView) -> None:
         self._tally = _Tally()
 
+    takes_passing = True
+
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
         for testcase in _case_testcases(suite, self._comparison, case):
-            if type(testcase) is not _Passed:
-                self._add(testcase)
-            elif (written := _passed_xml(testcase)) is not None:
-                piece = written[0] + "\n"
-                self._spool(piece)
-                self._tally.add_passed(written[1], len(piece))
+            if type(testcase) is _Passed:
+                self._add_passed(testcase)
             else:
-                self._add(testcase.testcase())
+                assert isinstance(testcase, TestCase)
+                self._add(testcase)
+
+    def passing(self, suite: SuiteView, case: PassingCase) -> None:
+        for testcase in _passing_testcases(suite, case):
+            self._add_passed(testcase)
+
+    def _add_passed(self, testcase: _Passed) -> None:
+        if (written := _passed_xml(testcase)) is not None:
+            piece = written[0] + "\n"
+            self._spool(piece)
+            self._tally.add_passed(written[1], len(piece))
+        else:
+            self._add(testcase.testcase())
 
     def _add(self, testcase: TestCase) -> None:
         piece = _case_xml(testcase) + "\n"

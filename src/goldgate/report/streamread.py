@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from goldgate.base.files import open_regular_file
+from goldgate.report.passing import PassingCase, passing_case
 from goldgate.report.readbound import admit_case, memory_bounded
 from goldgate.report.scan import CaseHook, CaseIndex, LazyCases, ScannedReport, scan_report
 from goldgate.report.verified import is_verified, note_verified
@@ -85,13 +86,8 @@ class StreamedReport:
         index = self._indexes[suite] if self._indexes else None
         if index is None or self._handle is None:
             return self.report.suites[suite].cases[position]
-        from goldgate.report.models import CaseRecord, adapter
-
         with memory_bounded(self.path):
-            plain = index.read(self._handle, self.path, position)
-            # No shared records: they would grow with the report.
-            record: CaseRecord = adapter(CaseRecord).validate_python(plain)
-            return record
+            return _validated(index.read(self._handle, self.path, position))
 
     def position(self, suite: int, place: int) -> int | None:
         """The stored ``position`` (a shard's) of the case at ``place``, noted when it was
@@ -106,6 +102,27 @@ class StreamedReport:
         """Suite ``suite``'s cases in order, one at a time."""
         for position in range(self.case_count(suite)):
             yield self.case(suite, position)
+
+    def cases_or_passing(self, suite: int) -> Iterator[CaseRecord | PassingCase]:
+        """``cases``, where each case whose every attempt passed is a ``PassingCase`` where
+        its bytes show it (its record not validated: ``report.passing``)."""
+        index = self._indexes[suite] if self._indexes else None
+        if index is None or self._handle is None:
+            yield from self.cases(suite)
+            return
+        for position in range(len(index)):
+            with memory_bounded(self.path):
+                plain = index.read(self._handle, self.path, position)
+                case = passing_case(plain) or _validated(plain)
+            yield case
+
+
+def _validated(plain: Any) -> CaseRecord:
+    from goldgate.report.models import CaseRecord, adapter
+
+    # No shared records: they would grow with the report.
+    record: CaseRecord = adapter(CaseRecord).validate_python(plain)
+    return record
 
 
 @contextlib.contextmanager
