@@ -1,11 +1,12 @@
 """Each report verified once per process (issue 43, ``report.verified``): a second reader of
 the same bytes (whole, as a stream, as a side of a comparison) skips verifying them; other
 bytes at the same path are verified again, and a refusal is never remembered. A forked
-helper verifies reports while this process goes on (``verify_in_background``): what it
+helper verifies reports while this process goes on (``report.background``): what it
 verified counts here, what it refused is left for the reader to refuse."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from collections.abc import Callable, Iterator
@@ -212,9 +213,14 @@ def test_a_helper_verifies_in_another_process_and_refusals_are_left_to_the_reade
     first.write_bytes(honest)
     forged.write_bytes(_forged(honest))
     last.write_text(json.dumps(json.loads(honest), indent=1))
-    helper = background.verify_in_background([first, forged, last])
-    assert helper is not None, "a helper is forked with the accelerators on and two CPUs"
-    assert helper.wait() == 1  # the first; it stops at the refusal
+    with contextlib.ExitStack() as opened:
+        streamed = [
+            opened.enter_context(streamed_report(path, verify=False))
+            for path in (first, forged, last)
+        ]
+        helper = background.verify_streamed_in_background(streamed)
+        assert helper is not None, "a helper is forked with the accelerators on and two CPUs"
+        assert helper.wait() == 1  # the first; it stops at the refusal
     _, digest = read_report_and_digest(first)
     assert verified.is_verified(digest)
     with pytest.raises(ReportRefusedError, match=r"forged\.json.*attempt_count"):
@@ -273,7 +279,9 @@ def test_no_helper_is_forked_with_the_accelerators_off(
     monkeypatch.setenv(accelerators.VARIABLE, "0")
     accelerators.refresh()
     try:
-        assert background.verify_in_background([path]) is None
+        assert background.scan_ahead_in_background(path, []) is None
+        with streamed_report(path, verify=False) as streamed:
+            assert background.verify_streamed_in_background([streamed]) is None
     finally:
         monkeypatch.delenv(accelerators.VARIABLE)
         accelerators.refresh()

@@ -11,10 +11,12 @@ verifies them, and refuses, as it would have, at its own point and in its own wo
 The fork is an accelerator (``base.accelerators``): none with ``GOLDGATE_ACCELERATORS=0``,
 and none where a fork is not safe or gains nothing (not Linux, another thread running, a
 single CPU: ``accelerators.cpu_budget``); the reader then verifies as it reads. The helper
-copies this process's memory as it stands (copy on write): ``verify_in_background``'s is
-forked before the reports are read here; ``verify_streamed_in_background``'s once they are
-scanned here, and verifies them from that scan (the helper reads their cases again from the
-files this process holds open, by offset), which it does not make again.
+copies this process's memory as it stands (copy on write): ``verify_streamed_in_background``'s
+is forked once the reports are scanned here, and verifies them from that scan (the helper
+reads their cases again from the files this process holds open, by offset), which it does
+not make again; ``scan_ahead_in_background``'s before the report is read here: it scans the
+report, hands the scan here, then verifies the report from it. ``scan_in_background``'s only
+scans.
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ __all__ = [
     "fork_possible",
     "scan_ahead_in_background",
     "scan_in_background",
-    "verify_in_background",
     "verify_streamed_in_background",
 ]
 
@@ -63,8 +64,8 @@ a pipe's size)."""
 
 
 class Background:
-    """Reports being verified by a process forked for them (``verify_in_background``,
-    ``verify_streamed_in_background``, ``scan_in_background``)."""
+    """Reports being verified by a process forked for them (``verify_streamed_in_background``,
+    ``scan_ahead_in_background``), or scanned (``scan_in_background``)."""
 
     def __init__(
         self,
@@ -181,7 +182,7 @@ class Background:
 
 
 def fork_possible() -> bool:
-    """Whether ``verify_in_background`` forks a helper here (see the module's description)."""
+    """Whether a helper is forked here (see the module's description)."""
     return (
         accelerators.enabled()
         and sys.platform == "linux"
@@ -190,29 +191,15 @@ def fork_possible() -> bool:
     )
 
 
-def verify_in_background(paths: Sequence[Path]) -> Background | None:
-    """The reports at ``paths`` verified in turn, as ``report.streamread.streamed_report``
-    verifies them, by a process forked from this one, while this one goes on; None where no
-    helper is forked (see the module's description). ``Background.wait`` gathers them."""
-
-    def verified(_: int | None) -> Iterator[str]:
-        from goldgate.report.streamread import streamed_report
-
-        for path in paths:
-            with streamed_report(path) as streamed:
-                yield streamed.digest
-
-    return _forked(paths, verified)
-
-
 def verify_streamed_in_background(
     reports: Sequence[StreamedReport],
     made: Callable[[Callable[[bytes], object]], None] | None = None,
     *,
     yielding: bool = False,
 ) -> Background | None:
-    """``verify_in_background`` of reports this process streamed without verifying them
-    (``streamed_report(..., verify=False)``, still open): the helper verifies each from the
+    """Reports this process streamed without verifying them (``streamed_report(...,
+    verify=False)``, still open) verified in turn by a process forked from this one, while
+    this one goes on: the helper verifies each from the
     scan made here (``report.streamread.verify_streamed``), not scanning it again, reading
     the very bytes scanned. ``report merge`` forks one once it has scanned its shards, the
     publishing step one for each report once it has scanned it (``app.action.verifying``). With
