@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goldgate.render import escape, text
-from goldgate.render.junit import _case_xml, _Passed, _passed_xml, _testcase, _xml
+from goldgate.render.junit import _case_xml
+from goldgate.render.junitcases import Passed, new_testcase, passed_xml, xml_text
 
 _ODD = st.sampled_from(
     [
@@ -36,7 +37,7 @@ NAMES = st.lists(st.text(max_size=6) | _ODD, max_size=4).map("".join)
 LATENCIES = st.none() | st.floats() | st.integers(-(10**30), 10**30).map(float)
 
 
-def _reference(passed: _Passed) -> str:
+def _reference(passed: Passed) -> str:
     return _case_xml(passed.testcase())
 
 
@@ -46,9 +47,9 @@ def test_a_passing_testcase_written_directly_is_what_junit_xml_writes(
     label: str, classname: str, latency: float | None, cleaned: bool
 ) -> None:
     if cleaned:  # as the renderer hands them over
-        label, classname = _xml(label, text.NAME_LIMIT), _xml(classname, text.NAME_LIMIT)
-    passed = _Passed(label, classname, latency)
-    fast = _passed_xml(passed)
+        label, classname = xml_text(label, text.NAME_LIMIT), xml_text(classname, text.NAME_LIMIT)
+    passed = Passed(label, classname, latency)
+    fast = passed_xml(passed)
     if fast is None:
         return  # the long way: the reference itself
     written, seconds = fast
@@ -58,13 +59,13 @@ def test_a_passing_testcase_written_directly_is_what_junit_xml_writes(
 
 def test_the_direct_path_is_taken_for_plain_names_and_escapes_as_elementtree_does() -> None:
     for label, latency in (("case-1", 12.5), ('a<b>&"c"', None), ("x#2", 1e12), ("y", 0.0)):
-        passed = _Passed(label, "suite & co", latency)
-        fast = _passed_xml(passed)
+        passed = Passed(label, "suite & co", latency)
+        fast = passed_xml(passed)
         assert fast is not None
         assert fast[0] == _reference(passed)
-    assert _testcase("n", "c", None).elapsed_sec == 0.0
+    assert new_testcase("n", "c", None).elapsed_sec == 0.0
     # A time %f cannot write with three trailing zeros goes the long way (which refuses it).
-    assert _passed_xml(_Passed("a", "b", 123456789012345.678)) is None
+    assert passed_xml(Passed("a", "b", 123456789012345.678)) is None
 
 
 _CELLS = st.lists(NAMES | st.text(min_size=190, max_size=210), max_size=6)

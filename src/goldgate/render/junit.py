@@ -55,6 +55,7 @@ from junit_xml import (  # type: ignore[import-untyped]
 from goldgate.render import text
 from goldgate.render.fanout import BaseSink, feed, whole
 from goldgate.render.judges import judge_lines
+from goldgate.render.junitcases import Passed, new_testcase, passed_xml, passing_testcases, xml_text
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import (
     AttemptItem,
@@ -71,10 +72,6 @@ from goldgate.report.passing import PassingCase
 from goldgate.report.records import JudgeStandingRecord
 from goldgate.scoring.metrics import ClassificationMetricResult
 
-# XML 1.0 allows tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and the
-# astral planes; junit-xml strips the rest only from what it writes as raw UTF-8, so a lone
-# surrogate would reach the encoder first. Everything is cleaned before it is handed over.
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _SUITE_TIME = re.compile(r'(<(?:testsuites|testsuite)\b[^>]*? )time="([^"]*)"')
 # A testcase's time was rounded to 3 decimals before junit-xml wrote it with "%f", which
 # prints that float as exactly those digits and "000": dropping them needs no callback.
@@ -82,18 +79,9 @@ _CASE_TIME = re.compile(r'(<testcase\b[^>]*? time="[0-9]+\.[0-9]{3})000"')
 _BAD_TIME = re.compile(
     r'<(?:testsuites|testsuite|testcase)\b[^>]*? time="(?![0-9]+(?:\.[0-9]{1,3})?")([^"]*)"'
 )
-_PLAIN = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 
 
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
-
-
-def _xml(value: object, limit: int = text.REASON_LIMIT) -> str:
-    """Data as junit-xml receives it: one line (so no line of the file starts with data),
-    bounded, and only characters XML can hold."""
-    if isinstance(value, str) and len(value) <= limit and _PLAIN.fullmatch(value):
-        return value  # the common case, printable ASCII, costs one match per testcase
-    return _NOT_XML.sub("", text.one_line(value, limit))
 
 
 def _where(item: AttemptItem) -> str:
@@ -102,19 +90,6 @@ def _where(item: AttemptItem) -> str:
         return f"case {item.label}"
     line = f":{location.line}" if location.line is not None else ""
     return f"{location.source}{line}: case {item.label}"
-
-
-class _Seconds(float):
-    """A testcase's time that junit-xml always writes: it leaves out a time that is false,
-    and every testcase must have one (0 where nothing was measured)."""
-
-    def __bool__(self) -> bool:
-        return True
-
-
-def _testcase(name: str, classname: str, latency_ms: float | None) -> TestCase:
-    seconds = text.seconds(latency_ms)
-    return TestCase(name=name, classname=classname, elapsed_sec=_Seconds(seconds or 0.0))
 
 
 ABSORBED = "absorbed by the suite's thresholds"
@@ -130,80 +105,69 @@ def _problem_testcase(
     regression: ChangeItem | None = None,
     absorbed: bool = False,
 ) -> TestCase:
-    case = _testcase(_xml(item.label, text.NAME_LIMIT), classname, item.record.latency_ms)
+    case = new_testcase(xml_text(item.label, text.NAME_LIMIT), classname, item.record.latency_ms)
     problem = item.problem
     regressed = ""
     if regression is not None:
         regressed = f"{regression.change} against the baseline: {regression.detail}"
     if absorbed and problem == "failure":
         checks = item.checks(("failed",))
-        lines = [_xml(_where(item))]
-        lines += [_xml(f"failed: {check.name}: {check.reason or 'failed'}") for check in checks]
+        lines = [xml_text(_where(item))]
+        lines += [xml_text(f"failed: {check.name}: {check.reason or 'failed'}") for check in checks]
         why = f"{regressed}; {item.reason}" if regressed else item.reason
-        case.add_skipped_info(message=_xml(f"{ABSORBED}: {why}"), output="\n".join(lines))
+        case.add_skipped_info(message=xml_text(f"{ABSORBED}: {why}"), output="\n".join(lines))
         return case
     if problem == "runtime":
-        reason = _xml(f"{regressed}: {item.reason}" if regressed else item.reason)
+        reason = xml_text(f"{regressed}: {item.reason}" if regressed else item.reason)
         case.add_error_info(
-            message=reason, output=_xml(f"{_where(item)}: {item.reason}"), error_type=item.status
+            message=reason,
+            output=xml_text(f"{_where(item)}: {item.reason}"),
+            error_type=item.status,
         )
     elif problem in ("check_error", "failure"):
         checks = item.checks()
-        lines = [_xml(_where(item))]
+        lines = [xml_text(_where(item))]
         lines += [
-            _xml(f"{check.outcome}: {check.name}: {check.reason or check.outcome}")
+            xml_text(f"{check.outcome}: {check.name}: {check.reason or check.outcome}")
             for check in checks
         ]
-        message = _xml(item.reason or problem)
+        message = xml_text(item.reason or problem)
         if problem == "check_error":
             if regressed:
-                message = _xml(f"{regressed}; {item.reason or problem}")
+                message = xml_text(f"{regressed}; {item.reason or problem}")
             case.add_error_info(message=message, output="\n".join(lines), error_type="check error")
         elif regressed:
             case.add_failure_info(
-                message=_xml(regressed), output="\n".join(lines), failure_type="regression"
+                message=xml_text(regressed), output="\n".join(lines), failure_type="regression"
             )
         else:
             case.add_failure_info(
                 message=message, output="\n".join(lines), failure_type="gold disagreement"
             )
     elif problem == "skipped":
-        case.add_skipped_info(message=_xml(skip_reason or item.reason))
+        case.add_skipped_info(message=xml_text(skip_reason or item.reason))
     elif problem == "cancelled":
-        case.add_skipped_info(message=_xml(f"cancelled: {item.reason}"))
+        case.add_skipped_info(message=xml_text(f"cancelled: {item.reason}"))
     return case
-
-
-@dataclass(frozen=True, slots=True)
-class _Passed:
-    """A passing attempt's testcase, not yet a junit-xml ``TestCase``: ``_passed_xml``
-    writes most of them directly."""
-
-    label: str
-    classname: str
-    latency_ms: float | None
-
-    def testcase(self) -> TestCase:
-        return _testcase(self.label, self.classname, self.latency_ms)
 
 
 def _case_testcases(
     suite: SuiteView, comparison: ComparisonView | None, case: CaseRecord
-) -> Iterator[TestCase | _Passed]:
+) -> Iterator[TestCase | Passed]:
     """One testcase per attempt of ``case``, a case of ``suite``. Passing attempts (most of
     them) are read straight from the records; only an attempt with a problem becomes a view
     item."""
     record = suite.record
-    classname = _xml(record.name, text.NAME_LIMIT)
+    classname = xml_text(record.name, text.NAME_LIMIT)
     repeated = record.repeat > 1
     absorbed = bool(record.thresholds) and record.verdict == "passed"
-    name = _xml(case.id, text.NAME_LIMIT)
+    name = xml_text(case.id, text.NAME_LIMIT)
     location = Location(record.cases_source, case.line)
     for attempt in case.attempts:
         problem = classify(attempt)
         if problem is None:
             label = f"{name}#{attempt.attempt}" if repeated else name
-            yield _Passed(label, classname, attempt.latency_ms)
+            yield Passed(label, classname, attempt.latency_ms)
         else:
             item = AttemptItem(record.name, case, attempt, record.repeat, problem, location)
             regression = (
@@ -214,26 +178,16 @@ def _case_testcases(
             yield _problem_testcase(item, classname, record.skip_reason, regression, absorbed)
 
 
-def _passing_testcases(suite: SuiteView, case: PassingCase) -> Iterator[_Passed]:
-    """``_case_testcases`` of a case every attempt of which passed (``report.passing``)."""
-    record = suite.record
-    classname = _xml(record.name, text.NAME_LIMIT)
-    name = _xml(case.id, text.NAME_LIMIT)
-    repeated = record.repeat > 1
-    for attempt, latency_ms, _ in case.attempts:
-        yield _Passed(f"{name}#{attempt}" if repeated else name, classname, latency_ms)
-
-
 def _thresholds_testcase(suite: SuiteView, classname: str) -> TestCase:
     """The suite's thresholds as one testcase: a failure naming each missed one."""
-    case = _testcase(THRESHOLDS_CASE, classname, None)
+    case = new_testcase(THRESHOLDS_CASE, classname, None)
     missed = [item.record for item in suite.thresholds if not item.record.held]
     if missed:
         words = "; ".join(f"{t.key}: {_bound(t)}, actual {text.ratio(t.actual)}" for t in missed)
         count = f"{len(missed)} of {len(suite.thresholds)} thresholds missed"
         case.add_failure_info(
-            message=_xml(f"{count}: {words}"),
-            output=_xml(suite.decided_by),
+            message=xml_text(f"{count}: {words}"),
+            output=xml_text(suite.decided_by),
             failure_type="threshold",
         )
     return case
@@ -296,7 +250,7 @@ def _properties(
             ids = [_unit_label(item) for item in items if item.suite == record.name]
             if ids:
                 properties[f"comparison.{label}.cases"] = ", ".join(ids)
-    return {_xml(key, text.NAME_LIMIT): _xml(value) for key, value in properties.items()}
+    return {xml_text(key, text.NAME_LIMIT): xml_text(value) for key, value in properties.items()}
 
 
 def _unit_label(item: ChangeItem) -> str:
@@ -311,14 +265,14 @@ def _suite_head(suite: SuiteView, timestamp: str, properties: dict[str, str], ta
         "disabled": str(tally.disabled),
         "errors": str(tally.errors),
         "failures": str(tally.failures),
-        "name": _xml(record.name, text.NAME_LIMIT),
+        "name": xml_text(record.name, text.NAME_LIMIT),
         "skipped": str(tally.skipped),
         "tests": str(tally.tests),
         "time": str(tally.time),
     }
-    if stamp := _xml(timestamp):
+    if stamp := xml_text(timestamp):
         attributes["timestamp"] = stamp
-    if record.cases_source and (file := _xml(record.cases_source)):
+    if record.cases_source and (file := xml_text(record.cases_source)):
         attributes["file"] = file
     element = ET.Element("testsuite", attributes)
     holder = ET.SubElement(element, "properties")
@@ -326,34 +280,6 @@ def _suite_head(suite: SuiteView, timestamp: str, properties: dict[str, str], ta
         ET.SubElement(holder, "property", {"name": key, "value": value})
     written = ET.tostring(element, encoding="unicode")
     return _tidy(written.removesuffix("</testsuite>"))
-
-
-_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
-"""What ElementTree escapes in an attribute of printable ASCII."""
-
-
-def _printable_ascii(value: str) -> bool:
-    return value.isascii() and value.isprintable()
-
-
-def _passed_xml(passed: _Passed) -> tuple[str, float] | None:
-    """A passing testcase's element and time, byte for byte what ``_case_xml`` writes for
-    it, without junit-xml or ElementTree; ``None`` (the long way) unless its name and
-    (nonempty) classname are printable ASCII and ``%f`` writes its time as a plain decimal
-    ending in three zeros (which ``_tidy`` drops)."""
-    seconds = text.seconds(passed.latency_ms) or 0.0
-    written = f"{seconds:f}"  # what junit-xml's "%f" writes
-    if not (
-        written[0].isdigit()
-        and written.endswith("000")
-        and _printable_ascii(passed.label)
-        and passed.classname  # junit-xml leaves out an empty one
-        and _printable_ascii(passed.classname)
-    ):
-        return None
-    label = passed.label.translate(_ATTRIBUTE_ESCAPES)
-    classname = passed.classname.translate(_ATTRIBUTE_ESCAPES)
-    return f'<testcase name="{label}" time="{written[:-3]}" classname="{classname}" />', seconds
 
 
 def _case_xml(case: TestCase) -> str:
@@ -393,7 +319,7 @@ class _Tally:
         self.chars += chars
 
     def add_passed(self, seconds: float, chars: int) -> None:
-        """``add`` for a passing testcase of ``seconds`` (``_passed_xml``)."""
+        """``add`` for a passing testcase of ``seconds`` (``passed_xml``)."""
         self.tests += 1
         self.time = self.time + seconds
         self.chars += chars
@@ -421,18 +347,18 @@ class JUnitSink(BaseSink):
 
     def case(self, suite: SuiteView, case: CaseRecord) -> None:
         for testcase in _case_testcases(suite, self._comparison, case):
-            if type(testcase) is _Passed:
+            if type(testcase) is Passed:
                 self._add_passed(testcase)
             else:
                 assert isinstance(testcase, TestCase)
                 self._add(testcase)
 
     def passing(self, suite: SuiteView, case: PassingCase) -> None:
-        for testcase in _passing_testcases(suite, case):
+        for testcase in passing_testcases(suite, case):
             self._add_passed(testcase)
 
-    def _add_passed(self, testcase: _Passed) -> None:
-        if (written := _passed_xml(testcase)) is not None:
+    def _add_passed(self, testcase: Passed) -> None:
+        if (written := passed_xml(testcase)) is not None:
             piece = written[0] + "\n"
             self._spool(piece)
             self._tally.add_passed(written[1], len(piece))
@@ -447,7 +373,7 @@ class JUnitSink(BaseSink):
     def suite_end(self, suite: SuiteView) -> None:
         record = suite.record
         if record.thresholds and record.status != "skipped":
-            self._add(_thresholds_testcase(suite, _xml(record.name, text.NAME_LIMIT)))
+            self._add(_thresholds_testcase(suite, xml_text(record.name, text.NAME_LIMIT)))
         properties = _properties(suite, self._comparison, self._judges)
         head = _suite_head(suite, self._timestamp, properties, self._tally)
         self._heads.append((head, self._tally))
