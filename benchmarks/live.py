@@ -125,9 +125,7 @@ def run_goldgate(root: Path, output: str) -> dict[str, Any]:
                str(root / output)]  # fmt: skip
     env = {**os.environ, "BENCH_KEY": KEY}
     started = time.perf_counter()
-    done = subprocess.run(
-        command, cwd=root, env=env, capture_output=True, text=True, check=False
-    )
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"goldgate failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -191,9 +189,7 @@ def run_promptfoo(root: Path, output: str) -> dict[str, Any]:
     arguments = [*command, "eval", "-c", "promptfooconfig.yaml", "--max-concurrency",
                  str(CONCURRENCY), "--no-progress-bar", "--no-table", "-o", output]  # fmt: skip
     started = time.perf_counter()
-    done = subprocess.run(
-        arguments, cwd=root, env=env, capture_output=True, text=True, check=False
-    )
+    done = subprocess.run(arguments, cwd=root, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     path = root / output
     if not path.exists():

@@ -109,15 +109,18 @@ def _case(index: int) -> dict[str, object]:
             {
                 "name": "account",
                 "path": "/payload/account",
-                "expected": {"input_path": "/payload/message", "required": [0, 7],
-                             "allowed": [0, len(message)]},
+                "expected": {
+                    "input_path": "/payload/message",
+                    "required": [0, 7],
+                    "allowed": [0, len(message)],
+                },
                 "comparison": "source_span",
             },
         ],
     }
 
 
-TARGET_SOURCE = '''
+TARGET_SOURCE = """
 import anyio
 
 SLEEP = {sleep}
@@ -138,7 +141,7 @@ async def handle(request):
         "payload": {{"account": message}},
         "flows": {{"triage": {{"steps": {{"classify": {{"result": {{"answer": {{"optionId": label}}}}}}}}}}}},
     }}
-'''
+"""
 
 
 def make_project(
@@ -232,7 +235,10 @@ def timed(
     variables added to this process's environment."""
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, str(cwd), *GOLDGATE, *arguments],
-        capture_output=True, text=True, check=True, env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
     )
     figures = json.loads(done.stdout)
     return figures["wall"], figures["peak_kb"] / 1024, figures["code"], figures["output"]
@@ -297,10 +303,12 @@ def bench_scoring() -> None:
     checks = sum(suite["counts"]["checks"].values())
     run_seconds = report["duration_seconds"]
     size = (root / "report.json").stat().st_size / 1e6
-    print(f"scoring: 10,000 cases, {checks} checks: run {run_seconds:.2f} s "
-          f"({checks / run_seconds:,.0f} checks/s including the target calls), "
-          f"{wall:.2f} s wall for the process, {peak:.0f} MB peak RSS, "
-          f"report {size:.1f} MB; exit {code}")
+    print(
+        f"scoring: 10,000 cases, {checks} checks: run {run_seconds:.2f} s "
+        f"({checks / run_seconds:,.0f} checks/s including the target calls), "
+        f"{wall:.2f} s wall for the process, {peak:.0f} MB peak RSS, "
+        f"report {size:.1f} MB; exit {code}"
+    )
     if code != 0:
         print(output[-2000:])
 
@@ -331,19 +339,32 @@ def make_lean_project(cases: int) -> Path:
         label = LABELS[index % 3]
         mentioned = label if index % 2 == 0 else "refund"  # half the cases fail this check
         answer = f"Ticket T-{index} routed to the {label} queue."
-        gold.append({
-            "id": f"case-{index:06d}",
-            "input": {"payload": {"label": label, "answer": answer}, "metadata": {}},
-            "expectations": [
-                {"name": "label", "path": "/payload/label", "expected": label},
-                {"name": "mentions", "path": "/payload/answer", "comparison": "text",
-                 "expected": {"contains": [mentioned]}},
-                {"name": "ticket", "path": "/payload/answer", "comparison": "text",
-                 "expected": {"matches": [f"T-{index}\\b"]}},
-            ],
-        })
-    manifest = {"name": "lean", "revision": "r1",
-                "suites": [{"name": "lean", "workflow": "app", "cases": "cases/lean.json"}]}
+        gold.append(
+            {
+                "id": f"case-{index:06d}",
+                "input": {"payload": {"label": label, "answer": answer}, "metadata": {}},
+                "expectations": [
+                    {"name": "label", "path": "/payload/label", "expected": label},
+                    {
+                        "name": "mentions",
+                        "path": "/payload/answer",
+                        "comparison": "text",
+                        "expected": {"contains": [mentioned]},
+                    },
+                    {
+                        "name": "ticket",
+                        "path": "/payload/answer",
+                        "comparison": "text",
+                        "expected": {"matches": [f"T-{index}\\b"]},
+                    },
+                ],
+            }
+        )
+    manifest = {
+        "name": "lean",
+        "revision": "r1",
+        "suites": [{"name": "lean", "workflow": "app", "cases": "cases/lean.json"}],
+    }
     (root / "evaluation" / "dataset.json").write_text(json.dumps(manifest))
     (root / "evaluation" / "cases" / "lean.json").write_text(json.dumps(gold))
     return root
@@ -396,7 +417,9 @@ def bench_lean(runs: int = 5, large_runs: int = 3) -> None:
         for _ in range(count):
             on_rounds.append(_lean_round(root, None))
             off_rounds.append(_lean_round(root, ACCELERATORS_OFF))
-        check_walls, check_peaks, walls, peaks, durations, sizes = map(list, zip(*on_rounds, strict=True))
+        check_walls, check_peaks, walls, peaks, durations, sizes = map(
+            list, zip(*on_rounds, strict=True)
+        )
         size = sizes[-1]
         # Past 256 cases (or 1 MiB) a forked helper checks batches (dataset.parallel); past 1,024
         # attempts a forked report process scores and writes them (report.process): the
@@ -446,7 +469,8 @@ def bench_interrupt() -> None:
     root = make_lean_project(100_000)
     slow = root / "slow_target.py"
     slow.write_text(
-        "import anyio\n" + LEAN_TARGET.replace(
+        "import anyio\n"
+        + LEAN_TARGET.replace(
             "async def handle(request):\n",
             "async def handle(request):\n    await anyio.sleep(60)\n",
         )
@@ -460,7 +484,10 @@ def bench_interrupt() -> None:
     output.unlink(missing_ok=True)
     process = subprocess.Popen(
         [*GOLDGATE, "evaluate", "--config", str(settings), "--output", str(output)],
-        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,
     )
     assert process.stderr is not None
@@ -503,8 +530,11 @@ def bench_overhead() -> None:
 
     count = 50_000
     cases = [
-        Case(id=f"c{index}", input={"payload": {}, "metadata": {}},
-             expectations=[Expectation("s", "/execution/status", "completed")])
+        Case(
+            id=f"c{index}",
+            input={"payload": {}, "metadata": {}},
+            expectations=[Expectation("s", "/execution/status", "completed")],
+        )
         for index in range(count)
     ]
     variant = EvaluationVariant(name="bench", revision="r", run=run)
@@ -574,56 +604,113 @@ def _render_report(attempts: int) -> dict[str, object]:
         cases = []
         failed = runtime = 0
         for index in range(per_suite):
-            attempt: dict[str, object] = {"attempt": 1, "status": "completed",
-                                          "latency_ms": 3.141 + index % 7}
+            attempt: dict[str, object] = {
+                "attempt": 1,
+                "status": "completed",
+                "latency_ms": 3.141 + index % 7,
+            }
             if index % 100 == 99:
-                attempt = {"attempt": 1, "status": "failed", "latency_ms": 2.5,
-                           "reason": "python target raised ValueError"}
+                attempt = {
+                    "attempt": 1,
+                    "status": "failed",
+                    "latency_ms": 2.5,
+                    "reason": "python target raised ValueError",
+                }
                 runtime += 1
             elif index % 10 == 9:
-                attempt["checks"] = [{"outcome": "passed"}, {
-                    "outcome": "failed", "reason": "the string has 7 code points, the expected "
-                    "string 6"}]
+                attempt["checks"] = [
+                    {"outcome": "passed"},
+                    {
+                        "outcome": "failed",
+                        "reason": "the string has 7 code points, the expected string 6",
+                    },
+                ]
                 failed += 1
             else:
                 attempt["checks"] = [{"outcome": "passed"}, {"outcome": "passed"}]
-            cases.append({
-                "id": f"case-{index:06d}", "line": 2 + 14 * index,
-                "expectations": [{"name": "status", "path": "/execution/status"},
-                                 {"name": "queue", "path": "/payload/queue"}],
-                "attempts": [attempt],
-            })
+            cases.append(
+                {
+                    "id": f"case-{index:06d}",
+                    "line": 2 + 14 * index,
+                    "expectations": [
+                        {"name": "status", "path": "/execution/status"},
+                        {"name": "queue", "path": "/payload/queue"},
+                    ],
+                    "attempts": [attempt],
+                }
+            )
         done = per_suite - runtime
         pass_rate = (2 * done - failed) / (2 * done)
         # As a run decides: a runtime failure is an error; else the threshold decides.
         verdict = "error" if runtime else ("passed" if pass_rate >= 0.9 else "failed")
-        suites.append({
-            "name": f"suite_{suite_index}", "fingerprint": "sha256:" + "0" * 64,
-            "workflow": "triage_app", "flow": None, "step": None,
-            "target": {"kind": "python", "workflow_revision": "bench", "live": False},
-            "cases_source": f"evaluation/cases/suite_{suite_index}.json", "status": "ran",
-            "repeat": 1, "case_count": per_suite, "attempt_count": per_suite, "cases": cases,
-            "counts": {
-                "attempts": {"completed": done, "failed": runtime, "timed_out": 0,
-                             "skipped": 0, "cancelled": 0},
-                "checks": {"passed": 2 * done - failed, "failed": failed, "error": 0,
-                           "not_run": 2 * runtime},
-            },
-            "summary": {"pass_rate": (2 * done - failed) / (2 * done), "expect.satisfied": None,
-                        "json.parse": None, "schema.requiredCoverage": None, "text.chars": None},
-            "thresholds": [{"key": "pass_rate", "minimum": 0.9, "actual": pass_rate,
-                            "held": pass_rate >= 0.9}],
-            "verdict": verdict,
-        })
+        suites.append(
+            {
+                "name": f"suite_{suite_index}",
+                "fingerprint": "sha256:" + "0" * 64,
+                "workflow": "triage_app",
+                "flow": None,
+                "step": None,
+                "target": {"kind": "python", "workflow_revision": "bench", "live": False},
+                "cases_source": f"evaluation/cases/suite_{suite_index}.json",
+                "status": "ran",
+                "repeat": 1,
+                "case_count": per_suite,
+                "attempt_count": per_suite,
+                "cases": cases,
+                "counts": {
+                    "attempts": {
+                        "completed": done,
+                        "failed": runtime,
+                        "timed_out": 0,
+                        "skipped": 0,
+                        "cancelled": 0,
+                    },
+                    "checks": {
+                        "passed": 2 * done - failed,
+                        "failed": failed,
+                        "error": 0,
+                        "not_run": 2 * runtime,
+                    },
+                },
+                "summary": {
+                    "pass_rate": (2 * done - failed) / (2 * done),
+                    "expect.satisfied": None,
+                    "json.parse": None,
+                    "schema.requiredCoverage": None,
+                    "text.chars": None,
+                },
+                "thresholds": [
+                    {
+                        "key": "pass_rate",
+                        "minimum": 0.9,
+                        "actual": pass_rate,
+                        "held": pass_rate >= 0.9,
+                    }
+                ],
+                "verdict": verdict,
+            }
+        )
     return {
-        "format": "goldgate.report/2", "goldgate_version": "bench",
+        "format": "goldgate.report/2",
+        "goldgate_version": "bench",
         "started_at": "2026-01-01T00:00:00+00:00",
-        "dataset": {"name": "bench_render", "revision": "bench",
-                    "fingerprint": "sha256:" + "1" * 64},
+        "dataset": {
+            "name": "bench_render",
+            "revision": "bench",
+            "fingerprint": "sha256:" + "1" * 64,
+        },
         "variant": {"name": "candidate", "revision": "bench", "configuration_revision": None},
-        "options": {"max_concurrency": 1, "timeout": 300, "repeat": 1, "suites": [], "live": False,
-                    "include_details": False},
-        "suites": suites, "complete": True, "finished_at": "2026-01-01T00:00:00+00:00",
+        "options": {
+            "max_concurrency": 1,
+            "timeout": 300,
+            "repeat": 1,
+            "suites": [],
+            "live": False,
+            "include_details": False,
+        },
+        "suites": suites,
+        "complete": True,
+        "finished_at": "2026-01-01T00:00:00+00:00",
         "duration_seconds": 1.0,
         "verdict": _run_verdict([suite["verdict"] for suite in suites]),
     }
@@ -882,19 +969,32 @@ def make_evals_workload(cases: int) -> Path:
     gold = []
     for index in range(cases):
         label = LABELS[index % 3]
-        gold.append({
-            "id": f"case-{index:05d}",
-            "input": {"payload": {"label": label, "index": index}, "metadata": {}},
-            "expectations": [
-                {"name": "label", "path": "/payload/label", "expected": label},
-                {"name": "mentions", "path": "/payload/answer", "comparison": "text",
-                 "expected": {"contains": label}},
-                {"name": "ticket", "path": "/payload/answer", "comparison": "text",
-                 "expected": {"matches": "\\bT-\\d+\\b"}},
-            ],
-        })
-    manifest = {"name": "bench", "revision": "r1",
-                "suites": [{"name": "bench", "workflow": "app", "cases": "cases/bench.json"}]}
+        gold.append(
+            {
+                "id": f"case-{index:05d}",
+                "input": {"payload": {"label": label, "index": index}, "metadata": {}},
+                "expectations": [
+                    {"name": "label", "path": "/payload/label", "expected": label},
+                    {
+                        "name": "mentions",
+                        "path": "/payload/answer",
+                        "comparison": "text",
+                        "expected": {"contains": label},
+                    },
+                    {
+                        "name": "ticket",
+                        "path": "/payload/answer",
+                        "comparison": "text",
+                        "expected": {"matches": "\\bT-\\d+\\b"},
+                    },
+                ],
+            }
+        )
+    manifest = {
+        "name": "bench",
+        "revision": "r1",
+        "suites": [{"name": "bench", "workflow": "app", "cases": "cases/bench.json"}],
+    }
     (root / "evaluation" / "dataset.json").write_text(json.dumps(manifest))
     (root / "evaluation" / "cases" / "bench.json").write_text(json.dumps(gold))
     return root
@@ -966,14 +1066,19 @@ def timed_tree(command: list[str], cwd: Path, codes: tuple[int, ...] = (0,)) -> 
     counts twice) and PSS summed (each shared page split between them: real memory)."""
     done = subprocess.run(
         [sys.executable, "-c", _TREE_MEASURE, str(cwd), *command],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     figures = json.loads(done.stdout)
     if figures["code"] not in codes:
         raise SystemExit(f"{command[0]} exited {figures['code']}:\n{figures['output'][-2000:]}")
-    return {"wall": figures["wall"], "peak": figures["peak_kb"] / 1024,
-            "tree": max(figures["tree_kb"], figures["peak_kb"]) / 1024,
-            "pss": figures["pss_kb"] / 1024}
+    return {
+        "wall": figures["wall"],
+        "peak": figures["peak_kb"] / 1024,
+        "tree": max(figures["tree_kb"], figures["peak_kb"]) / 1024,
+        "pss": figures["pss_kb"] / 1024,
+    }
 
 
 def compile_goldgate() -> None:
@@ -998,12 +1103,34 @@ def bench_evals(runs: int = 5) -> None:
     def commands(root: Path, index: int) -> dict[str, list[str]]:
         report = str(root / f"report-{index}.json")
         return {
-            "goldgate evals": [*GOLDGATE, "evals", "run", "eval_bench.py",
-                               "--max-concurrency", "16", "--output", report],
-            "JSON gold": [*GOLDGATE, "evaluate", "--max-concurrency", "16", "--output",
-                          str(root / f"gold-{index}.json")],
-            "ezvals": [*ezvals, "run", "ezvals_bench.py", "-c", "16", "-q",
-                       "-o", str(root / f"ezvals-{index}.json")],
+            "goldgate evals": [
+                *GOLDGATE,
+                "evals",
+                "run",
+                "eval_bench.py",
+                "--max-concurrency",
+                "16",
+                "--output",
+                report,
+            ],
+            "JSON gold": [
+                *GOLDGATE,
+                "evaluate",
+                "--max-concurrency",
+                "16",
+                "--output",
+                str(root / f"gold-{index}.json"),
+            ],
+            "ezvals": [
+                *ezvals,
+                "run",
+                "ezvals_bench.py",
+                "-c",
+                "16",
+                "-q",
+                "-o",
+                str(root / f"ezvals-{index}.json"),
+            ],
         }
 
     figures: dict[tuple[str, int], list[dict[str, float]]] = {}

@@ -71,7 +71,9 @@ def render(readme: str, action: dict[str, Any]) -> str:
     for kind, table in tables(action).items():
         pattern = re.compile(rf"(<!-- action\.yml {kind} -->\n).*?(<!-- end -->)", re.DOTALL)
         if not pattern.search(readme):
-            raise SystemExit(f"docs/action.md has no '<!-- action.yml {kind} -->' ... '<!-- end -->'")
+            raise SystemExit(
+                f"docs/action.md has no '<!-- action.yml {kind} -->' ... '<!-- end -->'"
+            )
         readme = pattern.sub(
             lambda match, t=table: f"{match.group(1)}{t}\n{match.group(2)}", readme
         )
@@ -80,7 +82,9 @@ def render(readme: str, action: dict[str, Any]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/action.md would change")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if docs/action.md would change"
+    )
     check = parser.parse_args().check
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     docker = yaml.safe_load(DOCKER_ACTION.read_text(encoding="utf-8"))

@@ -119,6 +119,7 @@ def test_readme_starts_with_the_example_command_and_the_test_command(
     test_steps = blocks[1].split(" && ")[2:]
     assert test_steps == [
         ".venv/bin/ruff check src tests",
+        ".venv/bin/ruff format --check src tests",
         ".venv/bin/mypy",
         ".venv/bin/python -m pytest -q -n auto --dist loadgroup",
     ]

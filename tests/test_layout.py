@@ -434,6 +434,8 @@ SIGNATURES_KEPT = frozenset(
         ("goldgate.github.client", "_retry_class.BoundedRetry.increment"),
     }
 )
+
+
 def _functions(module: Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """Every function of ``module`` with its qualified name (``Class.method``)."""
 

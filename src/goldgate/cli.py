@@ -320,9 +320,7 @@ def main() -> None:
             os._exit(code)  # the report is on disk: a late SIGTERM must not win
         left = threads_left_running(present)
         if left:
-            warn(
-                f"goldgate: the target left {count(left, 'thread')} running; exiting anyway"
-            )
+            warn(f"goldgate: the target left {count(left, 'thread')} running; exiting anyway")
             settle_streams()
             os._exit(code)  # skips joining them at interpreter exit
         if channel.in_child():

@@ -50,8 +50,10 @@ def test_a_value_is_holdable_exactly_when_it_can_be_written(value: Any) -> None:
     [
         ({"a": [1, {"b": "cut \ud83d"}]}, ("a string that is not UTF-8", "/a/1/b")),
         ({"ok": 1, "\udc80": 2}, ("an object key that is not UTF-8", "")),
-        ({"n": 10 ** (sys.get_int_max_str_digits() + 1)}, ("an integer with too many digits",
-                                                           "/n")),
+        (
+            {"n": 10 ** (sys.get_int_max_str_digits() + 1)},
+            ("an integer with too many digits", "/n"),
+        ),
         ({"a/b": [0.5, math.inf]}, ("a number that is NaN or infinite", "/a~1b/1")),
         ({"x": {1: "one"}}, ("an object key of type int", "/x")),
         ({"s": {1, 2}}, ("a value of type set", "/s")),

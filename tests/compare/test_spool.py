@@ -40,7 +40,7 @@ def _change(number: int) -> AttemptChange:
 
 def _finding(number: int) -> Finding:
     change = ("regressed", "improved", "flaky", "input changed")[number % 4]
-    return Finding(case_id=f"case-{number}", attempt=number % 3, change=change, detail="d\n\"x\"")
+    return Finding(case_id=f"case-{number}", attempt=number % 3, change=change, detail='d\n"x"')
 
 
 @pytest.mark.parametrize("held", [0, 3, 10_000])

@@ -51,9 +51,7 @@ def _same(mine: Any, theirs: Any) -> bool:
     if type(mine) is not type(theirs):
         return False
     if isinstance(mine, dict):
-        return list(mine) == list(theirs) and all(
-            _same(mine[key], theirs[key]) for key in mine
-        )
+        return list(mine) == list(theirs) and all(_same(mine[key], theirs[key]) for key in mine)
     if isinstance(mine, float):
         return (math.isnan(mine) and math.isnan(theirs)) or mine == theirs
     return bool(mine == theirs)

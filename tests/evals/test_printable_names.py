@@ -9,7 +9,7 @@ import pytest
 
 from run.support import run_cli
 
-EVAL = '''
+EVAL = """
 from goldgate.evals import eval
 
 
@@ -19,7 +19,7 @@ def subject(ctx):
 
 subject.__name__ = {name!r}
 subject = eval(cases=[{{"input": "a"}}])(subject)
-'''
+"""
 
 
 @pytest.mark.parametrize(

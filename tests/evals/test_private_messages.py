@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 PRIVATE = "12 Main St"
 
-EVALS = f'''
+EVALS = f"""
 from goldgate.evals import eval, EvalContext
 
 
@@ -28,7 +28,7 @@ def an_assertion(ctx: EvalContext):
 @eval(dataset="d")
 def a_note(ctx: EvalContext):
     ctx.store(output="x", scores={{"key": "quality", "passed": False, "notes": "saw {PRIVATE}"}})
-'''
+"""
 
 
 def test_the_message_is_in_the_report_and_in_no_safe_rendering(tmp_path: Path) -> None:
@@ -57,8 +57,9 @@ def test_the_message_is_in_the_report_and_in_no_safe_rendering(tmp_path: Path) -
     shown["html"] = (tmp_path / "p.html").read_text("utf-8")
     for name, text in shown.items():
         assert PRIVATE not in text, name
-    assert "the assertion at eval_private.py:8 failed (its message is in the report)" in (
-        shown["annotations"]
+    assert (
+        "the assertion at eval_private.py:8 failed (its message is in the report)"
+        in (shown["annotations"])
     )
     values = run_cli("report", "show", str(report), "--details", "values", cwd=tmp_path)
     assert PRIVATE in values.stdout

@@ -46,9 +46,7 @@ def _checks(report: dict[str, Any]) -> list[list[str]]:
     ]
 
 
-def test_regrade_runs_the_current_evaluators_on_saved_outputs(
-    run_cli: Any, project: Path
-) -> None:
+def test_regrade_runs_the_current_evaluators_on_saved_outputs(run_cli: Any, project: Path) -> None:
     first = run_cli("evals", "run", ".", "--output", "run.json", cwd=project)
     assert first.code == 1
     calls = (project / "calls.log").read_text()

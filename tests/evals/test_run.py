@@ -116,9 +116,7 @@ def test_an_exception_is_a_runtime_failure_whose_reason_keeps_the_message_out(
         ("return 'answer'", "eval 'e' returned a str: return nothing, an EvalResult or a list"),
     ],
 )
-def test_what_an_eval_must_not_do_fails_its_attempt(
-    tmp_path: Path, body: str, reason: str
-) -> None:
+def test_what_an_eval_must_not_do_fails_its_attempt(tmp_path: Path, body: str, reason: str) -> None:
     write(tmp_path, f"\n@eval(dataset='d')\nasync def e(ctx):\n    {body}\n")
     [attempt] = only(run(tmp_path)).attempts
 
@@ -351,6 +349,7 @@ def test_evals_of_one_name_and_dataset_in_two_files_are_told_apart_by_file(
         ["same"],
     ]
     assert report.suites[0].cases[1].input["payload"]["case"] == "b.py::same[x]"
+
     @eval(dataset="d")
     def twice(ctx: EvalContext) -> None:
         return None

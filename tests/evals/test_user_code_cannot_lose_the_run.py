@@ -238,9 +238,6 @@ def test_regrade_whose_evaluator_gives_what_no_report_can_hold_keeps_the_rest(
     assert attempts["plain"]["status"] == "completed"
 
 
-
-
-
 def test_an_eval_file_that_changes_the_working_folder_at_import_moves_no_other_file(
     project: Path,
 ) -> None:

@@ -90,9 +90,7 @@ def test_assertions_with_a_note_may_name_a_judge(gold_project: Any, run_cli: Any
     assert run_cli("evaluate", "--check", cwd=gold_project.root).code == 0
 
 
-def test_a_judge_whose_workflow_is_not_declared_is_refused(
-    gold_project: Any, run_cli: Any
-) -> None:
+def test_a_judge_whose_workflow_is_not_declared_is_refused(gold_project: Any, run_cli: Any) -> None:
     _judged(gold_project)
     gold_project.settings = gold_project.settings.replace("workflow: triage", "workflow: grader")
     gold_project.write()
@@ -145,7 +143,9 @@ def test_the_examples_committed_record_calibrates_its_judge(repo_root: Any) -> N
     figures = calibration(pairs)
 
     assert (figures.kappa, figures.kappa_ci95, figures.agreement) == (
-        record.kappa, record.kappa_ci95, record.agreement
+        record.kappa,
+        record.kappa_ci95,
+        record.agreement,
     )
     assert record.verdicts == table.total
     assert standing("tone", settings.settings.judges["tone"], record).decides

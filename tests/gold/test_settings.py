@@ -70,7 +70,10 @@ def test_the_example_loads(repo_root: Path) -> None:
     loaded = load_settings(repo_root / "examples/support_triage/config/settings.yaml")
 
     assert set(loaded.workflows) == {
-        "support_triage", "support_triage_cli", "answer_live", "tone_judge"
+        "support_triage",
+        "support_triage_cli",
+        "answer_live",
+        "tone_judge",
     }
     assert {name: w.target.kind for name, w in loaded.workflows.items()} == {
         "support_triage": "python",

@@ -92,7 +92,7 @@ def test_every_code_point_is_spelled_the_same_by_both_paths() -> None:
         b"   ",
         b"[]",
         b"{}",
-        b'[1,]',
+        b"[1,]",
         b"[1] x",
         b"[1",
         b"[1 2]",
@@ -389,9 +389,7 @@ def test_a_case_as_recorded_says_what_the_validated_case_says(gold_project: Any)
         assert recorded.input.as_json() == case.input.as_json()
         assert [
             (e.name, e.path, e.comparison, e.scorer, e.expected) for e in recorded.expectations
-        ] == [
-            (e.name, e.path, e.comparison, e.scorer, e.expected) for e in case.expectations
-        ]
+        ] == [(e.name, e.path, e.comparison, e.scorer, e.expected) for e in case.expectations]
     fresh = load_gold(load_settings(project.root / project.SETTINGS)).suite("filed")
     assert isinstance(fresh.cases, LazyCases)
     assert type(fresh.cases.recorded(1)).__name__ == "RecordedCase"  # not validated again
@@ -521,9 +519,7 @@ def test_a_read_error_while_streaming_is_worded_by_the_whole_file_path(
 
     monkeypatch.setattr("goldgate.gold._stream.streamed.ElementReader", Broken)
     unreadable = InvalidInputError("filed.json: cannot be read (Input/output error).")
-    monkeypatch.setattr(
-        "goldgate.gold.load.load_json_file", _failing_for("filed.json", unreadable)
-    )
+    monkeypatch.setattr("goldgate.gold.load.load_json_file", _failing_for("filed.json", unreadable))
     result = check_gold(load_settings(project.root / project.SETTINGS))
 
     assert result.dataset is None

@@ -42,8 +42,10 @@ def _expectation(draw: st.DrawFn) -> dict[str, Any]:
 def _case(draw: st.DrawFn) -> dict[str, Any]:
     raw: dict[str, Any] = {
         "id": draw(_name),
-        "input": {"payload": draw(st.dictionaries(st.text(max_size=3), _json, max_size=3)),
-                  "metadata": draw(st.dictionaries(st.text(max_size=3), _json, max_size=2))},
+        "input": {
+            "payload": draw(st.dictionaries(st.text(max_size=3), _json, max_size=3)),
+            "metadata": draw(st.dictionaries(st.text(max_size=3), _json, max_size=2)),
+        },
         "expectations": draw(st.lists(_expectation(), min_size=1, max_size=3)),
     }
     for key in ("family", "split", "source"):
@@ -86,8 +88,11 @@ def test_constructed_is_model_construct() -> None:
 
 
 def test_trusted_case_is_frozen_like_a_validated_one() -> None:
-    raw = {"id": "c", "input": {"payload": {}, "metadata": {}},
-           "expectations": [{"name": "n", "path": "", "expected": 1}]}
+    raw = {
+        "id": "c",
+        "input": {"payload": {}, "metadata": {}},
+        "expectations": [{"name": "n", "path": "", "expected": 1}],
+    }
     built = trusted_case(raw)
     with pytest.raises(ValidationError, match="frozen"):
         built.id = "other"  # type: ignore[misc]

@@ -150,8 +150,11 @@ def _responses_answer(body: dict[str, Any], number: int) -> dict[str, Any]:
                 "content": [{"type": "output_text", "text": answer, "annotations": []}],
             }
         ],
-        "usage": {"input_tokens": prompt, "output_tokens": _words(answer),
-                  "total_tokens": prompt + _words(answer)},
+        "usage": {
+            "input_tokens": prompt,
+            "output_tokens": _words(answer),
+            "total_tokens": prompt + _words(answer),
+        },
     }
 
 

@@ -80,9 +80,7 @@ def piped_to_cat(
     )  # fmt: skip
 
 
-def signalled_inside(
-    process: subprocess.Popen[str], marker: Path, signum: int
-) -> tuple[str, str]:
+def signalled_inside(process: subprocess.Popen[str], marker: Path, signum: int) -> tuple[str, str]:
     """Once ``marker`` exists (user code is inside what the test is after), ``signum`` to
     ``process``; its stdout and stderr once it has ended (a minute at most). The process is
     killed if the test fails on the way."""

@@ -58,9 +58,7 @@ class Compared:
 
 
 @pytest.fixture(scope="session")
-def compared(
-    example_reports: ExampleReports, tmp_path_factory: pytest.TempPathFactory
-) -> Compared:
+def compared(example_reports: ExampleReports, tmp_path_factory: pytest.TempPathFactory) -> Compared:
     """The session's baseline and candidate of the example (tests/conftest.py), normalized."""
     folder = tmp_path_factory.mktemp("render-compared")
     paths = {}
@@ -592,9 +590,7 @@ def test_one_pass_over_a_streamed_report_renders_what_the_whole_report_does(
     from goldgate.report.streamread import streamed_report
 
     baseline = read_with_latencies(compared.baseline_path)
-    request = PassRequest(
-        junit=True, html=True, check_run=3, baseline_latencies=baseline.latencies
-    )
+    request = PassRequest(junit=True, html=True, check_run=3, baseline_latencies=baseline.latencies)
     links = Links(full_report="out/report.json", link_base=LINK_BASE)
     whole = RenderContext(
         compared.candidate,

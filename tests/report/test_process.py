@@ -208,8 +208,9 @@ def test_the_report_is_the_one_the_run_writes_alone(project: Project, case_file:
         first = _run(project, forked, ahead)
         assert first.returncode == 4, (split, first.stderr)
         # The summary, but for its first line's duration.
-        assert first.stdout.splitlines()[1:] == (
-            second.stdout.replace(alone.name, forked.name).splitlines()[1:]
+        assert (
+            first.stdout.splitlines()[1:]
+            == (second.stdout.replace(alone.name, forked.name).splitlines()[1:])
         ), split
         with_process = _raw(forked)
         assert _probe(with_process) == 1, split

@@ -347,9 +347,7 @@ def test_honest_replayed_sharded_and_incomplete_reports_read(
     merged = tmp_path / "merged.json"
     merge = ("report", "merge", *map(str, shards), "-o", str(merged))
     assert run_process(*merge, cwd=tmp_path).code == 1  # the candidate disagrees
-    incomplete = coherent(
-        {**reports.value, "complete": False, "interruption": "SIGTERM"}
-    )
+    incomplete = coherent({**reports.value, "complete": False, "interruption": "SIGTERM"})
     assert incomplete["verdict"]["exit_code"] == 130
     interrupted = _write(tmp_path, incomplete, "incomplete.json")
 

@@ -235,4 +235,3 @@ def test_a_usage_whose_cost_is_no_finite_number_fails_that_attempt(
             "workflow's pricing is unknown"
         )
     assert suite["live"]["cost"] == pytest.approx(2 * 7 * 12.5 / 1e6)
-

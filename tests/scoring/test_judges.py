@@ -32,7 +32,7 @@ sklearn_metrics = LazyModule(
         ("  \n**PASS** because it is polite", "pass", "because it is polite"),
         ("# FAIL\nrude", "fail", "rude"),
         ("`PASS`", "pass", ""),
-        ("\"FAIL\" - wrong team", "fail", "wrong team"),
+        ('"FAIL" - wrong team', "fail", "wrong team"),
         ("'pass'", "pass", ""),
         ("PaSs", "pass", ""),
         ("PASSABLE", None, "PASSABLE"),

@@ -135,6 +135,12 @@ def test_the_schema_lists_it(prefix: ScoringKind) -> None:
     comparison = schema("cases")["$defs"]["Expectation"]["properties"]["comparison"]
 
     assert comparison["enum"] == [
-        "exact", "set", "source_span", "custom", "text", "maximum", "prefix"
+        "exact",
+        "set",
+        "source_span",
+        "custom",
+        "text",
+        "maximum",
+        "prefix",
     ]
     assert "prefix" not in json.dumps(schema("dataset"))  # its cases are left to the case schema

@@ -24,9 +24,7 @@ def run_evaluation(request: RunRequest) -> ExitCode:
             session = prepare_session(request)
         from goldgate.app.progress import Progress
 
-        outcome = session.execute(
-            blocked_exit(request.json_output, "a target"), Progress().suite
-        )
+        outcome = session.execute(blocked_exit(request.json_output, "a target"), Progress().suite)
     except (GoldgateError, KeyboardInterrupt) as error:
         return refused(error, request.json_output)
     if session.judges is not None:  # a judge that only suggests says why, on stderr

@@ -87,8 +87,7 @@ def write_new_files(root: Path, files: Sequence[tuple[str, str]], command: str) 
     leaves nothing written (exit 2 naming the file). The paths written, as shown."""
     if root.is_symlink():
         raise InvalidInputError(
-            f"{_shown(root)} is a symlink; {command} writes through none, so nothing was "
-            "written."
+            f"{_shown(root)} is a symlink; {command} writes through none, so nothing was written."
         )
     if os.path.lexists(root) and not root.is_dir():
         raise InvalidInputError(f"{_shown(root)} is not a folder; nothing was written.")
@@ -110,8 +109,7 @@ def write_new_files(root: Path, files: Sequence[tuple[str, str]], command: str) 
         except FileExistsError:
             before = f" (written before it: {', '.join(written)})" if written else ""
             raise InvalidInputError(
-                f"{_shown(path)} appeared while {command} was writing and was left "
-                f"alone{before}."
+                f"{_shown(path)} appeared while {command} was writing and was left alone{before}."
             ) from None
         except OSError as error:
             before = f" (written before it: {', '.join(written)})" if written else ""

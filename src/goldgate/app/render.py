@@ -138,6 +138,7 @@ def _write_rendered(request: RenderRequest, rendered: RenderPass) -> None:
     """What ``request`` asked, from one pass over the report's cases, to its file (JUnit
     and the HTML page written as they are made) or stdout."""
     from goldgate.app.renderpass import spooled_file
+
     kind, output = request.kind, request.output
     read = [request.report_path]
     if request.comparison_path is not None:

@@ -27,6 +27,7 @@ from goldgate.base.memorylimit import memory_left
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
+
 @dataclass(frozen=True)
 class JsonDocument:
     """A strictly parsed JSON text, able to say where each of its values starts."""

@@ -347,6 +347,4 @@ def summary_deltas(candidate: SuiteSide, baseline: SuiteSide) -> dict[str, Delta
     """Each figure of the two suites' summaries (``pass_rate``, ``expect.satisfied``...),
     the candidate's keys first: the figures the thresholds are stated in."""
     now, before = candidate.record.summary, baseline.record.summary
-    return {
-        key: _delta(now.get(key), before.get(key)) for key in dict.fromkeys([*now, *before])
-    }
+    return {key: _delta(now.get(key), before.get(key)) for key in dict.fromkeys([*now, *before])}

@@ -229,7 +229,6 @@ class ReportSide:
         return next((suite for suite in self.suites if suite.name == name), None)
 
 
-
 def _ids(
     value: dict[str, Any], header: Report, *, path: str, digest: str, scanned: IdHook | None
 ) -> IdHook:

@@ -148,7 +148,12 @@ async def _replay_suite(
                         scored[key] = checks
             else:
                 checks = await replay_checks(
-                    compiled, attempt.status, attempt.reason, document, envelope, registry,
+                    compiled,
+                    attempt.status,
+                    attempt.reason,
+                    document,
+                    envelope,
+                    registry,
                     gold.text,
                 )
             if gold.verdicts and attempt.status == "completed":
@@ -282,9 +287,7 @@ def prepare_replay(
     gold = load_gold(settings, dataset)
     with ExitStack() as opened:
         source = opened.enter_context(opened_replay_source(report))
-        suites = attach_verdicts(
-            require_replayable(source, gold, settings), settings.project_root
-        )
+        suites = attach_verdicts(require_replayable(source, gold, settings), settings.project_root)
         output = output or default_report_path(project_folder(settings.path), gold.name, _now())
         ensure_writable(output)
         registry = _registry(settings, suites, None)

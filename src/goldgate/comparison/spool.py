@@ -323,6 +323,4 @@ class Spooler(Generic[T]):
         if self._file is None:
             return Listed(self._kind, tuple(self._held), places=places)
         self._file.flush()
-        return Listed(
-            self._kind, spooled=(self._file, self._offsets, self._lengths), places=places
-        )
+        return Listed(self._kind, spooled=(self._file, self._offsets, self._lengths), places=places)

@@ -156,8 +156,6 @@ def param_problem(name: str, value: Any) -> str | None:
     return None
 
 
-
-
 def case_problem(fields: Any) -> str | None:
     """Why ``fields`` cannot be a case (not a dict, an unknown key, an option whose value
     cannot be one), or ``None``."""

@@ -304,9 +304,7 @@ def _create(
             if stored is not None:
                 if stored.body != full:
                     stored.edit(full)
-                return CommentResult(
-                    "created", stored.id, stored.html_url, author=_author(stored)
-                )
+                return CommentResult("created", stored.id, stored.html_url, author=_author(stored))
             created = issue.create_comment(full)
         return CommentResult("created", created.id, created.html_url, author=_author(created))
 

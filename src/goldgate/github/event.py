@@ -189,8 +189,7 @@ def _load(path: Path) -> Mapping[str, Any]:
         payload = _TOO_DEEP
     if payload is _TOO_DEEP or nests_too_deep(payload):
         raise EventError(
-            f"the event payload {path} nests deeper than {MAX_DEPTH} levels; "
-            "no GitHub event does."
+            f"the event payload {path} nests deeper than {MAX_DEPTH} levels; no GitHub event does."
         )
     if not isinstance(payload, dict):
         raise EventError(f"the event payload {path} is not a JSON object.")

@@ -239,8 +239,9 @@ def trusted_case(raw: dict[str, Any]) -> Case:
     get = raw.get
     values = {
         "id": raw["id"],
-        "input": constructed(Envelope, {"payload": envelope["payload"],
-                                        "metadata": envelope["metadata"]}, envelope),
+        "input": constructed(
+            Envelope, {"payload": envelope["payload"], "metadata": envelope["metadata"]}, envelope
+        ),
         "expectations": [_trusted_expectation(item) for item in raw["expectations"]],
         "family": get("family"),
         "split": get("split"),

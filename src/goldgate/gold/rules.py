@@ -100,9 +100,7 @@ def suite_violations(
     for placed in cases:
         if ids[placed.case.id] > 1:
             yield placed.at(("id",), f"duplicate case id {quote(placed.case.id)} in this suite")
-        yield from case_violations(
-            placed, workflow, scorer_names, metrics, judge_names=judge_names
-        )
+        yield from case_violations(placed, workflow, scorer_names, metrics, judge_names=judge_names)
 
 
 def _has_text_comparison(raw: Any) -> bool:
@@ -151,8 +149,7 @@ def case_violations(
 def metric_scopes(metrics: Sequence[Metric]) -> list[tuple[Metric, frozenset[str] | None]]:
     """Each metric with the case ids it includes (``None``: every case)."""
     return [
-        (metric, None if metric.cases is None else frozenset(metric.cases))
-        for metric in metrics
+        (metric, None if metric.cases is None else frozenset(metric.cases)) for metric in metrics
     ]
 
 

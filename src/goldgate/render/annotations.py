@@ -92,9 +92,7 @@ def _annotation(
     return command("error", said.message, file=said.file, line=said.line, title=said.title)
 
 
-def _limited(
-    lines: Iterable[str], total: int, maximum: int, rest: tuple[str, str]
-) -> list[str]:
+def _limited(lines: Iterable[str], total: int, maximum: int, rest: tuple[str, str]) -> list[str]:
     """The first ``maximum`` lines, and a notice counting the rest: ``rest`` is its noun
     (``more problem``) and what follows the count."""
     shown = list(islice(lines, maximum))

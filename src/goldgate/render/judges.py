@@ -41,8 +41,7 @@ def standing_sentence(standing: JudgeStandingRecord | None) -> str:
     if standing.kappa is not None and standing.kappa_ci95 is not None:
         low, high = standing.kappa_ci95
         figures = (
-            f"κ {standing.kappa:.2f} [{low:.2f}, {high:.2f}] on {standing.verdicts} human "
-            "verdicts"
+            f"κ {standing.kappa:.2f} [{low:.2f}, {high:.2f}] on {standing.verdicts} human verdicts"
         )
     else:
         figures = "no calibration figures"

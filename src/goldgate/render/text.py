@@ -60,9 +60,7 @@ def json_value(value: Any, present: bool = True, limit: int = VALUE_LIMIT) -> st
     try:
         # Each string is redacted before it is written as JSON: escaped (once more for a
         # string holding JSON), a secret would no longer match.
-        text = json.dumps(
-            _redacted(value), ensure_ascii=False, separators=(",", ":"), default=str
-        )
+        text = json.dumps(_redacted(value), ensure_ascii=False, separators=(",", ":"), default=str)
     except ValueError:  # NaN from a hand-made report: show it, do not fail
         text = repr(value)
     return one_line(text, limit)

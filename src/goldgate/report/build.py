@@ -116,9 +116,11 @@ def attempt_json(outcome: AttemptOutcome, include_details: bool) -> dict[str, An
     if exception is not None:
         # Its type and place always (the safe comment shows them); its message and frames,
         # like the result document, only with details.
-        kept = exception if include_details else {
-            key: value for key, value in exception.items() if key in ("type", "where")
-        }
+        kept = (
+            exception
+            if include_details
+            else {key: value for key, value in exception.items() if key in ("type", "where")}
+        )
         record["exception"] = dict(kept)
     if outcome.status == "completed":
         record["checks"] = [check_json(check, include_details) for check in outcome.checks]
@@ -278,9 +280,7 @@ class SuiteCollector:
         else:  # every check is not_run and measures nothing (an interrupted run: many)
             self.checks["not_run"] += len(outcome.checks)
         if self._metric_scopes:
-            for (metric, scope), tally in zip(
-                self._metric_scopes, self.observations, strict=True
-            ):
+            for (metric, scope), tally in zip(self._metric_scopes, self.observations, strict=True):
                 _observe(tally, metric, scope, outcome)
         self._pending.append(attempt_json(outcome, self.include_details))
         self._added(outcome.index, outcome.attempt, outcome.case)

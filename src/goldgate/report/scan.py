@@ -248,9 +248,7 @@ def _as_written(piece: bytes) -> Any:
         pass
     if not orjson_reads_exactly(piece):  # an integer orjson reads as a float: decoded
         return None
-    if not keys_surely_unique(piece, 0, len(piece), value) or too_deep_or_surrogates(
-        piece, value
-    ):
+    if not keys_surely_unique(piece, 0, len(piece), value) or too_deep_or_surrogates(piece, value):
         raise _Unstreamable("needs the strict parser")
     return value
 

@@ -184,9 +184,7 @@ async def evaluate(
             revision=variant.revision,
             configuration_revision=variant.configuration_revision,
         ),
-        options=options_record(
-            options, (gold.name,), live=False, include_details=include_details
-        ),
+        options=options_record(options, (gold.name,), live=False, include_details=include_details),
         registry=registry,
         started=now(),
     )

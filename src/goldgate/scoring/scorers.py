@@ -74,7 +74,3 @@ class ScorerRegistry(Mapping[str, RegisteredScorer]):
     def revisions(self) -> dict[str, str]:
         """Each scorer's revision by name, as reports record them."""
         return {name: scorer.revision for name, scorer in self._scorers.items()}
-
-
-
-

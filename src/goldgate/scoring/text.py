@@ -158,6 +158,8 @@ def _item(noun: str, key: str, index: int, listed: bool) -> str:
     return f"{noun} {index + 1} of {key}" if listed else f"the {key} {noun}"
 
 
+# fmt: off
+# (Each yield's ``type: ignore`` names the one line it is about; the formatter would move it.)
 def _failures(gold: TextGold, answer: _Answer) -> Iterator[str | None]:
     """Each declared assertion in declaration order: None when it held, else the reason (built
     only then: most assertions hold)."""
@@ -196,6 +198,7 @@ def _failures(gold: TextGold, answer: _Answer) -> Iterator[str | None]:
                     f"{_item('key', key, assertion.position, assertion.listed)} is absent from the "
                     "JSON answer"
                 )
+# fmt: on
 
 
 def _pattern_failure(assertion: TextAssertion, text: str) -> str | None:

@@ -67,7 +67,7 @@ def gated_commented_once_and_summarized(runner: Runner, comment_id: str) -> CliR
     assert outputs["junit"] == "goldgate-junit.xml"
     page = runner.workspace / outputs["html"]
     assert page.name == Path(outputs["report"]).with_suffix(".html").name  # named after it
-    assert "<h1>goldgate: <span class=\"word\">failed</span></h1>" in page.read_text("utf-8")
+    assert '<h1>goldgate: <span class="word">failed</span></h1>' in page.read_text("utf-8")
     assert 'data-side="before"' in page.read_text("utf-8")  # the baseline's heatmaps too
     where = (
         f"The HTML report, with its figures and every case: {escape.markdown(outputs['html'])}, "

@@ -213,8 +213,19 @@ def test_the_check_run_the_fork_asked_for_is_created_on_its_head_commit(
     the report (its conclusion the report's verdict under the hand-off's ``fail_on``) and
     creates it on the fork's head commit, annotations in requests of at most 50."""
     artifact = _artifact(tmp_path / "artifact", failing_report, check_run=True, fail_on="never")
-    assert handoff(7, head_sha=HEAD_SHA, comment_id="goldgate", details="safe", link_gold=True,
-                   report="r", comparison=None, check_run="never")["fail_on"] == "never"
+    assert (
+        handoff(
+            7,
+            head_sha=HEAD_SHA,
+            comment_id="goldgate",
+            details="safe",
+            link_gold=True,
+            report="r",
+            comparison=None,
+            check_run="never",
+        )["fail_on"]
+        == "never"
+    )
     rendered = tmp_path / "rendered.json"
 
     done = rebuild(artifact, rendered)

@@ -64,8 +64,9 @@ def run_fields(ctx: EvalContext):
 
 @eval(dataset="context", default_score_key="correctness")
 def context_manager_returned():
-    with EvalContext(input="I want a refund", default_score_key="correctness",
-                     metadata={"model": "stub-1"}) as ctx:
+    with EvalContext(
+        input="I want a refund", default_score_key="correctness", metadata={"model": "stub-1"}
+    ) as ctx:
         ctx.output = support_agent(ctx.input)
         ctx.store(scores="refund" in ctx.output)
         return ctx

@@ -34,10 +34,20 @@ def metadata_starts_on_the_context(ctx: EvalContext):
         {"id": "pos", "input": "I love it", "reference": "positive"},
         {"id": "neg", "input": "Terrible", "reference": "negative", "labels": ["edge"]},
         {"input": "It is fine", "reference": "positive", "metadata": {"lang": "de"}},
-        {"id": "cleared", "input": "Great", "reference": "positive", "metadata": None,
-         "labels": None},
-        {"id": "moved", "input": "awful", "reference": "negative", "dataset": "sentiment_edge",
-         "default_score_key": "edge_correct"},
+        {
+            "id": "cleared",
+            "input": "Great",
+            "reference": "positive",
+            "metadata": None,
+            "labels": None,
+        },
+        {
+            "id": "moved",
+            "input": "awful",
+            "reference": "negative",
+            "dataset": "sentiment_edge",
+            "default_score_key": "edge_correct",
+        },
     ],
 )
 def sentiment(ctx: EvalContext):
@@ -72,8 +82,13 @@ def returning_target(ctx: EvalContext):
 
 
 def result_target(ctx: EvalContext):
-    return EvalResult(input=ctx.input, output="from a result", latency=0.5,
-                      trace_data={"hop": 1}, metadata={"via": "result"})
+    return EvalResult(
+        input=ctx.input,
+        output="from a result",
+        latency=0.5,
+        trace_data={"hop": 1},
+        metadata={"via": "result"},
+    )
 
 
 @eval(input="Where is my parcel?", target=agent_target, dataset="targets")
@@ -94,8 +109,11 @@ def target_returns_a_result(ctx: EvalContext):
     assert ctx.metadata == {"via": "result"}
 
 
-@eval(dataset="targets", target=returning_target,
-      cases=[{"input": "I want a refund"}, {"input": "Cancel my plan", "target": agent_target}])
+@eval(
+    dataset="targets",
+    target=returning_target,
+    cases=[{"input": "I want a refund"}, {"input": "Cancel my plan", "target": agent_target}],
+)
 def per_case_target(ctx: EvalContext):
     assert len(ctx.output) > 3, "Too short"
 
@@ -113,9 +131,14 @@ def evaluated(ctx: EvalContext):
     ctx.output = support_agent(ctx.input)
 
 
-@eval(dataset="evaluated", evaluators=[length_check],
-      cases=[{"id": "long", "input": "I want a refund"},
-             {"id": "none", "input": "Cancel my plan", "evaluators": None}])
+@eval(
+    dataset="evaluated",
+    evaluators=[length_check],
+    cases=[
+        {"id": "long", "input": "I want a refund"},
+        {"id": "none", "input": "Cancel my plan", "evaluators": None},
+    ],
+)
 def evaluators_per_case(ctx: EvalContext):
     ctx.output = support_agent(ctx.input)
 

@@ -7,9 +7,15 @@ from ezvals import EvalContext, EvalResult, eval
 
 @eval(dataset="returns")
 def one_result():
-    return EvalResult(input="I want a refund", output=support_agent("I want a refund"),
-                      reference="refund", scores={"key": "mentions", "passed": True},
-                      metadata={"from": "result"}, trace_data={"t": 1}, latency=0.1)
+    return EvalResult(
+        input="I want a refund",
+        output=support_agent("I want a refund"),
+        reference="refund",
+        scores={"key": "mentions", "passed": True},
+        metadata={"from": "result"},
+        trace_data={"t": 1},
+        latency=0.1,
+    )
 
 
 @eval(dataset="returns")

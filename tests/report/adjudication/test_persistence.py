@@ -87,9 +87,7 @@ def test_apply_then_rerun_keeps_the_verdict_and_a_changed_answer_goes_back(
 
     exported = run_cli("adjudication", "export", "first.json", "-o", "review.jsonl", cwd=project)
     assert exported.code == 0
-    assert exported.stdout.strip() == (
-        "exported 1 answer awaiting a human verdict to review.jsonl"
-    )
+    assert exported.stdout.strip() == ("exported 1 answer awaiting a human verdict to review.jsonl")
     review = project / "review.jsonl"
     assert stat.S_IMODE(review.stat().st_mode) == 0o600
     [line] = [json.loads(text) for text in review.read_text(encoding="utf-8").splitlines()]

@@ -147,7 +147,7 @@ def test_a_reviewers_file_decides_some_lines_and_leaves_others(tmp_path: Path) -
     [
         ({**GOOD, "output": "an edited answer"}, "'digest' is not the digest of 'output'"),
         ({**GOOD, "output": 3}, "'output' must be the answer's text"),
-        ({**GOOD, "verdict": "ok"}, "'verdict' must be \"pass\", \"fail\" or null"),
+        ({**GOOD, "verdict": "ok"}, '\'verdict\' must be "pass", "fail" or null'),
         ({**GOOD, "score": 1}, "unknown key 'score'"),
         ({**GOOD, "gold": None}, "the line has no 'gold' .* export the queue again"),
     ],

@@ -45,8 +45,17 @@ def raw_deflate(data: bytes) -> bytes:
     ],
     # Named, not derived from the bytes: gzip stamps the time it ran into its header, so ids
     # made from the data differ between xdist workers that collect a second apart.
-    ids=["plain", "identity", "gzip", "x-gzip", "zlib", "raw-deflate", "gzip-gzip",
-         "gzip-deflate-identity", "gzip-trailing"],
+    ids=[
+        "plain",
+        "identity",
+        "gzip",
+        "x-gzip",
+        "zlib",
+        "raw-deflate",
+        "gzip-gzip",
+        "gzip-deflate-identity",
+        "gzip-trailing",
+    ],
 )
 def test_codings_are_undone_in_order(data: bytes, codings: list[str]) -> None:
     assert inflate(data, codings) == DOCUMENT

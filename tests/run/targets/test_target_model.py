@@ -96,8 +96,11 @@ async def test_the_responses_api_answers_in_the_same_result_document(fake: FakeO
 
     assert answer.document == {
         "execution": {"status": "completed"},
-        "payload": {"answer": "echo: Where is my invoice?", "finish_reason": "stop",
-                    "model": "fake-1"},
+        "payload": {
+            "answer": "echo: Where is my invoice?",
+            "finish_reason": "stop",
+            "model": "fake-1",
+        },
         "usage": {"input_tokens": 7, "output_tokens": 5},
     }
     assert fake.state.bodies[-1] == {
@@ -118,11 +121,13 @@ def test_a_responses_answer_without_a_message_fails_and_an_incomplete_one_says_w
 
     with pytest.raises(TargetFailure, match="no output message"):
         responses_document({"output": [{"type": "reasoning"}]})
-    incomplete = responses_document({
-        "status": "incomplete",
-        "incomplete_details": {"reason": "max_output_tokens"},
-        "output": [{"type": "message", "content": [{"type": "output_text", "text": "Par"}]}],
-    })
+    incomplete = responses_document(
+        {
+            "status": "incomplete",
+            "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": "Par"}]}],
+        }
+    )
     assert incomplete["payload"] == {"answer": "Par", "finish_reason": "max_output_tokens"}
 
 

@@ -92,9 +92,7 @@ def test_the_new_kind_is_validated_with_the_others(values: dict[str, Any], messa
 
 
 @pytest.mark.usefixtures("echo_kind")
-async def test_a_registered_kind_builds_and_answers(
-    tmp_path: Any, request_: TargetRequest
-) -> None:
+async def test_a_registered_kind_builds_and_answers(tmp_path: Any, request_: TargetRequest) -> None:
     settings = EchoTargetSettings.model_validate(
         {"echo": {"document": DOCUMENT}, "max_result_bytes": 4096}
     )

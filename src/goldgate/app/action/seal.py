@@ -36,6 +36,8 @@ RUNNER_FILES = (
     "GITHUB_STEP_SUMMARY",
 )
 """The files whose lines the runner obeys after a step (or shows, the summary)."""
+
+
 def _read(path: str) -> bytes | None:
     """The bytes of the regular file at ``path``; None when there is none there (a FIFO, a
     symlink or a folder planted at the name is not read, never blocks: None too)."""

@@ -31,25 +31,39 @@ class CalibrationFormat(StrEnum):
 def judge_calibrate(
     judge: Annotated[
         list[str] | None,
-        typer.Option("--judge", metavar="NAME", help="Calibrate this judge (repeatable); "
-                     "default: every judge of the settings."),
+        typer.Option(
+            "--judge",
+            metavar="NAME",
+            help="Calibrate this judge (repeatable); default: every judge of the settings.",
+        ),
     ] = None,
     report: Annotated[
         list[Path] | None,
-        typer.Option("--report", metavar="REPORT", dir_okay=False,
-                     help="A report whose answers to take (repeatable); default: every "
-                     "complete report under the project's .goldgate/evaluations/."),
+        typer.Option(
+            "--report",
+            metavar="REPORT",
+            dir_okay=False,
+            help="A report whose answers to take (repeatable); default: every "
+            "complete report under the project's .goldgate/evaluations/.",
+        ),
     ] = None,
     config: ConfigOption = Path("config/settings.yaml"),
     store: Annotated[
         Path | None,
-        typer.Option("--store", dir_okay=False,
-                     help="Verdict store; default: evaluation/verdicts.jsonl in the project."),
+        typer.Option(
+            "--store",
+            dir_okay=False,
+            help="Verdict store; default: evaluation/verdicts.jsonl in the project.",
+        ),
     ] = None,
     cache: Annotated[
         Path | None,
-        typer.Option("--cache", metavar="DIR", file_okay=False,
-                     help="Response cache of the judge's workflow, as for evaluate --live."),
+        typer.Option(
+            "--cache",
+            metavar="DIR",
+            file_okay=False,
+            help="Response cache of the judge's workflow, as for evaluate --live.",
+        ),
     ] = None,
     output_format: Annotated[
         CalibrationFormat,

@@ -26,7 +26,6 @@ class Prompt:
     """The prompt is a JSON array of chat messages (a ``.json`` file or JSON text)."""
 
 
-
 def read_prompts(reader: Reader, raw: Any) -> tuple[Prompt, ...]:
     items: list[tuple[Any, str | None, list[str | int]]] = []
     if isinstance(raw, str):

@@ -102,9 +102,7 @@ def stream_suite(
         return None
     store = CaseStore(handle, source, case_path, keep=keep)
     try:
-        facts = _check_cases(
-            store, handle, suite, workflows, scorer_names, judge_names=judge_names
-        )
+        facts = _check_cases(store, handle, suite, workflows, scorer_names, judge_names=judge_names)
     except (NotStreamable, _HasProblems, OSError):  # a read error: the whole-file path says it
         OPEN_FILES.release(store.key)
         return None

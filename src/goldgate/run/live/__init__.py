@@ -44,9 +44,7 @@ def needs_live(workflow: WorkflowSettings, cache: ResponseCache | None) -> bool:
     )
 
 
-def live_target(
-    target: Target, workflow: WorkflowSettings, cache: ResponseCache | None
-) -> Target:
+def live_target(target: Target, workflow: WorkflowSettings, cache: ResponseCache | None) -> Target:
     """``target`` with its workflow's live settings (``LiveTarget``), or as it is when it
     needs none (``needs_live``): a model-free run imports nothing more."""
     if not needs_live(workflow, cache):

@@ -41,8 +41,11 @@ def _score(
     if not _number(bound):
         return CheckOutcome(Outcome.ERROR, "a maximum is a number at least 0")
     if actual is MISSING:
-        return CheckOutcome(Outcome.FAILED, "the attempt recorded no such figure (a cost needs "
-                            "the workflow's pricing and the answer's usage)")
+        return CheckOutcome(
+            Outcome.FAILED,
+            "the attempt recorded no such figure (a cost needs "
+            "the workflow's pricing and the answer's usage)",
+        )
     if not _number(actual):
         found = article(json_type_name(actual))
         return with_actual(failed(f"expected a number at most {bound}, got {found}"), actual)
