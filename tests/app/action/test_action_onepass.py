@@ -19,6 +19,7 @@ import pytest
 
 from goldgate.app.action.step import WORK_FOLDER
 from goldgate.base import accelerators
+from goldgate.base.errors import ReportRefusedError
 from goldgate.comparison import opened
 from goldgate.report import background, scan, verified, verify
 from goldgate.report.io import read_report
@@ -395,3 +396,43 @@ def test_a_baseline_of_the_candidate_s_very_bytes_is_verified_once(
     assert code == json.loads(honest)["verdict"]["exit_code"], said
     assert handed == [["candidate.json"]]
     assert step.reads["verifications"] == {}, "the stand-in verified it"
+
+
+def test_a_report_changed_after_its_helper_scanned_it_is_refused_nothing_published(
+    honest: bytes, step: Step
+) -> None:
+    """The candidate rewritten (the same size, other bytes: a case id reversed, which its
+    figures no longer match) once its helper has scanned (and verified) it: the step publishes
+    nothing from the scan of other bytes (each case read is checked against the scan) and
+    refuses the report in the sentence of a file changed while it was read, nothing
+    written."""
+    from goldgate.app.action.modes import run_action
+
+    _, folder, env = _published_alone_then_ready(honest, step)
+    first = json.dumps(json.loads(honest)["suites"][0]["cases"][0]["id"]).encode()
+    changed = honest.replace(first, first[::-1], 1)
+    assert (len(changed), changed != honest) == (len(honest), True)
+
+    class Rewritten(_AheadStandIn):
+        def handed(self) -> Any:
+            taken = super().handed()
+            self.digest = taken[0].digest
+            if self.path.name == "candidate.json":
+                self.path.write_bytes(changed)
+            return taken
+
+        def wait(self) -> int:  # as a helper does: it verified the very bytes it scanned
+            verified.note_verified(self.digest)
+            return 1
+
+    said: list[str] = []
+    step.monkeypatch.setattr(background, "fork_possible", lambda: True)
+    step.monkeypatch.setattr(
+        background,
+        "scan_ahead_in_background",
+        lambda path, hooks: Rewritten(folder, said, True, path, hooks),
+    )
+    # The command line makes the refusal its one sentence and exit 2 (cli.py).
+    with pytest.raises(ReportRefusedError, match=r"candidate\.json: changed while it was read"):
+        run_action(env, said.append)
+    assert _written(folder) == []
