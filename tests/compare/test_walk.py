@@ -304,3 +304,25 @@ def test_a_repeated_id_is_noticed_among_many(repeat: bool) -> None:
     ids(1, 0, {"id": 3})  # not a string: the walk refuses it, by an index
     assert (ids.count(0), ids.repeats(0), ids.repeats(1)) == (count + 1, repeat, True)
     assert (ids.count(1), ids.count(2), ids.repeats(2)) == (1, 0, False)
+
+
+def test_a_pair_whose_expectations_are_the_same_text_reduces_them_once() -> None:
+    """``same_expectations``: only the very same JSON text (not the same gold written in
+    another key order, nor anything that is not a list) lets the baseline's case take the
+    candidate's reduced expectations, which are then what reducing its own gives."""
+    from goldgate.comparison.sides import reduce_case, same_expectations
+
+    attempt = {"attempt": 1, "status": "completed", "checks": [{"outcome": "passed"}] * 2}
+    gold = [
+        {"name": "a", "path": "/a", "expected": {"x": 1, "y": [2]}},
+        {"name": "t", "path": "/t", "comparison": "text", "expected": "hi"},
+    ]
+    mine = {"id": "c", "expectations": gold, "attempts": [attempt]}
+    theirs = copy.deepcopy(mine)
+    assert same_expectations(mine, theirs)
+    case = reduce_case(mine, False)
+    assert reduce_case(theirs, False, like=case) == reduce_case(theirs, False)
+    reordered = copy.deepcopy(mine)
+    reordered["expectations"][0]["expected"] = {"y": [2], "x": 1}  # the same gold, other text
+    for other in (reordered, {**mine, "expectations": "no"}, [], {"id": "c"}):
+        assert not same_expectations(mine, other), other

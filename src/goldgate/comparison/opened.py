@@ -130,9 +130,9 @@ def _invalid(path: str, where: str, why: str) -> ReportRefusedError:
     return ReportRefusedError(f"{path}: not a valid report at {where}: {why}.")
 
 
-def _reduced(raw: Any, keep: bool, path: str, where: str) -> CaseSide:
+def _reduced(raw: Any, keep: bool, path: str, where: str, like: CaseSide | None = None) -> CaseSide:
     try:
-        return reduce_case(raw, keep)
+        return reduce_case(raw, keep, like)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise _malformed(path, where, error) from None
 
@@ -188,9 +188,12 @@ class SuiteSide:
         with memory_bounded(self.path):
             return self.read(place)
 
-    def reduced(self, raw: Any, place: int, keep: bool = False) -> CaseSide:
-        """The case ``raw`` (read at ``place``) reduced (``keep``: with its results)."""
-        return _reduced(raw, keep, self.path, self.where(place))
+    def reduced(
+        self, raw: Any, place: int, keep: bool = False, like: CaseSide | None = None
+    ) -> CaseSide:
+        """The case ``raw`` (read at ``place``) reduced (``keep``: with its results; ``like``:
+        see ``sides.reduce_case``)."""
+        return _reduced(raw, keep, self.path, self.where(place), like)
 
     def key(self, raw: Any, place: int) -> CaseKey:
         """The case ``raw`` (read at ``place``): its id, input, gold and attempts' count."""

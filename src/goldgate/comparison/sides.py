@@ -295,16 +295,32 @@ def case_key(raw: Any) -> CaseKey:
     return CaseKey(case_id, input_key, gold, len(attempts))
 
 
-def reduce_case(raw: Any, keep: bool) -> CaseSide:
+def reduce_case(raw: Any, keep: bool, like: CaseSide | None = None) -> CaseSide:
     """A case's plain JSON reduced to what comparing needs (``keep``: with its attempts'
-    result documents); ``KeyError``, ``TypeError`` or ``ValueError`` where it is malformed."""
+    result documents); ``KeyError``, ``TypeError`` or ``ValueError`` where it is malformed.
+    ``like``: a case reduced from stored expectations that are the very JSON text of
+    ``raw``'s (``same_expectations``), whose reduced expectations are taken, not made again
+    (the other side of a compared pair, most of the time)."""
     case_id = raw["id"]
     if not isinstance(case_id, str):
         raise TypeError("a case id is a string")
-    expectations = _expectations(raw["expectations"])
+    if like is None:
+        expectations = _expectations(raw["expectations"])
+        names = tuple(e.name for e in expectations)
+    else:
+        expectations, names = like.expectations, like.names
     text_checks = tuple(
         (position, e.path) for position, e in enumerate(expectations) if e.comparison == "text"
     )
     attempts = _attempts(raw["attempts"], len(expectations), keep, text_checks)
-    names = tuple(e.name for e in expectations)
     return CaseSide(case_id, raw.get("input"), expectations, names, attempts)
+
+
+def same_expectations(raw: Any, other: Any) -> bool:
+    """Whether two cases' plain JSON hold their expectations as the very same JSON text
+    (then they reduce to equal expectations, and the same gold); False where either is not
+    an object with a list of them (their reduction says what is wrong)."""
+    if type(raw) is not dict or type(other) is not dict:
+        return False
+    mine, theirs = raw.get("expectations"), other.get("expectations")
+    return type(mine) is list and type(theirs) is list and _same_text(mine, theirs)
