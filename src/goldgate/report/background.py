@@ -265,17 +265,21 @@ def scan_ahead_in_background(path: Path, hooks: Sequence[CaseHook]) -> Backgroun
     def scanned_then_verified(handing: int | None) -> Iterator[str]:
         import pickle
 
+        from goldgate.base.memory import collections_paused
         from goldgate.report.streamread import streamed_from_scan, verify_streamed
 
         assert handing is not None
-        scan = _scanned(path, _each(hooks))
-        with os.fdopen(handing, "wb") as handed:
-            pickle.dump((scan, tuple(hooks)), handed, pickle.HIGHEST_PROTOCOL)
-        _yield_cpu()  # the scan was waited for; the verification is not, yet
-        if scan is not None:
-            with streamed_from_scan(path, scan) as streamed:
-                verify_streamed(streamed)
-                yield streamed.digest
+        # A short life of plain values and modules (the scan's cases, the verification's
+        # imports and validators), no cycles made a case: nothing for a collection to find.
+        with collections_paused():
+            scan = _scanned(path, _each(hooks))
+            with os.fdopen(handing, "wb") as handed:
+                pickle.dump((scan, tuple(hooks)), handed, pickle.HIGHEST_PROTOCOL)
+            _yield_cpu()  # the scan was waited for; the verification is not, yet
+            if scan is not None:
+                with streamed_from_scan(path, scan) as streamed:
+                    verify_streamed(streamed)
+                    yield streamed.digest
 
     return _forked([path], scanned_then_verified, handing=True)
 

@@ -168,14 +168,16 @@ def _scan_ahead(
     import importlib
 
     from goldgate.app.renderpass import baseline_hooks
+    from goldgate.base.memory import long_lived
 
     deferred.scan_ahead(report_path, () if ids is None else (ids,))
     source = inputs.baseline
     if source is not None and not source.startswith("artifact:") and Path(source).is_file():
         deferred.scan_ahead(Path(source), baseline_hooks(Path(source)))
     loaded = _LOADED_MEANWHILE if source is None else ("goldgate.comparison", *_LOADED_MEANWHILE)
-    for name in loaded:
-        importlib.import_module(name)
+    with long_lived():  # modules and models: no collection scans them, now or later
+        for name in loaded:
+            importlib.import_module(name)
 
 
 def _handed_ids(handed: Handed, ids: IdHook | None) -> IdHook | None:
