@@ -130,7 +130,7 @@ def _invalid(path: str, where: str, why: str) -> ReportRefusedError:
     return ReportRefusedError(f"{path}: not a valid report at {where}: {why}.")
 
 
-def _reduced(raw: Any, keep: bool, path: str, where: str, like: CaseSide | None = None) -> CaseSide:
+def _reduced(raw: Any, keep: bool, like: CaseSide | None, *, path: str, where: str) -> CaseSide:
     try:
         return reduce_case(raw, keep, like)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -193,7 +193,7 @@ class SuiteSide:
     ) -> CaseSide:
         """The case ``raw`` (read at ``place``) reduced (``keep``: with its results; ``like``:
         see ``sides.reduce_case``)."""
-        return _reduced(raw, keep, self.path, self.where(place), like)
+        return _reduced(raw, keep, like, path=self.path, where=self.where(place))
 
     def key(self, raw: Any, place: int) -> CaseKey:
         """The case ``raw`` (read at ``place``): its id, input, gold and attempts' count."""
