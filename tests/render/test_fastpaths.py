@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from goldgate.render import escape, text
 from goldgate.render.junit import _case_xml
-from goldgate.render.junitcases import Passed, new_testcase, passed_xml, xml_text
+from goldgate.render.junitcases import (
+    Passed,
+    clean_illegal,
+    new_testcase,
+    passed_xml,
+    problem_xml,
+    xml_text,
+)
 
 _ODD = st.sampled_from(
     [
@@ -81,3 +88,60 @@ def test_a_markdown_cell_s_escaping_remembered_is_the_escaping(
     for limit in limits:
         for value in values * 2:  # the second time, from what is remembered
             assert escape.markdown(value, limit) == escape._escaped_markdown(value, limit)
+
+
+def test_the_illegal_characters_taken_out_are_junit_xml_s() -> None:
+    from junit_xml import _clean_illegal_xml_chars  # type: ignore[import-untyped]
+
+    every = "".join(map(chr, range(0x110000)))
+    assert clean_illegal(every) == _clean_illegal_xml_chars(every)
+
+
+_TEXTS = st.none() | NAMES | st.lists(NAMES, max_size=3).map("\n".join)
+_ENTRY = st.tuples(st.sampled_from(["failure", "error", "skipped"]), _TEXTS, _TEXTS, _TEXTS)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    name=NAMES,
+    classname=NAMES,
+    latency=LATENCIES,
+    entries=st.lists(_ENTRY, max_size=2),
+    cleaned=st.booleans(),
+)
+def test_a_testcase_with_a_problem_written_directly_is_what_junit_xml_writes(
+    name: str,
+    classname: str,
+    latency: float | None,
+    entries: list[tuple[str, str | None, str | None, str | None]],
+    cleaned: bool,
+) -> None:
+    if cleaned:  # as the renderer hands them over
+        name, classname = xml_text(name, text.NAME_LIMIT), xml_text(classname, text.NAME_LIMIT)
+    case = new_testcase(name, classname, latency)
+    for kind, message, output, kind_named in entries:
+        if kind == "failure":
+            case.add_failure_info(message=message, output=output, failure_type=kind_named)
+        elif kind == "error":
+            case.add_error_info(message=message, output=output, error_type=kind_named)
+        else:
+            case.add_skipped_info(message=message, output=output)
+    fast = problem_xml(case)
+    if fast is not None:
+        assert fast == _case_xml(case)
+
+
+def test_the_direct_path_is_taken_for_a_testcase_with_one_problem() -> None:
+    case = new_testcase("case-1", "suite", 12.5)
+    case.add_failure_info(
+        message='expected "a" <b>',
+        output="x.json:3: case case-1\nfailed: q: r",
+        failure_type="gold",
+    )
+    fast = problem_xml(case)
+    assert fast is not None
+    assert fast == _case_xml(case)
+    assert fast.startswith('<testcase name="case-1" time="0.013" classname="suite">\n<failure ')
+    skipped = new_testcase("s", "suite", None)
+    skipped.add_skipped_info(message="cancelled: r")
+    assert problem_xml(skipped) == _case_xml(skipped)

@@ -46,16 +46,20 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from junit_xml import (  # type: ignore[import-untyped]
-    TestCase,
-    TestSuite,
-    _clean_illegal_xml_chars,
-)
+from junit_xml import TestCase, TestSuite  # type: ignore[import-untyped]
 
 from goldgate.render import text
 from goldgate.render.fanout import BaseSink, feed, whole
 from goldgate.render.judges import judge_lines
-from goldgate.render.junitcases import Passed, new_testcase, passed_xml, passing_testcases, xml_text
+from goldgate.render.junitcases import (
+    Passed,
+    clean_illegal,
+    new_testcase,
+    passed_xml,
+    passing_testcases,
+    problem_xml,
+    xml_text,
+)
 from goldgate.render.registry import RenderContext
 from goldgate.render.view import (
     AttemptItem,
@@ -291,7 +295,7 @@ def _case_xml(case: TestCase) -> str:
 def _tidy(xml: str) -> str:
     """What is done to junit-xml's document, done to a part of it: illegal characters out,
     times with three decimals (checked), one element a line."""
-    body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', _clean_illegal_xml_chars(xml)))
+    body = _SUITE_TIME.sub(_three_decimals, _CASE_TIME.sub(r'\1"', clean_illegal(xml)))
     check_times(body)
     return body.replace("><", ">\n<")
 
@@ -366,7 +370,7 @@ class JUnitSink(BaseSink):
             self._add(testcase.testcase())
 
     def _add(self, testcase: TestCase) -> None:
-        piece = _case_xml(testcase) + "\n"
+        piece = (problem_xml(testcase) or _case_xml(testcase)) + "\n"
         self._spool(piece)
         self._tally.add(testcase, len(piece))
 

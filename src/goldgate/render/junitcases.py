@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from junit_xml import TestCase  # type: ignore[import-untyped]
 
@@ -15,7 +16,15 @@ from goldgate.render import text
 from goldgate.render.view import SuiteView
 from goldgate.report.passing import PassingCase
 
-__all__ = ["Passed", "new_testcase", "passed_xml", "passing_testcases", "xml_text"]
+__all__ = [
+    "Passed",
+    "clean_illegal",
+    "new_testcase",
+    "passed_xml",
+    "passing_testcases",
+    "problem_xml",
+    "xml_text",
+]
 
 # XML 1.0 allows tab, newline, carriage return, U+0020-U+D7FF, U+E000-U+FFFD and the
 # astral planes; junit-xml strips the rest only from what it writes as raw UTF-8, so a lone
@@ -95,3 +104,82 @@ def passed_xml(passed: Passed) -> tuple[str, float] | None:
     label = passed.label.translate(_ATTRIBUTE_ESCAPES)
     classname = passed.classname.translate(_ATTRIBUTE_ESCAPES)
     return f'<testcase name="{label}" time="{written[:-3]}" classname="{classname}" />', seconds
+
+
+# junit-xml's table of what XML must not hold (its ``_clean_illegal_xml_chars`` compiles it on
+# every call): compiled once, here. tests/render/test_fastpaths.py holds the two alike.
+_ILLEGAL_RANGES = (
+    (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x84), (0x86, 0x9F), (0xD800, 0xDFFF),
+    (0xFDD0, 0xFDDF), (0xFFFE, 0xFFFF),
+    *((plane + 0xFFFE, plane + 0xFFFF) for plane in range(0x10000, 0x110000, 0x10000)),
+)  # fmt: skip
+_ILLEGAL = re.compile(
+    "[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _ILLEGAL_RANGES) + "]"
+)
+
+
+def clean_illegal(xml: str) -> str:
+    """``xml`` without the characters junit-xml takes out of what it writes."""
+    return _ILLEGAL.sub("", xml)
+
+
+_CDATA_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+"""What ElementTree escapes in an element's text."""
+_ANY_ATTRIBUTE_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\r": "&#13;",
+        "\n": "&#10;",
+        "\t": "&#09;",
+    }
+)
+"""What ElementTree escapes in an attribute."""
+_KINDS = (("failure", "failures"), ("error", "errors"), ("skipped", "skipped"))
+"""Each kind of entry junit-xml writes as an element, and the testcase's list of them."""
+_OTHER_FIELDS = ("assertions", "timestamp", "status", "category", "file", "line", "log", "url")
+
+
+def problem_xml(case: TestCase) -> str | None:
+    """A testcase with at most one failure, error or skip, as ``render.junit`` writes it
+    (junit-xml's element through ElementTree, then tidied: characters XML must not hold taken
+    out, three decimals of time, one element a line), without either; None (the long way) for
+    anything else: several of them, output or another attribute of the testcase, a time
+    ``%f`` does not write as a plain decimal ending in three zeros."""
+    if not case.elapsed_sec:  # junit-xml writes no time then
+        return None
+    written = f"{float(case.elapsed_sec):f}"  # what junit-xml's "%f" writes
+    if not (written[0].isdigit() and written.endswith("000")):
+        return None
+    if case.stdout or case.stderr or any(getattr(case, name) for name in _OTHER_FIELDS):
+        return None
+    entries = [(kind, entry) for kind, listed in _KINDS for entry in getattr(case, listed)]
+    if len(entries) > 1:
+        return None
+    head = f'<testcase name="{_attribute(case.name)}" time="{written[:-3]}"'
+    if case.classname:
+        head += f' classname="{_attribute(case.classname)}"'
+    child = "" if not entries else _child(*entries[0])
+    xml = f"{head} />" if not child else f"{head}>{child}</testcase>"
+    return clean_illegal(xml).replace("><", ">\n<")
+
+
+def _child(kind: str, entry: dict[str, Any]) -> str:
+    """The element junit-xml makes of one failure, error or skip (none for a failure or an
+    error with neither message nor output)."""
+    message, output = entry["message"], entry["output"]
+    if kind != "skipped" and not (message or output):
+        return ""
+    shown = entry.get("type") if kind != "skipped" else None
+    element = f'<{kind} type="{_attribute(shown or kind)}"'
+    if message:
+        element += f' message="{_attribute(message)}"'
+    if not output:
+        return element + " />"
+    return f"{element}>{str(output).translate(_CDATA_ESCAPES)}</{kind}>"
+
+
+def _attribute(value: object) -> str:
+    return str(value).translate(_ANY_ATTRIBUTE_ESCAPES)
