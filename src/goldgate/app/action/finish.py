@@ -151,12 +151,12 @@ def _concluded(
 
 _LOADED_MEANWHILE = (
     "goldgate.app.renderpass",
-    "goldgate.render.junit",
     "goldgate.render.html",
     "goldgate.render.htmlcases",
     "goldgate.render.markdown",
 )
-"""What publishing imports in any case: loaded while the helpers scan the reports."""
+"""What publishing imports in any case: loaded while the helpers scan the reports (with the
+comparison's where there is a baseline, JUnit's where it is asked for)."""
 
 
 def _scan_ahead(
@@ -174,7 +174,11 @@ def _scan_ahead(
     source = inputs.baseline
     if source is not None and not source.startswith("artifact:") and Path(source).is_file():
         deferred.scan_ahead(Path(source), baseline_hooks(Path(source)))
-    loaded = _LOADED_MEANWHILE if source is None else ("goldgate.comparison", *_LOADED_MEANWHILE)
+    loaded = (
+        *_LOADED_MEANWHILE,
+        *(() if source is None else ("goldgate.comparison",)),
+        *(() if inputs.junit is None else ("goldgate.render.junit",)),
+    )
     with long_lived():  # modules and models: no collection scans them, now or later
         for name in loaded:
             importlib.import_module(name)
