@@ -78,8 +78,18 @@ def passing_testcases(suite: SuiteView, case: PassingCase) -> Iterator[Passed]:
         yield Passed(f"{name}#{attempt}" if repeated else name, classname, latency_ms)
 
 
-_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
-"""What ElementTree escapes in an attribute of printable ASCII."""
+_ATTRIBUTE_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\r": "&#13;",
+        "\n": "&#10;",
+        "\t": "&#09;",
+    }
+)
+"""What ElementTree escapes in an attribute."""
 
 
 def _printable_ascii(value: str) -> bool:
@@ -125,18 +135,6 @@ def clean_illegal(xml: str) -> str:
 
 _CDATA_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 """What ElementTree escapes in an element's text."""
-_ANY_ATTRIBUTE_ESCAPES = str.maketrans(
-    {
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        '"': "&quot;",
-        "\r": "&#13;",
-        "\n": "&#10;",
-        "\t": "&#09;",
-    }
-)
-"""What ElementTree escapes in an attribute."""
 _KINDS = (("failure", "failures"), ("error", "errors"), ("skipped", "skipped"))
 """Each kind of entry junit-xml writes as an element, and the testcase's list of them."""
 _OTHER_FIELDS = ("assertions", "timestamp", "status", "category", "file", "line", "log", "url")
@@ -182,4 +180,4 @@ def _child(kind: str, entry: dict[str, Any]) -> str:
 
 
 def _attribute(value: object) -> str:
-    return str(value).translate(_ANY_ATTRIBUTE_ESCAPES)
+    return str(value).translate(_ATTRIBUTE_ESCAPES)
